@@ -1,0 +1,337 @@
+package org.tracewire.format;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Parses the text of tracefs {@code format} files into {@link EventFormat}s, and
+ * {@code events/header_page} into a {@link HeaderPage}. The layout is the one
+ * {@code kernel/trace/trace_events.c} writes ({@code f_show()}):
+ * <pre>
+ * name: sched_switch
+ * ID: 372
+ * format:
+ * 	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+ * 	...                                  (a blank line ends the common fields)
+ * 	field:char prev_comm[16];	offset:8;	size:16;	signed:0;
+ *
+ * print fmt: "prev_comm=%s ...", REC->prev_comm, ...
+ * </pre>
+ * Stateless and thread-safe. Every malformed input raises {@link FormatException} with the
+ * source, line and column; no other exception escapes.
+ */
+public final class FormatParser {
+    private static final Pattern NAME_AND_ARRAY =
+            Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*(\\[([^\\]]*)\\])?$");
+    private static final int MAX_SIZE = 1 << 20;
+
+    private FormatParser() {
+    }
+
+    /**
+     * Parses one event's {@code format} file.
+     *
+     * @param system the event's system (the directory name; the file itself does not say it)
+     * @param text   the whole file
+     * @param source a path or label used in error messages
+     * @return the immutable format
+     * @throws FormatException when the text does not follow the kernel's layout
+     */
+    public static EventFormat parse(String system, String text, String source) {
+        try {
+            return parseUnchecked(system, text, source);
+        } catch (FormatException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new FormatException(source, 1, 1, "unexpected: " + e);
+        }
+    }
+
+    private static EventFormat parseUnchecked(String system, String text, String source) {
+        String[] lines = text.split("\n", -1);
+        String name = null;
+        Integer id = null;
+        String printFmt = "";
+        boolean inFormat = false;
+        boolean sawPrintFmt = false;
+        List<Field> common = new ArrayList<>();
+        List<Field> own = new ArrayList<>();
+        boolean commonDone = false;
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < lines.length; i++) {
+            int lineNo = i + 1;
+            String line = lines[i];
+            if (line.endsWith("\r")) {
+                line = line.substring(0, line.length() - 1);
+            }
+            String trimmed = line.strip();
+            if (sawPrintFmt) {
+                if (!trimmed.isEmpty()) {
+                    throw new FormatException(source, lineNo, 1, "text after the print fmt line");
+                }
+                continue;
+            }
+            if (line.startsWith("name:")) {
+                if (name != null) {
+                    throw new FormatException(source, lineNo, 1, "second 'name:' line");
+                }
+                name = line.substring(5).strip();
+                if (name.isEmpty()) {
+                    throw new FormatException(source, lineNo, 6, "empty event name");
+                }
+            } else if (line.startsWith("ID:")) {
+                if (id != null) {
+                    throw new FormatException(source, lineNo, 1, "second 'ID:' line");
+                }
+                id = parseInt(line.substring(3).strip(), source, lineNo, 5, "ID");
+                if (id < 0 || id > 0xffff) {
+                    throw new FormatException(source, lineNo, 5, "ID " + id + " outside 0..65535 (common_type is 16 bits)");
+                }
+            } else if (line.equals("format:")) {
+                if (name == null || id == null) {
+                    throw new FormatException(source, lineNo, 1, "'format:' before 'name:' and 'ID:'");
+                }
+                inFormat = true;
+            } else if (line.startsWith("print fmt:")) {
+                if (!inFormat) {
+                    throw new FormatException(source, lineNo, 1, "'print fmt:' before 'format:'");
+                }
+                printFmt = line.substring("print fmt:".length()).strip();
+                sawPrintFmt = true;
+            } else if (trimmed.isEmpty()) {
+                if (inFormat && !common.isEmpty()) {
+                    commonDone = true;
+                }
+            } else if (trimmed.startsWith("field:")) {
+                if (!inFormat) {
+                    throw new FormatException(source, lineNo, 1, "field line before 'format:'");
+                }
+                Field f = parseFieldLine(line, source, lineNo, !commonDone);
+                if (!names.add(f.name())) {
+                    throw new FormatException(source, lineNo, line.indexOf("field:") + 1,
+                            "duplicate field name '" + f.name() + "'");
+                }
+                (commonDone ? own : common).add(f);
+            } else {
+                throw new FormatException(source, lineNo, 1, "unexpected line: " + abbreviate(trimmed));
+            }
+        }
+        if (name == null) {
+            throw new FormatException(source, 1, 1, "no 'name:' line");
+        }
+        if (id == null) {
+            throw new FormatException(source, 1, 1, "no 'ID:' line");
+        }
+        if (!inFormat) {
+            throw new FormatException(source, 1, 1, "no 'format:' line");
+        }
+        return new EventFormat(system, name, id, common, own, printFmt);
+    }
+
+    /**
+     * Parses {@code events/header_page}: only field lines.
+     *
+     * @throws FormatException when a line is not a field line or timestamp/commit/data is missing
+     */
+    public static HeaderPage parseHeaderPage(String text, String source) {
+        try {
+            List<Field> fields = new ArrayList<>();
+            String[] lines = text.split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                String line = lines[i];
+                if (line.isBlank()) {
+                    continue;
+                }
+                if (!line.strip().startsWith("field:")) {
+                    throw new FormatException(source, i + 1, 1, "expected a field line: " + abbreviate(line.strip()));
+                }
+                fields.add(parseFieldLine(line, source, i + 1, false));
+            }
+            HeaderPage page = new HeaderPage(source, fields);
+            page.timestamp();
+            page.commit();
+            page.data();
+            return page;
+        } catch (FormatException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new FormatException(source, 1, 1, "unexpected: " + e);
+        }
+    }
+
+    /**
+     * Parses {@code events/header_event}: the widths of {@code type_len} and {@code time_delta}
+     * and the reserved {@code type_len} values.
+     *
+     * @throws FormatException when a value is missing or inconsistent
+     */
+    public static HeaderEvent parseHeaderEvent(String text, String source) {
+        Integer typeLen = null;
+        Integer timeDelta = null;
+        Integer padding = null;
+        Integer extend = null;
+        Integer stamp = null;
+        Integer max = null;
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String t = lines[i].strip();
+            int lineNo = i + 1;
+            if (t.isEmpty() || t.startsWith("#")) {
+                continue;
+            }
+            Matcher bits = Pattern.compile("^(\\w+)\\s*:\\s*(\\d{1,3})\\s+bits$").matcher(t);
+            Matcher type = Pattern.compile("^(\\w+)\\s*:\\s*type\\s*==\\s*(\\d{1,3})$").matcher(t);
+            Matcher maxm = Pattern.compile("^data max type_len\\s*==\\s*(\\d{1,3})$").matcher(t);
+            if (bits.matches()) {
+                int v = Integer.parseInt(bits.group(2));
+                switch (bits.group(1)) {
+                    case "type_len" -> typeLen = v;
+                    case "time_delta" -> timeDelta = v;
+                    default -> { }
+                }
+            } else if (type.matches()) {
+                int v = Integer.parseInt(type.group(2));
+                switch (type.group(1)) {
+                    case "padding" -> padding = v;
+                    case "time_extend" -> extend = v;
+                    case "time_stamp" -> stamp = v;
+                    default -> { }
+                }
+            } else if (maxm.matches()) {
+                max = Integer.parseInt(maxm.group(1));
+            } else {
+                throw new FormatException(source, lineNo, 1, "unexpected line: " + abbreviate(t));
+            }
+        }
+        if (typeLen == null || timeDelta == null || padding == null || extend == null || stamp == null
+                || max == null) {
+            throw new FormatException(source, 1, 1, "header_event lacks type_len, time_delta, padding, "
+                    + "time_extend, time_stamp or data max type_len");
+        }
+        if (typeLen + timeDelta != 32 || typeLen < 1 || typeLen > 8) {
+            throw new FormatException(source, 1, 1, "type_len + time_delta must be 32 bits, got "
+                    + typeLen + " + " + timeDelta);
+        }
+        int limit = (1 << typeLen) - 1;
+        if (padding > limit || extend > limit || stamp > limit || max > limit) {
+            throw new FormatException(source, 1, 1, "a reserved type_len does not fit in " + typeLen + " bits");
+        }
+        return new HeaderEvent(typeLen, timeDelta, padding, extend, stamp, max);
+    }
+
+    static Field parseFieldLine(String line, String source, int lineNo, boolean common) {
+        int start = line.indexOf("field:");
+        String[] parts = line.substring(start).split(";", -1);
+        String decl = parts[0].substring("field:".length()).strip();
+        Integer offset = null;
+        Integer size = null;
+        boolean signed = false;
+        int col = start + parts[0].length() + 2;
+        for (int p = 1; p < parts.length; p++) {
+            String part = parts[p].strip();
+            if (!part.isEmpty()) {
+                int colon = part.indexOf(':');
+                if (colon < 0) {
+                    throw new FormatException(source, lineNo, col, "expected key:value, got " + abbreviate(part));
+                }
+                String key = part.substring(0, colon).strip();
+                String value = part.substring(colon + 1).strip();
+                switch (key) {
+                    case "offset" -> offset = parseInt(value, source, lineNo, col, "offset");
+                    case "size" -> size = parseInt(value, source, lineNo, col, "size");
+                    case "signed" -> signed = parseInt(value, source, lineNo, col, "signed") != 0;
+                    default -> throw new FormatException(source, lineNo, col, "unknown key '" + abbreviate(key) + "'");
+                }
+            }
+            col += parts[p].length() + 1;
+        }
+        int declCol = start + "field:".length() + 1;
+        if (offset == null || size == null) {
+            throw new FormatException(source, lineNo, declCol, "field line lacks offset or size");
+        }
+        if (offset < 0 || size < 0 || offset > MAX_SIZE || size > MAX_SIZE) {
+            throw new FormatException(source, lineNo, declCol, "offset " + offset + " or size " + size + " out of range");
+        }
+        return declaration(decl, offset, size, signed, common, source, lineNo, declCol);
+    }
+
+    private static Field declaration(String decl, int offset, int size, boolean signed, boolean common,
+                                     String source, int lineNo, int col) {
+        Matcher m = NAME_AND_ARRAY.matcher(decl);
+        if (!m.find()) {
+            throw new FormatException(source, lineNo, col, "no field name in declaration '" + abbreviate(decl) + "'");
+        }
+        String name = m.group(1);
+        String type = decl.substring(0, m.start()).strip();
+        if (type.isEmpty()) {
+            throw new FormatException(source, lineNo, col, "no type in declaration '" + abbreviate(decl) + "'");
+        }
+        int arrayLength = -1;
+        if (m.group(2) != null) {
+            String len = m.group(3).strip();
+            if (len.isEmpty()) {
+                arrayLength = 0;
+            } else if (len.matches("\\d{1,9}")) {
+                arrayLength = Integer.parseInt(len);
+            } else {
+                int elem = CTypes.sizeOf(type, 8);
+                if (elem <= 0) {
+                    throw new FormatException(source, lineNo, col + m.start(3),
+                            "array length '" + abbreviate(len) + "' is not a number");
+                }
+                arrayLength = size / elem;
+            }
+        }
+        boolean dataLoc = type.startsWith("__data_loc");
+        boolean relLoc = type.startsWith("__rel_loc");
+        FieldKind kind;
+        if (dataLoc || relLoc) {
+            String element = type.substring(dataLoc ? "__data_loc".length() : "__rel_loc".length()).strip();
+            if (element.endsWith("[]")) {
+                element = element.substring(0, element.length() - 2).strip();
+            }
+            String norm = CTypes.normalize(element);
+            if (norm.equals("char")) {
+                kind = FieldKind.DYNAMIC_STRING;
+            } else if (norm.equals("cpumask_t") || norm.equals("cpumask_t *")) {
+                kind = FieldKind.DYNAMIC_CPUMASK;
+            } else {
+                kind = FieldKind.DYNAMIC_ARRAY;
+            }
+            if (size != 4) {
+                throw new FormatException(source, lineNo, col, "a dynamic field's location word must be 4 bytes, got " + size);
+            }
+            return new Field(type, name, offset, size, signed, 0, kind, relLoc, common);
+        }
+        if (arrayLength >= 0) {
+            String norm = CTypes.normalize(type);
+            kind = norm.equals("char") || norm.equals("signed char") ? FieldKind.CHAR_ARRAY : FieldKind.ARRAY;
+            if (arrayLength == 0 && size != 0) {
+                arrayLength = size / Math.max(1, CTypes.sizeOf(type, 8));
+            }
+        } else if (type.contains("*")) {
+            kind = FieldKind.POINTER;
+        } else if (size == 1 || size == 2 || size == 4 || size == 8) {
+            kind = FieldKind.INTEGER;
+        } else {
+            kind = FieldKind.OPAQUE;
+        }
+        return new Field(type, name, offset, size, signed, arrayLength, kind, false, common);
+    }
+
+    private static int parseInt(String text, String source, int line, int col, String what) {
+        if (!text.matches("-?\\d{1,9}")) {
+            throw new FormatException(source, line, col, what + " '" + abbreviate(text) + "' is not a number");
+        }
+        return Integer.parseInt(text);
+    }
+
+    private static String abbreviate(String s) {
+        String clean = s.replaceAll("\\p{Cntrl}", "?");
+        return clean.length() > 60 ? clean.substring(0, 57) + "..." : clean;
+    }
+}
