@@ -29,9 +29,10 @@ import org.tracewire.format.HeaderEvent;
  * @param lostEvents   the stored count of lost events, or -1 when events were lost but the
  *                     count was not stored (0 when none were lost)
  * @param records      the data records in order
+ * @param bytes        read-only view of the whole sub-buffer as read
  */
 public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedEvents, long lostEvents,
-                        List<RawRecord> records) {
+                        List<RawRecord> records, ByteBuffer bytes) {
 
     /** RB_MISSED_EVENTS: events were dropped before this page. */
     public static final long MISSED_EVENTS = 1L << 31;
@@ -41,6 +42,14 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
 
     public SubBuffer {
         records = Collections.unmodifiableList(records);
+        bytes = bytes.asReadOnlyBuffer();
+    }
+
+    /** A copy of the sub-buffer's bytes. */
+    public byte[] rawBytes() {
+        byte[] b = new byte[bytes.limit()];
+        bytes.get(0, b);
+        return b;
     }
 
     /**
@@ -135,7 +144,7 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
                 throw new CorruptPageException(cpu, pos, "unknown record type_len " + typeLen);
             }
         }
-        return new SubBuffer(cpu, timestamp, (int) length, missed, lost, records);
+        return new SubBuffer(cpu, timestamp, (int) length, missed, lost, records, buf);
     }
 
     /**
