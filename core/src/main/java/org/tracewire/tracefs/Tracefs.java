@@ -102,7 +102,7 @@ public class Tracefs {
             }
             ByteOrder order = "big".equals(p.getProperty("byte_order")) ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
             String release = p.getProperty("kernel.release", "unknown kernel");
-            return new Tracefs(dir, false, order, "snapshot of Linux " + release.replaceFirst("-.*", "") + ", read only");
+            return new Tracefs(dir, false, order, "snapshot of Linux " + release.replaceFirst("^(\\d+\\.\\d+).*", "$1") + ", read only");
         }
         return new Tracefs(dir, true, ByteOrder.nativeOrder(), "tracefs " + dir);
     }
