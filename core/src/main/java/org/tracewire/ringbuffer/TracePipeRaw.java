@@ -32,7 +32,11 @@ public final class TracePipeRaw implements AutoCloseable {
         long read(int fd, ByteBuffer buffer, long count) throws LastErrorException;
 
         int close(int fd) throws LastErrorException;
+
+        int poll(short[] fds, long nfds, int timeout) throws LastErrorException;
     }
+
+    private static final short POLLIN = 0x1;
 
     private final Path path;
     private final int cpu;
@@ -94,6 +98,38 @@ public final class TracePipeRaw implements AutoCloseable {
                     throw new IOException("read " + path + ": errno " + e.getErrorCode(), e);
                 }
             }
+        }
+    }
+
+    /**
+     * Waits until the kernel reports data to read, or the timeout passes. The kernel wakes a
+     * poller of {@code trace_pipe_raw} when the instance's {@code buffer_percent} watermark is
+     * reached, so callers also read after a timeout to collect partly filled sub-buffers.
+     *
+     * @param timeoutMs how long to wait, in ms (0: do not wait)
+     * @return true when the kernel says data is ready, false on timeout
+     * @throws IOException when poll fails other than by EINTR
+     */
+    public boolean awaitData(int timeoutMs) throws IOException {
+        if (fd < 0) {
+            throw new IOException(path + " is closed");
+        }
+        // struct pollfd { int fd; short events; short revents; } as three shorts on a little- or
+        // big-endian host: the fd int is written through two shorts in host order
+        short[] pfd = new short[4];
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder());
+        b.putInt(0, fd).putShort(4, POLLIN).putShort(6, (short) 0);
+        for (int i = 0; i < 4; i++) {
+            pfd[i] = b.getShort(i * 2);
+        }
+        try {
+            int n = LibC.INSTANCE.poll(pfd, 1, timeoutMs);
+            return n > 0 && (pfd[3] & POLLIN) != 0;
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == EINTR) {
+                return false;
+            }
+            throw new IOException("poll " + path + ": errno " + e.getErrorCode(), e);
         }
     }
 

@@ -35,6 +35,15 @@ public final class TraceLinePrefix {
      * @param eventName the name shown, normally the event name
      */
     public void append(StringBuilder out, EventRecord record, String eventName) {
+        appendContext(out, record);
+        out.append(eventName).append(": ");
+    }
+
+    /**
+     * Appends the context columns only, up to and including the {@code ": "} after the time, for
+     * events whose text replaces the name column ({@link SyscallText}).
+     */
+    public void appendContext(StringBuilder out, EventRecord record) {
         int pid = record.pid();
         String comm = cmdlines.comm(pid);
         pad(out, comm, 16, true);
@@ -48,7 +57,7 @@ public final class TraceLinePrefix {
         out.append(cpu).append("] ");
         out.append(LatencyFormat.format(record.flags(), record.preemptCount()));
         appendTime(out, record.timestampNs());
-        out.append(": ").append(eventName).append(": ");
+        out.append(": ");
     }
 
     /** Appends the time column with its leading space: {@code " %5lu.%06lu"} or {@code " %12llu"}. */
