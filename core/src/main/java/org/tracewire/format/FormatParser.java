@@ -70,9 +70,9 @@ public final class FormatParser {
             }
             String trimmed = line.strip();
             if (sawPrintFmt) {
-                if (!trimmed.isEmpty()) {
-                    throw new FormatException(source, lineNo, 1, "text after the print fmt line");
-                }
+                // A print fmt may span lines: its format string can hold a raw newline
+                // (ext4_fc_stats, ext4_fsmap_* on 6.18). Trailing blank lines are dropped below.
+                printFmt = printFmt + "\n" + line;
                 continue;
             }
             if (line.startsWith("name:")) {
@@ -129,7 +129,7 @@ public final class FormatParser {
         if (!inFormat) {
             throw new FormatException(source, 1, 1, "no 'format:' line");
         }
-        return new EventFormat(system, name, id, common, own, printFmt);
+        return new EventFormat(system, name, id, common, own, printFmt.stripTrailing());
     }
 
     /**

@@ -154,8 +154,10 @@ public class Tracefs {
     /** Reads a file relative to the root as text (UTF-8). @throws TracefsException when unreadable */
     public String read(String relative) {
         Path p = root.resolve(relative);
-        try {
-            return new String(Files.readAllBytes(p), StandardCharsets.UTF_8);
+        // Not Files.readAllBytes: tracefs reports size 0, and for events/header_page that path
+        // returned 1 byte on 6.18; a stream read until EOF returns the whole file.
+        try (var in = Files.newInputStream(p)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new TracefsException("cannot read " + p + ": " + e.getMessage(), e);
         }
