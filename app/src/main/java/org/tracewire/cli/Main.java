@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
         description = "Linux ftrace events as network packets for Wireshark.",
         subcommands = {FormatsCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Launcher-only subcommand:",
-                "  test      Install prerequisites, mount tracefs (as root) and run mvn -B verify."})
+                "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;
