@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.stream.Stream;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
+import org.tracewire.format.FormatException;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.HeaderEvent;
 import org.tracewire.format.HeaderPage;
@@ -100,7 +102,7 @@ public class Tracefs {
             }
             ByteOrder order = "big".equals(p.getProperty("byte_order")) ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
             String release = p.getProperty("kernel.release", "unknown kernel");
-            return new Tracefs(dir, false, order, "snapshot of Linux " + release.replaceFirst("-.*", "") + ", read only");
+            return new Tracefs(dir, false, order, "snapshot of Linux " + release.replaceFirst("^(\\d+\\.\\d+).*", "$1") + ", read only");
         }
         return new Tracefs(dir, true, ByteOrder.nativeOrder(), "tracefs " + dir);
     }
@@ -154,10 +156,11 @@ public class Tracefs {
     /** Reads a file relative to the root as text (UTF-8). @throws TracefsException when unreadable */
     public String read(String relative) {
         Path p = root.resolve(relative);
-        // Not Files.readAllBytes: tracefs reports size 0, and for events/header_page that path
-        // returned 1 byte on 6.18; a stream read until EOF returns the whole file.
-        try (var in = Files.newInputStream(p)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            // tracefs files report sizes unrelated to their content: read to EOF, never by size
+            try (var in = Files.newInputStream(p)) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
         } catch (IOException e) {
             throw new TracefsException("cannot read " + p + ": " + e.getMessage(), e);
         }
@@ -222,6 +225,30 @@ public class Tracefs {
     public EventFormat format(String system, String event) {
         String rel = eventPath(system, event, "format");
         return FormatParser.parse(system, read(rel), root.resolve(rel).toString());
+    }
+
+    /**
+     * Parses every event's format file. A file that fails to parse is recorded in
+     * {@link FormatCatalog#failures()}, not thrown; an unreadable tree still throws.
+     *
+     * @throws TracefsException when {@code events/} cannot be listed
+     */
+    public FormatCatalog formats() {
+        List<EventFormat> parsed = new ArrayList<>();
+        java.util.Map<String, FormatException> failures = new java.util.HashMap<>();
+        for (String system : systems()) {
+            for (String event : events(system)) {
+                if (!exists(eventPath(system, event, "format"))) {
+                    continue;
+                }
+                try {
+                    parsed.add(format(system, event));
+                } catch (FormatException e) {
+                    failures.put(system + ":" + event, e);
+                }
+            }
+        }
+        return new FormatCatalog(parsed, failures);
     }
 
     /** Parses {@code events/header_page}. */
