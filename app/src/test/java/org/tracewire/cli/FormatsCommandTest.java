@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
@@ -112,6 +113,23 @@ class FormatsCommandTest {
         Result bad = run("formats", "--tracefs", "/nonexistent");
         assertNotEquals(0, bad.code());
         assertEquals(1, bad.err().lines().count(), bad.err());
+    }
+
+    @Test
+    void checkReportsLayoutFailuresWithPositionAndExitsOne(@TempDir Path dir) throws IOException {
+        Path snap = Prerequisites.snapshot();
+        for (String rel : new String[] {"events/header_page", "events/header_event",
+                "events/sched/sched_switch/format", "events/sched/sched_wakeup/format"}) {
+            Files.createDirectories(dir.resolve(rel).getParent());
+            Files.copy(snap.resolve(rel), dir.resolve(rel));
+        }
+        Path broken = dir.resolve("events/sched/sched_wakeup/format");
+        Files.writeString(broken, Files.readString(broken).replace("offset:8;", "offset:eight;"));
+        Result r = run("formats", "--check", "--tracefs", dir.toString());
+        assertEquals(Main.EXIT_FAILURE, r.code(), r.out());
+        assertTrue(r.out().startsWith("formats: 1 parsed, "), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("error .*sched_wakeup/format:\\d+:\\d+: .*offset.*")), r.out());
+        assertTrue(r.err().contains("1 of 2 formats failed to parse"), r.err());
     }
 
     @Test
