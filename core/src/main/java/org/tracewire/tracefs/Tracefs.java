@@ -75,8 +75,8 @@ public class Tracefs {
                 return new Tracefs(DEFAULT_MOUNT, true, ByteOrder.nativeOrder(), "live tracefs " + DEFAULT_MOUNT);
             }
         }
-        if (Files.isDirectory(DEFAULT_MOUNT.resolve("events"))) {
-            throw new TracefsException(DEFAULT_MOUNT + " is not readable: tracefs is mode 0700, run as root");
+        if (!isRoot()) {
+            throw new TracefsException("tracefs (" + DEFAULT_MOUNT + ") is readable by root only (mode 0700): run as root");
         }
         throw new TracefsException("no tracefs at " + DEFAULT_MOUNT + " or " + DEBUGFS_MOUNT
                 + (isRoot() ? " and mounting it failed" : "; as root: mount -t tracefs nodev " + DEFAULT_MOUNT));

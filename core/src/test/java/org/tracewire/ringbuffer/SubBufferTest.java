@@ -18,7 +18,7 @@ import org.tracewire.format.HeaderEvent;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 
 /** Sub-buffers built word by word in both byte orders, and the real pages of the fixture. */
 class SubBufferTest {
@@ -131,7 +131,7 @@ class SubBufferTest {
 
     @Test
     void realPagesDecodeIntoRecordsOfKnownEvents() throws Exception {
-        Map<Integer, EventFormat> byId = Tracefs.open(Snapshot.path()).formats().byId();
+        Map<Integer, EventFormat> byId = Tracefs.open(Prerequisites.snapshot()).formats().byId();
         KernelLayout kernel = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
         SubBufferLayout layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());
         Map<Integer, Long> lastTs = new HashMap<>();

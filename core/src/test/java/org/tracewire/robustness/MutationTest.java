@@ -29,7 +29,7 @@ import org.tracewire.ringbuffer.PageFixture;
 import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -73,7 +73,7 @@ class MutationTest {
     @Test
     void mutatedFormatFilesParseOrFailWithPosition() throws Exception {
         List<byte[]> files = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(Snapshot.path().resolve("events"))) {
+        try (Stream<Path> s = Files.walk(Prerequisites.snapshot().resolve("events"))) {
             for (Path p : s.filter(p -> p.getFileName().toString().equals("format")).sorted().toList()) {
                 files.add(Files.readAllBytes(p));
             }
@@ -104,7 +104,7 @@ class MutationTest {
 
     @Test
     void mutatedRealPagesDecodeOrFailWithCpuAndOffset() throws Exception {
-        Map<Integer, EventFormat> byId = Tracefs.open(Snapshot.path()).formats().byId();
+        Map<Integer, EventFormat> byId = Tracefs.open(Prerequisites.snapshot()).formats().byId();
         KernelLayout kernel = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
         SubBufferLayout layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());
         List<PageFixture.Page> pages = PageFixture.load();

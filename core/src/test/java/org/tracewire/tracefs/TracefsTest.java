@@ -7,15 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteOrder;
 import java.nio.file.Files;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 
 class TracefsTest {
     @Test
     void snapshotReadsLikeTracefs() {
-        Tracefs t = Tracefs.open(Snapshot.path());
+        Tracefs t = Tracefs.open(Prerequisites.snapshot());
         assertFalse(t.isLive());
         assertEquals("snapshot of Linux 6.18, read only", t.label());
         assertEquals(ByteOrder.LITTLE_ENDIAN, t.byteOrder());
@@ -34,24 +33,17 @@ class TracefsTest {
 
     @Test
     void craftedNamesNeverLeaveTheTree() {
-        Tracefs t = Tracefs.open(Snapshot.path());
+        Tracefs t = Tracefs.open(Prerequisites.snapshot());
         assertThrows(IllegalArgumentException.class, () -> t.format("..", "sched"));
         assertThrows(IllegalArgumentException.class, () -> t.format("sched", "../../etc"));
         assertThrows(IllegalArgumentException.class, () -> t.events("a/b"));
-        assertThrows(TracefsException.class, () -> Tracefs.open(Snapshot.path().resolve("events")));
+        assertThrows(TracefsException.class, () -> Tracefs.open(Prerequisites.snapshot().resolve("events")));
     }
 
     @Test
     @Tag("live")
     void instanceLifecycleOnTheLiveKernel() {
-        Tracefs top;
-        try {
-            top = Tracefs.live();
-        } catch (TracefsException e) {
-            org.junit.jupiter.api.Assertions.assertFalse("true".equals(System.getenv("CI")), "CI=true: " + e.getMessage());
-            Assumptions.abort("needs root and tracefs: " + e.getMessage());
-            return;
-        }
+        Tracefs top = Prerequisites.requireTracefs();
         String name = "tracewire-test-" + ProcessHandle.current().pid() + "-lifecycle";
         String topFilter = top.filter("sched", "sched_switch");
         boolean topEnabled = top.isEnabled("sched", "sched_switch");

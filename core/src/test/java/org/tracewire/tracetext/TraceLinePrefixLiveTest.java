@@ -17,7 +17,7 @@ import org.tracewire.tracefs.Tracefs;
 class TraceLinePrefixLiveTest {
     @Test
     void contextColumnsMatchTheKernel() throws Exception {
-        Tracefs top = LiveTracefs.require();
+        Tracefs top = org.tracewire.testing.Prerequisites.requireTracefs();
         KernelOracle.Capture c = KernelOracle.run(top, "prefix", List.of("sched", "irq", "timer", "signal"), 4096);
         assertTrue(c.records().size() > 100, "the workload produced only " + c.records().size() + " records");
         assertEquals(c.kernelLines().size(), c.records().size(), "records in text vs raw");
