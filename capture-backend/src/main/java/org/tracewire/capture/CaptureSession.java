@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsInstance;
@@ -14,7 +15,7 @@ import org.tracewire.tracefs.TracefsInstance;
 /**
  * The tracefs side of a capture: an instance of our own, {@code instances/tracewire-<pid>}, with
  * its buffer size and trace clock set, each selected event's filter written and verified, then
- * the events enabled. The top-level buffer and other tools' instances are never touched.
+ * the trace clock's offset to wall time measured ({@link ClockSync}), then the events enabled. The top-level buffer and other tools' instances are never touched.
  *
  * <p>Filters are verified before anything is enabled: a filter the kernel refuses leaves the event
  * unfiltered, so the session reads back {@code filter} and the instance's {@code error_log} and
@@ -29,7 +30,11 @@ public final class CaptureSession implements AutoCloseable {
     /** Instance names of captures: {@code tracewire-<pid>}. */
     public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)");
 
+    private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
+
     private final TracefsInstance instance;
+    private SubBufferLayout layout;
+    private ClockSync clock = ClockSync.none();
     private final List<EventSelection> events;
     private final Thread shutdownHook;
     private volatile boolean closed;
@@ -112,6 +117,10 @@ public final class CaptureSession implements AutoCloseable {
                     session.applyFilter(e);
                 }
             }
+            session.layout = SubBufferLayout.of(inst.headerPage(), inst.headerEvent(), inst.layout());
+            if (!COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
+                session.clock = ClockSync.measure(inst, session.layout, top.format("ftrace", "print"), 8);
+            }
             for (EventSelection e : events) {
                 inst.setEnabled(e.system(), e.event(), true);
             }
@@ -119,6 +128,9 @@ public final class CaptureSession implements AutoCloseable {
         } catch (FilterRejectedException | RuntimeException e) {
             session.close();
             throw e;
+        } catch (IOException e) {
+            session.close();
+            throw new TracefsException("clock sync through " + inst.root().resolve("trace_marker") + " failed: " + e, e);
         }
     }
 
@@ -156,6 +168,19 @@ public final class CaptureSession implements AutoCloseable {
     /** The instance the capture records into. */
     public TracefsInstance instance() {
         return instance;
+    }
+
+    /** The instance's sub-buffer layout. */
+    public SubBufferLayout layout() {
+        return layout;
+    }
+
+    /**
+     * The trace clock's offset to wall-clock time, measured before the events were enabled
+     * ({@link ClockSync#none()} for counter clocks).
+     */
+    public ClockSync clock() {
+        return clock;
     }
 
     /** The selected events. */
