@@ -1,0 +1,97 @@
+package org.tracewire.app.backend;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Chooses how to start {@code ./tracewire backend}: directly when already root, else through
+ * {@code pkexec} (with a display) or {@code sudo -A} (with {@code SUDO_ASKPASS}).
+ */
+public final class BackendLauncher {
+    private BackendLauncher() {
+    }
+
+    /**
+     * The repository root holding the {@code tracewire} launcher: {@code -Dtracewire.home}, else two
+     * levels above {@code -Dtracewire.snapshot} (the launcher sets it), else the working directory.
+     */
+    public static Path home() {
+        String h = System.getProperty("tracewire.home");
+        if (h != null) {
+            return Path.of(h);
+        }
+        String snap = System.getProperty("tracewire.snapshot");
+        if (snap != null && Path.of(snap).getParent() != null && Path.of(snap).getParent().getParent() != null) {
+            return Path.of(snap).toAbsolutePath().getParent().getParent();
+        }
+        return Path.of("").toAbsolutePath();
+    }
+
+    /**
+     * The command line that starts the backend.
+     *
+     * @param launcher the {@code tracewire} script
+     * @param root     true when this process runs as root
+     * @param env      the environment (PATH, DISPLAY, SUDO_ASKPASS)
+     * @return the command, or a reason why none is possible
+     */
+    public static Result command(Path launcher, boolean root, Map<String, String> env) {
+        List<String> cmd = new ArrayList<>();
+        String exe = launcher.toAbsolutePath().toString();
+        if (root) {
+            cmd.add(exe);
+        } else if (onPath("pkexec", env).isPresent()
+                && (env.get("DISPLAY") != null || env.get("WAYLAND_DISPLAY") != null)) {
+            cmd.add(onPath("pkexec", env).get().toString());
+            cmd.add(exe);
+        } else if (onPath("sudo", env).isPresent() && env.get("SUDO_ASKPASS") != null) {
+            cmd.add(onPath("sudo", env).get().toString());
+            cmd.add("-A");
+            cmd.add(exe);
+        } else {
+            return new Result(List.of(), "capturing needs root: run tracewire as root, or install pkexec "
+                    + "(sudo apt-get install -y pkexec) or set SUDO_ASKPASS for sudo -A");
+        }
+        cmd.add("backend");
+        return new Result(List.copyOf(cmd), "");
+    }
+
+    /**
+     * A backend command line or why there is none.
+     *
+     * @param command the command (empty when impossible)
+     * @param problem why not, empty when {@code command} is set
+     */
+    public record Result(List<String> command, String problem) {
+        /** True when a command was found. */
+        public boolean ok() {
+            return !command.isEmpty();
+        }
+    }
+
+    /**
+     * Finds an executable on {@code PATH}.
+     *
+     * @param name the executable
+     * @param env  the environment holding PATH
+     * @return its path, if found
+     */
+    public static Optional<Path> onPath(String name, Map<String, String> env) {
+        String path = env.getOrDefault("PATH", "/usr/bin:/bin");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p) && !Files.isDirectory(p)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,343 @@
+package org.tracewire.app.capture;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.IntegerProperty;
+import javafx.beans.property.LongProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleIntegerProperty;
+import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.tracewire.app.backend.BackendClient;
+import org.tracewire.app.backend.BackendListener;
+import org.tracewire.app.backend.Messages;
+import org.tracewire.app.util.TaskExecutor;
+
+/**
+ * The capture view's state: chosen events with filters, outputs, start/stop through the
+ * {@link BackendClient}, live counters and a bounded window of the latest {@value #WINDOW} events.
+ *
+ * <p>Streamed events arrive on the backend's reader thread ({@link #accept(List)}) and wait in a
+ * bounded queue; the view calls {@link #flush()} once per UI pulse, which moves them into
+ * {@link #getRows()} in one change. At most {@value #WINDOW} are kept, so a flood costs at most
+ * one window's worth of work per pulse.
+ */
+public final class CaptureViewModel {
+    /** Rows kept in the table. */
+    public static final int WINDOW = 50_000;
+
+    private final TaskExecutor executor;
+    private final Supplier<BackendClient> backend;
+    private final ObservableList<CaptureEventSpec> events = FXCollections.observableArrayList();
+    private final StringProperty iface = new SimpleStringProperty("tracewire0");
+    private final StringProperty pcapng = new SimpleStringProperty("");
+    private final IntegerProperty bufferKb = new SimpleIntegerProperty(0);
+    private final BooleanProperty running = new SimpleBooleanProperty();
+    private final BooleanProperty busy = new SimpleBooleanProperty();
+    private final StringProperty status = new SimpleStringProperty("not capturing");
+    private final LongProperty eventCount = new SimpleLongProperty();
+    private final StringProperty rate = new SimpleStringProperty("0");
+    private final LongProperty frames = new SimpleLongProperty();
+    private final LongProperty bytes = new SimpleLongProperty();
+    private final LongProperty streamDropped = new SimpleLongProperty();
+    private final LongProperty lost = new SimpleLongProperty();
+    private final LongProperty received = new SimpleLongProperty();
+    private final ObservableList<EventRow> rows = FXCollections.observableArrayList();
+    private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
+    private final StringProperty selectedFields = new SimpleStringProperty("");
+
+    private final Object lock = new Object();
+    private final ArrayDeque<EventRow> pending = new ArrayDeque<>();
+    private long pendingReceived;
+    private final AtomicReference<Messages.Stats> pendingStats = new AtomicReference<>();
+    private final AtomicReference<String> pendingStatus = new AtomicReference<>();
+    private BackendClient client;
+
+    private final BackendListener listener = new BackendListener() {
+        @Override
+        public void onEvents(List<Messages.EventItem> items) {
+            List<EventRow> converted = new ArrayList<>(items.size());
+            for (Messages.EventItem e : items) {
+                converted.add(EventRow.of(e));
+            }
+            accept(converted);
+        }
+
+        @Override
+        public void onStats(Messages.Stats stats) {
+            pendingStats.set(stats);
+        }
+
+        @Override
+        public void onError(String message) {
+            pendingStatus.set("backend: " + message);
+        }
+
+        @Override
+        public void onClosed(String reason) {
+            pendingStatus.set("backend stopped: " + reason);
+        }
+    };
+
+    /**
+     * @param executor runs backend calls in the background
+     * @param backend  starts (or returns) the backend; may throw a BackendException naming the problem
+     */
+    public CaptureViewModel(TaskExecutor executor, Supplier<BackendClient> backend) {
+        this.executor = executor;
+        this.backend = backend;
+        selected.addListener((o, a, b) -> selectedFields.set(b == null ? "" : b.fieldsText()));
+    }
+
+    /**
+     * Adds an event (or replaces its filter when it is already chosen).
+     *
+     * @param event  "system:event"
+     * @param filter kernel filter, empty for none
+     */
+    public void addEvent(String event, String filter) {
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i).event().equals(event)) {
+                events.set(i, new CaptureEventSpec(event, filter));
+                return;
+            }
+        }
+        events.add(new CaptureEventSpec(event, filter));
+    }
+
+    /** Starts a capture of the chosen events in the background. */
+    public void start() {
+        if (running.get() || busy.get()) {
+            return;
+        }
+        if (events.isEmpty()) {
+            status.set("choose at least one event (Browser → Add to capture)");
+            return;
+        }
+        List<Messages.CaptureEvent> evs = events.stream().map(e -> new Messages.CaptureEvent(e.event(), e.filter())).toList();
+        Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), pcapng.get(), bufferKb.get(), null, true);
+        busy.set(true);
+        status.set("starting the backend…");
+        resetCounters();
+        executor.execute(() -> {
+            BackendClient c = client != null && client.isOpen() ? client : backend.get();
+            c.removeListener(listener);
+            c.addListener(listener);
+            client = c;
+            return c.startCapture(req).get(60, TimeUnit.SECONDS);
+        }, started -> {
+            busy.set(false);
+            running.set(true);
+            status.set("capturing" + (started.iface() != null ? " on " + started.iface() : "")
+                    + (started.pcapng() != null ? " into " + started.pcapng() : "")
+                    + (started.instance() != null ? " (instance " + started.instance() + ")" : ""));
+        }, e -> {
+            busy.set(false);
+            status.set("cannot start: " + rootMessage(e));
+        });
+    }
+
+    /** Stops the capture in the background; the final counters replace the live ones. */
+    public void stop() {
+        BackendClient c = client;
+        if (!running.get() || c == null) {
+            return;
+        }
+        busy.set(true);
+        executor.execute(() -> c.stopCapture().get(60, TimeUnit.SECONDS), stats -> {
+            busy.set(false);
+            running.set(false);
+            pendingStats.set(stats);
+            flush();
+            status.set("stopped: " + stats.events() + " events");
+        }, e -> {
+            busy.set(false);
+            running.set(false);
+            status.set("stop failed: " + rootMessage(e));
+        });
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    private void resetCounters() {
+        synchronized (lock) {
+            pending.clear();
+            pendingReceived = 0;
+        }
+        rows.clear();
+        eventCount.set(0);
+        rate.set("0");
+        frames.set(0);
+        bytes.set(0);
+        streamDropped.set(0);
+        lost.set(0);
+        received.set(0);
+    }
+
+    /**
+     * Queues streamed events (any thread). Beyond {@value #WINDOW} queued, the oldest are dropped:
+     * the table would discard them anyway.
+     *
+     * @param batch events, oldest first
+     */
+    public void accept(List<EventRow> batch) {
+        synchronized (lock) {
+            pendingReceived += batch.size();
+            for (EventRow r : batch) {
+                if (pending.size() == WINDOW) {
+                    pending.pollFirst();
+                }
+                pending.addLast(r);
+            }
+        }
+    }
+
+    /** Moves queued events and counters into the observable state: call once per UI pulse. */
+    public void flush() {
+        List<EventRow> batch;
+        long rec;
+        synchronized (lock) {
+            batch = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
+            pending.clear();
+            rec = pendingReceived;
+            pendingReceived = 0;
+        }
+        if (!batch.isEmpty()) {
+            int overflow = rows.size() + batch.size() - WINDOW;
+            if (overflow >= rows.size()) {
+                rows.setAll(batch.subList(batch.size() - Math.min(batch.size(), WINDOW), batch.size()));
+            } else {
+                if (overflow > 0) {
+                    rows.remove(0, overflow);
+                }
+                rows.addAll(batch);
+            }
+            received.set(received.get() + rec);
+        }
+        Messages.Stats s = pendingStats.getAndSet(null);
+        if (s != null) {
+            eventCount.set(s.events());
+            rate.set(String.format("%,.0f", s.eventsPerSecond()));
+            frames.set(s.frames());
+            bytes.set(s.bytes());
+            streamDropped.set(s.streamDropped());
+            lost.set(s.cpus() == null ? 0 : s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum());
+        }
+        String st = pendingStatus.getAndSet(null);
+        if (st != null) {
+            status.set(st);
+            if (st.startsWith("backend stopped")) {
+                running.set(false);
+            }
+        }
+    }
+
+    /** The chosen events with their filters. */
+    public ObservableList<CaptureEventSpec> getEvents() {
+        return events;
+    }
+
+    /** TAP interface name, empty for none. */
+    public StringProperty ifaceProperty() {
+        return iface;
+    }
+
+    /** pcapng output path, empty for none. */
+    public StringProperty pcapngProperty() {
+        return pcapng;
+    }
+
+    /** Per-CPU buffer size in KB, 0 for the kernel's default. */
+    public IntegerProperty bufferKbProperty() {
+        return bufferKb;
+    }
+
+    /** True while capturing. */
+    public BooleanProperty runningProperty() {
+        return running;
+    }
+
+    /** True while a start or stop is under way. */
+    public BooleanProperty busyProperty() {
+        return busy;
+    }
+
+    /** A one-line status. */
+    public StringProperty statusProperty() {
+        return status;
+    }
+
+    /** Events captured (backend counter). */
+    public LongProperty eventCountProperty() {
+        return eventCount;
+    }
+
+    /** Events per second, formatted. */
+    public StringProperty rateProperty() {
+        return rate;
+    }
+
+    /** Frames written. */
+    public LongProperty framesProperty() {
+        return frames;
+    }
+
+    /** Bytes written. */
+    public LongProperty bytesProperty() {
+        return bytes;
+    }
+
+    /** Events the backend did not stream to the app. */
+    public LongProperty streamDroppedProperty() {
+        return streamDropped;
+    }
+
+    /** Events the kernel reported lost. */
+    public LongProperty lostProperty() {
+        return lost;
+    }
+
+    /** Events received by the app in this capture. */
+    public LongProperty receivedProperty() {
+        return received;
+    }
+
+    /** The latest events, at most {@value #WINDOW}. */
+    public ObservableList<EventRow> getRows() {
+        return rows;
+    }
+
+    /** The selected row. */
+    public ObjectProperty<EventRow> selectedProperty() {
+        return selected;
+    }
+
+    /** The selected row's fields, one per line. */
+    public StringProperty selectedFieldsProperty() {
+        return selectedFields;
+    }
+
+    /** Stops a running capture and closes the backend (app exit). */
+    public void shutdown() {
+        BackendClient c = client;
+        if (c != null) {
+            c.close();
+        }
+    }
+}

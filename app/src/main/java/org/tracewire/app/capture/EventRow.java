@@ -1,0 +1,40 @@
+package org.tracewire.app.capture;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.tracewire.app.backend.Messages;
+
+/**
+ * One row of the live event table.
+ *
+ * @param ts     nanoseconds since the epoch
+ * @param cpu    CPU
+ * @param pid    pid
+ * @param comm   task name
+ * @param event  "system:event"
+ * @param text   the rendered line
+ * @param fields field values
+ */
+public record EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields) {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+
+    /** @param e a streamed event @return its row */
+    public static EventRow of(Messages.EventItem e) {
+        return new EventRow(e.ts(), e.cpu(), e.pid(), e.comm(), e.event(), e.text(), e.fields() == null ? Map.of() : e.fields());
+    }
+
+    /** The time of day with nanoseconds, e.g. {@code 09:12:01.123456789}. */
+    public String time() {
+        long s = Math.floorDiv(ts, 1_000_000_000L);
+        long ns = Math.floorMod(ts, 1_000_000_000L);
+        return TIME.format(Instant.ofEpochSecond(s)) + String.format(".%09d", ns);
+    }
+
+    /** The fields, one {@code name = value} per line. */
+    public String fieldsText() {
+        return fields.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue()).collect(Collectors.joining("\n"));
+    }
+}

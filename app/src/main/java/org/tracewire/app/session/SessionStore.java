@@ -1,0 +1,156 @@
+package org.tracewire.app.session;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads and writes sessions, the recent-sessions list and the window state as JSON (Jackson).
+ * Every write is atomic: a temporary file in the same directory, then a move over the target, so
+ * a crash leaves the old file or the new one, never half of one. App state lives in the config
+ * directory ({@code $XDG_CONFIG_HOME/tracewire}, default {@code ~/.config/tracewire}).
+ */
+public final class SessionStore {
+    /** How many recent sessions are remembered. */
+    public static final int MAX_RECENT = 10;
+    private static final String RECENT = "recent-sessions.json";
+    private static final String WINDOW = "window.json";
+
+    private final Path configDir;
+    private final ObjectMapper mapper = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /** @param configDir where recent sessions and the window state are kept */
+    public SessionStore(Path configDir) {
+        this.configDir = configDir;
+    }
+
+    /**
+     * The default config directory.
+     *
+     * @param env the environment (XDG_CONFIG_HOME, HOME)
+     * @return {@code $XDG_CONFIG_HOME/tracewire} or {@code ~/.config/tracewire}
+     */
+    public static Path defaultConfigDir(Map<String, String> env) {
+        String xdg = env.get("XDG_CONFIG_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg, "tracewire");
+        }
+        return Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".config", "tracewire");
+    }
+
+    /** The config directory. */
+    public Path configDir() {
+        return configDir;
+    }
+
+    /**
+     * Saves a session atomically and puts it first in the recent list.
+     *
+     * @param file    where to
+     * @param session what
+     * @throws IOException when writing fails (the old file is left as it was)
+     */
+    public void save(Path file, Session session) throws IOException {
+        writeAtomically(file, mapper.writeValueAsBytes(session));
+        addRecent(file);
+    }
+
+    /**
+     * Loads a session and puts it first in the recent list.
+     *
+     * @param file the session file
+     * @return the session
+     * @throws IOException when it cannot be read or is not a session
+     */
+    public Session load(Path file) throws IOException {
+        Session s = mapper.readValue(file.toFile(), Session.class);
+        if (s.version() > Session.VERSION) {
+            throw new IOException(file + " is a session of a newer tracewire (version " + s.version() + ")");
+        }
+        addRecent(file);
+        return s;
+    }
+
+    /** @return recent session files, newest first, only those that still exist */
+    public List<Path> recent() {
+        Path f = configDir.resolve(RECENT);
+        if (!Files.isRegularFile(f)) {
+            return List.of();
+        }
+        try {
+            List<String> list = mapper.readValue(f.toFile(), new TypeReference<List<String>>() { });
+            return list.stream().map(Path::of).filter(Files::isRegularFile).toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    private void addRecent(Path file) throws IOException {
+        List<String> list = new ArrayList<>();
+        list.add(file.toAbsolutePath().normalize().toString());
+        for (Path p : recent()) {
+            String s = p.toAbsolutePath().normalize().toString();
+            if (!list.contains(s) && list.size() < MAX_RECENT) {
+                list.add(s);
+            }
+        }
+        writeAtomically(configDir.resolve(RECENT), mapper.writeValueAsBytes(list));
+    }
+
+    /** @return the saved window state, or {@link WindowState#DEFAULT} */
+    public WindowState windowState() {
+        Path f = configDir.resolve(WINDOW);
+        try {
+            return Files.isRegularFile(f) ? mapper.readValue(f.toFile(), WindowState.class) : WindowState.DEFAULT;
+        } catch (IOException e) {
+            return WindowState.DEFAULT;
+        }
+    }
+
+    /**
+     * @param state the window state to restore next time
+     * @throws IOException when writing fails
+     */
+    public void saveWindowState(WindowState state) throws IOException {
+        writeAtomically(configDir.resolve(WINDOW), mapper.writeValueAsBytes(state));
+    }
+
+    /**
+     * Writes bytes to a temporary file next to {@code target}, forces them to disk, and moves it
+     * over {@code target} (atomically where the file system can).
+     *
+     * @param target the file to replace
+     * @param bytes  its new content
+     * @throws IOException when writing or moving fails; the temporary file is removed
+     */
+    public static void writeAtomically(Path target, byte[] bytes) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        try {
+            try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(java.nio.ByteBuffer.wrap(bytes));
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package org.tracewire.app.wireshark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import org.tracewire.app.backend.BackendLauncher;
+import org.tracewire.app.util.TaskExecutor;
+
+/**
+ * The Wireshark actions: open Wireshark live on the capture's interface (with the generated Lua
+ * plugin when one exists) or on the capture file; "Generate dissector…" stays disabled until the
+ * dissector generator is merged. When {@code wireshark} is not installed, the message gives the
+ * apt line to install it.
+ */
+public final class WiresharkViewModel {
+    /** The line that installs Wireshark on Debian. */
+    public static final String INSTALL_LINE = "sudo apt-get install -y wireshark";
+    /** Label of the disabled generator action. */
+    public static final String GENERATE_PENDING = "Generate dissector… (waiting for the dissector generator)";
+
+    /** Starts a process; tests replace it. */
+    public interface ProcessStarter {
+        /** @param command the command line @throws IOException when it cannot start */
+        void start(List<String> command) throws IOException;
+    }
+
+    private final TaskExecutor executor;
+    private final ProcessStarter starter;
+    private final Map<String, String> env;
+    private final StringProperty iface = new SimpleStringProperty("");
+    private final StringProperty pcapng = new SimpleStringProperty("");
+    private final StringProperty luaPlugin = new SimpleStringProperty("");
+    private final StringProperty message = new SimpleStringProperty("");
+    private final BooleanProperty installed = new SimpleBooleanProperty();
+    private final BooleanProperty generatorAvailable = new SimpleBooleanProperty(false);
+
+    /**
+     * @param executor runs the launch in the background
+     * @param starter  starts processes
+     * @param env      the environment (PATH)
+     */
+    public WiresharkViewModel(TaskExecutor executor, ProcessStarter starter, Map<String, String> env) {
+        this.executor = executor;
+        this.starter = starter;
+        this.env = env;
+        refresh();
+    }
+
+    /** Looks for {@code wireshark} on PATH again and updates the message. */
+    public void refresh() {
+        boolean found = wireshark().isPresent();
+        installed.set(found);
+        message.set(found ? "Wireshark found: " + wireshark().get()
+                : "Wireshark is not installed. Install it with:\n" + INSTALL_LINE);
+    }
+
+    private Optional<Path> wireshark() {
+        return BackendLauncher.onPath("wireshark", env);
+    }
+
+    /**
+     * The command that opens Wireshark live on an interface.
+     *
+     * @param wireshark the executable
+     * @param iface     the interface
+     * @param lua       a Lua plugin file, or empty
+     * @return the command line
+     */
+    public static List<String> liveCommand(String wireshark, String iface, String lua) {
+        List<String> cmd = new ArrayList<>(List.of(wireshark, "-k", "-i", iface));
+        if (lua != null && !lua.isBlank()) {
+            cmd.add("-X");
+            cmd.add("lua_script:" + lua);
+        }
+        return cmd;
+    }
+
+    /**
+     * The command that opens a capture file.
+     *
+     * @param wireshark the executable
+     * @param file      the pcapng file
+     * @param lua       a Lua plugin file, or empty
+     * @return the command line
+     */
+    public static List<String> fileCommand(String wireshark, String file, String lua) {
+        List<String> cmd = new ArrayList<>(List.of(wireshark));
+        if (lua != null && !lua.isBlank()) {
+            cmd.add("-X");
+            cmd.add("lua_script:" + lua);
+        }
+        cmd.add("-r");
+        cmd.add(file);
+        return cmd;
+    }
+
+    /** Opens Wireshark live on {@link #ifaceProperty()}, else on {@link #pcapngProperty()}. */
+    public void open() {
+        refresh();
+        Optional<Path> ws = wireshark();
+        if (ws.isEmpty()) {
+            return;
+        }
+        String lua = luaPlugin.get() != null && Files.isRegularFile(Path.of(luaPlugin.get())) ? luaPlugin.get() : "";
+        List<String> cmd;
+        if (iface.get() != null && !iface.get().isBlank()) {
+            cmd = liveCommand(ws.get().toString(), iface.get(), lua);
+        } else if (pcapng.get() != null && !pcapng.get().isBlank()) {
+            cmd = fileCommand(ws.get().toString(), pcapng.get(), lua);
+        } else {
+            message.set("set an interface or a pcapng file in the Capture view first");
+            return;
+        }
+        executor.execute(() -> {
+            starter.start(cmd);
+            return cmd;
+        }, c -> message.set("started: " + String.join(" ", c)), e -> message.set("cannot start Wireshark: " + e.getMessage()));
+    }
+
+    /** Interface to open live. */
+    public StringProperty ifaceProperty() {
+        return iface;
+    }
+
+    /** Capture file to open when no interface is set. */
+    public StringProperty pcapngProperty() {
+        return pcapng;
+    }
+
+    /** A generated Lua plugin to load, empty for none. */
+    public StringProperty luaPluginProperty() {
+        return luaPlugin;
+    }
+
+    /** What happened, or how to install Wireshark. */
+    public StringProperty messageProperty() {
+        return message;
+    }
+
+    /** True when {@code wireshark} is on PATH. */
+    public BooleanProperty installedProperty() {
+        return installed;
+    }
+
+    /** True once the dissector generator is available (not yet). */
+    public BooleanProperty generatorAvailableProperty() {
+        return generatorAvailable;
+    }
+}
