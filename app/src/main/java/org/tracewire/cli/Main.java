@@ -7,13 +7,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import org.tracewire.app.AppLauncher;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * tracewire's entry point ({@code ./tracewire [SUBCOMMAND] ...}): dispatches subcommands. With
- * none it prints the list of subcommands (later: opens the desktop app). Deliberately not a
- * JavaFX {@code Application}, so it starts with JavaFX on the plain class path.
+ * none it opens the desktop app when a display is available ({@code DISPLAY} or
+ * {@code WAYLAND_DISPLAY}), else prints the list of subcommands. Deliberately not a JavaFX
+ * {@code Application}, so it starts with JavaFX on the plain class path.
  *
  * <p>Exit codes: 0 success, 1 the command ran and found a failure (e.g. a format that does not
  * parse), 2 a usage error (unknown option, unknown event).
@@ -34,9 +37,20 @@ public final class Main implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** Prints usage (the subcommand list). Later: opens the desktop app. */
+    @Option(names = "--view", hidden = true, paramLabel = "VIEW",
+            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark).")
+    String view;
+
+    /** Opens the desktop app when there is a display, else prints usage (the subcommand list). */
     @Override
     public Integer call() {
+        if (AppLauncher.hasDisplay(System.getenv())) {
+            try {
+                return AppLauncher.launch(view);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark)");
+            }
+        }
         spec.commandLine().usage(spec.commandLine().getOut());
         return 0;
     }

@@ -1,0 +1,132 @@
+package org.tracewire.app;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Supplier;
+import javafx.application.Application;
+import javafx.application.Platform;
+import javafx.scene.Scene;
+import javafx.stage.Screen;
+import javafx.stage.Stage;
+import org.tracewire.app.backend.BackendClient;
+import org.tracewire.app.backend.BackendException;
+import org.tracewire.app.backend.BackendLauncher;
+import org.tracewire.app.filter.FilterCompilerAdapter;
+import org.tracewire.app.main.MainView;
+import org.tracewire.app.main.MainViewModel;
+import org.tracewire.app.session.SessionStore;
+import org.tracewire.app.session.WindowState;
+import org.tracewire.app.util.FxTaskExecutor;
+import org.tracewire.app.util.Icons;
+import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsException;
+
+/**
+ * The JavaFX application. Started by {@link AppLauncher} (never directly as a main class): builds
+ * the view models and the main view, restores the window, browses the live tracefs when readable
+ * (root) or else the checked-in snapshot, read only.
+ */
+public final class TracewireApp extends Application {
+    private TaskExecutor executor;
+    private MainViewModel vm;
+    private MainView view;
+
+    /** Creates the app (JavaFX calls this). */
+    public TracewireApp() {
+    }
+
+    @Override
+    public void start(Stage stage) {
+        executor = new FxTaskExecutor();
+        Map<String, String> env = System.getenv();
+        SessionStore store = new SessionStore(AppLauncher.configDir() != null ? AppLauncher.configDir()
+                : SessionStore.defaultConfigDir(env));
+        vm = createViewModel(executor, store, env);
+        view = new MainView(vm);
+        Scene scene = new Scene(view);
+        stage.setScene(scene);
+        stage.setTitle("tracewire");
+        stage.getIcons().setAll(Icons.appIcons());
+        restore(stage, store.windowState());
+        stage.setOnCloseRequest(e -> saveWindow(stage, store));
+        view.show(AppLauncher.startPage());
+        vm.browser().load(tracefs());
+        stage.show();
+    }
+
+    /**
+     * Builds the main view model with the app's real collaborators.
+     *
+     * @param executor background work
+     * @param store    sessions and app state
+     * @param env      the environment
+     * @return the view model
+     */
+    public static MainViewModel createViewModel(TaskExecutor executor, SessionStore store, Map<String, String> env) {
+        Supplier<BackendClient> backend = () -> {
+            Path launcher = BackendLauncher.home().resolve("tracewire");
+            if (!Files.isExecutable(launcher)) {
+                throw new BackendException("cannot find the tracewire launcher at " + launcher);
+            }
+            BackendLauncher.Result r = BackendLauncher.command(launcher, Tracefs.isRoot(), env);
+            if (!r.ok()) {
+                throw new BackendException(r.problem());
+            }
+            return BackendClient.start(r.command());
+        };
+        return new MainViewModel(executor, store, compiler(), backend,
+                cmd -> new ProcessBuilder(cmd).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
+    }
+
+    /** The filter compilers: the real ones once org.tracewire.filter is merged. */
+    static FilterCompilerAdapter compiler() {
+        return new org.tracewire.app.filter.PendingFilterCompiler();
+    }
+
+    /** The live tracefs when readable (root), else the repository's snapshot. */
+    static Tracefs tracefs() {
+        try {
+            return Tracefs.live();
+        } catch (TracefsException e) {
+            return Tracefs.open(AppLauncher.snapshotDir());
+        }
+    }
+
+    private static void restore(Stage stage, WindowState w) {
+        stage.setWidth(w.width());
+        stage.setHeight(w.height());
+        if (!Double.isNaN(w.x()) && !Double.isNaN(w.y())
+                && !Screen.getScreensForRectangle(w.x(), w.y(), Math.max(1, w.width()), Math.max(1, w.height())).isEmpty()) {
+            stage.setX(w.x());
+            stage.setY(w.y());
+        }
+        stage.setMaximized(w.maximized());
+    }
+
+    private static void saveWindow(Stage stage, SessionStore store) {
+        try {
+            store.saveWindowState(new WindowState(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight(),
+                    stage.isMaximized()));
+        } catch (IOException e) {
+            System.err.println("tracewire: cannot save the window state: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void stop() {
+        if (view != null) {
+            view.dispose();
+        }
+        if (vm != null) {
+            vm.capture().shutdown();
+        }
+        if (executor != null) {
+            executor.shutdown();
+        }
+        Platform.exit();
+    }
+}

@@ -1,0 +1,194 @@
+package org.tracewire.app.browser;
+
+import javafx.beans.binding.Bindings;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Insets;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.TextField;
+import javafx.scene.control.TitledPane;
+import javafx.scene.control.TreeCell;
+import javafx.scene.control.TreeItem;
+import javafx.scene.control.TreeView;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import org.tracewire.app.util.Icons;
+
+/**
+ * The tracefs browser: a search field and tree of systems and events on the left, the selected
+ * event's id, state, fields and print fmt on the right, tracefs-wide facts at the bottom.
+ */
+public final class BrowserView extends SplitPane {
+    private final BrowserViewModel vm;
+    private final TreeView<String> tree = new TreeView<>();
+
+    /**
+     * @param vm            the view model
+     * @param addToCapture  "Add to capture" action
+     * @param buildFilter   "Build filter…" action
+     */
+    public BrowserView(BrowserViewModel vm, Runnable addToCapture, Runnable buildFilter) {
+        this.vm = vm;
+        setId("browser-view");
+        TextField search = new TextField();
+        search.setId("browser-search");
+        search.setPromptText("Filter events, e.g. sched_sw");
+        search.textProperty().bindBidirectional(vm.filterTextProperty());
+        Label count = new Label();
+        count.setId("browser-count");
+        count.textProperty().bind(Bindings.createStringBinding(
+                () -> vm.matchCountProperty().get() + " of " + vm.totalCountProperty().get() + " events",
+                vm.matchCountProperty(), vm.totalCountProperty()));
+        Label source = new Label();
+        source.setId("browser-source");
+        source.textProperty().bind(vm.sourceLabelProperty());
+        source.setStyle("-fx-font-weight: bold;");
+
+        tree.setId("browser-tree");
+        tree.setShowRoot(false);
+        tree.setRoot(new TreeItem<>("tracefs"));
+        tree.setCellFactory(t -> new TreeCell<>() {
+            @Override
+            protected void updateItem(String item, boolean empty) {
+                super.updateItem(item, empty);
+                if (empty || item == null) {
+                    setText(null);
+                    setGraphic(null);
+                } else {
+                    boolean system = getTreeItem() != null && getTreeItem().getParent() == tree.getRoot();
+                    setText(system ? item + "  (" + getTreeItem().getChildren().size() + ")" : item);
+                    setGraphic(Icons.view(system ? "glyph-system.png" : "glyph-event.png"));
+                }
+            }
+        });
+        tree.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (b != null && b.getParent() != null && b.getParent() != tree.getRoot()) {
+                vm.selectedEventProperty().set(b.getParent().getValue() + ":" + b.getValue());
+            }
+        });
+        vm.getSystems().addListener((ListChangeListener<SystemEntry>) c -> rebuildTree());
+        VBox.setVgrow(tree, Priority.ALWAYS);
+        VBox left = new VBox(6, source, search, count, tree);
+        left.setPadding(new Insets(8));
+
+        // Details.
+        Label name = new Label();
+        name.setId("details-name");
+        name.setStyle("-fx-font-size: 16px; -fx-font-weight: bold;");
+        Label id = new Label();
+        id.setId("details-id");
+        Label enabled = new Label();
+        enabled.setId("details-enabled");
+        Label filter = new Label();
+        filter.setId("details-filter");
+        TableView<EventDetails.FieldRow> fields = new TableView<>();
+        fields.setId("details-fields");
+        fields.getColumns().add(col("Name", EventDetails.FieldRow::name, 150));
+        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 170));
+        fields.getColumns().add(col("Offset", EventDetails.FieldRow::offset, 60));
+        fields.getColumns().add(col("Size", EventDetails.FieldRow::size, 50));
+        fields.getColumns().add(col("Signed", r -> r.signed() ? "yes" : "no", 60));
+        fields.getColumns().add(col("Kind", r -> r.kind() + (r.common() ? " (common)" : ""), 150));
+        fields.setPlaceholder(new Label("Select an event"));
+        fields.setPrefHeight(260);
+        TextArea raw = new TextArea();
+        raw.setId("details-printfmt-raw");
+        raw.setEditable(false);
+        raw.setWrapText(true);
+        raw.setPrefRowCount(3);
+        raw.setStyle("-fx-font-family: monospace;");
+        TextArea pretty = new TextArea();
+        pretty.setId("details-printfmt-pretty");
+        pretty.setEditable(false);
+        pretty.setPrefRowCount(8);
+        pretty.setStyle("-fx-font-family: monospace;");
+        vm.detailsProperty().addListener((o, a, d) -> {
+            name.setText(d == null ? "" : d.fullName());
+            id.setText(d == null ? "" : "id " + d.id());
+            enabled.setText(d == null ? "" : "enabled: " + d.enabled());
+            filter.setText(d == null ? "" : "filter: " + d.filter());
+            fields.getItems().setAll(d == null ? java.util.List.of() : d.fields());
+            raw.setText(d == null ? "" : d.printFmtRaw());
+            pretty.setText(d == null ? "" : d.printFmtPretty());
+        });
+        Button add = new Button("Add to capture");
+        add.setId("browser-add-to-capture");
+        add.setOnAction(e -> addToCapture.run());
+        Button build = new Button("Build filter…");
+        build.setId("browser-build-filter");
+        build.setOnAction(e -> buildFilter.run());
+        add.disableProperty().bind(vm.detailsProperty().isNull());
+        build.disableProperty().bind(vm.detailsProperty().isNull());
+        HBox header = new HBox(16, name, id, enabled, filter);
+        HBox actions = new HBox(8, add, build);
+
+        GridPane facts = new GridPane();
+        facts.setHgap(8);
+        facts.setVgap(4);
+        facts.addRow(0, new Label("Tracers:"), bound(vm.tracersProperty(), "facts-tracers"));
+        facts.addRow(1, new Label("Trace clocks:"), bound(vm.clocksProperty(), "facts-clocks"));
+        facts.addRow(2, new Label("Buffer size:"), bound(vm.bufferSizeProperty(), "facts-buffer"));
+        TitledPane factsPane = new TitledPane("tracefs", facts);
+        factsPane.setCollapsible(false);
+
+        VBox.setVgrow(fields, Priority.ALWAYS);
+        VBox right = new VBox(8, header, actions, fields, new Label("print fmt (raw)"), raw,
+                new Label("print fmt (pretty)"), pretty, factsPane);
+        right.setPadding(new Insets(8));
+        getItems().addAll(left, right);
+        setDividerPositions(0.3);
+        rebuildTree();
+    }
+
+    private static Label bound(javafx.beans.value.ObservableValue<String> p, String id) {
+        Label l = new Label();
+        l.setId(id);
+        l.setWrapText(true);
+        l.textProperty().bind(p);
+        return l;
+    }
+
+    private static <T> TableColumn<EventDetails.FieldRow, T> col(String title,
+            java.util.function.Function<EventDetails.FieldRow, T> get, double width) {
+        TableColumn<EventDetails.FieldRow, T> c = new TableColumn<>(title);
+        c.setCellValueFactory(cd -> new javafx.beans.property.ReadOnlyObjectWrapper<>(get.apply(cd.getValue())));
+        c.setPrefWidth(width);
+        return c;
+    }
+
+    private void rebuildTree() {
+        String selected = vm.selectedEventProperty().get();
+        boolean expand = !vm.filterTextProperty().get().isBlank() && vm.matchCountProperty().get() <= 200;
+        TreeItem<String> root = new TreeItem<>("tracefs");
+        TreeItem<String> toSelect = null;
+        for (SystemEntry s : vm.getSystems()) {
+            TreeItem<String> sys = new TreeItem<>(s.name());
+            for (String e : s.events()) {
+                TreeItem<String> ev = new TreeItem<>(e);
+                sys.getChildren().add(ev);
+                if ((s.name() + ":" + e).equals(selected)) {
+                    toSelect = ev;
+                }
+            }
+            sys.setExpanded(expand || vm.getSystems().size() == 1);
+            root.getChildren().add(sys);
+        }
+        root.setExpanded(true);
+        tree.setRoot(root);
+        if (toSelect != null) {
+            toSelect.getParent().setExpanded(true);
+            tree.getSelectionModel().select(toSelect);
+        }
+    }
+
+    /** The tree, for tests. */
+    public TreeView<String> tree() {
+        return tree;
+    }
+}

@@ -1,0 +1,171 @@
+package org.tracewire.app.filter;
+
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.Node;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.Clipboard;
+import javafx.scene.input.ClipboardContent;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+
+/**
+ * The filter builder: nested AND/OR/NOT groups of condition rows for the selected event, with a
+ * live preview of the kernel filter, the Wireshark display filter and the BPF, each with a copy
+ * button.
+ */
+public final class FilterBuilderView extends BorderPane {
+    private final FilterBuilderViewModel vm;
+    private final VBox editor = new VBox(6);
+    private final java.util.Set<GroupViewModel> listened =
+            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+    private int rowCounter;
+
+    /**
+     * @param vm          the view model
+     * @param useInCapture "Use in capture" action
+     */
+    public FilterBuilderView(FilterBuilderViewModel vm, Runnable useInCapture) {
+        this.vm = vm;
+        setId("filter-view");
+        Label event = new Label();
+        event.setId("filter-event");
+        event.setStyle("-fx-font-size: 16px; -fx-font-weight: bold;");
+        event.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> vm.eventProperty().get() == null ? "Select an event in the browser, then “Build filter…”"
+                        : "Filter for " + vm.eventProperty().get().fullName(), vm.eventProperty()));
+        Button clear = new Button("Clear");
+        clear.setId("filter-clear");
+        clear.setOnAction(e -> vm.reset());
+        Button use = new Button("Use in capture");
+        use.setId("filter-use");
+        use.setOnAction(e -> useInCapture.run());
+        use.disableProperty().bind(vm.validProperty().not().or(vm.eventProperty().isNull()));
+        HBox top = new HBox(12, event, clear, use);
+        top.setAlignment(Pos.CENTER_LEFT);
+        top.setPadding(new Insets(8));
+        setTop(top);
+
+        ScrollPane scroll = new ScrollPane(editor);
+        scroll.setFitToWidth(true);
+        editor.setPadding(new Insets(8));
+        setCenter(scroll);
+
+        GridPane preview = new GridPane();
+        preview.setHgap(8);
+        preview.setVgap(6);
+        preview.setPadding(new Insets(8));
+        addPreview(preview, 0, "Kernel filter", "filter-kernel", vm.kernelProperty());
+        addPreview(preview, 1, "Display filter", "filter-display", vm.displayProperty());
+        addPreview(preview, 2, "BPF", "filter-bpf", vm.bpfProperty());
+        Label warnings = new Label();
+        warnings.setId("filter-warnings");
+        warnings.setWrapText(true);
+        warnings.textProperty().bind(vm.warningsProperty());
+        preview.add(warnings, 1, 3);
+        setBottom(preview);
+
+        vm.rootProperty().addListener((o, a, b) -> rebuild());
+        rebuild();
+    }
+
+    private static void addPreview(GridPane grid, int row, String title, String id, javafx.beans.property.StringProperty p) {
+        TextField f = new TextField();
+        f.setId(id);
+        f.setEditable(false);
+        f.setStyle("-fx-font-family: monospace;");
+        f.textProperty().bind(p);
+        GridPane.setHgrow(f, Priority.ALWAYS);
+        Button copy = new Button("Copy");
+        copy.setId(id + "-copy");
+        copy.setOnAction(e -> {
+            ClipboardContent c = new ClipboardContent();
+            c.putString(p.get());
+            Clipboard.getSystemClipboard().setContent(c);
+        });
+        grid.addRow(row, new Label(title), f, copy);
+    }
+
+    private void rebuild() {
+        rowCounter = 0;
+        editor.getChildren().setAll(groupNode(vm.rootProperty().get()));
+    }
+
+    private Node groupNode(GroupViewModel g) {
+        String gid = "filter-group-" + rowCounter++;
+        ChoiceBox<FilterNode.Combinator> kind = new ChoiceBox<>();
+        kind.getItems().setAll(FilterNode.Combinator.values());
+        kind.valueProperty().bindBidirectional(g.combinatorProperty());
+        kind.setId(gid + "-kind");
+        CheckBox not = new CheckBox("NOT");
+        not.setId(gid + "-not");
+        not.selectedProperty().bindBidirectional(g.negatedProperty());
+        Button addCond = new Button("+ Condition");
+        addCond.setId(gid + "-add-condition");
+        addCond.setOnAction(e -> g.addCondition(vm.getFieldNames().isEmpty() ? null : vm.getFieldNames().get(0)));
+        Button addGroup = new Button("+ Group");
+        addGroup.setId(gid + "-add-group");
+        addGroup.setOnAction(e -> g.addGroup(FilterNode.Combinator.OR));
+        HBox head = new HBox(8, new Label(g.parent() == null ? "Match" : "Group"), kind, not, addCond, addGroup);
+        head.setAlignment(Pos.CENTER_LEFT);
+        if (g.parent() != null) {
+            Button remove = new Button("✕");
+            remove.setId(gid + "-remove");
+            remove.setOnAction(e -> g.parent().remove(g));
+            head.getChildren().add(remove);
+        }
+        VBox children = new VBox(4);
+        children.setPadding(new Insets(0, 0, 0, 24));
+        for (FilterItemViewModel c : g.getChildren()) {
+            children.getChildren().add(c instanceof GroupViewModel sub ? groupNode(sub) : conditionNode((ConditionViewModel) c));
+        }
+        if (listened.add(g)) {
+            g.getChildren().addListener((ListChangeListener<FilterItemViewModel>) c -> rebuild());
+        }
+        VBox box = new VBox(4, head, children);
+        box.setStyle("-fx-border-color: #b8c4d6; -fx-border-radius: 4; -fx-padding: 6;");
+        return box;
+    }
+
+    private Node conditionNode(ConditionViewModel c) {
+        String cid = "filter-cond-" + rowCounter++;
+        ComboBox<String> field = new ComboBox<>(vm.getFieldNames());
+        field.setId(cid + "-field");
+        field.valueProperty().bindBidirectional(c.fieldProperty());
+        field.setPrefWidth(180);
+        ChoiceBox<Operator> op = new ChoiceBox<>(c.getOperators());
+        op.setId(cid + "-op");
+        op.valueProperty().bindBidirectional(c.operatorProperty());
+        TextField value = new TextField();
+        value.setId(cid + "-value");
+        value.setPromptText("value");
+        value.textProperty().bindBidirectional(c.valueProperty());
+        Label error = new Label();
+        error.setId(cid + "-error");
+        error.setStyle("-fx-text-fill: #b00020;");
+        error.textProperty().bind(c.errorProperty());
+        Tooltip tip = new Tooltip();
+        tip.textProperty().bind(c.errorProperty());
+        value.setTooltip(tip);
+        Runnable style = () -> value.setStyle(c.errorProperty().get().isEmpty() ? "" : "-fx-border-color: #b00020;");
+        c.errorProperty().addListener((o, a, b) -> style.run());
+        style.run();
+        Button remove = new Button("✕");
+        remove.setId(cid + "-remove");
+        remove.setOnAction(e -> c.parent().remove(c));
+        HBox row = new HBox(8, field, op, value, remove, error);
+        row.setAlignment(Pos.CENTER_LEFT);
+        return row;
+    }
+}

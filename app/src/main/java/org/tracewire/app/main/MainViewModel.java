@@ -1,0 +1,179 @@
+package org.tracewire.app.main;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.tracewire.app.backend.BackendClient;
+import org.tracewire.app.browser.BrowserViewModel;
+import org.tracewire.app.capture.CaptureEventSpec;
+import org.tracewire.app.capture.CaptureViewModel;
+import org.tracewire.app.filter.FilterBuilderViewModel;
+import org.tracewire.app.filter.FilterCompilerAdapter;
+import org.tracewire.app.session.Session;
+import org.tracewire.app.session.SessionStore;
+import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.app.wireshark.WiresharkViewModel;
+
+/**
+ * The app's top-level state: the view models of every view, the session store, the recent
+ * sessions on the start page, and the glue between views (browser selection → filter builder →
+ * capture list; capture outputs → Wireshark).
+ */
+public final class MainViewModel {
+    private final TaskExecutor executor;
+    private final SessionStore store;
+    private final BrowserViewModel browser;
+    private final FilterBuilderViewModel filter;
+    private final CaptureViewModel capture;
+    private final WiresharkViewModel wireshark;
+    private final ObservableList<Path> recent = FXCollections.observableArrayList();
+    private final StringProperty message = new SimpleStringProperty("");
+    private final StringProperty sessionFile = new SimpleStringProperty("");
+
+    /**
+     * @param executor  background work
+     * @param store     sessions and app state
+     * @param compiler  filter compilers
+     * @param backend   starts the privileged backend on first use
+     * @param starter   starts Wireshark
+     * @param env       the environment
+     */
+    public MainViewModel(TaskExecutor executor, SessionStore store, FilterCompilerAdapter compiler,
+                         Supplier<BackendClient> backend, WiresharkViewModel.ProcessStarter starter, Map<String, String> env) {
+        this.executor = executor;
+        this.store = store;
+        this.browser = new BrowserViewModel(executor);
+        this.filter = new FilterBuilderViewModel(compiler);
+        this.capture = new CaptureViewModel(executor, backend);
+        this.wireshark = new WiresharkViewModel(executor, starter, env);
+        wireshark.ifaceProperty().bind(capture.ifaceProperty());
+        wireshark.pcapngProperty().bind(capture.pcapngProperty());
+        browser.detailsProperty().addListener((o, a, d) -> {
+            if (d != null) {
+                filter.eventProperty().set(d.format());
+            }
+        });
+        refreshRecent();
+    }
+
+    /** Re-reads the recent sessions list. */
+    public void refreshRecent() {
+        recent.setAll(store.recent());
+    }
+
+    /** Adds the browser's selected event to the capture list without a filter. */
+    public void addSelectedToCapture() {
+        String ev = browser.selectedEventProperty().get();
+        if (ev != null) {
+            capture.addEvent(ev, "");
+            message.set("added " + ev + " to the capture");
+        }
+    }
+
+    /** Adds the filter builder's event with its kernel filter to the capture list. */
+    public void useFilterInCapture() {
+        var f = filter.eventProperty().get();
+        if (f == null || !filter.validProperty().get()) {
+            message.set("no valid filter to use");
+            return;
+        }
+        capture.addEvent(f.fullName(), filter.kernelProperty().get());
+        message.set("capture: " + f.fullName() + " with filter " + filter.kernelProperty().get());
+    }
+
+    /** @return the capture setup as a session */
+    public Session currentSession() {
+        return new Session(Session.VERSION,
+                capture.getEvents().stream().map(e -> new Session.SessionEvent(e.event(), e.filter())).toList(),
+                capture.ifaceProperty().get(), capture.pcapngProperty().get(), capture.bufferKbProperty().get());
+    }
+
+    /** @param s a session to apply to the capture view */
+    public void apply(Session s) {
+        List<CaptureEventSpec> evs = s.events().stream().map(e -> new CaptureEventSpec(e.event(), e.filter())).toList();
+        capture.getEvents().setAll(evs);
+        capture.ifaceProperty().set(s.iface());
+        capture.pcapngProperty().set(s.pcapng());
+        capture.bufferKbProperty().set(s.bufferKb());
+    }
+
+    /**
+     * Saves the current session in the background.
+     *
+     * @param file where to
+     * @param done called on the UI thread after a successful save
+     */
+    public void saveSession(Path file, Runnable done) {
+        Session s = currentSession();
+        executor.execute(() -> {
+            store.save(file, s);
+            return store.recent();
+        }, r -> {
+            recent.setAll(r);
+            sessionFile.set(file.toString());
+            message.set("saved session " + file);
+            done.run();
+        }, e -> message.set("cannot save " + file + ": " + e.getMessage()));
+    }
+
+    /**
+     * Opens a session in the background and applies it.
+     *
+     * @param file the session
+     * @param done called on the UI thread after it was applied
+     */
+    public void openSession(Path file, Runnable done) {
+        executor.execute(() -> store.load(file), s -> {
+            apply(s);
+            recent.setAll(store.recent());
+            sessionFile.set(file.toString());
+            message.set("opened session " + file + " (" + s.events().size() + " events)");
+            done.run();
+        }, e -> message.set("cannot open " + file + ": " + e.getMessage()));
+    }
+
+    /** The session store. */
+    public SessionStore store() {
+        return store;
+    }
+
+    /** The browser's view model. */
+    public BrowserViewModel browser() {
+        return browser;
+    }
+
+    /** The filter builder's view model. */
+    public FilterBuilderViewModel filter() {
+        return filter;
+    }
+
+    /** The capture view model. */
+    public CaptureViewModel capture() {
+        return capture;
+    }
+
+    /** The Wireshark view model. */
+    public WiresharkViewModel wireshark() {
+        return wireshark;
+    }
+
+    /** Recent session files, newest first. */
+    public ObservableList<Path> getRecent() {
+        return recent;
+    }
+
+    /** The last app-level message. */
+    public StringProperty messageProperty() {
+        return message;
+    }
+
+    /** The current session file, empty when unsaved. */
+    public StringProperty sessionFileProperty() {
+        return sessionFile;
+    }
+}

@@ -1,0 +1,51 @@
+package org.tracewire.app.wireshark;
+
+import javafx.geometry.Insets;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.VBox;
+
+/** The Wireshark view: generate the dissector (disabled until the generator exists), open Wireshark. */
+public final class WiresharkView extends VBox {
+    /** @param vm the view model */
+    public WiresharkView(WiresharkViewModel vm) {
+        super(12);
+        setId("wireshark-view");
+        setPadding(new Insets(16));
+        Label title = new Label("Wireshark");
+        title.setStyle("-fx-font-size: 18px; -fx-font-weight: bold;");
+        Button generate = new Button(WiresharkViewModel.GENERATE_PENDING);
+        generate.setId("wireshark-generate");
+        generate.disableProperty().bind(vm.generatorAvailableProperty().not());
+        generate.setTooltip(new Tooltip("The Lua dissector generator (dissector-gen) is not merged yet."));
+        Button open = new Button("Open in Wireshark");
+        open.setId("wireshark-open");
+        open.setOnAction(e -> vm.open());
+        TextField lua = new TextField();
+        lua.setId("wireshark-lua");
+        lua.setPromptText("generated Lua plugin (optional)");
+        lua.textProperty().bindBidirectional(vm.luaPluginProperty());
+        Label iface = new Label();
+        iface.textProperty().bind(vm.ifaceProperty());
+        Label pcap = new Label();
+        pcap.textProperty().bind(vm.pcapngProperty());
+        GridPane grid = new GridPane();
+        grid.setHgap(8);
+        grid.setVgap(6);
+        grid.addRow(0, new Label("Interface (from Capture):"), iface);
+        grid.addRow(1, new Label("pcapng (from Capture):"), pcap);
+        grid.addRow(2, new Label("Lua plugin:"), lua);
+        Label message = new Label();
+        message.setId("wireshark-message");
+        message.setWrapText(true);
+        message.setStyle("-fx-font-family: monospace;");
+        message.textProperty().bind(vm.messageProperty());
+        Label help = new Label("Open in Wireshark runs `wireshark -k -i <interface>` (with -X lua_script:<plugin> when a "
+                + "plugin is given), or opens the pcapng file when no interface is set.");
+        help.setWrapText(true);
+        getChildren().addAll(title, grid, generate, open, message, help);
+    }
+}
