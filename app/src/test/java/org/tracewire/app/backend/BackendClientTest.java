@@ -1,0 +1,175 @@
+package org.tracewire.app.backend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** BackendClient against a scripted backend on pipes. */
+class BackendClientTest {
+    private final ObjectMapper mapper = new ObjectMapper();
+    private PipedOutputStream backendOut;
+    private BufferedReader backendIn;
+    private BackendClient client;
+    private final List<String> errors = new CopyOnWriteArrayList<>();
+    private final List<List<Messages.EventItem>> batches = new CopyOnWriteArrayList<>();
+    private final List<Messages.Stats> stats = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void connect() throws IOException {
+        PipedInputStream fromBackend = new PipedInputStream(1 << 20);
+        backendOut = new PipedOutputStream(fromBackend);
+        PipedInputStream commands = new PipedInputStream(1 << 20);
+        PipedOutputStream toBackend = new PipedOutputStream(commands);
+        backendIn = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
+        client = new BackendClient(fromBackend, toBackend, null);
+        client.addListener(new BackendListener() {
+            @Override
+            public void onEvents(List<Messages.EventItem> items) {
+                batches.add(items);
+            }
+
+            @Override
+            public void onStats(Messages.Stats s) {
+                stats.add(s);
+            }
+
+            @Override
+            public void onError(String message) {
+                errors.add(message);
+            }
+        });
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        backendOut.close();
+    }
+
+    private JsonNode nextCommand() throws IOException {
+        return mapper.readTree(backendIn.readLine());
+    }
+
+    private void send(String json) throws IOException {
+        backendOut.write((json + "\n").getBytes(StandardCharsets.UTF_8));
+        backendOut.flush();
+    }
+
+    @Test
+    void repliesAreMatchedByIdAndTyped() throws Exception {
+        var hello = client.hello();
+        var list = client.listEvents();
+        JsonNode c1 = nextCommand();
+        JsonNode c2 = nextCommand();
+        assertEquals("hello", c1.get("type").asText());
+        assertEquals("listEvents", c2.get("type").asText());
+        // Replies out of order, with a pushed message in between.
+        send("{\"type\":\"events\",\"id\":" + c2.get("id").asLong() + ",\"events\":[\"sched:sched_switch\"]}");
+        send("{\"type\":\"stats\",\"events\":5,\"eventsPerSecond\":2.5,\"frames\":5,\"bytes\":640,\"streamDropped\":0,\"cpus\":[{\"cpu\":0,\"records\":5,\"lostKnown\":1,\"lostUnknownPages\":0}]}");
+        send("{\"type\":\"hello\",\"id\":" + c1.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2,\"extra\":1}");
+        assertEquals(new Messages.Hello("0.1", "6.18", true, "live tracefs", 2), hello.get(5, TimeUnit.SECONDS));
+        assertEquals(List.of("sched:sched_switch"), list.get(5, TimeUnit.SECONDS));
+        waitFor(() -> stats.size() == 1);
+        assertEquals(5, stats.get(0).events());
+        assertEquals(1, stats.get(0).cpus().get(0).lostKnown());
+    }
+
+    @Test
+    void pushedEventsReachListenersAndErrorsFailTheirCommand() throws Exception {
+        var start = client.startCapture(new Messages.CaptureRequest(
+                List.of(new Messages.CaptureEvent("sched:sched_switch", "prev_pid == 1")), "tw0", null, 0, null, true));
+        JsonNode cmd = nextCommand();
+        assertEquals("startCapture", cmd.get("type").asText());
+        assertEquals("prev_pid == 1", cmd.at("/events/0/filter").asText());
+        assertEquals("tw0", cmd.get("iface").asText());
+        assertTrue(cmd.get("stream").asBoolean());
+        send("{\"type\":\"error\",\"id\":" + cmd.get("id").asLong() + ",\"message\":\"needs root\"}");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> start.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(BackendException.class, e.getCause());
+        assertEquals("needs root", e.getCause().getMessage());
+
+        send("{\"type\":\"events\",\"items\":[{\"cpu\":1,\"ts\":1700000000000000000,\"pid\":42,\"comm\":\"bash\","
+                + "\"event\":\"sched:sched_switch\",\"text\":\"prev_comm=bash\",\"fields\":{\"prev_pid\":42}}]}");
+        send("{not json");
+        waitFor(() -> batches.size() == 1 && errors.size() == 1);
+        Messages.EventItem it = batches.get(0).get(0);
+        assertEquals("bash", it.comm());
+        assertEquals(42, it.fields().get("prev_pid"));
+        assertTrue(errors.get(0).startsWith("not JSON"), errors.toString());
+    }
+
+    @Test
+    void limitsAreEnforcedBothWays() throws Exception {
+        String huge = "x".repeat(BackendClient.MAX_COMMAND_BYTES);
+        var f = client.validateFilter("sched:sched_switch", huge);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(1, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage().contains("the protocol allows"));
+
+        // An incoming line over the limit is skipped; the next one is read normally.
+        byte[] chunk = new byte[1 << 20];
+        java.util.Arrays.fill(chunk, (byte) 'a');
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = 0; i <= BackendClient.MAX_INCOMING_BYTES / chunk.length; i++) {
+                    backendOut.write(chunk);
+                }
+                send("");
+                send("{\"type\":\"error\",\"message\":\"after\"}");
+            } catch (IOException ignored) {
+                // The test fails on the assertion below.
+            }
+        });
+        writer.start();
+        waitFor(() -> errors.size() == 2);
+        assertTrue(errors.get(0).startsWith("skipped a backend message longer than"), errors.toString());
+        assertEquals("after", errors.get(1));
+    }
+
+    @Test
+    void pendingCommandsFailWhenTheBackendGoesAway() throws Exception {
+        var s = client.stats();
+        nextCommand();
+        backendOut.close();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> s.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(BackendException.class, e.getCause());
+        waitFor(() -> !client.isOpen());
+        assertThrows(ExecutionException.class, () -> client.hello().get(1, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void launcherCommandDependsOnPrivilege() {
+        Path exe = Path.of("/repo/tracewire");
+        assertEquals(List.of("/repo/tracewire", "backend"), BackendLauncher.command(exe, true, Map.of()).command());
+        BackendLauncher.Result none = BackendLauncher.command(exe, false, Map.of("PATH", "/nonexistent"));
+        assertTrue(!none.ok() && none.problem().contains("needs root"), none.toString());
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier cond) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out");
+            }
+            Thread.sleep(10);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package org.tracewire.app.main;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.app.capture.CaptureEventSpec;
+import org.tracewire.app.filter.Operator;
+import org.tracewire.app.filter.PendingFilterCompiler;
+import org.tracewire.app.session.SessionStore;
+import org.tracewire.app.util.DirectTaskExecutor;
+import org.tracewire.app.wireshark.WiresharkViewModel;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+class MainViewModelTest {
+    @TempDir
+    Path dir;
+
+    private MainViewModel vm(List<List<String>> started, String path) {
+        return new MainViewModel(new DirectTaskExecutor(), new SessionStore(dir.resolve("config")), new PendingFilterCompiler(),
+                () -> null, started::add, Map.of("PATH", path));
+    }
+
+    @Test
+    void browserToFilterToCaptureToSessionAndBack() {
+        MainViewModel vm = vm(new ArrayList<>(), "/nonexistent");
+        vm.browser().load(Tracefs.open(Prerequisites.snapshot()));
+        vm.browser().selectedEventProperty().set("sched:sched_wakeup");
+        vm.addSelectedToCapture();
+        vm.browser().selectedEventProperty().set("sched:sched_switch");
+        assertEquals("sched:sched_switch", vm.filter().eventProperty().get().fullName());
+        var c = vm.filter().rootProperty().get().addCondition("next_pid");
+        c.operatorProperty().set(Operator.NE);
+        c.valueProperty().set("0");
+        vm.useFilterInCapture();
+        vm.capture().ifaceProperty().set("tw1");
+        vm.capture().bufferKbProperty().set(2048);
+        assertEquals(List.of(new CaptureEventSpec("sched:sched_wakeup", ""), new CaptureEventSpec("sched:sched_switch", "next_pid != 0")),
+                vm.capture().getEvents());
+
+        Path file = dir.resolve("s.json");
+        vm.saveSession(file, () -> { });
+        assertEquals(List.of(file.toAbsolutePath()), vm.getRecent());
+
+        MainViewModel fresh = vm(new ArrayList<>(), "/nonexistent");
+        assertEquals(List.of(file.toAbsolutePath()), fresh.getRecent(), "recent list survives a restart");
+        fresh.openSession(file, () -> { });
+        assertEquals(vm.capture().getEvents(), fresh.capture().getEvents());
+        assertEquals("tw1", fresh.capture().ifaceProperty().get());
+        assertEquals(2048, fresh.capture().bufferKbProperty().get());
+        assertEquals("tw1", fresh.wireshark().ifaceProperty().get(), "Wireshark follows the capture outputs");
+    }
+
+    @Test
+    void wiresharkMissingGivesTheAptLineAndCommandsAreRight() {
+        List<List<String>> started = new ArrayList<>();
+        MainViewModel vm = vm(started, "/nonexistent");
+        assertTrue(vm.wireshark().messageProperty().get().contains(WiresharkViewModel.INSTALL_LINE));
+        vm.wireshark().open();
+        assertEquals(List.of(), started);
+        assertEquals(List.of("wireshark", "-k", "-i", "tw0", "-X", "lua_script:/p/t.lua"),
+                WiresharkViewModel.liveCommand("wireshark", "tw0", "/p/t.lua"));
+        assertEquals(List.of("wireshark", "-r", "/t/x.pcapng"), WiresharkViewModel.fileCommand("wireshark", "/t/x.pcapng", ""));
+    }
+
+    @Test
+    void wiresharkInstalledIsStartedOnTheInterface() throws Exception {
+        Path bin = dir.resolve("bin");
+        java.nio.file.Files.createDirectories(bin);
+        Path ws = bin.resolve("wireshark");
+        java.nio.file.Files.writeString(ws, "#!/bin/sh\n");
+        ws.toFile().setExecutable(true);
+        List<List<String>> started = new ArrayList<>();
+        MainViewModel vm = vm(started, bin.toString());
+        vm.capture().ifaceProperty().set("tw0");
+        vm.wireshark().open();
+        assertEquals(List.of(List.of(ws.toString(), "-k", "-i", "tw0")), started);
+    }
+}

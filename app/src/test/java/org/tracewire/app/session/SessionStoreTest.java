@@ -1,0 +1,81 @@
+package org.tracewire.app.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SessionStoreTest {
+    @TempDir
+    Path dir;
+
+    private static Session sample() {
+        return new Session(Session.VERSION, List.of(new Session.SessionEvent("sched:sched_switch", "prev_pid == 1"),
+                new Session.SessionEvent("raw_syscalls:sys_enter", "")), "tw0", "/tmp/x.pcapng", 4096);
+    }
+
+    @Test
+    void roundTripAndRecentList() throws IOException {
+        SessionStore store = new SessionStore(dir.resolve("config"));
+        Path f = dir.resolve("sessions/one.json");
+        store.save(f, sample());
+        assertEquals(sample(), store.load(f));
+        assertEquals(List.of(f.toAbsolutePath()), store.recent());
+        Path g = dir.resolve("two.json");
+        store.save(g, new Session(1, List.of(), "", "", 0));
+        assertEquals(List.of(g.toAbsolutePath(), f.toAbsolutePath()), store.recent());
+        store.load(f);
+        assertEquals(List.of(f.toAbsolutePath(), g.toAbsolutePath()), store.recent());
+        Files.delete(g);
+        assertEquals(List.of(f.toAbsolutePath()), store.recent(), "missing files drop out");
+        String json = Files.readString(f);
+        assertTrue(json.contains("\"event\" : \"sched:sched_switch\""), json);
+    }
+
+    @Test
+    void writesAreAtomicAndLeaveNoTemporaryFiles() throws IOException {
+        Path f = dir.resolve("s.json");
+        SessionStore.writeAtomically(f, "old".getBytes());
+        SessionStore.writeAtomically(f, "new".getBytes());
+        assertEquals("new", Files.readString(f));
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(List.of(f), s.toList());
+        }
+        // A failed write (target is a non-empty directory) leaves the old content and no temp file.
+        Path d = dir.resolve("d.json");
+        Files.createDirectories(d.resolve("x"));
+        assertThrows(IOException.class, () -> SessionStore.writeAtomically(d, "x".getBytes()));
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(2, s.count());
+        }
+    }
+
+    @Test
+    void windowStateAndConfigDir() throws IOException {
+        SessionStore store = new SessionStore(dir);
+        assertEquals(WindowState.DEFAULT, store.windowState());
+        WindowState w = new WindowState(10, 20, 1000, 700, false);
+        store.saveWindowState(w);
+        assertEquals(w, store.windowState());
+        assertEquals(Path.of("/x/tracewire"), SessionStore.defaultConfigDir(Map.of("XDG_CONFIG_HOME", "/x", "HOME", "/h")));
+        assertEquals(Path.of("/h/.config/tracewire"), SessionStore.defaultConfigDir(Map.of("HOME", "/h")));
+    }
+
+    @Test
+    void rejectsNewerVersionsAndGarbage() throws IOException {
+        SessionStore store = new SessionStore(dir.resolve("c"));
+        Path f = dir.resolve("n.json");
+        Files.writeString(f, "{\"version\": 99, \"events\": []}");
+        assertThrows(IOException.class, () -> store.load(f));
+        Files.writeString(f, "not json");
+        assertThrows(IOException.class, () -> store.load(f));
+    }
+}
