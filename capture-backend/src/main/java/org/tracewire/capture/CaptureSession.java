@@ -28,7 +28,7 @@ import org.tracewire.tracefs.TracefsInstance;
  */
 public final class CaptureSession implements AutoCloseable {
     /** Instance names of captures: {@code tracewire-<pid>}. */
-    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)");
+    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)(-check)?");
 
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
 
@@ -84,6 +84,23 @@ public final class CaptureSession implements AutoCloseable {
      */
     public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock)
             throws FilterRejectedException {
+        return open(top, events, bufferKb, clock, "", true);
+    }
+
+    /**
+     * Checks filters against the kernel without capturing: in a scratch instance
+     * {@code tracewire-<pid>-check} (so a running capture is not disturbed) the filters are
+     * written and verified as {@link #open} does, then the instance is removed.
+     *
+     * @throws FilterRejectedException  with the kernel's message and position when one is refused
+     * @throws IllegalArgumentException when an event does not exist
+     */
+    public static void checkFilters(Tracefs top, List<EventSelection> events) throws FilterRejectedException {
+        open(top, events, 0, null, "-check", false).close();
+    }
+
+    private static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                                       String suffix, boolean capture) throws FilterRejectedException {
         if (events.isEmpty()) {
             throw new IllegalArgumentException("no events selected");
         }
@@ -98,7 +115,7 @@ public final class CaptureSession implements AutoCloseable {
             throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
         }
         removeStale(top);
-        String name = "tracewire-" + ProcessHandle.current().pid();
+        String name = "tracewire-" + ProcessHandle.current().pid() + suffix;
         if (top.instanceNames().contains(name)) {
             top.instance(name).close();
         }
@@ -118,11 +135,13 @@ public final class CaptureSession implements AutoCloseable {
                 }
             }
             session.layout = SubBufferLayout.of(inst.headerPage(), inst.headerEvent(), inst.layout());
-            if (!COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
+            if (capture && !COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
                 session.clock = ClockSync.measure(inst, session.layout, top.format("ftrace", "print"), 8);
             }
-            for (EventSelection e : events) {
-                inst.setEnabled(e.system(), e.event(), true);
+            if (capture) {
+                for (EventSelection e : events) {
+                    inst.setEnabled(e.system(), e.event(), true);
+                }
             }
             return session;
         } catch (FilterRejectedException | RuntimeException e) {
