@@ -30,6 +30,8 @@ import javafx.util.converter.NumberStringConverter;
  * {@link CaptureViewModel#flush()}.
  */
 public final class CaptureView extends BorderPane {
+    /** The table takes in new events at most this often (250 ms). */
+    public static final long FLUSH_INTERVAL_NANOS = 250_000_000L;
     private final AnimationTimer pulse;
     private final TableView<EventRow> table = new TableView<>();
 
@@ -143,9 +145,16 @@ public final class CaptureView extends BorderPane {
         BorderPane.setAlignment(left, Pos.TOP_LEFT);
 
         pulse = new AnimationTimer() {
+            private long last;
+
             @Override
             public void handle(long now) {
-                vm.flush();
+                // At most FLUSH_INTERVAL_NANOS apart: people cannot read faster, and fewer, bigger
+                // table changes leave the JavaFX thread idle most of the time.
+                if (now - last >= FLUSH_INTERVAL_NANOS) {
+                    last = now;
+                    vm.flush();
+                }
             }
         };
         pulse.start();

@@ -52,7 +52,7 @@ public final class CaptureViewModel {
     private final LongProperty streamDropped = new SimpleLongProperty();
     private final LongProperty lost = new SimpleLongProperty();
     private final LongProperty received = new SimpleLongProperty();
-    private final ObservableList<EventRow> rows = FXCollections.observableArrayList();
+    private final RingObservableList<EventRow> rows = new RingObservableList<>(WINDOW);
     private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
     private final StringProperty selectedFields = new SimpleStringProperty("");
 
@@ -219,15 +219,7 @@ public final class CaptureViewModel {
             pendingReceived = 0;
         }
         if (!batch.isEmpty()) {
-            int overflow = rows.size() + batch.size() - WINDOW;
-            if (overflow >= rows.size()) {
-                rows.setAll(batch.subList(batch.size() - Math.min(batch.size(), WINDOW), batch.size()));
-            } else {
-                if (overflow > 0) {
-                    rows.remove(0, overflow);
-                }
-                rows.addAll(batch);
-            }
+            rows.append(batch);
             received.set(received.get() + rec);
         }
         Messages.Stats s = pendingStats.getAndSet(null);
@@ -318,7 +310,7 @@ public final class CaptureViewModel {
         return received;
     }
 
-    /** The latest events, at most {@value #WINDOW}. */
+    /** The latest events, at most {@value #WINDOW}, oldest first. */
     public ObservableList<EventRow> getRows() {
         return rows;
     }
