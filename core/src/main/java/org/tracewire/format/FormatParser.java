@@ -70,8 +70,16 @@ public final class FormatParser {
             }
             String trimmed = line.strip();
             if (sawPrintFmt) {
+                // a print fmt whose format string holds a raw newline (TP_printk("...\n", ...))
+                // continues on the next line(s): join them back
                 if (!trimmed.isEmpty()) {
-                    throw new FormatException(source, lineNo, 1, "text after the print fmt line");
+                    StringBuilder rest = new StringBuilder(printFmt);
+                    for (int j = i; j < lines.length; j++) {
+                        rest.append('\n').append(lines[j].endsWith("\r")
+                                ? lines[j].substring(0, lines[j].length() - 1) : lines[j]);
+                    }
+                    printFmt = rest.toString().stripTrailing();
+                    break;
                 }
                 continue;
             }
