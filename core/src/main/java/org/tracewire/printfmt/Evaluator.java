@@ -82,6 +82,10 @@ final class Evaluator {
         } else if (e instanceof Expr.FieldRef f) {
             return field(f.field(), f.name());
         } else if (e instanceof Expr.Ident id) {
+            Long known = KnownConstants.VALUES.get(id.name());
+            if (known != null) {
+                return Val.Int.of(known, 4, known <= Integer.MAX_VALUE);
+            }
             throw new EvalException("col " + id.column() + ": unresolved identifier " + id.name());
         } else if (e instanceof Expr.Index ix) {
             return index(eval(ix.base()), toInt(eval(ix.index())));
