@@ -57,7 +57,6 @@ public final class FormatParser {
         Integer id = null;
         String printFmt = "";
         boolean inFormat = false;
-        boolean sawPrintFmt = false;
         List<Field> common = new ArrayList<>();
         List<Field> own = new ArrayList<>();
         boolean commonDone = false;
@@ -69,20 +68,6 @@ public final class FormatParser {
                 line = line.substring(0, line.length() - 1);
             }
             String trimmed = line.strip();
-            if (sawPrintFmt) {
-                // a print fmt whose format string holds a raw newline (TP_printk("...\n", ...))
-                // continues on the next line(s): join them back
-                if (!trimmed.isEmpty()) {
-                    StringBuilder rest = new StringBuilder(printFmt);
-                    for (int j = i; j < lines.length; j++) {
-                        rest.append('\n').append(lines[j].endsWith("\r")
-                                ? lines[j].substring(0, lines[j].length() - 1) : lines[j]);
-                    }
-                    printFmt = rest.toString().stripTrailing();
-                    break;
-                }
-                continue;
-            }
             if (line.startsWith("name:")) {
                 if (name != null) {
                     throw new FormatException(source, lineNo, 1, "second 'name:' line");
@@ -108,8 +93,13 @@ public final class FormatParser {
                 if (!inFormat) {
                     throw new FormatException(source, lineNo, 1, "'print fmt:' before 'format:'");
                 }
-                printFmt = line.substring("print fmt:".length()).strip();
-                sawPrintFmt = true;
+                // a TP_printk string may hold raw newlines: the print fmt runs to the end of the file
+                StringBuilder pf = new StringBuilder(line.substring("print fmt:".length()));
+                for (int j = i + 1; j < lines.length; j++) {
+                    pf.append('\n').append(lines[j]);
+                }
+                printFmt = pf.toString().strip();
+                break;
             } else if (trimmed.isEmpty()) {
                 if (inFormat && !common.isEmpty()) {
                     commonDone = true;
@@ -238,7 +228,7 @@ public final class FormatParser {
         Integer offset = null;
         Integer size = null;
         boolean signed = false;
-        int col = start + parts[0].length() + 2;
+        int col = start + parts[0].length() + 2; // 1-based column where parts[1] starts
         for (int p = 1; p < parts.length; p++) {
             String part = parts[p].strip();
             if (!part.isEmpty()) {
@@ -248,10 +238,13 @@ public final class FormatParser {
                 }
                 String key = part.substring(0, colon).strip();
                 String value = part.substring(colon + 1).strip();
+                int rawColon = parts[p].indexOf(':');
+                int valueCol = col + rawColon + 1 + (parts[p].length() - rawColon - 1
+                        - parts[p].substring(rawColon + 1).stripLeading().length());
                 switch (key) {
-                    case "offset" -> offset = parseInt(value, source, lineNo, col, "offset");
-                    case "size" -> size = parseInt(value, source, lineNo, col, "size");
-                    case "signed" -> signed = parseInt(value, source, lineNo, col, "signed") != 0;
+                    case "offset" -> offset = parseInt(value, source, lineNo, valueCol, "offset");
+                    case "size" -> size = parseInt(value, source, lineNo, valueCol, "size");
+                    case "signed" -> signed = parseInt(value, source, lineNo, valueCol, "signed") != 0;
                     default -> throw new FormatException(source, lineNo, col, "unknown key '" + abbreviate(key) + "'");
                 }
             }

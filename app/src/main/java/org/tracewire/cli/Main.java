@@ -1,0 +1,96 @@
+package org.tracewire.cli;
+
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * tracewire's entry point ({@code ./tracewire [SUBCOMMAND] ...}): dispatches subcommands. With
+ * none it prints the list of subcommands (later: opens the desktop app). Deliberately not a
+ * JavaFX {@code Application}, so it starts with JavaFX on the plain class path.
+ *
+ * <p>Exit codes: 0 success, 1 the command ran and found a failure (e.g. a format that does not
+ * parse), 2 a usage error (unknown option, unknown event).
+ */
+@Command(name = "tracewire",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Linux ftrace events as network packets for Wireshark.",
+        subcommands = {FormatsCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "Launcher-only subcommand:",
+                "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
+public final class Main implements Callable<Integer> {
+    /** Exit code of a command that ran and found a failure. */
+    public static final int EXIT_FAILURE = 1;
+    /** Exit code of a usage error. */
+    public static final int EXIT_USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Prints usage (the subcommand list). Later: opens the desktop app. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    /** Runs a command line and exits the JVM with its exit code. */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs a command line in-process (tests use this).
+     *
+     * @param args the arguments after {@code tracewire}
+     * @param out  where normal output goes (UTF-8)
+     * @param err  where errors and notes go (UTF-8)
+     * @return the exit code: 0, {@link #EXIT_FAILURE} or {@link #EXIT_USAGE}
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        PrintWriter o = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
+        PrintWriter e = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(o);
+        cl.setErr(e);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            String cmd = commandLine.getCommandSpec().qualifiedName();
+            if (ex instanceof UsageException) {
+                commandLine.getErr().println(cmd + ": " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            String msg = ex.getMessage() != null ? ex.getMessage() : ex.toString();
+            commandLine.getErr().println(cmd + ": " + msg.lines().findFirst().orElse(msg));
+            return EXIT_FAILURE;
+        });
+        try {
+            return cl.execute(args);
+        } finally {
+            o.flush();
+            e.flush();
+        }
+    }
+
+    /** A user error (unknown event, bad combination of options): one line, exit code 2. */
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /** The version from the jar manifest ({@code Implementation-Version}), else "dev". */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"tracewire " + (v != null ? v : "dev")};
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package org.tracewire.ringbuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.tracewire.format.HeaderEvent;
+
+/**
+ * One decoded ring-buffer sub-buffer (a "page" of {@code trace_pipe_raw}), per the layout of
+ * {@code kernel/trace/ring_buffer.c}: a header ({@code u64 timestamp}, {@code local_t commit})
+ * followed by {@code commit} bytes of records. Bit 31 of {@code commit} (RB_MISSED_EVENTS) says
+ * events were lost before this page; bit 30 (RB_MISSED_STORED) says their count is stored as an
+ * unsigned long right after the data.
+ *
+ * <p>Record headers are 32-bit words: {@code type_len} (5 bits) and {@code time_delta} (27 bits),
+ * low bits first on little-endian kernels, high bits first on big-endian ones. {@code type_len}
+ * 1..28: data of {@code type_len * 4} bytes follows; 0: the length (including its own 4 bytes) is
+ * in the next word, data after it; 29: padding (a discarded event of {@code array[0]} bytes, or
+ * with delta 0 the empty rest of the page); 30: time extend ({@code array[0] << 27 | delta} added
+ * to the time); 31: absolute time stamp. Time stamps accumulate as the kernel's reader does
+ * ({@code rb_update_read_stamp}): padding adds nothing.
+ *
+ * @param cpu          the CPU the page came from
+ * @param timestamp    the page's base time stamp (trace-clock units)
+ * @param dataLength   bytes of record data ({@code commit} without its flag bits)
+ * @param missedEvents true when events were lost before this page
+ * @param lostEvents   the stored count of lost events, or -1 when events were lost but the
+ *                     count was not stored (0 when none were lost)
+ * @param records      the data records in order
+ * @param bytes        read-only view of the whole sub-buffer as read
+ */
+public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedEvents, long lostEvents,
+                        List<RawRecord> records, ByteBuffer bytes) {
+
+    /** RB_MISSED_EVENTS: events were dropped before this page. */
+    public static final long MISSED_EVENTS = 1L << 31;
+    /** RB_MISSED_STORED: the count of dropped events follows the data. */
+    public static final long MISSED_STORED = 1L << 30;
+    private static final long TS_MSB = 0xf8L << 56;
+
+    public SubBuffer {
+        records = Collections.unmodifiableList(records);
+        bytes = bytes.asReadOnlyBuffer();
+    }
+
+    /** A copy of the sub-buffer's bytes. */
+    public byte[] rawBytes() {
+        byte[] b = new byte[bytes.limit()];
+        bytes.get(0, b);
+        return b;
+    }
+
+    /**
+     * Decodes a sub-buffer.
+     *
+     * @param page   the bytes read from {@code trace_pipe_raw}, position 0 at the page start; at
+     *               least the header must be present; records are not copied (views of {@code page})
+     * @param layout the sub-buffer layout and the kernel's byte order
+     * @param cpu    the CPU, for the records and for error messages
+     * @return the decoded page
+     * @throws CorruptPageException when the page does not follow the layout (names CPU and offset)
+     */
+    public static SubBuffer decode(ByteBuffer page, SubBufferLayout layout, int cpu) {
+        ByteBuffer buf = page.slice().order(layout.kernel().byteOrder());
+        int limit = buf.limit();
+        if (limit < layout.dataOffset()) {
+            throw new CorruptPageException(cpu, 0, "page of " + limit + " bytes is shorter than its "
+                    + layout.dataOffset() + "-byte header");
+        }
+        long timestamp = buf.getLong(layout.timestampOffset());
+        long commit = layout.commitSize() == 8 ? buf.getLong(layout.commitOffset())
+                : buf.getInt(layout.commitOffset()) & 0xffffffffL;
+        boolean missed = (commit & MISSED_EVENTS) != 0;
+        boolean stored = (commit & MISSED_STORED) != 0;
+        long length = commit & 0x3fffffffL;
+        if ((commit >>> 32) != 0) {
+            throw new CorruptPageException(cpu, layout.commitOffset(), "commit 0x" + Long.toHexString(commit)
+                    + " has bits set above bit 31");
+        }
+        int capacity = Math.min(limit, layout.subBufferSize()) - layout.dataOffset();
+        if (length > capacity) {
+            throw new CorruptPageException(cpu, layout.commitOffset(), "commit says " + length
+                    + " bytes of data but the page holds " + capacity);
+        }
+        int end = layout.dataOffset() + (int) length;
+        long lost = 0;
+        if (stored) {
+            int longSize = layout.kernel().longSize();
+            if (end + longSize > limit) {
+                throw new CorruptPageException(cpu, end, "lost-events count does not fit after the data");
+            }
+            lost = longSize == 8 ? buf.getLong(end) : buf.getInt(end) & 0xffffffffL;
+        } else if (missed) {
+            lost = -1;
+        }
+        List<RawRecord> records = new ArrayList<>();
+        HeaderEvent he = layout.headerEvent();
+        boolean big = layout.kernel().byteOrder() == ByteOrder.BIG_ENDIAN;
+        int tlBits = he.typeLenBits();
+        int tdBits = he.timeDeltaBits();
+        int tlMask = (1 << tlBits) - 1;
+        int tdMask = (int) ((1L << tdBits) - 1);
+        long ts = timestamp;
+        int pos = layout.dataOffset();
+        while (pos < end) {
+            if (pos + 4 > end) {
+                throw new CorruptPageException(cpu, pos, "record header runs past the data end " + end);
+            }
+            int word = buf.getInt(pos);
+            int typeLen = big ? word >>> tdBits : word & tlMask;
+            long delta = big ? word & tdMask : word >>> tlBits;
+            if (typeLen == he.paddingType()) {
+                if (delta == 0) {
+                    break;
+                }
+                long padLen = array0(buf, pos, end, cpu, "padding");
+                pos = advance(pos, 4 + padLen, end, cpu, "padding");
+            } else if (typeLen == he.timeExtendType()) {
+                long ext = array0(buf, pos, end, cpu, "time extend");
+                ts += (ext << tdBits) | delta;
+                pos = advance(pos, 8, end, cpu, "time extend");
+            } else if (typeLen == he.timeStampType()) {
+                long abs = (array0(buf, pos, end, cpu, "time stamp") << tdBits) | delta;
+                ts = fixAbsoluteTimeStamp(abs, ts);
+                pos = advance(pos, 8, end, cpu, "time stamp");
+            } else if (typeLen == 0) {
+                long len = array0(buf, pos, end, cpu, "record length");
+                if (len < 4) {
+                    throw new CorruptPageException(cpu, pos, "record length word " + len + " is less than 4");
+                }
+                int next = advance(pos, 4 + len, end, cpu, "record");
+                ts += delta;
+                records.add(new RawRecord(cpu, ts, view(buf, pos + 8, (int) len - 4), pos));
+                pos = next;
+            } else if (typeLen <= he.maxDataType()) {
+                int len = typeLen * 4;
+                int next = advance(pos, 4 + len, end, cpu, "record");
+                ts += delta;
+                records.add(new RawRecord(cpu, ts, view(buf, pos + 4, len), pos));
+                pos = next;
+            } else {
+                throw new CorruptPageException(cpu, pos, "unknown record type_len " + typeLen);
+            }
+        }
+        return new SubBuffer(cpu, timestamp, (int) length, missed, lost, records, buf);
+    }
+
+    /**
+     * Restores the top bits an absolute time stamp record drops (it stores 59 bits), as the
+     * kernel's {@code rb_fix_abs_ts()} does.
+     */
+    static long fixAbsoluteTimeStamp(long abs, long current) {
+        if ((current & TS_MSB) != 0) {
+            abs |= current & TS_MSB;
+            if (Long.compareUnsigned(abs, current) < 0) {
+                abs += 1L << 59;
+            }
+        }
+        return abs;
+    }
+
+    private static long array0(ByteBuffer buf, int pos, int end, int cpu, String what) {
+        if (pos + 8 > end) {
+            throw new CorruptPageException(cpu, pos, what + " word runs past the data end " + end);
+        }
+        return buf.getInt(pos + 4) & 0xffffffffL;
+    }
+
+    private static int advance(int pos, long length, int end, int cpu, String what) {
+        long next = pos + length;
+        if (next > end) {
+            throw new CorruptPageException(cpu, pos, what + " of " + length + " bytes runs past the data end " + end);
+        }
+        return (int) next;
+    }
+
+    private static ByteBuffer view(ByteBuffer buf, int offset, int length) {
+        return buf.slice(offset, length).asReadOnlyBuffer().order(buf.order());
+    }
+}

@@ -1,0 +1,51 @@
+package org.tracewire.tracetext;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The kernel's pid → comm cache as read from tracefs {@code saved_cmdlines} ({@code "PID COMM"}
+ * per line), used to name tasks the way the text {@code trace} file does
+ * ({@code kernel/trace/trace_sched_switch.c}, {@code __trace_find_cmdline()}): pid 0 is
+ * {@code <idle>}, an unknown pid {@code <...>}.
+ */
+public final class SavedCmdlines {
+    private final Map<Integer, String> comms;
+
+    private SavedCmdlines(Map<Integer, String> comms) {
+        this.comms = comms;
+    }
+
+    /** An empty cache: every pid but 0 shows as {@code <...>}. */
+    public static SavedCmdlines empty() {
+        return new SavedCmdlines(Map.of());
+    }
+
+    /** Parses the text of {@code saved_cmdlines}; malformed lines are skipped. */
+    public static SavedCmdlines parse(String text) {
+        Map<Integer, String> map = new HashMap<>();
+        for (String line : text.split("\n")) {
+            int space = line.indexOf(' ');
+            if (space <= 0) {
+                continue;
+            }
+            try {
+                map.put(Integer.parseInt(line.substring(0, space)), line.substring(space + 1));
+            } catch (NumberFormatException ignored) {
+                // not a "PID COMM" line
+            }
+        }
+        return new SavedCmdlines(Map.copyOf(map));
+    }
+
+    /** The task name the kernel would print for {@code pid}. */
+    public String comm(int pid) {
+        if (pid == 0) {
+            return "<idle>";
+        }
+        if (pid < 0) {
+            return "<XXX>";
+        }
+        return comms.getOrDefault(pid, "<...>");
+    }
+}

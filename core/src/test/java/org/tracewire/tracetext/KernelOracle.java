@@ -1,0 +1,122 @@
+package org.tracewire.tracetext;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
+import org.tracewire.record.EventRecord;
+import org.tracewire.ringbuffer.RawRecord;
+import org.tracewire.ringbuffer.RingBufferDrain;
+import org.tracewire.ringbuffer.SubBuffer;
+import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsInstance;
+
+/**
+ * The kernel as the oracle: in an instance of our own, record a mix of events under a workload,
+ * stop tracing, read the text {@code trace} (non-consuming), then drain the same buffer through
+ * {@code trace_pipe_raw}. The two views of one buffer must render to the same lines.
+ */
+final class KernelOracle {
+    /** What one run captured: the kernel's lines and our decoded records, in the same order. */
+    record Capture(List<String> kernelLines, List<EventRecord> records, List<SubBuffer> pages,
+                   SavedCmdlines cmdlines, String clock, FormatCatalog catalog) {
+    }
+
+    /** The systems the foundation's acceptance names. */
+    static final List<String> SYSTEMS = List.of("sched", "irq", "timer", "syscalls", "kmem", "block", "net",
+            "skb", "signal", "workqueue", "writeback");
+
+    private KernelOracle() {
+    }
+
+    static Capture run(Tracefs top, String purpose, List<String> systems, int bufferKb) throws Exception {
+        String name = "tracewire-test-" + ProcessHandle.current().pid() + "-" + purpose;
+        try (TracefsInstance inst = top.createInstance(name)) {
+            inst.setTracingOn(false);
+            inst.setOption("nohash-ptr");
+            inst.setBufferSizeKb(bufferKb);
+            for (String s : systems) {
+                inst.write("events/" + s + "/enable", "1");
+            }
+            inst.setTracingOn(true);
+            workload();
+            inst.setTracingOn(false);
+            String text = inst.read("trace");
+            SavedCmdlines cmdlines = SavedCmdlines.parse(top.read("saved_cmdlines"));
+            FormatCatalog catalog = top.formats();
+            Map<Integer, EventFormat> byId = catalog.byId();
+            SubBufferLayout layout = SubBufferLayout.of(inst.headerPage(), inst.headerEvent(), inst.layout());
+            List<SubBuffer> pages = RingBufferDrain.drain(inst, layout);
+            List<EventRecord> records = new ArrayList<>();
+            for (RawRecord r : RingBufferDrain.merge(pages)) {
+                EventFormat f = byId.get(r.eventId());
+                if (f == null) {
+                    throw new AssertionError("record of unknown event id " + r.eventId() + " on cpu " + r.cpu());
+                }
+                records.add(new EventRecord(f, inst.layout(), r.cpu(), r.timestamp(), r.payload()));
+            }
+            List<String> lines = new ArrayList<>();
+            for (String l : text.split("\n")) {
+                if (!l.startsWith("#") && !l.isEmpty() && !l.startsWith("CPU:")) {
+                    lines.add(l);
+                }
+            }
+            return new Capture(lines, records, pages, cmdlines, inst.currentClock(), catalog);
+        }
+    }
+
+    /** A short mixed workload: files, a block write with fsync, loopback TCP, a signal, sleeps. */
+    static void workload() throws Exception {
+        Path dir = Files.createTempDirectory("tracewire-oracle");
+        try {
+            for (int i = 0; i < 20; i++) {
+                Path f = dir.resolve("f" + i);
+                Files.write(f, new byte[8192 * (i + 1)]);
+                Files.readAllBytes(f);
+            }
+            try (var ch = java.nio.channels.FileChannel.open(dir.resolve("f0"),
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.allocate(4096));
+                ch.force(true);
+            }
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                Thread t = new Thread(() -> {
+                    try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
+                        in.readAllBytes();
+                    } catch (IOException ignored) {
+                        // the client side asserts nothing either
+                    }
+                });
+                t.start();
+                try (Socket c = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                     OutputStream out = c.getOutputStream()) {
+                    for (int i = 0; i < 10; i++) {
+                        out.write(new byte[1000]);
+                    }
+                }
+                t.join(5000);
+            }
+            Process p = new ProcessBuilder("sh", "-c", "sleep 0.05; kill -CONT $$; ls / >/dev/null; sync")
+                    .inheritIO().start();
+            p.waitFor();
+            Thread.sleep(20);
+        } finally {
+            try (var s = Files.list(dir)) {
+                for (Path f : s.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+}

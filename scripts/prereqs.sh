@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks (and as root installs) the Debian packages tracewire needs to build, test and run.
+# Fast when everything is installed: one dpkg-query, no apt-get.
+# Usage: scripts/prereqs.sh          (./tracewire runs it; it can also be sourced: tracewire_prereqs)
+# Exit/return status: 0 when all are installed (or were just installed), 1 otherwise.
+
+TRACEWIRE_PACKAGES=(openjdk-17-jdk-headless maven tshark trace-cmd libpcap0.8 xvfb lua5.2 lua5.4 iproute2)
+
+tracewire_prereqs() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "tracewire: not a Debian-like system (no dpkg-query); make sure these are installed: ${TRACEWIRE_PACKAGES[*]}" >&2
+    return 0
+  fi
+  local missing=() pkg status
+  for pkg in "${TRACEWIRE_PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
+    [[ $status == ii* ]] || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "tracewire: missing Debian packages: ${missing[*]}" >&2
+    echo "tracewire: install them with (after sudo apt-get update on a fresh machine):" >&2
+    echo "sudo apt-get install -y ${missing[*]}" >&2
+    return 1
+  fi
+  echo "tracewire: installing missing Debian packages: ${missing[*]}" >&2
+  apt-get update >&2 || { echo "tracewire: apt-get update failed" >&2; return 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >&2 \
+    || { echo "tracewire: apt-get install failed: ${missing[*]}" >&2; return 1; }
+}
+
+# Executed (not sourced): run the check.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  tracewire_prereqs
+  exit $?
+fi
