@@ -43,6 +43,27 @@ class FormatIdentityTest {
         assertNotEquals(ha, FormatIdentity.of(printChanged));
     }
 
+    /** The test vector of docs/wire-format.md, section 5. */
+    @Test
+    void documentedTestVector() {
+        String text = """
+                name: sample
+                ID: 7
+                format:
+                \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+                \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+                \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+                \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+
+                \tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;
+                \tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;
+
+                print fmt: "comm=%s name=%s", REC->comm, __get_str(name)
+                """;
+        EventFormat f = FormatParser.parse("test", text, "inline");
+        assertEquals("e3c24e1ac8d8b870", FormatIdentity.hex(FormatIdentity.of(List.of(f))));
+    }
+
     @Test
     void hashIsTheFirstEightDigestBytesBigEndian() {
         EventFormat f = new EventFormat("s", "e", 1, List.of(), List.of(), "\"x\"");

@@ -89,6 +89,9 @@ class WireCodecTest {
             assertEquals(m, MacAddress.of(m.toBytes()));
         }
         assertNotEquals(MacAddress.forHost("a"), MacAddress.forHost("b"));
+        // the test vectors of docs/wire-format.md, section 1
+        assertEquals("16:85:86:91:6b:54", MacAddress.forHost("3d1219c7c4c5404aaa1f6d2a48adfda4").toString());
+        assertEquals("a2:45:d8:87:53:54", MacAddress.forHost("vm").toString());
         MacAddress local = MacAddress.localHost();
         assertTrue(local.isLocallyAdministered() && !local.isMulticast(), local.toString());
     }
