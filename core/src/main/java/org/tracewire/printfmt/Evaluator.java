@@ -82,9 +82,17 @@ final class Evaluator {
         } else if (e instanceof Expr.FieldRef f) {
             return field(f.field(), f.name());
         } else if (e instanceof Expr.Ident id) {
-            Long known = KnownConstants.VALUES.get(id.name());
+            Long known = ctx.enums().value(id.name());
+            if (known == null) {
+                known = KnownConstants.VALUES.get(id.name());
+            }
             if (known != null) {
-                return Val.Int.of(known, 4, known <= Integer.MAX_VALUE);
+                // C: an enum constant is an int; gcc widens the enum type when its values need it
+                long k = known;
+                if (k == (int) k) {
+                    return Val.Int.of(k, 4, true);
+                }
+                return (k >>> 32) == 0 ? Val.Int.of(k, 4, false) : Val.Int.of(k, 8, k < 0);
             }
             throw new EvalException("col " + id.column() + ": unresolved identifier " + id.name());
         } else if (e instanceof Expr.Index ix) {

@@ -16,12 +16,14 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.FormatParser;
+import org.tracewire.symbols.KernelEnums;
 import org.tracewire.testing.Prerequisites;
 
 /**
  * Captures fresh samples from the running kernel with {@code capture_kernel_samples.py} (its own
  * instance {@code tracewire-printfmt-<pid>}, nohash-ptr, removed afterwards) and renders them
- * against the live format files: every non-fallback rendering must equal the kernel's text.
+ * against the live format files, with the enum constants of the kernel's BTF: every non-fallback
+ * rendering must equal the kernel's text.
  * Needs root and tracefs (skipped otherwise, failed on CI).
  */
 @Tag("live")
@@ -41,7 +43,9 @@ class LiveKernelSamplesTest {
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("capture.log").toFile()).start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "capture timed out");
         assertEquals(0, p.exitValue(), Files.readString(tmp.resolve("capture.log")));
-        KernelSamplesTest.Samples s = KernelSamplesTest.load(Files.newBufferedReader(out, StandardCharsets.UTF_8));
+        KernelSamplesTest.Samples loaded = KernelSamplesTest.load(Files.newBufferedReader(out, StandardCharsets.UTF_8));
+        KernelEnums enums = KernelEnums.load(Path.of("/sys/kernel/btf/vmlinux"));
+        KernelSamplesTest.Samples s = new KernelSamplesTest.Samples(loaded.samples(), loaded.context().withEnums(enums));
         Path events = Path.of("/sys/kernel/tracing/events");
         List<String> wrong = new ArrayList<>();
         int[] r = KernelSamplesTest.compare(s, ByteOrder.nativeOrder(), wrong, event -> {
