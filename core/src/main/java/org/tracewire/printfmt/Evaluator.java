@@ -426,9 +426,9 @@ final class Evaluator {
     Val cast(CType type, Val v) {
         if (type.pointer()) {
             if (v instanceof Val.Mem m) {
-                int es = CTypes(type.pointee());
-                return new Val.Mem(m.data(), m.offset(), m.limit(), es > 0 ? es : 1, !type.pointee().startsWith("u")
-                        && org.tracewire.format.CTypes.isSigned(type.pointee()));
+                int es = org.tracewire.format.CTypes.sizeOf(type.pointee(), longSize);
+                return new Val.Mem(m.data(), m.offset(), m.limit(), es > 0 ? es : 1,
+                        org.tracewire.format.CTypes.isSigned(type.pointee()));
             }
             if (v instanceof Val.Text) {
                 return v;
@@ -451,10 +451,6 @@ final class Evaluator {
             return Val.Int.of(i.bits(), size, type.signed());
         }
         throw new EvalException("cannot cast " + describe(v) + " to " + type.text());
-    }
-
-    private static int CTypes(String type) {
-        return org.tracewire.format.CTypes.sizeOf(type, 8) > 0 ? org.tracewire.format.CTypes.sizeOf(type, 8) : -1;
     }
 
     // ------------------------------------------------------------------ helpers
