@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 
 /** The running kernel's live tracefs hashes like its checked-in snapshot. */
 @Tag("live")
@@ -29,13 +29,13 @@ class FormatIdentityLiveTest {
             return;
         }
         Properties p = new Properties();
-        try (var in = Files.newInputStream(Snapshot.path().resolve(Tracefs.SNAPSHOT_PROPERTIES))) {
+        try (var in = Files.newInputStream(Prerequisites.snapshot().resolve(Tracefs.SNAPSHOT_PROPERTIES))) {
             p.load(in);
         }
         String release = Files.readString(Path.of("/proc/sys/kernel/osrelease")).trim();
         Assumptions.assumeTrue(release.equals(p.getProperty("kernel.release")),
                 "the snapshot is of kernel " + p.getProperty("kernel.release") + ", this is " + release);
-        FormatCatalog snap = Tracefs.open(Snapshot.path()).formats();
+        FormatCatalog snap = Tracefs.open(Prerequisites.snapshot()).formats();
         FormatCatalog now = live.formats();
         assertEquals(snap.formats().size(), now.formats().size(), "events in the snapshot and live");
         assertEquals(FormatIdentity.hex(FormatIdentity.of(snap)), FormatIdentity.hex(FormatIdentity.of(now)));

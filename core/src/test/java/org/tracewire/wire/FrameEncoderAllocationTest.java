@@ -18,7 +18,7 @@ import org.tracewire.ringbuffer.PageFixture;
 import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
 /** Encoding real records with a warmed-up encoder allocates (close to) nothing per frame. */
@@ -30,7 +30,7 @@ class FrameEncoderAllocationTest {
             Assumptions.abort("this JVM does not count allocated bytes per thread");
             return;
         }
-        FormatCatalog catalog = Tracefs.open(Snapshot.path()).formats();
+        FormatCatalog catalog = Tracefs.open(Prerequisites.snapshot()).formats();
         Map<Integer, EventFormat> byId = catalog.byId();
         KernelLayout kernel = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
         SubBufferLayout layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());
