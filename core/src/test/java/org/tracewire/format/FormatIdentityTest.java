@@ -10,14 +10,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 
 /** The format identity hash of the checked-in snapshot: stable, order-independent, sensitive. */
 class FormatIdentityTest {
     @Test
     void snapshotHashIsStableAcrossLoadsAndChangesWithOneOffset() {
-        FormatCatalog a = Tracefs.open(Snapshot.path()).formats();
-        FormatCatalog b = Tracefs.open(Snapshot.path()).formats();
+        FormatCatalog a = Tracefs.open(Prerequisites.snapshot()).formats();
+        FormatCatalog b = Tracefs.open(Prerequisites.snapshot()).formats();
         assertTrue(a.formats().size() > 2000);
         long ha = FormatIdentity.of(a);
         assertEquals(ha, FormatIdentity.of(b));

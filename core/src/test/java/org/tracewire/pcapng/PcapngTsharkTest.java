@@ -29,7 +29,7 @@ import org.tracewire.ringbuffer.PageFixture;
 import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
@@ -53,7 +53,7 @@ class PcapngTsharkTest {
 
     @BeforeAll
     static void writeCapture() throws IOException {
-        FormatCatalog catalog = Tracefs.open(Snapshot.path()).formats();
+        FormatCatalog catalog = Tracefs.open(Prerequisites.snapshot()).formats();
         Map<Integer, EventFormat> byId = catalog.byId();
         KernelLayout kernel = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
         SubBufferLayout layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());

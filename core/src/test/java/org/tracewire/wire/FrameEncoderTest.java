@@ -30,7 +30,7 @@ import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.testing.Snapshot;
+import org.tracewire.testing.Prerequisites;
 
 /** Frames built from records: every field kind in both byte orders, truncation, and the real pages. */
 class FrameEncoderTest {
@@ -335,7 +335,7 @@ class FrameEncoderTest {
 
     @Test
     void realPagesEncodeToFramesCarryingEachFieldsBytes() throws Exception {
-        FormatCatalog catalog = Tracefs.open(Snapshot.path()).formats();
+        FormatCatalog catalog = Tracefs.open(Prerequisites.snapshot()).formats();
         Map<Integer, EventFormat> byId = catalog.byId();
         KernelLayout kernel = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
         SubBufferLayout layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());
