@@ -29,9 +29,13 @@ public final class CaptureRun {
      * @param bufferKb   per-CPU buffer size, 0 for the default
      * @param clock      trace clock, e.g. {@code mono}
      * @param maxFrame   largest frame in bytes
+     * @param delayS     seconds to wait between opening the outputs and starting to trace (time to
+     *                   point a capture tool at a new interface)
+     * @param lingerS    seconds to keep a TAP interface after the last frame, so capture tools on it
+     *                   read the tail before the interface disappears
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
-                          Path pcapng, int bufferKb, String clock, int maxFrame) {
+                          Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS) {
     }
 
     /**
@@ -109,6 +113,17 @@ public final class CaptureRun {
             engine = new CaptureEngine(session.instance(), session.layout(), catalog.byId(), session.clock(),
                     List.of(limited));
             engine.start();
+            if (o.delayS() > 0) {
+                if (progress != null) {
+                    progress.printf(Locale.ROOT, "capture: outputs open (%s); tracing starts in %.1f s%n",
+                            String.join(", ", sink.outputs().stream().map(FrameOutput::describe).toList()), o.delayS());
+                    progress.flush();
+                }
+                long until = System.nanoTime() + (long) (o.delayS() * 1e9);
+                while (!stop.get() && System.nanoTime() < until) {
+                    Thread.sleep(20);
+                }
+            }
             session.start();
             start = System.nanoTime();
             long lastPrint = start;
@@ -136,6 +151,9 @@ public final class CaptureRun {
             engine = null;
             finished.stop();
             double secs = (System.nanoTime() - start) / 1e9;
+            if (o.tapName() != null && o.lingerS() > 0 && !stop.get()) {
+                Thread.sleep((long) (o.lingerS() * 1000));
+            }
             long read = finished.stats().stream().mapToLong(CpuStats::records).sum();
             return new Summary(secs, read, finished.emitted(), sink.frames(), sink.bytes(), finished.stats());
         } finally {
