@@ -3,7 +3,6 @@ package org.tracewire.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatJson;
 import org.tracewire.format.Field;
 import org.tracewire.format.FormatException;
 import org.tracewire.format.KernelLayout;
@@ -202,24 +202,7 @@ final class FormatsCommand implements Callable<Integer> {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ArrayNode array = mapper.createArrayNode();
         for (EventFormat f : formats) {
-            ObjectNode ev = array.addObject();
-            ev.put("system", f.system());
-            ev.put("name", f.name());
-            ev.put("id", f.id());
-            ArrayNode fields = ev.putArray("fields");
-            for (Field x : f.allFields()) {
-                ObjectNode o = fields.addObject();
-                o.put("name", x.name());
-                o.put("type", x.type());
-                o.put("offset", x.offset());
-                o.put("size", x.size());
-                o.put("signed", x.signed());
-                o.put("kind", x.kind().name());
-                o.put("arrayLength", x.arrayLength());
-                o.put("common", x.common());
-                o.put("relative", x.relative());
-            }
-            ev.put("printFmt", f.printFmt());
+            FormatJson.add(array, f);
         }
         return mapper.writeValueAsString(array);
     }

@@ -66,6 +66,12 @@ class FormatParserTest {
         assertEquals(116, f.fixedSize());
     }
 
+    private static void assertField(EventFormat f, String name, String type, int offset, int size, boolean signed,
+                                    int arrayLength, FieldKind kind) {
+        Field field = f.field(name);
+        assertEquals(new Field(type, name, offset, size, signed, arrayLength, kind, field.relative(), false), field);
+    }
+
     @Test
     void errorsNameLineAndColumn() {
         String bad = ALL_KINDS.replace("offset:24;", "offset:2x4;");

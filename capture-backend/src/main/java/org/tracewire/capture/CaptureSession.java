@@ -1,0 +1,242 @@
+package org.tracewire.capture;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsException;
+import org.tracewire.tracefs.TracefsInstance;
+
+/**
+ * The tracefs side of a capture: an instance of our own, {@code instances/tracewire-<pid>}, with
+ * its buffer size and trace clock set, each selected event's filter written and verified, then
+ * the trace clock's offset to wall time measured ({@link ClockSync}), then the events enabled. The top-level buffer and other tools' instances are never touched.
+ *
+ * <p>Filters are verified before anything is enabled: a filter the kernel refuses leaves the event
+ * unfiltered, so the session reads back {@code filter} and the instance's {@code error_log} and
+ * aborts with the kernel's message and position.
+ *
+ * <p>{@link #close()} disables everything and removes the instance; a JVM shutdown hook does the
+ * same on Ctrl-C and SIGTERM. An instance left by a killed run is removed by
+ * {@link #removeStale(Tracefs)} at the next start: only names {@code tracewire-<pid>} whose pid is
+ * no longer running.
+ */
+public final class CaptureSession implements AutoCloseable {
+    /** Instance names of captures: {@code tracewire-<pid>}. */
+    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)(-check)?");
+
+    private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
+
+    private final TracefsInstance instance;
+    private SubBufferLayout layout;
+    private ClockSync clock = ClockSync.none();
+    private final List<EventSelection> events;
+    private final Thread shutdownHook;
+    private volatile boolean closed;
+
+    private CaptureSession(TracefsInstance instance, List<EventSelection> events) {
+        this.instance = instance;
+        this.events = List.copyOf(events);
+        this.shutdownHook = new Thread(this::closeQuietly, "tracewire-session-cleanup");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Removes the instances of dead tracewire captures ({@code tracewire-<pid>}, pid not running).
+     *
+     * @return the names removed
+     */
+    public static List<String> removeStale(Tracefs top) {
+        List<String> removed = new ArrayList<>();
+        for (String name : top.instanceNames()) {
+            Matcher m = INSTANCE_NAME.matcher(name);
+            if (m.matches() && !isAlive(Long.parseLong(m.group(1)))) {
+                try {
+                    top.instance(name).close();
+                    removed.add(name);
+                } catch (TracefsException e) {
+                    // another run may be removing it at the same moment; it is gone or stays for the next one
+                }
+            }
+        }
+        return removed;
+    }
+
+    private static boolean isAlive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * Creates and configures the instance; events are enabled but tracing is off until {@link #start()}.
+     *
+     * @param top      the live tracefs
+     * @param events   what to capture (at least one)
+     * @param bufferKb per-CPU ring buffer size in KiB, or 0 to keep the kernel's default
+     * @param clock    trace clock name (e.g. {@code mono}), or null for the default
+     * @throws IllegalArgumentException when an event does not exist or the clock is unknown
+     * @throws FilterRejectedException  when the kernel refuses a filter (nothing is left behind)
+     * @throws TracefsException         when tracefs refuses a setting
+     */
+    public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock)
+            throws FilterRejectedException {
+        return open(top, events, bufferKb, clock, "", true);
+    }
+
+    /**
+     * Checks filters against the kernel without capturing: in a scratch instance
+     * {@code tracewire-<pid>-check} (so a running capture is not disturbed) the filters are
+     * written and verified as {@link #open} does, then the instance is removed.
+     *
+     * @throws FilterRejectedException  with the kernel's message and position when one is refused
+     * @throws IllegalArgumentException when an event does not exist
+     */
+    public static void checkFilters(Tracefs top, List<EventSelection> events) throws FilterRejectedException {
+        open(top, events, 0, null, "-check", false).close();
+    }
+
+    private static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                                       String suffix, boolean capture) throws FilterRejectedException {
+        if (events.isEmpty()) {
+            throw new IllegalArgumentException("no events selected");
+        }
+        for (EventSelection e : events) {
+            if (!top.exists("events/" + e.system() + "/" + e.event() + "/enable")
+                    || e.system().contains("/") || e.event().contains("/") || e.system().startsWith(".")
+                    || e.event().startsWith(".")) {
+                throw new IllegalArgumentException("unknown event " + e.fullName());
+            }
+        }
+        if (clock != null && !top.traceClocks().contains(clock)) {
+            throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
+        }
+        removeStale(top);
+        String name = "tracewire-" + ProcessHandle.current().pid() + suffix;
+        if (top.instanceNames().contains(name)) {
+            top.instance(name).close();
+        }
+        TracefsInstance inst = top.createInstance(name);
+        CaptureSession session = new CaptureSession(inst, events);
+        try {
+            inst.setTracingOn(false);
+            if (bufferKb > 0) {
+                inst.setBufferSizeKb(bufferKb);
+            }
+            if (clock != null) {
+                inst.setClock(clock);
+            }
+            for (EventSelection e : events) {
+                if (e.filter() != null && !e.filter().isBlank()) {
+                    session.applyFilter(e);
+                }
+            }
+            session.layout = SubBufferLayout.of(inst.headerPage(), inst.headerEvent(), inst.layout());
+            if (capture && !COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
+                session.clock = ClockSync.measure(inst, session.layout, top.format("ftrace", "print"), 8);
+            }
+            if (capture) {
+                for (EventSelection e : events) {
+                    inst.setEnabled(e.system(), e.event(), true);
+                }
+            }
+            return session;
+        } catch (FilterRejectedException | RuntimeException e) {
+            session.close();
+            throw e;
+        } catch (IOException e) {
+            session.close();
+            throw new TracefsException("clock sync through " + inst.root().resolve("trace_marker") + " failed: " + e, e);
+        }
+    }
+
+    private void applyFilter(EventSelection e) throws FilterRejectedException {
+        int before = ErrorLog.parse(instance.read("error_log")).entries().size();
+        String path = "events/" + e.system() + "/" + e.event() + "/filter";
+        String refused = null;
+        try {
+            instance.write(path, e.filter());
+        } catch (TracefsException ex) {
+            refused = ex.getMessage();
+        }
+        List<ErrorLog.Entry> fresh = ErrorLog.parse(instance.read("error_log")).since(before);
+        String readBack = instance.read(path).strip();
+        if (refused != null || !fresh.isEmpty() || readBack.equals("none") || readBack.contains("parse_error")) {
+            ErrorLog.Entry entry = fresh.isEmpty() ? null : fresh.get(fresh.size() - 1);
+            String message = entry != null ? entry.message()
+                    : readBack.contains("parse_error") ? readBack.substring(readBack.indexOf("parse_error")) : refused;
+            int position = entry != null ? entry.position() : -1;
+            clearErrorLog();
+            throw new FilterRejectedException(e.fullName(), e.filter(), message == null ? "refused" : message, position);
+        }
+    }
+
+    private void clearErrorLog() {
+        // error_log is cleared by an open with O_TRUNC and no write
+        try {
+            Files.newOutputStream(instance.root().resolve("error_log"), StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING).close();
+        } catch (IOException ignored) {
+            // a stale entry only costs a later diff
+        }
+    }
+
+    /** The instance the capture records into. */
+    public TracefsInstance instance() {
+        return instance;
+    }
+
+    /** The instance's sub-buffer layout. */
+    public SubBufferLayout layout() {
+        return layout;
+    }
+
+    /**
+     * The trace clock's offset to wall-clock time, measured before the events were enabled
+     * ({@link ClockSync#none()} for counter clocks).
+     */
+    public ClockSync clock() {
+        return clock;
+    }
+
+    /** The selected events. */
+    public List<EventSelection> events() {
+        return events;
+    }
+
+    /** Starts recording ({@code tracing_on} = 1). */
+    public void start() {
+        instance.setTracingOn(true);
+    }
+
+    /** Stops recording; the buffer keeps what it holds for a final drain. */
+    public void stop() {
+        instance.setTracingOn(false);
+    }
+
+    /** Disables the events and removes the instance. Idempotent; safe from the shutdown hook. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        instance.close();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException ignored) {
+            // already shutting down: the hook is what called us
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (RuntimeException ignored) {
+            // best effort at exit
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package org.tracewire.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+class CaptureSessionTest {
+    @Test
+    void errorLogGivesMessageAndCaretPosition() {
+        String text = """
+                [ 1026.450300] event filter parse error: error: Field not found
+                  Command: prev_pidd == 1
+                           ^
+                [ 1026.453090] event filter parse error: error: Missing matching quote
+                  Command: prev_comm ~ "a
+                                       ^
+                """;
+        ErrorLog log = ErrorLog.parse(text);
+        assertEquals(2, log.entries().size());
+        assertEquals(new ErrorLog.Entry("event filter parse error", "Field not found", "prev_pidd == 1", 0),
+                log.entries().get(0));
+        assertEquals(12, log.entries().get(1).position());
+        assertEquals(1, log.since(1).size());
+    }
+
+    @Test
+    void selectionsParse() {
+        assertEquals(new EventSelection("sched", "sched_switch", "prev_pid == 1"),
+                EventSelection.parse("sched:sched_switch", "prev_pid == 1"));
+        assertThrows(IllegalArgumentException.class, () -> EventSelection.parse("sched_switch", null));
+        assertThrows(IllegalArgumentException.class, () -> EventSelection.parse("a:b:c", null));
+    }
+
+    @Test
+    @Tag("live")
+    void badFilterAbortsWithTheKernelsPositionAndLeavesNothing() {
+        Tracefs top = Prerequisites.requireTracefs();
+        String name = "tracewire-" + ProcessHandle.current().pid();
+        FilterRejectedException e = assertThrows(FilterRejectedException.class, () -> CaptureSession.open(top,
+                List.of(new EventSelection("sched", "sched_wakeup", null),
+                        new EventSelection("sched", "sched_switch", "prev_pid == 1 && prev_pidd == 2")), 0, null));
+        assertEquals("sched:sched_switch", e.event());
+        assertEquals("Field not found", e.kernelMessage());
+        // the kernel puts its caret under the operator after the unknown field
+        assertEquals("prev_pid == 1 && prev_pidd ".length(), e.position(), e.getMessage());
+        assertFalse(top.instanceNames().contains(name), "instance left behind");
+        assertThrows(IllegalArgumentException.class, () -> CaptureSession.open(top,
+                List.of(new EventSelection("sched", "no_such_event", null)), 0, null));
+        assertThrows(IllegalArgumentException.class, () -> CaptureSession.open(top,
+                List.of(new EventSelection("..", "sched", null)), 0, null));
+    }
+
+    @Test
+    @Tag("live")
+    void goodFiltersAreSetAndCloseRemovesTheInstance() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        String topClock = top.currentClock();
+        try (CaptureSession s = CaptureSession.open(top, List.of(
+                new EventSelection("sched", "sched_switch", "prev_comm ~ \"sw*\""),
+                new EventSelection("irq", "irq_handler_entry", null)), 512, "mono")) {
+            var inst = s.instance();
+            assertEquals("prev_comm ~ \"sw*\"", inst.filter("sched", "sched_switch"));
+            assertTrue(inst.isEnabled("sched", "sched_switch"));
+            assertTrue(inst.isEnabled("irq", "irq_handler_entry"));
+            assertEquals("mono", inst.currentClock());
+            assertTrue(top.instanceNames().contains(inst.name()));
+            assertEquals(topClock, top.currentClock(), "the top-level clock is untouched");
+        }
+        assertFalse(top.instanceNames().contains("tracewire-" + ProcessHandle.current().pid()));
+    }
+
+    @Test
+    @Tag("live")
+    void instancesOfDeadRunsAreRemovedAndLiveOnesKept() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        String dead = "tracewire-" + p.pid();
+        String alive = "tracewire-" + ProcessHandle.current().pid();
+        top.createInstance(dead);
+        top.createInstance(alive);
+        try {
+            List<String> removed = CaptureSession.removeStale(top);
+            assertTrue(removed.contains(dead), removed.toString());
+            assertFalse(top.instanceNames().contains(dead));
+            assertTrue(top.instanceNames().contains(alive));
+        } finally {
+            top.instance(alive).close();
+            if (top.instanceNames().contains(dead)) {
+                top.instance(dead).close();
+            }
+        }
+    }
+}
