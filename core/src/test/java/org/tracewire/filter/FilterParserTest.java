@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@link FilterParser}: trees for hand-written filters and positioned errors. */
 class FilterParserTest {
@@ -84,30 +86,33 @@ class FilterParserTest {
         assertEquals(cmp("comm", Op.EQ, "!x"), Filter.parse("comm == \"!x\""));
     }
 
+    static Stream<Arguments> errors() {
+        return Stream.of(
+                Arguments.of("", 0, "empty filter"),
+                Arguments.of("   ", 3, "empty filter"),
+                Arguments.of("prev_pid", 8, "expected an operator"),
+                Arguments.of("prev_pid = 1", 9, "'=' is not an operator"),
+                Arguments.of("prev_pid == ", 12, "expected a value"),
+                Arguments.of("prev_comm == abc", 13, "string values need quotes"),
+                Arguments.of("prev_comm == \"abc", 13, "missing matching quote"),
+                Arguments.of("prev_pid == 1a", 12, "'1a' is not an integer"),
+                Arguments.of("prev_pid == 08", 12, "'08' is not an integer"),
+                Arguments.of("prev_pid == 99999999999999999999", 12, "out of the 64-bit range"),
+                Arguments.of("prev_pid == -", 12, "'-' is not an integer"),
+                Arguments.of("prev_pid == +5", 12, "expected a number or a quoted string"),
+                Arguments.of("(prev_pid == 1", 0, "'(' without a matching ')'"),
+                Arguments.of("prev_pid == 1)", 13, "')' without a matching '('"),
+                Arguments.of("prev_pid == 1 &&", 16, "expected a predicate"),
+                Arguments.of("prev_pid == 1 prev_pid == 2", 14, "expected && or ||"),
+                Arguments.of("prev_pid == 1 & 2", 14, "expected && or ||"),
+                Arguments.of("call_site.function == 1", 9, "field modifiers"),
+                Arguments.of("() ", 1, "empty parentheses"),
+                Arguments.of("== 1", 0, "expected a field name"),
+                Arguments.of("a == 1 || || b == 2", 10, "expected a field name"));
+    }
+
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "''|0|empty filter",
-            "'   '|3|empty filter",
-            "prev_pid|8|expected an operator",
-            "prev_pid = 1|9|'=' is not an operator",
-            "prev_pid == |12|expected a value",
-            "prev_comm == abc|13|string values need quotes",
-            "prev_comm == \"abc|13|missing matching quote",
-            "prev_pid == 1a|12|'1a' is not an integer",
-            "prev_pid == 08|12|'08' is not an integer",
-            "prev_pid == 99999999999999999999|12|out of the 64-bit range",
-            "prev_pid == -|12|'-' is not an integer",
-            "prev_pid == +5|12|expected a number or a quoted string",
-            "(prev_pid == 1|0|'(' without a matching ')'",
-            "prev_pid == 1)|13|')' without a matching '('",
-            "prev_pid == 1 &&|16|expected a predicate",
-            "prev_pid == 1 prev_pid == 2|14|expected && or ||",
-            "prev_pid == 1 & 2|14|expected && or ||",
-            "call_site.function == 1|9|field modifiers",
-            "() |1|empty parentheses",
-            "== 1|0|expected a field name",
-            "a == 1 || || b == 2|10|expected a field name",
-    })
+    @MethodSource("errors")
     void errorsArePositioned(String text, int position, String message) {
         FilterSyntaxException e = assertThrows(FilterSyntaxException.class, () -> Filter.parse(text));
         assertEquals(position, e.position(), e.getMessage());

@@ -11,24 +11,24 @@ import org.junit.jupiter.api.Test;
 class FilterPrinterTest {
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "prev_pid==1|prev_pid == 1",
-            "prev_pid == 010|prev_pid == 8",
-            "prev_state & 255|prev_state & 0xff",
-            "prev_state & -2|prev_state & -2",
-            "prev_pid == 0x10|prev_pid == 16",
-            "a==1||b==2&&c==3|a == 1 || b == 2 && c == 3",
-            "(a==1||b==2)&&c==3|(a == 1 || b == 2) && c == 3",
-            "a==1||(b==2||c==3)|a == 1 || (b == 2 || c == 3)",
-            "a==1&&(b==2&&c==3)|a == 1 && (b == 2 && c == 3)",
-            "((a==1)&&b==2)&&c==3|a == 1 && b == 2 && c == 3",
-            "!a==1|!(a == 1)",
-            "!!a==1|!!(a == 1)",
-            "!(a==1||b==2)|!(a == 1 || b == 2)",
-            "c ~ '!x*'|!(c ~ \"x*\")",
-            "c == 'say \"hi\"'|c == 'say \"hi\"'",
-            "c == \"it's\"|c == \"it's\"",
-            "c ~ \"a\\*b\"|c ~ \"a\\*b\"",
+    @CsvSource(delimiterString = " => ", value = {
+            "prev_pid==1 => prev_pid == 1",
+            "prev_pid == 010 => prev_pid == 8",
+            "prev_state & 255 => prev_state & 0xff",
+            "prev_state & -2 => prev_state & -2",
+            "prev_pid == 0x10 => prev_pid == 16",
+            "a==1||b==2&&c==3 => a == 1 || b == 2 && c == 3",
+            "(a==1||b==2)&&c==3 => (a == 1 || b == 2) && c == 3",
+            "a==1||(b==2||c==3) => a == 1 || (b == 2 || c == 3)",
+            "a==1&&(b==2&&c==3) => a == 1 && (b == 2 && c == 3)",
+            "((a==1)&&b==2)&&c==3 => a == 1 && b == 2 && c == 3",
+            "!a==1 => !(a == 1)",
+            "!!a==1 => !!(a == 1)",
+            "!(a==1||b==2) => !(a == 1 || b == 2)",
+            "c ~ '!x*' => !(c ~ \"x*\")",
+            "c == 'say \"hi\"' => c == 'say \"hi\"'",
+            "c == \"it's\" => c == \"it's\"",
+            "c ~ \"a\\*b\" => c ~ \"a\\*b\"",
     })
     void canonicalText(String in, String expected) {
         Filter f = Filter.parse(in);

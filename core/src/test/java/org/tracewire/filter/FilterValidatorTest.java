@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.tracewire.format.EventFormat;
 
 /** {@link FilterValidator} messages and positions, against this kernel's formats. */
@@ -17,7 +18,7 @@ class FilterValidatorTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
+    @ValueSource(strings = {
             "prev_pid == 1",
             "prev_pid == -2147483648 || prev_pid == 2147483647",
             "prev_comm ~ \"kworker/*\" && next_comm != 'x\"y'",
@@ -32,19 +33,19 @@ class FilterValidatorTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "prev_pidd == 1|0|no field 'prev_pidd' in sched:sched_switch (did you mean 'prev_pid'?)",
-            "prev_comm < \"a\"|0|prev_comm is a string: use ==, != or ~",
-            "prev_comm == 1|13|prev_comm is a string: compare it with a quoted value",
-            "prev_pid ~ \"1\"|0|prev_pid is a number (s32): use ==, !=, <, <=, >, >= or &",
-            "prev_pid == \"1\"|12|prev_pid is a number (s32): compare it with an integer, not a string",
-            "prev_pid == 2147483648|12|2147483648 does not fit s32 field 'prev_pid' (-2147483648..2147483647)",
-            "common_flags == 256|16|256 does not fit u8 field 'common_flags' (0..255)",
-            "common_flags == -1|16|-1 does not fit u8 field 'common_flags' (0..255)",
-            "COMM == \"1234567890123456\"|8|\"1234567890123456\" is longer than COMM (comm) can hold: at most 15 characters",
-            "prev_comm == \"1234567890123456\"|13|\"1234567890123456\" is longer than prev_comm (char[16]) can hold: at most 15 characters",
-            "common_type == 1|0|common_type is the event id: the event selector already fixes it",
-            "prev_comm ~ \"ab\\\"|12|a glob cannot end in a lone backslash",
+    @CsvSource(delimiterString = " => ", value = {
+            "prev_pidd == 1 => 0 => no field 'prev_pidd' in sched:sched_switch (did you mean 'prev_pid'?)",
+            "prev_comm < \"a\" => 0 => prev_comm is a string: use ==, != or ~",
+            "prev_comm == 1 => 13 => prev_comm is a string: compare it with a quoted value",
+            "prev_pid ~ \"1\" => 0 => prev_pid is a number (s32): use ==, !=, <, <=, >, >= or &",
+            "prev_pid == \"1\" => 12 => prev_pid is a number (s32): compare it with an integer, not a string",
+            "prev_pid == 2147483648 => 12 => 2147483648 does not fit s32 field 'prev_pid' (-2147483648..2147483647)",
+            "common_flags == 256 => 16 => 256 does not fit u8 field 'common_flags' (0..255)",
+            "common_flags == -1 => 16 => -1 does not fit u8 field 'common_flags' (0..255)",
+            "COMM == \"1234567890123456\" => 8 => \"1234567890123456\" is longer than COMM (comm) can hold: at most 15 characters",
+            "prev_comm == \"1234567890123456\" => 13 => \"1234567890123456\" is longer than prev_comm (char[16]) can hold: at most 15 characters",
+            "common_type == 1 => 0 => common_type is the event id: the event selector already fixes it",
+            "prev_comm ~ \"ab\\\" => 12 => a glob cannot end in a lone backslash (write \\\\ for a backslash)",
     })
     void problemsForSchedSwitch(String text, int position, String message) {
         List<FilterProblem> p = problems("sched:sched_switch", text);

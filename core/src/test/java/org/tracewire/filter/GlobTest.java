@@ -14,12 +14,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 class GlobTest {
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "*|''|true", "*|abc|true", "a*|abc|true", "a*|bac|false", "*c|abc|true", "*b*|abc|true",
-            "a?c|abc|true", "a?c|ac|false", "[ab]c|bc|true", "[!ab]c|bc|false", "[!ab]c|xc|true",
-            "[a-c]x|bx|true", "[a-c]x|dx|false", "[]]x|]x|true", "[a-]x|-x|true", "[a|[a|true",
-            "[a-|[a-|true", "a\\*|a*|true", "a\\*|ab|false", "\\[x]|[x]|true", "[^a]|^|true", "[^a]|b|false",
-            "[c-a]|b|false", "abc|abc|true", "abc|abcd|false", "*a*a*a*b|aaaaaaab|true", "[!a]|''|false",
+    @CsvSource(delimiterString = " => ", value = {
+            "* => '' => true", "* => abc => true", "a* => abc => true", "a* => bac => false", "*c => abc => true", "*b* => abc => true",
+            "a?c => abc => true", "a?c => ac => false", "[ab]c => bc => true", "[!ab]c => bc => false", "[!ab]c => xc => true",
+            "[a-c]x => bx => true", "[a-c]x => dx => false", "[]]x => ]x => true", "[a-]x => -x => true", "[a => [a => true",
+            "[a- => [a- => true", "a\\* => a* => true", "a\\* => ab => false", "\\[x] => [x] => true", "[^a] => ^ => true", "[^a] => b => false",
+            "[c-a] => b => false", "abc => abc => true", "abc => abcd => false", "*a*a*a*b => aaaaaaab => true", "[!a] => '' => false",
     })
     void matchesLikeTheKernel(String pattern, String s, boolean expected) {
         assertEquals(expected, Glob.matches(pattern, s), pattern + " vs " + s);
@@ -53,9 +53,9 @@ class GlobTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "abc|abc", "abc*|abc*", "*abc*|*abc*", "*abc|*\\abc", "1x*|\\1x*", "1xy|\\1xy", "!a|\\!a",
-            "*|*", "**|**", "*[ab]|*[ab]", "a?c|a?c", "*\\x|*\\x", "a*b|a*b",
+    @CsvSource(delimiterString = " => ", value = {
+            "abc => abc", "abc* => abc*", "*abc* => *abc*", "*abc => *\\abc", "1x* => \\1x*", "1xy => \\1xy", "!a => \\!a",
+            "* => *", "** => **", "*[ab] => *[ab]", "a?c => a?c", "*\\x => *\\x", "a*b => a*b",
     })
     void kernelFormForcesTheGlobMatcher(String pattern, String kernel) {
         assertEquals(kernel, Glob.forKernel(pattern));
