@@ -16,6 +16,6 @@ public record And(Filter left, Filter right) implements Filter {
 
     @Override
     public String toString() {
-        return toText();
+        return FilterPrinter.debug(this);
     }
 }

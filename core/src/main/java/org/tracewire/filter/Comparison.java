@@ -45,6 +45,6 @@ public record Comparison(String field, Op op, Value value, int position, int val
 
     @Override
     public String toString() {
-        return toText();
+        return FilterPrinter.debug(this);
     }
 }

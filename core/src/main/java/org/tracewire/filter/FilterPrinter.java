@@ -19,10 +19,26 @@ final class FilterPrinter {
         return sb.toString();
     }
 
+    /**
+     * For {@code toString()}: like {@link #print} but never throws; a value the kernel's syntax
+     * cannot hold is shown in double quotes with Java escapes.
+     */
+    static String debug(Filter f) {
+        StringBuilder sb = new StringBuilder();
+        new FilterPrinter(false, true).print(f, sb);
+        return sb.toString();
+    }
+
     private final boolean kernel;
+    private final boolean lenient;
 
     private FilterPrinter(boolean kernel) {
+        this(kernel, false);
+    }
+
+    private FilterPrinter(boolean kernel, boolean lenient) {
         this.kernel = kernel;
+        this.lenient = lenient;
     }
 
     private static int level(Filter f) {
@@ -77,7 +93,12 @@ final class FilterPrinter {
             } else if (c.op() == Op.GLOB && v.startsWith("!")) {
                 v = "\\" + v; // same match; unescaped it would mean "not"
             }
-            sb.append(quote(v));
+            if (lenient && unquotable(v) != null) {
+                sb.append('"').append(v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+                        .replace("\r", "\\r").replace("\0", "\\0")).append('"');
+            } else {
+                sb.append(quote(v));
+            }
         }
     }
 

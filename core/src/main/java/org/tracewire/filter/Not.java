@@ -14,6 +14,6 @@ public record Not(Filter operand) implements Filter {
 
     @Override
     public String toString() {
-        return toText();
+        return FilterPrinter.debug(this);
     }
 }
