@@ -1,5 +1,6 @@
 package org.tracewire.filter;
 
+import java.math.BigInteger;
 import java.util.function.Function;
 
 /**
@@ -35,13 +36,14 @@ final class Approx {
     }
 
     private final Syntax syntax;
-    private final Function<Comparison, String> leaf;
+    private final Function<Comparison, Expr> leaf;
 
     /**
      * @param syntax connectives of the target
-     * @param leaf   the target text of a comparison, or null when it cannot be expressed
+     * @param leaf   the target expression of a comparison (a {@link Text} or a constant), or null
+     *               when it cannot be expressed
      */
-    Approx(Syntax syntax, Function<Comparison, String> leaf) {
+    Approx(Syntax syntax, Function<Comparison, Expr> leaf) {
         this.syntax = syntax;
         this.leaf = leaf;
     }
@@ -57,11 +59,34 @@ final class Approx {
         if (f instanceof Not n) {
             return not(of(n.operand(), !upper));
         }
-        String t = leaf.apply((Comparison) f);
-        if (t == null) {
+        Expr e = leaf.apply((Comparison) f);
+        if (e == null) {
             return upper ? new True() : new False();
         }
-        return new Text(t, false);
+        return e;
+    }
+
+    /**
+     * The constant value of {@code x op v} for every x in {@code 0 .. hi} (hi = 2^k - 1), or null
+     * when it depends on x. For {@code &}: false when {@code v & hi} is 0.
+     */
+    static Expr constant(Op op, BigInteger v, BigInteger hi) {
+        if (op == Op.BAND) {
+            return v.and(hi).signum() == 0 ? new False() : null;
+        }
+        boolean below = v.signum() < 0;
+        boolean above = v.compareTo(hi) > 0;
+        if (!below && !above) {
+            return null;
+        }
+        boolean value = switch (op) {
+            case EQ -> false;
+            case NE -> true;
+            case LT, LE -> above;
+            case GT, GE -> below;
+            default -> throw new IllegalArgumentException(op.toString());
+        };
+        return value ? new True() : new False();
     }
 
     Expr and(Expr a, Expr b) {

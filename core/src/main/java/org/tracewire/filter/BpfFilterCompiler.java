@@ -29,8 +29,9 @@ import org.tracewire.format.FieldKind;
  * bit; 8-byte fields as two 32-bit halves).
  *
  * <p>It cannot express (and drops, so the filter widens, with a warning): string comparisons
- * ({@code == != ~} on strings, {@code COMM}), fields after the first variable-length one,
- * {@code CPU} compared with a value outside 0..65535 (the wire's cpu is a u16). Conditions on TLVs
+ * ({@code == != ~} on strings, {@code COMM}), fields after the first variable-length one. {@code CPU}
+ * compared with a value outside 0..65535 (the wire's cpu is a u16) is a constant.
+ * Conditions on TLVs
  * are guarded: a frame that is truncated, has another header length or another byte order passes
  * them, since its field bytes are not where this filter looks.
  */
@@ -97,12 +98,14 @@ public final class BpfFilterCompiler {
                 why = f.source() == FilterField.Source.COMM ? "COMM is not in the frame"
                         : "string comparisons are not expressible in a capture filter";
             } else if (f.source() == FilterField.Source.CPU) {
+                // the frame's cpu is a u16: out-of-range values make the comparison a constant
                 BigInteger v = ((Value.Num) c.value()).value();
-                if (v.signum() < 0 || v.compareTo(BigInteger.valueOf(0xffff)) > 0) {
-                    why = "the frame's cpu is a u16: " + v + " is out of its range";
-                } else {
-                    slot = new Slot(CPU_OFFSET, 2, false, false, false);
+                Approx.Expr k = Approx.constant(c.op(), v, BigInteger.valueOf(0xffff));
+                if (k != null) {
+                    return k;
                 }
+                return leaf(c.op(), c.op() == Op.BAND ? v.and(BigInteger.valueOf(0xffff)) : v,
+                        new Slot(CPU_OFFSET, 2, false, false, false));
             } else if (f.source() == FilterField.Source.COMMON) {
                 slot = switch (f.name()) {
                     case "common_pid" -> new Slot(PID_OFFSET, 4, true, false, false);
@@ -130,7 +133,9 @@ public final class BpfFilterCompiler {
         StringBuilder sb = new StringBuilder("ether proto 0x" + Integer.toHexString(ETHERTYPE)
                 + " and ether[" + EVENT_ID_OFFSET + ":2] = " + format.id());
         if (upper instanceof Approx.False) {
-            sb.append(" and ether[").append(EVENT_ID_OFFSET).append(":2] != ").append(format.id());
+            // matches no tracewire frame (their magic is "TW"), yet libpcap cannot prove it false: it
+            // refuses to compile an expression that "rejects all packets"
+            sb.append(" and ether[14:2] != 0x5457");
         } else if (upper instanceof Approx.Text t) {
             String cond = t.text();
             if (usesTlv[0]) {
@@ -167,8 +172,16 @@ public final class BpfFilterCompiler {
         return out;
     }
 
-    /** One comparison of a number at a slot. */
-    private static String leaf(Op op, BigInteger value, Slot s) {
+    /** One comparison of a number at a slot ({@code & 0} is the constant false). */
+    private static Approx.Expr leaf(Op op, BigInteger value, Slot s) {
+        if (op == Op.BAND && value.signum() == 0) {
+            return new Approx.False();
+        }
+        String t = leafText(op, value, s);
+        return new Approx.Text(t, false);
+    }
+
+    private static String leafText(Op op, BigInteger value, Slot s) {
         BigInteger u = value.signum() < 0 ? value.add(BigInteger.ONE.shiftLeft(8 * s.size())) : value;
         if (s.size() <= 4) {
             long uv = u.longValue();
@@ -178,7 +191,7 @@ public final class BpfFilterCompiler {
                 return switch (op) {
                     case EQ -> load + " = " + hex(raw);
                     case NE -> load + " != " + hex(raw);
-                    default -> raw == 0 ? "ether[0] != ether[0]" : load + " & " + hex(raw) + " != 0";
+                    default -> load + " & " + hex(raw) + " != 0";
                 };
             }
             String word = word(s.offset(), s.size(), s.littleEndian());
@@ -211,7 +224,7 @@ public final class BpfFilterCompiler {
                     if (loRaw != 0) {
                         parts.add(l + " & " + hex(loRaw) + " != 0");
                     }
-                    yield parts.isEmpty() ? "ether[0] != ether[0]" : parts.size() == 1 ? parts.get(0)
+                    yield parts.size() == 1 ? parts.get(0)
                             : "(" + parts.get(0) + " or " + parts.get(1) + ")";
                 }
             };

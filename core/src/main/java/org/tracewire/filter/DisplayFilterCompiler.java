@@ -21,6 +21,8 @@ import org.tracewire.format.EventFormat;
  * string escapes; {@code f ~ "glob"} → {@code f matches "(?-i)(?s)^regex$"} (case-sensitive, see
  * {@link Glob#toRegex}); {@code !} → {@code !( )}; every compound operand is parenthesised.
  *
+ * <p>{@code CPU} is a u16 on the wire: comparisons with values outside 0..65535 become constants.
+ *
  * <p>Not expressible (the condition is dropped so that the filter widens, with a warning):
  * {@code COMM} (the task name is not on the wire) and string comparisons of {@code char *} fields
  * (the record holds only the pointer).
@@ -93,7 +95,18 @@ public final class DisplayFilterCompiler {
         }
     }
 
-    private static String leaf(Comparison c, EventFormat format, List<String> warnings) {
+    /** The wire's cpu is a u16. */
+    private static final BigInteger CPU_MAX = BigInteger.valueOf(0xffff);
+
+    private static Approx.Expr leaf(Comparison c, EventFormat format, List<String> warnings) {
+        String t = leafText(c, format, warnings);
+        if (t == null || t.equals("TRUE") || t.equals("FALSE")) {
+            return t == null ? null : t.equals("TRUE") ? new Approx.True() : new Approx.False();
+        }
+        return new Approx.Text(t, false);
+    }
+
+    private static String leafText(Comparison c, EventFormat format, List<String> warnings) {
         FilterField f = FilterField.resolve(format, c.field());
         String name = fieldName(f, format);
         if (name == null) {
@@ -113,6 +126,15 @@ public final class DisplayFilterCompiler {
             return name + " " + c.op().symbol() + " " + string(s.value());
         }
         BigInteger v = ((Value.Num) c.value()).value();
+        if (f.source() == FilterField.Source.CPU) {
+            Approx.Expr k = Approx.constant(c.op(), v, CPU_MAX);
+            if (k != null) {
+                return k instanceof Approx.True ? "TRUE" : "FALSE";
+            }
+            v = c.op() == Op.BAND ? v.and(CPU_MAX) : v;
+            String literal = c.op() == Op.BAND ? "0x" + v.toString(16) : v.toString();
+            return name + " " + c.op().symbol() + " " + literal;
+        }
         if (f.signed() && v.equals(f.min())) {
             // Wireshark 4.0 reads -2147483648 as -(2147483648) and refuses it: say it without the literal
             String next = v.add(BigInteger.ONE).toString();

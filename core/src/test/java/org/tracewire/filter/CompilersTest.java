@@ -86,6 +86,17 @@ class CompilersTest {
     }
 
     @Test
+    void cpuIsAU16OnTheWire() {
+        CompiledFilter cf = c("sched:sched_switch", "CPU == -1 || CPU < 70000 && CPU & 0x10001");
+        assertEquals("tracewire.event == \"sched:sched_switch\" && tracewire.cpu & 0x1", cf.display());
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and ether[20:2] & 0x1 != 0", cf.bpf());
+        assertTrue(cf.bpfExact());
+        CompiledFilter never = c("sched:sched_switch", "CPU > 65536");
+        assertEquals("tracewire.event == \"sched:sched_switch\" && !frame", never.display());
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and ether[14:2] != 0x5457", never.bpf());
+    }
+
+    @Test
     void commIsNotOnTheWire() {
         CompiledFilter cf = c("sched:sched_switch", "COMM ~ \"bash\" && common_pid != 0");
         assertEquals("tracewire.event == \"sched:sched_switch\" && tracewire.pid != 0", cf.display());
