@@ -10,11 +10,14 @@ import java.util.Map;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
+import org.tracewire.wire.Tlv;
+import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.WireHeader;
 
 /**
  * Compiles a {@link Filter} to a libpcap capture filter (the syntax of {@code pcap-filter(7)},
  * checked with libpcap's compiler) over tracewire frames as {@code docs/wire-format.md} (version 1)
- * lays them out: Ethernet (EtherType {@code 0x88b5}), a 48-byte big-endian header (event id at
+ * and {@link org.tracewire.wire.FrameEncoder} lay them out: Ethernet (EtherType {@code 0x88b5}), a 48-byte big-endian header (event id at
  * frame offset 22, cpu at 20, common_flags 24, common_preempt_count 25, common_pid 26 (s32)),
  * then TLVs (4-byte head: type, length) starting with the event name {@code system:event}, then
  * one TLV per own field in format order, values in the kernel's byte order.
@@ -36,26 +39,29 @@ import org.tracewire.format.FieldKind;
  * them, since its field bytes are not where this filter looks.
  */
 public final class BpfFilterCompiler {
+    private static final int ETH = WireFrame.ETHERNET_HEADER;
     /** tracewire's EtherType. */
-    public static final int ETHERTYPE = 0x88b5;
+    public static final int ETHERTYPE = WireFrame.ETHERTYPE;
     /** Frame offset of the header's flags byte (bit 0 little-endian, bit 1 truncated). */
-    public static final int FLAGS_OFFSET = 17;
+    public static final int FLAGS_OFFSET = ETH + WireHeader.OFF_FLAGS;
     /** Frame offset of the header length (u16). */
-    public static final int HEADER_LENGTH_OFFSET = 18;
+    public static final int HEADER_LENGTH_OFFSET = ETH + WireHeader.OFF_HEADER_LENGTH;
     /** Frame offset of the cpu (u16). */
-    public static final int CPU_OFFSET = 20;
+    public static final int CPU_OFFSET = ETH + WireHeader.OFF_CPU;
     /** Frame offset of the event id (u16). */
-    public static final int EVENT_ID_OFFSET = 22;
+    public static final int EVENT_ID_OFFSET = ETH + WireHeader.OFF_EVENT_ID;
     /** Frame offset of common_flags (u8). */
-    public static final int COMMON_FLAGS_OFFSET = 24;
+    public static final int COMMON_FLAGS_OFFSET = ETH + WireHeader.OFF_COMMON_FLAGS;
     /** Frame offset of common_preempt_count (u8). */
-    public static final int PREEMPT_COUNT_OFFSET = 25;
+    public static final int PREEMPT_COUNT_OFFSET = ETH + WireHeader.OFF_PREEMPT_COUNT;
     /** Frame offset of common_pid (s32, big-endian). */
-    public static final int PID_OFFSET = 26;
+    public static final int PID_OFFSET = ETH + WireHeader.OFF_PID;
+    /** Frame offset of the magic "TW". */
+    public static final int MAGIC_OFFSET = ETH + WireHeader.OFF_MAGIC;
     /** Header length of wire format version 1. */
-    public static final int HEADER_LENGTH = 48;
+    public static final int HEADER_LENGTH = WireHeader.SIZE;
     /** Frame offset of the first TLV (14 + 48). */
-    public static final int TLV_START = 14 + HEADER_LENGTH;
+    public static final int TLV_START = ETH + HEADER_LENGTH;
 
     /**
      * A capture filter and what it could not express.
@@ -135,11 +141,12 @@ public final class BpfFilterCompiler {
         if (upper instanceof Approx.False) {
             // matches no tracewire frame (their magic is "TW"), yet libpcap cannot prove it false: it
             // refuses to compile an expression that "rejects all packets"
-            sb.append(" and ether[14:2] != 0x5457");
+            sb.append(" and ether[").append(MAGIC_OFFSET).append(":2] != 0x").append(Integer.toHexString(WireHeader.MAGIC));
         } else if (upper instanceof Approx.Text t) {
             String cond = t.text();
             if (usesTlv[0]) {
-                String guard = "ether[" + FLAGS_OFFSET + "] & 3 != " + (le ? 1 : 0) + " or ether[" + HEADER_LENGTH_OFFSET
+                String guard = "ether[" + FLAGS_OFFSET + "] & " + (WireHeader.FLAG_LITTLE_ENDIAN | WireHeader.FLAG_TRUNCATED)
+                        + " != " + (le ? WireHeader.FLAG_LITTLE_ENDIAN : 0) + " or ether[" + HEADER_LENGTH_OFFSET
                         + ":2] != " + HEADER_LENGTH;
                 sb.append(" and (").append(guard).append(" or ").append(t.compound() ? "(" + cond + ")" : cond).append(')');
             } else {
@@ -156,7 +163,7 @@ public final class BpfFilterCompiler {
      */
     public static Map<String, Integer> fixedValueOffsets(EventFormat format) {
         Map<String, Integer> out = new HashMap<>();
-        int at = TLV_START + 4 + format.fullName().getBytes(StandardCharsets.UTF_8).length;
+        int at = TLV_START + Tlv.HEAD + format.fullName().getBytes(StandardCharsets.UTF_8).length;
         for (Field f : format.fields()) {
             boolean fixed = switch (f.kind()) {
                 case INTEGER, POINTER, OPAQUE -> true;
@@ -166,8 +173,8 @@ public final class BpfFilterCompiler {
             if (!fixed) {
                 break;
             }
-            out.put(f.name(), at + 4);
-            at += 4 + f.size();
+            out.put(f.name(), at + Tlv.HEAD);
+            at += Tlv.HEAD + f.size();
         }
         return out;
     }

@@ -22,10 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.MacAddress;
+import org.tracewire.wire.Tlv;
+import org.tracewire.wire.WireFrame;
 
 /**
- * libpcap's compiler ({@code tcpdump -d}) accepts every capture filter, and over frames laid out
- * as docs/wire-format.md says, the capture filter passes every frame whose record the filter
+ * libpcap's compiler ({@code tcpdump -d}) accepts every capture filter, and over frames made by
+ * tracewire's own {@link FrameEncoder} from kernel-layout records, the capture filter passes every frame whose record the filter
  * matches (never narrower), and exactly those when it reports itself exact.
  */
 @Tag("tshark")
@@ -157,49 +161,46 @@ class BpfFilterLibpcapTest {
         return out;
     }
 
-    /** A tracewire frame for one record, as docs/wire-format.md (version 1) lays it out. */
+    /**
+     * The frame tracewire's own encoder ({@link FrameEncoder}) makes of a kernel record holding
+     * these values; {@code truncated} frames come from an encoder whose maximum frame size cuts the
+     * first field after the name.
+     */
     static byte[] frame(EventFormat f, Map<String, Object> rec, ByteOrder order, boolean truncated) {
-        ByteBuffer tlv = ByteBuffer.allocate(4096);
-        byte[] name = f.fullName().getBytes(StandardCharsets.UTF_8);
-        tlv.putShort((short) 0).putShort((short) name.length).put(name);
-        int type = 1;
-        for (Field x : f.fields()) {
+        int nameLen = f.fullName().getBytes(StandardCharsets.UTF_8).length;
+        int max = truncated ? BpfFilterCompiler.TLV_START + Tlv.HEAD + nameLen + Tlv.HEAD + 1 : WireFrame.DEFAULT_MAX_FRAME;
+        FrameEncoder encoder = new FrameEncoder(MacAddress.TRACEWIRE, MacAddress.forHost("filter-test"), 0, max);
+        ByteBuffer out = ByteBuffer.allocate(WireFrame.DEFAULT_MAX_FRAME);
+        int n = encoder.encode(f, order, payload(f, rec, order), ((BigInteger) rec.get("CPU")).intValue(), 0, 0, 0, 0, out);
+        byte[] frame = java.util.Arrays.copyOf(out.array(), n);
+        assertEquals(truncated, (frame[BpfFilterCompiler.FLAGS_OFFSET] & 2) != 0, "truncation as planned");
+        return frame;
+    }
+
+    /** A record payload (from common_type) with the values at the format's offsets, in the kernel's byte order. */
+    private static ByteBuffer payload(EventFormat f, Map<String, Object> rec, ByteOrder order) {
+        int fixed = f.fixedSize();
+        ByteBuffer b = ByteBuffer.allocate(fixed + 512).order(order);
+        int dyn = fixed;
+        for (Field x : f.allFields()) {
+            Object v = x.name().equals("common_type") ? BigInteger.valueOf(f.id()) : rec.get(x.name());
             FilterField ff = FilterField.resolve(f, x.name());
-            byte[] value;
-            Object v = rec.get(x.name());
-            if (ff.type() == FilterField.Type.NUMBER) {
-                value = bytes((BigInteger) v, x.size(), order);
-            } else if (ff.type() == FilterField.Type.STRING && !ff.isStringPointer()) {
-                byte[] s = ((String) v).getBytes(StandardCharsets.UTF_8);
-                value = x.kind().isDynamic() ? java.util.Arrays.copyOf(s, s.length + 1) : s;
-            } else {
-                value = new byte[Math.max(0, x.size())];
-            }
-            tlv.putShort((short) type++).putShort((short) value.length).put(value);
-        }
-        int tlvLen = tlv.position();
-        ByteBuffer b = ByteBuffer.allocate(62 + tlvLen).order(ByteOrder.BIG_ENDIAN);
-        b.put(new byte[] {0x02, 0x74, 0x77, 0x69, 0x72, 0x65, 0x06, 0, 0, 0, 0, 1}).putShort((short) 0x88b5);
-        b.put((byte) 'T').put((byte) 'W').put((byte) 1)
-                .put((byte) ((order == ByteOrder.LITTLE_ENDIAN ? 1 : 0) | (truncated ? 2 : 0)))
-                .putShort((short) 48)
-                .putShort(((BigInteger) rec.get("CPU")).shortValue())
-                .putShort((short) f.id())
-                .put(((BigInteger) rec.get("common_flags")).byteValue())
-                .put(((BigInteger) rec.get("common_preempt_count")).byteValue())
-                .putInt(((BigInteger) rec.get("common_pid")).intValue())
-                .putLong(0).putLong(0).putInt(0).putShort((short) tlvLen).putShort((short) tlvLen).putLong(0);
-        byte[] t = new byte[tlvLen];
-        tlv.flip();
-        tlv.get(t);
-        if (truncated) {
-            // a truncated frame: the field values are garbage as far as a filter can tell
-            for (int i = 4 + name.length; i < t.length; i++) {
-                t[i] = (byte) 0xa5;
+            if (v instanceof BigInteger n && (ff == null || ff.type() != FilterField.Type.STRING)) {
+                b.put(x.offset(), bytes(n, x.size(), order));
+            } else if (v instanceof String str && x.kind() == org.tracewire.format.FieldKind.CHAR_ARRAY) {
+                byte[] s = str.getBytes(StandardCharsets.UTF_8);
+                b.put(x.offset(), s, 0, Math.min(s.length, x.size() - 1));
+            } else if (v instanceof String str && x.kind() == org.tracewire.format.FieldKind.DYNAMIC_STRING) {
+                byte[] s = str.getBytes(StandardCharsets.UTF_8);
+                b.put(dyn, s);
+                b.put(dyn + s.length, (byte) 0);
+                b.putInt(x.offset(), dyn | ((s.length + 1) << 16));
+                dyn += s.length + 1;
             }
         }
-        b.put(t);
-        return b.array();
+        b.position(0);
+        b.limit((dyn + 3) & ~3);
+        return b;
     }
 
     private static byte[] bytes(BigInteger v, int size, ByteOrder order) {
