@@ -47,8 +47,10 @@ public final class CaptureRun {
      * @param frames   frames written
      * @param bytes    frame bytes written (per output)
      * @param cpus     per-CPU counters
+     * @param cpuSeconds CPU time this process used while tracing (user + system, s), startup excluded
      */
-    public record Summary(double seconds, long read, long emitted, long frames, long bytes, List<CpuStats> cpus) {
+    public record Summary(double seconds, long read, long emitted, long frames, long bytes, List<CpuStats> cpus,
+                          double cpuSeconds) {
         /** Events the kernel dropped and counted, all CPUs. */
         public long lostKnown() {
             return cpus.stream().mapToLong(CpuStats::lostKnown).sum();
@@ -68,8 +70,13 @@ public final class CaptureRun {
                 sb.append(String.format(Locale.ROOT, " cpu%d %d%s", c.cpu(), c.lostKnown(),
                         c.lostUnknownPages() > 0 ? " (+ unknown in " + c.lostUnknownPages() + " pages)" : ""));
             }
+            sb.append(String.format(Locale.ROOT, ", cpu %.0f%% of one core", seconds > 0 ? cpuSeconds / seconds * 100 : 0));
             return sb.toString();
         }
+    }
+
+    private static double processCpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
     }
 
     private CaptureRun() {
@@ -126,6 +133,7 @@ public final class CaptureRun {
             }
             session.start();
             start = System.nanoTime();
+            double cpuStart = processCpuSeconds();
             long lastPrint = start;
             long lastCount = 0;
             while (!stop.get()) {
@@ -151,11 +159,12 @@ public final class CaptureRun {
             engine = null;
             finished.stop();
             double secs = (System.nanoTime() - start) / 1e9;
+            double cpu = processCpuSeconds() - cpuStart;
             if (o.tapName() != null && o.lingerS() > 0 && !stop.get()) {
                 Thread.sleep((long) (o.lingerS() * 1000));
             }
             long read = finished.stats().stream().mapToLong(CpuStats::records).sum();
-            return new Summary(secs, read, finished.emitted(), sink.frames(), sink.bytes(), finished.stats());
+            return new Summary(secs, read, finished.emitted(), sink.frames(), sink.bytes(), finished.stats(), cpu);
         } finally {
             if (engine != null) {
                 // an error before the normal stop: the readers must let go of trace_pipe_raw first
