@@ -44,10 +44,11 @@ public final class BackendServer {
          * @param iface  TAP interface name or null
          * @param pcapng pcapng path or null
          * @param tracefs the live tracefs (for format identity and metadata)
+         * @param session the capture's session (its events and clock)
          * @return the sinks, opened
          * @throws IOException when an output cannot be opened
          */
-        List<EventSink> open(String iface, String pcapng, Tracefs tracefs) throws IOException;
+        List<EventSink> open(String iface, String pcapng, Tracefs tracefs, CaptureSession session) throws IOException;
     }
 
     private final ObjectMapper mapper = new ObjectMapper();
@@ -234,7 +235,7 @@ public final class BackendServer {
         List<EventSink> sinks = new ArrayList<>();
         StreamSink streamSink = null;
         try {
-            sinks.addAll(outputs.open(iface, pcapng, tracefs));
+            sinks.addAll(outputs.open(iface, pcapng, tracefs, session));
             if (stream) {
                 streamSink = new StreamSink(mapper, renderers.apply(tracefs), this::send);
                 streamSink.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines")));

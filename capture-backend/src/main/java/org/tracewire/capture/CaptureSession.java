@@ -223,8 +223,10 @@ public final class CaptureSession implements AutoCloseable {
         if (closed) {
             return;
         }
-        closed = true;
+        // closed only once the instance is really gone: a close that fails (a reader still holds
+        // trace_pipe_raw open) is retried by the next caller
         instance.close();
+        closed = true;
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException ignored) {

@@ -14,7 +14,9 @@ import org.tracewire.record.EventRecord;
  * sys_openat(dfd: 0xffffff9c, filename: 0x56490faf6d10, flags: 0x241, mode: 0x1b6)
  * sys_openat -> 0x3
  * </pre>
- * Arguments are the event's fields after {@code __syscall_nr}, printed as unsigned longs in hex.
+ * Arguments are the event's fields after {@code __syscall_nr}, as unsigned longs: below 10 in
+ * decimal, else in hex with {@code 0x} (as Linux 6.18 prints them: {@code fd: 4},
+ * {@code flags: 0x241}); the return value always in hex.
  */
 public final class SyscallText {
     private SyscallText() {
@@ -47,7 +49,13 @@ public final class SyscallText {
                     out.append(", ");
                 }
                 first = false;
-                out.append(field.name()).append(": 0x").append(Long.toHexString(unsignedLong(record, field)));
+                long v = unsignedLong(record, field);
+                out.append(field.name()).append(": ");
+                if (Long.compareUnsigned(v, 10) < 0) {
+                    out.append(v);
+                } else {
+                    out.append("0x").append(Long.toHexString(v));
+                }
             }
             out.append(')');
         } else {

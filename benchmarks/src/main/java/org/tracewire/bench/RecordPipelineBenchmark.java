@@ -1,0 +1,137 @@
+package org.tracewire.bench;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.HeaderEvent;
+import org.tracewire.format.KernelLayout;
+import org.tracewire.record.EventRecord;
+import org.tracewire.ringbuffer.PageFixture;
+import org.tracewire.ringbuffer.RawRecord;
+import org.tracewire.ringbuffer.SubBuffer;
+import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.MacAddress;
+
+/**
+ * Per-core throughput of the capture path on real sub-buffers of this machine (the page fixture:
+ * sched, irq, timer, syscalls, kmem, block, net, … records). One operation = one record.
+ * {@link #decode}: sub-buffer decode + an {@link EventRecord} per record with every integer field
+ * read. JMH's {@code records} line is the per-core rate in records/s.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class RecordPipelineBenchmark {
+    static final int PAGES = 256;
+    List<ByteBuffer> pages;
+    int[] cpus;
+    Map<Integer, EventFormat> formats;
+    SubBufferLayout layout;
+    KernelLayout kernel;
+    int records;
+
+    @Setup(Level.Trial)
+    public void setup() throws Exception {
+        kernel = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
+        layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());
+        formats = Tracefs.open(Prerequisites.snapshot()).formats().byId();
+        pages = new ArrayList<>();
+        List<PageFixture.Page> all = PageFixture.load();
+        cpus = new int[PAGES];
+        for (int i = 0; i < PAGES; i++) {
+            PageFixture.Page p = all.get(i % all.size());
+            pages.add(ByteBuffer.wrap(p.bytes()));
+            cpus[i] = p.cpu();
+            records += SubBuffer.decode(ByteBuffer.wrap(p.bytes()), layout, p.cpu()).records().size();
+        }
+        System.out.println("\nrecords per invocation: " + records);
+    }
+
+    FrameEncoder encoder;
+    ByteBuffer frame;
+    org.tracewire.pcapng.PcapngWriter pcapng;
+
+    @Setup(Level.Trial)
+    public void setupEncoder() throws Exception {
+        encoder = new FrameEncoder(MacAddress.TRACEWIRE, MacAddress.forHost("bench"), 1L);
+        encoder.prepare(formats.values());
+        frame = ByteBuffer.allocateDirect(encoder.maxFrameSize());
+        pcapng = new org.tracewire.pcapng.PcapngWriter(java.nio.channels.Channels.newChannel(
+                java.io.OutputStream.nullOutputStream()), new org.tracewire.pcapng.SectionInfo("bench", "Linux", "bench"));
+        pcapng.addInterface(org.tracewire.pcapng.InterfaceInfo.ethernet("tracewire", "bench", 65535));
+    }
+
+    /**
+     * The capture emitter's per-record work without the kernel: decode the pages, build an
+     * {@link EventRecord} per record, encode its frame and write it to a pcapng stream (to a null
+     * output).
+     */
+    @Benchmark
+    public void decodeEncodePcapng(Records counter) throws java.io.IOException {
+        long seq = 0;
+        for (int i = 0; i < PAGES; i++) {
+            SubBuffer sb = SubBuffer.decode(pages.get(i), layout, cpus[i]);
+            for (RawRecord r : sb.records()) {
+                EventFormat f = formats.get(r.eventId());
+                EventRecord er = new EventRecord(f, kernel, r.cpu(), r.timestamp(), r.payload());
+                frame.clear();
+                encoder.encode(er, r.cpu(), seq++, 0, r.timestamp(), 0, frame);
+                frame.flip();
+                pcapng.writePacket(0, r.timestamp(), frame, frame.remaining(), 0);
+            }
+            counter.records += sb.records().size();
+        }
+    }
+
+    /** Counts records, so JMH reports records per second beside invocations. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Records {
+        /** Records processed. */
+        public long records;
+    }
+
+    /** Decodes {@value #PAGES} pages and reads every integer field of every record. */
+    @Benchmark
+    public long decode(Blackhole bh, Records counter) {
+        long sum = 0;
+        for (int i = 0; i < PAGES; i++) {
+            SubBuffer sb = SubBuffer.decode(pages.get(i), layout, cpus[i]);
+            for (RawRecord r : sb.records()) {
+                EventFormat f = formats.get(r.eventId());
+                EventRecord er = new EventRecord(f, kernel, r.cpu(), r.timestamp(), r.payload());
+                for (var field : f.fields()) {
+                    if (field.kind() == org.tracewire.format.FieldKind.INTEGER) {
+                        sum += er.integer(field);
+                    }
+                }
+                bh.consume(er);
+            }
+            counter.records += sb.records().size();
+        }
+        return sum;
+    }
+}

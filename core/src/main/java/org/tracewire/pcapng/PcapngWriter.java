@@ -1,0 +1,291 @@
+package org.tracewire.pcapng;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Writes a pcapng file (draft-ietf-opsawg-pcapng): one Section Header Block, an Interface
+ * Description Block per {@link #addInterface(InterfaceInfo)}, Enhanced Packet Blocks with
+ * nanosecond time stamps, and at {@link #close()} an Interface Statistics Block per interface.
+ * All blocks are in the host's byte order (the SHB's byte-order magic 0x1A2B3C4D tells readers
+ * which), every block and option padded to 32 bits. Output is buffered (256 KiB); not thread-safe.
+ *
+ * <p>Statistics written at close, per interface: {@code isb_starttime} / {@code isb_endtime} =
+ * the smallest / largest packet time stamp (omitted without packets), {@code isb_ifrecv} =
+ * packets written + dropped, {@code isb_ifdrop} = the sum of the packets' drop counts plus
+ * {@link #addDrops(int, long)}. The ISB's own time stamp is {@code isb_endtime}, or the wall
+ * clock when no packet was written.
+ */
+public final class PcapngWriter implements AutoCloseable {
+    /** LINKTYPE_ETHERNET: IEEE 802.3 Ethernet frames without FCS. */
+    public static final int LINKTYPE_ETHERNET = 1;
+
+    static final int SHB = 0x0A0D0D0A, IDB = 1, ISB = 5, EPB = 6;
+    static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;
+    static final int OPT_END = 0, OPT_COMMENT = 1;
+    static final int SHB_HARDWARE = 2, SHB_OS = 3, SHB_USERAPPL = 4;
+    static final int IF_NAME = 2, IF_DESCRIPTION = 3, IF_TSRESOL = 9;
+    static final int EPB_DROPCOUNT = 4;
+    static final int ISB_STARTTIME = 2, ISB_ENDTIME = 3, ISB_IFRECV = 4, ISB_IFDROP = 5;
+
+    private static final int BUFFER = 256 * 1024;
+
+    private final WritableByteChannel out;
+    private ByteBuffer buf;
+    private final List<Stats> interfaces = new ArrayList<>();
+    private boolean closed;
+
+    private static final class Stats {
+        final int snapLength;
+        long packets;
+        long drops;
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+
+        Stats(int snapLength) {
+            this.snapLength = snapLength;
+        }
+    }
+
+    /**
+     * Starts a section on a channel (a {@link FileChannel} is written at its position).
+     *
+     * @param out     destination, closed by {@link #close()}
+     * @param section the SHB options
+     * @throws IOException when writing the SHB fails
+     */
+    public PcapngWriter(WritableByteChannel out, SectionInfo section) throws IOException {
+        this.out = Objects.requireNonNull(out, "out");
+        this.buf = ByteBuffer.allocateDirect(BUFFER).order(ByteOrder.nativeOrder());
+        byte[] hw = utf8(section.hardware());
+        byte[] os = utf8(section.os());
+        byte[] app = utf8(section.userApplication());
+        int len = 28 + opt(hw) + opt(os) + opt(app) + 4;
+        ensure(len);
+        int start = begin(SHB, len);
+        buf.putInt(BYTE_ORDER_MAGIC).putShort((short) 1).putShort((short) 0).putLong(-1L);
+        putOption(SHB_HARDWARE, hw);
+        putOption(SHB_OS, os);
+        putOption(SHB_USERAPPL, app);
+        buf.putInt(0);
+        end(start, len);
+    }
+
+    /** Starts a section on a stream (closed by {@link #close()}). */
+    public PcapngWriter(OutputStream out, SectionInfo section) throws IOException {
+        this(Channels.newChannel(out), section);
+    }
+
+    /** Creates (or truncates) a file and starts a section in it. */
+    public static PcapngWriter create(Path file, SectionInfo section) throws IOException {
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        try {
+            return new PcapngWriter(ch, section);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Writes an Interface Description Block.
+     *
+     * @return the interface id (0, 1, … in order of addition) for {@link #writePacket}
+     */
+    public int addInterface(InterfaceInfo info) throws IOException {
+        checkOpen();
+        byte[] name = utf8(info.name());
+        byte[] desc = utf8(info.description());
+        int len = 16 + opt(name) + opt(desc) + 8 + 4 + 4;
+        ensure(len);
+        int start = begin(IDB, len);
+        buf.putShort((short) info.linkType()).putShort((short) 0).putInt(info.snapLength());
+        putOption(IF_NAME, name);
+        putOption(IF_DESCRIPTION, desc);
+        putOption(IF_TSRESOL, new byte[] {9});
+        buf.putInt(0);
+        end(start, len);
+        interfaces.add(new Stats(info.snapLength()));
+        return interfaces.size() - 1;
+    }
+
+    /**
+     * Writes an Enhanced Packet Block: the bytes from {@code packet}'s position to its limit
+     * (cut to the interface's snap length), without changing the buffer's position.
+     *
+     * @param interfaceId    an id returned by {@link #addInterface}
+     * @param timeNs         time stamp in ns since 1970-01-01 UTC (unsigned 64 bits)
+     * @param packet         the frame bytes
+     * @param originalLength the packet's length before any cut (at least the captured length)
+     * @param dropCount      packets lost between the previous packet of this interface and this
+     *                       one; written as {@code epb_dropcount} (option 4) when non-zero
+     * @throws IOException              when writing fails
+     * @throws IllegalArgumentException for an unknown interface or a negative drop count
+     */
+    public void writePacket(int interfaceId, long timeNs, ByteBuffer packet, int originalLength, long dropCount)
+            throws IOException {
+        checkOpen();
+        Stats s = stats(interfaceId);
+        if (dropCount < 0) {
+            throw new IllegalArgumentException("drop count " + dropCount + " is negative");
+        }
+        int cap = packet.remaining();
+        if (s.snapLength > 0 && cap > s.snapLength) {
+            cap = s.snapLength;
+        }
+        int orig = Math.max(originalLength, cap);
+        int len = 32 + pad(cap) + (dropCount != 0 ? 12 + 4 : 0);
+        ensure(len);
+        int start = begin(EPB, len);
+        buf.putInt(interfaceId).putInt((int) (timeNs >>> 32)).putInt((int) timeNs).putInt(cap).putInt(orig);
+        buf.put(buf.position(), packet, packet.position(), cap);
+        buf.position(buf.position() + cap);
+        zeros(pad(cap) - cap);
+        if (dropCount != 0) {
+            buf.putShort((short) EPB_DROPCOUNT).putShort((short) 8).putLong(dropCount);
+            buf.putInt(0);
+        }
+        end(start, len);
+        s.packets++;
+        s.drops += dropCount;
+        s.first = Math.min(s.first, timeNs);
+        s.last = Math.max(s.last, timeNs);
+    }
+
+    /** Writes a whole array as one packet without drops. */
+    public void writePacket(int interfaceId, long timeNs, byte[] packet) throws IOException {
+        writePacket(interfaceId, timeNs, ByteBuffer.wrap(packet), packet.length, 0);
+    }
+
+    /** Counts drops that belong to no written packet (e.g. lost after the last one) into {@code isb_ifdrop}. */
+    public void addDrops(int interfaceId, long drops) {
+        checkOpen();
+        if (drops < 0) {
+            throw new IllegalArgumentException("drops " + drops + " is negative");
+        }
+        stats(interfaceId).drops += drops;
+    }
+
+    /** Packets written on an interface so far. */
+    public long packets(int interfaceId) {
+        return stats(interfaceId).packets;
+    }
+
+    /** Writes the buffered blocks to the channel. */
+    public void flush() throws IOException {
+        buf.flip();
+        while (buf.hasRemaining()) {
+            out.write(buf);
+        }
+        buf.clear();
+    }
+
+    /** Writes an Interface Statistics Block per interface, flushes and closes the channel. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        try {
+            for (int i = 0; i < interfaces.size(); i++) {
+                writeStatistics(i, interfaces.get(i));
+            }
+            flush();
+        } finally {
+            closed = true;
+            out.close();
+        }
+    }
+
+    private void writeStatistics(int id, Stats s) throws IOException {
+        boolean times = s.packets > 0;
+        int len = 24 + (times ? 2 * 12 : 0) + 2 * 12 + 4;
+        ensure(len);
+        long ts = times ? s.last : System.currentTimeMillis() * 1_000_000L;
+        int start = begin(ISB, len);
+        buf.putInt(id).putInt((int) (ts >>> 32)).putInt((int) ts);
+        if (times) {
+            buf.putShort((short) ISB_STARTTIME).putShort((short) 8).putInt((int) (s.first >>> 32)).putInt((int) s.first);
+            buf.putShort((short) ISB_ENDTIME).putShort((short) 8).putInt((int) (s.last >>> 32)).putInt((int) s.last);
+        }
+        buf.putShort((short) ISB_IFRECV).putShort((short) 8).putLong(s.packets + s.drops);
+        buf.putShort((short) ISB_IFDROP).putShort((short) 8).putLong(s.drops);
+        buf.putInt(0);
+        end(start, len);
+    }
+
+    private Stats stats(int interfaceId) {
+        if (interfaceId < 0 || interfaceId >= interfaces.size()) {
+            throw new IllegalArgumentException("unknown interface " + interfaceId + " (" + interfaces.size() + " added)");
+        }
+        return interfaces.get(interfaceId);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("pcapng writer is closed");
+        }
+    }
+
+    private void ensure(int len) throws IOException {
+        if (buf.remaining() < len) {
+            flush();
+            if (buf.capacity() < len) {
+                buf = ByteBuffer.allocateDirect(len).order(ByteOrder.nativeOrder());
+            }
+        }
+    }
+
+    private int begin(int type, int len) {
+        int start = buf.position();
+        buf.putInt(type).putInt(len);
+        return start;
+    }
+
+    private void end(int start, int len) {
+        buf.putInt(len);
+        if (buf.position() - start != len) {
+            throw new IllegalStateException("block length " + (buf.position() - start) + " != " + len);
+        }
+    }
+
+    /** Bytes of an option holding {@code value}, 0 when the value is empty (option omitted). */
+    private static int opt(byte[] value) {
+        return value.length == 0 ? 0 : 4 + pad(value.length);
+    }
+
+    private void putOption(int code, byte[] value) {
+        if (value.length == 0) {
+            return;
+        }
+        buf.putShort((short) code).putShort((short) value.length).put(value);
+        zeros(pad(value.length) - value.length);
+    }
+
+    private void zeros(int n) {
+        for (int i = 0; i < n; i++) {
+            buf.put((byte) 0);
+        }
+    }
+
+    static int pad(int n) {
+        return (n + 3) & ~3;
+    }
+
+    private static byte[] utf8(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return b.length > 0xffff ? java.util.Arrays.copyOf(b, 0xffff) : b;
+    }
+}
