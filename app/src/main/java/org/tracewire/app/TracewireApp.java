@@ -77,14 +77,19 @@ public final class TracewireApp extends Application {
             }
             return BackendClient.start(r.command());
         };
-        return new MainViewModel(executor, store, compiler(), backend,
+        MainViewModel[] self = new MainViewModel[1];
+        self[0] = new MainViewModel(executor, store, compiler(() -> self[0] == null ? null : self[0].browser().tracefs()), backend,
                 cmd -> new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
+        return self[0];
     }
 
-    /** The filter compilers: the real ones once org.tracewire.filter is merged. */
-    static FilterCompilerAdapter compiler() {
-        return new org.tracewire.app.filter.PendingFilterCompiler();
+    /** The filter compilers of org.tracewire.filter, for the byte order of the tree browsed. */
+    static FilterCompilerAdapter compiler(java.util.function.Supplier<Tracefs> tracefs) {
+        return new org.tracewire.app.filter.TracewireFilterCompiler(() -> {
+            Tracefs t = tracefs.get();
+            return t == null ? java.nio.ByteOrder.nativeOrder() : t.byteOrder();
+        });
     }
 
     /** The live tracefs when readable (root), else the repository's snapshot. */

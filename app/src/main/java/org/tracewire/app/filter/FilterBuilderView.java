@@ -69,6 +69,12 @@ public final class FilterBuilderView extends BorderPane {
         addPreview(preview, 0, "Kernel filter", "filter-kernel", vm.kernelProperty());
         addPreview(preview, 1, "Display filter", "filter-display", vm.displayProperty());
         addPreview(preview, 2, "BPF", "filter-bpf", vm.bpfProperty());
+        Label approx = new Label("BPF is approximate: it matches more than the kernel filter (see warnings)");
+        approx.setId("filter-bpf-approximate");
+        approx.setStyle("-fx-text-fill: #a05a00;");
+        approx.visibleProperty().bind(vm.bpfExactProperty().not().and(vm.bpfProperty().isNotEmpty()));
+        approx.managedProperty().bind(approx.visibleProperty());
+        preview.add(approx, 1, 4);
         Label warnings = new Label();
         warnings.setId("filter-warnings");
         warnings.setWrapText(true);

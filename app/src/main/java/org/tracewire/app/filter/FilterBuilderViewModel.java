@@ -31,6 +31,7 @@ public final class FilterBuilderViewModel {
     private final StringProperty bpf = new SimpleStringProperty("");
     private final StringProperty warnings = new SimpleStringProperty("");
     private final BooleanProperty valid = new SimpleBooleanProperty(true);
+    private final BooleanProperty bpfExact = new SimpleBooleanProperty(true);
     private Map<String, Field> fields = Map.of();
 
     /** @param compiler compiles the model into the three forms */
@@ -71,7 +72,8 @@ public final class FilterBuilderViewModel {
             FilterCompilerAdapter.Compiled c = compiler.compile(event.get(), r.toModel());
             kernel.set(c.kernel());
             display.set(c.display());
-            bpf.set(c.bpf() + (c.bpf().isEmpty() || c.bpfExact() ? "" : "   (approximate: matches more)"));
+            bpf.set(c.bpf());
+            bpfExact.set(c.bpfExact());
             warnings.set(String.join("\n", c.warnings()));
         } catch (RuntimeException e) {
             valid.set(false);
@@ -112,6 +114,11 @@ public final class FilterBuilderViewModel {
     /** The BPF preview. */
     public StringProperty bpfProperty() {
         return bpf;
+    }
+
+    /** False when the BPF had to drop conditions (it matches more than the kernel filter). */
+    public BooleanProperty bpfExactProperty() {
+        return bpfExact;
     }
 
     /** Compiler warnings, one per line. */

@@ -4,9 +4,8 @@ import java.util.List;
 import org.tracewire.format.EventFormat;
 
 /**
- * Turns the app's {@link FilterNode} into the three forms the builder previews. The real
- * implementation wraps {@code org.tracewire.filter}'s compilers; until they are on main,
- * {@link PendingFilterCompiler} stands in.
+ * Turns the app's {@link FilterNode} into the three forms the builder previews. The app uses
+ * {@link TracewireFilterCompiler} ({@code org.tracewire.filter}'s compilers); tests may stub it.
  */
 public interface FilterCompilerAdapter {
     /**

@@ -22,7 +22,8 @@ public sealed interface FilterNode {
     record Condition(String field, Operator operator, String value, ValueType type) implements FilterNode {
         @Override
         public String toText() {
-            String v = type == ValueType.STRING ? "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"" : value.strip();
+            // The kernel's strings have no escapes: quote with ' when the value holds a ".
+            String v = type != ValueType.STRING ? value.strip() : value.indexOf('"') >= 0 ? "'" + value + "'" : "\"" + value + "\"";
             return field + " " + operator.symbol() + " " + v;
         }
     }

@@ -41,7 +41,11 @@ public enum ValueType {
             return this == STRING ? "" : "enter a number";
         }
         if (this == STRING) {
-            return text.indexOf('\n') >= 0 ? "a string cannot hold a line break" : "";
+            if (text.indexOf('\n') >= 0) {
+                return "a string cannot hold a line break";
+            }
+            return text.indexOf('"') >= 0 && text.indexOf('\'') >= 0
+                    ? "the kernel's filter strings cannot hold both ' and \"" : "";
         }
         BigInteger v = parseInteger(text.strip());
         if (v == null) {

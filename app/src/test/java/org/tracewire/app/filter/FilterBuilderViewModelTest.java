@@ -10,12 +10,18 @@ import org.junit.jupiter.api.Test;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
-class FilterBuilderViewModelTest {
+public class FilterBuilderViewModelTest {
+    /** The three forms of {@code prev_pid == 1 || next_comm ~ "bash*"} on sched:sched_switch (snapshot id 372). */
+    public static final String KERNEL = "prev_pid == 1 || next_comm ~ \"bash*\"";
+    public static final String DISPLAY = "tracewire.event == \"sched:sched_switch\" && (tracewire.sched.sched_switch.prev_pid == 1"
+            + " || tracewire.sched.sched_switch.next_comm matches \"(?-i)(?s)^bash.*$\")";
+    public static final String BPF = "ether proto 0x88b5 and ether[22:2] = 372";
+
     private FilterBuilderViewModel vm;
 
     @BeforeEach
     void setUp() {
-        vm = new FilterBuilderViewModel(new PendingFilterCompiler());
+        vm = new FilterBuilderViewModel(new TracewireFilterCompiler(() -> java.nio.ByteOrder.LITTLE_ENDIAN));
         vm.eventProperty().set(Tracefs.open(Prerequisites.snapshot()).format("sched", "sched_switch"));
     }
 
@@ -44,9 +50,14 @@ class FilterBuilderViewModelTest {
                         new FilterNode.Condition("next_comm", Operator.GLOB, "bash*", ValueType.STRING)))));
         assertEquals(expected, model);
         assertTrue(vm.validProperty().get());
-        assertEquals("(prev_pid == 1 || next_comm ~ \"bash*\")", vm.kernelProperty().get());
+        assertEquals(KERNEL, vm.kernelProperty().get());
+        assertEquals(DISPLAY, vm.displayProperty().get());
+        assertEquals(BPF, vm.bpfProperty().get());
+        assertFalse(vm.bpfExactProperty().get());
+        assertTrue(vm.warningsProperty().get().contains("prev_pid == 1 dropped"), vm.warningsProperty().get());
 
         or.negatedProperty().set(true);
+        assertEquals("!(" + KERNEL + ")", vm.kernelProperty().get());
         assertEquals("!(prev_pid == 1 || next_comm ~ \"bash*\")", vm.kernelProperty().get());
     }
 

@@ -23,6 +23,7 @@ import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.tracewire.app.capture.CaptureEventSpec;
+import org.tracewire.app.filter.FilterBuilderViewModelTest;
 import org.tracewire.app.filter.FilterNode;
 import org.tracewire.app.filter.Operator;
 
@@ -87,10 +88,12 @@ class MainViewGuiTest {
         FilterNode.Group or = (FilterNode.Group) model.children().get(0);
         assertEquals(FilterNode.Combinator.OR, or.combinator());
         assertEquals(2, or.children().size());
-        assertEquals("(prev_pid == 1 || next_comm ~ \"bash*\")", robot.lookup("#filter-kernel").queryAs(TextField.class).getText());
-        // Display filter and BPF: asserted once org.tracewire.filter is on main (see PendingFilterCompiler).
+        assertEquals(FilterBuilderViewModelTest.KERNEL, robot.lookup("#filter-kernel").queryAs(TextField.class).getText());
+        assertEquals(FilterBuilderViewModelTest.DISPLAY, robot.lookup("#filter-display").queryAs(TextField.class).getText());
+        assertEquals(FilterBuilderViewModelTest.BPF, robot.lookup("#filter-bpf").queryAs(TextField.class).getText());
+        assertTrue(robot.lookup("#filter-bpf-approximate").queryAs(Label.class).isVisible());
         robot.clickOn("#filter-use");
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", "(prev_pid == 1 || next_comm ~ \"bash*\")")),
+        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", FilterBuilderViewModelTest.KERNEL)),
                 GuiTestSupport.vm.capture().getEvents());
         assertEquals(3, robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex());
     }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.app.capture.CaptureEventSpec;
 import org.tracewire.app.filter.Operator;
-import org.tracewire.app.filter.PendingFilterCompiler;
+import org.tracewire.app.filter.TracewireFilterCompiler;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
@@ -23,7 +23,7 @@ class MainViewModelTest {
     Path dir;
 
     private MainViewModel vm(List<List<String>> started, String path) {
-        return new MainViewModel(new DirectTaskExecutor(), new SessionStore(dir.resolve("config")), new PendingFilterCompiler(),
+        return new MainViewModel(new DirectTaskExecutor(), new SessionStore(dir.resolve("config")), new TracewireFilterCompiler(() -> java.nio.ByteOrder.LITTLE_ENDIAN),
                 () -> null, started::add, Map.of("PATH", path));
     }
 
