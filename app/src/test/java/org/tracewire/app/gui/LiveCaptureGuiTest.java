@@ -1,0 +1,102 @@
+package org.tracewire.app.gui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Scene;
+import javafx.scene.control.Label;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+import org.tracewire.app.backend.BackendClient;
+import org.tracewire.app.backend.Messages;
+import org.tracewire.app.capture.CaptureView;
+import org.tracewire.app.capture.CaptureViewModel;
+import org.tracewire.app.capture.EventRow;
+import org.tracewire.app.util.FxTaskExecutor;
+import org.tracewire.testing.Prerequisites;
+
+/**
+ * A capture through the real backend process ({@code org.tracewire.cli.Main backend}, started on
+ * this JVM's class path like the launcher would start it) into the capture view: rows arrive,
+ * counters move, stop reports the final count, the pcapng is written. Needs root and tracefs.
+ */
+@Tag("live")
+@ExtendWith(ApplicationExtension.class)
+class LiveCaptureGuiTest {
+    @TempDir
+    static Path dir;
+    private CaptureViewModel vm;
+    private BackendClient client;
+
+    @BeforeAll
+    static void prerequisites() {
+        Prerequisites.requireRoot();
+        Prerequisites.requireTracefs();
+    }
+
+    @Start
+    void start(Stage stage) {
+        vm = new CaptureViewModel(new FxTaskExecutor(), () -> {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            client = BackendClient.start(List.of(java, "-cp", System.getProperty("java.class.path"),
+                    "org.tracewire.cli.Main", "backend"));
+            return client;
+        });
+        stage.setScene(new Scene(new CaptureView(vm), 1200, 800));
+        stage.show();
+    }
+
+    @AfterEach
+    void closeBackend() {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Test
+    void rowsArriveAndCountersMove(FxRobot robot) throws Exception {
+        Path pcapng = dir.resolve("live.pcapng");
+        GuiTestSupport.fx(() -> {
+            vm.addEvent("sched:sched_switch", "");
+            vm.addEvent("sched:sched_wakeup", "");
+            vm.ifaceProperty().set("");
+            vm.pcapngProperty().set(pcapng.toString());
+        });
+        robot.clickOn("#capture-start");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.runningProperty().get() || vm.statusProperty().get().startsWith("cannot"));
+        assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
+        // Make some scheduler traffic.
+        Process p = new ProcessBuilder("sh", "-c", "for i in $(seq 200); do sleep 0.001; done").start();
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> vm.getRows().size() > 10 && vm.eventCountProperty().get() > 10);
+        p.waitFor();
+        long first = vm.eventCountProperty().get();
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> vm.eventCountProperty().get() > first);
+        EventRow row = WaitForAsyncUtils.asyncFx(() -> vm.getRows().get(0)).get();
+        assertTrue(row.event().startsWith("sched:sched_"), row.toString());
+        assertTrue(row.ts() > 1_600_000_000_000_000_000L, "wall-clock ns: " + row.ts());
+        assertTrue(!row.text().isEmpty() && !row.fields().isEmpty(), row.toString());
+        String shown = robot.lookup("#capture-count-events").queryAs(Label.class).getText();
+        assertTrue(!shown.equals("0"), shown);
+
+        robot.clickOn("#capture-stop");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !vm.runningProperty().get() && !vm.busyProperty().get());
+        assertTrue(vm.statusProperty().get().startsWith("stopped: "), vm.statusProperty().get());
+        assertTrue(vm.eventCountProperty().get() >= first);
+        assertTrue(Files.size(pcapng) > 0, "pcapng written");
+        Messages.Hello hello = client.hello().get(10, TimeUnit.SECONDS);
+        assertEquals(true, hello.live());
+    }
+}
