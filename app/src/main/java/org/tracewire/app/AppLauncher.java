@@ -15,6 +15,7 @@ import org.tracewire.app.main.MainView;
 public final class AppLauncher {
     private static volatile MainView.Page startPage = MainView.Page.START;
     private static volatile Path configDir;
+    private static volatile boolean screenshotMode;
 
     private AppLauncher() {
     }
@@ -44,6 +45,16 @@ public final class AppLauncher {
         }
         Application.launch(TracewireApp.class);
         return 0;
+    }
+
+    /** @param on fill the views with an example and start a capture on the capture page (README screenshots) */
+    public static void setScreenshotMode(boolean on) {
+        screenshotMode = on;
+    }
+
+    /** True in the hidden screenshot mode. */
+    public static boolean screenshotMode() {
+        return screenshotMode;
     }
 
     /** The page shown first. */

@@ -53,6 +53,9 @@ public final class TracewireApp extends Application {
         restore(stage, store.windowState());
         stage.setOnCloseRequest(e -> saveWindow(stage, store));
         view.show(AppLauncher.startPage());
+        if (AppLauncher.screenshotMode()) {
+            org.tracewire.app.main.ScreenshotScript.run(vm, AppLauncher.startPage());
+        }
         vm.browser().load(tracefs());
         stage.show();
     }

@@ -41,11 +41,16 @@ public final class Main implements Callable<Integer> {
             description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark).")
     String view;
 
+    @Option(names = "--screenshot-mode", hidden = true,
+            description = "Desktop app: fill the views with an example (and start a capture on the capture view).")
+    boolean screenshotMode;
+
     /** Opens the desktop app when there is a display, else prints usage (the subcommand list). */
     @Override
     public Integer call() {
         if (AppLauncher.hasDisplay(System.getenv())) {
             try {
+                AppLauncher.setScreenshotMode(screenshotMode);
                 return AppLauncher.launch(view);
             } catch (IllegalArgumentException e) {
                 throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark)");
@@ -72,6 +77,7 @@ public final class Main implements Callable<Integer> {
         PrintWriter o = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
         PrintWriter e = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
         CommandLine cl = new CommandLine(new Main());
+        cl.setAllowSubcommandsAsOptionParameters(true); // --view filter names a view, not the subcommand
         cl.setOut(o);
         cl.setErr(e);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {

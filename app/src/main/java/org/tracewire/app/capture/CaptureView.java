@@ -34,6 +34,7 @@ public final class CaptureView extends BorderPane {
     public static final long FLUSH_INTERVAL_NANOS = 250_000_000L;
     private final AnimationTimer pulse;
     private final TableView<EventRow> table = new TableView<>();
+    private javafx.scene.control.CheckBox follow;
 
     /** @param vm the view model */
     public CaptureView(CaptureViewModel vm) {
@@ -137,7 +138,12 @@ public final class CaptureView extends BorderPane {
         Label rows = new Label();
         rows.setId("capture-rows");
         rows.textProperty().bind(Bindings.size(vm.getRows()).asString("%,d rows shown (latest " + String.format("%,d", CaptureViewModel.WINDOW) + ")"));
-        SplitPane center = new SplitPane(new VBox(4, rows, grow(table)), fields);
+        javafx.scene.control.CheckBox follow = new javafx.scene.control.CheckBox("Follow newest");
+        follow.setId("capture-follow");
+        follow.setSelected(true);
+        this.follow = follow;
+        HBox tableHead = new HBox(16, rows, follow);
+        SplitPane center = new SplitPane(new VBox(4, tableHead, grow(table)), fields);
         center.setOrientation(javafx.geometry.Orientation.VERTICAL);
         center.setDividerPositions(0.78);
         setLeft(left);
@@ -153,7 +159,13 @@ public final class CaptureView extends BorderPane {
                 // table changes leave the JavaFX thread idle most of the time.
                 if (now - last >= FLUSH_INTERVAL_NANOS) {
                     last = now;
+                    int before = vm.getRows().isEmpty() ? -1 : System.identityHashCode(vm.getRows().get(vm.getRows().size() - 1));
                     vm.flush();
+                    int size = vm.getRows().size();
+                    if (CaptureView.this.follow.isSelected() && size > 0
+                            && System.identityHashCode(vm.getRows().get(size - 1)) != before) {
+                        table.scrollTo(size - 1);
+                    }
                 }
             }
         };
