@@ -1,28 +1,40 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots of the desktop app from real runs under Xvfb:
-#   docs/screenshots/take.sh [VIEW ...]     (default: start browser filter capture wireshark)
-# Needs xvfb and imagemagick (apt-get install -y xvfb imagemagick). Run as root to show the live
-# tracefs and a real capture (as another user the browser shows the snapshot, read only).
+#   docs/screenshots/take.sh [VIEW ...]
+# VIEW: start browser filter capture wireshark (default: all, plus browser-snapshot).
+# browser-snapshot runs the app as user nobody (as root only): the browser then shows the
+# checked-in snapshot, read only. The others run as the caller: as root the live tracefs and a
+# real capture through the backend. Needs xvfb and imagemagick (apt-get install -y xvfb imagemagick).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out="$here/docs/screenshots"
 views=("$@")
-[ ${#views[@]} -gt 0 ] || views=(start browser filter capture wireshark)
-export XDG_CONFIG_HOME=$(mktemp -d)    # fresh window state and recent list
-mkdir -p "$XDG_CONFIG_HOME/tracewire"
-# The window at the top left, 1200x800 (no window manager under Xvfb: no decorations).
-echo '{"x":0,"y":0,"width":1200,"height":800,"maximized":false}' >"$XDG_CONFIG_HOME/tracewire/window.json"
+[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark)
 "$here/tracewire" --version >/dev/null    # build first (the launcher rebuilds when sources changed)
 for v in "${views[@]}"; do
+  cfg=$(mktemp -d)    # fresh window state and recent list
+  chmod 755 "$cfg"
+  mkdir -p "$cfg/tracewire"
+  # The window at the top left, 1200x800 (no window manager under Xvfb: no decorations).
+  echo '{"x":0,"y":0,"width":1200,"height":800,"maximized":false}' >"$cfg/tracewire/window.json"
   wait_s=12
   [ "$v" = capture ] && wait_s=25
+  run="env XDG_CONFIG_HOME=$cfg"
+  view=$v
+  if [ "$v" = browser-snapshot ]; then
+    [ "$(id -u)" -eq 0 ] || { echo "screenshots: browser-snapshot needs root (to run as nobody)" >&2; continue; }
+    chmod -R a+rwX "$cfg"
+    run="runuser -u nobody -- env HOME=$cfg XDG_CONFIG_HOME=$cfg XAUTHORITY=$cfg/xauth"
+    view=browser
+  fi
   xvfb-run -a -s '-screen 0 1280x900x24' bash -c "
-    '$here/tracewire' --view=$v --screenshot-mode >/tmp/tracewire-shot-$v.log 2>&1 &
+    cp \"\$XAUTHORITY\" '$cfg/xauth' && chmod 644 '$cfg/xauth'
+    $run '$here/tracewire' --view $view --screenshot-mode >/tmp/tracewire-shot-$v.log 2>&1 &
     app=\$!
     sleep $wait_s
     import -window root -crop 1200x800+0+0 +repage '$out/$v.png'
-    kill \$app; wait \$app 2>/dev/null || true
+    kill \$app 2>/dev/null; wait \$app 2>/dev/null || true
   "
+  rm -rf "$cfg"
   echo "screenshots: $out/$v.png"
 done
-rm -rf "$XDG_CONFIG_HOME"

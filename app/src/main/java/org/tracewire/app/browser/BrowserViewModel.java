@@ -62,7 +62,7 @@ public final class BrowserViewModel {
             String tr = String.join(" ", safe(source::availableTracers));
             List<String> cl = safe(source::traceClocks);
             String cur = safeString(source::currentClock);
-            String buf = safeString(() -> source.bufferSizeKb() + " KB per CPU");
+            String buf = bufferText(safeString(() -> source.read("buffer_size_kb")));
             return new Loaded(events, tr, String.join(" ", cl) + (cur.isEmpty() ? "" : " (current: " + cur + ")"), buf);
         }, loaded -> {
             tracefs = source;
@@ -76,6 +76,21 @@ public final class BrowserViewModel {
             status.set(allEvents.size() + " events in " + source.label());
             applyFilter();
         }, e -> status.set("cannot read " + source.label() + ": " + e.getMessage()));
+    }
+
+    /**
+     * Describes the {@code buffer_size_kb} file: {@code 1410} or {@code 7 (expanded: 1408)} (the
+     * kernel keeps a minimal buffer until tracing is first used).
+     *
+     * @param raw the file's text
+     * @return e.g. "1410 KB per CPU" or "7 KB per CPU (1408 KB once tracing is used)"
+     */
+    public static String bufferText(String raw) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(?:\\(expanded:\\s*(\\d+)\\))?").matcher(raw.strip());
+        if (!m.lookingAt()) {
+            return raw.strip();
+        }
+        return m.group(1) + " KB per CPU" + (m.group(2) != null ? " (" + m.group(2) + " KB once tracing is used)" : "");
     }
 
     private record Loaded(List<String> events, String tracers, String clocks, String buffer) {

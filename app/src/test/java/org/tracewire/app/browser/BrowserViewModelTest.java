@@ -30,7 +30,8 @@ class BrowserViewModelTest {
         assertEquals("snapshot of Linux 6.18, read only", vm.sourceLabelProperty().get());
         assertTrue(vm.tracersProperty().get().contains("nop"), vm.tracersProperty().get());
         assertTrue(vm.clocksProperty().get().contains("local"), vm.clocksProperty().get());
-        assertTrue(vm.bufferSizeProperty().get().endsWith("KB per CPU"), vm.bufferSizeProperty().get());
+        assertEquals("7 KB per CPU (1408 KB once tracing is used)", vm.bufferSizeProperty().get());
+        assertEquals("1410 KB per CPU", BrowserViewModel.bufferText("1410\n"));
     }
 
     @Test
