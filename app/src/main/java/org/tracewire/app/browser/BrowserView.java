@@ -89,7 +89,16 @@ public final class BrowserView extends SplitPane {
         filter.setId("details-filter");
         TableView<EventDetails.FieldRow> fields = new TableView<>();
         fields.setId("details-fields");
-        fields.getColumns().add(col("Name", EventDetails.FieldRow::name, 150));
+        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 170);
+        nameCol.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+            @Override
+            protected void updateItem(EventDetails.FieldRow r, boolean empty) {
+                super.updateItem(r, empty);
+                setText(empty || r == null ? null : r.name());
+                setGraphic(empty || r == null ? null : Icons.view(kindGlyph(r.kind())));
+            }
+        });
+        fields.getColumns().add(nameCol);
         fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 170));
         fields.getColumns().add(col("Offset", EventDetails.FieldRow::offset, 60));
         fields.getColumns().add(col("Size", EventDetails.FieldRow::size, 50));
@@ -160,6 +169,23 @@ public final class BrowserView extends SplitPane {
         c.setCellValueFactory(cd -> new javafx.beans.property.ReadOnlyObjectWrapper<>(get.apply(cd.getValue())));
         c.setPrefWidth(width);
         return c;
+    }
+
+    /** @param kind a field kind in lower case @return the glyph resource showing it */
+    static String kindGlyph(String kind) {
+        if (kind.startsWith("integer")) {
+            return "glyph-field-integer.png";
+        }
+        if (kind.startsWith("pointer")) {
+            return "glyph-field-pointer.png";
+        }
+        if (kind.startsWith("char_array") || kind.startsWith("dynamic_string")) {
+            return "glyph-field-string.png";
+        }
+        if (kind.contains("array") || kind.contains("cpumask")) {
+            return "glyph-field-array.png";
+        }
+        return "glyph-field-opaque.png";
     }
 
     private void rebuildTree() {
