@@ -43,6 +43,11 @@ public final class AppLauncher {
         if (view != null && !view.isBlank()) {
             startPage = MainView.Page.valueOf(view.strip().toUpperCase(Locale.ROOT));
         }
+        if (!hasGtk3()) {
+            System.err.println("tracewire: the desktop app needs GTK 3 (JavaFX's toolkit on Linux); install it with:");
+            System.err.println("sudo apt-get install -y libgtk-3-0");
+            return 1;
+        }
         Application.launch(TracewireApp.class);
         return 0;
     }
@@ -55,6 +60,22 @@ public final class AppLauncher {
     /** True in the hidden screenshot mode. */
     public static boolean screenshotMode() {
         return screenshotMode;
+    }
+
+    /**
+     * Whether GTK 3 is installed (JavaFX cannot open a window without it and only says "Unable to
+     * load glass GTK library"). Looks in the usual library directories.
+     *
+     * @return true when libgtk-3.so.0 is found
+     */
+    public static boolean hasGtk3() {
+        for (String dir : new String[] {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+                "/lib/x86_64-linux-gnu", "/usr/local/lib"}) {
+            if (Files.exists(Path.of(dir, "libgtk-3.so.0"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The page shown first. */
