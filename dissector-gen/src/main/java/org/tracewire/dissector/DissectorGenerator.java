@@ -69,7 +69,16 @@ public final class DissectorGenerator {
     }
 
     /** What one generation produced. */
-    public record Result(String lua, int events, int fields, int fallbackEvents, long formatHash) {
+    /**
+     * @param lua            the plugin text
+     * @param events         events with tables
+     * @param fields         generated ProtoFields (event fields and flag bits)
+     * @param fallbackEvents events whose Info column is name=value pairs
+     * @param formatHash     the catalog's format identity hash
+     * @param abbreviations  per event ({@code system:event}) the abbreviation of each own field, in order
+     */
+    public record Result(String lua, int events, int fields, int fallbackEvents, long formatHash,
+                         Map<String, List<String>> abbreviations) {
     }
 
     /** Generates the plugin for all formats of the catalog. */
@@ -97,13 +106,16 @@ public final class DissectorGenerator {
         int fields = 0;
         int fallbacks = 0;
         Set<Integer> seen = new java.util.HashSet<>();
+        Map<String, List<String>> abbreviations = new LinkedHashMap<>();
         for (EventFormat f : events) {
             if (!seen.add(f.id())) {
                 tables.append("-- skipped: duplicate event id ").append(f.id()).append(' ')
                         .append(LuaWriter.string(f.fullName())).append('\n');
                 continue;
             }
-            EventOut o = event(f, names);
+            List<String> abbrevs = new ArrayList<>();
+            abbreviations.put(f.fullName(), abbrevs);
+            EventOut o = event(f, names, abbrevs);
             tables.append(o.text);
             fields += o.fields;
             fallbacks += o.fallback ? 1 : 0;
@@ -124,7 +136,8 @@ public final class DissectorGenerator {
         head = replaceOnce(head, "local TW_GEN_SOURCE = \"runtime only (no event tables)\"\n",
                 "local TW_GEN_SOURCE = " + LuaWriter.string(sourceLabel) + "\n");
         out.append(head).append(BEGIN).append(tables).append(rt.substring(e));
-        return new Result(out.toString(), seen.size(), fields, fallbacks, hash);
+        return new Result(out.toString(), seen.size(), fields, fallbacks, hash,
+                java.util.Collections.unmodifiableMap(abbreviations));
     }
 
     private static String replaceOnce(String s, String what, String with) {
@@ -138,7 +151,7 @@ public final class DissectorGenerator {
     private record EventOut(String text, int fields, boolean fallback) {
     }
 
-    private EventOut event(EventFormat f, FieldNames names) {
+    private EventOut event(EventFormat f, FieldNames names, List<String> abbrevs) {
         StringBuilder sb = new StringBuilder(512);
         String prefix = FieldNames.eventPrefix(f.system(), f.name());
         EventPrinter printer = EventPrinter.compile(f, layout);
@@ -164,6 +177,7 @@ public final class DissectorGenerator {
         int count = 0;
         for (Field fl : f.fields()) {
             String abbrev = names.unique(prefix, fl.name());
+            abbrevs.add(abbrev);
             count++;
             String[] type = protoType(fl);
             sb.append(" {").append(LuaWriter.string(fl.name())).append(',').append(kindNumber(fl.kind())).append(',')
