@@ -60,6 +60,14 @@ public final class CaptureCommand implements Callable<Integer> {
     @Option(names = "--clock", paramLabel = "CLOCK", defaultValue = "mono", description = "Trace clock (default: mono).")
     String clock;
 
+    @Option(names = "--delay", paramLabel = "SECONDS",
+            description = "Wait this long after creating the outputs before tracing (time to start a capture tool).")
+    double delay;
+
+    @Option(names = "--linger", paramLabel = "SECONDS", defaultValue = "1",
+            description = "Keep the TAP interface this long after the last frame (default: 1).")
+    double linger;
+
     @Option(names = "--max-frame", paramLabel = "BYTES", description = "Largest frame incl. Ethernet header (default: 1514).")
     int maxFrame = WireFrame.DEFAULT_MAX_FRAME;
 
@@ -70,8 +78,8 @@ public final class CaptureCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (duration < 0 || count < 0 || bufferKb < 0) {
-            throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
+        if (duration < 0 || count < 0 || bufferKb < 0 || delay < 0 || linger < 0) {
+            throw new Main.UsageException("--duration, --count, --delay and --buffer-kb must not be negative");
         }
         if (noIface && iface != null) {
             throw new Main.UsageException("-i and --no-iface contradict each other");
@@ -103,7 +111,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng, bufferKb, clock,
-                maxFrame);
+                maxFrame, delay, linger);
         try {
             CaptureRun.Summary s = CaptureRun.run(top, o, err);
             out.println(s.describe());

@@ -29,6 +29,8 @@ import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.MacAddress;
 
 /**
  * Per-core throughput of the capture path on real sub-buffers of this machine (the page fixture:
@@ -66,6 +68,42 @@ public class RecordPipelineBenchmark {
             records += SubBuffer.decode(ByteBuffer.wrap(p.bytes()), layout, p.cpu()).records().size();
         }
         System.out.println("\nrecords per invocation: " + records);
+    }
+
+    FrameEncoder encoder;
+    ByteBuffer frame;
+    org.tracewire.pcapng.PcapngWriter pcapng;
+
+    @Setup(Level.Trial)
+    public void setupEncoder() throws Exception {
+        encoder = new FrameEncoder(MacAddress.TRACEWIRE, MacAddress.forHost("bench"), 1L);
+        encoder.prepare(formats.values());
+        frame = ByteBuffer.allocateDirect(encoder.maxFrameSize());
+        pcapng = new org.tracewire.pcapng.PcapngWriter(java.nio.channels.Channels.newChannel(
+                java.io.OutputStream.nullOutputStream()), new org.tracewire.pcapng.SectionInfo("bench", "Linux", "bench"));
+        pcapng.addInterface(org.tracewire.pcapng.InterfaceInfo.ethernet("tracewire", "bench", 65535));
+    }
+
+    /**
+     * The capture emitter's per-record work without the kernel: decode the pages, build an
+     * {@link EventRecord} per record, encode its frame and write it to a pcapng stream (to a null
+     * output).
+     */
+    @Benchmark
+    public void decodeEncodePcapng(Records counter) throws java.io.IOException {
+        long seq = 0;
+        for (int i = 0; i < PAGES; i++) {
+            SubBuffer sb = SubBuffer.decode(pages.get(i), layout, cpus[i]);
+            for (RawRecord r : sb.records()) {
+                EventFormat f = formats.get(r.eventId());
+                EventRecord er = new EventRecord(f, kernel, r.cpu(), r.timestamp(), r.payload());
+                frame.clear();
+                encoder.encode(er, r.cpu(), seq++, 0, r.timestamp(), 0, frame);
+                frame.flip();
+                pcapng.writePacket(0, r.timestamp(), frame, frame.remaining(), 0);
+            }
+            counter.records += sb.records().size();
+        }
     }
 
     /** Counts records, so JMH reports records per second beside invocations. */

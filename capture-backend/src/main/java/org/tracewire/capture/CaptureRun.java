@@ -29,9 +29,13 @@ public final class CaptureRun {
      * @param bufferKb   per-CPU buffer size, 0 for the default
      * @param clock      trace clock, e.g. {@code mono}
      * @param maxFrame   largest frame in bytes
+     * @param delayS     seconds to wait between opening the outputs and starting to trace (time to
+     *                   point a capture tool at a new interface)
+     * @param lingerS    seconds to keep a TAP interface after the last frame, so capture tools on it
+     *                   read the tail before the interface disappears
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
-                          Path pcapng, int bufferKb, String clock, int maxFrame) {
+                          Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS) {
     }
 
     /**
@@ -43,8 +47,10 @@ public final class CaptureRun {
      * @param frames   frames written
      * @param bytes    frame bytes written (per output)
      * @param cpus     per-CPU counters
+     * @param cpuSeconds CPU time this process used while tracing (user + system, s), startup excluded
      */
-    public record Summary(double seconds, long read, long emitted, long frames, long bytes, List<CpuStats> cpus) {
+    public record Summary(double seconds, long read, long emitted, long frames, long bytes, List<CpuStats> cpus,
+                          double cpuSeconds) {
         /** Events the kernel dropped and counted, all CPUs. */
         public long lostKnown() {
             return cpus.stream().mapToLong(CpuStats::lostKnown).sum();
@@ -64,8 +70,13 @@ public final class CaptureRun {
                 sb.append(String.format(Locale.ROOT, " cpu%d %d%s", c.cpu(), c.lostKnown(),
                         c.lostUnknownPages() > 0 ? " (+ unknown in " + c.lostUnknownPages() + " pages)" : ""));
             }
+            sb.append(String.format(Locale.ROOT, ", cpu %.0f%% of one core", seconds > 0 ? cpuSeconds / seconds * 100 : 0));
             return sb.toString();
         }
+    }
+
+    private static double processCpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
     }
 
     private CaptureRun() {
@@ -109,8 +120,20 @@ public final class CaptureRun {
             engine = new CaptureEngine(session.instance(), session.layout(), catalog.byId(), session.clock(),
                     List.of(limited));
             engine.start();
+            if (o.delayS() > 0) {
+                if (progress != null) {
+                    progress.printf(Locale.ROOT, "capture: outputs open (%s); tracing starts in %.1f s%n",
+                            String.join(", ", sink.outputs().stream().map(FrameOutput::describe).toList()), o.delayS());
+                    progress.flush();
+                }
+                long until = System.nanoTime() + (long) (o.delayS() * 1e9);
+                while (!stop.get() && System.nanoTime() < until) {
+                    Thread.sleep(20);
+                }
+            }
             session.start();
             start = System.nanoTime();
+            double cpuStart = processCpuSeconds();
             long lastPrint = start;
             long lastCount = 0;
             while (!stop.get()) {
@@ -136,8 +159,12 @@ public final class CaptureRun {
             engine = null;
             finished.stop();
             double secs = (System.nanoTime() - start) / 1e9;
+            double cpu = processCpuSeconds() - cpuStart;
+            if (o.tapName() != null && o.lingerS() > 0 && !stop.get()) {
+                Thread.sleep((long) (o.lingerS() * 1000));
+            }
             long read = finished.stats().stream().mapToLong(CpuStats::records).sum();
-            return new Summary(secs, read, finished.emitted(), sink.frames(), sink.bytes(), finished.stats());
+            return new Summary(secs, read, finished.emitted(), sink.frames(), sink.bytes(), finished.stats(), cpu);
         } finally {
             if (engine != null) {
                 // an error before the normal stop: the readers must let go of trace_pipe_raw first

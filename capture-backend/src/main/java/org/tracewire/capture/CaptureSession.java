@@ -32,6 +32,9 @@ public final class CaptureSession implements AutoCloseable {
 
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
 
+    /** The instance's {@code buffer_percent}: pollers of trace_pipe_raw wake at this fill level. */
+    public static final int BUFFER_PERCENT = 20;
+
     private final TracefsInstance instance;
     private SubBufferLayout layout;
     private ClockSync clock = ClockSync.none();
@@ -129,6 +132,11 @@ public final class CaptureSession implements AutoCloseable {
             if (clock != null) {
                 inst.setClock(clock);
             }
+            if (capture && inst.exists("buffer_percent")) {
+                // wake the readers' poll() at a fifth of the buffer, not half: more headroom when
+                // the CPUs are busy and a reader is slow to be scheduled
+                inst.write("buffer_percent", Integer.toString(BUFFER_PERCENT));
+            }
             for (EventSelection e : events) {
                 if (e.filter() != null && !e.filter().isBlank()) {
                     session.applyFilter(e);
@@ -223,8 +231,10 @@ public final class CaptureSession implements AutoCloseable {
         if (closed) {
             return;
         }
-        closed = true;
+        // closed only once the instance is really gone: a close that fails (a reader still holds
+        // trace_pipe_raw open) is retried by the next caller
         instance.close();
+        closed = true;
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException ignored) {

@@ -1,8 +1,7 @@
 package org.tracewire.capture;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import org.tracewire.posix.Posix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -22,24 +21,12 @@ import java.util.concurrent.TimeUnit;
  * Not thread-safe: one writer.
  */
 public final class TapDevice implements AutoCloseable {
-    private static final int O_RDWR = 2;
     private static final long TUNSETIFF = 0x400454caL;
     private static final short IFF_TAP = 0x0002;
     private static final short IFF_NO_PI = 0x1000;
     /** Linux IFNAMSIZ minus the NUL. */
     public static final int MAX_NAME = 15;
 
-    interface LibC extends Library {
-        LibC INSTANCE = Native.load("c", LibC.class);
-
-        int open(String path, int flags) throws LastErrorException;
-
-        int ioctl(int fd, long request, byte[] ifreq) throws LastErrorException;
-
-        long write(int fd, ByteBuffer buffer, long count) throws LastErrorException;
-
-        int close(int fd) throws LastErrorException;
-    }
 
     private final String name;
     private int fd;
@@ -64,7 +51,7 @@ public final class TapDevice implements AutoCloseable {
         }
         int fd;
         try {
-            fd = LibC.INSTANCE.open("/dev/net/tun", O_RDWR);
+            fd = Posix.open("/dev/net/tun", Posix.O_RDWR);
         } catch (LastErrorException e) {
             throw new IOException("cannot open /dev/net/tun: errno " + e.getErrorCode()
                     + (e.getErrorCode() == 1 || e.getErrorCode() == 13 ? " (needs root or CAP_NET_ADMIN)" : ""), e);
@@ -76,7 +63,7 @@ public final class TapDevice implements AutoCloseable {
         ifreq[16] = (byte) (flags & 0xff);
         ifreq[17] = (byte) ((flags >> 8) & 0xff);
         try {
-            LibC.INSTANCE.ioctl(fd, TUNSETIFF, ifreq);
+            Posix.ioctl(fd, TUNSETIFF, ifreq);
         } catch (LastErrorException e) {
             closeQuietly(fd);
             throw new IOException("TUNSETIFF " + name + " failed: errno " + e.getErrorCode()
@@ -114,7 +101,7 @@ public final class TapDevice implements AutoCloseable {
         int len = frame.remaining();
         ByteBuffer view = frame.position() == 0 ? frame : frame.slice();
         try {
-            long n = LibC.INSTANCE.write(fd, view, len);
+            long n = Posix.write(fd, view, len);
             if (n != len) {
                 throw new IOException("short write to " + name + ": " + n + " of " + len + " bytes");
             }
@@ -147,7 +134,7 @@ public final class TapDevice implements AutoCloseable {
 
     private static void closeQuietly(int fd) {
         try {
-            LibC.INSTANCE.close(fd);
+            Posix.close(fd);
         } catch (LastErrorException ignored) {
             // the descriptor is gone either way
         }

@@ -82,9 +82,17 @@ final class Evaluator {
         } else if (e instanceof Expr.FieldRef f) {
             return field(f.field(), f.name());
         } else if (e instanceof Expr.Ident id) {
-            Long known = KnownConstants.VALUES.get(id.name());
+            Long known = ctx.enums().value(id.name());
+            if (known == null) {
+                known = KnownConstants.VALUES.get(id.name());
+            }
             if (known != null) {
-                return Val.Int.of(known, 4, known <= Integer.MAX_VALUE);
+                // C: an enum constant is an int; gcc widens the enum type when its values need it
+                long k = known;
+                if (k == (int) k) {
+                    return Val.Int.of(k, 4, true);
+                }
+                return (k >>> 32) == 0 ? Val.Int.of(k, 4, false) : Val.Int.of(k, 8, k < 0);
             }
             throw new EvalException("col " + id.column() + ": unresolved identifier " + id.name());
         } else if (e instanceof Expr.Index ix) {
@@ -418,9 +426,9 @@ final class Evaluator {
     Val cast(CType type, Val v) {
         if (type.pointer()) {
             if (v instanceof Val.Mem m) {
-                int es = CTypes(type.pointee());
-                return new Val.Mem(m.data(), m.offset(), m.limit(), es > 0 ? es : 1, !type.pointee().startsWith("u")
-                        && org.tracewire.format.CTypes.isSigned(type.pointee()));
+                int es = org.tracewire.format.CTypes.sizeOf(type.pointee(), longSize);
+                return new Val.Mem(m.data(), m.offset(), m.limit(), es > 0 ? es : 1,
+                        org.tracewire.format.CTypes.isSigned(type.pointee()));
             }
             if (v instanceof Val.Text) {
                 return v;
@@ -443,10 +451,6 @@ final class Evaluator {
             return Val.Int.of(i.bits(), size, type.signed());
         }
         throw new EvalException("cannot cast " + describe(v) + " to " + type.text());
-    }
-
-    private static int CTypes(String type) {
-        return org.tracewire.format.CTypes.sizeOf(type, 8) > 0 ? org.tracewire.format.CTypes.sizeOf(type, 8) : -1;
     }
 
     // ------------------------------------------------------------------ helpers

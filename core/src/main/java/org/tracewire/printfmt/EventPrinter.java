@@ -21,7 +21,10 @@ import org.tracewire.record.EventRecord;
  * extension, an unknown field), the printer is a <em>fallback printer</em>: {@link #isFallback()}
  * is true and {@link #fallbackReason()} says why ({@code "col 57: unknown helper trace_seq_printf"}).
  * When evaluating one record fails (a record too short, an index out of range, a division by zero,
- * an unresolved enum name that had to be compared, a missing symbol table …) that record is
+ * an identifier that is neither in the context's {@link PrintContext#enums() enum constants} nor in
+ * a small built-in table of ABI-stable ones — e.g. the run-time variables {@code vmemmap_base} or
+ * {@code jiffies} —, a {@code %pS} without a symbol table, a {@code %s} whose string is not in
+ * {@code printk_formats}, {@code jiffies_to_msecs} without HZ, {@code %pK} …) that record is
  * rendered in the fallback format and {@link #renderDetailed} reports the reason. The fallback
  * format follows libtraceevent's {@code tep_print_fields()}: each of the event's own (non-common)
  * fields as {@code name=value}, separated by single spaces, where

@@ -72,13 +72,12 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
         long timestamp = buf.getLong(layout.timestampOffset());
         long commit = layout.commitSize() == 8 ? buf.getLong(layout.commitOffset())
                 : buf.getInt(layout.commitOffset()) & 0xffffffffL;
+        // The kernel ORs the flags in as int constants ((1 << 31) sign-extends into a 64-bit
+        // local_t), so only the low 32 bits carry meaning, as libtraceevent's kbuffer reads them.
+        commit &= 0xffffffffL;
         boolean missed = (commit & MISSED_EVENTS) != 0;
         boolean stored = (commit & MISSED_STORED) != 0;
         long length = commit & 0x3fffffffL;
-        if ((commit >>> 32) != 0) {
-            throw new CorruptPageException(cpu, layout.commitOffset(), "commit 0x" + Long.toHexString(commit)
-                    + " has bits set above bit 31");
-        }
         int capacity = Math.min(limit, layout.subBufferSize()) - layout.dataOffset();
         if (length > capacity) {
             throw new CorruptPageException(cpu, layout.commitOffset(), "commit says " + length

@@ -1,8 +1,7 @@
 package org.tracewire.ringbuffer;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import org.tracewire.posix.Posix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -15,28 +14,12 @@ import java.nio.file.Path;
  * page each time: see {@code Documentation/trace/ftrace.rst} and {@code ../shared/README.md}).
  * Reading consumes: use a tracefs instance of our own.
  *
- * <p>Uses libc {@code open}/{@code read}/{@code close} through JNA, since the JDK cannot open a
+ * <p>Uses libc {@code open}/{@code read}/{@code poll}/{@code close} through {@link Posix}, since the JDK cannot open a
  * file with {@code O_NONBLOCK}. Not thread-safe.
  */
 public final class TracePipeRaw implements AutoCloseable {
-    private static final int O_RDONLY = 0;
-    private static final int O_NONBLOCK = 0x800;
-    private static final int EAGAIN = 11;
-    private static final int EINTR = 4;
 
-    interface LibC extends Library {
-        LibC INSTANCE = Native.load("c", LibC.class);
 
-        int open(String path, int flags) throws LastErrorException;
-
-        long read(int fd, ByteBuffer buffer, long count) throws LastErrorException;
-
-        int close(int fd) throws LastErrorException;
-
-        int poll(short[] fds, long nfds, int timeout) throws LastErrorException;
-    }
-
-    private static final short POLLIN = 0x1;
 
     private final Path path;
     private final int cpu;
@@ -57,7 +40,7 @@ public final class TracePipeRaw implements AutoCloseable {
      */
     public static TracePipeRaw open(Path path, int cpu) throws IOException {
         try {
-            int fd = LibC.INSTANCE.open(path.toString(), O_RDONLY | O_NONBLOCK);
+            int fd = Posix.open(path.toString(), Posix.O_RDONLY | Posix.O_NONBLOCK);
             return new TracePipeRaw(path, cpu, fd);
         } catch (LastErrorException e) {
             throw new IOException("cannot open " + path + ": errno " + e.getErrorCode(), e);
@@ -86,15 +69,15 @@ public final class TracePipeRaw implements AutoCloseable {
         page.clear();
         while (true) {
             try {
-                long n = LibC.INSTANCE.read(fd, page, page.capacity());
+                long n = Posix.read(fd, page, page.capacity());
                 page.limit((int) Math.max(0, n));
                 return (int) Math.max(0, n);
             } catch (LastErrorException e) {
-                if (e.getErrorCode() == EAGAIN) {
+                if (e.getErrorCode() == Posix.EAGAIN) {
                     page.limit(0);
                     return 0;
                 }
-                if (e.getErrorCode() != EINTR) {
+                if (e.getErrorCode() != Posix.EINTR) {
                     throw new IOException("read " + path + ": errno " + e.getErrorCode(), e);
                 }
             }
@@ -118,15 +101,15 @@ public final class TracePipeRaw implements AutoCloseable {
         // big-endian host: the fd int is written through two shorts in host order
         short[] pfd = new short[4];
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder());
-        b.putInt(0, fd).putShort(4, POLLIN).putShort(6, (short) 0);
+        b.putInt(0, fd).putShort(4, Posix.POLLIN).putShort(6, (short) 0);
         for (int i = 0; i < 4; i++) {
             pfd[i] = b.getShort(i * 2);
         }
         try {
-            int n = LibC.INSTANCE.poll(pfd, 1, timeoutMs);
-            return n > 0 && (pfd[3] & POLLIN) != 0;
+            int n = Posix.poll(pfd, 1, timeoutMs);
+            return n > 0 && (pfd[3] & Posix.POLLIN) != 0;
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == EINTR) {
+            if (e.getErrorCode() == Posix.EINTR) {
                 return false;
             }
             throw new IOException("poll " + path + ": errno " + e.getErrorCode(), e);
@@ -138,7 +121,7 @@ public final class TracePipeRaw implements AutoCloseable {
     public void close() {
         if (fd >= 0) {
             try {
-                LibC.INSTANCE.close(fd);
+                Posix.close(fd);
             } catch (LastErrorException ignored) {
                 // nothing left to release
             }

@@ -9,6 +9,7 @@ import java.util.zip.GZIPInputStream;
 import org.tracewire.printfmt.PrintContext;
 import org.tracewire.printfmt.PrintkFormats;
 import org.tracewire.symbols.Kallsyms;
+import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -32,6 +33,7 @@ public final class KernelContext {
             }
         }
         Kallsyms symbols = null;
+        KernelEnums enums = null;
         int hz = 0;
         if (tracefs.isLive()) {
             try {
@@ -40,8 +42,13 @@ public final class KernelContext {
                 // %pS falls back
             }
             hz = configHz(Path.of("/proc/config.gz"));
+            try {
+                enums = KernelEnums.load(Path.of("/sys/kernel/btf/vmlinux"));
+            } catch (IOException | RuntimeException ignored) {
+                // unresolved enum names in print fmts fall back
+            }
         }
-        return new PrintContext(symbols, printk, hz);
+        return new PrintContext(symbols, printk, hz, enums);
     }
 
     /** {@code CONFIG_HZ} from a gzipped kernel config, or 0 when unknown. */

@@ -12,9 +12,9 @@ import java.util.Map;
  * A small, strict pcapng reader for tests: checks block lengths (leading = trailing, multiple of
  * 4), option padding and the end-of-options marker, and returns the blocks' fields.
  */
-final class PcapngReader {
+public final class PcapngReader {
     /** A block: type, total length, fixed body words (as read) and options (code → values in order). */
-    record Block(int type, int length, ByteBuffer body, Map<Integer, List<byte[]>> options) {
+    public record Block(int type, int length, ByteBuffer body, Map<Integer, List<byte[]>> options) {
         byte[] option(int code) {
             List<byte[]> v = options.get(code);
             return v == null ? null : v.get(0);
@@ -39,7 +39,7 @@ final class PcapngReader {
     final ByteOrder order;
     final List<Block> blocks = new ArrayList<>();
 
-    PcapngReader(byte[] file) {
+    public PcapngReader(byte[] file) {
         ByteBuffer b = ByteBuffer.wrap(file);
         if (b.getInt(0) != PcapngWriter.SHB) {
             throw new AssertionError("no SHB at 0");
@@ -103,7 +103,27 @@ final class PcapngReader {
         }
     }
 
-    List<Block> ofType(int type) {
+    public List<Block> ofType(int type) {
         return blocks.stream().filter(x -> x.type() == type).toList();
+    }
+
+    /** The packets of the Enhanced Packet Blocks, in file order: (time ns, drop count, frame bytes). */
+    public List<Packet> packets() {
+        List<Packet> out = new ArrayList<>();
+        for (Block b : ofType(PcapngWriter.EPB)) {
+            ByteBuffer body = b.body();
+            long time = ((long) body.getInt(4) << 32) | (body.getInt(8) & 0xffffffffL);
+            int cap = body.getInt(12);
+            byte[] frame = new byte[cap];
+            body.get(20, frame);
+            byte[] drops = b.option(4);
+            long drop = drops == null ? 0 : ByteBuffer.wrap(drops).order(order).getLong();
+            out.add(new Packet(time, drop, frame));
+        }
+        return out;
+    }
+
+    /** One packet: time stamp (ns), epb_dropcount, bytes. */
+    public record Packet(long timeNs, long dropCount, byte[] frame) {
     }
 }

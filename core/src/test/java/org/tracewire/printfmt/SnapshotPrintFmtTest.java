@@ -21,11 +21,7 @@ import org.tracewire.format.KernelLayout;
 class SnapshotPrintFmtTest {
 
     static Path snapshotEvents() {
-        Path p = Path.of("../snapshots/linux-6.18/events");
-        if (!Files.isDirectory(p)) {
-            p = Path.of("snapshots/linux-6.18/events");
-        }
-        return p;
+        return org.tracewire.testing.Prerequisites.snapshot().resolve("events");
     }
 
     static List<EventFormat> snapshotFormats() throws IOException {

@@ -90,6 +90,10 @@ class SubBufferTest {
                 layout(le), 0);
         assertTrue(stored.missedEvents());
         assertEquals(4711, stored.lostEvents());
+        // as a 64-bit kernel writes it: (1 << 31) sign-extended into the upper half of local_t
+        SubBuffer signExtended = SubBuffer.decode(page(le, 0xffffffffc0000000L, 17), layout(le), 0);
+        assertEquals(17, signExtended.lostEvents());
+        assertEquals(64, signExtended.dataLength());
         SubBuffer unknown = SubBuffer.decode(page(le, SubBuffer.MISSED_EVENTS, 4711), layout(le), 0);
         assertEquals(-1, unknown.lostEvents());
         assertEquals(3, unknown.records().size());

@@ -1,0 +1,67 @@
+package org.tracewire.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.testing.HostState;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+/**
+ * The live interface output: a {@code tshark -i} started on the TAP interface as soon as it
+ * appears (the capture waits {@code --delay} before tracing) sees every frame the capture
+ * emitted, and the interface is gone afterwards.
+ */
+@Tag("live")
+@Tag("tshark")
+class CaptureInterfaceLiveTest {
+    @Test
+    void tsharkOnTheTapSeesEveryFrame(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Prerequisites.requireTool("tshark");
+        HostState before = HostState.of(top);
+        String iface = "twt" + (ProcessHandle.current().pid() % 100000);
+        Path file = dir.resolve("tap.pcapng");
+        Path log = dir.resolve("tshark.log");
+        Thread starter = new Thread(() -> {
+            try {
+                while (!Files.exists(Path.of("/sys/class/net", iface))) {
+                    Thread.sleep(20);
+                }
+                Process p = new ProcessBuilder("tshark", "-i", iface, "-w", file.toString())
+                        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                p.waitFor(60, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // the assertions below report a missing file
+            }
+        });
+        starter.start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
+                "--duration", "3", "-i", iface, "--delay", "3", "--linger", "2"}, new PrintStream(out),
+                new PrintStream(new ByteArrayOutputStream()));
+        starter.join(30_000);
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, stdout);
+        Matcher m = Pattern.compile("(\\d+) frames emitted").matcher(stdout);
+        assertTrue(m.find(), stdout);
+        long frames = Long.parseLong(m.group(1));
+        assertTrue(frames > 100, stdout);
+        String tshark = Files.readString(log);
+        assertTrue(tshark.contains(frames + " packets captured"), "emitted " + frames + ", tshark: " + tshark);
+        assertFalse(Files.exists(Path.of("/sys/class/net", iface)), "interface left behind");
+        assertEquals(before, HostState.of(top));
+    }
+}

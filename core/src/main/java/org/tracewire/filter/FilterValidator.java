@@ -1,0 +1,151 @@
+package org.tracewire.filter;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
+
+/**
+ * Checks a {@link Filter} against one event's format: every field exists (see
+ * {@link FilterField#resolve}), every operator suits the field's type, every number fits the
+ * field's size and sign, every string fits the field and can be written in the kernel's syntax.
+ * What the kernel itself rejects is rejected here with a clearer message and a position; some
+ * filters the kernel accepts are rejected too (a value that can never match, such as 256 for a
+ * {@code u8} or a 16-character comm).
+ */
+public final class FilterValidator {
+    /** The kernel's limit on one string operand ({@code MAX_FILTER_STR_VAL} - 1), in bytes. */
+    public static final int MAX_STRING_BYTES = 255;
+
+    private FilterValidator() {
+    }
+
+    /**
+     * All problems of {@code filter} for {@code format}, in text order.
+     *
+     * @return an empty list when the filter is valid for the event
+     */
+    public static List<FilterProblem> validate(Filter filter, EventFormat format) {
+        List<FilterProblem> out = new ArrayList<>();
+        walk(filter, format, out);
+        return out;
+    }
+
+    /**
+     * Like {@link #validate} but throws the first problem.
+     *
+     * @throws FilterSyntaxException with the position and message of the first problem
+     */
+    public static void check(Filter filter, EventFormat format) {
+        List<FilterProblem> problems = validate(filter, format);
+        if (!problems.isEmpty()) {
+            FilterProblem p = problems.get(0);
+            throw new FilterSyntaxException(p.position(), p.message());
+        }
+    }
+
+    private static void walk(Filter f, EventFormat format, List<FilterProblem> out) {
+        if (f instanceof And a) {
+            walk(a.left(), format, out);
+            walk(a.right(), format, out);
+        } else if (f instanceof Or o) {
+            walk(o.left(), format, out);
+            walk(o.right(), format, out);
+        } else if (f instanceof Not n) {
+            walk(n.operand(), format, out);
+        } else {
+            FilterProblem problem = check((Comparison) f, format);
+            if (problem != null) {
+                out.add(problem);
+            }
+        }
+    }
+
+    /** The problem with one comparison (positioned at the field or at the value at fault), or null. */
+    private static FilterProblem check(Comparison c, EventFormat format) {
+        FilterField field = FilterField.resolve(format, c.field());
+        if (field == null) {
+            return new FilterProblem(c.position(), "no field '" + c.field() + "' in " + format.fullName() + suggestion(c.field(), format));
+        }
+        if (field.type() == FilterField.Type.UNSUPPORTED) {
+            return new FilterProblem(c.position(), field.reason());
+        }
+        String name = c.field();
+        if (field.type() == FilterField.Type.STRING) {
+            if (!c.op().forStrings()) {
+                return new FilterProblem(c.position(), name + " is a string: use ==, != or ~");
+            }
+            if (!(c.value() instanceof Value.Str s)) {
+                return new FilterProblem(c.valuePosition(), name + " is a string: compare it with a quoted value");
+            }
+            String v = s.value();
+            String why = FilterPrinter.unquotable(v);
+            if (why != null) {
+                return new FilterProblem(c.valuePosition(), why);
+            }
+            int bytes = v.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_STRING_BYTES) {
+                return new FilterProblem(c.valuePosition(), "a string value is at most " + MAX_STRING_BYTES + " bytes (this one: " + bytes + ")");
+            }
+            if (c.op() == Op.GLOB) {
+                String glob = Glob.problem(v);
+                if (glob != null) {
+                    return new FilterProblem(c.valuePosition(), glob);
+                }
+            } else if (field.maxLength() >= 0 && bytes > field.maxLength()) {
+                return new FilterProblem(c.valuePosition(), "\"" + v + "\" is longer than " + name + " (" + field.typeName() + ") can hold: at most "
+                        + field.maxLength() + " characters");
+            }
+            return null;
+        }
+        if (!c.op().numeric()) {
+            return new FilterProblem(c.position(), name + " is a number (" + field.typeName() + "): use ==, !=, <, <=, >, >= or &");
+        }
+        if (!(c.value() instanceof Value.Num n)) {
+            return new FilterProblem(c.valuePosition(), name + " is a number (" + field.typeName() + "): compare it with an integer, not a string");
+        }
+        if (n.value().compareTo(field.min()) < 0 || n.value().compareTo(field.max()) > 0) {
+            return new FilterProblem(c.valuePosition(), n.value() + " does not fit " + field.typeName() + " field '" + name + "' ("
+                    + field.min() + ".." + field.max() + ")");
+        }
+        return null;
+    }
+
+    private static String suggestion(String name, EventFormat format) {
+        String best = null;
+        int bestDistance = 3;
+        List<String> names = new ArrayList<>();
+        for (Field f : format.allFields()) {
+            names.add(f.name());
+        }
+        names.addAll(List.of("CPU", "COMM"));
+        for (String n : names) {
+            int d = distance(name.toLowerCase(), n.toLowerCase());
+            if (d < bestDistance && !n.equals("common_type")) {
+                bestDistance = d;
+                best = n;
+            }
+        }
+        return best == null ? "" : " (did you mean '" + best + "'?)";
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+}

@@ -1,0 +1,139 @@
+package org.tracewire.filter;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.tracewire.format.EventFormat;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsException;
+import org.tracewire.tracefs.TracefsInstance;
+
+/**
+ * Asks the running kernel whether it accepts a filter: in a scratch instance
+ * ({@code instances/tracewire-filtercheck-<pid>}, removed on {@link #close()}), writes the text
+ * to the event's {@code filter} file, reads it back, and on refusal reads the new entry of the
+ * instance's {@code error_log}:
+ *
+ * <pre>
+ * [  2086.538723] event filter parse error: error: Field not found
+ *   Command: prev_pidd == 1
+ *                    ^
+ * </pre>
+ *
+ * The caret's column minus the column of the command gives the 0-based position. The event is
+ * never enabled, and its filter is reset ({@code 0}) after each check: a refused write leaves an
+ * event unfiltered, so never enable an event whose filter was not accepted.
+ *
+ * <p>Use {@link #check(Tracefs, EventFormat, String)} for one filter, or {@link #open(Tracefs)}
+ * and {@link #check(EventFormat, String)} for many (one instance for all).
+ */
+public final class KernelFilterCheck implements AutoCloseable {
+    /** Prefix of the scratch instance's name; the process id follows. */
+    public static final String INSTANCE_PREFIX = "tracewire-filtercheck-";
+
+    private static final Pattern ENTRY = Pattern.compile(
+            "\\[\\s*[0-9.]+\\] event filter parse error: error: ([^\\n]*)\\n(\\s*Command: )([^\\n]*)\\n([ \\t]*)\\^");
+    private static final Object LOCK = new Object();
+
+    private final TracefsInstance instance;
+
+    /**
+     * The kernel's answer.
+     *
+     * @param accepted true when the write succeeded and the filter reads back as written
+     * @param message  the kernel's message when refused (e.g. {@code "Field not found"}), else null
+     * @param position 0-based position of the kernel's caret in the filter, -1 when accepted or unknown
+     * @param readBack the {@code filter} file's content after the write (the kernel's text)
+     */
+    public record Result(boolean accepted, String message, int position, String readBack) {
+    }
+
+    private KernelFilterCheck(TracefsInstance instance) {
+        this.instance = instance;
+    }
+
+    /**
+     * Creates the scratch instance (removing a leftover of this process first).
+     *
+     * @param top the live top-level tracefs
+     * @throws TracefsException when the instance cannot be created (not root, a snapshot)
+     */
+    public static KernelFilterCheck open(Tracefs top) {
+        String name = INSTANCE_PREFIX + ProcessHandle.current().pid();
+        synchronized (LOCK) {
+            if (top.instanceNames().contains(name)) {
+                top.instance(name).close();
+            }
+            return new KernelFilterCheck(top.createInstance(name));
+        }
+    }
+
+    /**
+     * Checks one filter in a scratch instance created and removed for it.
+     *
+     * @param top    the live top-level tracefs
+     * @param format the event
+     * @param filter the text to write
+     */
+    public static Result check(Tracefs top, EventFormat format, String filter) {
+        synchronized (LOCK) {
+            try (KernelFilterCheck c = open(top)) {
+                return c.check(format, filter);
+            }
+        }
+    }
+
+    /** Checks one filter in this check's instance; the event's filter is reset afterwards. */
+    public Result check(EventFormat format, String filter) {
+        String rel = "events/" + format.system() + "/" + format.name() + "/filter";
+        String before = errorLog();
+        boolean written;
+        try {
+            instance.write(rel, filter);
+            written = true;
+        } catch (TracefsException e) {
+            written = false;
+        }
+        String readBack = instance.read(rel).strip();
+        try {
+            if (written) {
+                boolean same = readBack.equals(filter.strip());
+                return new Result(same, same ? null : "the filter reads back differently: " + readBack, -1, readBack);
+            }
+            String after = errorLog();
+            String fresh = after.startsWith(before) ? after.substring(before.length()) : after;
+            Matcher m = ENTRY.matcher(fresh);
+            String message = null;
+            int position = -1;
+            while (m.find()) {
+                message = m.group(1).strip();
+                position = m.group(4).replace("\t", " ").length() - m.group(2).length();
+            }
+            if (message == null) {
+                Matcher pe = Pattern.compile("parse_error: ([^\\n]*)").matcher(readBack);
+                message = pe.find() ? pe.group(1).strip() : "the kernel refused the filter";
+            }
+            return new Result(false, message, position, readBack);
+        } finally {
+            try {
+                instance.write(rel, "0");
+            } catch (TracefsException ignored) {
+                // the instance is removed on close anyway
+            }
+        }
+    }
+
+    private String errorLog() {
+        return instance.exists("error_log") ? instance.read("error_log") : "";
+    }
+
+    /** The scratch instance's name. */
+    public String instanceName() {
+        return instance.name();
+    }
+
+    /** Removes the scratch instance. */
+    @Override
+    public void close() {
+        instance.close();
+    }
+}

@@ -1,0 +1,149 @@
+package org.tracewire.filter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteOrder;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.tracewire.format.EventFormat;
+
+/** The three compilers on hand-written filters, with the expected text. */
+class CompilersTest {
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private static CompiledFilter c(String event, String text) {
+        return CompiledFilter.compile(text, Events.get(event), LE);
+    }
+
+    @Test
+    void schedSwitchNumbersAndStrings() {
+        EventFormat f = Events.sched_switch();
+        CompiledFilter cf = c("sched:sched_switch", "prev_pid == 1 && (next_comm ~ \"kworker/*\" || prev_state & 2)");
+        assertEquals("prev_pid == 1 && (next_comm ~ \"kworker/*\" || prev_state & 0x2)", cf.kernel());
+        assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.sched.sched_switch.prev_pid == 1 && "
+                + "(tracewire.sched.sched_switch.next_comm matches \"(?-i)(?s)^kworker\\\\/.*$\" || "
+                + "tracewire.sched.sched_switch.prev_state & 0x2))", cf.display());
+        // prev_comm (char[16]) is the first own field: nothing after it has a fixed offset
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + f.id(), cf.bpf());
+        assertFalse(cf.bpfExact());
+        assertEquals(3, cf.warnings().size(), cf.warnings().toString());
+        assertTrue(cf.warnings().get(0).startsWith("capture filter: prev_pid == 1 dropped (widens)"), cf.warnings().toString());
+    }
+
+    @Test
+    void headerFieldsAreExactInEveryForm() {
+        CompiledFilter cf = c("sched:sched_switch", "common_pid == 42 || CPU < 2 && !(common_flags & 0x8)");
+        assertEquals("common_pid == 42 || CPU < 2 && !(common_flags & 0x8)", cf.kernel());
+        assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.pid == 42 || "
+                + "(tracewire.cpu < 2 && !(tracewire.flags & 0x8)))", cf.display());
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id()
+                + " and (ether[26:4] = 0x2a or (ether[20:2] ^ 0x0) < 0x2 and not (ether[24] & 0x8 != 0))"
+                        .replace("(ether[20:2] ^ 0x0) < 0x2", "ether[20:2] < 0x2")
+                        .replace("or ether[20:2] < 0x2 and not (ether[24] & 0x8 != 0)", "or (ether[20:2] < 0x2 and not (ether[24] & 0x8 != 0))"),
+                cf.bpf());
+        assertTrue(cf.bpfExact());
+        assertEquals(List.of(), cf.warnings());
+    }
+
+    @Test
+    void tlvFieldsAtFixedOffsetsLittleEndian() {
+        EventFormat f = Events.get("kmem:kmalloc");
+        // name "kmem:kmalloc" (12 bytes): TLV 1 (call_site, 8 B) value at 62 + 4 + 12 + 4 = 82
+        assertEquals(82, BpfFilterCompiler.fixedValueOffsets(f).get("call_site"));
+        assertEquals(82 + 8 + 4 + 8 + 4 + 8 + 4 + 8 + 4 + 8 + 4, BpfFilterCompiler.fixedValueOffsets(f).get("node"));
+        CompiledFilter cf = c("kmem:kmalloc", "bytes_req > 4096 && node == -1");
+        String guard = "ether[17] & 3 != 1 or ether[18:2] != 48";
+        int req = BpfFilterCompiler.fixedValueOffsets(f).get("bytes_req");
+        int node = BpfFilterCompiler.fixedValueOffsets(f).get("node");
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + f.id() + " and (" + guard + " or ("
+                + "(" + word(req + 4) + " > 0x0 or (" + word(req + 4) + " = 0x0 and " + word(req) + " > 0x1000))"
+                + " and ether[" + node + ":4] = 0xffffffff))", cf.bpf());
+        assertTrue(cf.bpfExact());
+    }
+
+    private static String word(int off) {
+        return "(ether[" + (off + 3) + "] << 24 | ether[" + (off + 2) + "] << 16 | ether[" + (off + 1) + "] << 8 | ether[" + off + "])";
+    }
+
+    @Test
+    void signedOrderFlipsTheSignBit() {
+        CompiledFilter cf = c("sched:sched_switch", "common_pid < -1");
+        assertTrue(cf.bpf().endsWith(" and (ether[26:4] ^ 0x80000000) < 0x7fffffff"), cf.bpf());
+    }
+
+    @Test
+    void orOfExpressibleAndInexpressibleWidensToTheEventAlone() {
+        CompiledFilter cf = c("sched:sched_switch", "common_pid == 1 || prev_comm == \"bash\"");
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id(), cf.bpf());
+        assertFalse(cf.bpfExact());
+        CompiledFilter neg = c("sched:sched_switch", "!(common_pid == 1 && prev_comm == \"bash\")");
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id(), neg.bpf());
+        CompiledFilter and = c("sched:sched_switch", "!(common_pid == 1 || prev_comm == \"bash\")");
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and not (ether[26:4] = 0x1)", and.bpf());
+    }
+
+    @Test
+    void cpuIsAU16OnTheWire() {
+        CompiledFilter cf = c("sched:sched_switch", "CPU == -1 || CPU < 70000 && CPU & 0x10001");
+        assertEquals("tracewire.event == \"sched:sched_switch\" && tracewire.cpu & 0x1", cf.display());
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and ether[20:2] & 0x1 != 0", cf.bpf());
+        assertTrue(cf.bpfExact());
+        CompiledFilter never = c("sched:sched_switch", "CPU > 65536");
+        assertEquals("tracewire.event == \"sched:sched_switch\" && !frame", never.display());
+        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and ether[14:2] != 0x5457", never.bpf());
+    }
+
+    @Test
+    void commIsNotOnTheWire() {
+        CompiledFilter cf = c("sched:sched_switch", "COMM ~ \"bash\" && common_pid != 0");
+        assertEquals("tracewire.event == \"sched:sched_switch\" && tracewire.pid != 0", cf.display());
+        assertTrue(cf.warnings().stream().anyMatch(w -> w.startsWith("display filter: COMM ~ \"bash\" dropped (widens)")), cf.warnings().toString());
+        assertEquals("COMM ~ \"bash\" && common_pid != 0", cf.kernel());
+    }
+
+    @Test
+    void eventCommFieldIsTheEventsOwn() {
+        CompiledFilter cf = c("sched:sched_wakeup", "comm == \"x\"");
+        assertEquals("tracewire.event == \"sched:sched_wakeup\" && tracewire.sched.sched_wakeup.comm == \"x\"", cf.display());
+    }
+
+    @Test
+    void quotesAndBackslashesStayOneValue() {
+        CompiledFilter cf = c("irq:irq_handler_entry", "name == 'a\"b\\\\c' || name ~ \"it's\\\\*\"");
+        assertEquals("name == 'a\"b\\\\c' || name ~ \"it's\\\\*\"", cf.kernel());
+        assertEquals("tracewire.event == \"irq:irq_handler_entry\" && (tracewire.irq.irq_handler_entry.name == \"a\\\"b\\\\\\\\c\" || "
+                + "tracewire.irq.irq_handler_entry.name matches \"(?-i)(?s)^it\\\\'s\\\\\\\\.*$\")", cf.display());
+    }
+
+    @Test
+    void kernelFormWorksAroundTheKernelsMatchers() {
+        CompiledFilter cf = c("sched:sched_switch", "prev_comm ~ \"*bash\" || next_comm ~ \"1*\"");
+        assertEquals("prev_comm ~ \"*\\bash\" || next_comm ~ \"\\1*\"", cf.kernel());
+    }
+
+    @Test
+    void displayHandlesTheMostNegativeNumber() {
+        CompiledFilter cf = c("sched:sched_switch", "prev_pid == -2147483648 || prev_prio & -2147483648");
+        assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.sched.sched_switch.prev_pid < -2147483647 || "
+                + "tracewire.sched.sched_switch.prev_prio < 0)", cf.display());
+    }
+
+    @Test
+    void stringPointersWidenOutsideTheKernel() {
+        CompiledFilter cf = c("syscalls:sys_enter_openat", "filename ~ \"*.so\" && flags & 0x40");
+        assertEquals("filename ~ \"*\\.so\" && flags & 0x40", cf.kernel());
+        assertEquals("tracewire.event == \"syscalls:sys_enter_openat\" && tracewire.syscalls.sys_enter_openat.flags & 0x40", cf.display());
+        assertTrue(cf.warnings().get(0).contains("char *"), cf.warnings().toString());
+    }
+
+    @Test
+    void invalidFiltersAreRefusedWithTheirPosition() {
+        FilterSyntaxException e = assertThrows(FilterSyntaxException.class,
+                () -> c("sched:sched_switch", "prev_pid == 1 && prev_pidd == 2"));
+        assertEquals(17, e.position());
+        assertEquals("no field 'prev_pidd' in sched:sched_switch (did you mean 'prev_pid'?)", e.detail());
+    }
+}
