@@ -18,6 +18,14 @@ local TW_LONG_SIZE = 8
 local TW_GEN_SOURCE = "runtime only (no event tables)"
 
 local tw = Proto("tracewire", "tracewire trace event")
+tw.prefs.ethertype = Pref.uint("EtherType", 0x88B5, "EtherType of tracewire frames (default 0x88B5)")
+tw.prefs.check_hash = Pref.bool("Warn on other formats", true,
+  "Warn when a frame's format identity hash differs from the one this dissector was generated for")
+tw.prefs.kallsyms = Pref.string("kallsyms file", "",
+  "The traced kernel's /proc/kallsyms (same boot) to print %pS/%ps symbols like the kernel; empty: off")
+tw.prefs.printk_formats = Pref.string("printk_formats file", "",
+  "The traced kernel's tracefs printk_formats, for %s of format-string pointers; empty: off")
+tw.prefs.hz = Pref.uint("HZ", 0, "The traced kernel's CONFIG_HZ, for jiffies_to_msecs; 0: unknown")
 
 ---------------------------------------------------------------------------- header fields
 local HF = {
@@ -436,6 +444,100 @@ local function hexstring(m, ext, width)
   return table.concat(t, sep)
 end
 
+---------------------------------------------------------------------------- host context
+-- Opt-in (preferences): the traced kernel's /proc/kallsyms for %pS and friends, its
+-- printk_formats for %s of a format-string pointer, and its CONFIG_HZ for jiffies_to_msecs.
+-- Off by default: a capture from another boot or host would be resolved wrongly.
+local SYMS = nil        -- { addrs = { "16 hex digits" }, names = {}, mods = {}, sizes = { UInt64 } }
+local SYMS_PATH = nil
+local PRINTK = nil      -- { ["16 hex digits"] = string }
+local PRINTK_PATH = nil
+
+local function hex16(u) return u:tohex() end
+
+local function loadsyms(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local list = {}
+  local n = 0
+  for line in f:lines() do
+    local a, _, name, rest = line:match("^(%x+)%s+(%S+)%s+(%S+)%s*(.*)$")
+    if a and #a <= 16 then
+      a = string.rep("0", 16 - #a) .. a:lower()
+      if a ~= "0000000000000000" then
+        local mod = rest and rest:match("^%[(.-)%]") or nil
+        n = n + 1
+        list[n] = { a, n, name, mod }
+      end
+    end
+  end
+  f:close()
+  table.sort(list, function(x, y) return x[1] < y[1] or (x[1] == y[1] and x[2] < y[2]) end)
+  local t = { addrs = {}, names = {}, mods = {}, sizes = {} }
+  local m = 0
+  for i = 1, n do
+    local e = list[i]
+    if m == 0 or t.addrs[m] ~= e[1] then
+      m = m + 1
+      t.addrs[m] = e[1]; t.names[m] = e[3]; t.mods[m] = e[4]
+    end
+  end
+  for i = 1, m do
+    if i < m then t.sizes[i] = U.fromhex(t.addrs[i + 1]) - U.fromhex(t.addrs[i])
+    else t.sizes[i] = U1 end
+  end
+  return t
+end
+
+local function symbols()
+  local path = tw.prefs.kallsyms
+  if path == nil or path == "" then return nil end
+  if SYMS_PATH ~= path then SYMS = loadsyms(path); SYMS_PATH = path end
+  return SYMS
+end
+
+local function lookupsym(t, addr)
+  local key = hex16(addr)
+  local lo, hi, found = 1, #t.addrs, nil
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if t.addrs[mid] <= key then found = mid; lo = mid + 1 else hi = mid - 1 end
+  end
+  if not found then return nil end
+  local start = U.fromhex(t.addrs[found])
+  local off = addr - start
+  if not (off < t.sizes[found]) then return nil end
+  return t.names[found], off, t.sizes[found], t.mods[found]
+end
+
+local function unescape_c(s)
+  local map = { n = "\n", t = "\t", r = "\r", a = "\a", b = "\b", f = "\f", v = "\v", e = "\27" }
+  return (s:gsub("\\([0-7][0-7]?[0-7]?)", function(o) return string.char(tonumber(o, 8) % 256) end)
+    :gsub("\\(.)", function(c) return map[c] or c end))
+end
+
+local function printk()
+  local path = tw.prefs.printk_formats
+  if path == nil or path == "" then return nil end
+  if PRINTK_PATH ~= path then
+    PRINTK_PATH = path
+    PRINTK = nil
+    local f = io.open(path, "r")
+    if f then
+      PRINTK = {}
+      for line in f:lines() do
+        local a, body = line:match('^0x(%x+) : "(.*)"$')
+        if a and #a <= 16 then
+          a = string.rep("0", 16 - #a) .. a:lower()
+          if PRINTK[a] == nil then PRINTK[a] = unescape_c(body) end
+        end
+      end
+      f:close()
+    end
+  end
+  return PRINTK
+end
+
 ---------------------------------------------------------------------------- evaluator
 -- Node tags (see org.tracewire.dissector.PrintFmtLua).
 local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_BRACE, N_SIZEOF =
@@ -764,7 +866,17 @@ local function call(ctx, n)
     nargs(n, 1)
     return int(asint(eval(ctx, n[3])).b % U.new(1000000000, 0), 4, false)
   elseif name == "jiffies_to_msecs" then
-    fail("jiffies_to_msecs needs HZ")
+    nargs(n, 1)
+    local hz = tw.prefs.hz or 0
+    if hz <= 0 then fail("jiffies_to_msecs needs HZ") end
+    local j = asint(eval(ctx, n[3])).b
+    if TW_LONG_SIZE ~= 8 then j = j:band(MASKS[4]) end
+    local r
+    if hz <= 1000 and 1000 % hz == 0 then r = j * U.new(math.floor(1000 / hz), 0)
+    elseif hz > 1000 and hz % 1000 == 0 then
+      local d = U.new(math.floor(hz / 1000), 0); r = (j + d - U1) / d
+    else r = (j * U.new(1000, 0)) / U.new(hz, 0) end
+    return int(r, 4, false)
   elseif name == "__builtin_expect" then
     nargs(n, 2); return eval(ctx, n[3])
   elseif name == "__builtin_constant_p" then
@@ -806,7 +918,10 @@ local function stringof(v, precision)
   if v.k == "t" then return v.t end
   if v.k == "m" then return cstring(v, precision >= 0 and precision or nil) end
   if v.b == U0 then return "(null)" end
-  fail("string pointer outside the record (printk_formats)")
+  local pk = printk()
+  local str = pk and pk[hex16(v.b)]
+  if str == nil then fail("string pointer not in printk_formats") end
+  return str
 end
 
 local function pointer(ctx, c, flags, width, precision, v)
@@ -818,8 +933,25 @@ local function pointer(ctx, c, flags, width, precision, v)
     return number(ext(v.b, TW_LONG_SIZE, false), 16, bit.bor(flags, SMALL), width, precision)
   elseif k == "S" or k == "s" or k == "B" or k == "F" or k == "f" then
     if v.k ~= "i" then fail("the address is not known") end
-    if v.b ~= U0 then fail("%p" .. e .. " needs a symbol table") end
-    return vstring("0x0", flags, width, precision)
+    local t = symbols()
+    local addr = v.b
+    local name, off, size, mod
+    if t then
+      name, off, size, mod = lookupsym(t, (k == "B") and (addr - U1) or addr)
+    end
+    local s
+    if name == nil then
+      if t == nil and addr ~= U0 then fail("%p" .. e .. " needs a symbol table") end
+      s = "0x" .. digits(ext(addr, TW_LONG_SIZE, false), 16)
+    else
+      s = name
+      if k == "S" or k == "B" or k == "F" then
+        if k == "B" then off = off + U1 end
+        s = s .. "+0x" .. digits(off, 16) .. "/0x" .. digits(size, 16)
+      end
+      if mod then s = s .. " [" .. mod .. "]" end
+    end
+    return vstring(s, flags, width, precision)
   end
   if v.k == "i" and v.b == U0 and (k == "M" or k == "m" or k == "I" or k == "i" or k == "U" or k == "b" or k == "h") then
     if k == "b" or k == "h" then return "(null)" end
@@ -1029,9 +1161,6 @@ end
 tw.fields = ALL_FIELDS
 tw.experts = { EF.lost, EF.lost_unknown, EF.truncated, EF.unknown, EF.malformed, EF.other_formats, EF.internal }
 
-tw.prefs.ethertype = Pref.uint("EtherType", 0x88B5, "EtherType of tracewire frames (default 0x88B5)")
-tw.prefs.check_hash = Pref.bool("Warn on other formats", true,
-  "Warn when a frame's format identity hash differs from the one this dissector was generated for")
 
 ---------------------------------------------------------------------------- dissection
 local function hexu64(range)

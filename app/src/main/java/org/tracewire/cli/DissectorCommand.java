@@ -1,6 +1,8 @@
 package org.tracewire.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +13,7 @@ import org.tracewire.dissector.PluginInstaller;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
+import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.Tracefs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,6 +33,9 @@ import picocli.CommandLine.Spec;
         description = {"Generate the Wireshark Lua dissector for tracewire frames (default: all events).",
                 "Reads the live tracefs when readable (root), else the snapshot in the repository."})
 final class DissectorCommand implements Callable<Integer> {
+    /** The running kernel's BTF, for enum constants print fmts name (live tracefs only). */
+    static final Path BTF = Path.of("/sys/kernel/btf/vmlinux");
+
     @Option(names = "--tracefs", paramLabel = "DIR", description = "A tracefs mount or snapshot directory (holding events/).")
     Path tracefsDir;
 
@@ -62,7 +68,16 @@ final class DissectorCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageException(e.getMessage() + " in " + tracefs.label());
         }
-        DissectorGenerator.Result r = new DissectorGenerator(catalog, tracefs.layout(), tracefs.label()).generate(selection);
+        KernelEnums enums = KernelEnums.empty();
+        if (tracefs.isLive() && Files.isReadable(BTF)) {
+            try {
+                enums = KernelEnums.load(BTF);
+            } catch (IOException | RuntimeException e) {
+                err.println("dissector: kernel enum constants not read from " + BTF + ": " + e.getMessage());
+            }
+        }
+        DissectorGenerator.Result r = new DissectorGenerator(catalog, tracefs.layout(), tracefs.label())
+                .withEnums(enums).generate(selection);
         String summary = "dissector: " + r.events() + " events, " + r.fields() + " fields, format hash "
                 + FormatIdentity.hex(r.formatHash());
         if (output != null) {

@@ -20,6 +20,7 @@ import org.tracewire.format.KernelLayout;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.PrintFmt;
+import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracetext.SyscallText;
 
 /**
@@ -44,6 +45,7 @@ public final class DissectorGenerator {
     private final FormatCatalog catalog;
     private final KernelLayout layout;
     private final String sourceLabel;
+    private KernelEnums enums = KernelEnums.empty();
 
     /**
      * @param catalog     all formats of the tracefs (the identity hash is taken over all of them)
@@ -54,6 +56,17 @@ public final class DissectorGenerator {
         this.catalog = catalog;
         this.layout = layout;
         this.sourceLabel = sourceLabel;
+    }
+
+    /**
+     * Uses the traced kernel's enum constants (from its BTF) for identifiers the kernel left
+     * unresolved in print fmts; without them only a few ABI-stable constants are known.
+     *
+     * @return this generator
+     */
+    public DissectorGenerator withEnums(KernelEnums kernelEnums) {
+        this.enums = kernelEnums == null ? KernelEnums.empty() : kernelEnums;
+        return this;
     }
 
     /** The hand-written runtime, as embedded in this module. */
@@ -161,7 +174,7 @@ public final class DissectorGenerator {
         Map<String, Map<Long, String>> flagTables = new LinkedHashMap<>();
         if (!printer.isFallback()) {
             try {
-                pfLua = new PrintFmtLua(f, layout.longSize()).compile(printer.printFmt());
+                pfLua = new PrintFmtLua(f, layout.longSize(), enums).compile(printer.printFmt());
                 collectTables(printer.printFmt(), symbolic, flagTables);
             } catch (PrintFmtLua.TooComplex ex) {
                 reason = ex.getMessage();

@@ -12,6 +12,7 @@ import org.tracewire.printfmt.CType;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.FormatSegment;
 import org.tracewire.printfmt.PrintFmt;
+import org.tracewire.symbols.KernelEnums;
 
 /**
  * Compiles a parsed print fmt ({@link PrintFmt}) into a Lua table the runtime's evaluator walks
@@ -38,11 +39,23 @@ public final class PrintFmtLua {
 
     private final EventFormat format;
     private final int longSize;
+    private final KernelEnums enums;
 
-    /** A compiler for one event under the traced kernel's long size. */
+    /** A compiler for one event under the traced kernel's long size, without kernel enum constants. */
     public PrintFmtLua(EventFormat format, int longSize) {
+        this(format, longSize, null);
+    }
+
+    /**
+     * A compiler for one event.
+     *
+     * @param enums the traced kernel's enum constants (BTF), looked up before the built-in
+     *              ABI-stable ones, as {@code Evaluator} does; null for none
+     */
+    public PrintFmtLua(EventFormat format, int longSize, KernelEnums enums) {
         this.format = format;
         this.longSize = longSize;
+        this.enums = enums == null ? KernelEnums.empty() : enums;
     }
 
     /** Thrown when the print fmt cannot be emitted (too deep). */
@@ -163,9 +176,20 @@ public final class PrintFmtLua {
         } else if (e instanceof Expr.FieldRef f) {
             fieldRef(sb, f.name());
         } else if (e instanceof Expr.Ident id) {
-            Long known = KNOWN.get(id.name());
+            Long known = enums.value(id.name());
+            if (known == null) {
+                known = KNOWN.get(id.name());
+            }
             if (known != null) {
-                lit(sb, known, 4, known <= Integer.MAX_VALUE);
+                // C: an enum constant is an int; gcc widens the enum type when its values need it
+                long k = known;
+                if (k == (int) k) {
+                    lit(sb, k, 4, true);
+                } else if ((k >>> 32) == 0) {
+                    lit(sb, k, 4, false);
+                } else {
+                    lit(sb, k, 8, k < 0);
+                }
             } else {
                 err(sb, "col " + id.column() + ": unresolved identifier " + id.name());
             }
@@ -247,8 +271,8 @@ public final class PrintFmtLua {
         sb.append('{').append(N_CAST).append(',');
         expr(sb, c.operand(), d);
         if (t.pointer()) {
-            int es = CTypes.sizeOf(t.pointee(), 8);
-            boolean eg = !t.pointee().startsWith("u") && CTypes.isSigned(t.pointee());
+            int es = CTypes.sizeOf(t.pointee(), longSize);
+            boolean eg = CTypes.isSigned(t.pointee());
             sb.append(",true,").append(longSize).append(",false,").append(es > 0 ? es : -1).append(',')
                     .append(LuaWriter.bool(eg)).append(",\"\"}");
             return;
