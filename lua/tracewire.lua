@@ -18,7 +18,7 @@ local TW_LONG_SIZE = 8
 local TW_GEN_SOURCE = "runtime only (no event tables)"
 
 local tw = Proto("tracewire", "tracewire trace event")
-tw.prefs.ethertype = Pref.uint("EtherType", 0x88B5, "EtherType of tracewire frames (default 0x88B5)")
+tw.prefs.ethertype = Pref.uint("EtherType", 0x88B5, "EtherType of tracewire frames, in decimal (default 34997 = 0x88B5)")
 tw.prefs.check_hash = Pref.bool("Warn on other formats", true,
   "Warn when a frame's format identity hash differs from the one this dissector was generated for")
 tw.prefs.kallsyms = Pref.string("kallsyms file", "",
