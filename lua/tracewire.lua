@@ -590,8 +590,9 @@ end
 
 local function tonum(v)
   local i = asint(v, "index")
-  if isneg(i.b) then return tos64(i.b):tonumber() end
-  return i.b:tonumber()
+  -- math.floor: an integer (not a float) under Lua 5.4, for string.rep/sub and indexes
+  if isneg(i.b) then return math.floor(tos64(i.b):tonumber()) end
+  return math.floor(i.b:tonumber())
 end
 
 local function cmp(x, y, signed)
