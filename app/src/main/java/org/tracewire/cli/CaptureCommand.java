@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.tracewire.capture.CaptureRun;
+import org.tracewire.capture.CaptureSession;
 import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.capture.TapDevice;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Spec;
  * existing interface and/or a pcapng file. A {@code -f} applies to the {@code -e} before it, as
  * in trace-cmd. Needs root.
  */
-@Command(name = "capture", description = "Capture trace events as Ethernet frames (TAP interface, existing interface, pcapng).")
+@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as Ethernet frames (TAP interface, existing interface, pcapng).")
 public final class CaptureCommand implements Callable<Integer> {
     /** One {@code -e SYSTEM:EVENT [-f FILTER]} pair. */
     static final class EventArg {
@@ -54,7 +55,8 @@ public final class CaptureCommand implements Callable<Integer> {
     @Option(names = "-w", paramLabel = "FILE.pcapng", description = "Write a pcapng file.")
     Path pcapng;
 
-    @Option(names = "--buffer-kb", paramLabel = "N", description = "Per-CPU ring buffer size in KiB.")
+    @Option(names = "--buffer-kb", paramLabel = "N", defaultValue = "" + CaptureSession.DEFAULT_BUFFER_KB,
+            description = "Per-CPU ring buffer size in KiB (default: ${DEFAULT-VALUE}; 0 keeps the kernel's).")
     int bufferKb;
 
     @Option(names = "--clock", paramLabel = "CLOCK", defaultValue = "mono", description = "Trace clock (default: mono).")

@@ -218,7 +218,7 @@ public final class BackendServer {
         }
         String iface = cmd.path("iface").isTextual() ? cmd.path("iface").asText() : null;
         String pcapng = cmd.path("pcapng").isTextual() ? cmd.path("pcapng").asText() : null;
-        int bufferKb = cmd.path("bufferKb").asInt(0);
+        int bufferKb = cmd.path("bufferKb").asInt(CaptureSession.DEFAULT_BUFFER_KB);
         String clock = cmd.path("clock").isTextual() ? cmd.path("clock").asText() : "mono";
         boolean stream = cmd.path("stream").asBoolean(true);
         CaptureSession session;

@@ -32,6 +32,13 @@ public final class CaptureSession implements AutoCloseable {
 
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
 
+    /**
+     * Per-CPU buffer size captures use unless told otherwise, KiB: 8 MiB, not the kernel's
+     * 1.4 MiB. The JVM's readers need the headroom to ride out scheduling delays on busy CPUs and
+     * JIT warm-up (measured: zero loss at ~0.5 M sched events/s with 8 MiB where 1.4 MiB lost).
+     */
+    public static final int DEFAULT_BUFFER_KB = 8192;
+
     /** The instance's {@code buffer_percent}: pollers of trace_pipe_raw wake at this fill level. */
     public static final int BUFFER_PERCENT = 20;
 
