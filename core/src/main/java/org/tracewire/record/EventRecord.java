@@ -32,7 +32,9 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
     public EventRecord {
         Objects.requireNonNull(format, "format");
         Objects.requireNonNull(layout, "layout");
-        payload = payload.slice().asReadOnlyBuffer().order(layout.byteOrder());
+        if (!(payload.isReadOnly() && payload.position() == 0 && payload.order() == layout.byteOrder())) {
+            payload = payload.slice().asReadOnlyBuffer().order(layout.byteOrder());
+        }
     }
 
     /** Payload length in bytes. */
