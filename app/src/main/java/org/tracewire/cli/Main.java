@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Linux ftrace events as network packets for Wireshark.",
-        subcommands = {FormatsCommand.class, CaptureCommand.class, BackendCommand.class, FilterCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {FormatsCommand.class, CaptureCommand.class, BackendCommand.class, FilterCommand.class, DissectorCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Launcher-only subcommand:",
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {

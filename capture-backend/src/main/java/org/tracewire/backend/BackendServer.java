@@ -22,6 +22,7 @@ import org.tracewire.capture.CpuStats;
 import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.EventSink;
 import org.tracewire.capture.FilterRejectedException;
+import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.Tracefs;
@@ -171,16 +172,11 @@ public final class BackendServer {
             case "validateFilter" -> {
                 EventSelection e = EventSelection.parse(text(cmd, "event"), text(cmd, "filter"));
                 ObjectNode r = reply("filterResult", id);
-                try {
-                    CaptureSession.checkFilters(tracefs, List.of(e));
-                    r.put("accepted", true);
-                    r.put("message", "");
-                    r.put("position", -1);
-                } catch (FilterRejectedException ex) {
-                    r.put("accepted", false);
-                    r.put("message", ex.kernelMessage());
-                    r.put("position", ex.position());
-                }
+                KernelFilterCheck.Result v = KernelFilterCheck.check(tracefs, tracefs.format(e.system(), e.event()),
+                        e.filter());
+                r.put("accepted", v.accepted());
+                r.put("message", v.message() == null ? "" : v.message());
+                r.put("position", v.position());
                 send(r);
             }
             case "startCapture" -> startCapture(id, cmd);

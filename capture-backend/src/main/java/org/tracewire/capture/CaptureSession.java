@@ -1,12 +1,11 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
@@ -28,7 +27,7 @@ import org.tracewire.tracefs.TracefsInstance;
  */
 public final class CaptureSession implements AutoCloseable {
     /** Instance names of captures: {@code tracewire-<pid>}. */
-    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)(-check)?");
+    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)");
 
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
 
@@ -94,23 +93,6 @@ public final class CaptureSession implements AutoCloseable {
      */
     public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock)
             throws FilterRejectedException {
-        return open(top, events, bufferKb, clock, "", true);
-    }
-
-    /**
-     * Checks filters against the kernel without capturing: in a scratch instance
-     * {@code tracewire-<pid>-check} (so a running capture is not disturbed) the filters are
-     * written and verified as {@link #open} does, then the instance is removed.
-     *
-     * @throws FilterRejectedException  with the kernel's message and position when one is refused
-     * @throws IllegalArgumentException when an event does not exist
-     */
-    public static void checkFilters(Tracefs top, List<EventSelection> events) throws FilterRejectedException {
-        open(top, events, 0, null, "-check", false).close();
-    }
-
-    private static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
-                                       String suffix, boolean capture) throws FilterRejectedException {
         if (events.isEmpty()) {
             throw new IllegalArgumentException("no events selected");
         }
@@ -125,7 +107,7 @@ public final class CaptureSession implements AutoCloseable {
             throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
         }
         removeStale(top);
-        String name = "tracewire-" + ProcessHandle.current().pid() + suffix;
+        String name = "tracewire-" + ProcessHandle.current().pid();
         if (top.instanceNames().contains(name)) {
             top.instance(name).close();
         }
@@ -139,7 +121,7 @@ public final class CaptureSession implements AutoCloseable {
             if (clock != null) {
                 inst.setClock(clock);
             }
-            if (capture && inst.exists("buffer_percent")) {
+            if (inst.exists("buffer_percent")) {
                 // wake the readers' poll() at a fifth of the buffer, not half: more headroom when
                 // the CPUs are busy and a reader is slow to be scheduled
                 inst.write("buffer_percent", Integer.toString(BUFFER_PERCENT));
@@ -150,13 +132,11 @@ public final class CaptureSession implements AutoCloseable {
                 }
             }
             session.layout = SubBufferLayout.of(inst.headerPage(), inst.headerEvent(), inst.layout());
-            if (capture && !COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
+            if (!COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
                 session.clock = ClockSync.measure(inst, session.layout, top.format("ftrace", "print"), 8);
             }
-            if (capture) {
-                for (EventSelection e : events) {
-                    inst.setEnabled(e.system(), e.event(), true);
-                }
+            for (EventSelection e : events) {
+                inst.setEnabled(e.system(), e.event(), true);
             }
             return session;
         } catch (FilterRejectedException | RuntimeException e) {
@@ -169,33 +149,9 @@ public final class CaptureSession implements AutoCloseable {
     }
 
     private void applyFilter(EventSelection e) throws FilterRejectedException {
-        int before = ErrorLog.parse(instance.read("error_log")).entries().size();
-        String path = "events/" + e.system() + "/" + e.event() + "/filter";
-        String refused = null;
-        try {
-            instance.write(path, e.filter());
-        } catch (TracefsException ex) {
-            refused = ex.getMessage();
-        }
-        List<ErrorLog.Entry> fresh = ErrorLog.parse(instance.read("error_log")).since(before);
-        String readBack = instance.read(path).strip();
-        if (refused != null || !fresh.isEmpty() || readBack.equals("none") || readBack.contains("parse_error")) {
-            ErrorLog.Entry entry = fresh.isEmpty() ? null : fresh.get(fresh.size() - 1);
-            String message = entry != null ? entry.message()
-                    : readBack.contains("parse_error") ? readBack.substring(readBack.indexOf("parse_error")) : refused;
-            int position = entry != null ? entry.position() : -1;
-            clearErrorLog();
-            throw new FilterRejectedException(e.fullName(), e.filter(), message == null ? "refused" : message, position);
-        }
-    }
-
-    private void clearErrorLog() {
-        // error_log is cleared by an open with O_TRUNC and no write
-        try {
-            Files.newOutputStream(instance.root().resolve("error_log"), StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING).close();
-        } catch (IOException ignored) {
-            // a stale entry only costs a later diff
+        KernelFilterCheck.Result r = KernelFilterCheck.apply(instance, e.system(), e.event(), e.filter());
+        if (!r.accepted()) {
+            throw new FilterRejectedException(e.fullName(), e.filter(), r.message(), r.position());
         }
     }
 

@@ -33,7 +33,7 @@ public final class DisplayFilterCompiler {
     /** Header field of {@code common_pid}. */
     public static final String PID = "tracewire.pid";
     /** Header field of {@code common_flags}. */
-    public static final String FLAGS = "tracewire.flags";
+    public static final String FLAGS = "tracewire.common_flags";
     /** Header field of {@code common_preempt_count}. */
     public static final String PREEMPT_COUNT = "tracewire.preempt_count";
     /** Header field of the CPU the event was recorded on. */

@@ -3,6 +3,7 @@ package org.tracewire.filter;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.tracewire.format.EventFormat;
+import org.tracewire.tracefs.ErrorLog;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsInstance;
@@ -30,8 +31,6 @@ public final class KernelFilterCheck implements AutoCloseable {
     /** Prefix of the scratch instance's name; the process id follows. */
     public static final String INSTANCE_PREFIX = "tracewire-filtercheck-";
 
-    private static final Pattern ENTRY = Pattern.compile(
-            "\\[\\s*[0-9.]+\\] event filter parse error: error: ([^\\n]*)\\n(\\s*Command: )([^\\n]*)\\n([ \\t]*)\\^");
     private static final Object LOCK = new Object();
 
     private final TracefsInstance instance;
@@ -84,8 +83,32 @@ public final class KernelFilterCheck implements AutoCloseable {
 
     /** Checks one filter in this check's instance; the event's filter is reset afterwards. */
     public Result check(EventFormat format, String filter) {
-        String rel = "events/" + format.system() + "/" + format.name() + "/filter";
-        String before = errorLog();
+        try {
+            return apply(instance, format.system(), format.name(), filter);
+        } finally {
+            try {
+                instance.write("events/" + format.system() + "/" + format.name() + "/filter", "0");
+            } catch (TracefsException ignored) {
+                // the instance is removed on close anyway
+            }
+        }
+    }
+
+    /**
+     * Writes a filter into an event of any instance (a capture's own, or the scratch one) and
+     * reports the kernel's verdict: accepted when the write succeeds and the filter reads back as
+     * written; otherwise the newest {@code error_log} entry's message and caret position, or the
+     * {@code parse_error} line the {@code filter} file then shows. A refused filter leaves the
+     * event unfiltered: callers must not enable the event then.
+     *
+     * @param instance where to write
+     * @param system   the event's system
+     * @param event    the event's name
+     * @param filter   the filter text
+     */
+    public static Result apply(TracefsInstance instance, String system, String event, String filter) {
+        String rel = "events/" + system + "/" + event + "/filter";
+        int before = ErrorLog.parse(errorLog(instance)).entries().size();
         boolean written;
         try {
             instance.write(rel, filter);
@@ -94,35 +117,26 @@ public final class KernelFilterCheck implements AutoCloseable {
             written = false;
         }
         String readBack = instance.read(rel).strip();
-        try {
-            if (written) {
-                boolean same = readBack.equals(filter.strip());
-                return new Result(same, same ? null : "the filter reads back differently: " + readBack, -1, readBack);
-            }
-            String after = errorLog();
-            String fresh = after.startsWith(before) ? after.substring(before.length()) : after;
-            Matcher m = ENTRY.matcher(fresh);
-            String message = null;
-            int position = -1;
-            while (m.find()) {
-                message = m.group(1).strip();
-                position = m.group(4).replace("\t", " ").length() - m.group(2).length();
-            }
-            if (message == null) {
-                Matcher pe = Pattern.compile("parse_error: ([^\\n]*)").matcher(readBack);
-                message = pe.find() ? pe.group(1).strip() : "the kernel refused the filter";
-            }
-            return new Result(false, message, position, readBack);
-        } finally {
-            try {
-                instance.write(rel, "0");
-            } catch (TracefsException ignored) {
-                // the instance is removed on close anyway
+        if (written) {
+            boolean same = readBack.equals(filter.strip());
+            return new Result(same, same ? null : "the filter reads back differently: " + readBack, -1, readBack);
+        }
+        String message = null;
+        int position = -1;
+        for (ErrorLog.Entry e : ErrorLog.parse(errorLog(instance)).since(before)) {
+            if (e.location().contains("event filter")) {
+                message = e.message();
+                position = e.position();
             }
         }
+        if (message == null) {
+            Matcher pe = Pattern.compile("parse_error: ([^\\n]*)").matcher(readBack);
+            message = pe.find() ? pe.group(1).strip() : "the kernel refused the filter";
+        }
+        return new Result(false, message, position, readBack);
     }
 
-    private String errorLog() {
+    private static String errorLog(TracefsInstance instance) {
         return instance.exists("error_log") ? instance.read("error_log") : "";
     }
 

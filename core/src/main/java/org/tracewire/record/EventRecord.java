@@ -32,7 +32,9 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
     public EventRecord {
         Objects.requireNonNull(format, "format");
         Objects.requireNonNull(layout, "layout");
-        payload = payload.slice().asReadOnlyBuffer().order(layout.byteOrder());
+        if (!(payload.isReadOnly() && payload.position() == 0 && payload.order() == layout.byteOrder())) {
+            payload = payload.slice().asReadOnlyBuffer().order(layout.byteOrder());
+        }
     }
 
     /** Payload length in bytes. */
@@ -114,19 +116,9 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
      * @throws RecordException when the field lies outside the payload
      */
     public String string(Field field) {
-        int off;
-        int len;
-        if (field.kind().isDynamic()) {
-            off = dynamicOffset(field);
-            len = dynamicLength(field);
-        } else if (field.isFlexible()) {
-            off = field.offset();
-            len = Math.max(0, payload.limit() - off);
-        } else {
-            off = field.offset();
-            len = field.size();
-        }
-        check(field, off, len);
+        long span = span(field);
+        int off = (int) (span >>> 32);
+        int len = (int) span;
         int end = off;
         while (end < off + len && payload.get(end) != 0) {
             end++;
@@ -143,6 +135,19 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
      * @throws RecordException when the bytes lie outside the payload
      */
     public byte[] bytes(Field field) {
+        long span = span(field);
+        int off = (int) (span >>> 32);
+        int len = (int) span;
+        byte[] bytes = new byte[len];
+        payload.get(off, bytes);
+        return bytes;
+    }
+
+    /**
+     * Where a field's bytes are: offset in the high 32 bits, length in the low 32 — through the
+     * location word for dynamic fields, to the payload's end for flexible arrays. Checked.
+     */
+    private long span(Field field) {
         int off;
         int len;
         if (field.kind().isDynamic()) {
@@ -156,9 +161,7 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
             len = field.size();
         }
         check(field, off, len);
-        byte[] bytes = new byte[len];
-        payload.get(off, bytes);
-        return bytes;
+        return ((long) off << 32) | (len & 0xffffffffL);
     }
 
     /** Offset in the payload of a dynamic field's data, from its location word. */

@@ -38,7 +38,7 @@ class CompilersTest {
         CompiledFilter cf = c("sched:sched_switch", "common_pid == 42 || CPU < 2 && !(common_flags & 0x8)");
         assertEquals("common_pid == 42 || CPU < 2 && !(common_flags & 0x8)", cf.kernel());
         assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.pid == 42 || "
-                + "(tracewire.cpu < 2 && !(tracewire.flags & 0x8)))", cf.display());
+                + "(tracewire.cpu < 2 && !(tracewire.common_flags & 0x8)))", cf.display());
         assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id()
                 + " and (ether[26:4] = 0x2a or (ether[20:2] ^ 0x0) < 0x2 and not (ether[24] & 0x8 != 0))"
                         .replace("(ether[20:2] ^ 0x0) < 0x2", "ether[20:2] < 0x2")

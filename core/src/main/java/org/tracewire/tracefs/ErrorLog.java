@@ -1,4 +1,4 @@
-package org.tracewire.capture;
+package org.tracewire.tracefs;
 
 import java.util.ArrayList;
 import java.util.List;

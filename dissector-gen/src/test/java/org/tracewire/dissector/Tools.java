@@ -1,0 +1,97 @@
+package org.tracewire.dissector;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.tracewire.format.FormatCatalog;
+import org.tracewire.format.KernelLayout;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+/** Test helpers: running tools, the snapshot catalog, the generated all-events plugin. */
+final class Tools {
+    private Tools() {
+    }
+
+    /** Output of a finished process. */
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run run(List<String> cmd) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Path out = Files.createTempFile("tw-out", ".txt");
+        Path err = Files.createTempFile("tw-err", ".txt");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(600, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("timeout: " + cmd);
+        }
+        Run r = new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        Files.deleteIfExists(out);
+        Files.deleteIfExists(err);
+        return r;
+    }
+
+    static Run run(String... cmd) throws IOException, InterruptedException {
+        return run(List.of(cmd));
+    }
+
+    private static Tracefs snapshotFs;
+    private static FormatCatalog catalog;
+    private static DissectorGenerator.Result all;
+
+    static synchronized Tracefs snapshot() {
+        if (snapshotFs == null) {
+            snapshotFs = Tracefs.open(Prerequisites.snapshot());
+        }
+        return snapshotFs;
+    }
+
+    static synchronized FormatCatalog catalog() {
+        if (catalog == null) {
+            catalog = snapshot().formats();
+        }
+        return catalog;
+    }
+
+    static KernelLayout layout() {
+        return snapshot().layout();
+    }
+
+    static synchronized DissectorGenerator.Result all() {
+        if (all == null) {
+            all = new DissectorGenerator(catalog(), layout(), "snapshots/linux-6.18").generateAll();
+        }
+        return all;
+    }
+
+    /** Writes the all-events plugin to target/ and returns its absolute path. */
+    static synchronized Path allPlugin() throws IOException {
+        Path p = Path.of("target", "tracewire-all.lua").toAbsolutePath();
+        if (!Files.exists(p) || !Files.readString(p).equals(all().lua())) {
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, all().lua());
+        }
+        return p;
+    }
+
+    /** tshark reading a file with a plugin; fails the test when Lua reported an error on load. */
+    static Run tshark(Path plugin, Path capture, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("tshark", "-n", "-X", "lua_script:" + plugin.toAbsolutePath(),
+                "-r", capture.toAbsolutePath().toString()));
+        cmd.addAll(List.of(args));
+        return run(cmd);
+    }
+
+    static Path tempDir() throws IOException {
+        Path d = Path.of("target", "tw-test").toAbsolutePath();
+        Files.createDirectories(d);
+        return d;
+    }
+}

@@ -1,0 +1,1365 @@
+-- tracewire.lua: the Wireshark dissector runtime for tracewire frames (EtherType 0x88B5).
+--
+-- Implements docs/wire-format.md: the 48-byte big-endian header, TLV walking, a generic
+-- fallback that shows any event by name with its raw TLVs, expert infos, and an evaluator for
+-- print fmts (C expressions with the kernel's vsprintf semantics) that the generator
+-- (dissector-gen, org.tracewire.dissector) emits as data tables between the two EVENT TABLES
+-- markers below. On its own this file is a complete, generic dissector (no event tables).
+--
+-- Compatibility: Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). No bit operators, no bit32,
+-- no integer division: 64-bit arithmetic uses Wireshark's UInt64/Int64, every read is
+-- length-checked, and per-frame work runs under pcall so a hostile frame yields expert info.
+
+local TW_VERSION = "1"
+-- Replaced by the generator: the format identity hash (16 hex digits) the tables were made from,
+-- the traced kernel's long size, and a label of the source.
+local TW_GEN_HASH = nil
+local TW_LONG_SIZE = 8
+local TW_GEN_SOURCE = "runtime only (no event tables)"
+
+local tw = Proto("tracewire", "tracewire trace event")
+tw.prefs.ethertype = Pref.uint("EtherType", 0x88B5, "EtherType of tracewire frames, in decimal (default 34997 = 0x88B5)")
+tw.prefs.check_hash = Pref.bool("Warn on other formats", true,
+  "Warn when a frame's format identity hash differs from the one this dissector was generated for")
+tw.prefs.kallsyms = Pref.string("kallsyms file", "",
+  "The traced kernel's /proc/kallsyms (same boot) to print %pS/%ps symbols like the kernel; empty: off")
+tw.prefs.printk_formats = Pref.string("printk_formats file", "",
+  "The traced kernel's tracefs printk_formats, for %s of format-string pointers; empty: off")
+tw.prefs.hz = Pref.uint("HZ", 0, "The traced kernel's CONFIG_HZ, for jiffies_to_msecs; 0: unknown")
+
+---------------------------------------------------------------------------- header fields
+local HF = {
+  magic = ProtoField.uint16("tracewire.magic", "Magic", base.HEX),
+  version = ProtoField.uint8("tracewire.version", "Version", base.DEC),
+  flags = ProtoField.uint8("tracewire.flags", "Flags", base.HEX),
+  flags_le = ProtoField.bool("tracewire.flags.little_endian", "Little-endian values", 8, nil, 0x01),
+  flags_trunc = ProtoField.bool("tracewire.flags.truncated", "Truncated", 8, nil, 0x02),
+  flags_lostunk = ProtoField.bool("tracewire.flags.lost_unknown", "Lost count unknown", 8, nil, 0x04),
+  flags_raw = ProtoField.bool("tracewire.flags.raw_clock", "Raw trace clock", 8, nil, 0x08),
+  flags_res = ProtoField.uint8("tracewire.flags.reserved", "Reserved", base.HEX, nil, 0xF0),
+  hdr_len = ProtoField.uint16("tracewire.header_length", "Header length", base.DEC),
+  cpu = ProtoField.uint16("tracewire.cpu", "CPU", base.DEC),
+  event_id = ProtoField.uint16("tracewire.event_id", "Event id", base.DEC),
+  common_flags = ProtoField.uint8("tracewire.common_flags", "Common flags", base.HEX),
+  cf_irqs_off = ProtoField.bool("tracewire.common_flags.irqs_off", "IRQs off", 8, nil, 0x01),
+  cf_resched_lazy = ProtoField.bool("tracewire.common_flags.need_resched_lazy", "Need resched (lazy)", 8, nil, 0x02),
+  cf_resched = ProtoField.bool("tracewire.common_flags.need_resched", "Need resched", 8, nil, 0x04),
+  cf_hardirq = ProtoField.bool("tracewire.common_flags.hardirq", "Hard IRQ", 8, nil, 0x08),
+  cf_softirq = ProtoField.bool("tracewire.common_flags.softirq", "Soft IRQ", 8, nil, 0x10),
+  cf_preempt_resched = ProtoField.bool("tracewire.common_flags.preempt_resched", "Preempt resched", 8, nil, 0x20),
+  cf_nmi = ProtoField.bool("tracewire.common_flags.nmi", "NMI", 8, nil, 0x40),
+  cf_bh_off = ProtoField.bool("tracewire.common_flags.bh_off", "BH off", 8, nil, 0x80),
+  preempt_count = ProtoField.uint8("tracewire.preempt_count", "Preempt count", base.HEX),
+  preempt_depth = ProtoField.uint8("tracewire.preempt_count.depth", "Preempt depth", base.DEC, nil, 0x0F),
+  migrate_disable = ProtoField.uint8("tracewire.preempt_count.migrate_disable", "Migrate disable", base.DEC, nil, 0xF0),
+  pid = ProtoField.int32("tracewire.pid", "PID (common_pid)", base.DEC),
+  time = ProtoField.uint64("tracewire.time", "Time (ns)", base.DEC),
+  seq = ProtoField.uint64("tracewire.seq", "Sequence", base.DEC),
+  lost = ProtoField.uint32("tracewire.lost", "Lost events", base.DEC),
+  orig_len = ProtoField.uint16("tracewire.original_tlv_length", "Original TLV length", base.DEC),
+  tlv_len = ProtoField.uint16("tracewire.tlv_length", "TLV length", base.DEC),
+  format_hash = ProtoField.uint64("tracewire.format_hash", "Format identity hash", base.HEX),
+  event = ProtoField.string("tracewire.event", "Event"),
+  text = ProtoField.string("tracewire.text", "Text"),
+  tlv = ProtoField.bytes("tracewire.tlv", "TLV"),
+  tlv_type = ProtoField.uint16("tracewire.tlv.type", "Type", base.DEC),
+  tlv_length = ProtoField.uint16("tracewire.tlv.length", "Length", base.DEC),
+  tlv_value = ProtoField.bytes("tracewire.tlv.value", "Value"),
+}
+
+local EF = {
+  lost = ProtoExpert.new("tracewire.expert.lost", "Events lost", expert.group.SEQUENCE, expert.severity.WARN),
+  lost_unknown = ProtoExpert.new("tracewire.expert.lost_unknown", "Events lost, count unknown",
+    expert.group.SEQUENCE, expert.severity.WARN),
+  truncated = ProtoExpert.new("tracewire.expert.truncated", "Truncated event", expert.group.MALFORMED, expert.severity.WARN),
+  unknown = ProtoExpert.new("tracewire.expert.unknown_event", "Unknown event", expert.group.UNDECODED, expert.severity.NOTE),
+  malformed = ProtoExpert.new("tracewire.expert.malformed", "Malformed frame", expert.group.MALFORMED, expert.severity.ERROR),
+  other_formats = ProtoExpert.new("tracewire.expert.other_formats", "Dissector generated for other formats",
+    expert.group.PROTOCOL, expert.severity.WARN),
+  internal = ProtoExpert.new("tracewire.expert.internal", "Dissector internal error", expert.group.UNDECODED,
+    expert.severity.ERROR),
+}
+
+-- All ProtoFields, in registration order (header fields first, then the generated ones).
+local ALL_FIELDS = {}
+do
+  local names = {}
+  for k, _ in pairs(HF) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do ALL_FIELDS[#ALL_FIELDS + 1] = HF[k] end
+end
+
+---------------------------------------------------------------------------- 64-bit helpers
+local U = UInt64
+local U0 = U.new(0, 0)
+local U1 = U.new(1, 0)
+local SIGNBIT = U.new(0, 0x80000000)
+local MASKS = { [1] = U.new(0xff, 0), [2] = U.new(0xffff, 0), [4] = U.new(0xffffffff, 0) }
+
+-- Raises an evaluation error (caught by the renderer, which then uses name=value).
+local function fail(msg)
+  error({ tw = msg }, 0)
+end
+
+-- Truncates a 64-bit pattern to size bytes and sign- or zero-extends it (Val.Int.extend).
+local function ext(b, size, signed)
+  local m = MASKS[size]
+  if not m then return b end
+  local v = b:band(m)
+  if signed and v:rshift(size * 8 - 1) == U1 then
+    v = v:bor(m:bnot())
+  end
+  return v
+end
+
+local function isneg(b) return b:higher() >= 0x80000000 end
+local function tos64(b) return Int64.new(b:lower(), b:higher()) end
+local function fromi64(i) return U.new(i:lower(), i:higher()) end
+
+-- Digits of an unsigned 64-bit value in base 8, 10 or 16 (lower case).
+local function digits(u, base)
+  if base == 10 then return tostring(u) end
+  if base == 16 then
+    local h = u:tohex():gsub("^0+", "")
+    if h == "" then return "0" end
+    return h
+  end
+  if u == U0 then return "0" end
+  local t = {}
+  while u ~= U0 do
+    t[#t + 1] = tostring(u:band(U.new(7, 0)):lower())
+    u = u:rshift(3)
+  end
+  return string.reverse(table.concat(t))
+end
+
+-- Reads an unsigned integer of size bytes (1..8) at 0-based offset off of the Lua string s.
+local function rdu(s, off, size, le)
+  if off < 0 or size <= 0 or size > 8 or off + size > #s then
+    fail("read of " .. size .. " bytes at " .. off .. " outside " .. #s .. " bytes")
+  end
+  local lo, hi = 0, 0
+  for i = 0, size - 1 do
+    local byte
+    if le then byte = s:byte(off + size - i) else byte = s:byte(off + 1 + i) end
+    -- shift (hi,lo) left by 8 and add byte
+    hi = (hi * 256 + math.floor(lo / 16777216)) % 4294967296
+    lo = (lo % 16777216) * 256 + byte
+  end
+  return U.new(lo, hi)
+end
+
+---------------------------------------------------------------------------- values
+-- Int: { k = "i", b = UInt64 bits (already extended), s = size, g = signed, p = pointer }
+-- Mem: { k = "m", d = bytes (Lua string), o = 0-based offset, l = limit, es = element size, eg = signed }
+-- Text: { k = "t", t = string }
+local function int(b, size, signed) return { k = "i", b = ext(b, size, signed), s = size, g = signed } end
+local function bool(v) if v then return int(U1, 4, true) end return int(U0, 4, true) end
+local function text(t) return { k = "t", t = t } end
+
+local function asint(v, what)
+  if v.k == "i" then return v end
+  fail((what or "operator") .. " needs an integer")
+end
+
+local function truth(v)
+  if v.k == "i" then return v.b ~= U0 end
+  return true
+end
+
+local function promote(v)
+  if v.s < 4 then return int(v.b, 4, true) end
+  if v.p then return { k = "i", b = v.b, s = v.s, g = v.g } end
+  return v
+end
+
+local function convert(a, b)
+  a = promote(a); b = promote(b)
+  local size, signed
+  if a.s == b.s then size = a.s; signed = a.g and b.g
+  elseif a.s > b.s then size = a.s; signed = a.g
+  else size = b.s; signed = b.g end
+  return int(a.b, size, signed), int(b.b, size, signed)
+end
+
+local function cstring(m, maxb)
+  local stop = m.l
+  if maxb and m.o + maxb < stop then stop = m.o + maxb end
+  if stop <= m.o then return "" end
+  local s = m.d:sub(m.o + 1, stop)
+  local z = s:find("\0", 1, true)
+  if z then s = s:sub(1, z - 1) end
+  return s
+end
+
+---------------------------------------------------------------------------- vsprintf
+local LEFT, PLUS, SPACE, SPECIAL, ZEROPAD, SIGN, SMALL = 1, 2, 4, 8, 16, 32, 64
+local MAX_WIDTH = 4096
+local function has(f, b) return bit.band(f, b) ~= 0 end
+
+-- lib/vsprintf.c number(): num is the value converted to the conversion's type.
+local function number(num, base, flags, width, precision)
+  if width > MAX_WIDTH then width = MAX_WIDTH end
+  if precision > MAX_WIDTH then precision = MAX_WIDTH end
+  local out = {}
+  local needpfx = has(flags, SPECIAL) and base ~= 10
+  local iszero = num == U0
+  local locase = has(flags, SMALL)
+  if has(flags, LEFT) then flags = bit.band(flags, bit.bnot(ZEROPAD)) end
+  local sign = nil
+  if has(flags, SIGN) then
+    if isneg(num) then sign = "-"; num = U0 - num; width = width - 1
+    elseif has(flags, PLUS) then sign = "+"; width = width - 1
+    elseif has(flags, SPACE) then sign = " "; width = width - 1 end
+  end
+  if needpfx then
+    if base == 16 then width = width - 2 elseif not iszero then width = width - 1 end
+  end
+  local d = digits(num, base)
+  if not locase then d = d:upper() end
+  local i = #d
+  if i > precision then precision = i end
+  width = width - precision
+  if not has(flags, ZEROPAD) and not has(flags, LEFT) then
+    if width > 0 then out[#out + 1] = string.rep(" ", width) end
+    width = 0
+  end
+  if sign then out[#out + 1] = sign end
+  if needpfx then
+    if base == 16 or not iszero then out[#out + 1] = "0" end
+    if base == 16 then out[#out + 1] = locase and "x" or "X" end
+  end
+  if not has(flags, LEFT) then
+    local c = has(flags, ZEROPAD) and "0" or " "
+    if width > 0 then out[#out + 1] = string.rep(c, width) end
+    width = 0
+  end
+  if precision > i then out[#out + 1] = string.rep("0", precision - i) end
+  out[#out + 1] = d
+  if width > 0 then out[#out + 1] = string.rep(" ", width) end
+  return table.concat(out)
+end
+
+local function vstring(s, flags, width, precision)
+  if width > MAX_WIDTH then width = MAX_WIDTH end
+  if precision >= 0 and #s > precision then s = s:sub(1, precision) end
+  local pad = width - #s
+  if pad <= 0 then return s end
+  if has(flags, LEFT) then return s .. string.rep(" ", pad) end
+  return string.rep(" ", pad) .. s
+end
+
+local function hex2(b) return string.format("%02x", b) end
+
+local function need(m, n, what)
+  if m.l - m.o < n then fail(what .. " needs " .. n .. " bytes") end
+end
+
+local function ip4(d, off, leading)
+  local t = {}
+  for i = 0, 3 do
+    local b = d:byte(off + 1 + i)
+    t[#t + 1] = leading and string.format("%03d", b) or tostring(b)
+  end
+  return table.concat(t, ".")
+end
+
+local function ip6full(d, off, colons)
+  local t = {}
+  for i = 0, 7 do
+    t[#t + 1] = hex2(d:byte(off + 1 + 2 * i)) .. hex2(d:byte(off + 2 + 2 * i))
+  end
+  return table.concat(t, colons and ":" or "")
+end
+
+local function ip6compressed(d, off)
+  local w = {}
+  for i = 0, 7 do w[i] = d:byte(off + 1 + 2 * i) * 256 + d:byte(off + 2 + 2 * i) end
+  local v4mapped = w[0] == 0 and w[1] == 0 and w[2] == 0 and w[3] == 0 and w[4] == 0 and w[5] == 0xffff
+  local isatap = bit.bor(w[4], 0x0200) == 0x0200 and w[5] == 0x5efe
+  local useipv4 = v4mapped or isatap
+  local range = useipv4 and 6 or 8
+  local zl = {}
+  for i = 0, range - 1 do
+    zl[i] = 0
+    for j = i, range - 1 do
+      if w[j] ~= 0 then break end
+      zl[i] = zl[i] + 1
+    end
+  end
+  local longest, colonpos = 1, -1
+  for i = 0, range - 1 do
+    if zl[i] > longest then longest = zl[i]; colonpos = i end
+  end
+  if longest == 1 then colonpos = -1 end
+  local t = {}
+  local needcolon = false
+  local i = 0
+  while i < range do
+    if i == colonpos then
+      if needcolon or i == 0 then t[#t + 1] = ":" end
+      t[#t + 1] = ":"
+      needcolon = false
+      i = i + longest
+    else
+      if needcolon then t[#t + 1] = ":" end
+      t[#t + 1] = string.format("%x", w[i])
+      needcolon = true
+      i = i + 1
+    end
+  end
+  if useipv4 then
+    if needcolon then t[#t + 1] = ":" end
+    t[#t + 1] = ip4(d, off + 12, false)
+  end
+  return table.concat(t)
+end
+
+local function ipaddr(m, ext, le)
+  local d, off = m.d, m.o
+  local kind = ext:sub(2, 2)
+  local leading = ext:sub(1, 1) == "i"
+  if kind == "4" then
+    need(m, 4, "%p" .. ext); return ip4(d, off, leading)
+  elseif kind == "6" then
+    need(m, 16, "%p" .. ext)
+    if not leading and ext:sub(3, 3) == "c" then return ip6compressed(d, off) end
+    return ip6full(d, off, not leading)
+  elseif kind == "S" then
+    need(m, 2, "%p" .. ext)
+    local opts = ext:sub(3)
+    local family = rdu(d, off, 2, le):lower()
+    local p = opts:find("p", 1, true) ~= nil
+    if family == 2 then
+      need(m, 8, "%p" .. ext)
+      local s = ip4(d, off + 4, leading)
+      if p then s = s .. ":" .. tostring(d:byte(off + 3) * 256 + d:byte(off + 4)) end
+      return s
+    elseif family == 10 then
+      need(m, 28, "%p" .. ext)
+      local f = opts:find("f", 1, true) ~= nil
+      local sc = opts:find("s", 1, true) ~= nil
+      local c = opts:find("c", 1, true) ~= nil
+      local br = p or f or sc
+      local s = (not leading and c) and ip6compressed(d, off + 8) or ip6full(d, off + 8, not leading)
+      if br then s = "[" .. s .. "]" end
+      if p then s = s .. ":" .. tostring(d:byte(off + 3) * 256 + d:byte(off + 4)) end
+      if f then
+        local flow = bit.band(d:byte(off + 5), 0x0f) * 16777216 + d:byte(off + 6) * 65536
+          + d:byte(off + 7) * 256 + d:byte(off + 8)
+        s = s .. "/" .. tostring(flow)
+      end
+      if sc then s = s .. "%" .. tostring(rdu(d, off + 24, 4, le)) end
+      return s
+    end
+    return "(invalid address)"
+  end
+  fail("unsupported %p" .. ext)
+end
+
+local function mac(m, ext)
+  need(m, 6, "%p" .. ext)
+  local rev = ext:sub(2, 2) == "R"
+  local sep = ":"
+  if ext:sub(1, 1) == "m" then sep = "" elseif ext:sub(2, 2) == "F" then sep = "-" end
+  local t = {}
+  for i = 0, 5 do
+    local idx = rev and (5 - i) or i
+    t[#t + 1] = hex2(m.d:byte(m.o + 1 + idx))
+  end
+  return table.concat(t, sep)
+end
+
+local function uuid(m, ext)
+  need(m, 16, "%p" .. ext)
+  local k = ext:sub(2, 2)
+  if k == "" then k = "b" end
+  local idx
+  if k == "l" or k == "L" then idx = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 }
+  else idx = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 } end
+  local t = {}
+  for i = 0, 15 do
+    t[#t + 1] = hex2(m.d:byte(m.o + 1 + idx[i + 1]))
+    if i == 3 or i == 5 or i == 7 or i == 9 then t[#t + 1] = "-" end
+  end
+  local s = table.concat(t)
+  if k == "B" or k == "L" then s = s:upper() end
+  return s
+end
+
+local function bitset(m, n, le)
+  local ls = TW_LONG_SIZE
+  local word = math.floor(n / (ls * 8))
+  local b = n % (ls * 8)
+  local off = m.o + word * ls
+  if off + ls > m.l then return false end
+  local w = rdu(m.d, off, ls, le)
+  return w:rshift(b):band(U1) == U1
+end
+
+local function bitmap(m, nrbits, list, le)
+  local avail = (m.l - m.o) * 8
+  if nrbits > avail then nrbits = avail end
+  if nrbits < 0 then nrbits = 0 end
+  if nrbits > 1048576 then nrbits = 1048576 end
+  if list then
+    local t = {}
+    local i = 0
+    while i < nrbits do
+      if not bitset(m, i, le) then
+        i = i + 1
+      else
+        local j = i
+        while j + 1 < nrbits and bitset(m, j + 1, le) do j = j + 1 end
+        if j > i then t[#t + 1] = i .. "-" .. j else t[#t + 1] = tostring(i) end
+        i = j + 1
+      end
+    end
+    return table.concat(t, ",")
+  end
+  local t = {}
+  local chunksz = nrbits % 32
+  if chunksz == 0 then chunksz = 32 end
+  local i = math.floor((nrbits + 31) / 32) * 32 - 32
+  while i >= 0 do
+    local val = 0
+    for b = chunksz - 1, 0, -1 do
+      val = val * 2 + (bitset(m, i + b, le) and 1 or 0)
+    end
+    t[#t + 1] = number(U.new(val, 0), 16, SMALL + ZEROPAD, math.floor((chunksz + 3) / 4), -1)
+    chunksz = 32
+    i = i - 32
+  end
+  return table.concat(t, ",")
+end
+
+local function hexstring(m, ext, width)
+  local len = width < 0 and 1 or math.min(width, 64)
+  len = math.min(len, m.l - m.o)
+  local sepc = ext:sub(2, 2)
+  local sep = " "
+  if sepc == "C" then sep = ":" elseif sepc == "D" then sep = "-" elseif sepc == "N" then sep = "" end
+  local t = {}
+  for i = 0, len - 1 do t[#t + 1] = hex2(m.d:byte(m.o + 1 + i)) end
+  return table.concat(t, sep)
+end
+
+---------------------------------------------------------------------------- host context
+-- Opt-in (preferences): the traced kernel's /proc/kallsyms for %pS and friends, its
+-- printk_formats for %s of a format-string pointer, and its CONFIG_HZ for jiffies_to_msecs.
+-- Off by default: a capture from another boot or host would be resolved wrongly.
+local SYMS = nil        -- { addrs = { "16 hex digits" }, names = {}, mods = {}, sizes = { UInt64 } }
+local SYMS_PATH = nil
+local PRINTK = nil      -- { ["16 hex digits"] = string }
+local PRINTK_PATH = nil
+
+local function hex16(u) return u:tohex() end
+
+local function loadsyms(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local list = {}
+  local n = 0
+  for line in f:lines() do
+    local a, _, name, rest = line:match("^(%x+)%s+(%S+)%s+(%S+)%s*(.*)$")
+    if a and #a <= 16 then
+      a = string.rep("0", 16 - #a) .. a:lower()
+      if a ~= "0000000000000000" then
+        local mod = rest and rest:match("^%[(.-)%]") or nil
+        n = n + 1
+        list[n] = { a, n, name, mod }
+      end
+    end
+  end
+  f:close()
+  table.sort(list, function(x, y) return x[1] < y[1] or (x[1] == y[1] and x[2] < y[2]) end)
+  local t = { addrs = {}, names = {}, mods = {}, sizes = {} }
+  local m = 0
+  for i = 1, n do
+    local e = list[i]
+    if m == 0 or t.addrs[m] ~= e[1] then
+      m = m + 1
+      t.addrs[m] = e[1]; t.names[m] = e[3]; t.mods[m] = e[4]
+    end
+  end
+  for i = 1, m do
+    if i < m then t.sizes[i] = U.fromhex(t.addrs[i + 1]) - U.fromhex(t.addrs[i])
+    else t.sizes[i] = U1 end
+  end
+  return t
+end
+
+local function symbols()
+  local path = tw.prefs.kallsyms
+  if path == nil or path == "" then return nil end
+  if SYMS_PATH ~= path then SYMS = loadsyms(path); SYMS_PATH = path end
+  return SYMS
+end
+
+local function lookupsym(t, addr)
+  local key = hex16(addr)
+  local lo, hi, found = 1, #t.addrs, nil
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if t.addrs[mid] <= key then found = mid; lo = mid + 1 else hi = mid - 1 end
+  end
+  if not found then return nil end
+  local start = U.fromhex(t.addrs[found])
+  local off = addr - start
+  if not (off < t.sizes[found]) then return nil end
+  return t.names[found], off, t.sizes[found], t.mods[found]
+end
+
+local function unescape_c(s)
+  local map = { n = "\n", t = "\t", r = "\r", a = "\a", b = "\b", f = "\f", v = "\v", e = "\27" }
+  return (s:gsub("\\([0-7][0-7]?[0-7]?)", function(o) return string.char(tonumber(o, 8) % 256) end)
+    :gsub("\\(.)", function(c) return map[c] or c end))
+end
+
+local function printk()
+  local path = tw.prefs.printk_formats
+  if path == nil or path == "" then return nil end
+  if PRINTK_PATH ~= path then
+    PRINTK_PATH = path
+    PRINTK = nil
+    local f = io.open(path, "r")
+    if f then
+      PRINTK = {}
+      for line in f:lines() do
+        local a, body = line:match('^0x(%x+) : "(.*)"$')
+        if a and #a <= 16 then
+          a = string.rep("0", 16 - #a) .. a:lower()
+          if PRINTK[a] == nil then PRINTK[a] = unescape_c(body) end
+        end
+      end
+      f:close()
+    end
+  end
+  return PRINTK
+end
+
+---------------------------------------------------------------------------- evaluator
+-- Node tags (see org.tracewire.dissector.PrintFmtLua).
+local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_BRACE, N_SIZEOF =
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+-- Field kinds (FieldKind order).
+local K_INT, K_PTR, K_CHARS, K_ARRAY, K_DSTR, K_DARRAY, K_DMASK, K_OPAQUE = 1, 2, 3, 4, 5, 6, 7, 8
+
+local eval
+
+-- ctx: { ev = event table, v = { [i] = TLV value string or nil }, le = bool }
+local function fieldval(ctx, i)
+  local f = ctx.ev.f[i]
+  local d = ctx.v[i]
+  if not f then fail("no field " .. i) end
+  if d == nil then fail("field " .. f[1] .. " is not in the frame") end
+  local kind, size, signed = f[2], f[3], f[4]
+  if kind == K_INT then
+    if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then fail("field size " .. size) end
+    if #d ~= size then fail("field " .. f[1] .. " has " .. #d .. " bytes") end
+    return int(rdu(d, 0, size, ctx.le), size, signed)
+  elseif kind == K_PTR then
+    if #d ~= size then fail("field " .. f[1] .. " has " .. #d .. " bytes") end
+    return { k = "i", b = rdu(d, 0, size, ctx.le), s = size, g = false, p = true }
+  elseif kind == K_CHARS then
+    if size > 0 and #d < size then d = d .. string.rep("\0", size - #d) end
+    if size == 0 then d = d .. "\0" end
+    return { k = "m", d = d, o = 0, l = #d, es = 1, eg = signed }
+  else
+    local es = f[5] or 1
+    if es < 1 then es = 1 end
+    if (kind == K_ARRAY or kind == K_OPAQUE) and size > 0 and #d ~= size then
+      fail("field " .. f[1] .. " has " .. #d .. " bytes")
+    end
+    return { k = "m", d = d, o = 0, l = #d, es = es, eg = signed }
+  end
+end
+
+local function index(ctx, base, idx)
+  if base.k == "m" then
+    local off = base.o + idx * base.es
+    if idx < 0 or off + base.es > base.l then fail("index outside an array") end
+    return int(rdu(base.d, off, base.es, ctx.le), base.es, base.eg)
+  elseif base.k == "t" then
+    if idx < 0 or idx > #base.t then fail("index outside a string") end
+    if idx == #base.t then return int(U0, 1, true) end
+    return int(U.new(base.t:byte(idx + 1), 0), 1, true)
+  end
+  fail("cannot index a value that does not point into the record")
+end
+
+local function tonum(v)
+  local i = asint(v, "index")
+  -- math.floor: an integer (not a float) under Lua 5.4, for string.rep/sub and indexes
+  if isneg(i.b) then return math.floor(tos64(i.b):tonumber()) end
+  return math.floor(i.b:tonumber())
+end
+
+local function cmp(x, y, signed)
+  if signed then x = x:bxor(SIGNBIT); y = y:bxor(SIGNBIT) end
+  if x == y then return 0 elseif x < y then return -1 else return 1 end
+end
+
+local function binary(ctx, n)
+  local op = n[2]
+  if op == "&&" then return bool(truth(eval(ctx, n[3])) and truth(eval(ctx, n[4]))) end
+  if op == "||" then return bool(truth(eval(ctx, n[3])) or truth(eval(ctx, n[4]))) end
+  if op == "," then eval(ctx, n[3]); return eval(ctx, n[4]) end
+  local lv = eval(ctx, n[3])
+  local rv = eval(ctx, n[4])
+  if lv.k == "m" and rv.k == "i" and (op == "+" or op == "-") then
+    local d = tonum(rv)
+    if op == "-" then d = -d end
+    local off = lv.o + d * lv.es
+    if off < 0 or off > lv.l then fail("pointer arithmetic leaves the record") end
+    return { k = "m", d = lv.d, o = off, l = lv.l, es = lv.es, eg = lv.eg }
+  end
+  local l = asint(lv, "operator " .. op)
+  local r = asint(rv, "operator " .. op)
+  if op == "<<" or op == ">>" then
+    local pl = promote(l)
+    local bits = pl.s * 8
+    local c = promote(r).b:band(U.new(bits - 1, 0)):lower()
+    local res
+    if op == "<<" then res = pl.b:lshift(c)
+    elseif pl.g then res = pl.b:arshift(c)
+    else res = pl.b:rshift(c) end
+    return int(res, pl.s, pl.g)
+  end
+  local a, b = convert(l, r)
+  local x, y, size, signed = a.b, b.b, a.s, a.g
+  if op == "+" then return int(x + y, size, signed)
+  elseif op == "-" then return int(x - y, size, signed)
+  elseif op == "*" then return int(x * y, size, signed)
+  elseif op == "/" or op == "%" then
+    if y == U0 then fail("division by zero") end
+    local res
+    if signed then
+      if x == SIGNBIT and y == U0 - U1 then
+        res = (op == "/") and x or U0
+      elseif op == "/" then res = fromi64(tos64(x) / tos64(y))
+      else res = fromi64(tos64(x) % tos64(y)) end
+      -- C truncates toward zero; Int64 % follows C (sign of the dividend)
+    else
+      if op == "/" then res = x / y else res = x % y end
+    end
+    return int(res, size, signed)
+  elseif op == "&" then return int(x:band(y), size, signed)
+  elseif op == "|" then return int(x:bor(y), size, signed)
+  elseif op == "^" then return int(x:bxor(y), size, signed)
+  end
+  local c = cmp(x, y, signed)
+  if op == "==" then return bool(c == 0)
+  elseif op == "!=" then return bool(c ~= 0)
+  elseif op == "<" then return bool(c < 0)
+  elseif op == "<=" then return bool(c <= 0)
+  elseif op == ">" then return bool(c > 0)
+  elseif op == ">=" then return bool(c >= 0) end
+  fail("unknown operator " .. tostring(op))
+end
+
+local function addressof(ctx, e)
+  if e[1] == N_IDX then
+    local base = eval(ctx, e[2])
+    local idx = tonum(eval(ctx, e[3]))
+    if base.k == "m" then
+      local off = base.o + idx * base.es
+      if idx < 0 or off > base.l then fail("index outside an array") end
+      return { k = "m", d = base.d, o = off, l = base.l, es = base.es, eg = base.eg }
+    end
+  end
+  if e[1] == N_FLD then
+    local f = ctx.ev.f[e[2]]
+    if f and f[2] ~= K_PTR then
+      if f[2] == K_INT then
+        local d = ctx.v[e[2]]
+        if d == nil or #d < f[3] then fail("field outside the record") end
+        return { k = "m", d = d, o = 0, l = f[3], es = f[3], eg = f[4] }
+      end
+      local v = eval(ctx, e)
+      if v.k == "m" then return v end
+    end
+  end
+  fail("cannot take this address")
+end
+
+local function unary(ctx, n)
+  local op = n[2]
+  if op == "!" then return bool(not truth(eval(ctx, n[3]))) end
+  if op == "&" then return addressof(ctx, n[3]) end
+  if op == "*" then return index(ctx, eval(ctx, n[3]), 0) end
+  local v = promote(asint(eval(ctx, n[3]), "operator " .. op))
+  if op == "-" then return int(U0 - v.b, v.s, v.g) end
+  if op == "~" then return int(v.b:bnot(), v.s, v.g) end
+  return v
+end
+
+local function ternary(ctx, n)
+  local c = truth(eval(ctx, n[2]))
+  local chosen = eval(ctx, c and n[3] or n[4])
+  if chosen.k == "i" and not chosen.p then
+    local ok, other = pcall(eval, ctx, c and n[4] or n[3])
+    if not ok then return chosen end
+    if other.k == "i" and not other.p then
+      if c then local a, _ = convert(chosen, other); return a end
+      local _, b = convert(other, chosen); return b
+    end
+  end
+  return chosen
+end
+
+-- {N_CAST, operand, pointer, size, signed, pointeeSize, pointeeSigned, special("bool"/"void"/"")}
+local function cast(ctx, n)
+  local v = eval(ctx, n[2])
+  if n[3] then
+    if v.k == "m" then
+      local es = n[6]
+      if es <= 0 then es = 1 end
+      return { k = "m", d = v.d, o = v.o, l = v.l, es = es, eg = n[7] }
+    end
+    if v.k == "t" then return v end
+    return { k = "i", b = ext(v.b, TW_LONG_SIZE, false), s = TW_LONG_SIZE, g = false, p = true }
+  end
+  if n[8] == "void" then return int(U0, 4, true) end
+  if v.k == "i" then
+    if n[8] == "bool" then if v.b ~= U0 then return int(U1, 1, false) end return int(U0, 1, false) end
+    if n[4] < 0 then return v end
+    return int(v.b, n[4], n[5])
+  end
+  fail("cannot cast this value")
+end
+
+local function dyn(ctx, n)
+  if n[1] ~= N_FLD then fail("helper needs a field name") end
+  local f = ctx.ev.f[n[2]]
+  if not f or f[2] < K_DSTR or f[2] > K_DMASK then fail("field is not a dynamic array") end
+  local v = fieldval(ctx, n[2])
+  return v
+end
+
+local function entryname(ctx, e)
+  local v = eval(ctx, e[3])
+  if v.k ~= "t" then fail("entry name is not a string") end
+  return v.t
+end
+
+local function printflags(ctx, n, u64)
+  local flags = asint(eval(ctx, n[3]), "__print_flags").b
+  if not u64 then flags = ext(flags, TW_LONG_SIZE, false) end
+  local dv = eval(ctx, n[4])
+  local delim = nil
+  if dv.k == "t" then delim = dv.t elseif dv.k == "m" then delim = cstring(dv, 4096) end
+  local t = {}
+  local first, unknown = true, false
+  local i = 5
+  while n[i] ~= nil and flags ~= U0 do
+    local e = n[i]
+    if e[1] ~= N_BRACE or #e ~= 3 then fail("entries must be { value, name }") end
+    local ok, mv = pcall(eval, ctx, e[2])
+    if not ok or mv.k ~= "i" then
+      unknown = true
+    else
+      local mask = mv.b
+      if not u64 then mask = ext(mask, TW_LONG_SIZE, false) end
+      if flags:band(mask) == mask then
+        local s = entryname(ctx, e)
+        flags = flags:band(mask:bnot())
+        if not first and delim then t[#t + 1] = delim else first = false end
+        t[#t + 1] = s
+      end
+    end
+    i = i + 1
+  end
+  if flags ~= U0 then
+    if unknown then fail("flag table has unresolved names") end
+    if not first and delim then t[#t + 1] = delim end
+    t[#t + 1] = "0x" .. digits(flags, 16)
+  end
+  return text(table.concat(t))
+end
+
+local function printsymbolic(ctx, n, u64)
+  local val = asint(eval(ctx, n[3]), "__print_symbolic").b
+  if not u64 then val = ext(val, TW_LONG_SIZE, false) end
+  local unknown = false
+  local i = 4
+  while n[i] ~= nil do
+    local e = n[i]
+    if e[1] ~= N_BRACE or #e ~= 3 then fail("entries must be { value, name }") end
+    local ok, kv = pcall(eval, ctx, e[2])
+    if not ok or kv.k ~= "i" then
+      unknown = true
+    else
+      local key = kv.b
+      if not u64 then key = ext(key, TW_LONG_SIZE, false) end
+      if key == val then
+        local s = entryname(ctx, e)
+        if s ~= "" then return text(s) end
+        break
+      end
+    end
+    i = i + 1
+  end
+  if unknown then fail("symbol table has unresolved names") end
+  return text("0x" .. digits(val, 16))
+end
+
+local function nargs(n, k) if #n - 2 ~= k then fail(tostring(n[2]) .. " takes " .. k .. " argument(s)") end end
+
+local function memarg(ctx, e)
+  local v = eval(ctx, e)
+  if v.k ~= "m" then fail("needs a pointer into the record") end
+  return v
+end
+
+local function hexdump(m, len, concat)
+  if len < 0 or len > m.l - m.o then fail("hex dump outside the record") end
+  local t = {}
+  for i = 0, len - 1 do t[#t + 1] = hex2(m.d:byte(m.o + 1 + i)) end
+  return table.concat(t, concat and "" or " ")
+end
+
+local function printarray(ctx, m, count, el)
+  if el ~= 1 and el ~= 2 and el ~= 4 and el ~= 8 then fail("array element size") end
+  if count < 0 or count * el > m.l - m.o then fail("array outside the record") end
+  local t = {}
+  for i = 0, count - 1 do
+    t[#t + 1] = "0x" .. digits(rdu(m.d, m.o + i * el, el, ctx.le), 16)
+  end
+  return "{" .. table.concat(t, ",") .. "}"
+end
+
+local function call(ctx, n)
+  local name = n[2]
+  if name == "__get_str" or name == "__get_rel_str" or name == "__get_dynamic_array"
+    or name == "__get_rel_dynamic_array" or name == "__get_sockaddr" or name == "__get_rel_sockaddr" then
+    nargs(n, 1); return dyn(ctx, n[3])
+  elseif name == "__get_dynamic_array_len" or name == "__get_rel_dynamic_array_len" then
+    nargs(n, 1); local m = dyn(ctx, n[3]); return int(U.new(m.l, 0), 4, false)
+  elseif name == "__get_bitmask" or name == "__get_rel_bitmask" or name == "__get_cpumask"
+    or name == "__get_rel_cpumask" then
+    nargs(n, 1); local m = dyn(ctx, n[3]); return text(bitmap(m, (m.l - m.o) * 8, false, ctx.le))
+  elseif name == "__print_flags" or name == "__print_flags_u64" then
+    if #n < 4 then fail("__print_flags needs a value and a delimiter") end
+    return printflags(ctx, n, name == "__print_flags_u64")
+  elseif name == "__print_symbolic" or name == "__print_symbolic_u64" then
+    if #n < 3 then fail("__print_symbolic needs a value") end
+    return printsymbolic(ctx, n, name == "__print_symbolic_u64")
+  elseif name == "__print_hex" or name == "__print_hex_str" then
+    nargs(n, 2)
+    local m = memarg(ctx, n[3])
+    local len = tonum(eval(ctx, n[4]))
+    return text(hexdump(m, len, name == "__print_hex_str"))
+  elseif name == "__print_array" then
+    nargs(n, 3)
+    local m = memarg(ctx, n[3])
+    return text(printarray(ctx, m, tonum(eval(ctx, n[4])), tonum(eval(ctx, n[5]))))
+  elseif name == "__print_dynamic_array" then
+    nargs(n, 2)
+    local m = dyn(ctx, n[3])
+    local el = tonum(eval(ctx, n[4]))
+    if el <= 0 then fail("bad element size") end
+    return text(printarray(ctx, m, math.floor((m.l - m.o) / el), el))
+  elseif name == "__print_ns_to_secs" then
+    nargs(n, 1)
+    return int(asint(eval(ctx, n[3])).b / U.new(1000000000, 0), 8, false)
+  elseif name == "__print_ns_without_secs" then
+    nargs(n, 1)
+    return int(asint(eval(ctx, n[3])).b % U.new(1000000000, 0), 4, false)
+  elseif name == "jiffies_to_msecs" then
+    nargs(n, 1)
+    local hz = tw.prefs.hz or 0
+    if hz <= 0 then fail("jiffies_to_msecs needs HZ") end
+    local j = asint(eval(ctx, n[3])).b
+    if TW_LONG_SIZE ~= 8 then j = j:band(MASKS[4]) end
+    local r
+    if hz <= 1000 and 1000 % hz == 0 then r = j * U.new(math.floor(1000 / hz), 0)
+    elseif hz > 1000 and hz % 1000 == 0 then
+      local d = U.new(math.floor(hz / 1000), 0); r = (j + d - U1) / d
+    else r = (j * U.new(1000, 0)) / U.new(hz, 0) end
+    return int(r, 4, false)
+  elseif name == "__builtin_expect" then
+    nargs(n, 2); return eval(ctx, n[3])
+  elseif name == "__builtin_constant_p" then
+    return int(U0, 4, true)
+  end
+  fail("unknown helper " .. tostring(name))
+end
+
+eval = function(ctx, n)
+  local t = n[1]
+  if t == N_LIT then
+    local c = n.c
+    if not c then
+      c = int(U.fromhex(n[2]), n[3], n[4])
+      n.c = c
+    end
+    return c
+  elseif t == N_STR then return text(n[2])
+  elseif t == N_FLD then return fieldval(ctx, n[2])
+  elseif t == N_ERR then fail(n[2])
+  elseif t == N_IDX then return index(ctx, eval(ctx, n[2]), tonum(eval(ctx, n[3])))
+  elseif t == N_UN then return unary(ctx, n)
+  elseif t == N_BIN then return binary(ctx, n)
+  elseif t == N_TERN then return ternary(ctx, n)
+  elseif t == N_CAST then return cast(ctx, n)
+  elseif t == N_CALL then return call(ctx, n)
+  elseif t == N_BRACE then fail("brace list outside a print table")
+  elseif t == N_SIZEOF then
+    local v = eval(ctx, n[2])
+    if v.k == "i" then return int(U.new(v.s, 0), TW_LONG_SIZE, false) end
+    if v.k == "m" and n[2][1] == N_IDX then return int(U.new(v.es, 0), TW_LONG_SIZE, false) end
+    fail("sizeof of this expression is not supported")
+  end
+  fail("unknown expression")
+end
+
+-- Conversion: { flags, width, precision, size, conv, ext, text }; width/precision -1 absent, -2 '*'.
+local function stringof(v, precision)
+  if v.k == "t" then return v.t end
+  if v.k == "m" then return cstring(v, precision >= 0 and precision or nil) end
+  if v.b == U0 then return "(null)" end
+  local pk = printk()
+  local str = pk and pk[hex16(v.b)]
+  if str == nil then fail("string pointer not in printk_formats") end
+  return str
+end
+
+local function pointer(ctx, c, flags, width, precision, v)
+  local e = c[6]
+  local k = e:sub(1, 1)
+  if k == "" or k == "x" then
+    if v.k ~= "i" then fail("the address is not known") end
+    if width < 0 then width = 2 * TW_LONG_SIZE; flags = bit.bor(flags, ZEROPAD) end
+    return number(ext(v.b, TW_LONG_SIZE, false), 16, bit.bor(flags, SMALL), width, precision)
+  elseif k == "S" or k == "s" or k == "B" or k == "F" or k == "f" then
+    if v.k ~= "i" then fail("the address is not known") end
+    local t = symbols()
+    local addr = v.b
+    local name, off, size, mod
+    if t then
+      name, off, size, mod = lookupsym(t, (k == "B") and (addr - U1) or addr)
+    end
+    local s
+    if name == nil then
+      if t == nil and addr ~= U0 then fail("%p" .. e .. " needs a symbol table") end
+      s = "0x" .. digits(ext(addr, TW_LONG_SIZE, false), 16)
+    else
+      s = name
+      if k == "S" or k == "B" or k == "F" then
+        if k == "B" then off = off + U1 end
+        s = s .. "+0x" .. digits(off, 16) .. "/0x" .. digits(size, 16)
+      end
+      if mod then s = s .. " [" .. mod .. "]" end
+    end
+    return vstring(s, flags, width, precision)
+  end
+  if v.k == "i" and v.b == U0 and (k == "M" or k == "m" or k == "I" or k == "i" or k == "U" or k == "b" or k == "h") then
+    if k == "b" or k == "h" then return "(null)" end
+    return vstring("(null)", flags, width, precision)
+  end
+  if v.k ~= "m" then fail("needs memory inside the record") end
+  if k == "M" or k == "m" then return vstring(mac(v, e), flags, width, precision)
+  elseif k == "I" or k == "i" then return vstring(ipaddr(v, e, ctx.le), flags, width, precision)
+  elseif k == "U" then return vstring(uuid(v, e), flags, width, precision)
+  elseif k == "b" then return bitmap(v, width < 0 and 0 or width, e:sub(2, 2) == "l", ctx.le)
+  elseif k == "h" then return hexstring(v, e, width)
+  end
+  fail("unsupported pointer extension")
+end
+
+-- Renders a compiled print fmt: pf = { segments, args }.
+local function render(ctx, pf)
+  local segs, args = pf[1], pf[2]
+  local out = {}
+  local ai = 1
+  for si = 1, #segs do
+    local c = segs[si]
+    if type(c) == "string" then
+      out[#out + 1] = c
+    else
+      local flags, width, precision = c[1], c[2], c[3]
+      if width == -2 then
+        local w = tonum(int(asint(eval(ctx, args[ai]), "width").b, 4, true)); ai = ai + 1
+        if w < 0 then flags = bit.bor(flags, LEFT); w = -w end
+        width = math.min(w, MAX_WIDTH)
+      end
+      if precision == -2 then
+        local p = tonum(int(asint(eval(ctx, args[ai]), "precision").b, 4, true)); ai = ai + 1
+        precision = math.max(0, math.min(p, MAX_WIDTH))
+      end
+      local a = args[ai]; ai = ai + 1
+      if a == nil then fail("too few arguments") end
+      local v = eval(ctx, a)
+      local conv = c[5]
+      if conv == "c" then
+        local ch = asint(v, c[7]).b:band(MASKS[1]):lower()
+        out[#out + 1] = vstring(string.char(ch), flags, width, -1)
+      elseif conv == "s" then
+        out[#out + 1] = vstring(stringof(v, precision), flags, width, precision)
+      elseif conv == "p" then
+        out[#out + 1] = pointer(ctx, c, flags, width, precision, v)
+      else
+        local i = asint(v, c[7])
+        local signed = conv == "d" or conv == "i"
+        local num = ext(i.b, c[4], signed)
+        local base = 10
+        if conv == "o" then base = 8
+        elseif conv == "x" then base = 16; flags = bit.bor(flags, SMALL)
+        elseif conv == "X" then base = 16 end
+        if signed then flags = bit.bor(flags, SIGN) end
+        out[#out + 1] = number(num, base, flags, width, precision)
+      end
+    end
+  end
+  return table.concat(out)
+end
+
+---------------------------------------------------------------------------- fallback text
+local function bytestext(d)
+  local t = {}
+  for i = 1, #d do t[#t + 1] = hex2(d:byte(i)) end
+  return "ARRAY[" .. table.concat(t, ", ") .. "]"
+end
+
+-- name=value pairs (EventPrinter.fallbackText); f[6] is the fallback style:
+-- "s" string, "p" pointer hex, "x" long hex, "d" signed, "u" unsigned, "a" bytes.
+local function fallbacktext(ev, vals, le)
+  local t = {}
+  for i, f in ipairs(ev.f) do
+    local d = vals[i]
+    local s
+    if d == nil then
+      s = "?"
+    else
+      local st = f[6]
+      local ok, r = pcall(function()
+        if st == "s" then
+          local z = d:find("\0", 1, true)
+          if z then return d:sub(1, z - 1) end
+          return d
+        elseif st == "a" then
+          return bytestext(d)
+        end
+        if #d ~= f[3] then fail("short") end
+        local u = rdu(d, 0, f[3], le)
+        if st == "p" or st == "x" then return "0x" .. digits(u, 16) end
+        if st == "d" then
+          local v = ext(u, f[3], true)
+          if isneg(v) then return "-" .. tostring(U0 - v) end
+          return tostring(v)
+        end
+        return tostring(u)
+      end)
+      s = ok and r or "?"
+    end
+    t[#t + 1] = f[1] .. "=" .. s
+  end
+  return table.concat(t, " ")
+end
+
+local function syscalltext(ev, vals, le)
+  local name = ev.n
+  local enter = name:sub(1, 10) == "sys_enter_"
+  local call = "sys_" .. name:sub(enter and 11 or 10)
+  local function ul(i)
+    local f = ev.f[i]
+    local d = vals[i]
+    if d == nil or #d ~= f[3] then fail("short") end
+    local v = rdu(d, 0, f[3], le)
+    if f[4] and f[3] < 8 and not (f[3] == 4 and TW_LONG_SIZE == 4) then v = ext(v, f[3], true) end
+    return v
+  end
+  if enter then
+    local t = {}
+    for i, f in ipairs(ev.f) do
+      if f[1] ~= "__syscall_nr" then
+        local v = ul(i)
+        local s
+        if v < U.new(10, 0) then s = tostring(v) else s = "0x" .. digits(v, 16) end
+        t[#t + 1] = f[1] .. ": " .. s
+      end
+    end
+    return call .. "(" .. table.concat(t, ", ") .. ")"
+  end
+  for i, f in ipairs(ev.f) do
+    if f[1] == "ret" then return call .. " -> 0x" .. digits(ul(i), 16) end
+  end
+  return call .. " -> 0x0"
+end
+
+-- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text).
+local function eventtext(ev, vals, le)
+  local ctx = { ev = ev, v = vals, le = le }
+  if ev.sc then
+    local ok, r = pcall(syscalltext, ev, vals, le)
+    if ok then return r end
+  end
+  local body
+  local pf = ev.pf
+  if type(pf) == "function" then pf = pf(); ev.pf = pf end
+  if pf then
+    local ok, r = pcall(render, ctx, pf)
+    if ok then body = r
+    elseif type(r) ~= "table" then error(r, 0)
+    end
+  end
+  if body == nil then body = fallbacktext(ev, vals, le) end
+  return ev.n .. ": " .. body
+end
+
+---------------------------------------------------------------------------- event tables
+-- EVENTS[id] = { s = system, n = name, full = "system:name", f = fields, pf = print fmt or
+-- function returning it, sc = syscall text, pfs = { [i] = ProtoField }, bits = { [i] = {..} } }
+local EVENTS = {}
+local FIELD_COUNT = 0
+
+-- Field spec: { name, kind, size, signed, elemSize, fallbackStyle, abbrev, ftype, base,
+--               valuestring, flagbits = { {abbrev, name, mask, single}, ... } }
+local FT = {
+  u8 = ProtoField.uint8, u16 = ProtoField.uint16, u32 = ProtoField.uint32, u64 = ProtoField.uint64,
+  i8 = ProtoField.int8, i16 = ProtoField.int16, i32 = ProtoField.int32, i64 = ProtoField.int64,
+}
+
+local function newfield(f)
+  local ft, abbr, label = f[8], f[7], f[1]
+  if ft == "str" then return ProtoField.string(abbr, label) end
+  if ft == "bytes" then return ProtoField.bytes(abbr, label) end
+  local ctor = FT[ft]
+  local b = (f[9] == "hex") and base.HEX or base.DEC
+  return ctor(abbr, label, b, f[10])
+end
+
+local function EV(id, system, name, fields, pf, syscall)
+  local ev = { s = system, n = name, full = system .. ":" .. name, f = fields, pf = pf, sc = syscall,
+    pfs = {}, bits = {} }
+  for i, f in ipairs(fields) do
+    local pfield = newfield(f)
+    ev.pfs[i] = pfield
+    ALL_FIELDS[#ALL_FIELDS + 1] = pfield
+    FIELD_COUNT = FIELD_COUNT + 1
+    local fb = f[11]
+    if fb then
+      local list = {}
+      local width = f[3] * 8
+      for _, b in ipairs(fb) do
+        local bf
+        if b[4] then bf = ProtoField.bool(b[1], b[2], width, nil, b[3])
+        else bf = FT["u" .. width](b[1], b[2], base.HEX, nil, b[3]) end
+        list[#list + 1] = bf
+        ALL_FIELDS[#ALL_FIELDS + 1] = bf
+        FIELD_COUNT = FIELD_COUNT + 1
+      end
+      ev.bits[i] = list
+    end
+  end
+  EVENTS[id] = ev
+end
+
+-- ======================== EVENT TABLES BEGIN ========================
+-- ======================== EVENT TABLES END ==========================
+
+tw.fields = ALL_FIELDS
+tw.experts = { EF.lost, EF.lost_unknown, EF.truncated, EF.unknown, EF.malformed, EF.other_formats, EF.internal }
+
+
+---------------------------------------------------------------------------- dissection
+local function hexu64(range)
+  return range:uint64():tohex()
+end
+
+local function add_field(tree, ev, i, range, le, d)
+  local f = ev.f[i]
+  local pfield = ev.pfs[i]
+  local kind, size = f[2], f[3]
+  local ft = f[8]
+  if ft == "str" then
+    local z = d:find("\0", 1, true)
+    local s = z and d:sub(1, z - 1) or d
+    return tree:add(pfield, range, s)
+  elseif ft == "bytes" then
+    if kind ~= K_ARRAY and kind ~= K_OPAQUE or size == 0 or #d == size then
+      return tree:add(pfield, range)
+    end
+    return nil
+  end
+  if #d ~= size then return nil end
+  local item
+  if le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
+  local bits = ev.bits[i]
+  if bits then
+    for _, bf in ipairs(bits) do
+      if le then item:add_le(bf, range) else item:add(bf, range) end
+    end
+  end
+  return item
+end
+
+local function dissect(tvb, pinfo, root)
+  local len = tvb:len()
+  pinfo.cols.protocol = "TRACEWIRE"
+  local tree = root:add(tw, tvb())
+  if len < 6 then
+    tree:add_proto_expert_info(EF.malformed, "Frame ends before the header length field (frame offset 20)")
+    pinfo.cols.info = "tracewire: malformed (short header)"
+    return len
+  end
+  tree:add(HF.magic, tvb(0, 2))
+  if tvb(0, 2):uint() ~= 0x5457 then
+    tree:add_proto_expert_info(EF.malformed, "Bad magic (frame offset 14)")
+    pinfo.cols.info = "tracewire: malformed (bad magic)"
+    return len
+  end
+  local version = tvb(2, 1):uint()
+  tree:add(HF.version, tvb(2, 1))
+  local flags = tvb(3, 1):uint()
+  local fl = tree:add(HF.flags, tvb(3, 1))
+  fl:add(HF.flags_le, tvb(3, 1)); fl:add(HF.flags_trunc, tvb(3, 1)); fl:add(HF.flags_lostunk, tvb(3, 1))
+  fl:add(HF.flags_raw, tvb(3, 1)); fl:add(HF.flags_res, tvb(3, 1))
+  local hlen = tvb(4, 2):uint()
+  tree:add(HF.hdr_len, tvb(4, 2))
+  if version == 0 then
+    tree:add_proto_expert_info(EF.malformed, "Version 0 is invalid (frame offset 16)")
+    pinfo.cols.info = "tracewire: malformed (version 0)"
+    return len
+  end
+  if hlen < 48 or hlen > len then
+    tree:add_proto_expert_info(EF.malformed, "Bad header length " .. hlen .. " (frame offset 18)")
+    pinfo.cols.info = "tracewire: malformed (header length)"
+    return len
+  end
+  tree:add(HF.cpu, tvb(6, 2))
+  local event_id = tvb(8, 2):uint()
+  tree:add(HF.event_id, tvb(8, 2))
+  local cf = tree:add(HF.common_flags, tvb(10, 1))
+  for _, k in ipairs({ "cf_irqs_off", "cf_resched_lazy", "cf_resched", "cf_hardirq", "cf_softirq",
+    "cf_preempt_resched", "cf_nmi", "cf_bh_off" }) do
+    cf:add(HF[k], tvb(10, 1))
+  end
+  local pc = tree:add(HF.preempt_count, tvb(11, 1))
+  pc:add(HF.preempt_depth, tvb(11, 1)); pc:add(HF.migrate_disable, tvb(11, 1))
+  tree:add(HF.pid, tvb(12, 4))
+  tree:add(HF.time, tvb(16, 8))
+  tree:add(HF.seq, tvb(24, 8))
+  local lost = tvb(32, 4):uint()
+  local lostitem = tree:add(HF.lost, tvb(32, 4))
+  local orig = tvb(36, 2):uint()
+  tree:add(HF.orig_len, tvb(36, 2))
+  local tlvlen = tvb(38, 2):uint()
+  tree:add(HF.tlv_len, tvb(38, 2))
+  local hashitem = tree:add(HF.format_hash, tvb(40, 8))
+  local hash = hexu64(tvb(40, 8))
+  if bit.band(flags, 0x04) ~= 0 then
+    lostitem:add_proto_expert_info(EF.lost_unknown, "Events were lost before this frame: unknown (>= 1)")
+  elseif lost > 0 then
+    lostitem:add_proto_expert_info(EF.lost, lost .. " events lost before this frame on this CPU")
+  end
+  if tw.prefs.check_hash and TW_GEN_HASH and hash ~= TW_GEN_HASH then
+    hashitem:add_proto_expert_info(EF.other_formats, "Dissector generated for other formats (" .. TW_GEN_HASH
+      .. "); this frame's formats are " .. hash .. ": field names and types may be wrong")
+  end
+  local le = bit.band(flags, 0x01) ~= 0
+  local area_end = hlen + tlvlen
+  local malformed = nil
+  if area_end > len then
+    malformed = "TLVs (" .. tlvlen .. " bytes) run past the frame end (frame offset 52)"
+    area_end = len
+  end
+  -- walk the TLVs
+  local vals, ranges = {}, {}
+  local name = nil
+  local off = hlen
+  local maxtype = -1
+  while off < area_end do
+    if off + 4 > area_end then
+      malformed = "TLV head runs past the TLV area end (frame offset " .. (off + 14) .. ")"
+      break
+    end
+    local ttype = tvb(off, 2):uint()
+    local tl = tvb(off + 2, 2):uint()
+    if off + 4 + tl > area_end then
+      malformed = "TLV value runs past the TLV area end (frame offset " .. (off + 14) .. ")"
+      break
+    end
+    local d = tl > 0 and tvb:raw(off + 4, tl) or ""
+    if ttype == 0 then
+      name = d
+    elseif vals[ttype] == nil then
+      vals[ttype] = d
+      ranges[ttype] = { off, tl }
+    end
+    if ttype > maxtype then maxtype = ttype end
+    off = off + 4 + tl
+  end
+  local ev = EVENTS[event_id]
+  if ev and name ~= ev.full then ev = nil end
+  if name then tree:add(HF.event, tvb(hlen + 4, #name), name) end
+  local bodytext
+  local ftree = tree
+  for i = 1, maxtype do
+    local r = ranges[i]
+    if r then
+      local rng = r[2] > 0 and tvb(r[1] + 4, r[2]) or tvb(r[1], 4)
+      local item = nil
+      if ev and ev.f[i] then
+        item = add_field(ftree, ev, i, rng, le, vals[i])
+      end
+      if not item then
+        local t = ftree:add(HF.tlv, tvb(r[1], 4 + r[2]))
+        t:set_text((ev and ev.f[i] and ev.f[i][1] or ("TLV " .. i)) .. " (" .. r[2] .. " bytes, raw)")
+        t:add(HF.tlv_type, tvb(r[1], 2))
+        t:add(HF.tlv_length, tvb(r[1] + 2, 2))
+        if r[2] > 0 then t:add(HF.tlv_value, tvb(r[1] + 4, r[2])) end
+      end
+    end
+  end
+  if ev then
+    local ok, r = pcall(eventtext, ev, vals, le)
+    if ok then bodytext = r
+    else
+      tree:add_proto_expert_info(EF.internal, "Info text failed: " .. tostring(r))
+      bodytext = ev.n .. ": " .. fallbacktext(ev, vals, le)
+    end
+  else
+    local nm = name or ("event " .. event_id)
+    tree:add_proto_expert_info(EF.unknown, "Unknown event " .. nm .. " (id " .. event_id
+      .. "): not in this dissector's tables; fields shown as raw TLVs")
+    local t = {}
+    for i = 1, maxtype do
+      if vals[i] then t[#t + 1] = "tlv" .. i .. "=" .. bytestext(vals[i]) end
+    end
+    local short = nm:match(":(.*)$") or nm
+    bodytext = short .. ": " .. table.concat(t, " ")
+  end
+  if bit.band(flags, 0x02) ~= 0 then
+    tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. tlvlen .. " of " .. orig .. " TLV bytes captured")
+  end
+  if malformed then
+    tree:add_proto_expert_info(EF.malformed, malformed)
+  end
+  tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  pinfo.cols.info = bodytext
+  return len
+end
+
+function tw.dissector(tvb, pinfo, root)
+  local ok, r = pcall(dissect, tvb, pinfo, root)
+  if ok then return r end
+  local t = root:add(tw, tvb())
+  t:add_proto_expert_info(EF.internal, "Dissector internal error: " .. tostring(type(r) == "table" and r.tw or r))
+  return tvb:len()
+end
+
+local registered_type = nil
+local function register()
+  local et = DissectorTable.get("ethertype")
+  if registered_type then et:remove(registered_type, tw) end
+  registered_type = tw.prefs.ethertype
+  et:add(registered_type, tw)
+end
+
+function tw.prefs_changed()
+  if registered_type ~= tw.prefs.ethertype then register() end
+end
+
+register()
