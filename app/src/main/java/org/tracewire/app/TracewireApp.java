@@ -3,6 +3,7 @@ package org.tracewire.app;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import javafx.application.Application;
@@ -84,7 +85,23 @@ public final class TracewireApp extends Application {
         self[0] = new MainViewModel(executor, store, compiler(() -> self[0] == null ? null : self[0].browser().tracefs()), backend,
                 cmd -> new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
-        return self[0];
+        MainViewModel vm = self[0];
+        vm.wireshark().setGenerator(events -> {
+            Tracefs t = vm.browser().tracefs();
+            if (t == null) {
+                throw new IllegalStateException("tracefs is still loading");
+            }
+            org.tracewire.format.FormatCatalog catalog = t.formats();
+            List<org.tracewire.format.EventFormat> selection = events.isEmpty() ? catalog.formats()
+                    : org.tracewire.dissector.EventSelection.select(catalog, events);
+            org.tracewire.dissector.DissectorGenerator.Result r =
+                    new org.tracewire.dissector.DissectorGenerator(catalog, t.layout(), t.label()).generate(selection);
+            Path file = store.configDir().resolve("tracewire.lua");
+            org.tracewire.dissector.PluginInstaller.writeAtomically(file, r.lua());
+            return new org.tracewire.app.wireshark.WiresharkViewModel.Generated(file,
+                    r.events() + " events, " + r.fields() + " fields");
+        }, () -> vm.capture().getEvents().stream().map(e -> e.event()).toList());
+        return vm;
     }
 
     /** The filter compilers of org.tracewire.filter, for the byte order of the tree browsed. */

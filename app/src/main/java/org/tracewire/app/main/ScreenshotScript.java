@@ -9,7 +9,8 @@ import org.tracewire.app.filter.Operator;
 /**
  * The hidden {@code --screenshot-mode}: once tracefs is loaded, fills the views the way the
  * README's screenshots show them (a search, a selected event, an OR filter, two events in the
- * capture list) and, on the capture page, starts a capture. Only view-model calls.
+ * capture list); on the capture page it starts a capture, on the Wireshark page it generates the
+ * dissector. Only view-model calls.
  */
 public final class ScreenshotScript {
     private ScreenshotScript() {
@@ -52,6 +53,9 @@ public final class ScreenshotScript {
             vm.capture().addEvent("sched:sched_wakeup", "");
             vm.useFilterInCapture();
             vm.capture().pcapngProperty().set("/tmp/tracewire-screenshot.pcapng");
+            if (page == MainView.Page.WIRESHARK) {
+                vm.wireshark().generate();
+            }
             if (page == MainView.Page.CAPTURE) {
                 vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
                         new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""));

@@ -17,10 +17,11 @@ public final class WiresharkView extends VBox {
         setPadding(new Insets(16));
         Label title = new Label("Wireshark");
         title.setStyle("-fx-font-size: 18px; -fx-font-weight: bold;");
-        Button generate = new Button(WiresharkViewModel.GENERATE_PENDING);
+        Button generate = new Button(WiresharkViewModel.GENERATE);
         generate.setId("wireshark-generate");
         generate.disableProperty().bind(vm.generatorAvailableProperty().not());
-        generate.setTooltip(new Tooltip("The Lua dissector generator (dissector-gen) is not merged yet."));
+        generate.setOnAction(e -> vm.generate());
+        generate.setTooltip(new Tooltip("Writes a Wireshark Lua plugin for the capture's events (all events when none are chosen)."));
         Button open = new Button("Open in Wireshark");
         open.setId("wireshark-open");
         open.setOnAction(e -> vm.open());
@@ -43,9 +44,15 @@ public final class WiresharkView extends VBox {
         message.setWrapText(true);
         message.setStyle("-fx-font-family: monospace;");
         message.textProperty().bind(vm.messageProperty());
+        Label install = new Label("Wireshark is not installed. Install it with:\n" + WiresharkViewModel.INSTALL_LINE);
+        install.setId("wireshark-install");
+        install.setStyle("-fx-font-family: monospace; -fx-text-fill: #a05a00;");
+        install.visibleProperty().bind(vm.installedProperty().not());
+        install.managedProperty().bind(install.visibleProperty());
         Label help = new Label("Open in Wireshark runs `wireshark -k -i <interface>` (with -X lua_script:<plugin> when a "
                 + "plugin is given), or opens the pcapng file when no interface is set.");
         help.setWrapText(true);
-        getChildren().addAll(title, grid, generate, open, message, help);
+        lua.setPrefColumnCount(50);
+        getChildren().addAll(title, grid, generate, open, install, message, help);
     }
 }

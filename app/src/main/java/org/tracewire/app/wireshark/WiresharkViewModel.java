@@ -23,8 +23,27 @@ import org.tracewire.app.util.TaskExecutor;
 public final class WiresharkViewModel {
     /** The line that installs Wireshark on Debian. */
     public static final String INSTALL_LINE = "sudo apt-get install -y wireshark";
-    /** Label of the disabled generator action. */
-    public static final String GENERATE_PENDING = "Generate dissector… (waiting for the dissector generator)";
+    /** Label of the generator action. */
+    public static final String GENERATE = "Generate dissector…";
+
+    /** Writes the Lua dissector for some events (all when the list is empty); runs in the background. */
+    public interface DissectorWriter {
+        /**
+         * @param events "system:event" names, empty for every event
+         * @return the written plugin and a one-line summary
+         * @throws Exception when generating or writing fails
+         */
+        Generated write(List<String> events) throws Exception;
+    }
+
+    /**
+     * A generated plugin.
+     *
+     * @param file    the Lua file
+     * @param summary e.g. "2 events, 18 fields"
+     */
+    public record Generated(Path file, String summary) {
+    }
 
     /** Starts a process; tests replace it. */
     public interface ProcessStarter {
@@ -41,6 +60,8 @@ public final class WiresharkViewModel {
     private final StringProperty message = new SimpleStringProperty("");
     private final BooleanProperty installed = new SimpleBooleanProperty();
     private final BooleanProperty generatorAvailable = new SimpleBooleanProperty(false);
+    private DissectorWriter writer;
+    private java.util.function.Supplier<List<String>> eventsToDissect = List::of;
 
     /**
      * @param executor runs the launch in the background
@@ -52,6 +73,32 @@ public final class WiresharkViewModel {
         this.starter = starter;
         this.env = env;
         refresh();
+    }
+
+    /**
+     * Enables "Generate dissector…".
+     *
+     * @param writer generates and writes the plugin
+     * @param events the events to cover (the capture's), empty for all
+     */
+    public void setGenerator(DissectorWriter writer, java.util.function.Supplier<List<String>> events) {
+        this.writer = writer;
+        this.eventsToDissect = events;
+        generatorAvailable.set(writer != null);
+    }
+
+    /** Generates the Lua dissector in the background; the plugin then loads with "Open in Wireshark". */
+    public void generate() {
+        DissectorWriter w = writer;
+        if (w == null) {
+            return;
+        }
+        List<String> events = List.copyOf(eventsToDissect.get());
+        message.set("generating the dissector for " + (events.isEmpty() ? "every event" : events.size() + " events") + "…");
+        executor.execute(() -> w.write(events), g -> {
+            luaPlugin.set(g.file().toString());
+            message.set("dissector: " + g.summary() + " -> " + g.file());
+        }, e -> message.set("cannot generate the dissector: " + e.getMessage()));
     }
 
     /** Looks for {@code wireshark} on PATH again and updates the message. */

@@ -70,6 +70,25 @@ class MainViewModelTest {
     }
 
     @Test
+    void generateDissectorWritesTheCapturesEventsAndLoadsThePlugin() throws Exception {
+        // The app's real generator (org.tracewire.dissector) over the snapshot.
+        MainViewModel vm = org.tracewire.app.TracewireApp.createViewModel(new DirectTaskExecutor(),
+                new SessionStore(dir.resolve("config")), Map.of("PATH", "/nonexistent"));
+        vm.browser().load(Tracefs.open(Prerequisites.snapshot()));
+        assertTrue(vm.wireshark().generatorAvailableProperty().get());
+        vm.capture().addEvent("sched:sched_switch", "");
+        vm.capture().addEvent("sched:sched_wakeup", "");
+        vm.wireshark().generate();
+        Path lua = dir.resolve("config/tracewire.lua");
+        assertEquals(lua.toString(), vm.wireshark().luaPluginProperty().get(), vm.wireshark().messageProperty().get());
+        assertTrue(vm.wireshark().messageProperty().get().startsWith("dissector: 2 events"), vm.wireshark().messageProperty().get());
+        String text = java.nio.file.Files.readString(lua);
+        assertTrue(text.contains("tracewire.sched.sched_switch.prev_pid") && !text.contains("tracewire.irq."), "only the chosen events");
+        assertEquals(List.of("wireshark", "-k", "-i", "tw0", "-X", "lua_script:" + lua),
+                WiresharkViewModel.liveCommand("wireshark", "tw0", vm.wireshark().luaPluginProperty().get()));
+    }
+
+    @Test
     void wiresharkInstalledIsStartedOnTheInterface() throws Exception {
         Path bin = dir.resolve("bin");
         java.nio.file.Files.createDirectories(bin);
