@@ -288,6 +288,18 @@ public final class BackendServer {
         s.put("events", events);
         s.put("eventsPerSecond", secs > 0 ? Math.round(events / secs) : 0);
         s.put("streamDropped", c == null || c.stream() == null ? 0 : c.stream().dropped());
+        long frames = 0;
+        long bytes = 0;
+        if (c != null) {
+            for (EventSink sink : c.sinks()) {
+                if (sink instanceof org.tracewire.capture.FrameSink fs) {
+                    frames += fs.frames();
+                    bytes += fs.bytes();
+                }
+            }
+        }
+        s.put("frames", frames);
+        s.put("bytes", bytes);
         ArrayNode cpus = s.putArray("cpus");
         if (c != null) {
             for (CpuStats st : c.engine().stats()) {
