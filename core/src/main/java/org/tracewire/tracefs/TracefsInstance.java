@@ -84,10 +84,24 @@ public final class TracefsInstance extends Tracefs implements AutoCloseable {
         } catch (TracefsException ignored) {
             // removal below still disables everything the instance had
         }
-        try {
-            Files.delete(dir);
-        } catch (IOException e) {
-            throw new TracefsException("cannot remove instance " + dir + ": " + e, e);
+        // The kernel refuses (EBUSY) while any of the instance's files is still referenced; a
+        // reader that just closed can hold it for a moment, so retry briefly before giving up.
+        for (int attempt = 0; ; attempt++) {
+            try {
+                Files.delete(dir);
+                return;
+            } catch (IOException e) {
+                boolean busy = String.valueOf(e.getMessage()).contains("busy");
+                if (!busy || attempt >= 40) {
+                    throw new TracefsException("cannot remove instance " + dir + ": " + e, e);
+                }
+                try {
+                    Thread.sleep(25);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new TracefsException("interrupted while removing instance " + dir, ie);
+                }
+            }
         }
     }
 }
