@@ -3,6 +3,7 @@ package org.tracewire.cli;
 import java.util.Objects;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.printfmt.EventPrinter;
 
 /**
  * Whether an event's {@code print fmt} compiles to tracewire's own printer or falls back (to
@@ -13,10 +14,6 @@ import org.tracewire.format.KernelLayout;
  * @param reason   why it fell back; empty when {@code fallback} is false
  */
 public record PrintFmtStatus(boolean fallback, String reason) {
-    /** Reason given for every event while the print-fmt compiler is not on main. */
-    public static final String COMPILER_MISSING =
-            "print-fmt compiler not merged yet (org.tracewire.printfmt.EventPrinter, branch printfmt)";
-
     public PrintFmtStatus {
         Objects.requireNonNull(reason, "reason");
     }
@@ -31,10 +28,11 @@ public record PrintFmtStatus(boolean fallback, String reason) {
     public static PrintFmtStatus of(EventFormat format, KernelLayout layout) {
         Objects.requireNonNull(format, "format");
         Objects.requireNonNull(layout, "layout");
-        // TODO(printfmt): when EventPrinter lands on main, replace this line with
-        //   EventPrinter p = EventPrinter.compile(format, layout);
-        //   return p.isFallback() ? new PrintFmtStatus(true, p.fallbackReason()) : new PrintFmtStatus(false, "");
-        // wrapped in catch (RuntimeException e) -> new PrintFmtStatus(true, "compiler threw " + e).
-        return new PrintFmtStatus(true, COMPILER_MISSING);
+        try {
+            EventPrinter p = EventPrinter.compile(format, layout);
+            return p.isFallback() ? new PrintFmtStatus(true, p.fallbackReason()) : new PrintFmtStatus(false, "");
+        } catch (RuntimeException e) {
+            return new PrintFmtStatus(true, "compiler threw " + e);
+        }
     }
 }

@@ -82,6 +82,10 @@ final class Evaluator {
         } else if (e instanceof Expr.FieldRef f) {
             return field(f.field(), f.name());
         } else if (e instanceof Expr.Ident id) {
+            Long variable = ctx.variables().value(id.name());
+            if (variable != null) {
+                return new Val.Int(Val.Int.extend(variable, longSize, false), longSize, false, false);
+            }
             Long known = ctx.enums().value(id.name());
             if (known == null) {
                 known = KnownConstants.VALUES.get(id.name());
@@ -330,6 +334,25 @@ final class Evaluator {
         }
         Val lv = eval(b.left());
         Val rv = eval(b.right());
+        if (b.left() instanceof Expr.Cast c && c.type().pointer() && lv instanceof Val.Int p && p.pointer()
+                && rv instanceof Val.Int i && (op.equals("+") || op.equals("-"))) {
+            // C pointer arithmetic on a kernel address: scale by the pointee's size; a struct's
+            // size is only known when calibrated (KernelVariables), else the record falls back
+            String pointee = c.type().pointee();
+            int size = org.tracewire.format.CTypes.sizeOf(pointee, longSize);
+            if (size <= 0) {
+                size = ctx.variables().sizeOf(org.tracewire.format.CTypes.normalize(pointee));
+            }
+            if (pointee.equals("void")) {
+                size = 1;
+            }
+            if (size <= 0) {
+                throw new EvalException("col " + b.column() + ": size of " + pointee + " unknown for pointer arithmetic");
+            }
+            long scaled = i.bits() * size;
+            long bits = op.equals("+") ? p.bits() + scaled : p.bits() - scaled;
+            return new Val.Int(Val.Int.extend(bits, longSize, false), longSize, false, true);
+        }
         if (lv instanceof Val.Mem m && rv instanceof Val.Int i && (op.equals("+") || op.equals("-"))) {
             long off = m.offset() + (op.equals("+") ? i.bits() : -i.bits()) * m.elemSize();
             if (off < 0 || off > m.limit()) {

@@ -17,8 +17,11 @@ import org.tracewire.symbols.SymbolResolver;
  * @param enums         enum constants of the traced kernel (from its BTF, {@link KernelEnums#load});
  *                      null means none. Names not found here fall back to a small built-in table of
  *                      ABI-stable constants, then make the record fall back when needed.
+ * @param variables     kernel variables and type sizes learned by calibration ({@link KernelVariables});
+ *                      null means none
  */
-public record PrintContext(SymbolResolver symbols, PrintkFormats printkFormats, int hz, KernelEnums enums) {
+public record PrintContext(SymbolResolver symbols, PrintkFormats printkFormats, int hz, KernelEnums enums,
+                           KernelVariables variables) {
 
     public PrintContext {
         if (printkFormats == null) {
@@ -27,6 +30,14 @@ public record PrintContext(SymbolResolver symbols, PrintkFormats printkFormats, 
         if (enums == null) {
             enums = KernelEnums.empty();
         }
+        if (variables == null) {
+            variables = KernelVariables.empty();
+        }
+    }
+
+    /** A context without calibrated kernel variables. */
+    public PrintContext(SymbolResolver symbols, PrintkFormats printkFormats, int hz, KernelEnums enums) {
+        this(symbols, printkFormats, hz, enums, null);
     }
 
     /** A context without enum constants. */
@@ -36,7 +47,12 @@ public record PrintContext(SymbolResolver symbols, PrintkFormats printkFormats, 
 
     /** This context with the given enum constants. */
     public PrintContext withEnums(KernelEnums kernelEnums) {
-        return new PrintContext(symbols, printkFormats, hz, kernelEnums);
+        return new PrintContext(symbols, printkFormats, hz, kernelEnums, variables);
+    }
+
+    /** This context with the given kernel variables. */
+    public PrintContext withVariables(KernelVariables kernelVariables) {
+        return new PrintContext(symbols, printkFormats, hz, enums, kernelVariables);
     }
 
     /** No symbols, no printk strings, HZ unknown. */

@@ -29,10 +29,19 @@ class KernelTextOracleTest {
         KernelTextRenderer renderer = new KernelTextRenderer(new TraceLinePrefix(c.cmdlines(), c.clock()),
                 top.layout(), KernelContext.of(top));
         Map<String, int[]> perEvent = new TreeMap<>();
+        Map<String, Integer> printTime = new TreeMap<>();
         int matched = 0;
+        int compared = 0;
         StringBuilder mismatches = new StringBuilder();
         for (int i = 0; i < c.records().size(); i++) {
             EventRecord r = c.records().get(i);
+            var printer = renderer.printer(r.format());
+            if (printer.printFmt() != null && printer.printFmt().readsPrintTimeState()) {
+                // the kernel's text depends on when `trace` was read: reported, not compared
+                printTime.merge(r.format().fullName(), 1, Integer::sum);
+                continue;
+            }
+            compared++;
             String ours = renderer.line(r);
             String kernel = c.kernelLines().get(i);
             int[] counts = perEvent.computeIfAbsent(r.format().fullName(), k -> new int[2]);
@@ -50,9 +59,12 @@ class KernelTextOracleTest {
         if (mismatches.length() > 0) {
             System.out.println("mismatches:\n" + mismatches);
         }
-        double rate = (double) matched / c.records().size();
-        System.out.printf("kernel text oracle: %d/%d records match exactly (%.3f%%) over %d event types%n",
-                matched, c.records().size(), rate * 100, perEvent.size());
+        printTime.forEach((name, n) -> System.out.printf("  not compared: %-40s %6d records: its print fmt reads "
+                + "jiffies when the kernel prints, so its text depends on when trace was read%n", name, n));
+        double rate = (double) matched / compared;
+        System.out.printf("kernel text oracle: %d/%d records match exactly (%.3f%%) over %d event types; "
+                + "%d records of %d events not comparable by design%n", matched, compared, rate * 100, perEvent.size(),
+                c.records().size() - compared, printTime.size());
         assertTrue(rate >= 0.99, "match rate " + rate);
     }
 }
