@@ -29,7 +29,14 @@ import org.tracewire.tracefs.TracefsInstance;
 final class KernelOracle {
     /** What one run captured: the kernel's lines and our decoded records, in the same order. */
     record Capture(List<String> kernelLines, List<EventRecord> records, List<SubBuffer> pages,
-                   SavedCmdlines cmdlines, String clock, FormatCatalog catalog) {
+                   SavedCmdlines cmdlines, SavedCmdlines cmdlinesBefore, String clock, FormatCatalog catalog) {
+        /**
+         * True when the kernel's pid → comm cache named this pid differently just before and just
+         * after the text was read: the kernel may have used either name.
+         */
+        boolean commChanged(int pid) {
+            return !cmdlines.comm(pid).equals(cmdlinesBefore.comm(pid));
+        }
     }
 
     /** The systems the foundation's acceptance names. */
@@ -51,6 +58,7 @@ final class KernelOracle {
             inst.setTracingOn(true);
             workload();
             inst.setTracingOn(false);
+            SavedCmdlines before = SavedCmdlines.parse(top.read("saved_cmdlines"));
             String text = inst.read("trace");
             SavedCmdlines cmdlines = SavedCmdlines.parse(top.read("saved_cmdlines"));
             FormatCatalog catalog = top.formats();
@@ -71,7 +79,7 @@ final class KernelOracle {
                     lines.add(l);
                 }
             }
-            return new Capture(lines, records, pages, cmdlines, inst.currentClock(), catalog);
+            return new Capture(lines, records, pages, cmdlines, before, inst.currentClock(), catalog);
         }
     }
 

@@ -28,6 +28,14 @@ class TraceLinePrefixLiveTest {
             StringBuilder sb = new StringBuilder();
             prefix.append(sb, r, r.format().name());
             String kernel = c.kernelLines().get(i);
+            if (!kernel.startsWith(sb.toString()) && c.commChanged(r.pid())) {
+                // the kernel's comm cache changed while the text was read: either name is right
+                StringBuilder other = new StringBuilder();
+                new TraceLinePrefix(c.cmdlinesBefore(), c.clock()).append(other, r, r.format().name());
+                if (kernel.startsWith(other.toString())) {
+                    continue;
+                }
+            }
             if (!kernel.startsWith(sb.toString())) {
                 if (mismatches++ < 20) {
                     System.out.println("mismatch " + i + "\n  kernel: " + kernel + "\n  ours:   " + sb);
