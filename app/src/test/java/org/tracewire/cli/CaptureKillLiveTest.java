@@ -28,17 +28,8 @@ class CaptureKillLiveTest {
         Tracefs top = Prerequisites.requireTracefs();
         HostState before = HostState.of(top);
         String iface = "twk" + (ProcessHandle.current().pid() % 100000);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture", "-e", "sched:sched_switch",
-                "--duration", "60", "-i", iface, "-w", dir.resolve("killed.pcapng").toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("child.log").toFile()).start();
+        Process child = startCapture(top, iface, dir.resolve("killed.pcapng"), dir.resolve("child.log"));
         String instance = "tracewire-" + child.pid();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!(top.instanceNames().contains(instance) && Files.exists(Path.of("/sys/class/net", iface)))) {
-            assertTrue(child.isAlive(), "the capture ended early: " + Files.readString(dir.resolve("child.log")));
-            assertTrue(System.nanoTime() < deadline, "the capture did not start within 30 s");
-            Thread.sleep(50);
-        }
         Thread.sleep(500);
         child.destroyForcibly();
         assertTrue(child.waitFor(10, TimeUnit.SECONDS));
@@ -65,17 +56,8 @@ class CaptureKillLiveTest {
         HostState before = HostState.of(top);
         String iface = "twe" + (ProcessHandle.current().pid() % 100000);
         Path file = dir.resolve("term.pcapng");
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture", "-e", "sched:sched_switch",
-                "--duration", "60", "-i", iface, "-w", file.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("child.log").toFile()).start();
+        Process child = startCapture(top, iface, file, dir.resolve("child.log"));
         String instance = "tracewire-" + child.pid();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!(top.instanceNames().contains(instance) && Files.exists(Path.of("/sys/class/net", iface)))) {
-            assertTrue(child.isAlive(), "the capture ended early: " + Files.readString(dir.resolve("child.log")));
-            assertTrue(System.nanoTime() < deadline, "the capture did not start within 30 s");
-            Thread.sleep(50);
-        }
         Thread.sleep(1000);
         child.destroy();
         assertTrue(child.waitFor(20, TimeUnit.SECONDS));
@@ -84,5 +66,21 @@ class CaptureKillLiveTest {
         String capinfos = CaptureCommandLiveTest.run("capinfos", "-c", "-M", file.toString());
         assertTrue(capinfos.matches("(?s).*Number of packets:\\s+[1-9]\\d*.*"), capinfos);
         assertEquals(before, HostState.of(top));
+    }
+
+    /** Starts a capture in a child JVM (its own pid, so its own instance) and waits until it traces. */
+    static Process startCapture(Tracefs top, String iface, Path pcapng, Path log) throws Exception {
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture", "-e", "sched:sched_switch",
+                "--duration", "60", "-i", iface, "-w", pcapng.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        String instance = "tracewire-" + child.pid();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(top.instanceNames().contains(instance) && Files.exists(Path.of("/sys/class/net", iface)))) {
+            assertTrue(child.isAlive(), "the capture ended early: " + Files.readString(log));
+            assertTrue(System.nanoTime() < deadline, "the capture did not start within 30 s");
+            Thread.sleep(50);
+        }
+        return child;
     }
 }
