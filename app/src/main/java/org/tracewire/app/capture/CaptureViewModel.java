@@ -93,6 +93,23 @@ public final class CaptureViewModel {
      * @param executor runs backend calls in the background
      * @param backend  starts (or returns) the backend; may throw a BackendException naming the problem
      */
+    /**
+     * The backend this capture view talks to: the open one, or a new one started through the
+     * supplier (which may ask for privilege). Call off the JavaFX thread.
+     */
+    public synchronized BackendClient backendClient() {
+        BackendClient c = client != null && client.isOpen() ? client : backend.get();
+        c.removeListener(listener);
+        c.addListener(listener);
+        client = c;
+        return c;
+    }
+
+    /** True when a backend is already running for this view. */
+    public synchronized boolean hasBackend() {
+        return client != null && client.isOpen();
+    }
+
     public CaptureViewModel(TaskExecutor executor, Supplier<BackendClient> backend) {
         this.executor = executor;
         this.backend = backend;
@@ -130,10 +147,7 @@ public final class CaptureViewModel {
         status.set("starting the backend…");
         resetCounters();
         executor.execute(() -> {
-            BackendClient c = client != null && client.isOpen() ? client : backend.get();
-            c.removeListener(listener);
-            c.addListener(listener);
-            client = c;
+            BackendClient c = backendClient();
             return c.startCapture(req).get(60, TimeUnit.SECONDS);
         }, started -> {
             busy.set(false);

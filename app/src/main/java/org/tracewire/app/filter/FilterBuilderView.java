@@ -75,6 +75,20 @@ public final class FilterBuilderView extends BorderPane {
         approx.visibleProperty().bind(vm.bpfExactProperty().not().and(vm.bpfProperty().isNotEmpty()));
         approx.managedProperty().bind(approx.visibleProperty());
         preview.add(approx, 1, 4);
+        Label verdict = new Label();
+        verdict.setId("filter-kernel-verdict");
+        verdict.setWrapText(true);
+        verdict.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+            int pos = vm.kernelErrorPositionProperty().get();
+            String k = vm.kernelProperty().get();
+            if (pos < 0 || k == null || pos > k.length()) {
+                return vm.kernelVerdictProperty().get();
+            }
+            // the kernel's caret under the character where its parser stopped
+            return vm.kernelVerdictProperty().get() + "\n" + k + "\n" + " ".repeat(pos) + "^";
+        }, vm.kernelVerdictProperty(), vm.kernelErrorPositionProperty(), vm.kernelProperty()));
+        verdict.setStyle("-fx-font-family: monospace;");
+        preview.add(verdict, 1, 5);
         Label warnings = new Label();
         warnings.setId("filter-warnings");
         warnings.setWrapText(true);

@@ -3,7 +3,11 @@ package org.tracewire.app.filter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.IntegerProperty;
+import javafx.beans.property.SimpleIntegerProperty;
+import org.tracewire.app.util.TaskExecutor;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
@@ -35,6 +39,35 @@ public final class FilterBuilderViewModel {
     private Map<String, Field> fields = Map.of();
 
     /** @param compiler compiles the model into the three forms */
+    /** Asks the kernel (through the backend) for its verdict on a kernel filter. */
+    public interface KernelCheck {
+        /**
+         * @param event  {@code system:event}
+         * @param filter the kernel filter text
+         * @return the verdict, completed on any thread
+         */
+        CompletableFuture<Verdict> check(String event, String filter);
+    }
+
+    /**
+     * The kernel's verdict.
+     *
+     * @param accepted true when the kernel took the filter
+     * @param message  the kernel's message when it refused
+     * @param position 0-based position of the kernel's caret in the filter, or -1
+     */
+    public record Verdict(boolean accepted, String message, int position) {
+    }
+
+    /** What {@link #kernelVerdictProperty()} says without a live kernel. */
+    public static final String NOT_CHECKED = "not checked: no live kernel";
+
+    private final StringProperty kernelVerdict = new SimpleStringProperty(NOT_CHECKED);
+    private final IntegerProperty kernelErrorPosition = new SimpleIntegerProperty(-1);
+    private KernelCheck kernelCheck;
+    private TaskExecutor ui;
+    private long generation;
+
     public FilterBuilderViewModel(FilterCompilerAdapter compiler) {
         this.compiler = compiler;
         event.addListener((o, a, b) -> reset());
@@ -71,6 +104,7 @@ public final class FilterBuilderViewModel {
         try {
             FilterCompilerAdapter.Compiled c = compiler.compile(event.get(), r.toModel());
             kernel.set(c.kernel());
+            checkKernel(c.kernel());
             display.set(c.display());
             bpf.set(c.bpf());
             bpfExact.set(c.bpfExact());
@@ -79,6 +113,57 @@ public final class FilterBuilderViewModel {
             valid.set(false);
             warnings.set("cannot compile: " + e.getMessage());
         }
+    }
+
+    /**
+     * Checks kernel filters against the live kernel from now on (null: no live kernel).
+     *
+     * @param check    asks the backend
+     * @param executor delivers the verdict on the UI thread
+     */
+    public void setKernelCheck(KernelCheck check, TaskExecutor executor) {
+        this.kernelCheck = check;
+        this.ui = executor;
+        checkKernel(kernel.get());
+    }
+
+    private void checkKernel(String filter) {
+        long gen = ++generation;
+        kernelErrorPosition.set(-1);
+        EventFormat f = event.get();
+        if (kernelCheck == null || f == null) {
+            kernelVerdict.set(NOT_CHECKED);
+            return;
+        }
+        if (filter == null || filter.isBlank()) {
+            kernelVerdict.set("nothing to check");
+            return;
+        }
+        kernelVerdict.set("checking with the kernel…");
+        kernelCheck.check(f.fullName(), filter).whenComplete((v, e) -> ui.runOnUi(() -> {
+            if (gen != generation) {
+                return; // an answer about an older filter
+            }
+            if (e != null) {
+                kernelVerdict.set("not checked: " + (e.getMessage() == null ? e : e.getMessage()));
+            } else if (v.accepted()) {
+                kernelVerdict.set("accepted by the kernel");
+            } else {
+                kernelVerdict.set("rejected by the kernel: " + v.message()
+                        + (v.position() >= 0 ? " (at position " + v.position() + ")" : ""));
+                kernelErrorPosition.set(v.position());
+            }
+        }));
+    }
+
+    /** The kernel's verdict on the kernel filter, as a sentence. */
+    public StringProperty kernelVerdictProperty() {
+        return kernelVerdict;
+    }
+
+    /** Where the kernel's caret sits in the kernel filter when it refused it (0-based), else -1. */
+    public IntegerProperty kernelErrorPositionProperty() {
+        return kernelErrorPosition;
     }
 
     /** @return the current filter as an immutable model */

@@ -3,6 +3,7 @@ package org.tracewire.app.main;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
@@ -58,6 +59,13 @@ public final class MainViewModel {
                 filter.eventProperty().set(d.format());
             }
         });
+        // the builder's kernel form is checked through the backend once one runs (a capture started
+        // it); typing a filter never starts it, since that may ask for a password
+        filter.setKernelCheck((ev, f) -> capture.hasBackend()
+                ? capture.backendClient().validateFilter(ev, f)
+                        .thenApply(r -> new FilterBuilderViewModel.Verdict(r.accepted(), r.message(), r.position()))
+                : CompletableFuture.failedFuture(new IllegalStateException("no live kernel: the backend is not running")),
+                executor);
         refreshRecent();
     }
 
