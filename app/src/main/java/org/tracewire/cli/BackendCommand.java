@@ -3,7 +3,6 @@ package org.tracewire.cli;
 import java.util.concurrent.Callable;
 import org.tracewire.backend.BackendServer;
 import org.tracewire.capture.FrameOutputs;
-import org.tracewire.capture.EventSink;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.KernelTextRenderer;
@@ -11,7 +10,6 @@ import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.WireFrame;
 import java.nio.file.Path;
-import java.util.List;
 import picocli.CommandLine.Command;
 
 /**
@@ -24,11 +22,9 @@ public final class BackendCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Tracefs tracefs = TracefsSource.resolve(null, new java.io.PrintWriter(System.err, true), "backend");
-        BackendServer server = new BackendServer(tracefs, System.out, (iface, pcapng, t, session) -> {
-            var sink = FrameOutputs.open(t.formats(), session, iface, null, pcapng == null ? null : Path.of(pcapng),
-                    WireFrame.DEFAULT_MAX_FRAME);
-            return sink == null ? List.<EventSink>of() : List.<EventSink>of(sink);
-        }, t -> {
+        BackendServer server = new BackendServer(tracefs, System.out, (iface, pcapng, t, session) ->
+                FrameOutputs.open(t.formats(), session, iface, null, pcapng == null ? null : Path.of(pcapng),
+                        WireFrame.DEFAULT_MAX_FRAME), t -> {
             KernelTextRenderer renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "mono"),
                     t.layout(), KernelContext.of(t));
             return renderer::body;

@@ -20,7 +20,7 @@ import org.tracewire.capture.CaptureEngine;
 import org.tracewire.capture.CaptureSession;
 import org.tracewire.capture.CpuStats;
 import org.tracewire.capture.EventSelection;
-import org.tracewire.capture.EventSink;
+import org.tracewire.capture.FrameSink;
 import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
@@ -46,10 +46,10 @@ public final class BackendServer {
          * @param pcapng pcapng path or null
          * @param tracefs the live tracefs (for format identity and metadata)
          * @param session the capture's session (its events and clock)
-         * @return the sinks, opened
+         * @return the frame outputs, opened, or null when neither was asked for
          * @throws IOException when an output cannot be opened
          */
-        List<EventSink> open(String iface, String pcapng, Tracefs tracefs, CaptureSession session) throws IOException;
+        FrameSink open(String iface, String pcapng, Tracefs tracefs, CaptureSession session) throws IOException;
     }
 
     private final ObjectMapper mapper = new ObjectMapper();
@@ -64,7 +64,7 @@ public final class BackendServer {
     });
     private Capture capture;
 
-    private record Capture(CaptureSession session, CaptureEngine engine, StreamSink stream, List<EventSink> sinks,
+    private record Capture(CaptureSession session, CaptureEngine engine, StreamSink stream, FrameSink frames,
                            long startNanos, List<java.util.concurrent.ScheduledFuture<?>> timers) {
     }
 
@@ -228,26 +228,27 @@ public final class BackendServer {
             send(r);
             return;
         }
-        List<EventSink> sinks = new ArrayList<>();
+        FrameSink frames = null;
         StreamSink streamSink = null;
         try {
-            sinks.addAll(outputs.open(iface, pcapng, tracefs, session));
+            frames = outputs.open(iface, pcapng, tracefs, session);
             if (stream) {
                 streamSink = new StreamSink(mapper, renderers.apply(tracefs), this::send);
                 streamSink.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines")));
-                sinks.add(streamSink);
             }
             var inst = session.instance();
             CaptureEngine engine = new CaptureEngine(inst, session.layout(), tracefs.formats().byId(),
-                    session.clock(), sinks);
+                    session.clock(), frames, streamSink == null ? List.of() : List.of(streamSink));
             engine.start();
             session.start();
-            capture = new Capture(session, engine, streamSink, sinks, System.nanoTime(), new ArrayList<>());
+            capture = new Capture(session, engine, streamSink, frames, System.nanoTime(), new ArrayList<>());
         } catch (IOException | RuntimeException e) {
-            for (EventSink s : sinks) {
+            for (AutoCloseable s : java.util.Arrays.asList(frames, streamSink)) {
                 try {
-                    s.close();
-                } catch (IOException ignored) {
+                    if (s != null) {
+                        s.close();
+                    }
+                } catch (Exception ignored) {
                     // reporting the first failure
                 }
             }
@@ -290,13 +291,9 @@ public final class BackendServer {
         s.put("streamDropped", c == null || c.stream() == null ? 0 : c.stream().dropped());
         long frames = 0;
         long bytes = 0;
-        if (c != null) {
-            for (EventSink sink : c.sinks()) {
-                if (sink instanceof org.tracewire.capture.FrameSink fs) {
-                    frames += fs.frames();
-                    bytes += fs.bytes();
-                }
-            }
+        if (c != null && c.frames() != null) {
+            frames = c.frames().frames();
+            bytes = c.frames().bytes();
         }
         s.put("frames", frames);
         s.put("bytes", bytes);
@@ -329,10 +326,12 @@ public final class BackendServer {
         } catch (IOException | InterruptedException | RuntimeException e) {
             error(null, "capture ended with an error: " + e.getMessage());
         } finally {
-            for (EventSink s : c.sinks()) {
+            for (AutoCloseable s : java.util.Arrays.asList(c.frames(), c.stream())) {
                 try {
-                    s.close();
-                } catch (IOException | RuntimeException e) {
+                    if (s != null) {
+                        s.close();
+                    }
+                } catch (Exception e) {
                     error(null, "closing an output: " + e.getMessage());
                 }
             }

@@ -2,6 +2,7 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
-import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.ringbuffer.TracePipeRaw;
@@ -21,35 +21,48 @@ import org.tracewire.tracefs.TracefsInstance;
 
 /**
  * Reads every CPU's ring buffer of a capture instance and hands the records, merged into one
- * stream in time-stamp order, to the sinks.
+ * stream in time-stamp order, to the frame outputs and the record sinks.
  *
  * <p>One reader thread per CPU waits with {@code poll()} (at most {@link #POLL_MS} ms, since the
  * kernel wakes pollers only at the {@code buffer_percent} watermark) and then reads sub-buffers
  * non-blocking until EAGAIN or a page comes back less than 3/4 full. A blocking {@code read()}
- * would wake on every event (see {@code ../shared/README.md}). Each reader publishes a watermark:
- * the trace-clock time before its last read that found the buffer empty, minus
- * {@link #SLACK_NS}; no later record of that CPU can be older.
+ * would wake on every event (see {@code ../shared/README.md}). The reader does the per-record
+ * work: it walks each page in place ({@link SubBuffer#scan}), numbers the records, converts their
+ * time, attaches lost counts and encodes each frame with its own encoder into an
+ * {@link EventBatch}, so the CPUs' records are encoded in parallel and nothing is allocated per
+ * record. Each reader publishes a watermark: the trace-clock time before its last read that
+ * found the buffer empty, minus {@link #SLACK_NS}; no later record of that CPU can be older.
  *
- * <p>One emitter thread merges: it emits the oldest head record among the CPUs as long as it is
- * not newer than the watermark of every CPU that has nothing queued. This bounded reorder window
- * makes frames leave in the order the events happened. On {@link #stop()} the readers drain their
- * buffers until EAGAIN and everything queued is emitted.
+ * <p>One emitter thread merges: it emits the oldest head entry among the CPUs as long as it is
+ * not newer than the watermark of every CPU that has nothing queued, so frames leave in the order
+ * the events happened (a bounded reorder window). Emitting is writing the ready frame to the
+ * outputs, plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
+ * there are any. On {@link #stop()} the readers drain their buffers until EAGAIN and everything
+ * queued is emitted.
  */
 public final class CaptureEngine {
     /** Longest wait in poll(), ms. */
     public static final int POLL_MS = 50;
     /** Allowance for records committed just after a reader found the buffer empty, ns. */
     public static final long SLACK_NS = 20_000_000L;
+    /** Batches per CPU between its reader and the emitter. */
+    static final int BATCHES_PER_CPU = 8;
+    /** Entries per batch at most. */
+    static final int BATCH_ENTRIES = 4096;
+    /** Bytes per batch. */
+    static final int BATCH_BYTES = 1 << 20;
 
     private final TracefsInstance instance;
     private final SubBufferLayout layout;
-    private final Map<Integer, EventFormat> formats;
+    private final EventFormat[] formatsById;
     private final ClockSync clock;
+    private final FrameSink frames;
     private final List<EventSink> sinks;
     private final List<CpuReader> readers = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicLong emitted = new AtomicLong();
     private final AtomicLong unknownEvents = new AtomicLong();
+    private long limit = Long.MAX_VALUE;
     private Thread emitter;
     private volatile boolean stopping;
 
@@ -58,15 +71,31 @@ public final class CaptureEngine {
      * @param layout   its sub-buffer layout
      * @param formats  formats by event id
      * @param clock    trace clock to wall clock
-     * @param sinks    outputs, called in order for each event from the emitter thread
+     * @param frames   where encoded frames go, or null for none
+     * @param sinks    record sinks, called in order for each event from the emitter thread
      */
     public CaptureEngine(TracefsInstance instance, SubBufferLayout layout, Map<Integer, EventFormat> formats,
-                         ClockSync clock, List<EventSink> sinks) {
+                         ClockSync clock, FrameSink frames, List<EventSink> sinks) {
         this.instance = instance;
         this.layout = layout;
-        this.formats = Map.copyOf(formats);
+        int max = formats.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        this.formatsById = new EventFormat[Math.max(0, Math.min(max, 0xffff)) + 1];
+        formats.forEach((id, f) -> {
+            if (id >= 0 && id < formatsById.length) {
+                formatsById[id] = f;
+            }
+        });
         this.clock = clock;
+        this.frames = frames;
         this.sinks = List.copyOf(sinks);
+    }
+
+    /**
+     * Emits at most {@code maxEvents} events (the rest are read and counted, not emitted). Call
+     * before {@link #start()}.
+     */
+    public void limit(long maxEvents) {
+        this.limit = maxEvents;
     }
 
     /**
@@ -116,7 +145,7 @@ public final class CaptureEngine {
         return failure.get();
     }
 
-    /** Events handed to the sinks so far. */
+    /** Events handed to the outputs so far. */
     public long emitted() {
         return emitted.get();
     }
@@ -140,30 +169,55 @@ public final class CaptureEngine {
         stopping = true;
     }
 
-    private final class CpuReader implements Runnable {
+    private final class CpuReader implements Runnable, SubBuffer.RecordVisitor {
         final int cpu;
         final TracePipeRaw in;
         final Thread thread;
-        final BlockingQueue<SubBuffer> queue = new ArrayBlockingQueue<>(4096);
+        /** Filled batches, oldest first, for the emitter. */
+        final BlockingQueue<EventBatch> full = new ArrayBlockingQueue<>(BATCHES_PER_CPU);
+        /** Emptied batches, back from the emitter. */
+        final BlockingQueue<EventBatch> free = new ArrayBlockingQueue<>(BATCHES_PER_CPU);
         volatile long watermark = Long.MIN_VALUE;
         volatile boolean finished;
         final AtomicLong records = new AtomicLong();
         final AtomicLong pages = new AtomicLong();
         final AtomicLong lostKnown = new AtomicLong();
         final AtomicLong lostUnknownPages = new AtomicLong();
+        // reader-thread state
+        final org.tracewire.wire.FrameEncoder encoder;
+        final int frameFlags;
+        final int frameRoom;
+        final boolean keepPayloads = !sinks.isEmpty();
+        final boolean wallClock = clock.measured();
+        final ByteOrder order = layout.kernel().byteOrder();
+        ByteBuffer payload;
+        EventBatch batch;
+        long sequence;
+        long pendingLost;
+        boolean pendingUnknown;
+        long unknown;
+        long pageRecords;
 
         CpuReader(int cpu, TracePipeRaw in) {
             this.cpu = cpu;
             this.in = in;
             this.thread = new Thread(this, "tracewire-cpu" + cpu);
             this.thread.setDaemon(true);
+            this.encoder = frames == null ? null : frames.newEncoder();
+            this.frameFlags = frames == null ? 0 : frames.headerFlags();
+            this.frameRoom = frames == null ? 0 : frames.maxFrameSize();
+            for (int i = 0; i < BATCHES_PER_CPU; i++) {
+                free.add(new EventBatch(BATCH_ENTRIES, BATCH_BYTES));
+            }
         }
 
         @Override
         public void run() {
-            ByteBuffer page = ByteBuffer.allocateDirect(layout.subBufferSize());
+            ByteBuffer page = ByteBuffer.allocateDirect(layout.subBufferSize()).order(order);
+            payload = page.duplicate().order(order);
             int fullEnough = (layout.subBufferSize() - layout.dataOffset()) * 3 / 4;
             try {
+                batch = free.take();
                 while (true) {
                     boolean last = stopping;
                     long now = clock.traceNow() - SLACK_NS;
@@ -174,11 +228,12 @@ public final class CaptureEngine {
                             empty = true;
                             break;
                         }
-                        SubBuffer sb = take(page);
-                        if (!last && sb.dataLength() < fullEnough) {
+                        int data = take(page);
+                        if (!last && data < fullEnough) {
                             break;
                         }
                     }
+                    publish();
                     if (empty) {
                         watermark = Math.max(watermark, now);
                     }
@@ -199,42 +254,120 @@ public final class CaptureEngine {
             }
         }
 
-        private SubBuffer take(ByteBuffer page) throws InterruptedException {
-            ByteBuffer copy = ByteBuffer.allocate(page.limit());
-            copy.put(page.duplicate().position(0));
-            copy.flip();
-            SubBuffer sb = SubBuffer.decode(copy, layout, cpu);
+        /** Decodes and encodes one page into the batch; returns its data length. */
+        private int take(ByteBuffer page) throws InterruptedException {
+            SubBuffer.PageHeader header = SubBuffer.header(page, layout, cpu);
             pages.incrementAndGet();
-            records.addAndGet(sb.records().size());
-            if (sb.lostEvents() > 0) {
-                lostKnown.addAndGet(sb.lostEvents());
-            } else if (sb.lostEvents() < 0) {
+            if (header.lostEvents() > 0) {
+                lostKnown.addAndGet(header.lostEvents());
+                pendingLost += header.lostEvents();
+            } else if (header.lostEvents() < 0) {
                 lostUnknownPages.incrementAndGet();
+                pendingUnknown = true;
             }
-            while (!queue.offer(sb, 100, TimeUnit.MILLISECONDS)) {
+            pageRecords = 0;
+            try {
+                SubBuffer.scan(page, layout, header, cpu, this);
+            } catch (Interrupted e) {
+                throw e.cause;
+            } finally {
+                records.addAndGet(pageRecords);
+                if (unknown > 0) {
+                    unknownEvents.addAndGet(unknown);
+                    unknown = 0;
+                }
+            }
+            return header.dataLength();
+        }
+
+        @Override
+        public void record(long timestamp, ByteBuffer page, int offset, int length, int pageOffset) {
+            pageRecords++;
+            int id = page.getShort(offset) & 0xffff;
+            EventFormat f = id < formatsById.length ? formatsById[id] : null;
+            if (f == null) {
+                unknown++;
+                return;
+            }
+            int need = frameRoom + (keepPayloads ? length : 0);
+            if (!batch.fits(need)) {
+                try {
+                    publish();
+                } catch (InterruptedException e) {
+                    throw new Interrupted(e);
+                }
+            }
+            long lost = pendingUnknown ? -1 : pendingLost;
+            pendingLost = 0;
+            pendingUnknown = false;
+            long time = wallClock ? clock.toWallNs(timestamp) : timestamp;
+            EventBatch b = batch;
+            int i = b.count++;
+            ByteBuffer out = b.bytes;
+            b.traceTs[i] = timestamp;
+            b.timeNs[i] = time;
+            b.sequence[i] = sequence;
+            b.lost[i] = lost;
+            b.eventId[i] = id;
+            if (encoder != null) {
+                payload.limit(offset + length).position(offset);
+                int start = out.position();
+                encoder.encode(f, order, payload, cpu, sequence, lost, time, frameFlags, out);
+                b.frameOffset[i] = start;
+                b.frameLength[i] = out.position() - start;
+            }
+            if (keepPayloads) {
+                int start = out.position();
+                out.put(start, page, offset, length);
+                out.position(start + length);
+                b.payloadOffset[i] = start;
+                b.payloadLength[i] = length;
+            }
+            sequence++;
+        }
+
+        /** Hands the current batch to the emitter when it holds anything. */
+        private void publish() throws InterruptedException {
+            if (batch == null || batch.count == 0) {
+                return;
+            }
+            EventBatch b = batch;
+            batch = null;
+            while (!full.offer(b, 100, TimeUnit.MILLISECONDS)) {
                 if (failure.get() != null) {
                     throw new InterruptedException("capture failed");
                 }
             }
-            return sb;
+            batch = nextFree();
+        }
+
+        private EventBatch nextFree() throws InterruptedException {
+            while (true) {
+                EventBatch b = free.poll(100, TimeUnit.MILLISECONDS);
+                if (b != null) {
+                    b.clear();
+                    return b;
+                }
+                if (failure.get() != null) {
+                    throw new InterruptedException("capture failed");
+                }
+            }
         }
     }
 
-    /** The emitter's view of one CPU: the page being emitted and where in it. */
-    private static final class Head {
-        SubBuffer page;
-        int index;
-        long sequence;
-        long pendingLost;
-        boolean pendingUnknown;
+    /** Carries an InterruptedException out of a {@link SubBuffer.RecordVisitor}. */
+    private static final class Interrupted extends RuntimeException {
+        final InterruptedException cause;
+
+        Interrupted(InterruptedException cause) {
+            super(cause);
+            this.cause = cause;
+        }
     }
 
     private void emitLoop() {
         int n = readers.size();
-        Head[] heads = new Head[n];
-        for (int i = 0; i < n; i++) {
-            heads[i] = new Head();
-        }
+        EventBatch[] heads = new EventBatch[n];
         KernelLayout kernel = layout.kernel();
         try {
             while (true) {
@@ -244,38 +377,35 @@ public final class CaptureEngine {
                 long bestTs = Long.MAX_VALUE;
                 for (int i = 0; i < n; i++) {
                     CpuReader r = readers.get(i);
-                    Head h = heads[i];
-                    boolean finishedBefore = r.finished;
-                    while (h.page == null || h.index >= h.page.records().size()) {
-                        SubBuffer next = r.queue.poll();
-                        if (next == null) {
-                            h.page = null;
-                            break;
-                        }
-                        h.page = next;
-                        h.index = 0;
-                        if (next.lostEvents() > 0) {
-                            h.pendingLost += next.lostEvents();
-                        } else if (next.lostEvents() < 0) {
-                            h.pendingUnknown = true;
+                    EventBatch h = heads[i];
+                    if (h != null && h.exhausted()) {
+                        r.free.add(h);
+                        h = heads[i] = null;
+                    }
+                    if (h == null) {
+                        // the watermark before the queue: a reader publishes its batch first
+                        boolean finishedBefore = r.finished;
+                        long mark = r.watermark;
+                        h = heads[i] = r.full.poll();
+                        if (h == null) {
+                            if (!finishedBefore) {
+                                allFinished = false;
+                                bound = Math.min(bound, mark);
+                            }
+                            continue;
                         }
                     }
-                    if (h.page != null) {
-                        allFinished = false;
-                        long ts = h.page.records().get(h.index).timestamp();
-                        if (ts < bestTs) {
-                            bestTs = ts;
-                            best = i;
-                        }
-                    } else if (!finishedBefore) {
-                        allFinished = false;
-                        bound = Math.min(bound, r.watermark);
+                    allFinished = false;
+                    long ts = h.traceTs[h.next];
+                    if (ts < bestTs) {
+                        bestTs = ts;
+                        best = i;
                     }
                 }
                 if (best >= 0 && bestTs <= bound) {
-                    Head h = heads[best];
-                    RawRecord raw = h.page.records().get(h.index++);
-                    emit(raw, h, kernel);
+                    EventBatch h = heads[best];
+                    int i = h.next++;
+                    emit(h, i, readers.get(best).cpu, kernel);
                     continue;
                 }
                 if (allFinished) {
@@ -286,37 +416,33 @@ public final class CaptureEngine {
                 }
                 Thread.sleep(1);
             }
-            for (EventSink s : sinks) {
-                if (s instanceof Flushable f) {
-                    f.flush();
-                }
+            if (frames != null) {
+                frames.flush();
             }
         } catch (Throwable t) {
             fail(t);
         }
     }
 
-    private void emit(RawRecord raw, Head h, KernelLayout kernel) throws IOException {
-        EventFormat f = formats.get(raw.eventId());
-        if (f == null) {
-            unknownEvents.incrementAndGet();
+    private void emit(EventBatch b, int i, int cpu, KernelLayout kernel) throws IOException {
+        if (emitted.get() >= limit) {
             return;
         }
-        long lost = h.pendingUnknown ? -1 : h.pendingLost;
-        h.pendingLost = 0;
-        h.pendingUnknown = false;
-        EventRecord rec = new EventRecord(f, kernel, raw.cpu(), raw.timestamp(), raw.payload());
-        long wall = clock.measured() ? clock.toWallNs(raw.timestamp()) : raw.timestamp();
-        CapturedEvent e = new CapturedEvent(rec, wall, h.sequence++, lost);
-        for (EventSink s : sinks) {
-            s.accept(e);
+        if (frames != null) {
+            int off = b.frameOffset[i];
+            b.bytes.limit(off + b.frameLength[i]).position(off);
+            frames.write(b.bytes, b.timeNs[i], b.lost[i]);
+        }
+        if (!sinks.isEmpty()) {
+            byte[] copy = new byte[b.payloadLength[i]];
+            b.bytes.clear().get(b.payloadOffset[i], copy);
+            EventRecord rec = new EventRecord(formatsById[b.eventId[i]], kernel, cpu, b.traceTs[i],
+                    ByteBuffer.wrap(copy));
+            CapturedEvent e = new CapturedEvent(rec, b.timeNs[i], b.sequence[i], b.lost[i]);
+            for (EventSink s : sinks) {
+                s.accept(e);
+            }
         }
         emitted.incrementAndGet();
-    }
-
-    /** A sink that can push out buffered output when the capture has nothing more for now. */
-    public interface Flushable {
-        /** Writes out anything buffered. */
-        void flush() throws IOException;
     }
 }

@@ -116,9 +116,11 @@ public final class CaptureRun {
             if (sink == null) {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }
-            EventSink limited = o.count() > 0 ? new LimitSink(sink, o.count()) : sink;
             engine = new CaptureEngine(session.instance(), session.layout(), catalog.byId(), session.clock(),
-                    List.of(limited));
+                    sink, List.of());
+            if (o.count() > 0) {
+                engine.limit(o.count());
+            }
             engine.start();
             if (o.delayS() > 0) {
                 if (progress != null) {
@@ -193,35 +195,6 @@ public final class CaptureRun {
             if (closeError != null) {
                 throw closeError;
             }
-        }
-    }
-
-    /** Passes the first {@code limit} events on, drops the rest (for {@code --count}). */
-    static final class LimitSink implements EventSink, CaptureEngine.Flushable {
-        private final FrameSink inner;
-        private final long limit;
-        private long seen;
-
-        LimitSink(FrameSink inner, long limit) {
-            this.inner = inner;
-            this.limit = limit;
-        }
-
-        @Override
-        public void accept(CapturedEvent event) throws IOException {
-            if (seen++ < limit) {
-                inner.accept(event);
-            }
-        }
-
-        @Override
-        public void flush() throws IOException {
-            inner.flush();
-        }
-
-        @Override
-        public void close() throws IOException {
-            inner.close();
         }
     }
 }

@@ -8,11 +8,14 @@ public interface FrameOutput extends AutoCloseable {
     /**
      * Writes one frame (from {@code frame}'s position to its limit; the position may move).
      *
-     * @param frame the encoded Ethernet frame, a direct buffer
-     * @param event the event it encodes (its time and lost-events count)
+     * @param frame      the encoded Ethernet frame, a direct buffer
+     * @param timeNs     the event's time: ns since the Unix epoch (UTC), or the raw trace clock
+     *                   when the frame has {@code FLAG_RAW_CLOCK}
+     * @param lostBefore events lost on the frame's CPU since its previous frame: 0 none, N known,
+     *                   -1 some, count unknown
      * @throws IOException when the output fails
      */
-    void write(ByteBuffer frame, CapturedEvent event) throws IOException;
+    void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException;
 
     /** Pushes out anything buffered. */
     default void flush() throws IOException {

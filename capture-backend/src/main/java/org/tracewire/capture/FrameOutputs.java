@@ -7,7 +7,6 @@ import java.util.List;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
-import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
 
 /** Opens a capture's frame outputs and the {@link FrameSink} that feeds them. */
@@ -54,8 +53,6 @@ public final class FrameOutputs {
         if (outputs.isEmpty()) {
             return null;
         }
-        FrameEncoder encoder = new FrameEncoder(MacAddress.TRACEWIRE, MacAddress.localHost(),
-                FormatIdentity.of(catalog), maxFrame);
         List<EventFormat> selected = new ArrayList<>();
         for (EventSelection e : session.events()) {
             EventFormat f = catalog.byName(e.fullName());
@@ -63,8 +60,8 @@ public final class FrameOutputs {
                 selected.add(f);
             }
         }
-        encoder.prepare(selected);
-        return new FrameSink(encoder, outputs, !session.clock().measured());
+        return new FrameSink(MacAddress.TRACEWIRE, MacAddress.localHost(), FormatIdentity.of(catalog), maxFrame,
+                selected, outputs, !session.clock().measured());
     }
 
     static String hostName() {

@@ -2,53 +2,93 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Collection;
 import java.util.List;
+import org.tracewire.format.EventFormat;
 import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.MacAddress;
+import org.tracewire.wire.WireFrame;
 import org.tracewire.wire.WireHeader;
 
 /**
- * Encodes each captured event into one tracewire frame ({@code docs/wire-format.md}) and writes
- * it to every {@link FrameOutput}. One reusable direct buffer: no allocation per frame.
+ * Where a capture's frames ({@code docs/wire-format.md}) go: every {@link FrameOutput}, in
+ * order. The capture engine's reader threads encode frames with their own encoder from
+ * {@link #newEncoder()}; its emitter thread hands them, in time order, to
+ * {@link #write(ByteBuffer, long, long)}.
  */
-public final class FrameSink implements EventSink, CaptureEngine.Flushable {
-    private final FrameEncoder encoder;
+public final class FrameSink implements AutoCloseable {
+    private final MacAddress destination;
+    private final MacAddress source;
+    private final long formatHash;
+    private final int maxFrameSize;
+    private final List<EventFormat> formats;
     private final List<FrameOutput> outputs;
     private final boolean rawClock;
-    private final ByteBuffer frame;
-    private long frames;
-    private long bytes;
-    private long truncated;
+    private volatile long frames;
+    private volatile long bytes;
+    private volatile long truncated;
 
     /**
-     * @param encoder  the frame encoder (formats prepared, identity hash set)
-     * @param outputs  where frames go
-     * @param rawClock true when event times are raw trace-clock values, not wall-clock ns
+     * @param destination  Ethernet destination of every frame
+     * @param source       Ethernet source (identifies the traced host)
+     * @param formatHash   identity hash of the kernel's formats
+     * @param maxFrameSize largest frame in bytes (see {@link FrameEncoder})
+     * @param formats      the captured events' formats (encoder plans are computed up front)
+     * @param outputs      where frames go
+     * @param rawClock     true when event times are raw trace-clock values, not wall-clock ns
      */
-    public FrameSink(FrameEncoder encoder, List<FrameOutput> outputs, boolean rawClock) {
-        this.encoder = encoder;
+    public FrameSink(MacAddress destination, MacAddress source, long formatHash, int maxFrameSize,
+                     Collection<EventFormat> formats, List<FrameOutput> outputs, boolean rawClock) {
+        this.destination = destination;
+        this.source = source;
+        this.formatHash = formatHash;
+        this.maxFrameSize = maxFrameSize;
+        this.formats = List.copyOf(formats);
         this.outputs = List.copyOf(outputs);
         this.rawClock = rawClock;
-        this.frame = ByteBuffer.allocateDirect(encoder.maxFrameSize());
     }
 
-    @Override
-    public void accept(CapturedEvent e) throws IOException {
-        frame.clear();
-        int flags = rawClock ? WireHeader.FLAG_RAW_CLOCK : 0;
-        int n = encoder.encode(e.record(), e.record().cpu(), e.sequence(), e.lostBefore(), e.wallNs(), flags, frame);
-        frame.flip();
-        if ((frame.get(17) & WireHeader.FLAG_TRUNCATED) != 0) {
+    /** A new encoder with this sink's addresses, hash and frame size, its plans prepared; one per thread. */
+    public FrameEncoder newEncoder() {
+        FrameEncoder e = new FrameEncoder(destination, source, formatHash, maxFrameSize);
+        e.prepare(formats);
+        return e;
+    }
+
+    /** The largest frame in bytes. */
+    public int maxFrameSize() {
+        return maxFrameSize;
+    }
+
+    /** Header flags the encoder is given for every frame: {@link WireHeader#FLAG_RAW_CLOCK} or 0. */
+    public int headerFlags() {
+        return rawClock ? WireHeader.FLAG_RAW_CLOCK : 0;
+    }
+
+    /**
+     * Writes one encoded frame to every output. Called from one thread.
+     *
+     * @param frame      the frame from its position to its limit; both are restored afterwards
+     * @param timeNs     the event time (see {@link FrameOutput#write})
+     * @param lostBefore events lost on its CPU since its previous frame (0, N, or -1 = unknown)
+     * @throws IOException when an output fails
+     */
+    public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
+        int start = frame.position();
+        int end = frame.limit();
+        if ((frame.get(start + WireFrame.ETHERNET_HEADER + WireHeader.OFF_FLAGS) & WireHeader.FLAG_TRUNCATED) != 0) {
             truncated++;
         }
         for (FrameOutput out : outputs) {
-            frame.position(0);
-            out.write(frame, e);
+            frame.limit(end).position(start);
+            out.write(frame, timeNs, lostBefore);
         }
+        frame.limit(end).position(start);
         frames++;
-        bytes += n;
+        bytes += end - start;
     }
 
-    @Override
+    /** Pushes out anything the outputs buffer. */
     public void flush() throws IOException {
         for (FrameOutput out : outputs) {
             out.flush();

@@ -32,7 +32,7 @@ public final class InterfaceOutput implements FrameOutput {
     }
 
     @Override
-    public void write(ByteBuffer frame, CapturedEvent event) throws IOException {
+    public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
         int n = frame.remaining();
         if (scratch.length < n) {
             scratch = new byte[n];

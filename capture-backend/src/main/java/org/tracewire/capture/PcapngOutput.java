@@ -29,9 +29,8 @@ public final class PcapngOutput implements FrameOutput {
     }
 
     @Override
-    public void write(ByteBuffer frame, CapturedEvent event) throws IOException {
-        long lost = Math.max(0, event.lostBefore());
-        writer.writePacket(iface, event.wallNs(), frame, frame.remaining(), lost);
+    public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
+        writer.writePacket(iface, timeNs, frame, frame.remaining(), Math.max(0, lostBefore));
     }
 
     @Override

@@ -30,6 +30,11 @@ public final class TapDevice implements AutoCloseable {
 
     private final String name;
     private int fd;
+    /** Direct buffers recently written from and their native addresses (the capture engine's batches). */
+    private final ByteBuffer[] buffers = new ByteBuffer[32];
+    private final long[] addresses = new long[32];
+    private int known;
+    private int next;
 
     private TapDevice(String name, int fd) {
         this.name = name;
@@ -99,9 +104,8 @@ public final class TapDevice implements AutoCloseable {
             throw new IOException(name + " is closed");
         }
         int len = frame.remaining();
-        ByteBuffer view = frame.position() == 0 ? frame : frame.slice();
         try {
-            long n = Posix.write(fd, view, len);
+            long n = Posix.write(fd, address(frame) + frame.position(), len);
             if (n != len) {
                 throw new IOException("short write to " + name + ": " + n + " of " + len + " bytes");
             }
@@ -109,6 +113,20 @@ public final class TapDevice implements AutoCloseable {
             throw new IOException("write to " + name + " failed: errno " + e.getErrorCode(), e);
         }
         frame.position(frame.limit());
+    }
+
+    /** The native address of a direct buffer, remembered for the last few buffers seen. */
+    private long address(ByteBuffer frame) {
+        for (int i = 0; i < known; i++) {
+            if (buffers[i] == frame) {
+                return addresses[i];
+            }
+        }
+        long a = Posix.address(frame);
+        int slot = known < buffers.length ? known++ : next++ % buffers.length;
+        buffers[slot] = frame;
+        addresses[slot] = a;
+        return a;
     }
 
     /** Closes the device; the kernel removes the interface. Idempotent. */

@@ -13,7 +13,7 @@ public final class TapOutput implements FrameOutput {
     }
 
     @Override
-    public void write(ByteBuffer frame, CapturedEvent event) throws IOException {
+    public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
         tap.write(frame);
     }
 

@@ -27,7 +27,7 @@ class BackendServerTest {
 
     static List<JsonNode> runScript(Tracefs t, String... lines) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        BackendServer server = new BackendServer(t, out, (i, p, tr, s) -> List.of(), tr -> r -> r.format().fullName());
+        BackendServer server = new BackendServer(t, out, (i, p, tr, s) -> null, tr -> r -> r.format().fullName());
         server.serve(new ByteArrayInputStream((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
         List<JsonNode> replies = new ArrayList<>();
         for (String l : out.toString(StandardCharsets.UTF_8).split("\n")) {
@@ -79,7 +79,7 @@ class BackendServerTest {
         PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 20);
         PipedInputStream fromServer = new PipedInputStream(1 << 22);
         PipedOutputStream serverOut = new PipedOutputStream(fromServer);
-        BackendServer server = new BackendServer(top, serverOut, (i, p, t, s) -> List.of(), t -> r -> r.format().fullName());
+        BackendServer server = new BackendServer(top, serverOut, (i, p, t, s) -> null, t -> r -> r.format().fullName());
         Thread th = new Thread(() -> {
             try {
                 server.serve(serverIn);

@@ -58,7 +58,7 @@ class CaptureEngineTest {
                 readBefore.put(c, kernelStat(inst, c, "read events"));
             }
             CaptureEngine engine = new CaptureEngine(inst, session.layout(), top.formats().byId(), session.clock(),
-                    List.of(sink));
+                    null, List.of(sink));
             engine.start();
             session.start();
             for (int i = 0; i < 30; i++) {

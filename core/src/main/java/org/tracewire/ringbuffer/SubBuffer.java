@@ -64,14 +64,60 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
      */
     public static SubBuffer decode(ByteBuffer page, SubBufferLayout layout, int cpu) {
         ByteBuffer buf = page.slice().order(layout.kernel().byteOrder());
-        int limit = buf.limit();
+        PageHeader header = header(buf, layout, cpu);
+        List<RawRecord> records = new ArrayList<>();
+        scan(buf, layout, header, cpu,
+                (ts, b, offset, length, pageOffset) -> records.add(new RawRecord(cpu, ts, view(b, offset, length), pageOffset)));
+        return new SubBuffer(cpu, header.timestamp(), header.dataLength(), header.missedEvents(), header.lostEvents(),
+                records, buf);
+    }
+
+    /**
+     * The header of a sub-buffer: its base time stamp, data length and lost-events marks.
+     *
+     * @param timestamp    the page's base time stamp (trace-clock units)
+     * @param dataLength   bytes of record data after the header ({@code commit} without its flag bits)
+     * @param missedEvents true when events were lost before this page
+     * @param lostEvents   the stored count of lost events, -1 when lost but not counted, 0 when none
+     */
+    public record PageHeader(long timestamp, int dataLength, boolean missedEvents, long lostEvents) {
+    }
+
+    /**
+     * Receives the data records of a sub-buffer, in order, without any object per record.
+     */
+    @FunctionalInterface
+    public interface RecordVisitor {
+        /**
+         * @param timestamp  absolute time in trace-clock units (see {@link RawRecord#timestamp()})
+         * @param page       the page buffer passed to {@link #scan} (do not keep or modify it)
+         * @param offset     byte offset of the payload ({@code common_type}) in {@code page}
+         * @param length     payload length in bytes, including the kernel's alignment padding
+         * @param pageOffset byte offset of the record header in the page
+         */
+        void record(long timestamp, ByteBuffer page, int offset, int length, int pageOffset);
+    }
+
+    /**
+     * Reads a sub-buffer's header and checks it against the layout.
+     *
+     * @param page   the sub-buffer, position 0 at its start, limit at the bytes read, in the
+     *               kernel's byte order
+     * @param layout the sub-buffer layout
+     * @param cpu    the CPU, for error messages
+     * @return the header
+     * @throws CorruptPageException when the page is shorter than its header, {@code commit} exceeds
+     *                              the page, or the stored lost count does not fit
+     */
+    public static PageHeader header(ByteBuffer page, SubBufferLayout layout, int cpu) {
+        int limit = page.limit();
         if (limit < layout.dataOffset()) {
             throw new CorruptPageException(cpu, 0, "page of " + limit + " bytes is shorter than its "
                     + layout.dataOffset() + "-byte header");
         }
-        long timestamp = buf.getLong(layout.timestampOffset());
-        long commit = layout.commitSize() == 8 ? buf.getLong(layout.commitOffset())
-                : buf.getInt(layout.commitOffset()) & 0xffffffffL;
+        long timestamp = page.getLong(layout.timestampOffset());
+        long commit = layout.commitSize() == 8 ? page.getLong(layout.commitOffset())
+                : page.getInt(layout.commitOffset()) & 0xffffffffL;
         // The kernel ORs the flags in as int constants ((1 << 31) sign-extends into a 64-bit
         // local_t), so only the low 32 bits carry meaning, as libtraceevent's kbuffer reads them.
         commit &= 0xffffffffL;
@@ -90,60 +136,75 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
             if (end + longSize > limit) {
                 throw new CorruptPageException(cpu, end, "lost-events count does not fit after the data");
             }
-            lost = longSize == 8 ? buf.getLong(end) : buf.getInt(end) & 0xffffffffL;
+            lost = longSize == 8 ? page.getLong(end) : page.getInt(end) & 0xffffffffL;
         } else if (missed) {
             lost = -1;
         }
-        List<RawRecord> records = new ArrayList<>();
+        return new PageHeader(timestamp, (int) length, missed, lost);
+    }
+
+    /**
+     * Walks the records of a sub-buffer and hands each data record to {@code visitor}; padding,
+     * time extends and absolute time stamps only move the running time stamp. Allocates nothing.
+     *
+     * @param page    the sub-buffer as for {@link #header}
+     * @param layout  the sub-buffer layout
+     * @param header  {@code header(page, layout, cpu)}
+     * @param cpu     the CPU, for error messages
+     * @param visitor receives each data record
+     * @throws CorruptPageException when a record runs past the data or has an unknown type (the
+     *                              records before it have been visited)
+     */
+    public static void scan(ByteBuffer page, SubBufferLayout layout, PageHeader header, int cpu, RecordVisitor visitor) {
+        int end = layout.dataOffset() + header.dataLength();
         HeaderEvent he = layout.headerEvent();
         boolean big = layout.kernel().byteOrder() == ByteOrder.BIG_ENDIAN;
         int tlBits = he.typeLenBits();
         int tdBits = he.timeDeltaBits();
         int tlMask = (1 << tlBits) - 1;
         int tdMask = (int) ((1L << tdBits) - 1);
-        long ts = timestamp;
+        long ts = header.timestamp();
         int pos = layout.dataOffset();
         while (pos < end) {
             if (pos + 4 > end) {
                 throw new CorruptPageException(cpu, pos, "record header runs past the data end " + end);
             }
-            int word = buf.getInt(pos);
+            int word = page.getInt(pos);
             int typeLen = big ? word >>> tdBits : word & tlMask;
             long delta = big ? word & tdMask : word >>> tlBits;
             if (typeLen == he.paddingType()) {
                 if (delta == 0) {
                     break;
                 }
-                long padLen = array0(buf, pos, end, cpu, "padding");
+                long padLen = array0(page, pos, end, cpu, "padding");
                 pos = advance(pos, 4 + padLen, end, cpu, "padding");
             } else if (typeLen == he.timeExtendType()) {
-                long ext = array0(buf, pos, end, cpu, "time extend");
+                long ext = array0(page, pos, end, cpu, "time extend");
                 ts += (ext << tdBits) | delta;
                 pos = advance(pos, 8, end, cpu, "time extend");
             } else if (typeLen == he.timeStampType()) {
-                long abs = (array0(buf, pos, end, cpu, "time stamp") << tdBits) | delta;
+                long abs = (array0(page, pos, end, cpu, "time stamp") << tdBits) | delta;
                 ts = fixAbsoluteTimeStamp(abs, ts);
                 pos = advance(pos, 8, end, cpu, "time stamp");
             } else if (typeLen == 0) {
-                long len = array0(buf, pos, end, cpu, "record length");
+                long len = array0(page, pos, end, cpu, "record length");
                 if (len < 4) {
                     throw new CorruptPageException(cpu, pos, "record length word " + len + " is less than 4");
                 }
                 int next = advance(pos, 4 + len, end, cpu, "record");
                 ts += delta;
-                records.add(new RawRecord(cpu, ts, view(buf, pos + 8, (int) len - 4), pos));
+                visitor.record(ts, page, pos + 8, (int) len - 4, pos);
                 pos = next;
             } else if (typeLen <= he.maxDataType()) {
                 int len = typeLen * 4;
                 int next = advance(pos, 4 + len, end, cpu, "record");
                 ts += delta;
-                records.add(new RawRecord(cpu, ts, view(buf, pos + 4, len), pos));
+                visitor.record(ts, page, pos + 4, len, pos);
                 pos = next;
             } else {
                 throw new CorruptPageException(cpu, pos, "unknown record type_len " + typeLen);
             }
         }
-        return new SubBuffer(cpu, timestamp, (int) length, missed, lost, records, buf);
     }
 
     /**
