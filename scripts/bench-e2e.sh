@@ -1,61 +1,109 @@
 #!/usr/bin/env bash
-# End-to-end benchmark: trace-cmd record vs tracewire (pcapng, and TAP with dumpcap capturing) on
-# the same sched workload (stress-ng --switch 2 at rising --switch-freq), runs interleaved.
-# Prints one row per run: events recorded per second, events lost, CPU used by the recorder
-# (user+sys seconds / wall seconds, from /usr/bin/time), and for the TAP path dumpcap's drops.
-# Usage (root): scripts/bench-e2e.sh [SECONDS] [FREQ ...]     defaults: 4, 25000 50000 100000 200000 0
-#   (--switch-freq 0 = as fast as stress-ng can switch)
+# End-to-end benchmark: trace-cmd record vs tracewire (pcapng file, and TAP interface with dumpcap
+# capturing), interleaved on the same workload at rising rates. One row per run: events recorded
+# per second, events lost (the kernel's count), CPU of the recorder, and for the TAP path what
+# dumpcap got and dropped. At the end, per workload and recorder: the highest rate held with
+# zero loss (TAP: and dumpcap got every frame and dropped none).
+#
+# Workloads:
+#   sched     stress-ng --switch 2 --switch-freq RATE (RATE 0 = as fast as it can), events
+#             sched:sched_switch + sched:sched_wakeup. Context switching needs the CPUs: the
+#             recorder competes with the workload for them.
+#   syscalls  scripts/workload-syscalls.py RATE: getppid(2) at RATE/2 calls/s, events
+#             syscalls:sys_enter_getppid + syscalls:sys_exit_getppid (RATE events/s). Cheap per
+#             event, so it measures the recorder rather than the workload.
+#
+# Usage (root): scripts/bench-e2e.sh [-s SECONDS] [-w sched|syscalls] [-t TOOLS] [RATE ...]
+#   defaults: -s 4; sched: 25000 50000 100000 200000 0; syscalls: 200000 400000 600000 800000 1200000
+#   -t: comma list of trace-cmd,pcapng,tap (default all three)
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
-dur=${1:-4}; shift || true
-freqs=("$@"); [ ${#freqs[@]} -gt 0 ] || freqs=(25000 50000 100000 200000 0)
+dur=4; workload=sched; tools=trace-cmd,pcapng,tap
+while getopts "s:w:t:" o; do
+  case $o in s) dur=$OPTARG ;; w) workload=$OPTARG ;; t) tools=$OPTARG ;; *) exit 2 ;; esac
+done
+shift $((OPTIND - 1))
+rates=("$@")
+case $workload in
+  sched) events=(sched:sched_switch sched:sched_wakeup); [ ${#rates[@]} -gt 0 ] || rates=(25000 50000 100000 200000 0) ;;
+  syscalls) events=(syscalls:sys_enter_getppid syscalls:sys_exit_getppid); [ ${#rates[@]} -gt 0 ] || rates=(200000 400000 600000 800000 1200000) ;;
+  *) echo "bench-e2e: unknown workload $workload" >&2; exit 2 ;;
+esac
 [ "$(id -u)" -eq 0 ] || { echo "bench-e2e: needs root" >&2; exit 1; }
-for t in stress-ng trace-cmd dumpcap capinfos /usr/bin/time; do command -v "$t" >/dev/null || { echo "bench-e2e: missing $t" >&2; exit 1; }; done
+for t in stress-ng python3 trace-cmd dumpcap capinfos /usr/bin/time bc; do
+  command -v "$t" >/dev/null || { echo "bench-e2e: missing $t" >&2; exit 1; }
+done
 T=/sys/kernel/tracing
 tmp=$(mktemp -d /tmp/tracewire-bench.XXXXXX)
 iface=twbench0
-cleanup() { pkill -f "stress-ng --switch" 2>/dev/null || true; echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on; rm -rf "$tmp"; }
 on0=$(cat $T/tracing_on)
+stop_workload() { pkill -f "stress-ng --switch" 2>/dev/null || true; pkill -f workload-syscalls.py 2>/dev/null || true; }
+cleanup() { stop_workload; echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on; rm -rf "$tmp"; }
 trap cleanup EXIT
-"$here/tracewire" formats sched:sched_switch >/dev/null   # build once, outside the measurements
+"$here/tracewire" formats "${events[0]}" >/dev/null   # build once, outside the measurements
 
+start_workload() {   # $1 rate, $2 seconds
+  case $workload in
+    sched) stress-ng --switch 2 --switch-freq "$1" -t "$2" >/dev/null 2>&1 & ;;
+    syscalls) python3 "$here/scripts/workload-syscalls.py" "$1" "$2" 2>/dev/null & ;;
+  esac
+}
 cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
-printf "%-18s %9s %12s %10s %8s %s\n" recorder freq events/s lost cpu% "note (cpu% = process user+sys over the run; tracewire also reports its CPU while tracing, startup excluded)"
-for f in "${freqs[@]}"; do
-  for tool in trace-cmd tracewire-pcapng tracewire-tap; do
-    stress-ng --switch 2 --switch-freq "$f" -t $((dur + 4)) >/dev/null 2>&1 &
+ev_args=(); for e in "${events[@]}"; do ev_args+=(-e "$e"); done
+pattern=$(printf '%s\n' "${events[@]}" | sed 's/.*://' | paste -sd'|')
+declare -A best best_cpu
+printf "# workload %s, %s s per run, events %s\n" "$workload" "$dur" "${events[*]}"
+printf "%-16s %9s %12s %10s %8s %s\n" recorder rate events/s lost cpu% "note (cpu% = process user+sys / run seconds, startup included)"
+for r in "${rates[@]}"; do
+  for tool in ${tools//,/ }; do
+    start_workload "$r" $((dur + 9))
     sleep 1.5
-    note=""
+    note=""; ok=1
     case $tool in
       trace-cmd)
-        /usr/bin/time -f "cpu %U %S" -o "$tmp/time" trace-cmd record -q -k -d -e sched:sched_switch -e sched:sched_wakeup \
+        /usr/bin/time -f "cpu %U %S" -o "$tmp/time" trace-cmd record -q -k -d "${ev_args[@]}" \
           -o "$tmp/t.dat" sleep "$dur" >/dev/null 2>&1
         echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on   # -k leaves events on and tracing off
-        events=$(trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -c -E 'sched_(switch|wakeup):' || true)
+        n=$(trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -c -E " ($pattern):" || true)
         lost=$( (trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -oE 'LOST [0-9]+ EVENTS' | awk '{s+=$2} END {print s+0}'; \
                  trace-cmd report --stat -i "$tmp/t.dat" 2>/dev/null | awk '/^overrun:/{s+=$2} END {print s+0}') | awk '{s+=$1} END {print s}')
+        rm -f "$tmp/t.dat"*
         ;;
-      tracewire-pcapng)
-        out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" "$here/tracewire" capture -e sched:sched_switch -e sched:sched_wakeup \
+      pcapng)
+        out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" "$here/tracewire" capture "${ev_args[@]}" \
           --no-iface -w "$tmp/t.pcapng" --duration "$dur" 2>/dev/null)
-        events=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
+        n=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
         lost=$(echo "$out" | grep -oE 'cpu[0-9]+ [0-9]+' | awk '{s+=$2} END {print s+0}')
         note="while tracing: $(echo "$out" | grep -oE 'cpu [0-9]+% of one core')"
-        echo "$out" | grep -q unknown && note="$note, uncounted loss"
+        if echo "$out" | grep -q unknown; then note="$note, loss of unknown size"; ok=0; fi
+        rm -f "$tmp/t.pcapng"
         ;;
-      tracewire-tap)
-        (while [ ! -e /sys/class/net/$iface ]; do sleep 0.02; done; dumpcap -q -B 64 -i $iface -w "$tmp/tap.pcapng" 2>"$tmp/dumpcap.log") &
-        out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" "$here/tracewire" capture -e sched:sched_switch -e sched:sched_wakeup \
+      tap)
+        (while [ ! -e /sys/class/net/$iface ]; do sleep 0.02; done
+         dumpcap -q -B 64 -i $iface -w "$tmp/tap.pcapng" 2>"$tmp/dumpcap.log") &
+        out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" "$here/tracewire" capture "${ev_args[@]}" \
           -i $iface --delay 2 --linger 2 --duration "$dur" 2>/dev/null)
-        wait
-        events=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
+        wait $!
+        n=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
         lost=$(echo "$out" | grep -oE 'cpu[0-9]+ [0-9]+' | awk '{s+=$2} END {print s+0}')
         got=$(capinfos -c -M "$tmp/tap.pcapng" 2>/dev/null | awk '/Number of packets/{print $NF}')
-        note="dumpcap got $got of $events frames; while tracing: $(echo "$out" | grep -oE 'cpu [0-9]+% of one core')"
+        dropped=$(sed -n "s|.*received/dropped on interface '$iface': [0-9]*/\([0-9]*\).*|\1|p" "$tmp/dumpcap.log")
+        note="dumpcap got $got of $n frames, dropped ${dropped:-?}; while tracing: $(echo "$out" | grep -oE 'cpu [0-9]+% of one core')"
+        if echo "$out" | grep -q unknown; then note="$note, loss of unknown size"; ok=0; fi
+        [ "${got:-0}" = "$n" ] && [ "${dropped:-1}" = 0 ] || ok=0
+        rm -f "$tmp/tap.pcapng"
         ;;
     esac
-    wait 2>/dev/null || true
-    pkill -f "stress-ng --switch" 2>/dev/null || true; sleep 0.5
-    printf "%-18s %9s %12.0f %10s %8s %s\n" "$tool" "$f" "$(echo "$events / $dur" | bc -l)" "$lost" "$(cpu_of "$tmp/time")" "$note"
+    stop_workload; wait 2>/dev/null || true; sleep 0.5
+    rate=$(echo "$n / $dur" | bc -l)
+    cpu=$(cpu_of "$tmp/time")
+    printf "%-16s %9s %12.0f %10s %8s %s\n" "$tool" "$r" "$rate" "$lost" "$cpu" "$note"
+    if [ "$lost" = 0 ] && [ "$ok" = 1 ] && (( $(echo "$rate > ${best[$tool]:-0}" | bc) )); then
+      best[$tool]=$(printf "%.0f" "$rate"); best_cpu[$tool]=$cpu
+    fi
   done
+done
+echo "# highest rate held with zero loss ($workload):"
+for tool in ${tools//,/ }; do
+  printf "#   %-10s %10s events/s  (cpu %s%%)\n" "$tool" "${best[$tool]:-none}" "${best_cpu[$tool]:--}"
 done

@@ -35,6 +35,8 @@ import org.tracewire.wire.MacAddress;
 /**
  * Per-core throughput of the capture path on real sub-buffers of this machine (the page fixture:
  * sched, irq, timer, syscalls, kmem, block, net, … records). One operation = one record.
+ * {@link #scanEncode}: what a capture's reader thread does per record (walk the page in place,
+ * look up the format, encode the frame into a batch buffer): decode + encode.
  * {@link #decode}: sub-buffer decode + an {@link EventRecord} per record with every integer field
  * read. JMH's {@code records} line is the per-core rate in records/s.
  */
@@ -65,9 +67,58 @@ public class RecordPipelineBenchmark {
             PageFixture.Page p = all.get(i % all.size());
             pages.add(ByteBuffer.wrap(p.bytes()));
             cpus[i] = p.cpu();
-            records += SubBuffer.decode(ByteBuffer.wrap(p.bytes()), layout, p.cpu()).records().size();
+            SubBuffer sb = SubBuffer.decode(ByteBuffer.wrap(p.bytes()), layout, p.cpu());
+            records += sb.records().size();
+            for (RawRecord r : sb.records()) {
+                payloadBytes += r.payload().remaining();
+            }
         }
-        System.out.println("\nrecords per invocation: " + records);
+        System.out.printf("%nrecords per invocation: %d, mean payload %.1f bytes%n", records, (double) payloadBytes / records);
+        int max = formats.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        byId = new EventFormat[max + 1];
+        formats.forEach((id, f) -> byId[id] = f);
+        direct = new ArrayList<>();
+        for (ByteBuffer p : pages) {
+            direct.add(ByteBuffer.allocateDirect(p.capacity()).order(ByteOrder.LITTLE_ENDIAN).put(p.duplicate()).flip());
+        }
+        batch = ByteBuffer.allocateDirect(1 << 20);
+    }
+
+    long payloadBytes;
+    EventFormat[] byId;
+    List<ByteBuffer> direct;
+    ByteBuffer batch;
+    long sequence;
+    int scanCpu;
+    ByteBuffer view;
+
+    /** One reader thread's per-record work: the engine's visitor, minus the queue hand-off. */
+    private final SubBuffer.RecordVisitor encodeIntoBatch = this::encodeIntoBatch;
+
+    private void encodeIntoBatch(long ts, ByteBuffer page, int offset, int length, int pageOffset) {
+        EventFormat f = byId[page.getShort(offset) & 0xffff];
+        if (batch.remaining() < encoder.maxFrameSize()) {
+            batch.clear();
+        }
+        view.limit(offset + length).position(offset);
+        encoder.encode(f, ByteOrder.LITTLE_ENDIAN, view, scanCpu, sequence++, 0, ts, 0, batch);
+    }
+
+    /**
+     * Decode + encode as a capture's reader thread does it: {@link SubBuffer#header} and
+     * {@link SubBuffer#scan} over each page in place, the format by id, the frame encoded into a
+     * 1 MiB batch buffer; nothing allocated per record.
+     */
+    @Benchmark
+    public void scanEncode(Records counter) {
+        for (int i = 0; i < PAGES; i++) {
+            ByteBuffer page = direct.get(i);
+            scanCpu = cpus[i];
+            view = page.duplicate(); // the engine keeps one view of its one page buffer
+            SubBuffer.PageHeader h = SubBuffer.header(page, layout, cpus[i]);
+            SubBuffer.scan(page, layout, h, cpus[i], encodeIntoBatch);
+        }
+        counter.records += records;
     }
 
     FrameEncoder encoder;

@@ -11,6 +11,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
@@ -45,6 +46,8 @@ public final class CaptureEngine {
     public static final int POLL_MS = 50;
     /** Allowance for records committed just after a reader found the buffer empty, ns. */
     public static final long SLACK_NS = 20_000_000L;
+    /** Longest idle wait of the emitter, ns (readers wake it when they have news). */
+    static final long IDLE_WAIT_NS = 50_000_000L;
     /** Batches per CPU between its reader and the emitter. */
     static final int BATCHES_PER_CPU = 8;
     /** Entries per batch at most. */
@@ -63,7 +66,7 @@ public final class CaptureEngine {
     private final AtomicLong emitted = new AtomicLong();
     private final AtomicLong unknownEvents = new AtomicLong();
     private long limit = Long.MAX_VALUE;
-    private Thread emitter;
+    private volatile Thread emitter;
     private volatile boolean stopping;
 
     /**
@@ -107,10 +110,10 @@ public final class CaptureEngine {
         for (int cpu : instance.cpus()) {
             readers.add(new CpuReader(cpu, TracePipeRaw.open(instance.tracePipeRaw(cpu), cpu)));
         }
+        emitter = new Thread(this::emitLoop, "tracewire-emitter");
         for (CpuReader r : readers) {
             r.thread.start();
         }
-        emitter = new Thread(this::emitLoop, "tracewire-emitter");
         emitter.start();
     }
 
@@ -237,6 +240,7 @@ public final class CaptureEngine {
                     if (empty) {
                         watermark = Math.max(watermark, now);
                     }
+                    LockSupport.unpark(emitter);
                     if (last) {
                         if (empty) {
                             break;
@@ -338,6 +342,7 @@ public final class CaptureEngine {
                     throw new InterruptedException("capture failed");
                 }
             }
+            LockSupport.unpark(emitter);
             batch = nextFree();
         }
 
@@ -414,7 +419,8 @@ public final class CaptureEngine {
                 if (failure.get() != null) {
                     return;
                 }
-                Thread.sleep(1);
+                // until a reader publishes a batch or moves its watermark (it unparks us)
+                LockSupport.parkNanos(this, IDLE_WAIT_NS);
             }
             if (frames != null) {
                 frames.flush();

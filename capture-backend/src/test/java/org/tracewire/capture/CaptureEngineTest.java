@@ -88,4 +88,84 @@ class CaptureEngineTest {
             nextSeq.put(e.record().cpu(), expected + 1);
         }
     }
+
+    /** Collects the frames written, as copies. */
+    static final class ListOutput implements FrameOutput {
+        final List<byte[]> frames = new ArrayList<>();
+        final List<long[]> meta = new ArrayList<>();
+
+        @Override
+        public void write(java.nio.ByteBuffer frame, long timeNs, long lostBefore) {
+            byte[] b = new byte[frame.remaining()];
+            frame.get(b);
+            frames.add(b);
+            meta.add(new long[] {timeNs, lostBefore});
+        }
+
+        @Override
+        public String describe() {
+            return "list";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /**
+     * The reader threads encode the frames, the emitter writes them: each frame, decoded, is the
+     * record the record sink got at the same place in the stream (header fields and every field
+     * value), so batches hand over the right bytes for both.
+     */
+    @Test
+    @Tag("live")
+    void framesAndRecordsAgree() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        ListSink sink = new ListSink();
+        ListOutput out = new ListOutput();
+        List<EventSelection> events = List.of(
+                new EventSelection("sched", "sched_switch", null),
+                new EventSelection("sched", "sched_wakeup", null),
+                new EventSelection("syscalls", "sys_enter_openat", null));
+        try (CaptureSession session = CaptureSession.open(top, events, 1024, "mono")) {
+            var formats = events.stream().map(e -> top.formats().byName(e.fullName())).toList();
+            FrameSink frames = new FrameSink(org.tracewire.wire.MacAddress.TRACEWIRE,
+                    org.tracewire.wire.MacAddress.forHost("test"), 7L, org.tracewire.wire.WireFrame.DEFAULT_MAX_FRAME,
+                    formats, List.of(out), false);
+            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
+                    session.clock(), frames, List.of(sink));
+            engine.start();
+            session.start();
+            for (int i = 0; i < 20; i++) {
+                new ProcessBuilder("sh", "-c", "cat /proc/version > /dev/null").start().waitFor();
+            }
+            session.stop();
+            engine.stop();
+            assertTrue(sink.events.size() > 100, "only " + sink.events.size() + " events");
+            assertEquals(sink.events.size(), out.frames.size());
+            assertEquals(sink.events.size(), frames.frames());
+            int longSize = session.layout().kernel().longSize();
+            for (int i = 0; i < out.frames.size(); i++) {
+                CapturedEvent e = sink.events.get(i);
+                var frame = org.tracewire.wire.WireDecoder.decode(out.frames.get(i));
+                var h = frame.header();
+                assertEquals(e.record().cpu(), h.cpu(), "frame " + i);
+                assertEquals(e.sequence(), h.sequence(), "frame " + i);
+                assertEquals(e.wallNs(), h.timeNs(), "frame " + i);
+                assertEquals(e.wallNs(), out.meta.get(i)[0], "frame " + i);
+                assertEquals(e.lostBefore(), out.meta.get(i)[1], "frame " + i);
+                assertEquals(e.record().format().id(), h.eventId(), "frame " + i);
+                assertEquals(e.record().format().fullName(), frame.eventName(), "frame " + i);
+                var back = org.tracewire.wire.WireRecords.toRecord(frame, e.record().format(), longSize);
+                for (var f : e.record().format().fields()) {
+                    if (f.kind().isString()) {
+                        assertEquals(e.record().string(f), back.string(f), "frame " + i + " " + f.name());
+                    } else {
+                        assertEquals(java.util.HexFormat.of().formatHex(e.record().bytes(f)),
+                                java.util.HexFormat.of().formatHex(back.bytes(f)), "frame " + i + " " + f.name());
+                    }
+                }
+            }
+        }
+    }
 }
