@@ -48,6 +48,13 @@ import org.tracewire.wire.MacAddress;
 @Fork(1)
 public class RecordPipelineBenchmark {
     static final int PAGES = 256;
+    /**
+     * Which pages: {@code all} = the checked-in fixture (every kind of record), {@code live-sched}
+     * = pages read now from this kernel with only sched_switch and sched_wakeup enabled (the
+     * sched_switch-size case of the capture issue; needs root and tracefs).
+     */
+    @org.openjdk.jmh.annotations.Param({"all"})
+    public String pagesOf;
     List<ByteBuffer> pages;
     int[] cpus;
     Map<Integer, EventFormat> formats;
@@ -61,7 +68,11 @@ public class RecordPipelineBenchmark {
         layout = new SubBufferLayout(kernel, 0, 8, 8, 16, 4096, HeaderEvent.standard());
         formats = Tracefs.open(Prerequisites.snapshot()).formats().byId();
         pages = new ArrayList<>();
-        List<PageFixture.Page> all = PageFixture.load();
+        List<PageFixture.Page> all = switch (pagesOf) {
+            case "all" -> PageFixture.load();
+            case "live-sched" -> liveSchedPages();
+            default -> throw new IllegalArgumentException("pagesOf " + pagesOf);
+        };
         cpus = new int[PAGES];
         for (int i = 0; i < PAGES; i++) {
             PageFixture.Page p = all.get(i % all.size());
@@ -73,7 +84,8 @@ public class RecordPipelineBenchmark {
                 payloadBytes += r.payload().remaining();
             }
         }
-        System.out.printf("%nrecords per invocation: %d, mean payload %.1f bytes%n", records, (double) payloadBytes / records);
+        System.out.printf("%n%s: %d distinct pages, records per invocation: %d, mean payload %.1f bytes%n", pagesOf,
+                all.size(), records, (double) payloadBytes / records);
         int max = formats.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
         byId = new EventFormat[max + 1];
         formats.forEach((id, f) -> byId[id] = f);
@@ -119,6 +131,35 @@ public class RecordPipelineBenchmark {
             SubBuffer.scan(page, layout, h, cpus[i], encodeIntoBatch);
         }
         counter.records += records;
+    }
+
+    /** Full pages of sched_switch + sched_wakeup records read from a tracefs instance of our own. */
+    static List<PageFixture.Page> liveSchedPages() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        List<PageFixture.Page> out = new ArrayList<>();
+        try (var inst = org.tracewire.testing.TestInstances.create(top, "bench")) {
+            inst.setBufferSizeKb(4096);
+            inst.setEnabled("sched", "sched_switch", true);
+            inst.setEnabled("sched", "sched_wakeup", true);
+            Process load = new ProcessBuilder("stress-ng", "--switch", "2", "-t", "2")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            load.waitFor();
+            inst.setTracingOn(false);
+            for (int cpu : inst.cpus()) {
+                try (var in = org.tracewire.ringbuffer.TracePipeRaw.open(inst.tracePipeRaw(cpu), cpu)) {
+                    ByteBuffer page = ByteBuffer.allocateDirect(4096);
+                    while (in.readSubBuffer(page) > 0 && out.size() < 4 * PAGES) {
+                        byte[] b = new byte[page.limit()];
+                        page.get(0, b);
+                        out.add(new PageFixture.Page(cpu, b));
+                    }
+                }
+            }
+        }
+        if (out.size() < PAGES) {
+            throw new IllegalStateException("only " + out.size() + " sched pages read");
+        }
+        return out;
     }
 
     FrameEncoder encoder;
