@@ -181,10 +181,9 @@ public final class BackendServer {
             }
             case "startCapture" -> startCapture(id, cmd);
             case "stopCapture" -> {
-                ObjectNode stats = statsNode();
-                stopCapture();
+                Capture stopped = stopCapture();
                 ObjectNode r = reply("stopped", id);
-                r.set("stats", stats);
+                r.set("stats", statsOf(stopped, false));
                 send(r);
             }
             case "stats" -> {
@@ -281,11 +280,15 @@ public final class BackendServer {
     }
 
     private synchronized ObjectNode statsNode() {
+        return statsOf(capture, true);
+    }
+
+    /** Counters of a capture: while it runs, or (running false) after its final drain; zeros for none. */
+    private ObjectNode statsOf(Capture c, boolean running) {
         ObjectNode s = mapper.createObjectNode();
-        Capture c = capture;
         long events = c == null ? 0 : c.engine().emitted();
         double secs = c == null ? 0 : (System.nanoTime() - c.startNanos()) / 1e9;
-        s.put("running", c != null);
+        s.put("running", running && c != null);
         s.put("events", events);
         s.put("eventsPerSecond", secs > 0 ? Math.round(events / secs) : 0);
         s.put("streamDropped", c == null || c.stream() == null ? 0 : c.stream().dropped());
@@ -310,14 +313,15 @@ public final class BackendServer {
         return s;
     }
 
-    private void stopCapture() {
+    /** Stops the running capture, if any, after a final drain; returns it (null when none ran). */
+    private Capture stopCapture() {
         Capture c;
         synchronized (this) {
             c = capture;
             capture = null;
         }
         if (c == null) {
-            return;
+            return null;
         }
         c.timers().forEach(f -> f.cancel(false));
         try {
@@ -337,6 +341,7 @@ public final class BackendServer {
             }
             c.session().close();
         }
+        return c;
     }
 
     private static String text(JsonNode node, String field) {

@@ -127,7 +127,15 @@ class BackendServerTest {
         assertTrue(stats.get("cpus").size() >= 1);
         cmd.accept("{\"type\":\"stopCapture\",\"id\":3}");
         JsonNode stopped = next(replies, "stopped");
-        assertTrue(stopped.get("stats").get("events").asLong() > 0);
+        JsonNode fin = stopped.get("stats");
+        assertFalse(fin.get("running").asBoolean(), "final stats are taken after the capture stopped");
+        assertTrue(fin.get("events").asLong() > 0);
+        long read = 0;
+        for (JsonNode c : fin.get("cpus")) {
+            read += c.get("records").asLong();
+        }
+        // final: after the drain, every record read was emitted (only events of known formats were enabled)
+        assertEquals(read, fin.get("events").asLong(), fin.toString());
         assertFalse(top.instanceNames().contains(started.get("instance").asText()), "instance left behind");
         cmd.accept("{\"type\":\"quit\",\"id\":4}");
         next(replies, "bye");
