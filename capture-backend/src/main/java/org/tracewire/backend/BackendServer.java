@@ -242,15 +242,9 @@ public final class BackendServer {
             session.start();
             capture = new Capture(session, engine, streamSink, frames, System.nanoTime(), new ArrayList<>());
         } catch (IOException | RuntimeException e) {
-            for (AutoCloseable s : java.util.Arrays.asList(frames, streamSink)) {
-                try {
-                    if (s != null) {
-                        s.close();
-                    }
-                } catch (Exception ignored) {
-                    // reporting the first failure
-                }
-            }
+            closeOutputs(frames, streamSink, ignored -> {
+                // reporting the first failure
+            });
             session.close();
             throw e;
         }
@@ -330,18 +324,23 @@ public final class BackendServer {
         } catch (IOException | InterruptedException | RuntimeException e) {
             error(null, "capture ended with an error: " + e.getMessage());
         } finally {
-            for (AutoCloseable s : java.util.Arrays.asList(c.frames(), c.stream())) {
-                try {
-                    if (s != null) {
-                        s.close();
-                    }
-                } catch (Exception e) {
-                    error(null, "closing an output: " + e.getMessage());
-                }
-            }
+            closeOutputs(c.frames(), c.stream(), e -> error(null, "closing an output: " + e.getMessage()));
             c.session().close();
         }
         return c;
+    }
+
+    /** Closes a capture's frame outputs and stream (either may be null), each failure to {@code onError}. */
+    private static void closeOutputs(FrameSink frames, StreamSink stream, java.util.function.Consumer<Exception> onError) {
+        for (AutoCloseable s : java.util.Arrays.asList(frames, stream)) {
+            try {
+                if (s != null) {
+                    s.close();
+                }
+            } catch (Exception e) {
+                onError.accept(e);
+            }
+        }
     }
 
     private static String text(JsonNode node, String field) {
