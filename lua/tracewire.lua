@@ -539,11 +539,12 @@ local function printk()
 end
 
 ---------------------------------------------------------------------------- evaluator
--- Node tags (see org.tracewire.dissector.PrintFmtLua).
+-- Node tags of the evaluator's internal form, made once per event from the generated print table
+-- (see compileprint below): { tag, ... } with positional operands.
 local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_BRACE, N_SIZEOF =
   1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
--- Field kinds (FieldKind order).
-local K_INT, K_PTR, K_CHARS, K_ARRAY, K_DSTR, K_DARRAY, K_DMASK, K_OPAQUE = 1, 2, 3, 4, 5, 6, 7, 8
+-- Fields whose bytes sit behind a __data_loc/__rel_loc word.
+local DYNAMIC = { dynamic_string = true, dynamic_array = true, dynamic_cpumask = true }
 
 local eval
 
@@ -552,24 +553,24 @@ local function fieldval(ctx, i)
   local f = ctx.ev.f[i]
   local d = ctx.v[i]
   if not f then fail("no field " .. i) end
-  if d == nil then fail("field " .. f[1] .. " is not in the frame") end
-  local kind, size, signed = f[2], f[3], f[4]
-  if kind == K_INT then
+  if d == nil then fail("field " .. f.name .. " is not in the frame") end
+  local kind, size, signed = f.kind, f.size, f.signed
+  if kind == "int" then
     if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then fail("field size " .. size) end
-    if #d ~= size then fail("field " .. f[1] .. " has " .. #d .. " bytes") end
+    if #d ~= size then fail("field " .. f.name .. " has " .. #d .. " bytes") end
     return int(rdu(d, 0, size, ctx.le), size, signed)
-  elseif kind == K_PTR then
-    if #d ~= size then fail("field " .. f[1] .. " has " .. #d .. " bytes") end
+  elseif kind == "pointer" then
+    if #d ~= size then fail("field " .. f.name .. " has " .. #d .. " bytes") end
     return { k = "i", b = rdu(d, 0, size, ctx.le), s = size, g = false, p = true }
-  elseif kind == K_CHARS then
+  elseif kind == "char_array" then
     if size > 0 and #d < size then d = d .. string.rep("\0", size - #d) end
     if size == 0 then d = d .. "\0" end
     return { k = "m", d = d, o = 0, l = #d, es = 1, eg = signed }
   else
-    local es = f[5] or 1
+    local es = f.elem_size or 1
     if es < 1 then es = 1 end
-    if (kind == K_ARRAY or kind == K_OPAQUE) and size > 0 and #d ~= size then
-      fail("field " .. f[1] .. " has " .. #d .. " bytes")
+    if (kind == "array" or kind == "opaque") and size > 0 and #d ~= size then
+      fail("field " .. f.name .. " has " .. #d .. " bytes")
     end
     return { k = "m", d = d, o = 0, l = #d, es = es, eg = signed }
   end
@@ -670,11 +671,11 @@ local function addressof(ctx, e)
   end
   if e[1] == N_FLD then
     local f = ctx.ev.f[e[2]]
-    if f and f[2] ~= K_PTR then
-      if f[2] == K_INT then
+    if f and f.kind ~= "pointer" then
+      if f.kind == "int" then
         local d = ctx.v[e[2]]
-        if d == nil or #d < f[3] then fail("field outside the record") end
-        return { k = "m", d = d, o = 0, l = f[3], es = f[3], eg = f[4] }
+        if d == nil or #d < f.size then fail("field outside the record") end
+        return { k = "m", d = d, o = 0, l = f.size, es = f.size, eg = f.signed }
       end
       local v = eval(ctx, e)
       if v.k == "m" then return v end
@@ -732,7 +733,7 @@ end
 local function dyn(ctx, n)
   if n[1] ~= N_FLD then fail("helper needs a field name") end
   local f = ctx.ev.f[n[2]]
-  if not f or f[2] < K_DSTR or f[2] > K_DMASK then fail("field is not a dynamic array") end
+  if not f or not DYNAMIC[f.kind] then fail("field is not a dynamic array") end
   local v = fieldval(ctx, n[2])
   return v
 end
@@ -888,13 +889,7 @@ end
 
 eval = function(ctx, n)
   local t = n[1]
-  if t == N_LIT then
-    local c = n.c
-    if not c then
-      c = int(U.fromhex(n[2]), n[3], n[4])
-      n.c = c
-    end
-    return c
+  if t == N_LIT then return n[2]
   elseif t == N_STR then return text(n[2])
   elseif t == N_FLD then return fieldval(ctx, n[2])
   elseif t == N_ERR then fail(n[2])
@@ -914,7 +909,8 @@ eval = function(ctx, n)
   fail("unknown expression")
 end
 
--- Conversion: { flags, width, precision, size, conv, ext, text }; width/precision -1 absent, -2 '*'.
+-- Compiled conversion: { flag bits, width, precision, size, conv, ext, text }; width/precision -1
+-- absent, -2 '*'.
 local function stringof(v, precision)
   if v.k == "t" then return v.t end
   if v.k == "m" then return cstring(v, precision >= 0 and precision or nil) end
@@ -968,7 +964,7 @@ local function pointer(ctx, c, flags, width, precision, v)
   fail("unsupported pointer extension")
 end
 
--- Renders a compiled print fmt: pf = { segments, args }.
+-- Renders a compiled print fmt: pf = { segments, args } (compileprint).
 local function render(ctx, pf)
   local segs, args = pf[1], pf[2]
   local out = {}
@@ -1015,6 +1011,111 @@ local function render(ctx, pf)
   return table.concat(out)
 end
 
+---------------------------------------------------------------------------- print tables
+-- The generator's print table (named keys: docs/dissector.md, "Generated file") becomes the
+-- evaluator's internal form once per event, when its first frame is shown: { segments, args } of
+-- positional nodes, field names resolved to TLV indexes, constants to values, flag characters to
+-- bits. Subtrees the generator shares (locals of the print function) are compiled once.
+local FLAGBITS = { ["-"] = LEFT, ["+"] = PLUS, [" "] = SPACE, ["#"] = SPECIAL, ["0"] = ZEROPAD }
+local INTTYPES = {}
+
+-- "s32", "u64", ...: size in bytes and signedness.
+local function inttype(t)
+  local r = INTTYPES[t]
+  if r == nil then
+    local sg, bits = tostring(t):match("^([su])(%d+)$")
+    if not sg then error("tracewire: bad integer type " .. tostring(t)) end
+    r = { math.floor(tonumber(bits) / 8), sg == "s" }
+    INTTYPES[t] = r
+  end
+  return r[1], r[2]
+end
+
+-- A constant: v is a number or a "0x" followed by 16 hex digits.
+local function constant(v, t)
+  local size, signed = inttype(t)
+  local b
+  if type(v) == "string" then b = U.fromhex(v:sub(3))
+  elseif v >= 0 then b = U.new(v, 0)
+  else b = U0 - U.new(-v, 0) end
+  return { N_LIT, int(b, size, signed) }
+end
+
+local compilenode
+
+local function compilelist(ev, list, memo, into)
+  for i = 1, #list do into[#into + 1] = compilenode(ev, list[i], memo) end
+  return into
+end
+
+compilenode = function(ev, n, memo)
+  local t = type(n)
+  if t == "number" then return constant(n, "s32") end
+  if t == "string" then return { N_STR, n } end
+  local c = memo[n]
+  if c then return c end
+  if n.int ~= nil then
+    c = constant(n.int, n.type)
+  elseif n.field ~= nil then
+    for i, f in ipairs(ev.f) do
+      if f.name == n.field then c = { N_FLD, i }; break end
+    end
+    if not c then c = { N_ERR, "no field " .. n.field } end
+  elseif n.error ~= nil then
+    c = { N_ERR, n.error }
+  elseif n.op ~= nil then
+    local op = n.op
+    local o = compilelist(ev, n, memo, {})
+    if op == "[]" then c = { N_IDX, o[1], o[2] }
+    elseif op == "?:" then c = { N_TERN, o[1], o[2], o[3] }
+    elseif op == "sizeof" then c = { N_SIZEOF, o[1] }
+    elseif #o == 1 then c = { N_UN, op, o[1] }
+    else c = { N_BIN, op, o[1], o[2] } end
+  elseif n.cast ~= nil then
+    local a = compilenode(ev, n[1], memo)
+    local ct = n.cast
+    if ct == "pointer" then
+      local es, eg = inttype(n.to)
+      c = { N_CAST, a, true, TW_LONG_SIZE, false, es, eg, "" }
+    elseif ct == "void" or ct == "bool" then
+      c = { N_CAST, a, false, 0, false, 0, false, ct }
+    elseif ct == "unknown" then
+      c = { N_CAST, a, false, -1, false, 0, false, "" }
+    else
+      local size, signed = inttype(ct)
+      c = { N_CAST, a, false, size, signed, 0, false, "" }
+    end
+  elseif n.call ~= nil then
+    -- C's argument list: the arguments, then the { value, name } entries of a flag/symbol table
+    c = compilelist(ev, n, memo, { N_CALL, n.call })
+    if n.entries then compilelist(ev, n.entries, memo, c) end
+  else
+    c = compilelist(ev, n, memo, { N_BRACE })
+  end
+  memo[n] = c
+  return c
+end
+
+local function star(v)
+  if v == "*" then return -2 end
+  return v or -1
+end
+
+local function compileprint(ev, src)
+  local memo = {}
+  local segs = {}
+  for i, s in ipairs(src.format) do
+    if type(s) == "string" then
+      segs[i] = s
+    else
+      local flags = 0
+      for ch in (s.flags or ""):gmatch(".") do flags = bit.bor(flags, FLAGBITS[ch] or 0) end
+      segs[i] = { flags, star(s.width), star(s.precision), s.size or 4, s.conv, s.ext or "", s.text }
+    end
+  end
+  return { segs, compilelist(ev, src.args, memo, {}) }
+end
+
 ---------------------------------------------------------------------------- fallback text
 local function bytestext(d)
   local t = {}
@@ -1022,8 +1123,8 @@ local function bytestext(d)
   return "ARRAY[" .. table.concat(t, ", ") .. "]"
 end
 
--- name=value pairs (EventPrinter.fallbackText); f[6] is the fallback style:
--- "s" string, "p" pointer hex, "x" long hex, "d" signed, "u" unsigned, "a" bytes.
+-- name=value pairs (EventPrinter.fallbackText) in each field's fallback style:
+-- string, pointer (hex), hex (a C long), signed, unsigned or bytes.
 local function fallbacktext(ev, vals, le)
   local t = {}
   for i, f in ipairs(ev.f) do
@@ -1032,20 +1133,20 @@ local function fallbacktext(ev, vals, le)
     if d == nil then
       s = "?"
     else
-      local st = f[6]
+      local st = f.fallback
       local ok, r = pcall(function()
-        if st == "s" then
+        if st == "string" then
           local z = d:find("\0", 1, true)
           if z then return d:sub(1, z - 1) end
           return d
-        elseif st == "a" then
+        elseif st == "bytes" then
           return bytestext(d)
         end
-        if #d ~= f[3] then fail("short") end
-        local u = rdu(d, 0, f[3], le)
-        if st == "p" or st == "x" then return "0x" .. digits(u, 16) end
-        if st == "d" then
-          local v = ext(u, f[3], true)
+        if #d ~= f.size then fail("short") end
+        local u = rdu(d, 0, f.size, le)
+        if st == "pointer" or st == "hex" then return "0x" .. digits(u, 16) end
+        if st == "signed" then
+          local v = ext(u, f.size, true)
           if isneg(v) then return "-" .. tostring(U0 - v) end
           return tostring(v)
         end
@@ -1053,7 +1154,7 @@ local function fallbacktext(ev, vals, le)
       end)
       s = ok and r or "?"
     end
-    t[#t + 1] = f[1] .. "=" .. s
+    t[#t + 1] = f.name .. "=" .. s
   end
   return table.concat(t, " ")
 end
@@ -1065,25 +1166,25 @@ local function syscalltext(ev, vals, le)
   local function ul(i)
     local f = ev.f[i]
     local d = vals[i]
-    if d == nil or #d ~= f[3] then fail("short") end
-    local v = rdu(d, 0, f[3], le)
-    if f[4] and f[3] < 8 and not (f[3] == 4 and TW_LONG_SIZE == 4) then v = ext(v, f[3], true) end
+    if d == nil or #d ~= f.size then fail("short") end
+    local v = rdu(d, 0, f.size, le)
+    if f.signed and f.size < 8 and not (f.size == 4 and TW_LONG_SIZE == 4) then v = ext(v, f.size, true) end
     return v
   end
   if enter then
     local t = {}
     for i, f in ipairs(ev.f) do
-      if f[1] ~= "__syscall_nr" then
+      if f.name ~= "__syscall_nr" then
         local v = ul(i)
         local s
         if v < U.new(10, 0) then s = tostring(v) else s = "0x" .. digits(v, 16) end
-        t[#t + 1] = f[1] .. ": " .. s
+        t[#t + 1] = f.name .. ": " .. s
       end
     end
     return call .. "(" .. table.concat(t, ", ") .. ")"
   end
   for i, f in ipairs(ev.f) do
-    if f[1] == "ret" then return call .. " -> 0x" .. digits(ul(i), 16) end
+    if f.name == "ret" then return call .. " -> 0x" .. digits(ul(i), 16) end
   end
   return call .. " -> 0x0"
 end
@@ -1097,7 +1198,7 @@ local function eventtext(ev, vals, le)
   end
   local body
   local pf = ev.pf
-  if type(pf) == "function" then pf = pf(); ev.pf = pf end
+  if type(pf) == "function" then pf = compileprint(ev, pf()); ev.pf = pf end
   if pf then
     local ok, r = pcall(render, ctx, pf)
     if ok then body = r
@@ -1109,43 +1210,59 @@ local function eventtext(ev, vals, le)
 end
 
 ---------------------------------------------------------------------------- event tables
--- EVENTS[id] = { s = system, n = name, full = "system:name", f = fields, pf = print fmt or
--- function returning it, sc = syscall text, pfs = { [i] = ProtoField }, bits = { [i] = {..} } }
+-- The generator writes one EV { ... } per event (docs/dissector.md, "Generated file"):
+--   EV {
+--     id = 372, system = "sched", name = "sched_switch",
+--     syscall = true,                 -- optional: Info is the kernel's syscall text
+--     fields = {                      -- the event's own fields, in TLV order (TLV type = index)
+--       {name = "prev_pid", kind = "int", size = 4, signed = true, elem_size = 4,
+--        abbrev = "tracewire.sched.sched_switch.prev_pid", ftype = "i32", base = "hex",
+--        fallback = "signed", values = {[0] = "..."}, bits = {{abbrev = "...", name = "S", mask = 0x1}}},
+--     },
+--     print = function() return {format = {...}, args = {...}} end,   -- absent: name=value pairs
+--   }
+-- kind: one of KINDS below; ftype: a key of FT, "str" or "bytes"; fallback: see fallbacktext.
+-- EVENTS[id] = { s = system, n = name, full = "system:name", f = fields, pf = print function or,
+-- after its first use, the compiled print table, sc = syscall text, pfs = { [i] = ProtoField },
+-- bits = { [i] = { ProtoField, ... } } }
 local EVENTS = {}
 local FIELD_COUNT = 0
 
--- Field spec: { name, kind, size, signed, elemSize, fallbackStyle, abbrev, ftype, base,
---               valuestring, flagbits = { {abbrev, name, mask, single}, ... } }
+local KINDS = { int = true, pointer = true, char_array = true, array = true, dynamic_string = true,
+  dynamic_array = true, dynamic_cpumask = true, opaque = true }
 local FT = {
   u8 = ProtoField.uint8, u16 = ProtoField.uint16, u32 = ProtoField.uint32, u64 = ProtoField.uint64,
   i8 = ProtoField.int8, i16 = ProtoField.int16, i32 = ProtoField.int32, i64 = ProtoField.int64,
 }
 
 local function newfield(f)
-  local ft, abbr, label = f[8], f[7], f[1]
+  local ft, abbr, label = f.ftype, f.abbrev, f.name
   if ft == "str" then return ProtoField.string(abbr, label) end
   if ft == "bytes" then return ProtoField.bytes(abbr, label) end
   local ctor = FT[ft]
-  local b = (f[9] == "hex") and base.HEX or base.DEC
-  return ctor(abbr, label, b, f[10])
+  if not ctor then error("tracewire: field " .. abbr .. " has unknown ftype " .. tostring(ft)) end
+  local b = (f.base == "hex") and base.HEX or base.DEC
+  return ctor(abbr, label, b, f.values)
 end
 
-local function EV(id, system, name, fields, pf, syscall)
-  local ev = { s = system, n = name, full = system .. ":" .. name, f = fields, pf = pf, sc = syscall,
-    pfs = {}, bits = {} }
+local function EV(spec)
+  local fields = spec.fields
+  local ev = { s = spec.system, n = spec.name, full = spec.system .. ":" .. spec.name, f = fields,
+    pf = spec.print, sc = spec.syscall == true, pfs = {}, bits = {} }
   for i, f in ipairs(fields) do
+    if not KINDS[f.kind] then error("tracewire: field " .. f.abbrev .. " has unknown kind " .. tostring(f.kind)) end
+    f.signed = f.signed == true
     local pfield = newfield(f)
     ev.pfs[i] = pfield
     ALL_FIELDS[#ALL_FIELDS + 1] = pfield
     FIELD_COUNT = FIELD_COUNT + 1
-    local fb = f[11]
-    if fb then
+    if f.bits then
       local list = {}
-      local width = f[3] * 8
-      for _, b in ipairs(fb) do
+      local width = f.size * 8
+      for _, b in ipairs(f.bits) do
         local bf
-        if b[4] then bf = ProtoField.bool(b[1], b[2], width, nil, b[3])
-        else bf = FT["u" .. width](b[1], b[2], base.HEX, nil, b[3]) end
+        if bit.band(b.mask, b.mask - 1) == 0 then bf = ProtoField.bool(b.abbrev, b.name, width, nil, b.mask)
+        else bf = FT["u" .. width](b.abbrev, b.name, base.HEX, nil, b.mask) end
         list[#list + 1] = bf
         ALL_FIELDS[#ALL_FIELDS + 1] = bf
         FIELD_COUNT = FIELD_COUNT + 1
@@ -1153,7 +1270,7 @@ local function EV(id, system, name, fields, pf, syscall)
       ev.bits[i] = list
     end
   end
-  EVENTS[id] = ev
+  EVENTS[spec.id] = ev
 end
 
 -- ======================== EVENT TABLES BEGIN ========================
@@ -1171,14 +1288,14 @@ end
 local function add_field(tree, ev, i, range, le, d)
   local f = ev.f[i]
   local pfield = ev.pfs[i]
-  local kind, size = f[2], f[3]
-  local ft = f[8]
+  local kind, size = f.kind, f.size
+  local ft = f.ftype
   if ft == "str" then
     local z = d:find("\0", 1, true)
     local s = z and d:sub(1, z - 1) or d
     return tree:add(pfield, range, s)
   elseif ft == "bytes" then
-    if kind ~= K_ARRAY and kind ~= K_OPAQUE or size == 0 or #d == size then
+    if kind ~= "array" and kind ~= "opaque" or size == 0 or #d == size then
       return tree:add(pfield, range)
     end
     return nil
@@ -1306,7 +1423,7 @@ local function dissect(tvb, pinfo, root)
       end
       if not item then
         local t = ftree:add(HF.tlv, tvb(r[1], 4 + r[2]))
-        t:set_text((ev and ev.f[i] and ev.f[i][1] or ("TLV " .. i)) .. " (" .. r[2] .. " bytes, raw)")
+        t:set_text((ev and ev.f[i] and ev.f[i].name or ("TLV " .. i)) .. " (" .. r[2] .. " bytes, raw)")
         t:add(HF.tlv_type, tvb(r[1], 2))
         t:add(HF.tlv_length, tvb(r[1] + 2, 2))
         if r[2] > 0 then t:add(HF.tlv_value, tvb(r[1] + 4, r[2])) end

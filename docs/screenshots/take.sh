@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots of the desktop app from real runs under Xvfb:
 #   docs/screenshots/take.sh [VIEW ...]
-# VIEW: start browser filter capture wireshark (default: all, plus browser-snapshot).
+# VIEW: start browser filter capture wireshark timeline latency (default: all, plus browser-snapshot).
 # browser-snapshot runs the app as user nobody (as root only): the browser then shows the
 # checked-in snapshot, read only. The others run as the caller: as root the live tracefs and a
 # real capture through the backend. Needs xvfb and imagemagick (apt-get install -y xvfb imagemagick).
@@ -9,7 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out="$here/docs/screenshots"
 views=("$@")
-[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark)
+[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark timeline latency)
 "$here/tracewire" --version >/dev/null    # build first (the launcher rebuilds when sources changed)
 for v in "${views[@]}"; do
   cfg=$(mktemp -d)    # fresh window state and recent list
@@ -18,7 +18,7 @@ for v in "${views[@]}"; do
   # The window at the top left, 1200x800 (no window manager under Xvfb: no decorations).
   echo '{"x":0,"y":0,"width":1200,"height":800,"maximized":false}' >"$cfg/tracewire/window.json"
   wait_s=12
-  [ "$v" = capture ] && wait_s=25
+  case $v in capture|timeline|latency) wait_s=25 ;; esac
   run="env XDG_CONFIG_HOME=$cfg"
   view=$v
   if [ "$v" = browser-snapshot ]; then

@@ -3,46 +3,38 @@ package org.tracewire.app;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.Map;
 import javafx.application.Application;
 import org.tracewire.app.main.MainView;
+import org.tracewire.cli.DesktopApp;
 
 /**
- * Starts the desktop app from the command line ({@code org.tracewire.cli.Main} with no
- * subcommand and a display). Not itself an {@link Application}, so the launcher's main class
+ * Starts the desktop app from the command line: {@code org.tracewire.cli.Main} with no
+ * subcommand and a display finds this class as its {@link DesktopApp} through
+ * {@code META-INF/services}. Not itself an {@link Application}, so the launcher's main class
  * works with JavaFX on the plain class path.
  */
-public final class AppLauncher {
+public final class AppLauncher implements DesktopApp {
     private static volatile MainView.Page startPage = MainView.Page.START;
-    private static volatile Path configDir;
     private static volatile boolean screenshotMode;
 
-    private AppLauncher() {
-    }
-
-    /**
-     * @param env the environment
-     * @return true when a display is available ({@code DISPLAY} or {@code WAYLAND_DISPLAY} set)
-     */
-    public static boolean hasDisplay(Map<String, String> env) {
-        return notBlank(env.get("DISPLAY")) || notBlank(env.get("WAYLAND_DISPLAY"));
-    }
-
-    private static boolean notBlank(String s) {
-        return s != null && !s.isBlank();
+    /** For {@link java.util.ServiceLoader}. */
+    public AppLauncher() {
     }
 
     /**
      * Opens the app and blocks until its window is closed.
      *
-     * @param view the view to show first ("start", "browser", "filter", "capture", "wireshark"), or null
-     * @return the exit code (0)
+     * @param view           the view to show first ("start", "browser", "filter", "capture", "wireshark", "timeline", "latency"), or null
+     * @param screenshotMode fill the views with an example and start a capture on the capture page (README screenshots)
+     * @return the exit code: 0, or 1 when GTK 3 is missing (the apt line on stderr)
      * @throws IllegalArgumentException for an unknown view name
      */
-    public static int launch(String view) {
+    @Override
+    public int launch(String view, boolean screenshotMode) {
         if (view != null && !view.isBlank()) {
             startPage = MainView.Page.valueOf(view.strip().toUpperCase(Locale.ROOT));
         }
+        AppLauncher.screenshotMode = screenshotMode;
         if (!hasGtk3()) {
             System.err.println("tracewire: the desktop app needs GTK 3 (JavaFX's toolkit on Linux); install it with:");
             System.err.println("sudo apt-get install -y libgtk-3-0");
@@ -50,11 +42,6 @@ public final class AppLauncher {
         }
         Application.launch(TracewireApp.class);
         return 0;
-    }
-
-    /** @param on fill the views with an example and start a capture on the capture page (README screenshots) */
-    public static void setScreenshotMode(boolean on) {
-        screenshotMode = on;
     }
 
     /** True in the hidden screenshot mode. */
@@ -81,32 +68,5 @@ public final class AppLauncher {
     /** The page shown first. */
     public static MainView.Page startPage() {
         return startPage;
-    }
-
-    /** @param dir config directory to use instead of ~/.config/tracewire (tests) */
-    public static void setConfigDir(Path dir) {
-        configDir = dir;
-    }
-
-    /** The config directory override, or null. */
-    public static Path configDir() {
-        return configDir;
-    }
-
-    /** The snapshot directory: {@code -Dtracewire.snapshot}, else {@code snapshots/linux-6.18} upwards from here. */
-    public static Path snapshotDir() {
-        String p = System.getProperty("tracewire.snapshot");
-        if (p != null && Files.isDirectory(Path.of(p))) {
-            return Path.of(p);
-        }
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            Path s = dir.resolve("snapshots/linux-6.18");
-            if (Files.isDirectory(s)) {
-                return s;
-            }
-            dir = dir.getParent();
-        }
-        return Path.of("snapshots/linux-6.18");
     }
 }

@@ -3,7 +3,6 @@ package org.tracewire.app;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import javafx.application.Application;
@@ -14,7 +13,6 @@ import javafx.stage.Stage;
 import org.tracewire.app.backend.BackendClient;
 import org.tracewire.app.backend.BackendException;
 import org.tracewire.app.backend.BackendLauncher;
-import org.tracewire.app.filter.FilterCompilerAdapter;
 import org.tracewire.app.main.MainView;
 import org.tracewire.app.main.MainViewModel;
 import org.tracewire.app.session.SessionStore;
@@ -23,7 +21,7 @@ import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.app.util.Icons;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracefs.TracefsException;
+import org.tracewire.tracefs.TracefsLocator;
 
 /**
  * The JavaFX application. Started by {@link AppLauncher} (never directly as a main class): builds
@@ -43,8 +41,7 @@ public final class TracewireApp extends Application {
     public void start(Stage stage) {
         executor = new FxTaskExecutor();
         Map<String, String> env = System.getenv();
-        SessionStore store = new SessionStore(AppLauncher.configDir() != null ? AppLauncher.configDir()
-                : SessionStore.defaultConfigDir(env));
+        SessionStore store = new SessionStore(SessionStore.defaultConfigDir(env));
         vm = createViewModel(executor, store, env);
         view = new MainView(vm);
         Scene scene = new Scene(view);
@@ -82,7 +79,7 @@ public final class TracewireApp extends Application {
             return BackendClient.start(r.command());
         };
         MainViewModel[] self = new MainViewModel[1];
-        self[0] = new MainViewModel(executor, store, compiler(() -> self[0] == null ? null : self[0].browser().tracefs()), backend,
+        self[0] = new MainViewModel(executor, store, byteOrder(() -> self[0] == null ? null : self[0].browser().tracefs()), backend,
                 cmd -> new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
         MainViewModel vm = self[0];
@@ -91,34 +88,25 @@ public final class TracewireApp extends Application {
             if (t == null) {
                 throw new IllegalStateException("tracefs is still loading");
             }
-            org.tracewire.format.FormatCatalog catalog = t.formats();
-            List<org.tracewire.format.EventFormat> selection = events.isEmpty() ? catalog.formats()
-                    : org.tracewire.dissector.EventSelection.select(catalog, events);
-            org.tracewire.dissector.DissectorGenerator.Result r =
-                    new org.tracewire.dissector.DissectorGenerator(catalog, t.layout(), t.label()).generate(selection);
-            Path file = store.configDir().resolve("tracewire.lua");
-            org.tracewire.dissector.PluginInstaller.writeAtomically(file, r.lua());
+            org.tracewire.dissector.DissectorGenerator.Result r = org.tracewire.dissector.DissectorGenerator.forTracefs(t, events);
+            Path file = r.write(store.configDir().resolve("tracewire.lua"));
             return new org.tracewire.app.wireshark.WiresharkViewModel.Generated(file,
                     r.events() + " events, " + r.fields() + " fields");
         }, () -> vm.capture().getEvents().stream().map(e -> e.event()).toList());
         return vm;
     }
 
-    /** The filter compilers of org.tracewire.filter, for the byte order of the tree browsed. */
-    static FilterCompilerAdapter compiler(java.util.function.Supplier<Tracefs> tracefs) {
-        return new org.tracewire.app.filter.TracewireFilterCompiler(() -> {
+    /** The byte order of the tree browsed (the filter builder's BPF values); native before one is loaded. */
+    static java.util.function.Supplier<java.nio.ByteOrder> byteOrder(java.util.function.Supplier<Tracefs> tracefs) {
+        return () -> {
             Tracefs t = tracefs.get();
             return t == null ? java.nio.ByteOrder.nativeOrder() : t.byteOrder();
-        });
+        };
     }
 
-    /** The live tracefs when readable (root), else the repository's snapshot. */
+    /** The live tracefs when readable (root), else the repository's snapshot ({@link TracefsLocator}). */
     static Tracefs tracefs() {
-        try {
-            return Tracefs.live();
-        } catch (TracefsException e) {
-            return Tracefs.open(AppLauncher.snapshotDir());
-        }
+        return TracefsLocator.resolve(null, note -> System.err.println("tracewire: " + note));
     }
 
     private static void restore(Stage stage, WindowState w) {

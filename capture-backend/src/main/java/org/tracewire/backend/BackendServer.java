@@ -1,49 +1,58 @@
 package org.tracewire.backend;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.tracewire.capture.CaptureEngine;
+import org.tracewire.capture.Capture;
 import org.tracewire.capture.CaptureSession;
 import org.tracewire.capture.CpuStats;
 import org.tracewire.capture.EventSelection;
-import org.tracewire.capture.FrameSink;
+import org.tracewire.capture.EventSink;
 import org.tracewire.capture.FilterRejectedException;
+import org.tracewire.capture.FrameSink;
+import org.tracewire.capture.SelfExclusion;
+import org.tracewire.capture.TapDevice;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
+import org.tracewire.protocol.Messages;
+import org.tracewire.protocol.Protocol;
+import org.tracewire.protocol.ProtocolException;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.SavedCmdlines;
 
 /**
  * {@code ./tracewire backend}: the capture engine driven by JSON-lines commands on stdin, replies
- * and pushed messages on stdout, as {@code docs/backend-protocol.md} specifies. Every command is
- * typed and size-limited (a line over {@value #MAX_LINE} bytes is refused); nothing happens that a
- * command does not name. One capture at a time. End of input or {@code quit} stops any capture,
- * removes its instance and interface, and returns.
+ * and pushed messages on stdout, as {@code docs/backend-protocol.md} specifies, with the messages
+ * of {@link Messages} mapped by {@link Protocol}. Every command is typed and size-limited (a line
+ * over {@value #MAX_LINE} bytes is refused); nothing happens that a command does not name.
+ *
+ * <p>It acts for the {@link InvokingUser}: a pcapng file is checked and created with that user's
+ * rights; interface names, events and buffer sizes are checked against {@link BackendLimits}; one
+ * capture at a time, stopped by the backend after {@link BackendLimits#maxSeconds()}. End of input
+ * or {@code quit} stops any capture, removes its instance and interface, and returns.
  */
 public final class BackendServer {
     /** Longest command line accepted, in bytes. */
-    public static final int MAX_LINE = 64 * 1024;
+    public static final int MAX_LINE = Protocol.MAX_COMMAND_BYTES;
 
     /** Opens the frame outputs of a capture (TAP interface, pcapng file); the stream sink is added by the server. */
     public interface OutputFactory {
         /**
-         * @param iface  TAP interface name or null
-         * @param pcapng pcapng path or null
+         * @param iface  TAP interface name or null (already checked by the server)
+         * @param pcapng pcapng path or null (already checked for the invoking user by the server)
          * @param tracefs the live tracefs (for format identity and metadata)
          * @param session the capture's session (its events and clock)
          * @return the frame outputs, opened, or null when neither was asked for
@@ -52,23 +61,30 @@ public final class BackendServer {
         FrameSink open(String iface, String pcapng, Tracefs tracefs, CaptureSession session) throws IOException;
     }
 
-    private final ObjectMapper mapper = new ObjectMapper();
     private final Tracefs tracefs;
     private final OutputStream out;
     private final OutputFactory outputs;
     private final Function<Tracefs, Function<EventRecord, String>> renderers;
+    private final InvokingUser user;
+    private final BackendLimits limits;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "tracewire-backend-timer");
         t.setDaemon(true);
         return t;
     });
-    private Capture capture;
+    /** Serializes stopping, so a stop by the time limit and a {@code stopCapture} never overlap. */
+    private final Object stopLock = new Object();
+    private Running running;
+    /** Final stats of a capture the backend stopped by itself, for the next {@code stopCapture}. */
+    private Messages.Stats stoppedByLimit;
 
-    private record Capture(CaptureSession session, CaptureEngine engine, StreamSink stream, FrameSink frames,
-                           long startNanos, List<java.util.concurrent.ScheduledFuture<?>> timers) {
+    private record Running(Capture capture, StreamSink stream, List<ScheduledFuture<?>> timers) {
     }
 
     /**
+     * A server acting for the user in this process's environment ({@link InvokingUser#current()}),
+     * with the {@linkplain BackendLimits#DEFAULT default limits}.
+     *
      * @param tracefs   the tracefs to serve (live for captures; a snapshot answers metadata only)
      * @param out       where replies go (stdout)
      * @param outputs   opens TAP/pcapng outputs for a capture
@@ -76,10 +92,26 @@ public final class BackendServer {
      */
     public BackendServer(Tracefs tracefs, OutputStream out, OutputFactory outputs,
                          Function<Tracefs, Function<EventRecord, String>> renderers) {
+        this(tracefs, out, outputs, renderers, InvokingUser.current(), BackendLimits.DEFAULT);
+    }
+
+    /**
+     * @param tracefs   the tracefs to serve (live for captures; a snapshot answers metadata only)
+     * @param out       where replies go (stdout)
+     * @param outputs   opens TAP/pcapng outputs for a capture
+     * @param renderers gives, per tracefs, the function rendering a record's text
+     * @param user      whom the backend acts for (files are checked for and owned by them)
+     * @param limits    what one client may start
+     */
+    public BackendServer(Tracefs tracefs, OutputStream out, OutputFactory outputs,
+                         Function<Tracefs, Function<EventRecord, String>> renderers, InvokingUser user,
+                         BackendLimits limits) {
         this.tracefs = tracefs;
         this.out = out;
         this.outputs = outputs;
         this.renderers = renderers;
+        this.user = user;
+        this.limits = limits;
     }
 
     /**
@@ -102,23 +134,19 @@ public final class BackendServer {
                     error(null, "command longer than " + MAX_LINE + " bytes refused");
                     continue;
                 }
-                JsonNode cmd;
+                Protocol.Envelope env;
                 try {
-                    cmd = mapper.readTree(line);
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                    error(null, "not JSON: " + e.getOriginalMessage());
+                    env = Protocol.parse(line);
+                } catch (ProtocolException e) {
+                    error(null, e.getMessage());
                     continue;
                 }
-                if (!cmd.isObject() || !cmd.path("type").isTextual()) {
-                    error(null, "a command is a JSON object with a string 'type'");
-                    continue;
-                }
-                Integer id = cmd.path("id").canConvertToInt() ? cmd.path("id").asInt() : null;
+                Long id = env.id();
                 try {
-                    if (!handle(cmd.path("type").asText(), id, cmd)) {
+                    if (!handle(id, Protocol.readCommand(env))) {
                         break;
                     }
-                } catch (RuntimeException | IOException | InterruptedException e) {
+                } catch (ProtocolException | RuntimeException | IOException | InterruptedException e) {
                     error(id, e.getMessage() == null ? e.toString() : e.getMessage());
                 }
             }
@@ -146,235 +174,226 @@ public final class BackendServer {
         return sb.length() == 0 && !tooLong ? null : sb.toString();
     }
 
-    private boolean handle(String type, Integer id, JsonNode cmd) throws IOException, InterruptedException {
-        switch (type) {
-            case "hello" -> {
-                ObjectNode r = reply("hello", id);
-                r.put("version", "0.1.0");
-                r.put("kernel", System.getProperty("os.version"));
-                r.put("live", tracefs.isLive());
-                r.put("label", tracefs.label());
-                r.put("cpus", tracefs.cpus().size());
-                send(r);
-            }
-            case "listEvents" -> {
-                ObjectNode r = reply("events", id);
-                ArrayNode a = r.putArray("events");
-                tracefs.allEvents().forEach(a::add);
-                send(r);
-            }
-            case "format" -> {
-                EventSelection e = EventSelection.parse(text(cmd, "event"), null);
-                ObjectNode r = reply("format", id);
-                r.set("format", FormatJson.toNode(mapper, tracefs.format(e.system(), e.event())));
-                send(r);
-            }
-            case "validateFilter" -> {
-                EventSelection e = EventSelection.parse(text(cmd, "event"), text(cmd, "filter"));
-                ObjectNode r = reply("filterResult", id);
-                KernelFilterCheck.Result v = KernelFilterCheck.check(tracefs, tracefs.format(e.system(), e.event()),
-                        e.filter());
-                r.put("accepted", v.accepted());
-                r.put("message", v.message() == null ? "" : v.message());
-                r.put("position", v.position());
-                send(r);
-            }
-            case "startCapture" -> startCapture(id, cmd);
-            case "stopCapture" -> {
-                Capture stopped = stopCapture();
-                ObjectNode r = reply("stopped", id);
-                r.set("stats", statsOf(stopped, false));
-                send(r);
-            }
-            case "stats" -> {
-                ObjectNode r = reply("stats", id);
-                r.setAll(statsNode());
-                send(r);
-            }
-            case "quit" -> {
-                stopCapture();
-                send(reply("bye", id));
-                return false;
-            }
-            default -> error(id, "unknown command type '" + type + "'");
+    private boolean handle(Long id, Messages.Command cmd) throws IOException, InterruptedException {
+        if (cmd instanceof Messages.HelloRequest) {
+            send(new Messages.Hello(Protocol.VERSION, System.getProperty("os.version"), tracefs.isLive(),
+                    tracefs.label(), tracefs.cpus().size()), id);
+        } else if (cmd instanceof Messages.ListEventsRequest) {
+            send(new Messages.EventList(List.copyOf(tracefs.allEvents())), id);
+        } else if (cmd instanceof Messages.FormatRequest f) {
+            EventSelection e = EventSelection.parse(f.event(), null);
+            send(new Messages.FormatReply(FormatJson.toNode(Protocol.mapper(), tracefs.format(e.system(), e.event()))),
+                    id);
+        } else if (cmd instanceof Messages.ValidateFilterRequest v) {
+            EventSelection e = EventSelection.parse(v.event(), v.filter());
+            KernelFilterCheck.Result r = KernelFilterCheck.check(tracefs, tracefs.format(e.system(), e.event()),
+                    e.filter());
+            send(new Messages.FilterResult(r.accepted(), r.message() == null ? "" : r.message(), r.position()), id);
+        } else if (cmd instanceof Messages.CaptureRequest c) {
+            startCapture(id, c);
+        } else if (cmd instanceof Messages.StopCaptureRequest) {
+            send(new Messages.Stopped(stopCapture()), id);
+        } else if (cmd instanceof Messages.StatsRequest) {
+            send(stats(), id);
+        } else if (cmd instanceof Messages.QuitRequest) {
+            stopCapture();
+            send(new Messages.Bye(), id);
+            return false;
+        } else {
+            error(id, "unhandled command " + Protocol.typeOf(cmd.getClass()));
         }
         return true;
     }
 
-    private void startCapture(Integer id, JsonNode cmd) throws IOException {
-        if (capture != null) {
-            error(id, "a capture is running: stopCapture first");
-            return;
+    /** Checks a capture request against the limits and the invoking user's rights; the reason when refused. */
+    private List<EventSelection> check(Messages.CaptureRequest c) throws IOException {
+        if (c.events().isEmpty()) {
+            throw new IllegalArgumentException("startCapture: 'events' is empty");
+        }
+        if (c.events().size() > limits.maxEvents()) {
+            throw new IllegalArgumentException("startCapture: " + c.events().size() + " events; at most "
+                    + limits.maxEvents() + " per capture");
         }
         List<EventSelection> events = new ArrayList<>();
-        for (JsonNode e : cmd.path("events")) {
-            String filter = e.path("filter").isTextual() ? e.path("filter").asText() : null;
-            events.add(EventSelection.parse(text(e, "event"), filter));
+        for (int i = 0; i < c.events().size(); i++) {
+            Messages.CaptureEvent e = c.events().get(i);
+            try {
+                events.add(EventSelection.parse(e.event(), e.filter()));
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("startCapture: events[" + i + "]: " + ex.getMessage(), ex);
+            }
         }
-        String iface = cmd.path("iface").isTextual() ? cmd.path("iface").asText() : null;
-        String pcapng = cmd.path("pcapng").isTextual() ? cmd.path("pcapng").asText() : null;
-        int bufferKb = cmd.path("bufferKb").asInt(CaptureSession.DEFAULT_BUFFER_KB);
-        String clock = cmd.path("clock").isTextual() ? cmd.path("clock").asText() : "mono";
-        boolean stream = cmd.path("stream").asBoolean(true);
-        CaptureSession session;
+        if (c.iface() != null) {
+            try {
+                TapDevice.checkName(c.iface());
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("startCapture: iface: " + ex.getMessage(), ex);
+            }
+        }
+        if (c.bufferKb() != null && (c.bufferKb() < 1 || c.bufferKb() > limits.maxBufferKb())) {
+            throw new IllegalArgumentException("startCapture: bufferKb " + c.bufferKb() + " outside 1.."
+                    + limits.maxBufferKb());
+        }
+        if (c.pcapng() != null) {
+            user.checkWritable(Path.of(c.pcapng()), "pcapng");
+        }
+        return events;
+    }
+
+    private void startCapture(Long id, Messages.CaptureRequest c) throws IOException {
+        synchronized (this) {
+            if (running != null) {
+                error(id, "a capture is running: stopCapture first");
+                return;
+            }
+        }
+        List<EventSelection> events = check(c);
+        StreamSink stream = c.stream() ? new StreamSink(renderers.apply(tracefs), m -> send(m, null)) : null;
+        Capture capture;
         try {
-            session = CaptureSession.open(tracefs, events, bufferKb, clock);
+            if (stream != null) {
+                stream.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines")));
+            }
+            List<EventSink> sinks = stream == null ? List.of() : List.of(stream);
+            boolean traceSelf = Boolean.TRUE.equals(c.traceSelf());
+            for (String w : SelfExclusion.feedbackWarnings(events, traceSelf, c.iface() != null)) {
+                System.err.println("backend: warning: " + w);
+            }
+            capture = Capture.open(tracefs, events, c.bufferKb() == null ? CaptureSession.DEFAULT_BUFFER_KB : c.bufferKb(),
+                    c.clock() == null ? "mono" : c.clock(), traceSelf ? List.of() : untraced(),
+                    s -> outputs.open(c.iface(), c.pcapng(), tracefs, s), sinks, 0);
         } catch (FilterRejectedException e) {
-            ObjectNode r = reply("error", id);
-            r.put("message", e.getMessage());
-            r.put("event", e.event());
-            r.put("position", e.position());
-            send(r);
+            send(new Messages.Error(e.getMessage(), e.event(), e.position()), id);
             return;
         }
-        FrameSink frames = null;
-        StreamSink streamSink = null;
-        try {
-            frames = outputs.open(iface, pcapng, tracefs, session);
-            if (stream) {
-                streamSink = new StreamSink(mapper, renderers.apply(tracefs), this::send);
-                streamSink.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines")));
-            }
-            var inst = session.instance();
-            CaptureEngine engine = new CaptureEngine(inst, session.layout(), tracefs.formats().byId(),
-                    session.clock(), frames, streamSink == null ? List.of() : List.of(streamSink));
-            engine.start();
-            session.start();
-            capture = new Capture(session, engine, streamSink, frames, System.nanoTime(), new ArrayList<>());
-        } catch (IOException | RuntimeException e) {
-            closeOutputs(frames, streamSink, ignored -> {
-                // reporting the first failure
-            });
-            session.close();
-            throw e;
+        capture.startTracing();
+        Running r = new Running(capture, stream, new ArrayList<>());
+        synchronized (this) {
+            running = r;
+            stoppedByLimit = null;
         }
-        StreamSink ss = streamSink;
-        List<java.util.concurrent.ScheduledFuture<?>> timers = capture.timers();
-        if (ss != null) {
-            timers.add(timer.scheduleAtFixedRate(() -> {
+        if (stream != null) {
+            r.timers().add(timer.scheduleAtFixedRate(() -> {
                 try {
-                    ss.flush();
+                    stream.flush();
                 } catch (RuntimeException ignored) {
                     // stdout gone: the read loop ends too
                 }
             }, 50, 50, TimeUnit.MILLISECONDS));
-            timers.add(timer.scheduleAtFixedRate(
-                    () -> ss.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines"))), 1, 1, TimeUnit.SECONDS));
+            r.timers().add(timer.scheduleAtFixedRate(
+                    () -> stream.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines"))), 1, 1, TimeUnit.SECONDS));
         }
-        timers.add(timer.scheduleAtFixedRate(() -> {
-            ObjectNode s = reply("stats", null);
-            s.setAll(statsNode());
-            send(s);
-        }, 1, 1, TimeUnit.SECONDS));
-        ObjectNode r = reply("started", id);
-        r.put("instance", session.instance().name());
-        r.put("iface", iface);
-        r.put("pcapng", pcapng);
-        send(r);
-    }
-
-    private synchronized ObjectNode statsNode() {
-        return statsOf(capture, true);
-    }
-
-    /** Counters of a capture: while it runs, or (running false) after its final drain; zeros for none. */
-    private ObjectNode statsOf(Capture c, boolean running) {
-        ObjectNode s = mapper.createObjectNode();
-        long events = c == null ? 0 : c.engine().emitted();
-        double secs = c == null ? 0 : (System.nanoTime() - c.startNanos()) / 1e9;
-        s.put("running", running && c != null);
-        s.put("events", events);
-        s.put("eventsPerSecond", secs > 0 ? Math.round(events / secs) : 0);
-        s.put("streamDropped", c == null || c.stream() == null ? 0 : c.stream().dropped());
-        long frames = 0;
-        long bytes = 0;
-        if (c != null && c.frames() != null) {
-            frames = c.frames().frames();
-            bytes = c.frames().bytes();
-        }
-        s.put("frames", frames);
-        s.put("bytes", bytes);
-        ArrayNode cpus = s.putArray("cpus");
-        if (c != null) {
-            for (CpuStats st : c.engine().stats()) {
-                ObjectNode o = cpus.addObject();
-                o.put("cpu", st.cpu());
-                o.put("records", st.records());
-                o.put("lostKnown", st.lostKnown());
-                o.put("lostUnknownPages", st.lostUnknownPages());
-            }
-        }
-        return s;
-    }
-
-    /** Stops the running capture, if any, after a final drain; returns it (null when none ran). */
-    private Capture stopCapture() {
-        Capture c;
-        synchronized (this) {
-            c = capture;
-            capture = null;
-        }
-        if (c == null) {
-            return null;
-        }
-        c.timers().forEach(f -> f.cancel(false));
-        try {
-            c.session().stop();
-            c.engine().stop();
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            error(null, "capture ended with an error: " + e.getMessage());
-        } finally {
-            closeOutputs(c.frames(), c.stream(), e -> error(null, "closing an output: " + e.getMessage()));
-            c.session().close();
-        }
-        return c;
-    }
-
-    /** Closes a capture's frame outputs and stream (either may be null), each failure to {@code onError}. */
-    private static void closeOutputs(FrameSink frames, StreamSink stream, java.util.function.Consumer<Exception> onError) {
-        for (AutoCloseable s : java.util.Arrays.asList(frames, stream)) {
+        r.timers().add(timer.scheduleAtFixedRate(() -> {
             try {
-                if (s != null) {
-                    s.close();
-                }
-            } catch (Exception e) {
-                onError.accept(e);
+                send(stats(), null);
+            } catch (RuntimeException ignored) {
+                // stdout gone: the read loop ends too
             }
+        }, 1, 1, TimeUnit.SECONDS));
+        r.timers().add(timer.schedule(() -> stopByLimit(r), limits.maxSeconds(), TimeUnit.SECONDS));
+        send(new Messages.Started(capture.session().instance().name(), c.iface(), c.pcapng()), id);
+    }
+
+    /** The processes a capture excludes by default: this backend and its client (the app). */
+    private static List<Long> untraced() {
+        List<Long> pids = new ArrayList<>();
+        pids.add(ProcessHandle.current().pid());
+        ClientProcess.find().ifPresent(pids::add);
+        return pids;
+    }
+
+    /** The time limit: stops the capture {@code r} if it still runs; the app learns it from an error message. */
+    private void stopByLimit(Running r) {
+        synchronized (stopLock) {
+            synchronized (this) {
+                if (running != r) {
+                    return;
+                }
+            }
+            Messages.Stats fin = stopCapture();
+            synchronized (this) {
+                stoppedByLimit = fin;
+            }
+            error(null, "capture stopped by the backend after its limit of " + limits.maxSeconds()
+                    + " s; stopCapture returns its final stats");
         }
     }
 
-    private static String text(JsonNode node, String field) {
-        JsonNode v = node.path(field);
-        if (!v.isTextual()) {
-            throw new IllegalArgumentException("'" + field + "' must be a string");
+    /** Current counters (zeros when no capture runs). */
+    private Messages.Stats stats() {
+        Running r;
+        synchronized (this) {
+            r = running;
         }
-        return v.asText();
+        return r == null ? Messages.Stats.ZERO : statsOf(r, true);
     }
 
-    private ObjectNode reply(String type, Integer id) {
-        ObjectNode r = mapper.createObjectNode();
-        r.put("type", type);
-        if (id != null) {
-            r.put("id", id);
+    /** Counters of a capture: while it runs, or (running false) after its final drain. */
+    private static Messages.Stats statsOf(Running r, boolean running) {
+        Capture c = r.capture();
+        long events = c.emitted();
+        double secs = c.seconds();
+        List<Messages.CpuStat> cpus = new ArrayList<>();
+        for (CpuStats st : c.cpuStats()) {
+            cpus.add(running ? new Messages.CpuStat(st.cpu(), st.records(), st.lost())
+                    : new Messages.CpuStat(st.cpu(), st.records(), st.lost(), null, st.lostAfterLast(),
+                    st.agreesWithKernel()));
         }
-        return r;
+        return new Messages.Stats(running, events, secs > 0 ? Math.round(events / secs) : 0,
+                c.frames(), c.bytes(), r.stream() == null ? 0 : r.stream().dropped(), cpus);
     }
 
-    private void error(Integer id, String message) {
-        ObjectNode r = reply("error", id);
-        r.put("message", message);
-        send(r);
+    /**
+     * Stops the running capture, if any, after a final drain, and returns its final stats; when none
+     * runs, the final stats of one the time limit stopped (once), else zeros.
+     */
+    private Messages.Stats stopCapture() {
+        synchronized (stopLock) {
+            Running r;
+            synchronized (this) {
+                r = running;
+                running = null;
+                if (r == null) {
+                    Messages.Stats s = stoppedByLimit == null ? Messages.Stats.ZERO : stoppedByLimit;
+                    stoppedByLimit = null;
+                    return s;
+                }
+            }
+            r.timers().forEach(f -> f.cancel(false));
+            Capture c = r.capture();
+            try {
+                c.drain();
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                error(null, "capture ended with an error: " + e.getMessage());
+            } finally {
+                try {
+                    c.close();
+                } catch (IOException e) {
+                    error(null, "closing an output: " + e.getMessage());
+                }
+            }
+            return statsOf(r, false);
+        }
     }
 
-    private void send(ObjectNode msg) {
+    private void error(Long id, String message) {
+        send(new Messages.Error(message), id);
+    }
+
+    private void send(Messages.Reply msg, Long id) {
         try {
-            byte[] line = (mapper.writeValueAsString(msg) + "\n").getBytes(StandardCharsets.UTF_8);
+            byte[] line = Protocol.encodeLine(msg, id, Protocol.MAX_MESSAGE_BYTES);
             synchronized (out) {
                 out.write(line);
                 out.flush();
             }
+        } catch (ProtocolException e) {
+            // only an oversized events batch could get here: say so instead
+            if (!(msg instanceof Messages.Error)) {
+                error(id, e.getMessage());
+            }
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 }

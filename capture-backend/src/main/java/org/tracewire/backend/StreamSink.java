@@ -1,23 +1,31 @@
 package org.tracewire.backend;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.tracewire.capture.CapturedEvent;
 import org.tracewire.capture.EventSink;
 import org.tracewire.format.Field;
+import org.tracewire.protocol.Messages;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracetext.SavedCmdlines;
 
 /**
  * Streams captured events to the desktop app as batched {@code events} messages
  * ({@code docs/backend-protocol.md}): at most {@value #MAX_ITEMS} items per message, one message
- * per {@link #flush()} (the backend flushes every 50 ms). When the app does not keep up, items
- * beyond {@value #MAX_QUEUED} waiting are dropped here and counted: the capture's other outputs
- * lose nothing.
+ * per {@link #flush()} (the backend flushes every 50 ms).
+ *
+ * <p>The capture engine's emitter thread, which also feeds the TAP interface and the pcapng file,
+ * only asks {@link #wants()} (is there room among the {@value #MAX_QUEUED} waiting?) and queues the
+ * record; when there is no room the engine does not even copy the payload and the event is counted
+ * in {@link #dropped()} ("not streamed"; the capture's other outputs lose nothing). Rendering (the
+ * kernel's text, the field values) happens in {@link #flush()}, on the flushing thread, and only for
+ * the events that are sent.
  */
 public final class StreamSink implements EventSink {
     /** Items per message at most. */
@@ -25,20 +33,19 @@ public final class StreamSink implements EventSink {
     /** Items waiting at most. */
     public static final int MAX_QUEUED = 20_000;
 
-    private final ObjectMapper mapper;
     private final Function<EventRecord, String> text;
-    private final Consumer<ObjectNode> send;
-    private final ArrayDeque<ObjectNode> queue = new ArrayDeque<>();
+    private final Consumer<Messages.Events> send;
+    private final ArrayDeque<CapturedEvent> queue = new ArrayDeque<>();
+    private final Object renderLock = new Object();
     private volatile SavedCmdlines cmdlines = SavedCmdlines.empty();
     private long dropped;
 
     /**
-     * @param mapper Jackson
-     * @param text   renders a record's line body (the kernel's text after the context columns)
-     * @param send   writes one message to the app
+     * @param text renders a record's line body (the kernel's text after the context columns); called
+     *             on the flushing thread only, one call at a time
+     * @param send writes one message to the app
      */
-    public StreamSink(ObjectMapper mapper, Function<EventRecord, String> text, Consumer<ObjectNode> send) {
-        this.mapper = mapper;
+    public StreamSink(Function<EventRecord, String> text, Consumer<Messages.Events> send) {
         this.text = text;
         this.send = send;
     }
@@ -49,16 +56,46 @@ public final class StreamSink implements EventSink {
     }
 
     @Override
+    public boolean wants() {
+        synchronized (queue) {
+            if (queue.size() >= MAX_QUEUED) {
+                dropped++;
+                return false;
+            }
+            return true;
+        }
+    }
+
+    @Override
     public void accept(CapturedEvent e) {
+        synchronized (queue) {
+            queue.add(e);
+        }
+    }
+
+    /** Renders and sends one {@code events} message with up to {@value #MAX_ITEMS} waiting items; nothing when none wait. */
+    public void flush() {
+        synchronized (renderLock) {
+            List<CapturedEvent> batch = new ArrayList<>();
+            synchronized (queue) {
+                while (!queue.isEmpty() && batch.size() < MAX_ITEMS) {
+                    batch.add(queue.poll());
+                }
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            List<Messages.EventItem> items = new ArrayList<>(batch.size());
+            for (CapturedEvent e : batch) {
+                items.add(item(e));
+            }
+            send.accept(new Messages.Events(items));
+        }
+    }
+
+    private Messages.EventItem item(CapturedEvent e) {
         EventRecord r = e.record();
-        ObjectNode item = mapper.createObjectNode();
-        item.put("cpu", r.cpu());
-        item.put("ts", e.wallNs());
-        item.put("pid", r.pid());
-        item.put("comm", cmdlines.comm(r.pid()));
-        item.put("event", r.format().fullName());
-        item.put("text", text.apply(r));
-        ObjectNode fields = item.putObject("fields");
+        Map<String, Object> fields = new LinkedHashMap<>();
         for (Field f : r.format().fields()) {
             try {
                 if (f.kind().isString()) {
@@ -67,38 +104,23 @@ public final class StreamSink implements EventSink {
                     long v = r.integer(f);
                     fields.put(f.name(), f.signed() || f.size() < 8 || v >= 0 ? Long.toString(v) : Long.toUnsignedString(v));
                 } else {
-                    fields.put(f.name(), java.util.HexFormat.of().formatHex(r.bytes(f)));
+                    fields.put(f.name(), HexFormat.of().formatHex(r.bytes(f)));
                 }
             } catch (RuntimeException ex) {
                 fields.put(f.name(), "<" + ex.getMessage() + ">");
             }
         }
-        synchronized (queue) {
-            if (queue.size() >= MAX_QUEUED) {
-                dropped++;
-                return;
-            }
-            queue.add(item);
+        String line;
+        try {
+            line = text.apply(r);
+        } catch (RuntimeException ex) {
+            line = "<" + ex.getMessage() + ">";
         }
+        return new Messages.EventItem(r.cpu(), e.wallNs(), r.pid(), cmdlines.comm(r.pid()), r.format().fullName(),
+                line, fields);
     }
 
-    /** Sends one {@code events} message with up to {@value #MAX_ITEMS} waiting items; nothing when none wait. */
-    public void flush() {
-        ArrayNode items = mapper.createArrayNode();
-        synchronized (queue) {
-            while (!queue.isEmpty() && items.size() < MAX_ITEMS) {
-                items.add(queue.poll());
-            }
-        }
-        if (!items.isEmpty()) {
-            ObjectNode msg = mapper.createObjectNode();
-            msg.put("type", "events");
-            msg.set("items", items);
-            send.accept(msg);
-        }
-    }
-
-    /** Items dropped because the app did not keep up. */
+    /** Events not streamed because the app did not keep up (the queue was full). */
     public long dropped() {
         synchronized (queue) {
             return dropped;

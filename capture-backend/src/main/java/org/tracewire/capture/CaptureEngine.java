@@ -18,6 +18,7 @@ import org.tracewire.record.EventRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.ringbuffer.TracePipeRaw;
+import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.TracefsInstance;
 
 /**
@@ -40,6 +41,19 @@ import org.tracewire.tracefs.TracefsInstance;
  * outputs, plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
  * there are any. On {@link #stop()} the readers drain their buffers until EAGAIN and everything
  * queued is emitted.
+ *
+ * <p>Lost events are counted exactly, per CPU, against the kernel's own counters
+ * ({@link RingBufferStats}, {@code per_cpu/cpuN/stats} of the instance). A page the kernel flags
+ * with {@code RB_MISSED_EVENTS} ({@code ring_buffer_read_page}) carries its count only when there
+ * was room after the data ({@code RB_MISSED_STORED}); otherwise — and whenever an earlier page left
+ * the reader unsure where the kernel's {@code last_overrun} stands — the reader reads the CPU's
+ * stats and attributes the kernel's lost events (overrun + commit overrun + dropped) not attributed
+ * yet, capped by the page's stored count when it has one. The attributed count goes into the lost
+ * field of the CPU's next frame. After the final drain the reader reads the stats once more and
+ * attributes the remainder: events lost after the last page read, which no frame can carry (a
+ * pcapng file gets them as Interface Statistics drops). So per CPU, at the end, records read +
+ * lost = the events the kernel tried to record ({@link RingBufferStats#attempted()}), checked in
+ * {@link CpuStats#agreesWithKernel()}.
  */
 public final class CaptureEngine {
     /** Longest wait in poll(), ms. */
@@ -65,6 +79,8 @@ public final class CaptureEngine {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicLong emitted = new AtomicLong();
     private final AtomicLong unknownEvents = new AtomicLong();
+    /** Times the final drain re-reads when the kernel still counts unread entries. */
+    static final int FINAL_DRAIN_TRIES = 20;
     private long limit = Long.MAX_VALUE;
     private volatile Thread emitter;
     private volatile boolean stopping;
@@ -108,7 +124,9 @@ public final class CaptureEngine {
      */
     public void start() throws IOException {
         for (int cpu : instance.cpus()) {
-            readers.add(new CpuReader(cpu, TracePipeRaw.open(instance.tracePipeRaw(cpu), cpu)));
+            // the baseline of the kernel's counters: tracing is off, the clock markers were consumed
+            RingBufferStats base = RingBufferStats.read(instance, cpu);
+            readers.add(new CpuReader(cpu, TracePipeRaw.open(instance.tracePipeRaw(cpu), cpu), base));
         }
         emitter = new Thread(this::emitLoop, "tracewire-emitter");
         for (CpuReader r : readers) {
@@ -162,7 +180,8 @@ public final class CaptureEngine {
     public List<CpuStats> stats() {
         List<CpuStats> out = new ArrayList<>();
         for (CpuReader r : readers) {
-            out.add(new CpuStats(r.cpu, r.records.get(), r.pages.get(), r.lostKnown.get(), r.lostUnknownPages.get()));
+            out.add(new CpuStats(r.cpu, r.records.get(), r.pages.get(), r.lost.get(), r.lostAfterLast, r.statsReads,
+                    r.kernel));
         }
         return out;
     }
@@ -184,8 +203,23 @@ public final class CaptureEngine {
         volatile boolean finished;
         final AtomicLong records = new AtomicLong();
         final AtomicLong pages = new AtomicLong();
-        final AtomicLong lostKnown = new AtomicLong();
-        final AtomicLong lostUnknownPages = new AtomicLong();
+        /** Lost events attributed so far (to frames, or after the last one). */
+        final AtomicLong lost = new AtomicLong();
+        /** The kernel's counters when the engine started. */
+        final RingBufferStats base;
+        /** The kernel's counters over the capture, set after the final drain. */
+        volatile RingBufferStats kernel;
+        /** Reads of the CPU's stats file (missed-events pages that needed them, and the final one). */
+        volatile long statsReads;
+        /** Lost events no emitted frame carried (after the last one, or on frames not emitted); set by the emitter at the end. */
+        volatile long lostAfterLast;
+        /** Lost counts of the frames emitted (emitter thread). */
+        long lostInFrames;
+        /**
+         * True while {@link #lost} equals the kernel's {@code last_overrun} − base exactly, so a
+         * stored count can be taken as it is; false once a page had no stored count.
+         */
+        boolean inSync;
         // reader-thread state
         final org.tracewire.wire.FrameEncoder encoder;
         final int frameFlags;
@@ -197,13 +231,16 @@ public final class CaptureEngine {
         EventBatch batch;
         long sequence;
         long pendingLost;
-        boolean pendingUnknown;
+        int settleTries;
         long unknown;
         long pageRecords;
 
-        CpuReader(int cpu, TracePipeRaw in) {
+        CpuReader(int cpu, TracePipeRaw in, RingBufferStats base) {
             this.cpu = cpu;
             this.in = in;
+            this.base = base;
+            // last_overrun <= overrun: with no overrun yet, the reader's cursor is at the base too
+            this.inSync = base.overrun() == 0;
             this.thread = new Thread(this, "tracewire-cpu" + cpu);
             this.thread.setDaemon(true);
             this.encoder = frames == null ? null : frames.newEncoder();
@@ -242,7 +279,7 @@ public final class CaptureEngine {
                     }
                     LockSupport.unpark(emitter);
                     if (last) {
-                        if (empty) {
+                        if (empty && settle()) {
                             break;
                         }
                         continue;
@@ -262,12 +299,8 @@ public final class CaptureEngine {
         private int take(ByteBuffer page) throws InterruptedException {
             SubBuffer.PageHeader header = SubBuffer.header(page, layout, cpu);
             pages.incrementAndGet();
-            if (header.lostEvents() > 0) {
-                lostKnown.addAndGet(header.lostEvents());
-                pendingLost += header.lostEvents();
-            } else if (header.lostEvents() < 0) {
-                lostUnknownPages.incrementAndGet();
-                pendingUnknown = true;
+            if (header.lostEvents() != 0) {
+                pendingLost += attribute(header.lostEvents());
             }
             pageRecords = 0;
             try {
@@ -301,9 +334,8 @@ public final class CaptureEngine {
                     throw new Interrupted(e);
                 }
             }
-            long lost = pendingUnknown ? -1 : pendingLost;
+            long lost = pendingLost;
             pendingLost = 0;
-            pendingUnknown = false;
             long time = wallClock ? clock.toWallNs(timestamp) : timestamp;
             EventBatch b = batch;
             int i = b.count++;
@@ -319,6 +351,7 @@ public final class CaptureEngine {
                 encoder.encode(f, order, payload, cpu, sequence, lost, time, frameFlags, out);
                 b.frameOffset[i] = start;
                 b.frameLength[i] = out.position() - start;
+                b.truncated[i] = encoder.lastTruncated();
             }
             if (keepPayloads) {
                 int start = out.position();
@@ -328,6 +361,49 @@ public final class CaptureEngine {
                 b.payloadLength[i] = length;
             }
             sequence++;
+        }
+
+        /**
+         * The lost events to attribute for a page flagged with missed events.
+         *
+         * @param stored the page's stored count ({@code > 0}), or -1 when the kernel had no room for it
+         * @return events to add to the next frame's lost field (may be 0 when earlier pages took them)
+         */
+        private long attribute(long stored) {
+            if (stored > 0 && inSync) {
+                lost.addAndGet(stored);
+                return stored;
+            }
+            RingBufferStats now = RingBufferStats.read(instance, cpu);
+            statsReads++;
+            // the kernel's overrun has moved on since the page was swapped in: what we take beyond the
+            // page's own loss is loss of a later page, which then finds it already attributed
+            long open = now.lost() - base.lost() - lost.get();
+            long n = Math.max(0, stored > 0 ? Math.min(stored, open) : open);
+            inSync = false;
+            lost.addAndGet(n);
+            return n;
+        }
+
+        /**
+         * After a drain found the buffer empty with tracing off: reads the kernel's counters and, when
+         * they show no unread entries (a writer may commit just after tracing_on=0), attributes the
+         * lost events not attributed yet and records the kernel's counts. Returns false when entries
+         * remain to be read.
+         */
+        private boolean settle() {
+            RingBufferStats now = RingBufferStats.read(instance, cpu);
+            statsReads++;
+            if (now.entries() > 0 && ++settleTries < FINAL_DRAIN_TRIES) {
+                return false;
+            }
+            RingBufferStats delta = now.minus(base);
+            long open = delta.lost() - lost.get();
+            if (open > 0) {
+                lost.addAndGet(open);
+            }
+            kernel = delta;
+            return true;
         }
 
         /** Hands the current batch to the emitter when it holds anything. */
@@ -410,7 +486,7 @@ public final class CaptureEngine {
                 if (best >= 0 && bestTs <= bound) {
                     EventBatch h = heads[best];
                     int i = h.next++;
-                    emit(h, i, readers.get(best).cpu, kernel);
+                    emit(h, i, readers.get(best), kernel);
                     continue;
                 }
                 if (allFinished) {
@@ -419,8 +495,18 @@ public final class CaptureEngine {
                 if (failure.get() != null) {
                     return;
                 }
+                if (frames != null) {
+                    frames.idle(); // a live pcapng (FIFO) pushes out what it holds
+                }
                 // until a reader publishes a batch or moves its watermark (it unparks us)
                 LockSupport.parkNanos(this, IDLE_WAIT_NS);
+            }
+            for (CpuReader r : readers) {
+                long after = r.lost.get() - r.lostInFrames;
+                r.lostAfterLast = after;
+                if (frames != null && after > 0) {
+                    frames.addDrops(r.cpu, after);
+                }
             }
             if (frames != null) {
                 frames.flush();
@@ -430,24 +516,30 @@ public final class CaptureEngine {
         }
     }
 
-    private void emit(EventBatch b, int i, int cpu, KernelLayout kernel) throws IOException {
+    private void emit(EventBatch b, int i, CpuReader reader, KernelLayout kernel) throws IOException {
         if (emitted.get() >= limit) {
             return;
         }
+        int cpu = reader.cpu;
+        reader.lostInFrames += b.lost[i];
         if (frames != null) {
             int off = b.frameOffset[i];
             b.bytes.limit(off + b.frameLength[i]).position(off);
-            frames.write(b.bytes, b.timeNs[i], b.lost[i]);
+            frames.write(b.bytes, b.timeNs[i], b.lost[i], b.truncated[i]);
         }
-        if (!sinks.isEmpty()) {
-            byte[] copy = new byte[b.payloadLength[i]];
-            b.bytes.clear().get(b.payloadOffset[i], copy);
-            EventRecord rec = new EventRecord(formatsById[b.eventId[i]], kernel, cpu, b.traceTs[i],
-                    ByteBuffer.wrap(copy));
-            CapturedEvent e = new CapturedEvent(rec, b.timeNs[i], b.sequence[i], b.lost[i]);
-            for (EventSink s : sinks) {
-                s.accept(e);
+        CapturedEvent e = null;
+        for (EventSink s : sinks) {
+            if (!s.wants()) {
+                continue; // the sink has no room: no copy, no record (it counts what it did not take)
             }
+            if (e == null) {
+                byte[] copy = new byte[b.payloadLength[i]];
+                b.bytes.clear().get(b.payloadOffset[i], copy);
+                EventRecord rec = new EventRecord(formatsById[b.eventId[i]], kernel, cpu, b.traceTs[i],
+                        ByteBuffer.wrap(copy));
+                e = new CapturedEvent(rec, b.timeNs[i], b.sequence[i], b.lost[i]);
+            }
+            s.accept(e);
         }
         emitted.incrementAndGet();
     }

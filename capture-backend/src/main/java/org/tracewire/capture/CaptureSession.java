@@ -3,6 +3,7 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.tracewire.filter.KernelFilterCheck;
@@ -45,8 +46,10 @@ public final class CaptureSession implements AutoCloseable {
     private SubBufferLayout layout;
     private ClockSync clock = ClockSync.none();
     private final List<EventSelection> events;
+    private Set<Long> untraced = Set.of();
     private final Thread shutdownHook;
     private volatile boolean closed;
+    private volatile java.util.concurrent.CountDownLatch ownerDone;
 
     private CaptureSession(TracefsInstance instance, List<EventSelection> events) {
         this.instance = instance;
@@ -81,18 +84,31 @@ public final class CaptureSession implements AutoCloseable {
     }
 
     /**
+     * Like {@link #open(Tracefs, List, int, String, List)}, excluding this process's threads.
+     */
+    public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock)
+            throws FilterRejectedException {
+        return open(top, events, bufferKb, clock, List.of(ProcessHandle.current().pid()));
+    }
+
+    /**
      * Creates and configures the instance; events are enabled but tracing is off until {@link #start()}.
+     * Before the events are enabled, every thread of the {@code untraced} processes is excluded from
+     * them ({@link SelfExclusion}: {@code set_event_notrace_pid} with {@code options/event-fork},
+     * read back).
      *
      * @param top      the live tracefs
      * @param events   what to capture (at least one)
      * @param bufferKb per-CPU ring buffer size in KiB, or 0 to keep the kernel's default
      * @param clock    trace clock name (e.g. {@code mono}), or null for the default
+     * @param untraced processes whose threads (now and later) the instance must not record: the
+     *                 capture's own, the desktop app's; empty to trace everything ({@code --trace-self})
      * @throws IllegalArgumentException when an event does not exist or the clock is unknown
      * @throws FilterRejectedException  when the kernel refuses a filter (nothing is left behind)
      * @throws TracefsException         when tracefs refuses a setting
      */
-    public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock)
-            throws FilterRejectedException {
+    public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                                      List<Long> untraced) throws FilterRejectedException {
         if (events.isEmpty()) {
             throw new IllegalArgumentException("no events selected");
         }
@@ -135,6 +151,10 @@ public final class CaptureSession implements AutoCloseable {
             if (!COUNTER_CLOCKS.contains(inst.currentClock()) && top.exists("events/ftrace/print/format")) {
                 session.clock = ClockSync.measure(inst, session.layout, top.format("ftrace", "print"), 8);
             }
+            if (!untraced.isEmpty()) {
+                // after the clock markers (written by this thread), before any event is enabled
+                session.untraced = Set.copyOf(SelfExclusion.apply(inst, untraced));
+            }
             for (EventSelection e : events) {
                 inst.setEnabled(e.system(), e.event(), true);
             }
@@ -173,6 +193,14 @@ public final class CaptureSession implements AutoCloseable {
         return clock;
     }
 
+    /**
+     * The thread ids written to the instance's {@code set_event_notrace_pid} (threads started later by
+     * them are added by the kernel); empty when the capture traces itself.
+     */
+    public Set<Long> untracedThreads() {
+        return untraced;
+    }
+
     /** The selected events. */
     public List<EventSelection> events() {
         return events;
@@ -186,6 +214,19 @@ public final class CaptureSession implements AutoCloseable {
     /** Stops recording; the buffer keeps what it holds for a final drain. */
     public void stop() {
         instance.setTracingOn(false);
+    }
+
+    /**
+     * Lets the caller clean up first at JVM exit: this session's shutdown hook waits (at most
+     * 10 s) until {@code ownerDone} is counted down before it closes the session, so it does not
+     * remove the instance under a capture that is still stopping (shutdown hooks run
+     * concurrently). The hook still closes the session afterwards when the owner's
+     * {@link #close()} failed or never came.
+     *
+     * @param ownerDone counted down by the owner once it has closed (or given up on) the session
+     */
+    public void handOverCleanup(java.util.concurrent.CountDownLatch ownerDone) {
+        this.ownerDone = ownerDone;
     }
 
     /** Disables the events and removes the instance. Idempotent; safe from the shutdown hook. */
@@ -206,6 +247,14 @@ public final class CaptureSession implements AutoCloseable {
     }
 
     private void closeQuietly() {
+        java.util.concurrent.CountDownLatch owner = ownerDone;
+        if (owner != null) {
+            try {
+                owner.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                // exiting anyway
+            }
+        }
         try {
             close();
         } catch (RuntimeException ignored) {

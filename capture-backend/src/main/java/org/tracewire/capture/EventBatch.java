@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 
 /**
  * A run of one CPU's records on their way from its reader thread to the emitter: for each entry
- * its trace-clock time stamp, event time, per-CPU sequence number and lost count, and where its
- * encoded frame and (when record sinks want them) its payload copy lie in {@link #bytes}.
+ * its trace-clock time stamp, event time, per-CPU sequence number and lost count, whether its
+ * frame was truncated, and where its encoded frame and (when record sinks want them) its payload copy lie in {@link #bytes}.
  *
  * <p>Batches are recycled through a per-CPU pool, so steady capture allocates nothing per record.
  * Owned by one thread at a time; handed over through a queue.
@@ -20,6 +20,7 @@ final class EventBatch {
     final int[] eventId;
     final int[] frameOffset;
     final int[] frameLength;
+    final boolean[] truncated;
     final int[] payloadOffset;
     final int[] payloadLength;
     /** Entries filled. */
@@ -41,6 +42,7 @@ final class EventBatch {
         this.eventId = new int[capacity];
         this.frameOffset = new int[capacity];
         this.frameLength = new int[capacity];
+        this.truncated = new boolean[capacity];
         this.payloadOffset = new int[capacity];
         this.payloadLength = new int[capacity];
     }

@@ -1,6 +1,7 @@
 package org.tracewire.capture;
 
 import java.util.Objects;
+import org.tracewire.tracefs.EventSelector;
 
 /**
  * One event to capture and its kernel filter, as given on the command line
@@ -17,16 +18,13 @@ public record EventSelection(String system, String event, String filter) {
     }
 
     /**
-     * Parses {@code SYSTEM:EVENT}.
+     * Parses {@code SYSTEM:EVENT} ({@link EventSelector#parseEvent}).
      *
-     * @throws IllegalArgumentException when there is no single colon or a part is empty
+     * @throws IllegalArgumentException when it is not one colon between two plain names
      */
     public static EventSelection parse(String spec, String filter) {
-        int colon = spec.indexOf(':');
-        if (colon <= 0 || colon == spec.length() - 1 || spec.indexOf(':', colon + 1) >= 0) {
-            throw new IllegalArgumentException("expected SYSTEM:EVENT, got '" + spec + "'");
-        }
-        return new EventSelection(spec.substring(0, colon), spec.substring(colon + 1), filter);
+        EventSelector s = EventSelector.parseEvent(spec);
+        return new EventSelection(s.system(), s.event(), filter);
     }
 
     /** {@code system:event}. */

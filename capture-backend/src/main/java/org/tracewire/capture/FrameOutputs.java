@@ -1,7 +1,9 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.tracewire.format.EventFormat;
@@ -29,6 +31,32 @@ public final class FrameOutputs {
      */
     public static FrameSink open(FormatCatalog catalog, CaptureSession session, String tapName, String sendOn,
                                  Path pcapng, int maxFrame) throws IOException {
+        return open(catalog, session, tapName, sendOn, pcapng, maxFrame, FileOpener.PLAIN);
+    }
+
+    /** Opens the file a pcapng output writes. */
+    @FunctionalInterface
+    public interface FileOpener {
+        /** Creates the file, or truncates an existing one, as this process may ({@code ./tracewire capture}). */
+        FileOpener PLAIN = f -> FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+
+        /**
+         * @param file the file
+         * @return a channel on the empty file, positioned at 0
+         * @throws IOException when it cannot (or may not) be opened, saying why
+         */
+        FileChannel open(Path file) throws IOException;
+    }
+
+    /**
+     * {@link #open(FormatCatalog, CaptureSession, String, String, Path, int)} with the pcapng file
+     * opened by {@code opener} (the backend opens it as the invoking user).
+     *
+     * @throws IOException when an output cannot be opened
+     */
+    public static FrameSink open(FormatCatalog catalog, CaptureSession session, String tapName, String sendOn,
+                                 Path pcapng, int maxFrame, FileOpener opener) throws IOException {
         List<FrameOutput> outputs = new ArrayList<>();
         try {
             if (tapName != null) {
@@ -38,7 +66,7 @@ public final class FrameOutputs {
                 outputs.add(new InterfaceOutput(sendOn));
             }
             if (pcapng != null) {
-                outputs.add(new PcapngOutput(pcapng, "ftrace events of " + hostName(), maxFrame));
+                outputs.add(new PcapngOutput(pcapng, opener.open(pcapng), "ftrace events of " + hostName(), maxFrame));
             }
         } catch (IOException | RuntimeException e) {
             for (FrameOutput o : outputs) {

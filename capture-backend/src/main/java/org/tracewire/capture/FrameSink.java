@@ -7,14 +7,13 @@ import java.util.List;
 import org.tracewire.format.EventFormat;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
-import org.tracewire.wire.WireFrame;
 import org.tracewire.wire.WireHeader;
 
 /**
  * Where a capture's frames ({@code docs/wire-format.md}) go: every {@link FrameOutput}, in
  * order. The capture engine's reader threads encode frames with their own encoder from
  * {@link #newEncoder()}; its emitter thread hands them, in time order, to
- * {@link #write(ByteBuffer, long, long)}.
+ * {@link #write(ByteBuffer, long, long, boolean)}.
  */
 public final class FrameSink implements AutoCloseable {
     private final MacAddress destination;
@@ -70,14 +69,15 @@ public final class FrameSink implements AutoCloseable {
      *
      * @param frame      the frame from its position to its limit; both are restored afterwards
      * @param timeNs     the event time (see {@link FrameOutput#write})
-     * @param lostBefore events lost on its CPU since its previous frame (0, N, or -1 = unknown)
+     * @param lostBefore events lost on its CPU since its previous frame (0 or N: always counted, see {@link CaptureEngine})
+     * @param truncated  the encoder truncated this frame ({@link FrameEncoder#lastTruncated()})
      * @throws IOException when an output fails
      */
-    public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
+    public void write(ByteBuffer frame, long timeNs, long lostBefore, boolean truncated) throws IOException {
         int start = frame.position();
         int end = frame.limit();
-        if ((frame.get(start + WireFrame.ETHERNET_HEADER + WireHeader.OFF_FLAGS) & WireHeader.FLAG_TRUNCATED) != 0) {
-            truncated++;
+        if (truncated) {
+            this.truncated++;
         }
         for (FrameOutput out : outputs) {
             frame.limit(end).position(start);
@@ -88,10 +88,31 @@ public final class FrameSink implements AutoCloseable {
         bytes += end - start;
     }
 
+    /**
+     * Reports events lost on a CPU that no frame carries (lost after its last frame): each output
+     * that keeps statistics counts them ({@link FrameOutput#dropsAfterLast}). Called from the
+     * emitter thread after the last frame.
+     *
+     * @param cpu   the CPU
+     * @param drops events, at least 0
+     */
+    public void addDrops(int cpu, long drops) throws IOException {
+        for (FrameOutput out : outputs) {
+            out.dropsAfterLast(cpu, drops);
+        }
+    }
+
     /** Pushes out anything the outputs buffer. */
     public void flush() throws IOException {
         for (FrameOutput out : outputs) {
             out.flush();
+        }
+    }
+
+    /** Tells every output that the emitter is idle ({@link FrameOutput#idle()}). Called from the emitting thread. */
+    public void idle() throws IOException {
+        for (FrameOutput out : outputs) {
+            out.idle();
         }
     }
 

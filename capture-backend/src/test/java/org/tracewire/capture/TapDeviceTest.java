@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.Tshark;
 
 class TapDeviceTest {
     @Test
@@ -39,11 +40,8 @@ class TapDeviceTest {
             IOException taken = assertThrows(IOException.class, () -> TapDevice.create(name));
             assertTrue(taken.getMessage().contains("already exists"), taken.getMessage());
             Path out = Files.createTempFile("tap", ".txt");
-            Process tshark = new ProcessBuilder("tshark", "-i", name, "-c", Integer.toString(frames), "-T", "fields",
-                    "-e", "eth.type", "-e", "frame.len").redirectOutput(out.toFile())
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            // wait until tshark is capturing: the interface is in promiscuous mode or a moment has passed
-            Thread.sleep(1500);
+            Process tshark = Tshark.startCapture(List.of("-i", name, "-c", Integer.toString(frames), "-T", "fields",
+                    "-e", "eth.type", "-e", "frame.len"), out, Files.createTempFile("tap", ".err"));
             ByteBuffer frame = ByteBuffer.allocateDirect(64);
             for (int i = 0; i < frames; i++) {
                 frame.clear();

@@ -1,6 +1,10 @@
 package org.tracewire.filter;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
@@ -31,7 +35,21 @@ public record FilterField(String name, Type type, int size, boolean signed, int 
         /** Compared with {@code == != ~} and a quoted string. */
         STRING,
         /** Not usable in a filter here (arrays, cpumasks, structs, {@code common_type}). */
-        UNSUPPORTED
+        UNSUPPORTED;
+
+        /**
+         * The operators a field of this type takes (what {@link FilterValidator} accepts), the
+         * default first: numbers {@code == != < <= > >= &}, strings {@code == != ~}.
+         *
+         * @return an immutable list; empty for {@link #UNSUPPORTED}
+         */
+        public List<Op> operators() {
+            return switch (this) {
+                case NUMBER -> List.of(Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.BAND);
+                case STRING -> List.of(Op.EQ, Op.NE, Op.GLOB);
+                case UNSUPPORTED -> List.of();
+            };
+        }
     }
 
     /** Where a field name points. */
@@ -77,6 +95,38 @@ public record FilterField(String name, Type type, int size, boolean signed, int 
             }
         }
         return null;
+    }
+
+    /**
+     * The fields a filter on this event can use, each under the name that resolves to it: the
+     * event's own fields (in format order), then the generic {@code CPU} and {@code COMM}, then the
+     * common fields ({@code common_pid}, {@code common_flags}, {@code common_preempt_count}).
+     * Unsupported fields ({@link Type#UNSUPPORTED}: arrays, cpumasks, {@code common_type}) and
+     * names shadowed by an earlier field are left out; the aliases {@code cpu},
+     * {@code common_cpu} and {@code comm} are not listed again.
+     *
+     * @param format the event
+     * @return the filterable fields, event fields first
+     */
+    public static List<FilterField> filterable(EventFormat format) {
+        Set<String> names = new LinkedHashSet<>();
+        format.fields().forEach(f -> names.add(f.name()));
+        names.add("CPU");
+        names.add("COMM");
+        format.commonFields().forEach(f -> names.add(f.name()));
+        List<FilterField> out = new ArrayList<>();
+        for (String n : names) {
+            FilterField f = resolve(format, n);
+            if (f != null && f.type() != Type.UNSUPPORTED) {
+                out.add(f);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** The operators this field takes, the default first ({@link Type#operators()}). */
+    public List<Op> operators() {
+        return type.operators();
     }
 
     private static FilterField of(Field f, Source source) {

@@ -209,6 +209,23 @@ final class FilterParser {
      * leading 0 octal, else decimal; the whole token must be digits of that base.
      */
     static BigInteger parseNumber(String token, int pos) {
+        BigInteger v = readInteger(token);
+        if (v == null) {
+            throw new FilterSyntaxException(pos, "'" + token + "' is not an integer (decimal, 0x hex or 0 octal)");
+        }
+        if (!fits64(v)) {
+            throw new FilterSyntaxException(pos, "'" + token + "' is out of the 64-bit range");
+        }
+        return v;
+    }
+
+    /**
+     * The digits of {@code token} read as {@code kstrtoll(token, 0)} reads them (optional '-',
+     * {@code 0x}/{@code 0X} hex, leading 0 octal, else decimal), without a range check.
+     *
+     * @return the value, or null when the token is not all digits of its base
+     */
+    static BigInteger readInteger(String token) {
         boolean negative = token.startsWith("-");
         String t = negative ? token.substring(1) : token;
         int radix = 10;
@@ -222,16 +239,15 @@ final class FilterParser {
         }
         final int base = radix;
         if (digits.isEmpty() || !digits.chars().allMatch(ch -> ch < 128 && Character.digit(ch, base) >= 0)) {
-            throw new FilterSyntaxException(pos, "'" + token + "' is not an integer (decimal, 0x hex or 0 octal)");
+            return null;
         }
         BigInteger v = new BigInteger(digits, radix);
-        if (negative) {
-            v = v.negate();
-        }
-        if (v.compareTo(Value.Num.MIN) < 0 || v.compareTo(Value.Num.MAX) > 0) {
-            throw new FilterSyntaxException(pos, "'" + token + "' is out of the 64-bit range");
-        }
-        return v;
+        return negative ? v.negate() : v;
+    }
+
+    /** True when {@code v} is in the range the kernel's parser reads: -2^63 .. 2^64-1. */
+    static boolean fits64(BigInteger v) {
+        return v.compareTo(Value.Num.MIN) >= 0 && v.compareTo(Value.Num.MAX) <= 0;
     }
 
     private void skipSpace() {

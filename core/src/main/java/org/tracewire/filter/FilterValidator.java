@@ -1,5 +1,6 @@
 package org.tracewire.filter;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +44,47 @@ public final class FilterValidator {
             FilterProblem p = problems.get(0);
             throw new FilterSyntaxException(p.position(), p.message());
         }
+    }
+
+    /**
+     * Reads a value typed for a field on its own (as a form's value box holds it, without
+     * quotes), as the filter syntax would read it after the operator: for a number field an
+     * integer like the kernel's {@code kstrtoll(s, 0)} ({@code 0x} hex, a leading {@code 0}
+     * octal, else decimal, optionally negative; white space around it is ignored); for a string
+     * field the text itself, every character kept. Whether the value fits the field (range,
+     * length, quotes, glob syntax) is {@link #validate}'s question: check the comparison built
+     * from it.
+     *
+     * @param field the field the value is for ({@link FilterField#resolve})
+     * @param text  the value as typed; null is read as empty
+     * @return a {@link Value.Num} for a number field, a {@link Value.Str} for a string field
+     * @throws FilterSyntaxException with a 0-based position in {@code text} when a number field's
+     *                               text is empty or not an integer, or when the field is
+     *                               {@link FilterField.Type#UNSUPPORTED} (position 0, the field's reason)
+     */
+    public static Value parseValue(FilterField field, String text) {
+        String t = text == null ? "" : text;
+        switch (field.type()) {
+            case STRING:
+                return new Value.Str(t);
+            case UNSUPPORTED:
+                throw new FilterSyntaxException(0, field.reason());
+            default:
+                break;
+        }
+        String token = t.strip();
+        int pos = token.isEmpty() ? 0 : t.indexOf(token);
+        if (token.isEmpty()) {
+            throw new FilterSyntaxException(0, "enter a number");
+        }
+        BigInteger v = token.matches("-?[0-9][A-Za-z0-9]*") ? FilterParser.readInteger(token) : null;
+        if (v == null) {
+            throw new FilterSyntaxException(pos, "'" + token + "' is not a number (decimal, 0x hex or 0 octal)");
+        }
+        if (!FilterParser.fits64(v)) {
+            throw new FilterSyntaxException(pos, "'" + token + "' is out of the 64-bit range");
+        }
+        return new Value.Num(v);
     }
 
     private static void walk(Filter f, EventFormat format, List<FilterProblem> out) {

@@ -140,11 +140,6 @@ public final class KernelFilterCheck implements AutoCloseable {
         return instance.exists("error_log") ? instance.read("error_log") : "";
     }
 
-    /** The scratch instance's name. */
-    public String instanceName() {
-        return instance.name();
-    }
-
     /** Removes the scratch instance. */
     @Override
     public void close() {

@@ -183,6 +183,11 @@ public final class PcapngWriter implements AutoCloseable {
         return stats(interfaceId).packets;
     }
 
+    /** Bytes of blocks written into the buffer and not yet flushed to the channel. */
+    public int buffered() {
+        return buf.position();
+    }
+
     /** Writes the buffered blocks to the channel. */
     public void flush() throws IOException {
         buf.flip();

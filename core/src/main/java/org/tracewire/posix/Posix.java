@@ -6,15 +6,22 @@ import java.nio.ByteBuffer;
 
 /**
  * The few libc calls the JDK does not offer on raw file descriptors: {@code open} with
- * {@code O_NONBLOCK}, {@code read}/{@code write} into direct buffers, {@code poll}, {@code ioctl}.
+ * {@code O_NONBLOCK} (or {@code O_NOFOLLOW}, {@code O_DIRECTORY}), {@code read}/{@code write} into
+ * direct buffers, {@code poll}, {@code ioctl}, {@code fchown}, and the user database
+ * ({@code getpwuid}, {@code getgrouplist}).
  * JNA direct mapping (the fast path, one native call per Java call); failures raise
  * {@link LastErrorException} carrying errno. Linux x86-64/arm64 constants.
  */
 public final class Posix {
     /** open(2) flags. */
-    public static final int O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 0x800;
+    public static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0x40, O_EXCL = 0x80, O_NONBLOCK = 0x800,
+            O_CLOEXEC = 0x80000;
+    private static final boolean ARM64 = "aarch64".equals(System.getProperty("os.arch"));
+    /** open(2) flags whose values differ between x86-64 and arm64. */
+    public static final int O_DIRECTORY = ARM64 ? 0x4000 : 0x10000, O_NOFOLLOW = ARM64 ? 0x8000 : 0x20000;
     /** errno values. */
-    public static final int EINTR = 4, EAGAIN = 11, EPERM = 1, EACCES = 13;
+    public static final int EINTR = 4, EAGAIN = 11, EPERM = 1, EACCES = 13, ENOENT = 2, EEXIST = 17, ENOTDIR = 20,
+            ELOOP = 40;
     /** poll(2) event. */
     public static final short POLLIN = 0x1;
 
@@ -27,6 +34,27 @@ public final class Posix {
 
     /** open(2). @return the fd */
     public static native int open(String path, int flags) throws LastErrorException;
+
+    /** open(2) with a mode for {@link #O_CREAT}. @return the fd */
+    public static native int open(String path, int flags, int mode) throws LastErrorException;
+
+    /** fchown(2): owner and group of an open file (-1 leaves one unchanged). */
+    public static native int fchown(int fd, int uid, int gid) throws LastErrorException;
+
+    /**
+     * getpwuid(3): the {@code struct passwd} of a uid, or a null pointer when there is none (on
+     * 64-bit Linux: {@code pw_name} at offset 0, {@code pw_gid} at offset 20). Not thread-safe.
+     */
+    public static native com.sun.jna.Pointer getpwuid(int uid);
+
+    /**
+     * getgrouplist(3): the groups of a user, {@code group} included.
+     *
+     * @param groups  receives the gids
+     * @param ngroups in: the room in {@code groups}; out: the number of groups
+     * @return the number of groups, or -1 when {@code groups} was too small
+     */
+    public static native int getgrouplist(String user, int group, int[] groups, int[] ngroups);
 
     /** read(2) into a direct buffer from its start. @return bytes read */
     public static native long read(int fd, ByteBuffer buffer, long count) throws LastErrorException;

@@ -4,7 +4,6 @@ import java.util.List;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
-import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
 
@@ -326,9 +325,5 @@ public final class EventPrinter {
     @Override
     public String toString() {
         return "EventPrinter[" + format.fullName() + (isFallback() ? ", fallback: " + fallbackReason : "") + "]";
-    }
-
-    static boolean isLong(Field f) {
-        return f.kind() == FieldKind.INTEGER && f.size() == 8;
     }
 }

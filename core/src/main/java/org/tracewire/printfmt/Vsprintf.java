@@ -1,6 +1,5 @@
 package org.tracewire.printfmt;
 
-import java.nio.charset.StandardCharsets;
 import org.tracewire.symbols.SymbolResolver;
 
 /**
@@ -430,9 +429,5 @@ final class Vsprintf {
             hex2(sb, m.data()[m.offset() + i] & 0xff);
         }
         return sb.toString();
-    }
-
-    static String bytesToString(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
     }
 }

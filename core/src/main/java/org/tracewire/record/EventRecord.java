@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.tracewire.format.DataLoc;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
-import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
 
 /**
@@ -166,17 +166,12 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
 
     /** Offset in the payload of a dynamic field's data, from its location word. */
     public int dynamicOffset(Field field) {
-        int word = locationWord(field);
-        int off = word & 0xffff;
-        if (field.relative()) {
-            off += field.offset() + field.size();
-        }
-        return off;
+        return DataLoc.offset(locationWord(field), field.offset(), field.relative());
     }
 
     /** Length in bytes of a dynamic field's data, from its location word. */
     public int dynamicLength(Field field) {
-        return (locationWord(field) >>> 16) & 0xffff;
+        return DataLoc.length(locationWord(field));
     }
 
     private int locationWord(Field field) {
@@ -219,10 +214,5 @@ public record EventRecord(EventFormat format, KernelLayout layout, int cpu, long
     /** The byte order values are read in. */
     public ByteOrder byteOrder() {
         return layout.byteOrder();
-    }
-
-    /** Whether the field's kind is a string kind and the string is stored in the record. */
-    public static boolean isText(Field field) {
-        return field.kind() == FieldKind.CHAR_ARRAY || field.kind() == FieldKind.DYNAMIC_STRING;
     }
 }

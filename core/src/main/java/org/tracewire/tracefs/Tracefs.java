@@ -184,6 +184,26 @@ public class Tracefs {
         }
     }
 
+    /**
+     * Appends text to a tracefs file, as {@code echo text >> file} would (opened with
+     * {@code O_APPEND}, without {@code O_TRUNC}: pid lists such as {@code set_event_notrace_pid}
+     * keep their entries, trace_events.c).
+     *
+     * @throws TracefsException with the kernel's errno text when the write is refused, or on a snapshot
+     */
+    public void append(String relative, String text) {
+        if (!live) {
+            throw new TracefsException("cannot write " + relative + ": " + label);
+        }
+        Path p = root.resolve(relative);
+        try (var out = Files.newOutputStream(p, java.nio.file.StandardOpenOption.WRITE,
+                java.nio.file.StandardOpenOption.APPEND)) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new TracefsException("appending '" + text.strip() + "' to " + p + " failed: " + e.getMessage(), e);
+        }
+    }
+
     /** Whether a file exists relative to the root. */
     public boolean exists(String relative) {
         return Files.exists(root.resolve(relative));
@@ -209,11 +229,6 @@ public class Tracefs {
             }
         }
         return all;
-    }
-
-    /** The raw text of {@code events/<system>/<event>/format}. */
-    public String formatText(String system, String event) {
-        return read(eventPath(system, event, "format"));
     }
 
     /**

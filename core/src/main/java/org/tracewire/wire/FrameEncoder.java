@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import org.tracewire.format.DataLoc;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
@@ -45,6 +46,8 @@ public final class FrameEncoder {
     private Plan[] plans = new Plan[1024];
     private int[] starts = new int[64];
     private int[] lengths = new int[64];
+    private boolean lastTruncated;
+    private int lastOriginalLength;
 
     /**
      * @param destination  Ethernet destination ({@link MacAddress#TRACEWIRE})
@@ -73,6 +76,19 @@ public final class FrameEncoder {
     /** The largest frame this encoder writes, in bytes. */
     public int maxFrameSize() {
         return maxFrameSize;
+    }
+
+    /** True when the frame of the last {@link #encode} call was truncated ({@link WireHeader#FLAG_TRUNCATED} set). */
+    public boolean lastTruncated() {
+        return lastTruncated;
+    }
+
+    /**
+     * The untruncated TLV byte count of the last {@link #encode} call (name TLV included; not
+     * saturated, unlike the header's original-length field), in bytes.
+     */
+    public int lastOriginalLength() {
+        return lastOriginalLength;
     }
 
     /** Computes the plans of these formats now, so the first frame of each event allocates nothing. */
@@ -107,7 +123,8 @@ public final class FrameEncoder {
      * @param flags      {@link WireHeader#FLAG_RAW_CLOCK} and/or {@link WireHeader#FLAG_LOST_UNKNOWN};
      *                   the encoder sets the byte-order and truncation bits itself
      * @param out        destination; its byte order is restored afterwards
-     * @return bytes written (62..maxFrameSize)
+     * @return bytes written (62..maxFrameSize); whether it was truncated and the untruncated TLV
+     *         length are then {@link #lastTruncated()} and {@link #lastOriginalLength()}
      * @throws BufferOverflowException  when {@code out} has less room than the frame (nothing written)
      * @throws IllegalArgumentException when cpu or flags are out of range
      */
@@ -141,8 +158,8 @@ public final class FrameEncoder {
                         len = 0;
                     } else {
                         int word = readInt(payload, base + off, big);
-                        len = word >>> 16;
-                        off = (word & 0xffff) + (plan.kinds[i] == K_DYN_REL ? off + 4 : 0);
+                        len = DataLoc.length(word);
+                        off = DataLoc.offset(word, off, plan.kinds[i] == K_DYN_REL);
                     }
                 }
             }
@@ -223,6 +240,8 @@ public final class FrameEncoder {
                 p += len;
             }
             out.position(at + frameSize);
+            lastTruncated = total > budget;
+            lastOriginalLength = total;
         } finally {
             out.order(saved);
         }

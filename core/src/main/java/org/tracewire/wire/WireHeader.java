@@ -102,16 +102,4 @@ public record WireHeader(int version, int flags, int cpu, int eventId, int commo
     public boolean rawClock() {
         return (flags & FLAG_RAW_CLOCK) != 0;
     }
-
-    /** A copy with other flags. */
-    public WireHeader withFlags(int newFlags) {
-        return new WireHeader(version, newFlags, cpu, eventId, commonFlags, preemptCount, pid, timeNs, sequence,
-                lostEvents, originalLength, formatHash);
-    }
-
-    /** A copy with another original TLV length. */
-    public WireHeader withOriginalLength(int newLength) {
-        return new WireHeader(version, flags, cpu, eventId, commonFlags, preemptCount, pid, timeNs, sequence,
-                lostEvents, newLength, formatHash);
-    }
 }

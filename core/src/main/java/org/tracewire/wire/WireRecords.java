@@ -3,6 +3,7 @@ package org.tracewire.wire;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import org.tracewire.format.DataLoc;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
@@ -53,8 +54,7 @@ public final class WireRecords {
             }
             byte[] v = t.value();
             if (f.kind().isDynamic()) {
-                int off = f.relative() ? tail - (f.offset() + f.size()) : tail;
-                p.putInt(f.offset(), (v.length << 16) | (off & 0xffff));
+                p.putInt(f.offset(), DataLoc.word(tail, v.length, f.offset(), f.relative()));
                 p.put(tail, v);
                 tail += v.length;
             } else if (f.isFlexible()) {

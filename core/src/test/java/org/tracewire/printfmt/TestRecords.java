@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.tracewire.format.DataLoc;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
@@ -56,8 +57,7 @@ final class TestRecords {
         data = Arrays.copyOf(data, off + b.length);
         System.arraycopy(b, 0, data, off, b.length);
         dynEnd += b.length;
-        int where = f.relative() ? off - (f.offset() + 4) : off;
-        put(f.offset(), 4, ((long) b.length << 16) | where);
+        put(f.offset(), 4, DataLoc.word(off, b.length, f.offset(), f.relative()) & 0xffffffffL);
         return this;
     }
 
@@ -108,8 +108,8 @@ final class TestRecords {
                 }
                 case DYNAMIC_ARRAY, DYNAMIC_CPUMASK, DYNAMIC_STRING -> {
                     int word = in.getInt(f.offset());
-                    int off = (word & 0xffff) + (f.relative() ? f.offset() + 4 : 0);
-                    int len = (word >>> 16) & 0xffff;
+                    int off = DataLoc.offset(word, f.offset(), f.relative());
+                    int len = DataLoc.length(word);
                     int es = f.kind() == FieldKind.DYNAMIC_STRING ? 1 : f.elementSize();
                     for (int o = off; es > 1 && o + es <= off + len; o += es) {
                         swap(be, o, es);

@@ -3,6 +3,8 @@ package org.tracewire.dissector;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -21,24 +23,30 @@ import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.PrintFmt;
 import org.tracewire.symbols.KernelEnums;
+import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.SyscallText;
 
 /**
  * Generates the self-contained Wireshark Lua plugin: the hand-written runtime
- * ({@code lua/tracewire.lua}, embedded as a resource) with per-event tables inserted between its
- * {@code EVENT TABLES} markers. Per event: one ProtoField per own field
- * ({@code tracewire.<system>.<event>.<field>}, typed by kind, size and sign; pointers in hex),
- * value strings from {@code __print_symbolic}, bit fields from {@code __print_flags}, and the print
- * fmt compiled to a Lua table ({@link PrintFmtLua}) or, when {@link EventPrinter#isFallback()},
- * {@code nil} with a comment saying why (the runtime then shows name=value pairs).
+ * ({@code lua/tracewire.lua}, embedded as a resource) with one {@code EV { ... }} table per event
+ * inserted between its {@code EVENT TABLES} markers: {@code id}, {@code system}, {@code name},
+ * {@code syscall} (the kernel prints it as a syscall), {@code fields} (one per own field, with named
+ * keys: {@code name}, {@code kind} by name, {@code size}, {@code signed}, {@code elem_size}, the
+ * ProtoField's {@code abbrev} ({@code tracewire.<system>.<event>.<field>}), {@code ftype} and
+ * {@code base}, the name=value {@code fallback} style, {@code values} from {@code __print_symbolic}
+ * and flag {@code bits} from {@code __print_flags}), and {@code print}: the print fmt compiled by
+ * {@link PrintFmtLua}, absent when {@link EventPrinter#isFallback()}, with a comment saying why (the
+ * runtime then shows name=value pairs). docs/dissector.md describes the shape.
  *
  * <p>Output is deterministic: events sorted by id, no dates; the header names the format identity
  * hash of the whole catalog (what senders put into frames). Every string from a format file passes
- * through {@link LuaWriter#string}.
+ * through {@link LuaWriter}. {@link #forTracefs} is the one way to build the plugin for a tracefs.
  */
 public final class DissectorGenerator {
+    /** The running kernel's BTF, for the enum constants print fmts name (live tracefs only). */
+    public static final Path BTF = Path.of("/sys/kernel/btf/vmlinux");
     /** Resource path of the runtime inside this module's jar. */
-    public static final String RUNTIME_RESOURCE = "/org/tracewire/dissector/lua/tracewire.lua";
+    private static final String RUNTIME_RESOURCE = "/org/tracewire/dissector/lua/tracewire.lua";
     static final String BEGIN = "-- ======================== EVENT TABLES BEGIN ========================\n";
     static final String END = "-- ======================== EVENT TABLES END ==========================\n";
 
@@ -70,7 +78,7 @@ public final class DissectorGenerator {
     }
 
     /** The hand-written runtime, as embedded in this module. */
-    public static String runtime() {
+    private static String runtime() {
         try (InputStream in = DissectorGenerator.class.getResourceAsStream(RUNTIME_RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException("runtime resource " + RUNTIME_RESOURCE + " missing");
@@ -81,22 +89,70 @@ public final class DissectorGenerator {
         }
     }
 
-    /** What one generation produced. */
     /**
+     * What one generation produced.
+     *
      * @param lua            the plugin text
      * @param events         events with tables
      * @param fields         generated ProtoFields (event fields and flag bits)
      * @param fallbackEvents events whose Info column is name=value pairs
      * @param formatHash     the catalog's format identity hash
      * @param abbreviations  per event ({@code system:event}) the abbreviation of each own field, in order
+     * @param warnings       what the generation did without (e.g. the kernel's enum constants), for the user
      */
     public record Result(String lua, int events, int fields, int fallbackEvents, long formatHash,
-                         Map<String, List<String>> abbreviations) {
+                         Map<String, List<String>> abbreviations, List<String> warnings) {
+        /** {@code N events, M fields, format hash H}. */
+        public String summary() {
+            return events + " events, " + fields + " fields, format hash " + FormatIdentity.hex(formatHash);
+        }
+
+        /**
+         * Writes the plugin atomically ({@link org.tracewire.io.AtomicFile}: fsync, then a rename).
+         *
+         * @return the written file, absolute
+         */
+        public Path write(Path file) throws IOException {
+            org.tracewire.io.AtomicFile.write(file, lua);
+            return file.toAbsolutePath();
+        }
+
+        /**
+         * Installs the plugin into the invoking user's Wireshark personal plugin folder
+         * ({@link PluginInstaller#currentTarget()}).
+         *
+         * @return the installed file
+         */
+        public Path install() throws IOException {
+            return PluginInstaller.install(PluginInstaller.currentTarget(), lua);
+        }
     }
 
-    /** Generates the plugin for all formats of the catalog. */
-    public Result generateAll() {
-        return generate(catalog.formats());
+    /**
+     * The plugin for a tracefs and an event selection: the one way the command line and the
+     * desktop app build it. The tracefs's formats, byte order, long size and label; for a live
+     * tracefs also the running kernel's enum constants from its BTF ({@link #BTF}; when it cannot
+     * be read, {@link Result#warnings()} says so).
+     *
+     * @param tracefs   a live tracefs or a snapshot
+     * @param selectors {@code SYSTEM:EVENT} / {@code SYSTEM:*} ({@link org.tracewire.tracefs.EventSelector}); empty for all events
+     * @throws IllegalArgumentException for a malformed selector or one that matches nothing
+     */
+    public static Result forTracefs(Tracefs tracefs, List<String> selectors) {
+        FormatCatalog catalog = tracefs.formats();
+        List<EventFormat> selection = org.tracewire.tracefs.EventSelector.select(catalog, selectors);
+        List<String> warnings = new ArrayList<>();
+        KernelEnums enums = KernelEnums.empty();
+        if (tracefs.isLive() && Files.isReadable(BTF)) {
+            try {
+                enums = KernelEnums.load(BTF);
+            } catch (IOException | RuntimeException e) {
+                warnings.add("kernel enum constants not read from " + BTF + ": " + e.getMessage());
+            }
+        }
+        Result r = new DissectorGenerator(catalog, tracefs.layout(), tracefs.label()).withEnums(enums).generate(selection);
+        return new Result(r.lua(), r.events(), r.fields(), r.fallbackEvents(), r.formatHash(), r.abbreviations(),
+                List.copyOf(warnings));
     }
 
     /**
@@ -150,7 +206,7 @@ public final class DissectorGenerator {
                 "local TW_GEN_SOURCE = " + LuaWriter.string(sourceLabel) + "\n");
         out.append(head).append(BEGIN).append(tables).append(rt.substring(e));
         return new Result(out.toString(), seen.size(), fields, fallbacks, hash,
-                java.util.Collections.unmodifiableMap(abbreviations));
+                java.util.Collections.unmodifiableMap(abbreviations), List.of());
     }
 
     private static String replaceOnce(String s, String what, String with) {
@@ -165,7 +221,6 @@ public final class DissectorGenerator {
     }
 
     private EventOut event(EventFormat f, FieldNames names, List<String> abbrevs) {
-        StringBuilder sb = new StringBuilder(512);
         String prefix = FieldNames.eventPrefix(f.system(), f.name());
         EventPrinter printer = EventPrinter.compile(f, layout);
         String pfLua = null;
@@ -174,76 +229,75 @@ public final class DissectorGenerator {
         Map<String, Map<Long, String>> flagTables = new LinkedHashMap<>();
         if (!printer.isFallback()) {
             try {
-                pfLua = new PrintFmtLua(f, layout.longSize(), enums).compile(printer.printFmt());
+                pfLua = new PrintFmtLua(f, layout.longSize(), enums).compile(printer.printFmt(), 2);
                 collectTables(printer.printFmt(), symbolic, flagTables);
             } catch (PrintFmtLua.TooComplex ex) {
                 reason = ex.getMessage();
             }
         }
+        StringBuilder sb = new StringBuilder(512);
         sb.append("-- ").append(LuaWriter.string(f.fullName())).append('\n');
         if (pfLua == null) {
             sb.append("-- Info: name=value pairs, the print fmt is not reproduced: ")
                     .append(LuaWriter.string(reason)).append('\n');
         }
-        sb.append("EV(").append(f.id()).append(',').append(LuaWriter.string(f.system())).append(',')
-                .append(LuaWriter.string(f.name())).append(",{\n");
+        LuaTable ev = LuaTable.vertical().num("id", f.id()).str("system", f.system()).str("name", f.name());
+        if (SyscallText.handles(f)) {
+            ev.bool("syscall", true);
+        }
+        LuaTable fields = LuaTable.vertical();
         int count = 0;
         for (Field fl : f.fields()) {
             String abbrev = names.unique(prefix, fl.name());
             abbrevs.add(abbrev);
             count++;
             String[] type = protoType(fl);
-            sb.append(" {").append(LuaWriter.string(fl.name())).append(',').append(kindNumber(fl.kind())).append(',')
-                    .append(fl.size()).append(',').append(LuaWriter.bool(fl.signed())).append(',')
-                    .append(elementSize(fl)).append(',').append(LuaWriter.string(fallbackStyle(fl))).append(',')
-                    .append(LuaWriter.string(abbrev)).append(',').append(LuaWriter.string(type[0])).append(',')
-                    .append(LuaWriter.string(type[1]));
+            LuaTable spec = LuaTable.inline().str("name", fl.name()).str("kind", kindName(fl.kind()))
+                    .num("size", fl.size());
+            if (fl.signed()) {
+                spec.bool("signed", true);
+            }
+            if (fl.kind() != FieldKind.INTEGER && fl.kind() != FieldKind.POINTER && fl.kind() != FieldKind.CHAR_ARRAY) {
+                spec.num("elem_size", elementSize(fl));
+            }
+            spec.str("abbrev", abbrev).str("ftype", type[0]);
+            if (type[1].equals("hex")) {
+                spec.str("base", "hex");
+            }
+            spec.str("fallback", fallbackStyle(fl));
             boolean smallInt = fl.kind() == FieldKind.INTEGER && (fl.size() == 1 || fl.size() == 2 || fl.size() == 4);
             Map<Long, String> vs = smallInt ? symbolic.get(fl.name()) : null;
             Map<Long, String> fb = smallInt ? flagTables.get(fl.name()) : null;
-            if (vs != null || fb != null) {
-                sb.append(',');
-                if (vs != null && !vs.isEmpty()) {
-                    sb.append('{');
-                    boolean first = true;
-                    for (Map.Entry<Long, String> en : new TreeMap<>(vs).entrySet()) {
-                        long k = extend(en.getKey(), fl.size(), fl.signed());
-                        if (!first) {
-                            sb.append(',');
-                        }
-                        first = false;
-                        sb.append('[').append(k).append("]=").append(LuaWriter.string(en.getValue()));
-                    }
-                    sb.append('}');
-                } else {
-                    sb.append("nil");
+            if (vs != null && !vs.isEmpty()) {
+                LuaTable values = LuaTable.vertical();
+                for (Map.Entry<Long, String> en : new TreeMap<>(vs).entrySet()) {
+                    values.at(extend(en.getKey(), fl.size(), fl.signed()), en.getValue());
                 }
-                if (fb != null && !fb.isEmpty()) {
-                    sb.append(",{");
-                    boolean first = true;
-                    long fieldMask = fl.size() == 4 ? 0xffffffffL : (1L << (8 * fl.size())) - 1;
-                    for (Map.Entry<Long, String> en : fb.entrySet()) {
-                        long mask = en.getKey() & fieldMask;
-                        if (mask == 0) {
-                            continue;
-                        }
-                        if (!first) {
-                            sb.append(',');
-                        }
-                        first = false;
-                        count++;
-                        sb.append('{').append(LuaWriter.string(names.unique(abbrev, en.getValue()))).append(',')
-                                .append(LuaWriter.string(en.getValue())).append(',').append(mask).append(',')
-                                .append(LuaWriter.bool(Long.bitCount(mask) == 1)).append('}');
+                spec.set("values", values);
+            }
+            if (fb != null && !fb.isEmpty()) {
+                LuaTable bits = LuaTable.vertical();
+                long fieldMask = fl.size() == 4 ? 0xffffffffL : (1L << (8 * fl.size())) - 1;
+                for (Map.Entry<Long, String> en : fb.entrySet()) {
+                    long mask = en.getKey() & fieldMask;
+                    if (mask == 0) {
+                        continue;
                     }
-                    sb.append('}');
+                    count++;
+                    bits.add(LuaTable.inline().str("abbrev", names.unique(abbrev, en.getValue()))
+                            .str("name", en.getValue()).hex("mask", mask));
+                }
+                if (!bits.isEmpty()) {
+                    spec.set("bits", bits);
                 }
             }
-            sb.append("},\n");
+            fields.add(spec);
         }
-        sb.append("},");
-        sb.append(pfLua == null ? "nil" : "function() return " + pfLua + " end");
-        sb.append(',').append(LuaWriter.bool(SyscallText.handles(f))).append(")\n");
+        ev.set("fields", fields);
+        if (pfLua != null) {
+            ev.set("print", LuaValue.Lit.generated(pfLua));
+        }
+        sb.append("EV ").append(ev.render(0, 3, Map.of())).append('\n');
         return new EventOut(sb.toString(), count, pfLua == null);
     }
 
@@ -304,16 +358,17 @@ public final class DissectorGenerator {
         }
     }
 
-    static int kindNumber(FieldKind k) {
+    /** The runtime's name of a field kind ({@code KINDS} in {@code lua/tracewire.lua}). */
+    static String kindName(FieldKind k) {
         return switch (k) {
-            case INTEGER -> 1;
-            case POINTER -> 2;
-            case CHAR_ARRAY -> 3;
-            case ARRAY -> 4;
-            case DYNAMIC_STRING -> 5;
-            case DYNAMIC_ARRAY -> 6;
-            case DYNAMIC_CPUMASK -> 7;
-            case OPAQUE -> 8;
+            case INTEGER -> "int";
+            case POINTER -> "pointer";
+            case CHAR_ARRAY -> "char_array";
+            case ARRAY -> "array";
+            case DYNAMIC_STRING -> "dynamic_string";
+            case DYNAMIC_ARRAY -> "dynamic_array";
+            case DYNAMIC_CPUMASK -> "dynamic_cpumask";
+            case OPAQUE -> "opaque";
         };
     }
 
@@ -337,28 +392,31 @@ public final class DissectorGenerator {
         };
     }
 
-    /** How {@code EventPrinter.fallbackText} prints the field: s, p, x, d, u or a. */
+    /**
+     * How {@code EventPrinter.fallbackText} prints the field: string, pointer, hex (a C long),
+     * signed, unsigned or bytes.
+     */
     static String fallbackStyle(Field f) {
         switch (f.kind()) {
             case CHAR_ARRAY, DYNAMIC_STRING -> {
-                return "s";
+                return "string";
             }
             case POINTER -> {
-                return "p";
+                return "pointer";
             }
             case INTEGER -> {
                 if (f.size() != 1 && f.size() != 2 && f.size() != 4 && f.size() != 8) {
-                    return "a";
+                    return "bytes";
                 }
                 String t = CTypes.normalize(f.type());
                 if (t.equals("long") || t.equals("unsigned long") || t.equals("long int")
                         || t.equals("long unsigned int") || t.equals("unsigned long int") || t.equals("signed long")) {
-                    return "x";
+                    return "hex";
                 }
-                return f.signed() ? "d" : "u";
+                return f.signed() ? "signed" : "unsigned";
             }
             default -> {
-                return "a";
+                return "bytes";
             }
         }
     }

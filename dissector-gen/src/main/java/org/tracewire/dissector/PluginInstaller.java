@@ -1,11 +1,9 @@
 package org.tracewire.dissector;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import org.tracewire.io.AtomicFile;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +69,7 @@ public final class PluginInstaller {
         Path dir = target.pluginDir();
         createOwned(dir, target);
         Path file = dir.resolve(FILE_NAME);
-        writeAtomically(file, lua);
+        AtomicFile.write(file, lua);
         chown(file, target);
         return file;
     }
@@ -94,24 +92,5 @@ public final class PluginInstaller {
         }
         UserPrincipal u = p.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(target.owner());
         Files.setOwner(p, u);
-    }
-
-    /** Writes text to a temporary file next to {@code file}, then renames it over {@code file}. */
-    public static void writeAtomically(Path file, String text) throws IOException {
-        Path abs = file.toAbsolutePath();
-        Path dir = abs.getParent();
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".tmp");
-        try {
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            tmp.toFile().setReadable(true, false);
-            try {
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
     }
 }

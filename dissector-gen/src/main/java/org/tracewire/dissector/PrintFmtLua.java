@@ -1,13 +1,20 @@
 package org.tracewire.dissector;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
-import org.tracewire.format.FieldKind;
 import org.tracewire.printfmt.CType;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.FormatSegment;
@@ -15,20 +22,34 @@ import org.tracewire.printfmt.PrintFmt;
 import org.tracewire.symbols.KernelEnums;
 
 /**
- * Compiles a parsed print fmt ({@link PrintFmt}) into a Lua table the runtime's evaluator walks
- * ({@code lua/tracewire.lua}, section "evaluator"): {@code { segments, args }}, where a segment is
- * a literal string or a conversion {@code {flags, width, precision, size, conv, ext, text}} and an
- * argument is an expression node {@code {tag, ...}}. Everything the kernel fixes at compile time is
- * resolved here: field names to TLV indexes, casts and {@code sizeof} to sizes for the kernel's
- * long size, known enum constants to values, literal types. What cannot be resolved becomes an
- * error node, so that a record needing it is shown as name=value pairs, as {@code EventPrinter}
- * does. All strings go through {@link LuaWriter#string}.
+ * Compiles a parsed print fmt ({@link PrintFmt}) into the Lua the runtime evaluates
+ * ({@code lua/tracewire.lua}, section "evaluator"): a function returning
+ * {@code {format = {...}, args = {...}}}. A format entry is literal text or a conversion
+ * {@code {conv = "d", flags = "-0", width = 8, precision = 2, size = 8, ext = "S", text = "%-08.2lld"}}
+ * (absent keys: no flags, no width/precision, a 4-byte argument, no {@code %p} extension; {@code "*"}
+ * takes a width or precision from the arguments). An argument is an expression node: a number (a
+ * C {@code int} constant), a string (a string literal), {@code {int = V, type = "u64"}} (another
+ * constant; V a number or a {@code "0x"} hex string), {@code {field = "name"}}, {@code {error = "why"}},
+ * {@code {op = "+", a, b}} (also unary {@code {op = "-", a}}, {@code "[]"}, {@code "?:"},
+ * {@code "sizeof"}), {@code {cast = "u32", a}} ({@code "bool"}, {@code "void"}, {@code "unknown"},
+ * {@code {cast = "pointer", to = "s8", a}}), {@code {call = "name", args..., entries = {...}}} (the
+ * {@code { value, name }} tables of {@code __print_flags}/{@code __print_symbolic}), or a plain list
+ * (a brace initializer). Types are {@code s}/{@code u} and a bit count.
+ *
+ * <p>Everything the kernel fixes at compile time is resolved here: casts and {@code sizeof} to sizes
+ * for the kernel's long size, known enum constants to values, and constant subexpressions folded
+ * with the runtime's C semantics. Subtrees that occur more than once become locals of the function
+ * ({@code flags_prev_state}, {@code expr_prev_state}, …). What cannot be resolved becomes an error
+ * node, so that a record needing it is shown as name=value pairs, as {@code EventPrinter} does. All
+ * text goes through {@link LuaWriter}.
  */
-public final class PrintFmtLua {
-    static final int N_LIT = 1, N_STR = 2, N_FLD = 3, N_ERR = 4, N_IDX = 5, N_UN = 6, N_BIN = 7, N_TERN = 8,
-            N_CAST = 9, N_CALL = 10, N_BRACE = 11, N_SIZEOF = 12;
+final class PrintFmtLua {
     /** Deepest expression the generator emits (Lua's parser limits nesting to about 200 levels). */
     static final int MAX_DEPTH = 60;
+    /** Most shared locals per print fmt (Lua allows 200 locals per function). */
+    static final int MAX_LOCALS = 60;
+    /** Shortest subtree (one-line source) worth a local; it must also hold a nested table. */
+    static final int MIN_SHARED = 30;
 
     private static final Set<String> FIELD_HELPERS = Set.of("__get_str", "__get_rel_str", "__get_dynamic_array",
             "__get_rel_dynamic_array", "__get_dynamic_array_len", "__get_rel_dynamic_array_len", "__get_bitmask",
@@ -40,11 +61,8 @@ public final class PrintFmtLua {
     private final EventFormat format;
     private final int longSize;
     private final KernelEnums enums;
-
-    /** A compiler for one event under the traced kernel's long size, without kernel enum constants. */
-    public PrintFmtLua(EventFormat format, int longSize) {
-        this(format, longSize, null);
-    }
+    private final Map<Expr, Optional<Const>> folded = new IdentityHashMap<>();
+    private final Map<LuaTable, String> fieldRefs = new IdentityHashMap<>();
 
     /**
      * A compiler for one event.
@@ -52,7 +70,7 @@ public final class PrintFmtLua {
      * @param enums the traced kernel's enum constants (BTF), looked up before the built-in
      *              ABI-stable ones, as {@code Evaluator} does; null for none
      */
-    public PrintFmtLua(EventFormat format, int longSize, KernelEnums enums) {
+    PrintFmtLua(EventFormat format, int longSize, KernelEnums enums) {
         this.format = format;
         this.longSize = longSize;
         this.enums = enums == null ? KernelEnums.empty() : enums;
@@ -66,55 +84,67 @@ public final class PrintFmtLua {
     }
 
     /**
-     * The Lua table for a print fmt.
+     * The Lua function returning the print fmt's table.
      *
+     * @param indent indentation of the line the function starts on
      * @throws TooComplex when an expression nests deeper than {@link #MAX_DEPTH}
      */
-    public String compile(PrintFmt pf) {
-        StringBuilder sb = new StringBuilder("{{");
-        boolean first = true;
+    String compile(PrintFmt pf, int indent) {
+        LuaTable segs = LuaTable.vertical();
         for (FormatSegment s : pf.segments()) {
-            if (!first) {
-                sb.append(',');
-            }
-            first = false;
             if (s instanceof FormatSegment.Literal l) {
-                sb.append(LuaWriter.string(l.text()));
+                segs.add(LuaValue.Lit.string(l.text()));
             } else {
-                FormatSegment.Conversion c = (FormatSegment.Conversion) s;
-                sb.append('{').append(flags(c.flags())).append(',').append(c.width()).append(',')
-                        .append(c.precision()).append(',').append(qualifierSize(c.qualifier())).append(',')
-                        .append(LuaWriter.string(String.valueOf(c.conversion()))).append(',')
-                        .append(LuaWriter.string(c.extension())).append(',').append(LuaWriter.string(c.text()))
-                        .append('}');
+                segs.add(conversion((FormatSegment.Conversion) s));
             }
         }
-        sb.append("},{");
-        first = true;
+        LuaTable args = LuaTable.vertical();
         for (Expr e : pf.args()) {
-            if (!first) {
-                sb.append(',');
-            }
-            first = false;
-            expr(sb, e, 0);
+            args.add(expr(e, 0));
         }
-        return sb.append("}}").toString();
+        LuaTable table = LuaTable.vertical().set("format", segs).set("args", args);
+        List<LuaTable> shared = share(args);
+        Map<String, String> locals = new LinkedHashMap<>();
+        String pad = " ".repeat(indent + 2);
+        StringBuilder sb = new StringBuilder("function()\n");
+        Set<String> used = new HashSet<>();
+        for (LuaTable t : shared) {
+            String name = t.nameHint != null ? t.nameHint : LuaWriter.name("expr", onlyField(t));
+            String unique = name;
+            for (int n = 2; !used.add(unique); n++) {
+                unique = name + "_" + n;
+            }
+            String head = pad + "local " + unique + " = ";
+            sb.append(head).append(t.render(indent + 2, head.length(), locals)).append('\n');
+            locals.put(t.key(), LuaValue.Lit.local(unique).code());
+        }
+        sb.append(pad).append("return ").append(table.render(indent + 2, pad.length() + 7, locals)).append('\n');
+        return sb.append(" ".repeat(indent)).append("end").toString();
     }
 
-    private static int flags(String text) {
-        int f = 0;
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '-' -> f |= 1;
-                case '+' -> f |= 2;
-                case ' ' -> f |= 4;
-                case '#' -> f |= 8;
-                case '0' -> f |= 16;
-                default -> {
-                }
-            }
+    private LuaTable conversion(FormatSegment.Conversion c) {
+        LuaTable t = LuaTable.inline().str("conv", String.valueOf(c.conversion()));
+        if (!c.flags().isEmpty()) {
+            t.str("flags", c.flags());
         }
-        return f;
+        if (c.width() == FormatSegment.Conversion.STAR) {
+            t.str("width", "*");
+        } else if (c.width() >= 0) {
+            t.num("width", c.width());
+        }
+        if (c.precision() == FormatSegment.Conversion.STAR) {
+            t.str("precision", "*");
+        } else if (c.precision() >= 0) {
+            t.num("precision", c.precision());
+        }
+        int size = qualifierSize(c.qualifier());
+        if (size != 4) {
+            t.num("size", size);
+        }
+        if (!c.extension().isEmpty()) {
+            t.str("ext", c.extension());
+        }
+        return t.str("text", c.text());
     }
 
     private int qualifierSize(String q) {
@@ -127,17 +157,283 @@ public final class PrintFmtLua {
         };
     }
 
-    private static String hex(long v) {
-        return LuaWriter.string(String.format("%016x", v));
+    // ------------------------------------------------------------------ shared subtrees
+
+    /**
+     * Chooses the subtrees of the arguments that become locals: largest first, each occurring at
+     * least twice where the locals chosen before it do not already cover it, each at least
+     * {@link #MIN_SHARED} characters long and holding a nested table.
+     *
+     * @return the chosen tables, in an order where a local is defined before the locals using it
+     */
+    private static List<LuaTable> share(LuaTable args) {
+        Map<String, LuaTable> chosen = new LinkedHashMap<>();
+        while (chosen.size() < MAX_LOCALS) {
+            Map<String, Integer> count = new HashMap<>();
+            Map<String, LuaTable> first = new LinkedHashMap<>();
+            for (LuaTable t : args.children()) {
+                countUses(t, chosen, count, first);
+            }
+            for (LuaTable t : chosen.values()) {
+                for (LuaTable c : t.children()) {
+                    countUses(c, chosen, count, first);
+                }
+            }
+            LuaTable best = null;
+            for (Map.Entry<String, LuaTable> e : first.entrySet()) {
+                String k = e.getKey();
+                if (count.get(k) >= 2 && !chosen.containsKey(k) && k.length() >= MIN_SHARED
+                        && !e.getValue().children().isEmpty() && (best == null || k.length() > best.key().length())) {
+                    best = e.getValue();
+                }
+            }
+            if (best == null) {
+                break;
+            }
+            chosen.put(best.key(), best);
+        }
+        List<LuaTable> order = new ArrayList<>(chosen.values());
+        order.sort(Comparator.comparingInt(t -> t.key().length()));
+        return order;
     }
 
-    private static void err(StringBuilder sb, String msg) {
-        sb.append('{').append(N_ERR).append(',').append(LuaWriter.string(msg)).append('}');
+    private static void countUses(LuaTable t, Map<String, LuaTable> chosen, Map<String, Integer> count,
+                                  Map<String, LuaTable> first) {
+        String k = t.key();
+        count.merge(k, 1, Integer::sum);
+        first.putIfAbsent(k, t);
+        if (!chosen.containsKey(k)) {
+            for (LuaTable c : t.children()) {
+                countUses(c, chosen, count, first);
+            }
+        }
     }
 
-    private static void lit(StringBuilder sb, long v, int size, boolean signed) {
-        sb.append('{').append(N_LIT).append(',').append(hex(v)).append(',').append(size).append(',')
-                .append(LuaWriter.bool(signed)).append('}');
+    /** The one field a subtree reads, or null. */
+    private String onlyField(LuaTable t) {
+        Set<String> names = new LinkedHashSet<>();
+        collectFields(t, names);
+        return names.size() == 1 ? names.iterator().next() : null;
+    }
+
+    private void collectFields(LuaTable t, Set<String> names) {
+        String f = fieldRefs.get(t);
+        if (f != null) {
+            names.add(f);
+        }
+        for (LuaTable c : t.children()) {
+            collectFields(c, names);
+        }
+    }
+
+    // ------------------------------------------------------------------ constants
+
+    /** A C integer constant, bits already truncated and extended to its type. */
+    private record Const(long bits, int size, boolean signed) {
+        static Const of(long bits, int size, boolean signed) {
+            long b = switch (size) {
+                case 1 -> signed ? (byte) bits : bits & 0xffL;
+                case 2 -> signed ? (short) bits : bits & 0xffffL;
+                case 4 -> signed ? (int) bits : bits & 0xffffffffL;
+                default -> bits;
+            };
+            return new Const(b, size, signed);
+        }
+
+        static Const bool(boolean b) {
+            return of(b ? 1 : 0, 4, true);
+        }
+
+        Const promote() {
+            return size < 4 ? of(bits, 4, true) : this;
+        }
+    }
+
+    private static boolean plainSize(int size) {
+        return size == 1 || size == 2 || size == 4 || size == 8;
+    }
+
+    private Const literal(Expr.IntLit l) {
+        int size = l.size();
+        if (l.longLiteral() && longSize == 4) {
+            boolean fits = l.signed() ? l.value() == (int) l.value() : (l.value() >>> 32) == 0;
+            size = fits ? 4 : 8;
+        }
+        return Const.of(l.value(), size, l.signed());
+    }
+
+    private Const identifier(Expr.Ident id) {
+        Long known = enums.value(id.name());
+        if (known == null) {
+            known = KNOWN.get(id.name());
+        }
+        if (known == null) {
+            return null;
+        }
+        // C: an enum constant is an int; gcc widens the enum type when its values need it
+        long k = known;
+        if (k == (int) k) {
+            return Const.of(k, 4, true);
+        }
+        return (k >>> 32) == 0 ? Const.of(k, 4, false) : Const.of(k, 8, k < 0);
+    }
+
+    /**
+     * The value of a constant expression as the runtime would compute it (C arithmetic on the
+     * literals' types: promotions, usual conversions, wrap-around), or null when the expression
+     * reads the record, fails (division by zero) or is not an integer.
+     */
+    private Const constant(Expr e) {
+        Optional<Const> memo = folded.get(e);
+        if (memo == null) {
+            Const c = fold(e);
+            memo = Optional.ofNullable(c != null && plainSize(c.size()) ? c : null);
+            folded.put(e, memo);
+        }
+        return memo.orElse(null);
+    }
+
+    private Const fold(Expr e) {
+        if (e instanceof Expr.IntLit l) {
+            return literal(l);
+        } else if (e instanceof Expr.Ident id) {
+            return identifier(id);
+        } else if (e instanceof Expr.SizeofType s) {
+            int size = s.type().size(longSize);
+            return size < 0 ? null : Const.of(size, longSize, false);
+        } else if (e instanceof Expr.SizeofExpr s) {
+            return s.operand() instanceof Expr.FieldRef f && f.field() != null
+                    ? Const.of(f.field().size(), longSize, false) : null;
+        } else if (e instanceof Expr.Unary u) {
+            Const v = constant(u.operand());
+            if (v == null) {
+                return null;
+            }
+            return switch (u.op()) {
+                case "!" -> Const.bool(v.bits() == 0);
+                case "-" -> Const.of(-v.promote().bits(), v.promote().size(), v.promote().signed());
+                case "~" -> Const.of(~v.promote().bits(), v.promote().size(), v.promote().signed());
+                case "+" -> v.promote();
+                default -> null;
+            };
+        } else if (e instanceof Expr.Binary b) {
+            Const l = constant(b.left());
+            Const r = l == null ? null : constant(b.right());
+            return r == null ? null : binary(b.op(), l, r);
+        } else if (e instanceof Expr.Ternary t) {
+            Const c = constant(t.cond());
+            Const a = c == null ? null : constant(t.then());
+            Const o = a == null ? null : constant(t.otherwise());
+            if (o == null) {
+                return null;
+            }
+            return c.bits() != 0 ? convert(a, o)[0] : convert(a, o)[1];
+        } else if (e instanceof Expr.Cast c && !c.type().pointer()) {
+            Const v = constant(c.operand());
+            if (v == null) {
+                return null;
+            }
+            String n = c.type().normalized();
+            if (n.equals("void")) {
+                return Const.of(0, 4, true);
+            }
+            if (n.equals("bool") || n.equals("_Bool")) {
+                return Const.of(v.bits() != 0 ? 1 : 0, 1, false);
+            }
+            int size = c.type().size(longSize);
+            return size < 0 ? v : Const.of(v.bits(), size, c.type().signed());
+        }
+        return null;
+    }
+
+    /** The usual arithmetic conversions (the runtime's {@code convert}). */
+    private static Const[] convert(Const a, Const b) {
+        a = a.promote();
+        b = b.promote();
+        int size;
+        boolean signed;
+        if (a.size() == b.size()) {
+            size = a.size();
+            signed = a.signed() && b.signed();
+        } else {
+            Const big = a.size() > b.size() ? a : b;
+            size = big.size();
+            signed = big.signed();
+        }
+        return new Const[] {Const.of(a.bits(), size, signed), Const.of(b.bits(), size, signed)};
+    }
+
+    private static Const binary(String op, Const l, Const r) {
+        switch (op) {
+            case "&&" -> {
+                return Const.bool(l.bits() != 0 && r.bits() != 0);
+            }
+            case "||" -> {
+                return Const.bool(l.bits() != 0 || r.bits() != 0);
+            }
+            case "<<", ">>" -> {
+                Const p = l.promote();
+                int count = (int) (r.promote().bits() & (p.size() * 8 - 1));
+                long res = op.equals("<<") ? p.bits() << count : p.signed() ? p.bits() >> count : p.bits() >>> count;
+                return Const.of(res, p.size(), p.signed());
+            }
+            default -> {
+            }
+        }
+        Const[] ab = convert(l, r);
+        long x = ab[0].bits();
+        long y = ab[1].bits();
+        int size = ab[0].size();
+        boolean signed = ab[0].signed();
+        Long res = switch (op) {
+            case "+" -> x + y;
+            case "-" -> x - y;
+            case "*" -> x * y;
+            case "/" -> y == 0 ? null : signed ? x / y : Long.divideUnsigned(x, y);
+            case "%" -> y == 0 ? null : signed ? x % y : Long.remainderUnsigned(x, y);
+            case "&" -> x & y;
+            case "|" -> x | y;
+            case "^" -> x ^ y;
+            default -> null;
+        };
+        if (res != null) {
+            return Const.of(res, size, signed);
+        }
+        int c = signed ? Long.compare(x, y) : Long.compareUnsigned(x, y);
+        return switch (op) {
+            case "==" -> Const.bool(c == 0);
+            case "!=" -> Const.bool(c != 0);
+            case "<" -> Const.bool(c < 0);
+            case "<=" -> Const.bool(c <= 0);
+            case ">" -> Const.bool(c > 0);
+            case ">=" -> Const.bool(c >= 0);
+            default -> null;
+        };
+    }
+
+    private static String typeCode(int size, boolean signed) {
+        return (signed ? "s" : "u") + (8 * size);
+    }
+
+    /** A constant node: a bare number for a C {@code int}, else {@code {int = V, type = "u64"}}. */
+    private static LuaValue constNode(Const c) {
+        if (c.size() == 4 && c.signed()) {
+            return LuaValue.Lit.number(c.bits());
+        }
+        LuaTable t = LuaTable.inline();
+        long b = c.bits();
+        if (c.signed() ? b >= Integer.MIN_VALUE && b <= Integer.MAX_VALUE : b >= 0 && b <= 0xffffffffL) {
+            t.num("int", b);
+        } else {
+            t.str("int", String.format("0x%016x", b));
+        }
+        return t.str("type", typeCode(c.size(), c.signed()));
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    private static LuaTable error(String msg) {
+        return LuaTable.inline().str("error", msg);
     }
 
     private int fieldIndex(String name) {
@@ -150,137 +446,126 @@ public final class PrintFmtLua {
         return -1;
     }
 
-    private void fieldRef(StringBuilder sb, String name) {
-        int i = fieldIndex(name);
-        if (i < 0) {
-            err(sb, (format.field(name) != null ? "common field " : "no field ") + name);
-        } else {
-            sb.append('{').append(N_FLD).append(',').append(i).append('}');
+    private LuaTable fieldRef(String name) {
+        if (fieldIndex(name) < 0) {
+            return error((format.field(name) != null ? "common field " : "no field ") + name);
         }
+        LuaTable t = LuaTable.inline().str("field", name);
+        fieldRefs.put(t, name);
+        return t;
     }
 
-    private void expr(StringBuilder sb, Expr e, int depth) {
+    private LuaTable op(String op, LuaValue... operands) {
+        LuaTable t = LuaTable.auto().str("op", op);
+        for (LuaValue v : operands) {
+            t.add(v);
+        }
+        return t;
+    }
+
+    private LuaValue expr(Expr e, int depth) {
         if (depth > MAX_DEPTH) {
             throw new TooComplex("col " + e.column() + ": expression nests deeper than " + MAX_DEPTH);
         }
+        Const c = constant(e);
+        if (c != null) {
+            return constNode(c);
+        }
         int d = depth + 1;
         if (e instanceof Expr.IntLit l) {
-            int size = l.size();
-            if (l.longLiteral() && longSize == 4) {
-                boolean fits = l.signed() ? l.value() == (int) l.value() : (l.value() >>> 32) == 0;
-                size = fits ? 4 : 8;
-            }
-            lit(sb, l.value(), size, l.signed());
+            return constNode(literal(l));
         } else if (e instanceof Expr.StrLit s) {
-            sb.append('{').append(N_STR).append(',').append(LuaWriter.string(s.value())).append('}');
+            return LuaValue.Lit.string(s.value());
         } else if (e instanceof Expr.FieldRef f) {
-            fieldRef(sb, f.name());
+            return fieldRef(f.name());
         } else if (e instanceof Expr.Ident id) {
-            Long known = enums.value(id.name());
-            if (known == null) {
-                known = KNOWN.get(id.name());
-            }
-            if (known != null) {
-                // C: an enum constant is an int; gcc widens the enum type when its values need it
-                long k = known;
-                if (k == (int) k) {
-                    lit(sb, k, 4, true);
-                } else if ((k >>> 32) == 0) {
-                    lit(sb, k, 4, false);
-                } else {
-                    lit(sb, k, 8, k < 0);
-                }
-            } else {
-                err(sb, "col " + id.column() + ": unresolved identifier " + id.name());
-            }
+            return error("col " + id.column() + ": unresolved identifier " + id.name());
         } else if (e instanceof Expr.Index ix) {
-            sb.append('{').append(N_IDX).append(',');
-            expr(sb, ix.base(), d);
-            sb.append(',');
-            expr(sb, ix.index(), d);
-            sb.append('}');
+            return op("[]", expr(ix.base(), d), expr(ix.index(), d));
         } else if (e instanceof Expr.Member m) {
-            err(sb, "col " + m.column() + ": member access ." + m.member() + " is not supported");
+            return error("col " + m.column() + ": member access ." + m.member() + " is not supported");
         } else if (e instanceof Expr.Unary u) {
-            sb.append('{').append(N_UN).append(',').append(LuaWriter.string(u.op())).append(',');
-            expr(sb, u.operand(), d);
-            sb.append('}');
+            return op(u.op(), expr(u.operand(), d));
         } else if (e instanceof Expr.Binary b) {
-            sb.append('{').append(N_BIN).append(',').append(LuaWriter.string(b.op())).append(',');
-            expr(sb, b.left(), d);
-            sb.append(',');
-            expr(sb, b.right(), d);
-            sb.append('}');
+            return op(b.op(), expr(b.left(), d), expr(b.right(), d));
         } else if (e instanceof Expr.Ternary t) {
-            sb.append('{').append(N_TERN).append(',');
-            expr(sb, t.cond(), d);
-            sb.append(',');
-            expr(sb, t.then(), d);
-            sb.append(',');
-            expr(sb, t.otherwise(), d);
-            sb.append('}');
-        } else if (e instanceof Expr.Cast c) {
-            cast(sb, c, d);
+            return op("?:", expr(t.cond(), d), expr(t.then(), d), expr(t.otherwise(), d));
+        } else if (e instanceof Expr.Cast cast) {
+            return cast(cast, d);
         } else if (e instanceof Expr.SizeofType s) {
-            int size = s.type().size(longSize);
-            if (size < 0) {
-                err(sb, "col " + s.column() + ": unknown type " + s.type().text());
-            } else {
-                lit(sb, size, longSize, false);
-            }
+            return error("col " + s.column() + ": unknown type " + s.type().text());
         } else if (e instanceof Expr.SizeofExpr s) {
-            if (s.operand() instanceof Expr.FieldRef f && f.field() != null) {
-                lit(sb, f.field().size(), longSize, false);
-            } else {
-                sb.append('{').append(N_SIZEOF).append(',');
-                expr(sb, s.operand(), d);
-                sb.append('}');
-            }
-        } else if (e instanceof Expr.Call c) {
-            sb.append('{').append(N_CALL).append(',').append(LuaWriter.string(c.name()));
-            for (int i = 0; i < c.args().size(); i++) {
-                sb.append(',');
-                Expr a = c.args().get(i);
-                if (i == 0 && FIELD_HELPERS.contains(c.name())) {
-                    if (a instanceof Expr.Ident id) {
-                        fieldRef(sb, id.name());
-                    } else if (a instanceof Expr.FieldRef f) {
-                        fieldRef(sb, f.name());
-                    } else {
-                        err(sb, "col " + a.column() + ": " + c.name() + " needs a field name");
-                    }
-                } else {
-                    expr(sb, a, d);
-                }
-            }
-            sb.append('}');
+            return op("sizeof", expr(s.operand(), d));
+        } else if (e instanceof Expr.Call call) {
+            return call(call, d);
         } else if (e instanceof Expr.Braced b) {
-            sb.append('{').append(N_BRACE);
-            for (Expr i : b.items()) {
-                sb.append(',');
-                expr(sb, i, d);
-            }
-            sb.append('}');
-        } else {
-            err(sb, "unknown expression");
+            return braced(b, d);
         }
+        return error("unknown expression");
     }
 
-    private void cast(StringBuilder sb, Expr.Cast c, int d) {
+    private LuaTable braced(Expr.Braced b, int d) {
+        LuaTable t = LuaTable.auto();
+        for (Expr i : b.items()) {
+            t.add(expr(i, d));
+        }
+        return t;
+    }
+
+    private LuaTable call(Expr.Call c, int d) {
+        LuaTable t = LuaTable.auto().str("call", c.name());
+        boolean flags = c.name().equals("__print_flags") || c.name().equals("__print_flags_u64");
+        boolean symbolic = c.name().equals("__print_symbolic") || c.name().equals("__print_symbolic_u64");
+        int tableFrom = flags ? 2 : symbolic ? 1 : Integer.MAX_VALUE;
+        LuaTable entries = null;
+        for (int i = 0; i < c.args().size(); i++) {
+            Expr a = c.args().get(i);
+            LuaValue v;
+            if (i == 0 && FIELD_HELPERS.contains(c.name())) {
+                if (a instanceof Expr.Ident id) {
+                    v = fieldRef(id.name());
+                } else if (a instanceof Expr.FieldRef f) {
+                    v = fieldRef(f.name());
+                } else {
+                    v = error("col " + a.column() + ": " + c.name() + " needs a field name");
+                }
+            } else {
+                v = expr(a, d);
+            }
+            if (i >= tableFrom) {
+                if (entries == null) {
+                    entries = LuaTable.vertical();
+                    Expr value = c.args().get(0);
+                    while (value instanceof Expr.Cast cast) {
+                        value = cast.operand();
+                    }
+                    entries.nameHint = LuaWriter.name(flags ? "flags" : "symbols",
+                            value instanceof Expr.FieldRef f ? f.name() : null);
+                }
+                entries.add(v);
+            } else {
+                t.add(v);
+            }
+        }
+        if (entries != null) {
+            t.set("entries", entries);
+        }
+        return t;
+    }
+
+    private LuaTable cast(Expr.Cast c, int d) {
         CType t = c.type();
-        sb.append('{').append(N_CAST).append(',');
-        expr(sb, c.operand(), d);
+        LuaValue operand = expr(c.operand(), d);
         if (t.pointer()) {
             int es = CTypes.sizeOf(t.pointee(), longSize);
             boolean eg = CTypes.isSigned(t.pointee());
-            sb.append(",true,").append(longSize).append(",false,").append(es > 0 ? es : -1).append(',')
-                    .append(LuaWriter.bool(eg)).append(",\"\"}");
-            return;
+            return LuaTable.auto().str("cast", "pointer").str("to", typeCode(es > 0 ? es : 1, eg)).add(operand);
         }
         String n = t.normalized();
-        String special = n.equals("void") ? "void" : (n.equals("bool") || n.equals("_Bool")) ? "bool" : "";
-        sb.append(",false,").append(t.size(longSize)).append(',').append(LuaWriter.bool(t.signed()))
-                .append(",0,false,").append(LuaWriter.string(special)).append('}');
+        int size = t.size(longSize);
+        String type = n.equals("void") ? "void" : (n.equals("bool") || n.equals("_Bool")) ? "bool"
+                : size < 0 ? "unknown" : typeCode(size, t.signed());
+        return LuaTable.auto().str("cast", type).add(operand);
     }
 
     /** The kernel enum constants {@code org.tracewire.printfmt.KnownConstants} resolves (package-private there). */
@@ -294,10 +579,5 @@ public final class PrintFmtLua {
         } catch (ReflectiveOperationException | RuntimeException e) {
             return Collections.emptyMap();
         }
-    }
-
-    /** True when the field kind is read by the evaluator as an integer. */
-    static boolean isInteger(FieldKind k) {
-        return k == FieldKind.INTEGER || k == FieldKind.POINTER;
     }
 }

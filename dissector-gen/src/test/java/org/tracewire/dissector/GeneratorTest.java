@@ -3,9 +3,17 @@ package org.tracewire.dissector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
+import org.tracewire.format.FormatParser;
+import org.tracewire.format.KernelLayout;
 
 /** Generation over the whole snapshot: determinism, header, syntax under Lua 5.2 and 5.4. */
 class GeneratorTest {
@@ -14,7 +22,7 @@ class GeneratorTest {
     void sameInputSameBytes() {
         DissectorGenerator.Result a = Tools.all();
         DissectorGenerator.Result b = new DissectorGenerator(Tools.catalog(), Tools.layout(), "snapshots/linux-6.18")
-                .generateAll();
+                .generate(Tools.catalog().formats());
         assertEquals(a.lua(), b.lua());
         assertEquals(Tools.catalog().formats().size(), a.events());
     }
@@ -44,5 +52,39 @@ class GeneratorTest {
             Tools.Run r = Tools.run(luac, "-p", rt.toString());
             assertEquals(0, r.exit(), luac + " runtime: " + r.err());
         }
+    }
+
+    @Test
+    void forTracefsIsTheGeneratorOnTheTracefsAndWritesAtomically() throws Exception {
+        DissectorGenerator.Result r = DissectorGenerator.forTracefs(Tools.snapshot(), List.of("sched:*"));
+        DissectorGenerator.Result direct = new DissectorGenerator(Tools.catalog(), Tools.layout(), Tools.snapshot().label())
+                .generate(org.tracewire.tracefs.EventSelector.select(Tools.catalog(), List.of("sched:*")));
+        assertEquals(direct.lua(), r.lua());
+        assertEquals(List.of(), r.warnings(), "a snapshot has no BTF to read");
+        Path f = r.write(Tools.tempDir().resolve("for-tracefs.lua"));
+        assertEquals(r.lua(), Files.readString(f));
+        assertTrue(r.summary().startsWith(r.events() + " events, " + r.fields() + " fields, format hash "), r.summary());
+    }
+
+    @Test
+    void constantsAreFoldedWithCSemantics() {
+        String text = "name: fold\nID: 4244\nformat:\n"
+                + "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                + "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+                + "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+                + "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+                + "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+                + "print fmt: \"%d %u %lx %d %d %d\", (1 << 3) | 4, (unsigned char)300, (1UL << 63) >> 62, -7 / 2,"
+                + " REC->x & ((1 << 4) - 1), 1 / 0\n";
+        EventFormat f = FormatParser.parse("test", text, "fold");
+        String lua = new DissectorGenerator(new FormatCatalog(List.of(f), Map.of()),
+                new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8), "test").generate(List.of(f)).lua();
+        String args = lua.substring(lua.indexOf("args = {"), lua.indexOf("-- ======================== EVENT TABLES END"));
+        assertTrue(args.contains("\n        12,\n"), args);
+        assertTrue(args.contains("\n        {int = 44, type = \"u8\"},\n"), args);
+        assertTrue(args.contains("\n        {int = 2, type = \"u64\"},\n"), args);
+        assertTrue(args.contains("\n        -3,\n"), args);
+        assertTrue(args.contains("\n        {op = \"&\", {field = \"x\"}, 15},\n"), args);
+        assertTrue(args.contains("\n        {op = \"/\", 1, 0},\n"), "division by zero is left to the runtime: " + args);
     }
 }

@@ -68,7 +68,7 @@ class HostileNamesTest {
     void hostileNamesGenerateAValidInertPlugin() throws Exception {
         FormatCatalog catalog = new FormatCatalog(List.of(hostile(), direct()), Map.of());
         KernelLayout layout = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
-        DissectorGenerator.Result res = new DissectorGenerator(catalog, layout, EVIL).generateAll();
+        DissectorGenerator.Result res = new DissectorGenerator(catalog, layout, EVIL).generate(catalog.formats());
         String lua = res.lua();
         for (String line : lua.split("\n")) {
             assertFalse(line.startsWith("os.exit") || line.contains("error('pwned')") && !line.contains("\""),
@@ -97,7 +97,7 @@ class HostileNamesTest {
         EventFormat h = hostile();
         FormatCatalog catalog = new FormatCatalog(List.of(h, direct()), Map.of());
         KernelLayout layout = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
-        DissectorGenerator.Result res = new DissectorGenerator(catalog, layout, EVIL).generateAll();
+        DissectorGenerator.Result res = new DissectorGenerator(catalog, layout, EVIL).generate(catalog.formats());
         Path p = Tools.tempDir().resolve("hostile.lua");
         Files.writeString(p, res.lua());
         Tools.Run fields = Tools.run("tshark", "-G", "fields", "-X", "lua_script:" + p);

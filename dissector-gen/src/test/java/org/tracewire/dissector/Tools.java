@@ -66,7 +66,7 @@ final class Tools {
 
     static synchronized DissectorGenerator.Result all() {
         if (all == null) {
-            all = new DissectorGenerator(catalog(), layout(), "snapshots/linux-6.18").generateAll();
+            all = new DissectorGenerator(catalog(), layout(), "snapshots/linux-6.18").generate(catalog().formats());
         }
         return all;
     }

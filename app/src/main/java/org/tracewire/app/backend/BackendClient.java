@@ -1,17 +1,11 @@
 package org.tracewire.app.backend;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,35 +14,45 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.tracewire.protocol.Messages;
+import org.tracewire.protocol.Protocol;
+import org.tracewire.protocol.ProtocolException;
 
 /**
  * The app's only link to the privileged backend ({@code ./tracewire backend}, protocol in
  * {@code docs/backend-protocol.md}): JSON lines over the child's stdin/stdout. Commands return
  * futures completed by the reply with the same {@code id}; pushed {@code events}, {@code stats} and
- * {@code error} messages go to {@link BackendListener}s on the reader thread. Views never see
- * processes or JSON: view models call the typed methods.
+ * {@code error} messages go to {@link BackendListener}s on the reader thread. Messages are the
+ * records of {@link Messages}, mapped by {@link Protocol} (the backend uses the same): a reply with
+ * an unknown, missing or mistyped field fails its command with a message naming the field. Views
+ * never see processes or JSON: view models call the typed methods.
  *
  * <p>Limits: a command line is at most {@value #MAX_COMMAND_BYTES} bytes (checked before sending);
  * an incoming line longer than {@value #MAX_INCOMING_BYTES} bytes is skipped and reported.
  */
 public final class BackendClient implements AutoCloseable {
     /** The protocol's limit on one command line. */
-    public static final int MAX_COMMAND_BYTES = 64 * 1024;
+    public static final int MAX_COMMAND_BYTES = Protocol.MAX_COMMAND_BYTES;
     /** The longest incoming line accepted (an {@code events} batch of 1,000 items fits easily). */
-    public static final int MAX_INCOMING_BYTES = 16 * 1024 * 1024;
+    public static final int MAX_INCOMING_BYTES = Protocol.MAX_MESSAGE_BYTES;
     /** How long a command waits for its reply by default. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
-    private final ObjectMapper mapper = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     private final InputStream in;
     private final OutputStream out;
     private final Process process;
-    private final Map<Long, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
     private final List<BackendListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final Thread reader;
     private volatile boolean closed;
+
+    /** A command waiting for its reply of type {@code reply}. */
+    private record Pending<R extends Messages.Reply>(Class<R> reply, CompletableFuture<R> future) {
+        void complete(Protocol.Envelope e) throws ProtocolException {
+            future.complete(Protocol.read(e, reply));
+        }
+    }
 
     /**
      * Talks to a backend over the given streams (tests pass pipes).
@@ -98,38 +102,28 @@ public final class BackendClient implements AutoCloseable {
     }
 
     /**
-     * Sends a command and returns the future of its reply (any {@code error} reply fails it).
+     * Sends a command and returns the future of its reply (an {@code error} reply fails it with a
+     * {@link BackendException} carrying the backend's message; so does a malformed reply).
      *
-     * @param type   the command type
-     * @param fields extra fields (may be null)
+     * @param command the command
+     * @param reply   the reply's record
      * @return the reply
      */
-    public CompletableFuture<JsonNode> request(String type, ObjectNode fields) {
+    public <R extends Messages.Reply> CompletableFuture<R> request(Messages.Command command, Class<R> reply) {
         long id = nextId.getAndIncrement();
-        ObjectNode msg = mapper.createObjectNode();
-        msg.put("type", type);
-        msg.put("id", id);
-        if (fields != null) {
-            fields.fields().forEachRemaining(e -> msg.set(e.getKey(), e.getValue()));
-        }
-        CompletableFuture<JsonNode> f = new CompletableFuture<>();
+        CompletableFuture<R> f = new CompletableFuture<>();
         byte[] line;
         try {
-            line = (mapper.writeValueAsString(msg) + "\n").getBytes(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            f.completeExceptionally(new BackendException("cannot encode " + type, e));
-            return f;
-        }
-        if (line.length > MAX_COMMAND_BYTES) {
-            f.completeExceptionally(new BackendException(type + " command is " + line.length
-                    + " bytes; the protocol allows " + MAX_COMMAND_BYTES));
+            line = Protocol.encodeLine(command, id, MAX_COMMAND_BYTES);
+        } catch (ProtocolException e) {
+            f.completeExceptionally(new BackendException(e.getMessage(), e));
             return f;
         }
         if (closed) {
             f.completeExceptionally(new BackendException("the backend is not running"));
             return f;
         }
-        pending.put(id, f);
+        pending.put(id, new Pending<>(reply, f));
         try {
             synchronized (out) {
                 out.write(line);
@@ -142,32 +136,14 @@ public final class BackendClient implements AutoCloseable {
         return f.orTimeout(DEFAULT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private <T> CompletableFuture<T> typed(String type, ObjectNode fields, String replyType, Class<T> cls) {
-        return request(type, fields).thenApply(reply -> {
-            String got = reply.path("type").asText();
-            if (!replyType.equals(got)) {
-                throw new BackendException("expected " + replyType + " in reply to " + type + ", got " + got);
-            }
-            try {
-                return mapper.treeToValue(reply, cls);
-            } catch (IOException e) {
-                throw new BackendException("bad " + replyType + " reply: " + e.getMessage(), e);
-            }
-        });
-    }
-
     /** {@code hello}. @return the backend's identity */
     public CompletableFuture<Messages.Hello> hello() {
-        return typed("hello", null, "hello", Messages.Hello.class);
+        return request(new Messages.HelloRequest(), Messages.Hello.class);
     }
 
     /** {@code listEvents}. @return "system:event" names */
     public CompletableFuture<List<String>> listEvents() {
-        return request("listEvents", null).thenApply(r -> {
-            List<String> list = new ArrayList<>();
-            r.path("events").forEach(n -> list.add(n.asText()));
-            return list;
-        });
+        return request(new Messages.ListEventsRequest(), Messages.EventList.class).thenApply(Messages.EventList::events);
     }
 
     /**
@@ -178,57 +154,37 @@ public final class BackendClient implements AutoCloseable {
      * @return the verdict
      */
     public CompletableFuture<Messages.FilterResult> validateFilter(String event, String filter) {
-        ObjectNode f = mapper.createObjectNode().put("event", event).put("filter", filter);
-        return typed("validateFilter", f, "filterResult", Messages.FilterResult.class);
+        return request(new Messages.ValidateFilterRequest(event, filter), Messages.FilterResult.class);
     }
 
     /**
-     * {@code startCapture}.
+     * {@code startCapture}. Blank optional strings and a non-positive {@code bufferKb} are sent as
+     * "not given".
      *
      * @param req what to capture and where to
      * @return the {@code started} reply
      */
     public CompletableFuture<Messages.Started> startCapture(Messages.CaptureRequest req) {
-        ObjectNode f = mapper.createObjectNode();
-        ArrayNode evs = f.putArray("events");
-        for (Messages.CaptureEvent e : req.events()) {
-            ObjectNode o = evs.addObject().put("event", e.event());
-            if (e.filter() != null && !e.filter().isBlank()) {
-                o.put("filter", e.filter());
-            }
-        }
-        if (req.iface() != null && !req.iface().isBlank()) {
-            f.put("iface", req.iface());
-        }
-        if (req.pcapng() != null && !req.pcapng().isBlank()) {
-            f.put("pcapng", req.pcapng());
-        }
-        if (req.bufferKb() > 0) {
-            f.put("bufferKb", req.bufferKb());
-        }
-        if (req.clock() != null && !req.clock().isBlank()) {
-            f.put("clock", req.clock());
-        }
-        f.put("stream", req.stream());
-        return typed("startCapture", f, "started", Messages.Started.class);
+        List<Messages.CaptureEvent> events = req.events().stream()
+                .map(e -> new Messages.CaptureEvent(e.event(), blankToNull(e.filter()))).toList();
+        Messages.CaptureRequest sent = new Messages.CaptureRequest(events, blankToNull(req.iface()),
+                blankToNull(req.pcapng()), req.bufferKb() != null && req.bufferKb() > 0 ? req.bufferKb() : null,
+                blankToNull(req.clock()), req.stream());
+        return request(sent, Messages.Started.class);
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
     }
 
     /** {@code stopCapture}. @return the final counters */
     public CompletableFuture<Messages.Stats> stopCapture() {
-        return request("stopCapture", null).thenApply(r -> statsOf(r.path("stats")));
+        return request(new Messages.StopCaptureRequest(), Messages.Stopped.class).thenApply(Messages.Stopped::stats);
     }
 
     /** {@code stats}. @return the current counters */
     public CompletableFuture<Messages.Stats> stats() {
-        return request("stats", null).thenApply(r -> statsOf(r.has("stats") ? r.get("stats") : r));
-    }
-
-    private Messages.Stats statsOf(JsonNode n) {
-        try {
-            return n == null || n.isMissingNode() ? Messages.Stats.ZERO : mapper.treeToValue(n, Messages.Stats.class);
-        } catch (IOException e) {
-            throw new BackendException("bad stats: " + e.getMessage(), e);
-        }
+        return request(new Messages.StatsRequest(), Messages.Stats.class);
     }
 
     /** Sends {@code quit} (best effort, short wait), then closes the streams and ends the process. */
@@ -236,7 +192,7 @@ public final class BackendClient implements AutoCloseable {
     public void close() {
         if (!closed) {
             try {
-                request("quit", null).get(2, TimeUnit.SECONDS);
+                request(new Messages.QuitRequest(), Messages.Bye.class).get(2, TimeUnit.SECONDS);
             } catch (Exception ignored) {
                 // The backend may already be gone.
             }
@@ -262,9 +218,9 @@ public final class BackendClient implements AutoCloseable {
 
     private void failPending(String why) {
         for (Long id : List.copyOf(pending.keySet())) {
-            CompletableFuture<JsonNode> f = pending.remove(id);
-            if (f != null) {
-                f.completeExceptionally(new BackendException(why));
+            Pending<?> p = pending.remove(id);
+            if (p != null) {
+                p.future().completeExceptionally(new BackendException(why));
             }
         }
     }
@@ -314,22 +270,27 @@ public final class BackendClient implements AutoCloseable {
         if (text.isBlank()) {
             return;
         }
-        JsonNode msg;
+        Protocol.Envelope msg;
         try {
-            msg = mapper.readTree(text);
-        } catch (IOException e) {
-            listeners.forEach(l -> l.onError("not JSON from the backend: " + abbreviate(text)));
+            msg = Protocol.parse(text);
+        } catch (ProtocolException e) {
+            String why = e.getMessage().startsWith("not JSON") ? "not JSON" : e.getMessage();
+            listeners.forEach(l -> l.onError(why + " from the backend: " + abbreviate(text)));
             return;
         }
-        String type = msg.path("type").asText("");
-        JsonNode idNode = msg.get("id");
-        if (idNode != null && idNode.canConvertToLong()) {
-            CompletableFuture<JsonNode> f = pending.remove(idNode.asLong());
-            if (f != null) {
-                if ("error".equals(type)) {
-                    f.completeExceptionally(new BackendException(msg.path("message").asText("error")));
-                } else {
-                    f.complete(msg);
+        String type = msg.type();
+        if (msg.id() != null) {
+            Pending<?> p = pending.remove(msg.id());
+            if (p != null) {
+                try {
+                    if ("error".equals(type)) {
+                        p.future().completeExceptionally(new BackendException(
+                                Protocol.read(msg, Messages.Error.class).message()));
+                    } else {
+                        p.complete(msg);
+                    }
+                } catch (ProtocolException e) {
+                    p.future().completeExceptionally(new BackendException("bad " + type + " reply: " + e.getMessage(), e));
                 }
                 return;
             }
@@ -337,20 +298,20 @@ public final class BackendClient implements AutoCloseable {
         try {
             switch (type) {
                 case "events" -> {
-                    List<Messages.EventItem> items = new ArrayList<>(msg.path("items").size());
-                    for (JsonNode it : msg.path("items")) {
-                        items.add(mapper.treeToValue(it, Messages.EventItem.class));
-                    }
+                    List<Messages.EventItem> items = Protocol.read(msg, Messages.Events.class).items();
                     listeners.forEach(l -> l.onEvents(items));
                 }
                 case "stats" -> {
-                    Messages.Stats s = statsOf(msg.has("stats") ? msg.get("stats") : msg);
+                    Messages.Stats s = Protocol.read(msg, Messages.Stats.class);
                     listeners.forEach(l -> l.onStats(s));
                 }
-                case "error" -> listeners.forEach(l -> l.onError(msg.path("message").asText("error")));
+                case "error" -> {
+                    String m = Protocol.read(msg, Messages.Error.class).message();
+                    listeners.forEach(l -> l.onError(m));
+                }
                 default -> listeners.forEach(l -> l.onError("unexpected backend message: " + abbreviate(text)));
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (ProtocolException e) {
             listeners.forEach(l -> l.onError("bad " + type + " message: " + e.getMessage()));
         }
     }

@@ -1,6 +1,7 @@
 package org.tracewire.app.backend;
 
 import java.util.List;
+import org.tracewire.protocol.Messages;
 
 /**
  * Receives the backend's pushed messages. Called on the client's reader thread: implementations

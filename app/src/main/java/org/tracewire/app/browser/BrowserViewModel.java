@@ -18,6 +18,7 @@ import javafx.collections.ObservableList;
 import org.tracewire.app.util.PrintFmtPretty;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.format.EventFormat;
+import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -136,8 +137,8 @@ public final class BrowserViewModel {
                     continue outer;
                 }
             }
-            int colon = e.indexOf(':');
-            bySystem.computeIfAbsent(e.substring(0, colon), k -> new ArrayList<>()).add(e.substring(colon + 1));
+            EventSelector sel = EventSelector.parseEvent(e);
+            bySystem.computeIfAbsent(sel.system(), k -> new ArrayList<>()).add(sel.event());
         }
         List<SystemEntry> out = new ArrayList<>(bySystem.size());
         bySystem.forEach((sys, evs) -> {
@@ -153,15 +154,23 @@ public final class BrowserViewModel {
         matchCount.set(result.stream().mapToInt(s -> s.events().size()).sum());
     }
 
+    private static EventSelector parseOrNull(String fullName) {
+        try {
+            return EventSelector.parse(fullName);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     private void loadDetails(String fullName) {
         Tracefs t = tracefs;
         long req = ++detailsRequest;
-        if (fullName == null || t == null || fullName.indexOf(':') < 0) {
+        EventSelector selector = fullName == null ? null : parseOrNull(fullName);
+        if (selector == null || t == null || selector.isWholeSystem()) {
             details.set(null);
             return;
         }
-        String[] se = fullName.split(":", 2);
-        executor.execute(() -> details(t, se[0], se[1]), d -> {
+        executor.execute(() -> details(t, selector.system(), selector.event()), d -> {
             if (req == detailsRequest) {
                 details.set(d);
             }

@@ -6,7 +6,22 @@ import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
+import javafx.collections.FXCollections;
 import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.ContextMenu;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.SelectionMode;
+import javafx.scene.control.SeparatorMenuItem;
+import javafx.scene.input.Clipboard;
+import javafx.scene.input.ClipboardContent;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
+import javafx.scene.input.KeyEvent;
+import javafx.scene.input.MouseEvent;
+import javafx.scene.input.ScrollEvent;
+import javafx.stage.FileChooser;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListCell;
 import javafx.scene.control.ListView;
@@ -35,10 +50,12 @@ public final class CaptureView extends BorderPane {
     private final AnimationTimer pulse;
     private final TableView<EventRow> table = new TableView<>();
     private javafx.scene.control.CheckBox follow;
+    private final EventTableViewModel vmTable;
 
     /** @param vm the view model */
     public CaptureView(CaptureViewModel vm) {
         setId("capture-view");
+        this.vmTable = vm.table();
         ListView<CaptureEventSpec> events = new ListView<>(vm.getEvents());
         events.setId("capture-events");
         events.setPrefHeight(150);
@@ -120,16 +137,67 @@ public final class CaptureView extends BorderPane {
         }
 
         table.setId("capture-table");
-        table.setItems(vm.getRows());
+        EventTableViewModel tv = vm.table();
+        // Registered before the table's own listener, so a pulse's change is known as such when the
+        // selection model shifts (selectedItem changes then are not the user's)
+        tv.getItems().addListener((javafx.collections.ListChangeListener<EventRow>) c -> itemsChanging = true);
+        table.setItems(tv.getItems());
+        tv.getItems().addListener((javafx.collections.ListChangeListener<EventRow>) c -> {
+            itemsChanging = false;
+            restoreSelection();
+        });
+        tv.getItems().comparatorProperty().bind(table.comparatorProperty());
+        table.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
         table.setPlaceholder(new Label("Events appear here while capturing"));
-        table.getColumns().add(col("Time", EventRow::time, 150));
+        TableColumn<EventRow, EventRow> time = new TableColumn<>("Time");
+        time.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
+        time.setComparator(java.util.Comparator.comparingLong(EventRow::ts));
+        time.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+            @Override
+            protected void updateItem(EventRow item, boolean empty) {
+                super.updateItem(item, empty);
+                setText(empty || item == null ? null : tv.timeText(item));
+            }
+        });
+        time.setPrefWidth(150);
+        table.getColumns().add(time);
         table.getColumns().add(col("CPU", EventRow::cpu, 45));
         table.getColumns().add(col("PID", EventRow::pid, 70));
         table.getColumns().add(col("Comm", EventRow::comm, 130));
         table.getColumns().add(col("Event", EventRow::event, 190));
         table.getColumns().add(col("Line", EventRow::text, 600));
         table.setFixedCellSize(22);
-        vm.selectedProperty().bind(table.getSelectionModel().selectedItemProperty());
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (itemsChanging || restoring) {
+                return;
+            }
+            tv.selectedProperty().set(b);
+            kept = new java.util.ArrayList<>(table.getSelectionModel().getSelectedItems());
+            if (b != null) {
+                tv.followProperty().set(false);
+            }
+        });
+        tv.selectedProperty().addListener((o, a, b) -> {
+            if (!restoring && b != table.getSelectionModel().getSelectedItem()) {
+                restoreSelectionTo(b == null ? java.util.List.of() : java.util.List.of(b));
+            }
+        });
+        // Scrolling (wheel, scroll bar) away from the newest row pauses following
+        table.addEventFilter(ScrollEvent.SCROLL, e -> javafx.application.Platform.runLater(() -> pauseUnlessAtEnd(tv)));
+        table.addEventFilter(MouseEvent.MOUSE_RELEASED, e -> {
+            for (javafx.scene.Node n = (javafx.scene.Node) e.getTarget(); n != null && n != table; n = n.getParent()) {
+                if (n instanceof javafx.scene.control.ScrollBar) {
+                    javafx.application.Platform.runLater(() -> pauseUnlessAtEnd(tv));
+                }
+            }
+        });
+        table.setContextMenu(contextMenu(tv));
+        table.addEventHandler(KeyEvent.KEY_PRESSED, e -> {
+            if (new KeyCodeCombination(KeyCode.C, KeyCombination.SHORTCUT_DOWN).match(e)) {
+                copy(tv, false);
+                e.consume();
+            }
+        });
         TextArea fields = new TextArea();
         fields.setId("capture-fields");
         fields.setEditable(false);
@@ -137,13 +205,56 @@ public final class CaptureView extends BorderPane {
         fields.textProperty().bind(vm.selectedFieldsProperty());
         Label rows = new Label();
         rows.setId("capture-rows");
-        rows.textProperty().bind(Bindings.size(vm.getRows()).asString("%,d rows shown (latest " + String.format("%,d", CaptureViewModel.WINDOW) + ")"));
+        rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d rows (latest %,d)",
+                tv.getItems().size(), vm.getRows().size(), CaptureViewModel.WINDOW), tv.getItems(), vm.getRows()));
         javafx.scene.control.CheckBox follow = new javafx.scene.control.CheckBox("Follow newest");
         follow.setId("capture-follow");
-        follow.setSelected(true);
+        follow.selectedProperty().bindBidirectional(tv.followProperty());
         this.follow = follow;
-        HBox tableHead = new HBox(16, rows, follow);
-        SplitPane center = new SplitPane(new VBox(4, tableHead, grow(table)), fields);
+        Button paused = new Button();
+        paused.setId("capture-paused");
+        paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
+                tv.newWhilePausedProperty().get()), tv.newWhilePausedProperty()));
+        paused.visibleProperty().bind(tv.followProperty().not());
+        paused.managedProperty().bind(paused.visibleProperty());
+        paused.setStyle("-fx-base: #ffe08a;");
+        paused.setOnAction(e -> {
+            tv.followProperty().set(true);
+            if (!tv.getItems().isEmpty()) {
+                table.scrollTo(tv.getItems().size() - 1);
+            }
+        });
+        ChoiceBox<EventTableViewModel.TimeMode> timeMode = new ChoiceBox<>(
+                FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
+        timeMode.setId("capture-time-mode");
+        timeMode.valueProperty().bindBidirectional(tv.timeModeProperty());
+        timeMode.setConverter(new javafx.util.StringConverter<>() {
+            @Override
+            public String toString(EventTableViewModel.TimeMode m) {
+                return m == EventTableViewModel.TimeMode.RELATIVE ? "Time: relative (s)" : "Time: absolute";
+            }
+
+            @Override
+            public EventTableViewModel.TimeMode fromString(String s) {
+                return null;
+            }
+        });
+        tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
+        Button export = new Button("Export…");
+        export.setId("capture-export");
+        export.setOnAction(e -> export(tv));
+        HBox tableHead = new HBox(12, rows, follow, paused, timeMode, export);
+        tableHead.setAlignment(Pos.CENTER_LEFT);
+        VBox tableBox = new VBox(4, tableHead, filterBar(tv), findBar(tv), grow(table));
+        tableBox.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
+            if (new KeyCodeCombination(KeyCode.F, KeyCombination.SHORTCUT_DOWN).match(e)) {
+                findBar.setVisible(true);
+                findField.requestFocus();
+                findField.selectAll();
+                e.consume();
+            }
+        });
+        SplitPane center = new SplitPane(tableBox, fields);
         center.setOrientation(javafx.geometry.Orientation.VERTICAL);
         center.setDividerPositions(0.78);
         setLeft(left);
@@ -162,14 +273,219 @@ public final class CaptureView extends BorderPane {
                     int before = vm.getRows().isEmpty() ? -1 : System.identityHashCode(vm.getRows().get(vm.getRows().size() - 1));
                     vm.flush();
                     int size = vm.getRows().size();
-                    if (CaptureView.this.follow.isSelected() && size > 0
+                    int shown = vm.table().getItems().size();
+                    if (CaptureView.this.follow.isSelected() && size > 0 && shown > 0
                             && System.identityHashCode(vm.getRows().get(size - 1)) != before) {
-                        table.scrollTo(size - 1);
+                        table.scrollTo(shown - 1);
                     }
                 }
             }
         };
         pulse.start();
+    }
+
+    private HBox findBar;
+    private TextField findField;
+    private boolean itemsChanging;
+    private boolean restoring;
+    private java.util.List<EventRow> kept = java.util.List.of();
+
+    /** Pauses following when the newest row is out of sight. */
+    private void pauseUnlessAtEnd(EventTableViewModel tv) {
+        if (table.lookup(".virtual-flow") instanceof javafx.scene.control.skin.VirtualFlow<?> flow) {
+            var last = flow.getLastVisibleCell();
+            if (last != null && last.getIndex() < tv.getItems().size() - 1) {
+                tv.followProperty().set(false);
+            }
+        }
+    }
+
+    /** Puts the table's selection back on the selected events after the items changed. */
+    private void restoreSelection() {
+        restoreSelectionTo(kept);
+    }
+
+    private void restoreSelectionTo(java.util.List<EventRow> wanted) {
+        EventTableViewModel tv = vmTable;
+        restoring = true;
+        try {
+            EventRow primary = tv.selectedProperty().get();
+            var sm = table.getSelectionModel();
+            if (primary == null) {
+                if (!sm.isEmpty()) {
+                    sm.clearSelection();
+                }
+                kept = java.util.List.of();
+                return;
+            }
+            java.util.Set<EventRow> want = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            want.addAll(wanted);
+            want.add(primary);
+            int primaryIndex = -1;
+            java.util.List<Integer> others = new java.util.ArrayList<>();
+            var items = tv.getItems();
+            for (int i = 0; i < items.size(); i++) {
+                EventRow r = items.get(i);
+                if (r == primary) {
+                    primaryIndex = i;
+                } else if (want.contains(r)) {
+                    others.add(i);
+                }
+            }
+            if (primaryIndex < 0) {
+                sm.clearSelection();
+                return;
+            }
+            if (sm.getSelectedIndices().size() == others.size() + 1 && sm.getSelectedIndex() == primaryIndex
+                    && sm.getSelectedItem() == primary) {
+                return;
+            }
+            sm.clearSelection();
+            for (int i : others) {
+                sm.select(i);
+            }
+            sm.select(primaryIndex);
+            kept = new java.util.ArrayList<>(sm.getSelectedItems());
+        } finally {
+            restoring = false;
+        }
+    }
+
+    /** The filter box (kernel filter syntax), its error, and the event/thread restrictions. */
+    private VBox filterBar(EventTableViewModel tv) {
+        TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+        filter.setId("capture-filter");
+        filter.setPromptText("Filter (kernel syntax), e.g.  common_pid == 1 && prev_state & 1,  COMM ~ \"kwork*\",  CPU == 0");
+        filter.textProperty().bindBidirectional(tv.filterTextProperty());
+        HBox.setHgrow(filter, Priority.ALWAYS);
+        Button event = new Button();
+        event.setId("capture-filter-event");
+        event.textProperty().bind(Bindings.concat("event: ", tv.eventRestrictionProperty(), "  ✕"));
+        event.visibleProperty().bind(tv.eventRestrictionProperty().isNotNull());
+        event.managedProperty().bind(event.visibleProperty());
+        event.setOnAction(e -> tv.eventRestrictionProperty().set(null));
+        Button thread = new Button();
+        thread.setId("capture-filter-thread");
+        thread.textProperty().bind(Bindings.createStringBinding(() -> "thread " + tv.threadProperty().get() + "  ✕",
+                tv.threadProperty()));
+        thread.visibleProperty().bind(tv.threadProperty().isNotNull());
+        thread.managedProperty().bind(thread.visibleProperty());
+        thread.setOnAction(e -> tv.threadProperty().set(null));
+        Label error = new Label();
+        error.setId("capture-filter-error");
+        error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
+        error.textProperty().bind(tv.filterErrorProperty());
+        error.visibleProperty().bind(tv.filterErrorProperty().isNotEmpty());
+        error.managedProperty().bind(error.visibleProperty());
+        tv.filterErrorProperty().addListener((o, a, b) -> filter.setStyle(b.isEmpty() ? "" : "-fx-control-inner-background: #ffe4e4;"));
+        HBox row = new HBox(6, filter, event, thread);
+        row.setAlignment(Pos.CENTER_LEFT);
+        return new VBox(2, row, error);
+    }
+
+    /** Ctrl+F: find next/previous over the shown rows. */
+    private HBox findBar(EventTableViewModel tv) {
+        findField = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+        findField.setId("capture-find");
+        findField.setPromptText("Find (Enter: next, Shift+Enter: previous, Esc: close)");
+        findField.textProperty().bindBidirectional(tv.findTextProperty());
+        HBox.setHgrow(findField, Priority.ALWAYS);
+        Button next = new Button("▼ Next");
+        next.setId("capture-find-next");
+        next.setOnAction(e -> find(tv, true));
+        Button prev = new Button("▲ Previous");
+        prev.setId("capture-find-prev");
+        prev.setOnAction(e -> find(tv, false));
+        Label result = new Label();
+        result.setId("capture-find-result");
+        findResult = result;
+        Button close = new Button("✕");
+        findBar = new HBox(6, new Label("Find:"), findField, prev, next, result, close);
+        findBar.setAlignment(Pos.CENTER_LEFT);
+        close.setOnAction(e -> findBar.setVisible(false));
+        findField.setOnKeyPressed(e -> {
+            if (e.getCode() == KeyCode.ENTER) {
+                find(tv, !e.isShiftDown());
+                e.consume();
+            } else if (e.getCode() == KeyCode.ESCAPE) {
+                findBar.setVisible(false);
+                table.requestFocus();
+            }
+        });
+        findBar.setVisible(false);
+        findBar.managedProperty().bind(findBar.visibleProperty());
+        return findBar;
+    }
+
+    private Label findResult;
+
+    private void find(EventTableViewModel tv, boolean forward) {
+        int from = table.getSelectionModel().getSelectedIndex();
+        int i = tv.find(from, forward);
+        if (i < 0) {
+            findResult.setText("not found");
+            return;
+        }
+        findResult.setText(String.format("row %,d of %,d", i + 1, tv.getItems().size()));
+        table.getSelectionModel().clearAndSelect(i);
+        table.scrollTo(Math.max(0, i - 3));
+    }
+
+    private ContextMenu contextMenu(EventTableViewModel tv) {
+        // ContextMenu.show() returns at once when the menu is empty: start with an item, rebuilt on showing
+        ContextMenu menu = new ContextMenu(new MenuItem("Copy as text"));
+        menu.setOnShowing(e -> {
+            menu.getItems().clear();
+            EventRow r = table.getSelectionModel().getSelectedItem();
+            MenuItem copyText = item("Copy as text", "capture-copy-text", () -> copy(tv, false));
+            MenuItem copyCsv = item("Copy as CSV", "capture-copy-csv", () -> copy(tv, true));
+            MenuItem export = item("Export selected…", "capture-export-selected", () -> export(tv));
+            menu.getItems().addAll(copyText, copyCsv, export);
+            if (r != null) {
+                menu.getItems().addAll(new SeparatorMenuItem(),
+                        item("Filter on pid " + r.pid(), "capture-ctx-pid", () -> tv.filterOnPid(r)),
+                        item("Filter on comm \"" + r.comm() + "\"", "capture-ctx-comm", () -> tv.filterOnComm(r)),
+                        item("Filter on CPU " + r.cpu(), "capture-ctx-cpu", () -> tv.filterOnCpu(r)),
+                        item("Filter on event " + r.event(), "capture-ctx-event", () -> tv.filterOnEvent(r)),
+                        item("Follow this thread (" + r.comm() + "/" + r.pid() + ")", "capture-ctx-thread", () -> tv.followThread(r)));
+            }
+            menu.getItems().addAll(new SeparatorMenuItem(), item("Clear filters", "capture-ctx-clear", tv::clearFilters));
+        });
+        return menu;
+    }
+
+    private static MenuItem item(String text, String id, Runnable action) {
+        MenuItem m = new MenuItem(text);
+        m.setId(id);
+        m.setOnAction(e -> action.run());
+        return m;
+    }
+
+    private java.util.List<EventRow> selectedInOrder(EventTableViewModel tv) {
+        return EventTableViewModel.inOrder(new java.util.ArrayList<>(table.getSelectionModel().getSelectedItems()), tv.getItems());
+    }
+
+    private void copy(EventTableViewModel tv, boolean csv) {
+        var sel = selectedInOrder(tv);
+        ClipboardContent c = new ClipboardContent();
+        c.putString(csv ? tv.asCsv(sel) : tv.asText(sel));
+        Clipboard.getSystemClipboard().setContent(c);
+    }
+
+    private void export(EventTableViewModel tv) {
+        var sel = selectedInOrder(tv);
+        if (sel.isEmpty()) {
+            sel = new java.util.ArrayList<>(tv.getItems());
+        }
+        FileChooser fc = new FileChooser();
+        fc.setTitle("Export " + sel.size() + " rows");
+        fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("CSV", "*.csv"),
+                new FileChooser.ExtensionFilter("Text", "*.txt"));
+        fc.setInitialFileName("tracewire-events.csv");
+        java.io.File f = fc.showSaveDialog(getScene() == null ? null : getScene().getWindow());
+        if (f != null) {
+            tv.export(f.toPath(), sel);
+        }
     }
 
     private static TableView<EventRow> grow(TableView<EventRow> t) {
@@ -194,7 +510,6 @@ public final class CaptureView extends BorderPane {
         TableColumn<EventRow, T> c = new TableColumn<>(title);
         c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(get.apply(cd.getValue())));
         c.setPrefWidth(width);
-        c.setSortable(false);
         return c;
     }
 

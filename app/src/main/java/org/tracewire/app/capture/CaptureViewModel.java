@@ -13,14 +13,13 @@ import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleLongProperty;
-import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.backend.BackendClient;
 import org.tracewire.app.backend.BackendListener;
-import org.tracewire.app.backend.Messages;
+import org.tracewire.protocol.Messages;
 import org.tracewire.app.util.TaskExecutor;
 
 /**
@@ -39,7 +38,7 @@ public final class CaptureViewModel {
     private final TaskExecutor executor;
     private final Supplier<BackendClient> backend;
     private final ObservableList<CaptureEventSpec> events = FXCollections.observableArrayList();
-    private final StringProperty iface = new SimpleStringProperty("tracewire0");
+    private final StringProperty iface = new SimpleStringProperty(org.tracewire.protocol.Protocol.DEFAULT_IFACE);
     private final StringProperty pcapng = new SimpleStringProperty("");
     private final IntegerProperty bufferKb = new SimpleIntegerProperty(0);
     private final BooleanProperty running = new SimpleBooleanProperty();
@@ -53,7 +52,9 @@ public final class CaptureViewModel {
     private final LongProperty lost = new SimpleLongProperty();
     private final LongProperty received = new SimpleLongProperty();
     private final RingObservableList<EventRow> rows = new RingObservableList<>(WINDOW);
-    private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
+    private final EventTableViewModel table;
+    private final ObjectProperty<EventRow> selected;
+    private final List<RowSink> sinks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final StringProperty selectedFields = new SimpleStringProperty("");
 
     private final Object lock = new Object();
@@ -113,6 +114,8 @@ public final class CaptureViewModel {
     public CaptureViewModel(TaskExecutor executor, Supplier<BackendClient> backend) {
         this.executor = executor;
         this.backend = backend;
+        this.table = new EventTableViewModel(rows, executor);
+        this.selected = table.selectedProperty();
         selected.addListener((o, a, b) -> selectedFields.set(b == null ? "" : b.fieldsText()));
     }
 
@@ -195,6 +198,8 @@ public final class CaptureViewModel {
             pendingReceived = 0;
         }
         rows.clear();
+        table.cleared();
+        sinks.forEach(RowSink::cleared);
         eventCount.set(0);
         rate.set("0");
         frames.set(0);
@@ -235,6 +240,11 @@ public final class CaptureViewModel {
         if (!batch.isEmpty()) {
             rows.append(batch);
             received.set(received.get() + rec);
+            List<EventRow> shared = java.util.Collections.unmodifiableList(batch);
+            table.appended(shared);
+            for (RowSink sink : sinks) {
+                sink.appended(shared);
+            }
         }
         Messages.Stats s = pendingStats.getAndSet(null);
         if (s != null) {
@@ -329,7 +339,30 @@ public final class CaptureViewModel {
         return rows;
     }
 
-    /** The selected row. */
+    /** The event table's state (filter, find, follow, selection, export). */
+    public EventTableViewModel table() {
+        return table;
+    }
+
+    /**
+     * Receives every batch of rows as it enters the table (on the UI thread, once per pulse): the
+     * timeline, latency and histogram views feed on it.
+     */
+    public interface RowSink {
+        /** @param batch the new rows, oldest first (unmodifiable; do not keep a reference to change) */
+        void appended(List<EventRow> batch);
+
+        /** A new capture cleared the rows. */
+        default void cleared() {
+        }
+    }
+
+    /** @param sink receives every batch of rows from now on */
+    public void addRowSink(RowSink sink) {
+        sinks.add(sink);
+    }
+
+    /** The selected row (the event table's selection). */
     public ObjectProperty<EventRow> selectedProperty() {
         return selected;
     }

@@ -5,7 +5,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.tracewire.app.backend.Messages;
+import org.tracewire.protocol.Messages;
 
 /**
  * One row of the live event table.

@@ -19,11 +19,15 @@ import javafx.scene.layout.GridPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
+import javafx.util.StringConverter;
+import org.tracewire.filter.Junction;
+import org.tracewire.filter.Op;
 
 /**
  * The filter builder: nested AND/OR/NOT groups of condition rows for the selected event, with a
  * live preview of the kernel filter, the Wireshark display filter and the BPF, each with a copy
- * button.
+ * button (disabled while the preview is empty), and a text box that loads a kernel filter into the
+ * rows.
  */
 public final class FilterBuilderView extends BorderPane {
     private final FilterBuilderViewModel vm;
@@ -52,8 +56,33 @@ public final class FilterBuilderView extends BorderPane {
         use.setId("filter-use");
         use.setOnAction(e -> useInCapture.run());
         use.disableProperty().bind(vm.validProperty().not().or(vm.eventProperty().isNull()));
-        HBox top = new HBox(12, event, clear, use);
-        top.setAlignment(Pos.CENTER_LEFT);
+        HBox head = new HBox(12, event, clear, use);
+        head.setAlignment(Pos.CENTER_LEFT);
+        TextField text = new TextField();
+        text.setId("filter-text");
+        text.setPromptText("type or paste a kernel filter, e.g. prev_pid == 1 && next_comm ~ \"bash*\"");
+        text.setStyle("-fx-font-family: monospace;");
+        HBox.setHgrow(text, Priority.ALWAYS);
+        Button load = new Button("Load");
+        load.setId("filter-load");
+        load.disableProperty().bind(vm.eventProperty().isNull());
+        load.setOnAction(e -> vm.load(text.getText()));
+        text.setOnAction(e -> vm.load(text.getText()));
+        Label loadError = new Label();
+        loadError.setId("filter-load-error");
+        loadError.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
+        loadError.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+            int pos = vm.loadErrorPositionProperty().get();
+            String t = text.getText();
+            if (pos < 0 || t == null || pos > t.length()) {
+                return vm.loadErrorProperty().get();
+            }
+            return vm.loadErrorProperty().get() + "\n" + t + "\n" + " ".repeat(pos) + "^";
+        }, vm.loadErrorProperty(), vm.loadErrorPositionProperty()));
+        loadError.managedProperty().bind(vm.loadErrorProperty().isNotEmpty());
+        HBox loadRow = new HBox(8, new Label("Kernel filter text"), text, load);
+        loadRow.setAlignment(Pos.CENTER_LEFT);
+        VBox top = new VBox(6, head, loadRow, loadError);
         top.setPadding(new Insets(8));
         setTop(top);
 
@@ -100,6 +129,24 @@ public final class FilterBuilderView extends BorderPane {
         rebuild();
     }
 
+    /** Operators shown as written in filter text ({@code ==}, {@code ~}, ...). */
+    private static final StringConverter<Op> OP_SYMBOLS = new StringConverter<>() {
+        @Override
+        public String toString(Op op) {
+            return op == null ? "" : op.symbol();
+        }
+
+        @Override
+        public Op fromString(String s) {
+            for (Op op : Op.values()) {
+                if (op.symbol().equals(s)) {
+                    return op;
+                }
+            }
+            return null;
+        }
+    };
+
     private static void addPreview(GridPane grid, int row, String title, String id, javafx.beans.property.StringProperty p) {
         TextField f = new TextField();
         f.setId(id);
@@ -109,6 +156,7 @@ public final class FilterBuilderView extends BorderPane {
         GridPane.setHgrow(f, Priority.ALWAYS);
         Button copy = new Button("Copy");
         copy.setId(id + "-copy");
+        copy.disableProperty().bind(p.isEmpty());
         copy.setOnAction(e -> {
             ClipboardContent c = new ClipboardContent();
             c.putString(p.get());
@@ -124,9 +172,9 @@ public final class FilterBuilderView extends BorderPane {
 
     private Node groupNode(GroupViewModel g) {
         String gid = "filter-group-" + rowCounter++;
-        ChoiceBox<FilterNode.Combinator> kind = new ChoiceBox<>();
-        kind.getItems().setAll(FilterNode.Combinator.values());
-        kind.valueProperty().bindBidirectional(g.combinatorProperty());
+        ChoiceBox<Junction> kind = new ChoiceBox<>();
+        kind.getItems().setAll(Junction.values());
+        kind.valueProperty().bindBidirectional(g.junctionProperty());
         kind.setId(gid + "-kind");
         CheckBox not = new CheckBox("NOT");
         not.setId(gid + "-not");
@@ -136,7 +184,7 @@ public final class FilterBuilderView extends BorderPane {
         addCond.setOnAction(e -> g.addCondition(vm.getFieldNames().isEmpty() ? null : vm.getFieldNames().get(0)));
         Button addGroup = new Button("+ Group");
         addGroup.setId(gid + "-add-group");
-        addGroup.setOnAction(e -> g.addGroup(FilterNode.Combinator.OR));
+        addGroup.setOnAction(e -> g.addGroup(Junction.OR));
         HBox head = new HBox(8, new Label(g.parent() == null ? "Match" : "Group"), kind, not, addCond, addGroup);
         head.setAlignment(Pos.CENTER_LEFT);
         if (g.parent() != null) {
@@ -164,8 +212,9 @@ public final class FilterBuilderView extends BorderPane {
         field.setId(cid + "-field");
         field.valueProperty().bindBidirectional(c.fieldProperty());
         field.setPrefWidth(180);
-        ChoiceBox<Operator> op = new ChoiceBox<>(c.getOperators());
+        ChoiceBox<Op> op = new ChoiceBox<>(c.getOperators());
         op.setId(cid + "-op");
+        op.setConverter(OP_SYMBOLS);
         op.valueProperty().bindBidirectional(c.operatorProperty());
         TextField value = new TextField();
         value.setId(cid + "-value");

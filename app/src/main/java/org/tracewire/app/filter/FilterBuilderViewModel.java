@@ -1,32 +1,48 @@
 package org.tracewire.app.filter;
 
+import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
-import javafx.beans.property.SimpleIntegerProperty;
-import org.tracewire.app.util.TaskExecutor;
 import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyIntegerProperty;
+import javafx.beans.property.ReadOnlyIntegerWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.filter.Comparison;
+import org.tracewire.filter.CompiledFilter;
+import org.tracewire.filter.Filter;
+import org.tracewire.filter.FilterField;
+import org.tracewire.filter.FilterProblem;
+import org.tracewire.filter.FilterSyntaxException;
+import org.tracewire.filter.FilterValidator;
+import org.tracewire.filter.Junction;
+import org.tracewire.filter.Not;
 import org.tracewire.format.EventFormat;
-import org.tracewire.format.Field;
 
 /**
- * The filter builder: for one event, a root {@link GroupViewModel} of condition rows, and the
- * live preview of the three compiled forms (kernel filter, Wireshark display filter, BPF),
- * recomputed on every edit through a {@link FilterCompilerAdapter}.
+ * The filter builder: for one event, a root {@link GroupViewModel} of condition rows that make a
+ * tree of core's filter model ({@link Filter}), and the live preview of its three compiled forms
+ * (kernel filter, Wireshark display filter, BPF) by {@link CompiledFilter#compile}, the same
+ * compilers {@code tracewire filter} uses, recomputed on every edit. While a row is invalid the
+ * previews are empty. {@link #load(String)} reads kernel filter text into rows.
  */
 public final class FilterBuilderViewModel {
-    private final FilterCompilerAdapter compiler;
+    private final Supplier<ByteOrder> byteOrder;
     private final ObjectProperty<EventFormat> event = new SimpleObjectProperty<>();
     private final ReadOnlyObjectWrapper<GroupViewModel> root = new ReadOnlyObjectWrapper<>();
     private final ObservableList<String> fieldNames = FXCollections.observableArrayList();
@@ -36,9 +52,11 @@ public final class FilterBuilderViewModel {
     private final StringProperty warnings = new SimpleStringProperty("");
     private final BooleanProperty valid = new SimpleBooleanProperty(true);
     private final BooleanProperty bpfExact = new SimpleBooleanProperty(true);
-    private Map<String, Field> fields = Map.of();
+    private final ReadOnlyStringWrapper loadError = new ReadOnlyStringWrapper("");
+    private final ReadOnlyIntegerWrapper loadErrorPosition = new ReadOnlyIntegerWrapper(-1);
+    private Map<String, FilterField> fields = Map.of();
+    private boolean loading;
 
-    /** @param compiler compiles the model into the three forms */
     /** Asks the kernel (through the backend) for its verdict on a kernel filter. */
     public interface KernelCheck {
         /**
@@ -68,51 +86,150 @@ public final class FilterBuilderViewModel {
     private TaskExecutor ui;
     private long generation;
 
-    public FilterBuilderViewModel(FilterCompilerAdapter compiler) {
-        this.compiler = compiler;
+    /**
+     * @param byteOrder the traced kernel's byte order (of the tracefs browsed), for the BPF's
+     *                  values; null or a null answer means little endian
+     */
+    public FilterBuilderViewModel(Supplier<ByteOrder> byteOrder) {
+        this.byteOrder = byteOrder;
         event.addListener((o, a, b) -> reset());
         reset();
     }
 
     /** Drops all rows and starts an empty AND group for the current event. */
     public void reset() {
-        EventFormat f = event.get();
-        Map<String, Field> map = new LinkedHashMap<>();
-        if (f != null) {
-            // Event fields first, then the common ones: those are what users filter on most.
-            f.fields().forEach(x -> map.put(x.name(), x));
-            f.commonFields().forEach(x -> map.put(x.name(), x));
-        }
-        map.values().removeIf(x -> ValueType.of(x) == ValueType.UNSUPPORTED);
-        fields = Map.copyOf(map);
-        fieldNames.setAll(map.keySet());
-        root.set(new GroupViewModel(null, fields, this::recompile));
+        root.set(newRoot());
         recompile();
     }
 
-    /** Recomputes the previews from the current rows. */
+    private GroupViewModel newRoot() {
+        EventFormat f = event.get();
+        Map<String, FilterField> map = new LinkedHashMap<>();
+        if (f != null) {
+            // Event fields first, then CPU and COMM, then the common ones: what users filter on most.
+            FilterField.filterable(f).forEach(x -> map.put(x.name(), x));
+        }
+        fields = java.util.Collections.unmodifiableMap(map);
+        fieldNames.setAll(map.keySet());
+        return new GroupViewModel(null, f, fields, this::recompile);
+    }
+
+    /** Recomputes the previews from the current rows; empties them while a row is invalid. */
     public void recompile() {
         GroupViewModel r = root.get();
-        if (r == null) {
+        if (r == null || loading) {
             return;
         }
         valid.set(r.isValid());
         if (!r.isValid()) {
-            warnings.set("fix the highlighted values");
+            clearOutputs("fix the highlighted values");
             return;
         }
+        Filter f = r.toFilter();
+        EventFormat format = event.get();
+        if (f == null || format == null) {
+            clearOutputs("");
+            return;
+        }
+        CompiledFilter c;
         try {
-            FilterCompilerAdapter.Compiled c = compiler.compile(event.get(), r.toModel());
-            kernel.set(c.kernel());
-            checkKernel(c.kernel());
-            display.set(c.display());
-            bpf.set(c.bpf());
-            bpfExact.set(c.bpfExact());
-            warnings.set(String.join("\n", c.warnings()));
+            ByteOrder order = byteOrder == null ? null : byteOrder.get();
+            c = CompiledFilter.compile(f, format, order == null ? ByteOrder.LITTLE_ENDIAN : order);
         } catch (RuntimeException e) {
             valid.set(false);
-            warnings.set("cannot compile: " + e.getMessage());
+            clearOutputs("cannot compile: " + e.getMessage());
+            return;
         }
+        kernel.set(c.kernel());
+        checkKernel(c.kernel());
+        display.set(c.display());
+        bpf.set(c.bpf());
+        bpfExact.set(c.bpfExact());
+        warnings.set(String.join("\n", c.warnings()));
+    }
+
+    private void clearOutputs(String why) {
+        kernel.set("");
+        checkKernel("");
+        display.set("");
+        bpf.set("");
+        bpfExact.set(true);
+        warnings.set(why);
+    }
+
+    /**
+     * Replaces the rows with a filter in the kernel's syntax (typed or pasted), parsed with core's
+     * parser and checked against the event, as {@code tracewire filter} reads it. The rows keep
+     * the tree's shape: a chain of {@code &&} (or {@code ||}) becomes one group, a parenthesised
+     * operand of the other kind a nested group, {@code !(...)} a negated group. Blank text clears
+     * the rows. On an error the rows stay as they were and {@link #loadErrorProperty()} and
+     * {@link #loadErrorPositionProperty()} say what and where.
+     *
+     * @param text kernel filter text, e.g. {@code prev_pid == 1 && !(next_comm ~ "kworker*")}
+     * @return true when the text was loaded
+     */
+    public boolean load(String text) {
+        loadError.set("");
+        loadErrorPosition.set(-1);
+        EventFormat format = event.get();
+        if (format == null) {
+            loadError.set("no event selected");
+            return false;
+        }
+        if (text == null || text.isBlank()) {
+            reset();
+            return true;
+        }
+        Filter f;
+        try {
+            f = Filter.parse(text);
+            List<FilterProblem> problems = FilterValidator.validate(f, format);
+            if (!problems.isEmpty()) {
+                throw new FilterSyntaxException(problems.get(0).position(), problems.get(0).message());
+            }
+        } catch (FilterSyntaxException e) {
+            loadError.set("position " + e.position() + ": " + e.detail());
+            loadErrorPosition.set(e.position());
+            return false;
+        }
+        GroupViewModel r = newRoot();
+        loading = true;
+        try {
+            fill(r, f);
+        } finally {
+            loading = false;
+        }
+        root.set(r);
+        recompile();
+        return true;
+    }
+
+    /** Fills an empty group with {@code f}: its junction's operands, or its operand when negated. */
+    private static void fill(GroupViewModel g, Filter f) {
+        Filter inner = f;
+        if (f instanceof Not n) {
+            g.negatedProperty().set(true);
+            inner = n.operand();
+        }
+        Junction j = Junction.of(inner);
+        g.junctionProperty().set(j == null ? Junction.AND : j);
+        for (Filter operand : j == null ? List.of(inner) : j.operands(inner)) {
+            if (operand instanceof Comparison c) {
+                g.addCondition(null).set(c);
+            } else {
+                fill(g.addGroup(Junction.AND), operand);
+            }
+        }
+    }
+
+    /** Why the last {@link #load(String)} failed ({@code "position N: message"}); empty after a success. */
+    public ReadOnlyStringProperty loadErrorProperty() {
+        return loadError.getReadOnlyProperty();
+    }
+
+    /** 0-based position in the text of the last failed {@link #load(String)}, else -1. */
+    public ReadOnlyIntegerProperty loadErrorPositionProperty() {
+        return loadErrorPosition.getReadOnlyProperty();
     }
 
     /**
@@ -166,9 +283,14 @@ public final class FilterBuilderViewModel {
         return kernelErrorPosition;
     }
 
-    /** @return the current filter as an immutable model */
-    public FilterNode.Group toModel() {
-        return root.get().toModel();
+    /**
+     * The current filter as core's tree.
+     *
+     * @return the tree; null when there is no condition
+     * @throws IllegalStateException while a row is invalid
+     */
+    public Filter toFilter() {
+        return root.get().toFilter();
     }
 
     /** The event being filtered. */
@@ -186,17 +308,17 @@ public final class FilterBuilderViewModel {
         return fieldNames;
     }
 
-    /** The kernel filter preview. */
+    /** The kernel filter preview; empty while a row is invalid or there is no condition. */
     public StringProperty kernelProperty() {
         return kernel;
     }
 
-    /** The Wireshark display filter preview. */
+    /** The Wireshark display filter preview; empty while a row is invalid or there is no condition. */
     public StringProperty displayProperty() {
         return display;
     }
 
-    /** The BPF preview. */
+    /** The BPF preview; empty while a row is invalid or there is no condition. */
     public StringProperty bpfProperty() {
         return bpf;
     }
@@ -216,8 +338,8 @@ public final class FilterBuilderViewModel {
         return valid;
     }
 
-    /** The filterable fields by name. */
-    public Map<String, Field> fields() {
+    /** The filterable fields by name, in the order of {@link #getFieldNames()}. */
+    public Map<String, FilterField> fields() {
         return fields;
     }
 

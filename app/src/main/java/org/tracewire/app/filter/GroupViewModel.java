@@ -1,30 +1,43 @@
 package org.tracewire.app.filter;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
 import javafx.collections.ObservableList;
-import org.tracewire.format.Field;
+import org.tracewire.filter.Filter;
+import org.tracewire.filter.FilterField;
+import org.tracewire.filter.Junction;
+import org.tracewire.filter.Not;
+import org.tracewire.format.EventFormat;
 
-/** A group row: AND/OR over its children, optionally negated (NOT). */
+/**
+ * A group row: its children joined with {@code &&} or {@code ||} ({@link Junction}), optionally
+ * negated (NOT). As a filter tree: {@code Junction.join} of the children's trees (empty groups
+ * left out), wrapped in {@link Not} when negated.
+ */
 public final class GroupViewModel implements FilterItemViewModel {
     private final GroupViewModel parent;
-    private final Map<String, Field> fields;
+    private final EventFormat format;
+    private final Map<String, FilterField> fields;
     private final Runnable changed;
-    private final ObjectProperty<FilterNode.Combinator> combinator = new SimpleObjectProperty<>(FilterNode.Combinator.AND);
+    private final ObjectProperty<Junction> junction = new SimpleObjectProperty<>(Junction.AND);
     private final BooleanProperty negated = new SimpleBooleanProperty();
     private final ObservableList<FilterItemViewModel> children = FXCollections.observableArrayList();
 
-    GroupViewModel(GroupViewModel parent, Map<String, Field> fields, Runnable changed) {
+    GroupViewModel(GroupViewModel parent, EventFormat format, Map<String, FilterField> fields, Runnable changed) {
         this.parent = parent;
+        this.format = format;
         this.fields = fields;
         this.changed = changed;
-        combinator.addListener((o, a, b) -> changed.run());
+        junction.addListener((o, a, b) -> changed.run());
         negated.addListener((o, a, b) -> changed.run());
-        children.addListener((javafx.collections.ListChangeListener<FilterItemViewModel>) c -> changed.run());
+        children.addListener((ListChangeListener<FilterItemViewModel>) c -> changed.run());
     }
 
     /**
@@ -34,7 +47,7 @@ public final class GroupViewModel implements FilterItemViewModel {
      * @return the new row
      */
     public ConditionViewModel addCondition(String fieldName) {
-        ConditionViewModel c = new ConditionViewModel(this, fields, changed);
+        ConditionViewModel c = new ConditionViewModel(this, format, fields, changed);
         if (fieldName != null) {
             c.fieldProperty().set(fieldName);
         }
@@ -48,9 +61,9 @@ public final class GroupViewModel implements FilterItemViewModel {
      * @param kind AND or OR
      * @return the new group
      */
-    public GroupViewModel addGroup(FilterNode.Combinator kind) {
-        GroupViewModel g = new GroupViewModel(this, fields, changed);
-        g.combinatorProperty().set(kind);
+    public GroupViewModel addGroup(Junction kind) {
+        GroupViewModel g = new GroupViewModel(this, format, fields, changed);
+        g.junctionProperty().set(kind);
         children.add(g);
         return g;
     }
@@ -61,8 +74,8 @@ public final class GroupViewModel implements FilterItemViewModel {
     }
 
     /** AND or OR. */
-    public ObjectProperty<FilterNode.Combinator> combinatorProperty() {
-        return combinator;
+    public ObjectProperty<Junction> junctionProperty() {
+        return junction;
     }
 
     /** NOT of the whole group. */
@@ -86,8 +99,18 @@ public final class GroupViewModel implements FilterItemViewModel {
     }
 
     @Override
-    public FilterNode.Group toModel() {
-        return new FilterNode.Group(combinator.get(), negated.get(),
-                children.stream().map(FilterItemViewModel::toModel).toList());
+    public Filter toFilter() {
+        List<Filter> parts = new ArrayList<>();
+        for (FilterItemViewModel child : children) {
+            Filter f = child.toFilter();
+            if (f != null) {
+                parts.add(f);
+            }
+        }
+        if (parts.isEmpty()) {
+            return null;
+        }
+        Filter joined = junction.get().join(parts);
+        return negated.get() ? new Not(joined) : joined;
     }
 }

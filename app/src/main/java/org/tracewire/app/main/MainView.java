@@ -24,11 +24,16 @@ public final class MainView extends BorderPane {
         /** The capture view. */
         CAPTURE,
         /** The Wireshark view. */
-        WIRESHARK
+        WIRESHARK,
+        /** The timeline (CPU and task lanes). */
+        TIMELINE,
+        /** Latencies (pairs and their histogram). */
+        LATENCY
     }
 
     private final TabPane tabs = new TabPane();
     private final CaptureView capture;
+    private final org.tracewire.app.timeline.TimelineView timelineView;
 
     /** @param vm the main view model */
     public MainView(MainViewModel vm) {
@@ -51,6 +56,12 @@ public final class MainView extends BorderPane {
         captureTab.setContent(capture);
         wireshark.setContent(new WiresharkView(vm.wireshark()));
         tabs.getTabs().addAll(start, browser, filter, captureTab, wireshark);
+        Tab timeline = new Tab("Timeline");
+        timelineView = new org.tracewire.app.timeline.TimelineView(vm.timeline());
+        timeline.setContent(timelineView);
+        Tab latency = new Tab("Latency");
+        latency.setContent(new org.tracewire.app.latency.LatencyView(vm.latency()));
+        tabs.getTabs().addAll(timeline, latency);
         setCenter(tabs);
         Label source = new Label();
         source.setId("status-source");
@@ -72,5 +83,6 @@ public final class MainView extends BorderPane {
     /** Stops the capture view's pulse. */
     public void dispose() {
         capture.dispose();
+        timelineView.dispose();
     }
 }

@@ -1,5 +1,6 @@
 package org.tracewire.app.main;
 
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,6 @@ import org.tracewire.app.browser.BrowserViewModel;
 import org.tracewire.app.capture.CaptureEventSpec;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.filter.FilterBuilderViewModel;
-import org.tracewire.app.filter.FilterCompilerAdapter;
 import org.tracewire.app.session.Session;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.TaskExecutor;
@@ -32,6 +32,9 @@ public final class MainViewModel {
     private final FilterBuilderViewModel filter;
     private final CaptureViewModel capture;
     private final WiresharkViewModel wireshark;
+    private final org.tracewire.app.capture.RowRecords rowRecords;
+    private final org.tracewire.app.latency.LatencyViewModel latency;
+    private final org.tracewire.app.timeline.TimelineViewModel timeline = new org.tracewire.app.timeline.TimelineViewModel();
     private final ObservableList<Path> recent = FXCollections.observableArrayList();
     private final StringProperty message = new SimpleStringProperty("");
     private final StringProperty sessionFile = new SimpleStringProperty("");
@@ -39,19 +42,25 @@ public final class MainViewModel {
     /**
      * @param executor  background work
      * @param store     sessions and app state
-     * @param compiler  filter compilers
+     * @param byteOrder the traced kernel's byte order, for the filter builder's BPF
      * @param backend   starts the privileged backend on first use
      * @param starter   starts Wireshark
      * @param env       the environment
      */
-    public MainViewModel(TaskExecutor executor, SessionStore store, FilterCompilerAdapter compiler,
+    public MainViewModel(TaskExecutor executor, SessionStore store, Supplier<ByteOrder> byteOrder,
                          Supplier<BackendClient> backend, WiresharkViewModel.ProcessStarter starter, Map<String, String> env) {
         this.executor = executor;
         this.store = store;
         this.browser = new BrowserViewModel(executor);
-        this.filter = new FilterBuilderViewModel(compiler);
+        this.filter = new FilterBuilderViewModel(byteOrder);
         this.capture = new CaptureViewModel(executor, backend);
         this.wireshark = new WiresharkViewModel(executor, starter, env);
+        this.rowRecords = new org.tracewire.app.capture.RowRecords(
+                org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs), () -> browser.tracefs() == null ? null : browser.tracefs().layout());
+        capture.table().setRecords(rowRecords);
+        timeline.connect(capture);
+        this.latency = new org.tracewire.app.latency.LatencyViewModel(executor, rowRecords);
+        latency.connect(capture);
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
         wireshark.pcapngProperty().bind(capture.pcapngProperty());
         browser.detailsProperty().addListener((o, a, d) -> {
@@ -163,6 +172,21 @@ public final class MainViewModel {
     /** The capture view model. */
     public CaptureViewModel capture() {
         return capture;
+    }
+
+    /** Streamed rows as records of their formats (filters, latency, histograms). */
+    public org.tracewire.app.capture.RowRecords rowRecords() {
+        return rowRecords;
+    }
+
+    /** The latency view's model. */
+    public org.tracewire.app.latency.LatencyViewModel latency() {
+        return latency;
+    }
+
+    /** The timeline's view model. */
+    public org.tracewire.app.timeline.TimelineViewModel timeline() {
+        return timeline;
     }
 
     /** The Wireshark view model. */

@@ -2,14 +2,14 @@ package org.tracewire.app.main;
 
 import javafx.beans.value.ChangeListener;
 import org.tracewire.app.filter.ConditionViewModel;
-import org.tracewire.app.filter.FilterNode;
 import org.tracewire.app.filter.GroupViewModel;
-import org.tracewire.app.filter.Operator;
+import org.tracewire.filter.Junction;
+import org.tracewire.filter.Op;
 
 /**
  * The hidden {@code --screenshot-mode}: once tracefs is loaded, fills the views the way the
  * README's screenshots show them (a search, a selected event, an OR filter, two events in the
- * capture list); on the capture page it starts a capture, on the Wireshark page it generates the
+ * capture list); on the capture, timeline and latency pages it starts a capture, on the Wireshark page it generates the
  * dissector. Only view-model calls.
  */
 public final class ScreenshotScript {
@@ -41,20 +41,47 @@ public final class ScreenshotScript {
             if (d == null || vm.filter().rootProperty().get().getChildren().size() > 0) {
                 return;
             }
-            GroupViewModel or = vm.filter().rootProperty().get().addGroup(FilterNode.Combinator.OR);
+            GroupViewModel or = vm.filter().rootProperty().get().addGroup(Junction.OR);
             ConditionViewModel c1 = or.addCondition("prev_pid");
             c1.valueProperty().set("1");
             ConditionViewModel c2 = or.addCondition("next_comm");
-            c2.operatorProperty().set(Operator.GLOB);
+            c2.operatorProperty().set(Op.GLOB);
             c2.valueProperty().set("bash*");
             ConditionViewModel c3 = vm.filter().rootProperty().get().addCondition("prev_prio");
-            c3.operatorProperty().set(Operator.LT);
+            c3.operatorProperty().set(Op.LT);
             c3.valueProperty().set("140");
             vm.capture().addEvent("sched:sched_wakeup", "");
             vm.useFilterInCapture();
             vm.capture().pcapngProperty().set("/tmp/tracewire-screenshot.pcapng");
             if (page == MainView.Page.WIRESHARK) {
                 vm.wireshark().generate();
+            }
+            if (page == MainView.Page.TIMELINE || page == MainView.Page.LATENCY) {
+                vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
+                        new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""),
+                        new org.tracewire.app.capture.CaptureEventSpec("irq:softirq_entry", ""),
+                        new org.tracewire.app.capture.CaptureEventSpec("irq:softirq_exit", ""));
+                vm.capture().start();
+                if (page == MainView.Page.TIMELINE) {
+                    // after 15 s: the time of the last 400 events, with a lane for the task switched in most often lately
+                    javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(15));
+                    later.setOnFinished(e -> {
+                        var m = vm.timeline().model();
+                        java.util.Map<Integer, Integer> seen = new java.util.HashMap<>();
+                        for (int i = Math.max(0, m.size() - 3000); i < m.size(); i++) {
+                            if (m.nextPid(i) > 0) {
+                                seen.merge(m.nextPid(i), 1, Integer::sum);
+                            }
+                        }
+                        seen.entrySet().stream().max(java.util.Map.Entry.comparingByValue())
+                                .ifPresent(e2 -> vm.timeline().addTaskLane(e2.getKey()));
+                        long span = m.end() - m.start();
+                        if (span > 0 && m.size() > 400) {
+                            vm.timeline().zoomTo((double) (m.ts(m.size() - 400) - m.start()) / span, 1);
+                        }
+                    });
+                    later.play();
+                }
             }
             if (page == MainView.Page.CAPTURE) {
                 vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),

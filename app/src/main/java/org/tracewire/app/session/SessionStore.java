@@ -5,10 +5,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import org.tracewire.io.AtomicFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +61,7 @@ public final class SessionStore {
      * @throws IOException when writing fails (the old file is left as it was)
      */
     public void save(Path file, Session session) throws IOException {
-        writeAtomically(file, mapper.writeValueAsBytes(session));
+        AtomicFile.write(file, mapper.writeValueAsBytes(session));
         addRecent(file);
     }
 
@@ -105,7 +104,7 @@ public final class SessionStore {
                 list.add(s);
             }
         }
-        writeAtomically(configDir.resolve(RECENT), mapper.writeValueAsBytes(list));
+        AtomicFile.write(configDir.resolve(RECENT), mapper.writeValueAsBytes(list));
     }
 
     /** @return the saved window state, or {@link WindowState#DEFAULT} */
@@ -123,34 +122,6 @@ public final class SessionStore {
      * @throws IOException when writing fails
      */
     public void saveWindowState(WindowState state) throws IOException {
-        writeAtomically(configDir.resolve(WINDOW), mapper.writeValueAsBytes(state));
-    }
-
-    /**
-     * Writes bytes to a temporary file next to {@code target}, forces them to disk, and moves it
-     * over {@code target} (atomically where the file system can).
-     *
-     * @param target the file to replace
-     * @param bytes  its new content
-     * @throws IOException when writing or moving fails; the temporary file is removed
-     */
-    public static void writeAtomically(Path target, byte[] bytes) throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
-        try {
-            try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE,
-                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(java.nio.ByteBuffer.wrap(bytes));
-                ch.force(true);
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        AtomicFile.write(configDir.resolve(WINDOW), mapper.writeValueAsBytes(state));
     }
 }

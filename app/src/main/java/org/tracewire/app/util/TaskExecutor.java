@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 
 /**
  * The one way view models run background work: {@code work} runs off the JavaFX thread, its result
- * (or failure) is handed to the callbacks on the UI thread. Tests use {@link DirectTaskExecutor}.
+ * (or failure) is handed to the callbacks on the UI thread. Tests use a direct executor (test sources).
  */
 public interface TaskExecutor {
     /**

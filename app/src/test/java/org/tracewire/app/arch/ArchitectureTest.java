@@ -1,94 +1,141 @@
 package org.tracewire.app.arch;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.EvaluationResult;
 import java.util.List;
-import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.tracewire.archfixture.CoreUsingJavaFx;
+import org.tracewire.archfixture.BadViewModel;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsInstance;
 
 /**
- * Architecture rules, checked on the sources: JavaFX only in app/; view models never reference
- * views (classes named {@code *View}); view models hold no JavaFX nodes (no javafx.scene imports).
+ * The walls of the house, checked with ArchUnit on the compiled main classes of every module (the
+ * app's test class path holds them all): the module layers, no package cycles, JavaFX only in
+ * {@code org.tracewire.app}, no privileged I/O from the app (it reaches the kernel only through
+ * the backend), and view models that know no views or nodes. {@link #rulesCatchViolations()}
+ * shows that the rules fail on classes that break them.
  */
 class ArchitectureTest {
-    private static Path repo() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isRegularFile(dir.resolve("tracewire"))) {
-            dir = dir.getParent();
-        }
-        assertTrue(dir != null, "repository root not found above " + Path.of("").toAbsolutePath());
-        return dir;
+    /** core: the model and codecs; reads tracefs and snapshots, nothing else. */
+    static final String[] CORE = {"org.tracewire.analysis..", "org.tracewire.filter..", "org.tracewire.format..", "org.tracewire.io..", "org.tracewire.pcapng..",
+        "org.tracewire.posix..", "org.tracewire.printfmt..", "org.tracewire.protocol..", "org.tracewire.record..",
+        "org.tracewire.ringbuffer..", "org.tracewire.symbols..", "org.tracewire.tracedat..", "org.tracewire.tracefs..", "org.tracewire.tracetext..",
+        "org.tracewire.wire.."};
+
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void importMainClasses() {
+        main = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("-tests.jar"))
+                .importPackages("org.tracewire");
+        assertTrue(main.contain("org.tracewire.cli.Main") && main.contain("org.tracewire.backend.BackendMain")
+                && main.contain("org.tracewire.app.TracewireApp") && main.contain("org.tracewire.dissector.DissectorGenerator"),
+                "every module's classes are imported");
     }
 
-    private static List<Path> javaFiles(Path root) throws IOException {
-        if (!Files.isDirectory(root)) {
-            return List.of();
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            return s.filter(p -> p.toString().endsWith(".java")).sorted().toList();
-        }
+    /** Modules as layers: who may use whom. */
+    static ArchRule layers() {
+        return layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("core").definedBy(CORE)
+                .layer("capture-backend").definedBy("org.tracewire.capture..", "org.tracewire.backend..")
+                .layer("dissector-gen").definedBy("org.tracewire.dissector..")
+                .layer("cli").definedBy("org.tracewire.cli..")
+                .layer("app").definedBy("org.tracewire.app..")
+                .whereLayer("core").mayOnlyAccessLayers("core")
+                .whereLayer("capture-backend").mayOnlyAccessLayers("core")
+                .whereLayer("dissector-gen").mayOnlyAccessLayers("core")
+                .whereLayer("cli").mayOnlyAccessLayers("core", "capture-backend", "dissector-gen")
+                .whereLayer("app").mayOnlyAccessLayers("core", "dissector-gen", "cli")
+                .because("each module is one process or one concept (README, layout)");
+    }
+
+    /** JavaFX (and ControlsFX, TestFX) only in the desktop app. */
+    static ArchRule noGuiOutsideApp() {
+        return noClasses().that().resideOutsideOfPackage("org.tracewire.app..")
+                .should().dependOnClassesThat().resideInAnyPackage("javafx..", "org.controlsfx..", "org.testfx..")
+                .because("the backend and the command line run without a GUI library");
+    }
+
+    /** The app reaches the kernel only through the backend. */
+    static ArchRule noPrivilegedIoFromApp() {
+        return noClasses().that().resideInAPackage("org.tracewire.app..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.tracewire.capture..", "org.tracewire.backend..",
+                        "org.tracewire.ringbuffer..", "org.tracewire.posix..")
+                .orShould().dependOnClassesThat().areAssignableTo(TracefsInstance.class)
+                .orShould().callMethod(Tracefs.class, "write", String.class, String.class)
+                .orShould().callMethod(Tracefs.class, "createInstance", String.class)
+                .orShould().callMethod(Tracefs.class, "instance", String.class)
+                .orShould().callMethod(Tracefs.class, "tracePipeRaw", int.class)
+                .because("the privileged work happens in the backend process (docs/backend-protocol.md)");
+    }
+
+    /** View models are GUI-free: no views, no scene-graph nodes. */
+    static ArchRule viewModelsKnowNoViews() {
+        return classes().that().haveSimpleNameEndingWith("ViewModel")
+                .should().onlyDependOnClassesThat(DescribedPredicate.not(
+                        JavaClass.Predicates.simpleNameEndingWith("View")
+                                .or(JavaClass.Predicates.resideInAPackage("javafx.scene.."))))
+                .because("view models are tested without a GUI (XxxView + XxxViewModel)");
     }
 
     @Test
-    void javafxIsImportedOnlyInApp() throws IOException {
-        Path repo = repo();
-        List<String> offenders = new ArrayList<>();
-        try (Stream<Path> modules = Files.list(repo)) {
-            for (Path m : modules.filter(p -> Files.isRegularFile(p.resolve("pom.xml"))).toList()) {
-                if (m.getFileName().toString().equals("app")) {
-                    continue;
-                }
-                for (Path f : javaFiles(m.resolve("src"))) {
-                    if (Files.readString(f).matches("(?s).*\\bimport\\s+(static\\s+)?javafx\\..*")) {
-                        offenders.add(repo.relativize(f).toString());
-                    }
-                }
-            }
-        }
-        assertEquals(List.of(), offenders, "javafx imported outside app/");
-        // Inside app/, only org.tracewire.app uses JavaFX (the CLI does not).
-        for (Path f : javaFiles(repo.resolve("app/src/main/java/org/tracewire/cli"))) {
-            String s = Files.readString(f);
-            assertTrue(!s.contains("import javafx."), f + " imports javafx");
-        }
+    void modulesAreLayered() {
+        layers().check(main);
     }
 
     @Test
-    void viewModelsDoNotReferenceViewsOrNodes() throws IOException {
-        Path src = repo().resolve("app/src/main/java");
-        List<Path> files = javaFiles(src);
-        Set<String> views = files.stream().map(p -> p.getFileName().toString().replace(".java", ""))
-                .filter(n -> n.endsWith("View")).collect(Collectors.toSet());
-        assertTrue(views.contains("BrowserView") && views.contains("CaptureView"), views.toString());
-        List<Path> viewModels = files.stream().filter(p -> p.getFileName().toString().endsWith("ViewModel.java")).toList();
+    void packagesAreFreeOfCycles() {
+        slices().matching("org.tracewire.(*)..").should().beFreeOfCycles().check(main);
+    }
+
+    @Test
+    void javafxOnlyInApp() {
+        noGuiOutsideApp().check(main);
+    }
+
+    @Test
+    void appDoesNoPrivilegedIo() {
+        noPrivilegedIoFromApp().check(main);
+    }
+
+    @Test
+    void viewModelsDoNotReferenceViewsOrNodes() {
+        List<JavaClass> viewModels = main.stream().filter(c -> c.getSimpleName().endsWith("ViewModel")).toList();
         assertTrue(viewModels.size() >= 5, viewModels.toString());
-        Pattern ident = Pattern.compile("\\b[A-Z][A-Za-z0-9_]*\\b");
-        List<String> offenders = new ArrayList<>();
-        for (Path f : viewModels) {
-            String code = stripComments(Files.readString(f));
-            Matcher m = ident.matcher(code);
-            while (m.find()) {
-                if (views.contains(m.group())) {
-                    offenders.add(f.getFileName() + " references " + m.group());
-                }
-            }
-            if (code.contains("import javafx.scene") || code.contains("javafx.scene.")) {
-                offenders.add(f.getFileName() + " uses javafx.scene (nodes)");
-            }
-        }
-        assertEquals(List.of(), offenders);
+        viewModelsKnowNoViews().check(main);
     }
 
-    private static String stripComments(String s) {
-        return s.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "");
+    /** The rules are not vacuous: each fails on a class that breaks it (fixtures in test code). */
+    @Test
+    void rulesCatchViolations() {
+        JavaClasses bad = new ClassFileImporter().importClasses(CoreUsingJavaFx.class, BadViewModel.class,
+                BadViewModel.SomeView.class);
+        EvaluationResult gui = noGuiOutsideApp().evaluate(bad);
+        assertTrue(gui.hasViolation(), "javafx in a non-app class is caught");
+        assertTrue(gui.getFailureReport().toString().contains("CoreUsingJavaFx"), gui.getFailureReport().toString());
+        EvaluationResult vm = viewModelsKnowNoViews().evaluate(bad);
+        assertTrue(vm.hasViolation(), "a view model using a view is caught");
+        assertTrue(vm.getFailureReport().toString().contains("SomeView"), vm.getFailureReport().toString());
+        JavaClasses app = new ClassFileImporter().importPackages("org.tracewire.app.arch.fixture");
+        EvaluationResult priv = noPrivilegedIoFromApp().evaluate(app);
+        assertTrue(priv.hasViolation(), "an app class writing to tracefs is caught");
+        EvaluationResult clean = noGuiOutsideApp().evaluate(new ClassFileImporter().importClasses(Tracefs.class));
+        assertFalse(clean.hasViolation(), clean.getFailureReport().toString());
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.tracewire.protocol.Messages;
 
 /** BackendClient against a scripted backend on pipes. */
 class BackendClientTest {
@@ -84,13 +85,29 @@ class BackendClientTest {
         assertEquals("listEvents", c2.get("type").asText());
         // Replies out of order, with a pushed message in between.
         send("{\"type\":\"events\",\"id\":" + c2.get("id").asLong() + ",\"events\":[\"sched:sched_switch\"]}");
-        send("{\"type\":\"stats\",\"events\":5,\"eventsPerSecond\":2.5,\"frames\":5,\"bytes\":640,\"streamDropped\":0,\"cpus\":[{\"cpu\":0,\"records\":5,\"lostKnown\":1,\"lostUnknownPages\":0}]}");
-        send("{\"type\":\"hello\",\"id\":" + c1.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2,\"extra\":1}");
+        send("{\"type\":\"stats\",\"running\":true,\"events\":5,\"eventsPerSecond\":2.5,\"frames\":5,\"bytes\":640,\"streamDropped\":0,\"cpus\":[{\"cpu\":0,\"records\":5,\"lostKnown\":1,\"lostUnknownPages\":0}]}");
+        send("{\"type\":\"hello\",\"id\":" + c1.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2}");
         assertEquals(new Messages.Hello("0.1", "6.18", true, "live tracefs", 2), hello.get(5, TimeUnit.SECONDS));
         assertEquals(List.of("sched:sched_switch"), list.get(5, TimeUnit.SECONDS));
         waitFor(() -> stats.size() == 1);
         assertEquals(5, stats.get(0).events());
         assertEquals(1, stats.get(0).cpus().get(0).lostKnown());
+    }
+
+    /** Replies are read strictly (the one protocol definition both ends use): a stray field fails the command. */
+    @Test
+    void malformedRepliesFailTheirCommandNamingTheField() throws Exception {
+        var hello = client.hello();
+        JsonNode c = nextCommand();
+        send("{\"type\":\"hello\",\"id\":" + c.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\","
+                + "\"live\":true,\"label\":\"live tracefs\",\"cpus\":2,\"extra\":1}");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> hello.get(5, TimeUnit.SECONDS));
+        assertEquals("bad hello reply: unknown field 'extra' in hello", e.getCause().getMessage());
+        var stats = client.stats();
+        c = nextCommand();
+        send("{\"type\":\"stats\",\"id\":" + c.get("id").asLong() + ",\"running\":true,\"events\":\"5\"}");
+        e = assertThrows(ExecutionException.class, () -> stats.get(5, TimeUnit.SECONDS));
+        assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
     }
 
     @Test

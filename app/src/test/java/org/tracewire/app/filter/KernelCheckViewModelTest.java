@@ -26,7 +26,7 @@ class KernelCheckViewModelTest {
 
     @BeforeEach
     void setUp() {
-        vm = new FilterBuilderViewModel(new TracewireFilterCompiler(() -> java.nio.ByteOrder.LITTLE_ENDIAN));
+        vm = new FilterBuilderViewModel(() -> java.nio.ByteOrder.LITTLE_ENDIAN);
         vm.eventProperty().set(Tracefs.open(Prerequisites.snapshot()).format("sched", "sched_switch"));
     }
 

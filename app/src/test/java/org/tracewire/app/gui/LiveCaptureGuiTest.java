@@ -21,7 +21,7 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.backend.BackendClient;
-import org.tracewire.app.backend.Messages;
+import org.tracewire.protocol.Messages;
 import org.tracewire.app.capture.CaptureView;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
@@ -52,7 +52,7 @@ class LiveCaptureGuiTest {
         vm = new CaptureViewModel(new FxTaskExecutor(), () -> {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             client = BackendClient.start(List.of(java, "-cp", System.getProperty("java.class.path"),
-                    "org.tracewire.cli.Main", "backend"));
+                    "org.tracewire.backend.BackendMain"));
             return client;
         });
         stage.setScene(new Scene(new CaptureView(vm), 1200, 800));

@@ -24,8 +24,11 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.tracewire.app.capture.CaptureEventSpec;
 import org.tracewire.app.filter.FilterBuilderViewModelTest;
-import org.tracewire.app.filter.FilterNode;
-import org.tracewire.app.filter.Operator;
+import org.tracewire.filter.Comparison;
+import org.tracewire.filter.Filter;
+import org.tracewire.filter.Junction;
+import org.tracewire.filter.Op;
+import org.tracewire.filter.Or;
 
 /** Headless (Monocle) tests of the real views: browse, build a filter, save and reopen a session. */
 @ExtendWith(ApplicationExtension.class)
@@ -79,15 +82,17 @@ class MainViewGuiTest {
         GuiTestSupport.fx(() -> robot.lookup("#filter-cond-2-field").queryAs(ComboBox.class).setValue("prev_pid"));
         robot.clickOn("#filter-cond-2-value").write("1");
         GuiTestSupport.fx(() -> robot.lookup("#filter-cond-3-field").queryAs(ComboBox.class).setValue("next_comm"));
-        GuiTestSupport.fx(() -> robot.lookup("#filter-cond-3-op").queryAs(ChoiceBox.class).setValue(Operator.GLOB));
+        GuiTestSupport.fx(() -> robot.lookup("#filter-cond-3-op").queryAs(ChoiceBox.class).setValue(Op.GLOB));
         robot.clickOn("#filter-cond-3-value").write("bash*");
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.filter().validProperty().get()
                 && robot.lookup("#filter-kernel").queryAs(TextField.class).getText().contains("bash*"));
-        assertEquals(FilterNode.Combinator.OR, robot.lookup("#filter-group-1-kind").queryAs(ChoiceBox.class).getValue());
-        FilterNode.Group model = GuiTestSupport.vm.filter().toModel();
-        FilterNode.Group or = (FilterNode.Group) model.children().get(0);
-        assertEquals(FilterNode.Combinator.OR, or.combinator());
-        assertEquals(2, or.children().size());
+        assertEquals(Junction.OR, robot.lookup("#filter-group-1-kind").queryAs(ChoiceBox.class).getValue());
+        Filter model = GuiTestSupport.vm.filter().toFilter();
+        // the root AND group holds one row, the OR group: its tree is the OR of the two conditions
+        Or or = (Or) model;
+        assertEquals(Junction.OR, Junction.of(or));
+        assertEquals(2, Junction.OR.operands(or).size());
+        assertTrue(Junction.OR.operands(or).stream().allMatch(c -> c instanceof Comparison));
         assertEquals(FilterBuilderViewModelTest.KERNEL, robot.lookup("#filter-kernel").queryAs(TextField.class).getText());
         assertEquals(FilterBuilderViewModelTest.DISPLAY, robot.lookup("#filter-display").queryAs(TextField.class).getText());
         assertEquals(FilterBuilderViewModelTest.BPF, robot.lookup("#filter-bpf").queryAs(TextField.class).getText());
@@ -96,6 +101,41 @@ class MainViewGuiTest {
         assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", FilterBuilderViewModelTest.KERNEL)),
                 GuiTestSupport.vm.capture().getEvents());
         assertEquals(3, robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void loadAKernelFilterTextAndCopyNothingWhileAValueIsInvalid(FxRobot robot) throws Exception {
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().totalCountProperty().get() > 2000);
+        GuiTestSupport.fx(() -> GuiTestSupport.vm.browser().selectedEventProperty().set("sched:sched_switch"));
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.filter().eventProperty().get() != null);
+        selectTab(robot, "Filter builder");
+        robot.clickOn("#filter-text").write("prev_pid == 1 && prev_pidd == 2");
+        robot.clickOn("#filter-load");
+        Label error = robot.lookup("#filter-load-error").queryAs(Label.class);
+        GuiTestSupport.waitUntil(() -> error.getText().startsWith("position 17: no field 'prev_pidd'"));
+        assertTrue(error.getText().endsWith("\n" + " ".repeat(17) + "^"), error.getText());
+
+        TextField text = robot.lookup("#filter-text").queryAs(TextField.class);
+        GuiTestSupport.fx(() -> text.setText(FilterBuilderViewModelTest.KERNEL));
+        robot.clickOn("#filter-load");
+        TextField kernel = robot.lookup("#filter-kernel").queryAs(TextField.class);
+        GuiTestSupport.waitUntil(() -> FilterBuilderViewModelTest.KERNEL.equals(kernel.getText()));
+        assertEquals("", error.getText());
+        assertEquals(FilterBuilderViewModelTest.DISPLAY, robot.lookup("#filter-display").queryAs(TextField.class).getText());
+        // loaded as the root group (OR, 0) with its two rows (1 and 2)
+        assertEquals(Junction.OR, robot.lookup("#filter-group-0-kind").queryAs(ChoiceBox.class).getValue());
+        ChoiceBox<Op> op = robot.lookup("#filter-cond-2-op").queryAs(ChoiceBox.class);
+        assertEquals(Op.GLOB, op.getValue());
+        assertEquals("~", op.getConverter().toString(op.getValue()), "operators show as written in filter text");
+        assertTrue(!robot.lookup("#filter-kernel-copy").queryAs(Button.class).isDisabled());
+
+        robot.clickOn("#filter-cond-1-value").write("x");
+        GuiTestSupport.waitUntil(() -> kernel.getText().isEmpty());
+        assertTrue(robot.lookup("#filter-kernel-copy").queryAs(Button.class).isDisabled());
+        assertTrue(robot.lookup("#filter-display-copy").queryAs(Button.class).isDisabled());
+        assertTrue(robot.lookup("#filter-bpf-copy").queryAs(Button.class).isDisabled());
+        assertTrue(robot.lookup("#filter-use").queryAs(Button.class).isDisabled());
     }
 
     @Test

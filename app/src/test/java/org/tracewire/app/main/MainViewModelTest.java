@@ -10,11 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.app.capture.CaptureEventSpec;
-import org.tracewire.app.filter.Operator;
-import org.tracewire.app.filter.TracewireFilterCompiler;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
+import org.tracewire.filter.Op;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
@@ -23,7 +22,7 @@ class MainViewModelTest {
     Path dir;
 
     private MainViewModel vm(List<List<String>> started, String path) {
-        return new MainViewModel(new DirectTaskExecutor(), new SessionStore(dir.resolve("config")), new TracewireFilterCompiler(() -> java.nio.ByteOrder.LITTLE_ENDIAN),
+        return new MainViewModel(new DirectTaskExecutor(), new SessionStore(dir.resolve("config")), () -> java.nio.ByteOrder.LITTLE_ENDIAN,
                 () -> null, started::add, Map.of("PATH", path));
     }
 
@@ -36,7 +35,7 @@ class MainViewModelTest {
         vm.browser().selectedEventProperty().set("sched:sched_switch");
         assertEquals("sched:sched_switch", vm.filter().eventProperty().get().fullName());
         var c = vm.filter().rootProperty().get().addCondition("next_pid");
-        c.operatorProperty().set(Operator.NE);
+        c.operatorProperty().set(Op.NE);
         c.valueProperty().set("0");
         vm.useFilterInCapture();
         vm.capture().ifaceProperty().set("tw1");

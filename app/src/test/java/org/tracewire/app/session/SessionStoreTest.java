@@ -43,8 +43,8 @@ class SessionStoreTest {
     @Test
     void writesAreAtomicAndLeaveNoTemporaryFiles() throws IOException {
         Path f = dir.resolve("s.json");
-        SessionStore.writeAtomically(f, "old".getBytes());
-        SessionStore.writeAtomically(f, "new".getBytes());
+        org.tracewire.io.AtomicFile.write(f, "old".getBytes());
+        org.tracewire.io.AtomicFile.write(f, "new".getBytes());
         assertEquals("new", Files.readString(f));
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(List.of(f), s.toList());
@@ -52,7 +52,7 @@ class SessionStoreTest {
         // A failed write (target is a non-empty directory) leaves the old content and no temp file.
         Path d = dir.resolve("d.json");
         Files.createDirectories(d.resolve("x"));
-        assertThrows(IOException.class, () -> SessionStore.writeAtomically(d, "x".getBytes()));
+        assertThrows(IOException.class, () -> org.tracewire.io.AtomicFile.write(d, "x".getBytes()));
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(2, s.count());
         }

@@ -5,14 +5,70 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "block:block_rq_issue"
-EV(2104,"block","block_rq_issue",{
- {"dev",1,4,false,4,"u","tracewire.block.block_rq_issue.dev","u32","dec"},
- {"sector",1,8,false,8,"u","tracewire.block.block_rq_issue.sector","u64","dec"},
- {"nr_sector",1,4,false,4,"u","tracewire.block.block_rq_issue.nr_sector","u32","dec"},
- {"bytes",1,4,false,4,"u","tracewire.block.block_rq_issue.bytes","u32","dec"},
- {"ioprio",1,2,false,2,"u","tracewire.block.block_rq_issue.ioprio","u16","dec"},
- {"rwbs",3,10,false,1,"s","tracewire.block.block_rq_issue.rwbs","str",""},
- {"comm",3,16,false,1,"s","tracewire.block.block_rq_issue.comm","str",""},
- {"cmd",5,4,false,1,"s","tracewire.block.block_rq_issue.cmd","str",""},
-},function() return {{{0,-1,-1,4,"d","","%d"},",",{0,-1,-1,4,"d","","%d"}," ",{0,-1,-1,4,"s","","%s"}," ",{0,-1,-1,4,"u","","%u"}," (",{0,-1,-1,4,"s","","%s"},") ",{0,-1,-1,8,"u","","%llu"}," + ",{0,-1,-1,4,"u","","%u"}," ",{0,-1,-1,4,"s","","%s"},",",{0,-1,-1,4,"u","","%u"},",",{0,-1,-1,4,"u","","%u"}," [",{0,-1,-1,4,"s","","%s"},"]"},{{9,{7,">>",{3,1},{1,"0000000000000014",4,true}},false,4,false,0,false,""},{9,{7,"&",{3,1},{7,"-",{7,"<<",{1,"0000000000000001",4,false},{1,"0000000000000014",4,true}},{1,"0000000000000001",4,true}}},false,4,false,0,false,""},{3,6},{3,4},{10,"__get_str",{3,8}},{9,{3,2},false,8,false,0,false,""},{3,3},{10,"__print_symbolic",{7,"&",{7,">>",{3,5},{1,"000000000000000d",4,true}},{7,"-",{1,"0000000000000008",4,true},{1,"0000000000000001",4,true}}},{11,{1,"0000000000000000",4,true},{2,"none"}},{11,{1,"0000000000000001",4,true},{2,"rt"}},{11,{1,"0000000000000002",4,true},{2,"be"}},{11,{1,"0000000000000003",4,true},{2,"idle"}},{11,{1,"0000000000000007",4,true},{2,"invalid"}}},{7,"&",{7,">>",{3,5},{1,"0000000000000003",4,true}},{7,"-",{7,"<<",{1,"0000000000000001",4,true},{1,"000000000000000a",4,true}},{1,"0000000000000001",4,true}}},{7,"&",{3,5},{7,"-",{7,"<<",{1,"0000000000000001",4,true},{1,"0000000000000003",4,true}},{1,"0000000000000001",4,true}}},{3,7}}} end,false)
+EV {
+  id = 2104,
+  system = "block",
+  name = "block_rq_issue",
+  fields = {
+    {name = "dev", kind = "int", size = 4, abbrev = "tracewire.block.block_rq_issue.dev", ftype = "u32", fallback = "unsigned"},
+    {name = "sector", kind = "int", size = 8, abbrev = "tracewire.block.block_rq_issue.sector", ftype = "u64", fallback = "unsigned"},
+    {name = "nr_sector", kind = "int", size = 4, abbrev = "tracewire.block.block_rq_issue.nr_sector", ftype = "u32", fallback = "unsigned"},
+    {name = "bytes", kind = "int", size = 4, abbrev = "tracewire.block.block_rq_issue.bytes", ftype = "u32", fallback = "unsigned"},
+    {name = "ioprio", kind = "int", size = 2, abbrev = "tracewire.block.block_rq_issue.ioprio", ftype = "u16", fallback = "unsigned"},
+    {name = "rwbs", kind = "char_array", size = 10, abbrev = "tracewire.block.block_rq_issue.rwbs", ftype = "str", fallback = "string"},
+    {name = "comm", kind = "char_array", size = 16, abbrev = "tracewire.block.block_rq_issue.comm", ftype = "str", fallback = "string"},
+    {name = "cmd", kind = "dynamic_string", size = 4, elem_size = 1, abbrev = "tracewire.block.block_rq_issue.cmd", ftype = "str", fallback = "string"},
+  },
+  print = function()
+    return {
+      format = {
+        {conv = "d", text = "%d"},
+        ",",
+        {conv = "d", text = "%d"},
+        " ",
+        {conv = "s", text = "%s"},
+        " ",
+        {conv = "u", text = "%u"},
+        " (",
+        {conv = "s", text = "%s"},
+        ") ",
+        {conv = "u", size = 8, text = "%llu"},
+        " + ",
+        {conv = "u", text = "%u"},
+        " ",
+        {conv = "s", text = "%s"},
+        ",",
+        {conv = "u", text = "%u"},
+        ",",
+        {conv = "u", text = "%u"},
+        " [",
+        {conv = "s", text = "%s"},
+        "]",
+      },
+      args = {
+        {cast = "u32", {op = ">>", {field = "dev"}, 20}},
+        {cast = "u32", {op = "&", {field = "dev"}, {int = 1048575, type = "u32"}}},
+        {field = "rwbs"},
+        {field = "bytes"},
+        {call = "__get_str", {field = "cmd"}},
+        {cast = "u64", {field = "sector"}},
+        {field = "nr_sector"},
+        {
+          call = "__print_symbolic",
+          {op = "&", {op = ">>", {field = "ioprio"}, 13}, 7},
+          entries = {
+            {0, "none"},
+            {1, "rt"},
+            {2, "be"},
+            {3, "idle"},
+            {7, "invalid"},
+          },
+        },
+        {op = "&", {op = ">>", {field = "ioprio"}, 3}, 1023},
+        {op = "&", {field = "ioprio"}, 7},
+        {field = "comm"},
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

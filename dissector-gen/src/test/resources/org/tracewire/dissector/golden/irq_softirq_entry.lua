@@ -5,7 +5,53 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "irq:softirq_entry"
-EV(223,"irq","softirq_entry",{
- {"vec",1,4,false,4,"u","tracewire.irq.softirq_entry.vec","u32","dec",{[0]="HI",[1]="TIMER",[2]="NET_TX",[3]="NET_RX",[4]="BLOCK",[5]="IRQ_POLL",[6]="TASKLET",[7]="SCHED",[8]="HRTIMER",[9]="RCU"}},
-},function() return {{"vec=",{0,-1,-1,4,"u","","%u"}," [action=",{0,-1,-1,4,"s","","%s"},"]"},{{3,1},{10,"__print_symbolic",{3,1},{11,{1,"0000000000000000",4,true},{2,"HI"}},{11,{1,"0000000000000001",4,true},{2,"TIMER"}},{11,{1,"0000000000000002",4,true},{2,"NET_TX"}},{11,{1,"0000000000000003",4,true},{2,"NET_RX"}},{11,{1,"0000000000000004",4,true},{2,"BLOCK"}},{11,{1,"0000000000000005",4,true},{2,"IRQ_POLL"}},{11,{1,"0000000000000006",4,true},{2,"TASKLET"}},{11,{1,"0000000000000007",4,true},{2,"SCHED"}},{11,{1,"0000000000000008",4,true},{2,"HRTIMER"}},{11,{1,"0000000000000009",4,true},{2,"RCU"}}}}} end,false)
+EV {
+  id = 223,
+  system = "irq",
+  name = "softirq_entry",
+  fields = {
+    {name = "vec", kind = "int", size = 4, abbrev = "tracewire.irq.softirq_entry.vec", ftype = "u32", fallback = "unsigned", values = {
+      [0] = "HI",
+      [1] = "TIMER",
+      [2] = "NET_TX",
+      [3] = "NET_RX",
+      [4] = "BLOCK",
+      [5] = "IRQ_POLL",
+      [6] = "TASKLET",
+      [7] = "SCHED",
+      [8] = "HRTIMER",
+      [9] = "RCU",
+    }},
+  },
+  print = function()
+    return {
+      format = {
+        "vec=",
+        {conv = "u", text = "%u"},
+        " [action=",
+        {conv = "s", text = "%s"},
+        "]",
+      },
+      args = {
+        {field = "vec"},
+        {
+          call = "__print_symbolic",
+          {field = "vec"},
+          entries = {
+            {0, "HI"},
+            {1, "TIMER"},
+            {2, "NET_TX"},
+            {3, "NET_RX"},
+            {4, "BLOCK"},
+            {5, "IRQ_POLL"},
+            {6, "TASKLET"},
+            {7, "SCHED"},
+            {8, "HRTIMER"},
+            {9, "RCU"},
+          },
+        },
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

@@ -5,10 +5,98 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "kmem:mm_page_alloc"
-EV(653,"kmem","mm_page_alloc",{
- {"pfn",1,8,false,8,"x","tracewire.kmem.mm_page_alloc.pfn","u64","dec"},
- {"order",1,4,false,4,"u","tracewire.kmem.mm_page_alloc.order","u32","dec"},
- {"gfp_flags",1,8,false,8,"x","tracewire.kmem.mm_page_alloc.gfp_flags","u64","dec"},
- {"migratetype",1,4,true,4,"d","tracewire.kmem.mm_page_alloc.migratetype","i32","dec"},
-},function() return {{"page=",{0,-1,-1,4,"p","","%p"}," pfn=0x",{0,-1,-1,8,"x","","%lx"}," order=",{0,-1,-1,4,"d","","%d"}," migratetype=",{0,-1,-1,4,"d","","%d"}," gfp_flags=",{0,-1,-1,4,"s","","%s"}},{{8,{7,"!=",{3,1},{6,"-",{1,"0000000000000001",8,false}}},{7,"+",{9,{4,"col 95: unresolved identifier vmemmap_base"},true,8,false,-1,true,""},{3,1}},{9,{1,"0000000000000000",4,true},true,8,false,-1,true,""}},{8,{7,"!=",{3,1},{6,"-",{1,"0000000000000001",8,false}}},{3,1},{1,"0000000000000000",4,true}},{3,2},{3,4},{8,{3,3},{10,"__print_flags",{3,3},{2,"|"},{11,{9,{7,"|",{7,"&",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000014",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000001",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000003",4,true}},false,4,false,0,false,""}},{9,{1,"0000000000000000",4,true},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000012",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000013",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000d",4,true}},false,4,false,0,false,""}},{6,"~",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""}}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_TRANSHUGE"}},{11,{9,{7,"&",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000014",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000001",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000003",4,true}},false,4,false,0,false,""}},{9,{1,"0000000000000000",4,true},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000012",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000013",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000d",4,true}},false,4,false,0,false,""}},{6,"~",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""}}},false,8,false,0,false,""},{2,"GFP_TRANSHUGE_LIGHT"}},{11,{9,{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000014",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000001",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000003",4,true}},false,4,false,0,false,""}},{9,{1,"0000000000000000",4,true},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_HIGHUSER_MOVABLE"}},{11,{9,{7,"|",{7,"|",{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000014",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000001",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_HIGHUSER"}},{11,{9,{7,"|",{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000014",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_USER"}},{11,{9,{7,"|",{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000016",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_KERNEL_ACCOUNT"}},{11,{9,{7,"|",{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_KERNEL"}},{11,{9,{7,"|",{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_NOFS"}},{11,{9,{7,"|",{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000005",4,true}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_ATOMIC"}},{11,{9,{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"GFP_NOIO"}},{11,{9,{7,"|",{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}},false,4,false,0,false,""},{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000d",4,true}},false,4,false,0,false,""}},false,8,false,0,false,""},{2,"GFP_NOWAIT"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000000",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"GFP_DMA"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000002",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"GFP_DMA32"}},{11,{9,{9,{7,"|",{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_RECLAIM"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000000",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_DMA"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000001",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_HIGHMEM"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000002",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_DMA32"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000003",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_MOVABLE"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000004",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_RECLAIMABLE"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000005",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_HIGH"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000006",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_IO"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000007",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_FS"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000008",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_ZERO"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000a",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_DIRECT_RECLAIM"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000b",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_KSWAPD_RECLAIM"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000c",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_WRITE"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000d",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_NOWARN"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000e",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_RETRY_MAYFAIL"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"000000000000000f",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_NOFAIL"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000010",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_NORETRY"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000011",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_MEMALLOC"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000012",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_COMP"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000013",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_NOMEMALLOC"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000014",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_HARDWALL"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000015",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_THISNODE"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000016",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_ACCOUNT"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000017",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_ZEROTAGS"}},{11,{9,{9,{7,"<<",{1,"0000000000000001",8,false},{1,"0000000000000018",4,true}},false,4,false,0,false,""},false,8,false,0,false,""},{2,"__GFP_NO_OBJ_EXT"}},{11,{1,"0000000000000000",4,true},{9,{1,"0000000000000000",4,true},true,8,false,-1,true,""}}},{2,"none"}}}} end,false)
+EV {
+  id = 653,
+  system = "kmem",
+  name = "mm_page_alloc",
+  fields = {
+    {name = "pfn", kind = "int", size = 8, abbrev = "tracewire.kmem.mm_page_alloc.pfn", ftype = "u64", fallback = "hex"},
+    {name = "order", kind = "int", size = 4, abbrev = "tracewire.kmem.mm_page_alloc.order", ftype = "u32", fallback = "unsigned"},
+    {name = "gfp_flags", kind = "int", size = 8, abbrev = "tracewire.kmem.mm_page_alloc.gfp_flags", ftype = "u64", fallback = "hex"},
+    {name = "migratetype", kind = "int", size = 4, signed = true, abbrev = "tracewire.kmem.mm_page_alloc.migratetype", ftype = "i32", fallback = "signed"},
+  },
+  print = function()
+    local expr_pfn = {op = "!=", {field = "pfn"}, {int = "0xffffffffffffffff", type = "u64"}}
+    return {
+      format = {
+        "page=",
+        {conv = "p", text = "%p"},
+        " pfn=0x",
+        {conv = "x", size = 8, text = "%lx"},
+        " order=",
+        {conv = "d", text = "%d"},
+        " migratetype=",
+        {conv = "d", text = "%d"},
+        " gfp_flags=",
+        {conv = "s", text = "%s"},
+      },
+      args = {
+        {
+          op = "?:",
+          expr_pfn,
+          {
+            op = "+",
+            {cast = "pointer", to = "s8", {error = "col 95: unresolved identifier vmemmap_base"}},
+            {field = "pfn"},
+          },
+          {cast = "pointer", to = "s8", 0},
+        },
+        {op = "?:", expr_pfn, {field = "pfn"}, 0},
+        {field = "order"},
+        {field = "migratetype"},
+        {
+          op = "?:",
+          {field = "gfp_flags"},
+          {
+            call = "__print_flags",
+            {field = "gfp_flags"},
+            "|",
+            entries = {
+              {{int = 1844426, type = "u64"}, "GFP_TRANSHUGE"},
+              {{int = 1843402, type = "u64"}, "GFP_TRANSHUGE_LIGHT"},
+              {{int = 1051850, type = "u64"}, "GFP_HIGHUSER_MOVABLE"},
+              {{int = 1051842, type = "u64"}, "GFP_HIGHUSER"},
+              {{int = 1051840, type = "u64"}, "GFP_USER"},
+              {{int = 4197568, type = "u64"}, "GFP_KERNEL_ACCOUNT"},
+              {{int = 3264, type = "u64"}, "GFP_KERNEL"},
+              {{int = 3136, type = "u64"}, "GFP_NOFS"},
+              {{int = 2080, type = "u64"}, "GFP_ATOMIC"},
+              {{int = 3072, type = "u64"}, "GFP_NOIO"},
+              {{int = 10240, type = "u64"}, "GFP_NOWAIT"},
+              {{int = 1, type = "u64"}, "GFP_DMA"},
+              {{int = 4, type = "u64"}, "GFP_DMA32"},
+              {{int = 3072, type = "u64"}, "__GFP_RECLAIM"},
+              {{int = 1, type = "u64"}, "__GFP_DMA"},
+              {{int = 2, type = "u64"}, "__GFP_HIGHMEM"},
+              {{int = 4, type = "u64"}, "__GFP_DMA32"},
+              {{int = 8, type = "u64"}, "__GFP_MOVABLE"},
+              {{int = 16, type = "u64"}, "__GFP_RECLAIMABLE"},
+              {{int = 32, type = "u64"}, "__GFP_HIGH"},
+              {{int = 64, type = "u64"}, "__GFP_IO"},
+              {{int = 128, type = "u64"}, "__GFP_FS"},
+              {{int = 256, type = "u64"}, "__GFP_ZERO"},
+              {{int = 1024, type = "u64"}, "__GFP_DIRECT_RECLAIM"},
+              {{int = 2048, type = "u64"}, "__GFP_KSWAPD_RECLAIM"},
+              {{int = 4096, type = "u64"}, "__GFP_WRITE"},
+              {{int = 8192, type = "u64"}, "__GFP_NOWARN"},
+              {{int = 16384, type = "u64"}, "__GFP_RETRY_MAYFAIL"},
+              {{int = 32768, type = "u64"}, "__GFP_NOFAIL"},
+              {{int = 65536, type = "u64"}, "__GFP_NORETRY"},
+              {{int = 131072, type = "u64"}, "__GFP_MEMALLOC"},
+              {{int = 262144, type = "u64"}, "__GFP_COMP"},
+              {{int = 524288, type = "u64"}, "__GFP_NOMEMALLOC"},
+              {{int = 1048576, type = "u64"}, "__GFP_HARDWALL"},
+              {{int = 2097152, type = "u64"}, "__GFP_THISNODE"},
+              {{int = 4194304, type = "u64"}, "__GFP_ACCOUNT"},
+              {{int = 8388608, type = "u64"}, "__GFP_ZEROTAGS"},
+              {{int = 16777216, type = "u64"}, "__GFP_NO_OBJ_EXT"},
+              {0, {cast = "pointer", to = "s8", 0}},
+            },
+          },
+          "none",
+        },
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

@@ -5,13 +5,69 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "sched:sched_switch"
-EV(372,"sched","sched_switch",{
- {"prev_comm",3,16,false,1,"s","tracewire.sched.sched_switch.prev_comm","str",""},
- {"prev_pid",1,4,true,4,"d","tracewire.sched.sched_switch.prev_pid","i32","dec"},
- {"prev_prio",1,4,true,4,"d","tracewire.sched.sched_switch.prev_prio","i32","dec"},
- {"prev_state",1,8,true,8,"x","tracewire.sched.sched_switch.prev_state","i64","dec"},
- {"next_comm",3,16,false,1,"s","tracewire.sched.sched_switch.next_comm","str",""},
- {"next_pid",1,4,true,4,"d","tracewire.sched.sched_switch.next_pid","i32","dec"},
- {"next_prio",1,4,true,4,"d","tracewire.sched.sched_switch.next_prio","i32","dec"},
-},function() return {{"prev_comm=",{0,-1,-1,4,"s","","%s"}," prev_pid=",{0,-1,-1,4,"d","","%d"}," prev_prio=",{0,-1,-1,4,"d","","%d"}," prev_state=",{0,-1,-1,4,"s","","%s"},{0,-1,-1,4,"s","","%s"}," ==> next_comm=",{0,-1,-1,4,"s","","%s"}," next_pid=",{0,-1,-1,4,"d","","%d"}," next_prio=",{0,-1,-1,4,"d","","%d"}},{{3,1},{3,2},{3,3},{8,{7,"&",{3,4},{7,"-",{7,"<<",{7,"+",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{1,"0000000000000000",4,true},{1,"0000000000000001",4,true}},{1,"0000000000000002",4,true}},{1,"0000000000000004",4,true}},{1,"0000000000000008",4,true}},{1,"0000000000000010",4,true}},{1,"0000000000000020",4,true}},{1,"0000000000000040",4,true}},{1,"0000000000000001",4,true}},{1,"0000000000000001",4,true}},{1,"0000000000000001",4,true}}},{10,"__print_flags",{7,"&",{3,4},{7,"-",{7,"<<",{7,"+",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{1,"0000000000000000",4,true},{1,"0000000000000001",4,true}},{1,"0000000000000002",4,true}},{1,"0000000000000004",4,true}},{1,"0000000000000008",4,true}},{1,"0000000000000010",4,true}},{1,"0000000000000020",4,true}},{1,"0000000000000040",4,true}},{1,"0000000000000001",4,true}},{1,"0000000000000001",4,true}},{1,"0000000000000001",4,true}}},{2,"|"},{11,{1,"0000000000000001",4,true},{2,"S"}},{11,{1,"0000000000000002",4,true},{2,"D"}},{11,{1,"0000000000000004",4,true},{2,"T"}},{11,{1,"0000000000000008",4,true},{2,"t"}},{11,{1,"0000000000000010",4,true},{2,"X"}},{11,{1,"0000000000000020",4,true},{2,"Z"}},{11,{1,"0000000000000040",4,true},{2,"P"}},{11,{1,"0000000000000080",4,true},{2,"I"}}},{2,"R"}},{8,{7,"&",{3,4},{7,"<<",{7,"+",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{7,"|",{1,"0000000000000000",4,true},{1,"0000000000000001",4,true}},{1,"0000000000000002",4,true}},{1,"0000000000000004",4,true}},{1,"0000000000000008",4,true}},{1,"0000000000000010",4,true}},{1,"0000000000000020",4,true}},{1,"0000000000000040",4,true}},{1,"0000000000000001",4,true}},{1,"0000000000000001",4,true}}},{2,"+"},{2,""}},{3,5},{3,6},{3,7}}} end,false)
+EV {
+  id = 372,
+  system = "sched",
+  name = "sched_switch",
+  fields = {
+    {name = "prev_comm", kind = "char_array", size = 16, abbrev = "tracewire.sched.sched_switch.prev_comm", ftype = "str", fallback = "string"},
+    {name = "prev_pid", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.prev_pid", ftype = "i32", fallback = "signed"},
+    {name = "prev_prio", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.prev_prio", ftype = "i32", fallback = "signed"},
+    {name = "prev_state", kind = "int", size = 8, signed = true, abbrev = "tracewire.sched.sched_switch.prev_state", ftype = "i64", fallback = "hex"},
+    {name = "next_comm", kind = "char_array", size = 16, abbrev = "tracewire.sched.sched_switch.next_comm", ftype = "str", fallback = "string"},
+    {name = "next_pid", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.next_pid", ftype = "i32", fallback = "signed"},
+    {name = "next_prio", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.next_prio", ftype = "i32", fallback = "signed"},
+  },
+  print = function()
+    local expr_prev_state = {op = "&", {field = "prev_state"}, 255}
+    return {
+      format = {
+        "prev_comm=",
+        {conv = "s", text = "%s"},
+        " prev_pid=",
+        {conv = "d", text = "%d"},
+        " prev_prio=",
+        {conv = "d", text = "%d"},
+        " prev_state=",
+        {conv = "s", text = "%s"},
+        {conv = "s", text = "%s"},
+        " ==> next_comm=",
+        {conv = "s", text = "%s"},
+        " next_pid=",
+        {conv = "d", text = "%d"},
+        " next_prio=",
+        {conv = "d", text = "%d"},
+      },
+      args = {
+        {field = "prev_comm"},
+        {field = "prev_pid"},
+        {field = "prev_prio"},
+        {
+          op = "?:",
+          expr_prev_state,
+          {
+            call = "__print_flags",
+            expr_prev_state,
+            "|",
+            entries = {
+              {1, "S"},
+              {2, "D"},
+              {4, "T"},
+              {8, "t"},
+              {16, "X"},
+              {32, "Z"},
+              {64, "P"},
+              {128, "I"},
+            },
+          },
+          "R",
+        },
+        {op = "?:", {op = "&", {field = "prev_state"}, 256}, "+", ""},
+        {field = "next_comm"},
+        {field = "next_pid"},
+        {field = "next_prio"},
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

@@ -5,10 +5,35 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "sched:sched_wakeup"
-EV(374,"sched","sched_wakeup",{
- {"comm",3,16,false,1,"s","tracewire.sched.sched_wakeup.comm","str",""},
- {"pid",1,4,true,4,"d","tracewire.sched.sched_wakeup.pid","i32","dec"},
- {"prio",1,4,true,4,"d","tracewire.sched.sched_wakeup.prio","i32","dec"},
- {"target_cpu",1,4,true,4,"d","tracewire.sched.sched_wakeup.target_cpu","i32","dec"},
-},function() return {{"comm=",{0,-1,-1,4,"s","","%s"}," pid=",{0,-1,-1,4,"d","","%d"}," prio=",{0,-1,-1,4,"d","","%d"}," target_cpu=",{16,3,-1,4,"d","","%03d"}},{{3,1},{3,2},{3,3},{3,4}}} end,false)
+EV {
+  id = 374,
+  system = "sched",
+  name = "sched_wakeup",
+  fields = {
+    {name = "comm", kind = "char_array", size = 16, abbrev = "tracewire.sched.sched_wakeup.comm", ftype = "str", fallback = "string"},
+    {name = "pid", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.pid", ftype = "i32", fallback = "signed"},
+    {name = "prio", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.prio", ftype = "i32", fallback = "signed"},
+    {name = "target_cpu", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.target_cpu", ftype = "i32", fallback = "signed"},
+  },
+  print = function()
+    return {
+      format = {
+        "comm=",
+        {conv = "s", text = "%s"},
+        " pid=",
+        {conv = "d", text = "%d"},
+        " prio=",
+        {conv = "d", text = "%d"},
+        " target_cpu=",
+        {conv = "d", flags = "0", width = 3, text = "%03d"},
+      },
+      args = {
+        {field = "comm"},
+        {field = "pid"},
+        {field = "prio"},
+        {field = "target_cpu"},
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

@@ -5,11 +5,37 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "syscalls:sys_enter_openat"
-EV(782,"syscalls","sys_enter_openat",{
- {"__syscall_nr",1,4,true,4,"d","tracewire.syscalls.sys_enter_openat.__syscall_nr","i32","dec"},
- {"dfd",1,8,false,8,"u","tracewire.syscalls.sys_enter_openat.dfd","u64","dec"},
- {"filename",2,8,false,8,"p","tracewire.syscalls.sys_enter_openat.filename","u64","hex"},
- {"flags",1,8,false,8,"u","tracewire.syscalls.sys_enter_openat.flags","u64","dec"},
- {"mode",1,8,false,8,"u","tracewire.syscalls.sys_enter_openat.mode","u64","dec"},
-},function() return {{"dfd: 0x",{16,8,-1,8,"x","","%08lx"},", filename: 0x",{16,8,-1,8,"x","","%08lx"},", flags: 0x",{16,8,-1,8,"x","","%08lx"},", mode: 0x",{16,8,-1,8,"x","","%08lx"}},{{9,{3,2},false,8,false,0,false,""},{9,{3,3},false,8,false,0,false,""},{9,{3,4},false,8,false,0,false,""},{9,{3,5},false,8,false,0,false,""}}} end,true)
+EV {
+  id = 782,
+  system = "syscalls",
+  name = "sys_enter_openat",
+  syscall = true,
+  fields = {
+    {name = "__syscall_nr", kind = "int", size = 4, signed = true, abbrev = "tracewire.syscalls.sys_enter_openat.__syscall_nr", ftype = "i32", fallback = "signed"},
+    {name = "dfd", kind = "int", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.dfd", ftype = "u64", fallback = "unsigned"},
+    {name = "filename", kind = "pointer", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.filename", ftype = "u64", base = "hex", fallback = "pointer"},
+    {name = "flags", kind = "int", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.flags", ftype = "u64", fallback = "unsigned"},
+    {name = "mode", kind = "int", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.mode", ftype = "u64", fallback = "unsigned"},
+  },
+  print = function()
+    return {
+      format = {
+        "dfd: 0x",
+        {conv = "x", flags = "0", width = 8, size = 8, text = "%08lx"},
+        ", filename: 0x",
+        {conv = "x", flags = "0", width = 8, size = 8, text = "%08lx"},
+        ", flags: 0x",
+        {conv = "x", flags = "0", width = 8, size = 8, text = "%08lx"},
+        ", mode: 0x",
+        {conv = "x", flags = "0", width = 8, size = 8, text = "%08lx"},
+      },
+      args = {
+        {cast = "u64", {field = "dfd"}},
+        {cast = "u64", {field = "filename"}},
+        {cast = "u64", {field = "flags"}},
+        {cast = "u64", {field = "mode"}},
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

@@ -5,12 +5,60 @@
 -- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.
 -- ======================== EVENT TABLES BEGIN ========================
 -- "timer:hrtimer_start"
-EV(460,"timer","hrtimer_start",{
- {"hrtimer",2,8,false,8,"p","tracewire.timer.hrtimer_start.hrtimer","u64","hex"},
- {"function",2,8,false,8,"p","tracewire.timer.hrtimer_start.function","u64","hex"},
- {"expires",1,8,true,8,"d","tracewire.timer.hrtimer_start.expires","i64","dec"},
- {"softexpires",1,8,true,8,"d","tracewire.timer.hrtimer_start.softexpires","i64","dec"},
- {"mode",1,4,false,4,"u","tracewire.timer.hrtimer_start.mode","u32","dec"},
- {"was_armed",1,1,false,1,"u","tracewire.timer.hrtimer_start.was_armed","u8","dec"},
-},function() return {{"hrtimer=",{0,-1,-1,4,"p","","%p"}," function=",{0,-1,-1,4,"p","s","%ps"}," expires=",{0,-1,-1,8,"u","","%llu"}," softexpires=",{0,-1,-1,8,"u","","%llu"}," mode=",{0,-1,-1,4,"s","","%s"}," was_armed=",{0,-1,-1,4,"d","","%d"}},{{3,1},{3,2},{9,{3,3},false,8,false,0,false,""},{9,{3,4},false,8,false,0,false,""},{10,"__print_symbolic",{3,5},{11,{1,"0000000000000000",4,true},{2,"ABS"}},{11,{1,"0000000000000001",4,true},{2,"REL"}},{11,{1,"0000000000000002",4,true},{2,"ABS|PINNED"}},{11,{1,"0000000000000003",4,true},{2,"REL|PINNED"}},{11,{1,"0000000000000004",4,true},{2,"ABS|SOFT"}},{11,{1,"0000000000000005",4,true},{2,"REL|SOFT"}},{11,{1,"0000000000000006",4,true},{2,"ABS|PINNED|SOFT"}},{11,{1,"0000000000000007",4,true},{2,"REL|PINNED|SOFT"}},{11,{1,"0000000000000008",4,true},{2,"ABS|HARD"}},{11,{1,"0000000000000009",4,true},{2,"REL|HARD"}},{11,{1,"000000000000000a",4,true},{2,"ABS|PINNED|HARD"}},{11,{1,"000000000000000b",4,true},{2,"REL|PINNED|HARD"}}},{3,6}}} end,false)
+EV {
+  id = 460,
+  system = "timer",
+  name = "hrtimer_start",
+  fields = {
+    {name = "hrtimer", kind = "pointer", size = 8, abbrev = "tracewire.timer.hrtimer_start.hrtimer", ftype = "u64", base = "hex", fallback = "pointer"},
+    {name = "function", kind = "pointer", size = 8, abbrev = "tracewire.timer.hrtimer_start.function", ftype = "u64", base = "hex", fallback = "pointer"},
+    {name = "expires", kind = "int", size = 8, signed = true, abbrev = "tracewire.timer.hrtimer_start.expires", ftype = "i64", fallback = "signed"},
+    {name = "softexpires", kind = "int", size = 8, signed = true, abbrev = "tracewire.timer.hrtimer_start.softexpires", ftype = "i64", fallback = "signed"},
+    {name = "mode", kind = "int", size = 4, abbrev = "tracewire.timer.hrtimer_start.mode", ftype = "u32", fallback = "unsigned"},
+    {name = "was_armed", kind = "int", size = 1, abbrev = "tracewire.timer.hrtimer_start.was_armed", ftype = "u8", fallback = "unsigned"},
+  },
+  print = function()
+    return {
+      format = {
+        "hrtimer=",
+        {conv = "p", text = "%p"},
+        " function=",
+        {conv = "p", ext = "s", text = "%ps"},
+        " expires=",
+        {conv = "u", size = 8, text = "%llu"},
+        " softexpires=",
+        {conv = "u", size = 8, text = "%llu"},
+        " mode=",
+        {conv = "s", text = "%s"},
+        " was_armed=",
+        {conv = "d", text = "%d"},
+      },
+      args = {
+        {field = "hrtimer"},
+        {field = "function"},
+        {cast = "u64", {field = "expires"}},
+        {cast = "u64", {field = "softexpires"}},
+        {
+          call = "__print_symbolic",
+          {field = "mode"},
+          entries = {
+            {0, "ABS"},
+            {1, "REL"},
+            {2, "ABS|PINNED"},
+            {3, "REL|PINNED"},
+            {4, "ABS|SOFT"},
+            {5, "REL|SOFT"},
+            {6, "ABS|PINNED|SOFT"},
+            {7, "REL|PINNED|SOFT"},
+            {8, "ABS|HARD"},
+            {9, "REL|HARD"},
+            {10, "ABS|PINNED|HARD"},
+            {11, "REL|PINNED|HARD"},
+          },
+        },
+        {field = "was_armed"},
+      },
+    }
+  end,
+}
 -- ======================== EVENT TABLES END ==========================

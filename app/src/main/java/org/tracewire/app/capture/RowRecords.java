@@ -1,0 +1,86 @@
+package org.tracewire.app.capture;
+
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.KernelLayout;
+import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordEncoder;
+import org.tracewire.tracefs.EventSelector;
+
+/**
+ * The app's one bridge from streamed rows to core's record-based analysis: an {@link EventRow}'s
+ * field map becomes an {@link EventRecord} of the event's format ({@link RecordEncoder}), which the
+ * filter evaluator ({@code RecordFilter}), the latency tracker and the histogram aggregator take
+ * as they are. Formats come from the tracefs the app browses (live as root, else the snapshot).
+ * Thread-safe.
+ */
+public final class RowRecords {
+    /** Little-endian, 64-bit: the layout used when no tracefs is loaded yet. */
+    public static final KernelLayout DEFAULT_LAYOUT = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
+
+    private final Function<String, EventFormat> formats;
+    private final Supplier<KernelLayout> layout;
+    private final Map<String, EventFormat> cache = new ConcurrentHashMap<>();
+
+    /**
+     * @param formats "system:event" → its format, or null when unknown (not cached, so a format that
+     *                appears later, once tracefs is loaded, is found then)
+     * @param layout  the traced kernel's layout, or null for {@link #DEFAULT_LAYOUT}
+     */
+    public RowRecords(Function<String, EventFormat> formats, Supplier<KernelLayout> layout) {
+        this.formats = formats;
+        this.layout = layout;
+    }
+
+    /**
+     * Formats read one by one from a tracefs (never the whole catalog per lookup).
+     *
+     * @param tracefs the tree browsed, or null while it loads
+     * @return "system:event" → its format, or null when unknown or unreadable
+     */
+    public static Function<String, EventFormat> formatsOf(Supplier<org.tracewire.tracefs.Tracefs> tracefs) {
+        return name -> {
+            org.tracewire.tracefs.Tracefs t = tracefs.get();
+            if (t == null) {
+                return null;
+            }
+            try {
+                EventSelector sel = EventSelector.parseEvent(name);
+                return t.format(sel.system(), sel.event());
+            } catch (RuntimeException e) { // a malformed name, an unknown event or an unreadable format
+                return null;
+            }
+        };
+    }
+
+    /** No formats: every {@link #record} is null (a view model without a tracefs). */
+    public static RowRecords none() {
+        return new RowRecords(n -> null, () -> DEFAULT_LAYOUT);
+    }
+
+    /** @return the event's format, or null when unknown */
+    public EventFormat format(String event) {
+        EventFormat f = cache.get(event);
+        if (f == null) {
+            f = formats.apply(event);
+            if (f != null) {
+                cache.put(event, f);
+            }
+        }
+        return f;
+    }
+
+    /** @return the row as a record of its event's format, or null when the format is unknown */
+    public EventRecord record(EventRow row) {
+        EventFormat f = format(row.event());
+        if (f == null) {
+            return null;
+        }
+        KernelLayout l = layout.get();
+        return RecordEncoder.encode(f, l == null ? DEFAULT_LAYOUT : l, row.cpu(), row.ts(), row.pid(), row.fields());
+    }
+}

@@ -1,0 +1,160 @@
+package org.tracewire.app.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.app.util.DirectTaskExecutor;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixtureRecords;
+
+class EventTableViewModelTest {
+    private static CaptureViewModel withFixture() {
+        CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
+        vm.table().setRecords(TestRows.records());
+        vm.accept(TestRows.fixture());
+        vm.flush();
+        return vm;
+    }
+
+    @Test
+    void kernelFilterOverRowFieldsMatchesTheRecordsItCameFrom() {
+        CaptureViewModel vm = withFixture();
+        EventTableViewModel t = vm.table();
+        List<EventRecord> records = FixtureRecords.load();
+        assertEquals(records.size(), t.getItems().size());
+
+        int pid = records.get(records.size() / 2).pid();
+        t.filterTextProperty().set("common_pid == " + pid);
+        long expected = records.stream().filter(r -> r.pid() == pid).count();
+        assertTrue(expected > 0);
+        assertEquals(expected, t.getItems().size());
+        assertTrue(t.getItems().stream().allMatch(r -> r.pid() == pid));
+
+        // prev_state only exists in sched_switch: other events' rows do not pass
+        t.filterTextProperty().set("prev_state & 1 && next_pid != 0");
+        long switches = records.stream().filter(r -> r.format().name().equals("sched_switch"))
+                .filter(r -> (r.integer(r.format().field("prev_state")) & 1) != 0 && r.integer(r.format().field("next_pid")) != 0)
+                .count();
+        assertTrue(switches > 0);
+        assertEquals(switches, t.getItems().size());
+
+        // COMM: the row's task name (TestRows names every task "task<pid>")
+        t.filterTextProperty().set("COMM == \"task" + pid + "\" && CPU == " + records.get(records.size() / 2).cpu());
+        int cpu = records.get(records.size() / 2).cpu();
+        assertEquals(records.stream().filter(r -> r.pid() == pid && r.cpu() == cpu).count(), t.getItems().size());
+    }
+
+    @Test
+    void aSyntaxErrorIsShownAtItsPositionAndKeepsThePreviousFilter() {
+        CaptureViewModel vm = withFixture();
+        EventTableViewModel t = vm.table();
+        t.filterTextProperty().set("CPU == 0");
+        int cpu0 = t.getItems().size();
+        t.filterTextProperty().set("CPU == 0 && (");
+        assertEquals(13, t.filterErrorPositionProperty().get());
+        assertTrue(t.filterErrorProperty().get().contains("^"), t.filterErrorProperty().get());
+        assertEquals(cpu0, t.getItems().size());
+        t.filterTextProperty().set("");
+        assertEquals("", t.filterErrorProperty().get());
+        assertEquals(vm.getRows().size(), t.getItems().size());
+    }
+
+    @Test
+    void contextMenuFiltersCombine() {
+        CaptureViewModel vm = withFixture();
+        EventTableViewModel t = vm.table();
+        EventRow r = vm.getRows().get(100);
+        t.filterOnPid(r);
+        t.filterOnCpu(r);
+        assertEquals("(common_pid == " + r.pid() + ") && CPU == " + r.cpu(), t.filterTextProperty().get());
+        t.filterOnEvent(r);
+        long expected = vm.getRows().stream().filter(x -> x.pid() == r.pid() && x.cpu() == r.cpu() && x.event().equals(r.event())).count();
+        assertEquals(expected, t.getItems().size());
+        t.clearFilters();
+        EventRow sw = vm.getRows().stream().filter(x -> x.event().equals("sched:sched_switch")
+                && !x.fields().get("next_pid").equals("0")).findFirst().orElseThrow();
+        int next = Integer.parseInt(sw.fields().get("next_pid").toString());
+        t.followThread(new EventRow(0, 0, next, "x", "e", "", java.util.Map.of()));
+        List<EventRow> expectedRows = new ArrayList<>();
+        for (EventRow x : vm.getRows()) {
+            if (x.pid() == next || next == num(x, "pid") || next == num(x, "prev_pid") || next == num(x, "next_pid")) {
+                expectedRows.add(x);
+            }
+        }
+        assertEquals(expectedRows, new ArrayList<>(t.getItems()));
+        assertTrue(t.getItems().contains(sw));
+    }
+
+    private static long num(EventRow r, String k) {
+        Object v = r.fields().get(k);
+        return v == null ? Long.MIN_VALUE : Long.parseLong(v.toString());
+    }
+
+    @Test
+    void findWrapsBothWays() {
+        CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
+        vm.accept(CaptureViewModelTest.batch(0, 100));
+        vm.flush();
+        EventTableViewModel t = vm.table();
+        t.findTextProperty().set("ROW 5");  // rows 5, 50..59
+        assertEquals(5, t.find(-1, true));
+        assertEquals(50, t.find(5, true));
+        assertEquals(5, t.find(59, true), "wraps");
+        assertEquals(59, t.find(5, false), "wraps backwards");
+        assertEquals(58, t.find(59, false));
+        t.findTextProperty().set("nothing like it");
+        assertEquals(-1, t.find(0, true));
+    }
+
+    @Test
+    void selectionIsKeptByIdentityAndDroppedWhenEvicted() {
+        CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
+        vm.accept(CaptureViewModelTest.batch(0, 1000));
+        vm.flush();
+        EventTableViewModel t = vm.table();
+        EventRow pick = vm.getRows().get(700);
+        t.selectedProperty().set(pick);
+        t.followProperty().set(false);
+        vm.accept(CaptureViewModelTest.batch(1000, 49_500));  // evicts 500
+        vm.flush();
+        assertSame(pick, vm.getRows().get(200));
+        assertEquals(200, t.indexOfSelected());
+        assertEquals(49_500, t.newWhilePausedProperty().get());
+        vm.accept(CaptureViewModelTest.batch(60_000, 1000));
+        vm.flush();
+        assertNull(t.selectedProperty().get(), "evicted");
+        assertTrue(t.messageProperty().get().contains("left the window"));
+        t.followProperty().set(true);
+        assertEquals(0, t.newWhilePausedProperty().get());
+    }
+
+    @Test
+    void timeModesTextAndCsv(@TempDir Path dir) throws Exception {
+        CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
+        EventRow a = new EventRow(1_000_000_000_000L, 0, 1, "a,b", "sched:x", "say \"hi\"", java.util.Map.of());
+        EventRow b = new EventRow(1_000_000_000_000L + 1_500_000_123L, 1, 2, "c", "sched:y", "plain", java.util.Map.of());
+        vm.accept(List.of(a, b));
+        vm.flush();
+        EventTableViewModel t = vm.table();
+        assertEquals(a.time(), t.timeText(a));
+        t.timeModeProperty().set(EventTableViewModel.TimeMode.RELATIVE);
+        assertEquals("0.000000000", t.timeText(a));
+        assertEquals("1.500000123", t.timeText(b));
+        assertEquals("0.000000000\t0\t1\ta,b\tsched:x\tsay \"hi\"\n1.500000123\t1\t2\tc\tsched:y\tplain\n", t.asText(List.of(a, b)));
+        String csv = t.asCsv(List.of(a, b));
+        assertEquals("time,ts_ns,cpu,pid,comm,event,line\r\n0.000000000,1000000000000,0,1,\"a,b\",sched:x,\"say \"\"hi\"\"\"\r\n"
+                + "1.500000123,1001500000123,1,2,c,sched:y,plain\r\n", csv);
+        Path out = dir.resolve("rows.csv");
+        t.export(out, List.of(a, b));
+        assertEquals(csv, Files.readString(out));
+        assertTrue(t.messageProperty().get().startsWith("exported 2 rows"));
+    }
+}

@@ -1,0 +1,93 @@
+package org.tracewire.app.capture;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tracewire.format.Field;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixtureRecords;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+/** Rows as the backend streams them, made from the checked-in fixture's real records. */
+public final class TestRows {
+    private static Tracefs snapshot;
+    private static List<EventRow> fixture;
+
+    private TestRows() {
+    }
+
+    /** The snapshot tracefs (cached). */
+    public static synchronized Tracefs snapshot() {
+        if (snapshot == null) {
+            snapshot = Tracefs.open(Prerequisites.snapshot());
+        }
+        return snapshot;
+    }
+
+    /** Row records on the snapshot's formats. */
+    public static RowRecords records() {
+        Tracefs t = snapshot();
+        return new RowRecords(RowRecords.formatsOf(() -> t), t::layout);
+    }
+
+    /** A record's fields as the backend streams them (decimal text, strings, hex). */
+    public static Map<String, Object> streamed(EventRecord r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (Field f : r.format().fields()) {
+            if (f.kind().isString()) {
+                m.put(f.name(), r.string(f));
+            } else if (f.size() == 1 || f.size() == 2 || f.size() == 4 || f.size() == 8) {
+                long v = r.integer(f);
+                m.put(f.name(), f.signed() || f.size() < 8 || v >= 0 ? Long.toString(v) : Long.toUnsignedString(v));
+            } else {
+                m.put(f.name(), HexFormat.of().formatHex(r.bytes(f)));
+            }
+        }
+        return m;
+    }
+
+    /** A record as a row. */
+    public static EventRow row(EventRecord r) {
+        return new EventRow(r.timestampNs(), r.cpu(), r.pid(), "task" + r.pid(), r.format().fullName(),
+                r.format().name() + " row", streamed(r));
+    }
+
+    /** The fixture's records as rows, in time order (cached). */
+    public static synchronized List<EventRow> fixture() {
+        if (fixture == null) {
+            List<EventRow> out = new ArrayList<>();
+            for (EventRecord r : FixtureRecords.load()) {
+                out.add(row(r));
+            }
+            fixture = List.copyOf(out);
+        }
+        return fixture;
+    }
+
+    /** A sched_switch row: prev → next on a CPU. */
+    public static EventRow sw(long ts, int cpu, int prevPid, String prevComm, int nextPid, String nextComm) {
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("prev_comm", prevComm);
+        f.put("prev_pid", Integer.toString(prevPid));
+        f.put("prev_prio", "120");
+        f.put("prev_state", "1");
+        f.put("next_comm", nextComm);
+        f.put("next_pid", Integer.toString(nextPid));
+        f.put("next_prio", "120");
+        return new EventRow(ts, cpu, prevPid, prevComm, "sched:sched_switch",
+                "prev_comm=" + prevComm + " prev_pid=" + prevPid + " ==> next_comm=" + nextComm + " next_pid=" + nextPid, f);
+    }
+
+    /** A sched_wakeup row: waker wakes pid. */
+    public static EventRow wakeup(long ts, int cpu, int waker, String wakerComm, int pid, String comm) {
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("comm", comm);
+        f.put("pid", Integer.toString(pid));
+        f.put("prio", "120");
+        f.put("target_cpu", Integer.toString(cpu));
+        return new EventRow(ts, cpu, waker, wakerComm, "sched:sched_wakeup", "comm=" + comm + " pid=" + pid, f);
+    }
+}

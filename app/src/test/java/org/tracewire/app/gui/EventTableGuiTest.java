@@ -1,0 +1,198 @@
+package org.tracewire.app.gui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Node;
+import javafx.scene.Scene;
+import javafx.scene.control.Button;
+import javafx.scene.control.TableRow;
+import javafx.scene.control.TextField;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.MouseButton;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+import org.tracewire.app.capture.CaptureView;
+import org.tracewire.app.capture.CaptureViewModel;
+import org.tracewire.app.capture.EventRow;
+import org.tracewire.app.capture.TestRows;
+import org.tracewire.app.util.FxTaskExecutor;
+
+/** The event table holds still: selection on its event under a flood, sort, find, filter, context menu. */
+@ExtendWith(ApplicationExtension.class)
+class EventTableGuiTest {
+    private CaptureViewModel vm;
+    private CaptureView view;
+
+    @Start
+    void start(Stage stage) {
+        vm = new CaptureViewModel(new FxTaskExecutor(), () -> null);
+        vm.table().setRecords(TestRows.records());
+        view = new CaptureView(vm);
+        stage.setScene(new Scene(view, 1200, 800));
+        stage.show();
+    }
+
+    private static List<EventRow> batch(int from, int n) {
+        List<EventRow> out = new ArrayList<>(n);
+        for (int i = from; i < from + n; i++) {
+            out.add(TestRows.sw(1_700_000_000_000_000_000L + i * 10_000L, i % 2, 1000 + i % 50, "stress-ng", 2000 + i % 7, "worker"));
+        }
+        return out;
+    }
+
+    private <T> T fx(java.util.concurrent.Callable<T> c) throws Exception {
+        return WaitForAsyncUtils.asyncFx(c).get(10, TimeUnit.SECONDS);
+    }
+
+    private TableRow<?> visibleRow(FxRobot robot, int nth) {
+        List<TableRow<?>> rows = new ArrayList<>();
+        for (Node n : robot.lookup("#capture-table .table-row-cell").queryAll()) {
+            TableRow<?> r = (TableRow<?>) n;
+            if (r.getItem() != null && r.isVisible()) {
+                rows.add(r);
+            }
+        }
+        rows.sort((a, b) -> Double.compare(a.localToScene(0, 0).getY(), b.localToScene(0, 0).getY()));
+        return rows.get(nth);
+    }
+
+    @Test
+    void selectionStaysOnItsEventWhileManyEventsPerSecondArrive(FxRobot robot) throws Exception {
+        vm.accept(batch(0, 20_000));
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        robot.clickOn(visibleRow(robot, 5));
+        EventRow picked = fx(() -> view.table().getSelectionModel().getSelectedItem());
+        assertTrue(picked != null);
+        assertEquals(false, fx(() -> vm.table().followProperty().get()), "selecting pauses following");
+        // 100,000 events/s for 2 s: the ring evicts 20,000 + 200,000 − 50,000 rows... so stop before the pick leaves
+        int fed = 20_000;
+        long end = System.nanoTime() + 1_500_000_000L;
+        int checks = 0;
+        while (System.nanoTime() < end && fed < 20_000 + 25_000) {
+            vm.accept(batch(fed, 1000));
+            fed += 1000;
+            Thread.sleep(10);
+            if (fed % 5000 == 0) {
+                EventRow now = fx(() -> view.table().getSelectionModel().getSelectedItem());
+                assertSame(picked, now, "selection stays on its event after " + fed + " events");
+                checks++;
+            }
+        }
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(checks >= 3, "checked " + checks);
+        int index = fx(() -> view.table().getSelectionModel().getSelectedIndex());
+        assertSame(picked, fx(() -> vm.table().getItems().get(index)));
+        assertSame(picked, fx(() -> vm.selectedProperty().get()));
+        assertEquals(1, (int) fx(() -> view.table().getSelectionModel().getSelectedIndices().size()));
+        long newRows = fx(() -> vm.table().newWhilePausedProperty().get());
+        assertEquals(fed - 20_000, newRows, "rows that arrived while paused");
+        Button paused = robot.lookup("#capture-paused").queryAs(Button.class);
+        assertTrue(paused.isVisible());
+        assertTrue(paused.getText().contains(String.format("%,d new", newRows)), paused.getText());
+        robot.clickOn(paused);
+        assertEquals(true, fx(() -> vm.table().followProperty().get()));
+        assertTrue(!paused.isVisible());
+
+        // scrolling up pauses too
+        java.util.List<Double> deltas = new java.util.concurrent.CopyOnWriteArrayList<>();
+        view.table().addEventFilter(javafx.scene.input.ScrollEvent.SCROLL, e -> deltas.add(e.getDeltaY()));
+        // Monocle's headless robot reports the wheel inverted (VerticalDirection.UP arrives as deltaY −1);
+        // a positive deltaY is what JavaFX calls scrolling up, so that is what is sent (and checked)
+        robot.moveTo("#capture-table").scroll(60, javafx.geometry.VerticalDirection.DOWN);
+        Thread.sleep(100);
+        assertTrue(!deltas.isEmpty() && deltas.stream().allMatch(d -> d > 0), "wheel up: " + deltas);
+        Thread.sleep(100);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(false, fx(() -> vm.table().followProperty().get()), "scrolling up pauses following");
+    }
+
+    @Test
+    void sortFindAndFilter(FxRobot robot) throws Exception {
+        List<EventRow> rows = TestRows.fixture();
+        vm.accept(rows);
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        // sort by PID (click the header)
+        Node pidHeader = robot.lookup(".column-header").queryAll().stream().filter(n -> n.lookup(".label") != null
+                && "PID".equals(((javafx.scene.control.Label) n.lookup(".label")).getText())).findFirst().orElseThrow();
+        robot.clickOn(pidHeader);
+        WaitForAsyncUtils.waitForFxEvents();
+        List<Integer> pids = fx(() -> vm.table().getItems().stream().map(EventRow::pid).toList());
+        List<Integer> expected = rows.stream().map(EventRow::pid).sorted().toList();
+        assertEquals(expected, pids);
+
+        // find: Ctrl+F, type, Enter → the first match after the selection
+        robot.clickOn(visibleRow(robot, 0));
+        robot.press(KeyCode.CONTROL).type(KeyCode.F).release(KeyCode.CONTROL);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#capture-find").query().isVisible());
+        robot.write("sched_wakeup_new").type(KeyCode.ENTER);
+        WaitForAsyncUtils.waitForFxEvents();
+        EventRow found = fx(() -> view.table().getSelectionModel().getSelectedItem());
+        assertEquals("sched:sched_wakeup_new", found.event());
+        robot.type(KeyCode.ENTER);
+        WaitForAsyncUtils.waitForFxEvents();
+        EventRow found2 = fx(() -> view.table().getSelectionModel().getSelectedItem());
+        assertEquals("sched:sched_wakeup_new", found2.event());
+        assertTrue(found2 != found);
+
+        // filter: kernel syntax over the rows' fields
+        robot.clickOn("#capture-filter").write("bytes_alloc >= 4096");
+        WaitForAsyncUtils.waitForFxEvents();
+        long expectedRows = rows.stream().filter(r -> r.fields().containsKey("bytes_alloc")
+                && Long.parseLong(r.fields().get("bytes_alloc").toString()) >= 4096).count();
+        assertTrue(expectedRows > 0);
+        assertEquals(expectedRows, (long) fx(() -> vm.table().getItems().size()));
+        robot.write(" &&");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#capture-filter-error").query().isVisible(), "a syntax error is shown");
+    }
+
+    /**
+     * A right click; Monocle's headless robot does not turn it into the platform's context-menu
+     * request, so the table's menu is then shown at the row as the platform's request would show it.
+     */
+    private void contextMenu(FxRobot robot, TableRow<?> row) {
+        robot.clickOn(row, MouseButton.SECONDARY);
+        if (!view.table().getContextMenu().isShowing()) {
+            robot.interact(() -> view.table().getContextMenu().show(row, javafx.geometry.Side.BOTTOM, 20, -10));
+        }
+        assertTrue(view.table().getContextMenu().isShowing(), "context menu shown");
+    }
+
+    @Test
+    void contextMenuFiltersOnPid(FxRobot robot) throws Exception {
+        vm.accept(TestRows.fixture());
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        TableRow<?> row = visibleRow(robot, 3);
+        robot.clickOn(row);
+        EventRow r = (EventRow) row.getItem();
+        contextMenu(robot, row);
+        robot.clickOn("Filter on pid " + r.pid());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("common_pid == " + r.pid(), robot.lookup("#capture-filter").queryAs(TextField.class).getText());
+        long expected = TestRows.fixture().stream().filter(x -> x.pid() == r.pid()).count();
+        assertEquals(expected, (long) fx(() -> vm.table().getItems().size()));
+        assertSame(r, fx(() -> view.table().getSelectionModel().getSelectedItem()), "the selection stays on its event");
+        contextMenu(robot, visibleRow(robot, 0));
+        robot.clickOn((javafx.scene.control.Labeled l) -> l.getText() != null && l.getText().startsWith("Filter on event "));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#capture-filter-event").query().isVisible());
+        assertTrue(fx(() -> vm.table().getItems().stream().allMatch(x -> x.pid() == r.pid()
+                && x.event().equals(vm.table().eventRestrictionProperty().get()))));
+    }
+}

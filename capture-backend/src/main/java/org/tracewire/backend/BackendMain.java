@@ -1,0 +1,68 @@
+package org.tracewire.backend;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import org.tracewire.capture.FrameOutputs;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsLocator;
+import org.tracewire.tracetext.KernelContext;
+import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.tracetext.SavedCmdlines;
+import org.tracewire.tracetext.TraceLinePrefix;
+import org.tracewire.wire.WireFrame;
+
+/**
+ * The privileged backend process ({@code ./tracewire backend}, started by the desktop app directly
+ * as root or through pkexec / {@code sudo -A}): serves the JSON-lines protocol of
+ * {@code docs/backend-protocol.md} on stdin/stdout. It runs from this module's jar and its
+ * dependencies only (core, JNA, Jackson, pcap4j): no GUI library is on its class path.
+ *
+ * <p>Serves the live tracefs when readable (root), else the snapshot (metadata only). Acts for the
+ * invoking user ({@link InvokingUser}: {@code PKEXEC_UID} / {@code SUDO_UID}): the pcapng file is
+ * created with their rights and owned by them. Exits 0 at end of input or {@code quit}; 1 when
+ * stdin or stdout fails or the invoking user's variables are malformed.
+ */
+public final class BackendMain {
+    private BackendMain() {
+    }
+
+    /** Runs the server on stdin/stdout and exits with its code. */
+    public static void main(String[] args) {
+        System.exit(serve(System.in, System.out));
+    }
+
+    /**
+     * Serves one client until end of input or {@code quit}.
+     *
+     * @param in  the commands (JSON lines, UTF-8)
+     * @param out the replies and pushed messages (JSON lines, UTF-8)
+     * @return the exit code: 0 after a normal end, 1 when I/O failed (reason on stderr)
+     */
+    public static int serve(InputStream in, OutputStream out) {
+        Tracefs tracefs = TracefsLocator.resolve(null, note -> System.err.println("backend: " + note));
+        InvokingUser user;
+        try {
+            user = InvokingUser.current();
+        } catch (RuntimeException e) {
+            System.err.println("backend: " + e.getMessage());
+            return 1;
+        }
+        System.err.println("backend: acting for uid " + user.uid() + " (" + user.source() + ")");
+        BackendServer server = new BackendServer(tracefs, out, (iface, pcapng, t, session) ->
+                FrameOutputs.open(t.formats(), session, iface, null, pcapng == null ? null : Path.of(pcapng),
+                        WireFrame.DEFAULT_MAX_FRAME, f -> user.openForWriting(f, "pcapng")), t -> {
+            KernelTextRenderer renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "mono"),
+                    t.layout(), KernelContext.of(t));
+            return renderer::body;
+        }, user, BackendLimits.DEFAULT);
+        try {
+            server.serve(in);
+            return 0;
+        } catch (IOException e) {
+            System.err.println("backend: " + e.getMessage());
+            return 1;
+        }
+    }
+}

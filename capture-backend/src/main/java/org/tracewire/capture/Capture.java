@@ -1,0 +1,296 @@
+package org.tracewire.capture;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.tracewire.tracefs.Tracefs;
+
+/**
+ * One capture's lifecycle, the same for {@code ./tracewire capture} ({@link CaptureRun}) and the
+ * desktop app's backend ({@code BackendServer}):
+ *
+ * <ol>
+ *   <li>{@link #open}: the tracefs instance and its settings ({@link CaptureSession}: filters
+ *       verified before anything is enabled, clock measured), the frame outputs, the engine's
+ *       reader and emitter threads; tracing is still off;</li>
+ *   <li>{@link #startTracing()}: {@code tracing_on} = 1;</li>
+ *   <li>{@link #drain()}: tracing off, every CPU buffer drained until EAGAIN, everything emitted;
+ *       the {@link Summary} is taken here;</li>
+ *   <li>{@link #close()}: the outputs and record sinks closed, the instance removed. Closing
+ *       without a drain (an error path) stops the engine first, ignoring its errors.</li>
+ * </ol>
+ *
+ * <p>Counters ({@link #emitted()}, {@link #cpuStats()}, {@link #frames()}, {@link #bytes()}) may
+ * be read from any thread at any time. The lifecycle methods are called from one thread.
+ */
+public final class Capture implements AutoCloseable {
+    /** Opens a capture's frame outputs once its session exists. */
+    @FunctionalInterface
+    public interface Outputs {
+        /**
+         * @param session the capture's session (events, clock)
+         * @return the frame sink, or null for no frame output (records only)
+         * @throws IOException when an output cannot be opened
+         */
+        FrameSink open(CaptureSession session) throws IOException;
+    }
+
+    /**
+     * The outcome of a capture, taken at the end of {@link #drain()}.
+     *
+     * @param seconds    capture time, from {@link #startTracing()} to the end of the drain
+     * @param read       records read from the ring buffers
+     * @param emitted    events handed to the outputs
+     * @param frames     frames written
+     * @param bytes      frame bytes written (per output)
+     * @param cpus       per-CPU counters
+     * @param cpuSeconds CPU time this process used while tracing (user + system, s), startup excluded
+     */
+    public record Summary(double seconds, long read, long emitted, long frames, long bytes, List<CpuStats> cpus,
+                          double cpuSeconds) {
+        /** Events lost, all CPUs (exact: reconciled with the kernel's per-CPU stats). */
+        public long lost() {
+            return cpus.stream().mapToLong(CpuStats::lost).sum();
+        }
+
+        /** Every CPU's records read + lost equal the kernel's count ({@link CpuStats#agreesWithKernel()}). */
+        public boolean agreesWithKernel() {
+            return cpus.stream().allMatch(CpuStats::agreesWithKernel);
+        }
+
+        /** The closing summary line of {@code ./tracewire capture}. */
+        public String describe() {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                    "capture: %.1f s, %d events read, %d frames emitted (%d bytes), lost events:", seconds, read,
+                    frames, bytes));
+            for (CpuStats c : cpus) {
+                sb.append(String.format(Locale.ROOT, " cpu%d %d", c.cpu(), c.lost()));
+            }
+            if (agreesWithKernel()) {
+                sb.append(" (read + lost = the kernel's count on every CPU)");
+            } else {
+                sb.append(" (the kernel's per-CPU stats differ:");
+                for (CpuStats c : cpus) {
+                    if (!c.agreesWithKernel()) {
+                        sb.append(c.kernel() == null ? String.format(Locale.ROOT, " cpu%d stats not read", c.cpu())
+                                : String.format(Locale.ROOT, " cpu%d read %d lost %d unread %d", c.cpu(),
+                                c.kernel().readEvents(), c.kernel().lost(), c.kernel().entries()));
+                    }
+                }
+                sb.append(')');
+            }
+            sb.append(String.format(Locale.ROOT, ", cpu %.0f%% of one core", seconds > 0 ? cpuSeconds / seconds * 100 : 0));
+            return sb.toString();
+        }
+    }
+
+    private final CaptureSession session;
+    private final CaptureEngine engine;
+    private final FrameSink frames;
+    private final List<EventSink> sinks;
+    private volatile long startNanos = System.nanoTime();
+    private volatile long endNanos;
+    private double cpuStart;
+    private boolean drained;
+    private boolean closed;
+    private Summary summary;
+
+    private Capture(CaptureSession session, CaptureEngine engine, FrameSink frames, List<EventSink> sinks) {
+        this.session = session;
+        this.engine = engine;
+        this.frames = frames;
+        this.sinks = sinks;
+    }
+
+    /**
+     * Creates the session, opens the outputs and starts the engine's threads; tracing stays off
+     * until {@link #startTracing()}. On any failure everything opened so far is closed and the
+     * instance removed.
+     *
+     * @param top      the live tracefs
+     * @param events   what to capture (at least one)
+     * @param bufferKb per-CPU ring buffer size in KiB, or 0 for the kernel's
+     * @param clock    trace clock, or null for the kernel's
+     * @param outputs  opens the frame outputs (may return null: records only)
+     * @param sinks    record sinks, fed on the emitter thread (e.g. the app's stream); closed by {@link #close()}
+     * @param count    emit at most this many events (0: no limit)
+     * @return the open capture
+     * @throws FilterRejectedException when the kernel refuses a filter (nothing is left behind)
+     * @throws IOException             when an output or a {@code trace_pipe_raw} cannot be opened
+     */
+    public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock, Outputs outputs,
+                               List<EventSink> sinks, long count) throws FilterRejectedException, IOException {
+        return open(top, events, bufferKb, clock, List.of(ProcessHandle.current().pid()), outputs, sinks, count);
+    }
+
+    /**
+     * Like {@link #open(Tracefs, List, int, String, Outputs, List, long)}, with the processes whose
+     * threads the capture must not record ({@link CaptureSession#open(Tracefs, List, int, String, List)};
+     * the other overload excludes this process).
+     *
+     * @param untraced process ids to exclude (all their threads, now and later); empty: trace everything
+     */
+    public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                               List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count)
+            throws FilterRejectedException, IOException {
+        CaptureSession session = CaptureSession.open(top, events, bufferKb, clock, untraced);
+        FrameSink frames = null;
+        try {
+            frames = outputs.open(session);
+            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
+                    session.clock(), frames, sinks);
+            if (count > 0) {
+                engine.limit(count);
+            }
+            engine.start();
+            return new Capture(session, engine, frames, List.copyOf(sinks));
+        } catch (IOException | RuntimeException e) {
+            closeAll(frames, sinks, e);
+            try {
+                session.close();
+            } catch (RuntimeException ex) {
+                e.addSuppressed(ex);
+            }
+            throw e;
+        }
+    }
+
+    private static double processCpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
+    }
+
+    /** Turns tracing on; the capture's time starts now. */
+    public void startTracing() {
+        session.start();
+        startNanos = System.nanoTime();
+        cpuStart = processCpuSeconds();
+    }
+
+    /**
+     * Turns tracing off, drains every buffer and emits what remains; takes the {@link #summary()}.
+     * Idempotent.
+     *
+     * @throws IOException when a reader or an output failed during the capture
+     */
+    public Summary drain() throws IOException, InterruptedException {
+        if (drained) {
+            return summary;
+        }
+        drained = true;
+        session.stop();
+        try {
+            engine.stop();
+        } finally {
+            endNanos = System.nanoTime();
+            double secs = (endNanos - startNanos) / 1e9;
+            List<CpuStats> cpus = engine.stats();
+            long read = cpus.stream().mapToLong(CpuStats::records).sum();
+            summary = new Summary(secs, read, engine.emitted(), frames(), bytes(), cpus, processCpuSeconds() - cpuStart);
+        }
+        return summary;
+    }
+
+    /** The summary taken by {@link #drain()}, or null before it. */
+    public Summary summary() {
+        return summary;
+    }
+
+    /** The session (its instance, events, clock). */
+    public CaptureSession session() {
+        return session;
+    }
+
+    /** The frame outputs, or null when there are none. */
+    public FrameSink frameSink() {
+        return frames;
+    }
+
+    /** The first error a reader or the emitter hit, or null. */
+    public Throwable failure() {
+        return engine.failure();
+    }
+
+    /** Events handed to the outputs so far. */
+    public long emitted() {
+        return engine.emitted();
+    }
+
+    /** Per-CPU counters so far. */
+    public List<CpuStats> cpuStats() {
+        return engine.stats();
+    }
+
+    /** Frames written so far (0 without frame outputs). */
+    public long frames() {
+        return frames == null ? 0 : frames.frames();
+    }
+
+    /** Frame bytes written so far, per output (0 without frame outputs). */
+    public long bytes() {
+        return frames == null ? 0 : frames.bytes();
+    }
+
+    /** Seconds since {@link #startTracing()} (since {@link #open} before it), up to the end of the drain. */
+    public double seconds() {
+        long end = endNanos != 0 ? endNanos : System.nanoTime();
+        return (end - startNanos) / 1e9;
+    }
+
+    /**
+     * Closes the outputs and record sinks and removes the instance; without a {@link #drain()}
+     * before, stops the engine first (its errors ignored: the error that led here is the one to
+     * report). Idempotent.
+     *
+     * @throws IOException when closing an output failed (the first failure; the instance is removed anyway)
+     */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (!drained) {
+            drained = true;
+            // the readers must let go of trace_pipe_raw before the instance can be removed
+            try {
+                session.stop();
+                engine.stop();
+            } catch (IOException | RuntimeException ignored) {
+                // the error that brought us here is the one reported
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        IOException first = closeAll(frames, sinks, null);
+        session.close();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Closes a frame sink and record sinks (either may be null/empty); returns the first failure, others suppressed. */
+    private static IOException closeAll(FrameSink frames, List<EventSink> sinks, Exception primary) {
+        List<AutoCloseable> all = new ArrayList<>();
+        all.add(frames);
+        all.addAll(sinks);
+        IOException first = null;
+        for (AutoCloseable s : all) {
+            if (s == null) {
+                continue;
+            }
+            try {
+                s.close();
+            } catch (Exception e) {
+                if (primary != null) {
+                    primary.addSuppressed(e);
+                } else if (first == null) {
+                    first = e instanceof IOException io ? io : new IOException(e.toString(), e);
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        return first;
+    }
+}

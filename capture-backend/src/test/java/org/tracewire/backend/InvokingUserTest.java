@@ -1,0 +1,147 @@
+package org.tracewire.backend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.testing.Prerequisites;
+
+class InvokingUserTest {
+    /** A user database of one user, 1000:1000, also in group 27. */
+    static final InvokingUser.Accounts ACCOUNTS = new InvokingUser.Accounts() {
+        @Override
+        public int primaryGid(int uid) {
+            return uid == 1000 ? 1000 : -1;
+        }
+
+        @Override
+        public Set<Integer> groups(int uid, int gid) {
+            return uid == 1000 ? Set.of(gid, 27) : gid < 0 ? Set.of() : Set.of(gid);
+        }
+    };
+
+    @Test
+    void theUserComesFromPkexecOrSudoElseTheProcess() {
+        InvokingUser pk = InvokingUser.fromEnvironment(Map.of("PKEXEC_UID", "1000", "SUDO_UID", "5"), 0, ACCOUNTS);
+        assertEquals(new InvokingUser(1000, 1000, Set.of(1000, 27), "PKEXEC_UID"), pk);
+        InvokingUser sudo = InvokingUser.fromEnvironment(Map.of("SUDO_UID", "1000", "SUDO_GID", "50"), 0, ACCOUNTS);
+        assertEquals(new InvokingUser(1000, 50, Set.of(50, 27), "SUDO_UID"), sudo);
+        InvokingUser unknown = InvokingUser.fromEnvironment(Map.of("PKEXEC_UID", "4242"), 0, ACCOUNTS);
+        assertEquals(new InvokingUser(4242, -1, Set.of(), "PKEXEC_UID"), unknown);
+        InvokingUser self = InvokingUser.fromEnvironment(Map.of(), 0, ACCOUNTS);
+        assertTrue(self.isRoot());
+        assertEquals("process", self.source());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> InvokingUser.fromEnvironment(Map.of("SUDO_UID", "root"), 0, ACCOUNTS));
+        assertEquals("SUDO_UID is not a uid/gid: 'root'", e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> InvokingUser.fromEnvironment(Map.of("PKEXEC_UID", "-1"), 0, ACCOUNTS));
+        assertThrows(IllegalArgumentException.class,
+                () -> InvokingUser.fromEnvironment(Map.of("SUDO_UID", "1000", "SUDO_GID", "x"), 0, ACCOUNTS));
+    }
+
+    /** The kernel's rule: owner class, else group class, else other; only one class counts. */
+    @Test
+    void permissionBitsAsTheKernelChecksThem() {
+        InvokingUser u = new InvokingUser(1000, 1000, Set.of(1000, 27), "test");
+        assertTrue(u.may(1000, 0, 0700, 7));
+        assertFalse(u.may(1000, 0, 0077, 1), "the owner class counts, not group/other");
+        assertTrue(u.may(0, 27, 0070, 3));
+        assertFalse(u.may(0, 27, 0707, 1), "the group class counts, not other");
+        assertTrue(u.may(0, 0, 0003, 3));
+        assertFalse(u.may(0, 0, 0755, 2));
+        assertFalse(u.may(0, 0, 0001, 3), "both bits wanted");
+        assertTrue(new InvokingUser(0, 0, Set.of(0), "test").may(5, 5, 0, 7), "root");
+    }
+
+    @Test
+    void relativeAndOddPathsAreRefusedWithoutTouchingAnything() {
+        InvokingUser u = new InvokingUser(1000, 1000, Set.of(1000), "test");
+        IOException e = assertThrows(IOException.class, () -> u.checkWritable(Path.of("x.pcapng"), "pcapng"));
+        assertEquals("pcapng: x.pcapng: the path must be absolute", e.getMessage());
+        e = assertThrows(IOException.class, () -> u.checkWritable(Path.of("/"), "pcapng"));
+        assertEquals("pcapng: /: not a file name", e.getMessage());
+        e = assertThrows(IOException.class, () -> u.checkWritable(Path.of("/nonexistent-dir-tw/x"), "pcapng"));
+        assertEquals("pcapng: /nonexistent-dir-tw/x: no directory /nonexistent-dir-tw", e.getMessage());
+    }
+
+    /**
+     * As root, for the unprivileged uid 65534 (nobody): what it could not write is refused, and what
+     * it could is created as its own.
+     */
+    @Test
+    @Tag("live")
+    void filesAreCreatedOnlyWhereTheUserCouldAndBelongToThem(@TempDir Path tmp) throws Exception {
+        Prerequisites.requireRoot();
+        InvokingUser nobody = new InvokingUser(65534, 65534, Set.of(65534), "test");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        // not writable / not reachable for nobody
+        assertRefused(nobody, Path.of("/etc/tracewire-test.pcapng"), "the directory /etc is not writable by uid 65534");
+        assertRefused(nobody, Path.of("/root/tracewire-test.pcapng"), "uid 65534 cannot enter /root");
+        Path mine = Files.createDirectory(tmp.resolve("mine"));
+        Files.setOwner(mine, mine.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        Path hidden = Files.createDirectory(tmp.resolve("hidden"));
+        Files.setPosixFilePermissions(hidden, PosixFilePermissions.fromString("rwx------"));
+        Path deep = Files.createDirectory(hidden.resolve("open"));
+        Files.setPosixFilePermissions(deep, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertRefused(nobody, deep.resolve("x.pcapng"), "uid 65534 cannot enter " + hidden);
+        // a symbolic link in its own directory, to a root file: refused, the target untouched
+        Path target = Files.writeString(tmp.resolve("root-owned"), "keep");
+        Files.createSymbolicLink(mine.resolve("link.pcapng"), target);
+        assertRefused(nobody, mine.resolve("link.pcapng"), "is a symbolic link; refused");
+        // a root-owned file in a directory nobody may write (like /tmp with its sticky bit)
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path foreign = Files.writeString(sticky.resolve("foreign.pcapng"), "keep");
+        assertRefused(nobody, foreign, "exists and is not owned by uid 65534");
+        // a hard link to a root file in its own directory
+        Files.createLink(mine.resolve("hard.pcapng"), target);
+        assertRefused(nobody, mine.resolve("hard.pcapng"), "exists and is not owned by uid 65534");
+        assertEquals("keep", Files.readString(target));
+        assertEquals("keep", Files.readString(foreign));
+        // through a directory symlink: the real directory is what counts
+        Files.createSymbolicLink(tmp.resolve("to-etc"), Path.of("/etc"));
+        assertRefused(nobody, tmp.resolve("to-etc").resolve("x.pcapng"), "the directory /etc is not writable by uid 65534");
+
+        // created where it may: owned by nobody, mode 0600
+        Path out = mine.resolve("out.pcapng");
+        nobody.checkWritable(out, "pcapng");
+        assertFalse(Files.exists(out), "a check creates nothing");
+        try (FileChannel ch = nobody.openForWriting(out, "pcapng")) {
+            ch.write(ByteBuffer.wrap("first".getBytes()));
+        }
+        assertEquals(65534, Files.getAttribute(out, "unix:uid"));
+        assertEquals(65534, Files.getAttribute(out, "unix:gid"));
+        assertEquals(0600, (Integer) Files.getAttribute(out, "unix:mode") & 07777);
+        // its own file again: truncated and rewritten
+        try (FileChannel ch = nobody.openForWriting(out, "pcapng")) {
+            ch.write(ByteBuffer.wrap("2".getBytes()));
+        }
+        assertEquals("2", Files.readString(out));
+        // in the sticky directory: a new file is fine
+        try (FileChannel ch = nobody.openForWriting(sticky.resolve("new.pcapng"), "pcapng")) {
+            assertEquals(0, ch.size());
+        }
+        assertEquals(65534, Files.getAttribute(sticky.resolve("new.pcapng"), "unix:uid"));
+    }
+
+    private static void assertRefused(InvokingUser u, Path p, String why) {
+        IOException e = assertThrows(IOException.class, () -> u.openForWriting(p, "pcapng").close(), p.toString());
+        assertEquals("pcapng: " + p + ": " + why, e.getMessage());
+        IOException c = assertThrows(IOException.class, () -> u.checkWritable(p, "pcapng"), p.toString());
+        assertEquals(e.getMessage(), c.getMessage());
+    }
+}

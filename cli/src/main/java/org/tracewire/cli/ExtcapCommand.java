@@ -1,0 +1,337 @@
+package org.tracewire.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.tracewire.capture.CaptureRun;
+import org.tracewire.capture.EventSelection;
+import org.tracewire.capture.FilterRejectedException;
+import org.tracewire.dissector.DissectorGenerator;
+import org.tracewire.dissector.PluginInstaller;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsException;
+import org.tracewire.tracefs.TracefsLocator;
+import org.tracewire.wire.WireFrame;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code tracewire extcap}: tracewire as a Wireshark extcap (Wireshark's extcap documentation,
+ * {@code doc/extcap.adoc}), and its installer.
+ *
+ * <pre>
+ * extcap --install [--no-dissector] [--extcap-dir DIR]     install the entry (+ the Lua plugin)
+ * extcap --uninstall [--extcap-dir DIR]
+ * extcap --extcap-interfaces                                what Wireshark calls, in this order
+ * extcap --extcap-dlts --extcap-interface tracewire
+ * extcap --extcap-config --extcap-interface tracewire
+ * extcap --capture --extcap-interface tracewire --fifo PATH [--events E,E] [--filters EVENT=F;…]
+ *        [--buffer-kb N] [--clock CLOCK] [--install-dissector true|false]
+ * </pre>
+ *
+ * A capture runs {@link CaptureRun} (the engine {@code capture -w} uses) with a pcapng output
+ * on the FIFO: frame times are the events' times, lost events are drop counts, the FIFO is
+ * flushed at least every 100 ms. SIGTERM/SIGINT (CaptureRun's shutdown hook) and a closed FIFO
+ * (EPIPE) end it with tracing stopped and the instance removed. A BPF capture filter
+ * ({@code --extcap-capture-filter}) is refused. Exit codes: 0, 1 a failure (message on stderr,
+ * which Wireshark shows as "Error by extcap pipe"), 2 usage.
+ */
+@Command(name = "extcap", mixinStandardHelpOptions = true,
+        description = {"Wireshark extcap: --install puts a 'tracewire' capture interface into Wireshark; "
+                + "the --extcap-* and --capture options are Wireshark's calls."})
+final class ExtcapCommand implements Callable<Integer> {
+    /** The message when capturing is impossible without root. */
+    static final String NEEDS_ROOT = "capturing needs root: run Wireshark/tshark as root, "
+            + "or capture with `sudo tracewire capture -w FILE.pcapng` and open the file";
+
+    @Option(names = "--install", description = "Install the extcap entry where the installed Wireshark looks "
+            + "(tshark -G folders) and the Lua plugin into the personal plugin folder.")
+    boolean install;
+
+    @Option(names = "--uninstall", description = "Remove the extcap entry.")
+    boolean uninstall;
+
+    @Option(names = "--no-dissector", description = "With --install: leave the Lua plugin alone.")
+    boolean noDissector;
+
+    @Option(names = "--extcap-dir", paramLabel = "DIR", description = "With --install/--uninstall: this folder instead of Wireshark's.")
+    Path extcapDir;
+
+    @Option(names = "--class-path", hidden = true, paramLabel = "CP",
+            description = "With --install: the class path the entry runs (default: cli/target, else this JVM's).")
+    String classPath;
+
+    @Option(names = "--extcap-interfaces", description = "List the interface (Wireshark's call).")
+    boolean interfaces;
+
+    @Option(names = "--extcap-version", arity = "0..1", paramLabel = "VERSION", description = "Wireshark's version (ignored).")
+    String wiresharkVersion;
+
+    @Option(names = "--extcap-interface", paramLabel = "IFACE", description = "The interface (tracewire).")
+    String iface;
+
+    @Option(names = "--extcap-dlts", description = "List the link types (Wireshark's call).")
+    boolean dlts;
+
+    @Option(names = "--extcap-config", description = "List the options (Wireshark's call).")
+    boolean config;
+
+    @Option(names = "--extcap-reload-option", paramLabel = "OPTION", description = "(ignored: no option reloads)")
+    String reloadOption;
+
+    @Option(names = "--capture", description = "Capture into --fifo (Wireshark's call).")
+    boolean capture;
+
+    @Option(names = "--fifo", paramLabel = "PATH", description = "Where the pcapng goes (Wireshark's FIFO).")
+    Path fifo;
+
+    @Option(names = "--extcap-capture-filter", paramLabel = "BPF", description = "Refused: use --filters (kernel) or a display filter.")
+    String captureFilter;
+
+    @Option(names = {"--extcap-control-in", "--extcap-control-out"}, paramLabel = "PATH", description = "(ignored: no toolbar)")
+    String control;
+
+    @Option(names = "--events", paramLabel = "E,E", defaultValue = ExtcapProtocol.DEFAULT_EVENTS,
+            description = "SYSTEM:EVENT or SYSTEM:*, comma-separated (default: ${DEFAULT-VALUE}).")
+    String events;
+
+    @Option(names = "--filters", paramLabel = "EVENT=FILTER;...", description = "Kernel filters per event.")
+    String filters;
+
+    @Mixin
+    BufferOptions buffer = new BufferOptions();
+
+
+    @Option(names = "--install-dissector", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
+            description = "At capture start, rewrite the Lua plugin when it changed (default: false; Wireshark passes true).")
+    boolean installDissector;
+
+    /** Set when SIGTERM/SIGINT arrived: errors while stopping are not reported. */
+    private static volatile boolean terminating;
+
+    @Unmatched
+    List<String> unmatched = new ArrayList<>();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (iface != null && !iface.equals(ExtcapProtocol.INTERFACE) && (dlts || config || capture)) {
+            throw new Main.UsageException("unknown interface '" + iface + "' (have " + ExtcapProtocol.INTERFACE + ")");
+        }
+        if (install || uninstall) {
+            return install ? install(out, err) : uninstall(out);
+        }
+        if (interfaces) {
+            ExtcapProtocol.interfaces(version()).forEach(out::println);
+        } else if (dlts) {
+            ExtcapProtocol.dlts().forEach(out::println);
+        } else if (config) {
+            ExtcapProtocol.config(clocks()).forEach(out::println);
+        } else if (capture) {
+            return capture(err);
+        } else {
+            throw new Main.UsageException("give --install, --uninstall, or one of Wireshark's calls "
+                    + "(--extcap-interfaces, --extcap-dlts, --extcap-config, --capture)");
+        }
+        out.flush();
+        return 0;
+    }
+
+    private int capture(PrintWriter err) throws Exception {
+        if (fifo == null) {
+            throw new Main.UsageException("--capture needs --fifo PATH");
+        }
+        if (captureFilter != null && !captureFilter.isBlank()) {
+            err.println("tracewire: capture filters are not supported (got '" + captureFilter
+                    + "'): filter in the kernel with the interface's 'Kernel filters' option "
+                    + "(-o extcap.tracewire.filters:EVENT=FILTER), or use a display filter");
+            return Main.EXIT_FAILURE;
+        }
+        if (buffer.bufferKb < 0) {
+            throw new Main.UsageException("--buffer-kb must not be negative");
+        }
+        if (!Tracefs.isRoot()) {
+            err.println("tracewire: " + NEEDS_ROOT);
+            return Main.EXIT_FAILURE;
+        }
+        exitZeroOnSignals();
+        try {
+            return captureAsRoot(err);
+        } catch (Exception | Error e) {
+            if (terminating) {
+                return 0; // stopped by Wireshark while starting or stopping: nothing to report
+            }
+            throw e;
+        }
+    }
+
+    private int captureAsRoot(PrintWriter err) throws Exception {
+        Tracefs top = Tracefs.live();
+        List<EventSelection> selections;
+        try {
+            selections = ExtcapProtocol.selections(top, events, filters);
+        } catch (IllegalArgumentException e) {
+            err.println("tracewire: " + e.getMessage());
+            return Main.EXIT_USAGE;
+        }
+        if (installDissector) {
+            try {
+                String home = System.getenv("HOME");
+                if (home != null && !home.isBlank()) {
+                    writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
+                            Path.of(home).resolve(PluginInstaller.PERSONAL_PLUGINS).resolve(PluginInstaller.FILE_NAME));
+                }
+            } catch (IOException | RuntimeException e) {
+                // not worth failing the capture: the frames are still decodable with any plugin
+            }
+        }
+        CaptureRun.Options o = new CaptureRun.Options(selections, 0, 0, null, null, fifo, buffer.bufferKb, buffer.clock,
+                WireFrame.DEFAULT_MAX_FRAME, 0, 0);
+        try {
+            CaptureRun.run(top, o, null);
+            return 0;
+        } catch (FilterRejectedException e) {
+            err.println("tracewire: " + e.getMessage());
+            return Main.EXIT_FAILURE;
+        } catch (IllegalArgumentException e) { // e.g. a clock this kernel does not have
+            if (terminating) {
+                return 0;
+            }
+            err.println("tracewire: " + e.getMessage());
+            return Main.EXIT_USAGE;
+        } catch (IOException e) {
+            if (closedPipe(e)) {
+                return 0; // Wireshark closed its end: a normal end, cleaned up by CaptureRun
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * SIGTERM (Wireshark's stop) and SIGINT end the JVM with exit code 0 instead of 143/130:
+     * Wireshark reports an extcap's non-zero exit as an error. The exit still runs the shutdown
+     * hooks, so CaptureRun stops tracing, finishes the pcapng and removes the instance.
+     */
+    private static void exitZeroOnSignals() {
+        for (String name : List.of("TERM", "INT")) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
+                    terminating = true;
+                    new Thread(() -> System.exit(0), "tracewire-extcap-" + name).start();
+                });
+            } catch (IllegalArgumentException e) {
+                // the signal is reserved here: the default handling (hooks, non-zero exit) remains
+            }
+        }
+    }
+
+    /** True when the exception (or a cause) is EPIPE: the FIFO's reader went away. */
+    static boolean closedPipe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("Broken pipe")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int install(PrintWriter out, PrintWriter err) throws IOException {
+        Path home = home();
+        Path folder = extcapDir;
+        Map<String, Path> folders = Map.of();
+        if (folder == null || !noDissector) {
+            folders = ExtcapInstaller.wiresharkFolders();
+        }
+        if (folder == null) {
+            Optional<Path> f = ExtcapInstaller.extcapFolder(folders, Tracefs.isRoot());
+            if (f.isEmpty()) {
+                err.println("extcap: this Wireshark reads extcaps only from its global folder "
+                        + folders.getOrDefault("Extcap path", Path.of("(unknown)")) + "; run as root:");
+                err.println("  sudo " + (home != null ? home.resolve("tracewire") : "./tracewire") + " extcap --install");
+                return Main.EXIT_FAILURE;
+            }
+            folder = f.get();
+        }
+        String cp = classPath != null ? classPath : ExtcapInstaller.classPath(home);
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path installed = ExtcapInstaller.install(folder, ExtcapInstaller.script(java, cp, home, version()));
+        out.println("extcap: " + installed + " (interface '" + ExtcapProtocol.INTERFACE + "'; check with tshark -D)");
+        if (!noDissector) {
+            Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));
+            DissectorGenerator.Result r = DissectorGenerator.forTracefs(tracefs, List.of());
+            Path user = PluginInstaller.currentTarget().pluginDir().resolve(PluginInstaller.FILE_NAME);
+            if (!r.lua().equals(readOrNull(user))) {
+                r.install(); // as `dissector --install`: the invoking user's folder (SUDO_USER's under sudo)
+            }
+            out.println("dissector: " + r.summary() + " -> " + user);
+            Path lua = folders.get("Personal Lua Plugins"); // where this user's tshark loads Lua plugins from
+            if (lua != null && !lua.resolve(PluginInstaller.FILE_NAME).equals(user)) {
+                writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
+                out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    private int uninstall(PrintWriter out) throws IOException {
+        Path folder = extcapDir;
+        if (folder == null) {
+            folder = ExtcapInstaller.extcapFolder(ExtcapInstaller.wiresharkFolders(), Tracefs.isRoot())
+                    .orElseThrow(() -> new IOException("only root can change Wireshark's global extcap folder"));
+        }
+        boolean removed = ExtcapInstaller.uninstall(folder);
+        out.println("extcap: " + (removed ? "removed " : "nothing to remove in ") + (removed ? folder.resolve(ExtcapInstaller.FILE_NAME) : folder));
+        out.flush();
+        return 0;
+    }
+
+    private static void writeIfChanged(DissectorGenerator.Result r, Path file) throws IOException {
+        if (!r.lua().equals(readOrNull(file))) {
+            Files.createDirectories(file.getParent());
+            r.write(file);
+        }
+    }
+
+    private static String readOrNull(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static List<String> clocks() {
+        try {
+            List<String> c = Tracefs.live().traceClocks();
+            return c.isEmpty() ? ExtcapProtocol.FALLBACK_CLOCKS : c;
+        } catch (TracefsException | IllegalStateException e) {
+            return ExtcapProtocol.FALLBACK_CLOCKS;
+        }
+    }
+
+    /** The repository root: {@code -Dtracewire.home} (the launcher and the entry set it), else null. */
+    private static Path home() {
+        String h = System.getProperty("tracewire.home");
+        return h == null || h.isBlank() ? null : Path.of(h).toAbsolutePath();
+    }
+
+    private static String version() {
+        String v = Main.class.getPackage().getImplementationVersion();
+        return v != null ? v : "dev";
+    }
+}

@@ -1,0 +1,221 @@
+package org.tracewire.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.tracewire.io.AtomicFile;
+
+/**
+ * Installs tracewire's extcap entry: a small {@code /bin/sh} script named {@value #FILE_NAME}
+ * in the folder where the installed Wireshark looks for extcaps, which execs Java directly with
+ * absolute paths ({@code java -cp CLASSPATH org.tracewire.cli.Main extcap "$@"}), so Wireshark's
+ * calls never trigger a build. Wireshark's folders come from {@code tshark -G folders}
+ * ("Extcap path", the global folder; "Personal Extcap path" from Wireshark 4.2 on, absent in
+ * Debian 12's 4.0, which reads only the global folder).
+ */
+public final class ExtcapInstaller {
+    /** The script's file name in the extcap folder. */
+    public static final String FILE_NAME = "tracewire";
+    /** A line every script this class writes carries; files without it are never replaced or removed. */
+    public static final String MARKER = "# tracewire extcap for Wireshark";
+
+    private ExtcapInstaller() {
+    }
+
+    /**
+     * Runs {@code tshark -G folders} and parses it ({@link #parseFolders}).
+     *
+     * @return folder per label, e.g. "Extcap path" → /usr/lib/x86_64-linux-gnu/wireshark/extcap
+     * @throws IOException when tshark cannot be run or fails
+     */
+    public static Map<String, Path> wiresharkFolders() throws IOException {
+        Process p;
+        try {
+            p = new ProcessBuilder("tshark", "-G", "folders").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            throw new IOException("tshark not found (sudo apt-get install -y tshark): " + e.getMessage(), e);
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IOException("tshark -G folders failed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for tshark -G folders", e);
+        }
+        return parseFolders(out);
+    }
+
+    /**
+     * Parses the output of {@code tshark -G folders}: lines {@code Label:<tab>path}. A label
+     * given more than once keeps its first path.
+     *
+     * @param text the output
+     * @return path per label, in order
+     */
+    public static Map<String, Path> parseFolders(String text) {
+        Map<String, Path> m = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon <= 0) {
+                continue;
+            }
+            String value = line.substring(colon + 1).strip();
+            if (!value.startsWith("/")) {
+                continue;
+            }
+            m.putIfAbsent(line.substring(0, colon).strip(), Path.of(value));
+        }
+        return m;
+    }
+
+    /**
+     * The extcap folder to install into: the global "Extcap path" as root, else "Personal
+     * Extcap path" when the installed Wireshark has one.
+     *
+     * @param folders {@link #wiresharkFolders()}
+     * @param root    true when running as root
+     * @return the folder, or empty when only root can install (Wireshark 4.0 as another user)
+     */
+    public static Optional<Path> extcapFolder(Map<String, Path> folders, boolean root) {
+        if (root) {
+            return Optional.ofNullable(folders.get("Extcap path"));
+        }
+        return Optional.ofNullable(folders.get("Personal Extcap path"));
+    }
+
+    /**
+     * The script's text.
+     *
+     * @param java      absolute path of the java executable
+     * @param classPath the class path holding org.tracewire.cli.Main and its dependencies
+     * @param home      the tracewire repository root (for the snapshot and messages), or null
+     * @param version   tracewire's version, for the comment
+     * @return the script
+     */
+    public static String script(Path java, String classPath, Path home, String version) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("#!/bin/sh\n");
+        sb.append(MARKER).append(" (").append(version).append("), written by `tracewire extcap --install`.\n");
+        sb.append("# Runs Java directly (no build); run `tracewire extcap --install` again after moving tracewire.\n");
+        // Wireshark and tshark ask every extcap for its interfaces and DLTs each time they start:
+        // answered here, without starting a JVM, so an installed tracewire costs them nothing.
+        sb.append("case \" $* \" in\n");
+        sb.append("  *\" --extcap-interfaces \"*)\n    printf '%s\\n'");
+        for (String line : ExtcapProtocol.interfaces(version)) {
+            sb.append(' ').append(quote(line));
+        }
+        sb.append("\n    exit 0 ;;\n");
+        sb.append("  *\" --extcap-dlts \"*)\n    printf '%s\\n'");
+        for (String line : ExtcapProtocol.dlts()) {
+            sb.append(' ').append(quote(line));
+        }
+        sb.append("\n    exit 0 ;;\n");
+        sb.append("esac\n");
+        sb.append("exec ").append(quote(java.toString()));
+        if (home != null) {
+            sb.append(" -Dtracewire.home=").append(quote(home.toString()));
+            sb.append(" -Dtracewire.snapshot=").append(quote(home.resolve("snapshots/linux-6.18").toString()));
+        }
+        sb.append(" -cp ").append(quote(classPath)).append(" org.tracewire.cli.Main extcap \"$@\"\n");
+        return sb.toString();
+    }
+
+    /**
+     * The class path for the script: the cli module's jar and its copied dependencies
+     * ({@code cli/target/tracewire-cli-VERSION.jar:cli/target/lib/*}) under {@code home} when
+     * they exist, else this JVM's class path made absolute.
+     *
+     * @param home the repository root, or null
+     * @return the class path
+     */
+    public static String classPath(Path home) {
+        if (home != null) {
+            Path target = home.resolve("cli/target");
+            Path lib = target.resolve("lib");
+            if (Files.isDirectory(lib)) {
+                try (var s = Files.list(target)) {
+                    Optional<Path> jar = s.filter(p -> {
+                        String n = p.getFileName().toString();
+                        return n.startsWith("tracewire-cli-") && n.endsWith(".jar") && !n.endsWith("-tests.jar")
+                                && !n.endsWith("-sources.jar");
+                    }).findFirst();
+                    if (jar.isPresent()) {
+                        return jar.get().toAbsolutePath() + File.pathSeparator + lib.toAbsolutePath() + File.separator + "*";
+                    }
+                } catch (IOException ignored) {
+                    // fall back to this JVM's class path
+                }
+            }
+        }
+        List<String> entries = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (!e.isEmpty()) {
+                entries.add(Path.of(e).toAbsolutePath().toString());
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    /**
+     * Writes the script into a folder (created when missing) atomically, mode 0755.
+     *
+     * @param folder the extcap folder
+     * @param script {@link #script}
+     * @return the installed file
+     * @throws IOException when a file that is not tracewire's is in the way, or writing fails
+     */
+    public static Path install(Path folder, String script) throws IOException {
+        Files.createDirectories(folder);
+        Path target = folder.resolve(FILE_NAME);
+        if (Files.exists(target) && !isOurs(target)) {
+            throw new IOException(target + " exists and is not tracewire's extcap; not replacing it");
+        }
+        AtomicFile.write(target, script.getBytes(StandardCharsets.UTF_8), PosixFilePermissions.fromString("rwxr-xr-x"));
+        return target;
+    }
+
+    /**
+     * Removes tracewire's script from a folder.
+     *
+     * @param folder the extcap folder
+     * @return true when a script was removed, false when there was none
+     * @throws IOException when the file there is not tracewire's
+     */
+    public static boolean uninstall(Path folder) throws IOException {
+        Path target = folder.resolve(FILE_NAME);
+        if (!Files.exists(target)) {
+            return false;
+        }
+        if (!isOurs(target)) {
+            throw new IOException(target + " is not tracewire's extcap; not removing it");
+        }
+        Files.delete(target);
+        return true;
+    }
+
+    /** True when the file is a script this class wrote ({@link #MARKER} on its second line). */
+    static boolean isOurs(Path file) throws IOException {
+        if (!Files.isRegularFile(file) || Files.size(file) > 64 * 1024) {
+            return false;
+        }
+        List<String> lines = Files.readAllLines(file);
+        return lines.size() > 1 && lines.get(1).startsWith(MARKER);
+    }
+
+    /** Quotes a word for {@code /bin/sh} (single quotes). */
+    static String quote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+}

@@ -1,0 +1,78 @@
+package org.tracewire.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
+import org.tracewire.format.FormatIdentity;
+import org.tracewire.tracedat.TraceDatFile;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracefs.TracefsLocator;
+
+/**
+ * The catalogs of event formats {@code import} and {@code export} choose from, with the format
+ * identity hash each gives ({@link FormatIdentity}): an explicit {@code --formats} (a trace.dat, a
+ * tracefs mount or a snapshot directory), the live tracefs (root), the repository's snapshot.
+ */
+final class FormatSources {
+    /** One candidate. */
+    record Source(String label, FormatCatalog catalog, Tracefs tracefs, TraceDatFile dat, long hash) {
+    }
+
+    private FormatSources() {
+    }
+
+    /**
+     * @param explicit {@code --formats} or null
+     * @return the candidates that could be read, explicit first (trace.dat sources are left open:
+     *         the JVM ends with the command)
+     */
+    static List<Source> candidates(Path explicit) throws IOException {
+        List<Source> out = new ArrayList<>();
+        if (explicit != null) {
+            if (Files.isRegularFile(explicit)) {
+                TraceDatFile f = TraceDatFile.open(explicit);
+                out.add(new Source(explicit.toString(), f.catalog(), null, f, FormatIdentity.of(f.catalog())));
+            } else {
+                Tracefs t = Tracefs.open(explicit);
+                FormatCatalog c = t.formats();
+                out.add(new Source(explicit.toString(), c, t, null, FormatIdentity.of(c)));
+            }
+        }
+        try {
+            if (Tracefs.isRoot()) {
+                Tracefs t = Tracefs.live();
+                FormatCatalog c = t.formats();
+                out.add(new Source("live tracefs", c, t, null, FormatIdentity.of(c)));
+            }
+        } catch (RuntimeException ignored) {
+            // not available
+        }
+        Path snap = TracefsLocator.findSnapshot();
+        if (snap != null) {
+            try {
+                Tracefs t = Tracefs.open(snap);
+                FormatCatalog c = t.formats();
+                out.add(new Source(snap.toString(), c, t, null, FormatIdentity.of(c)));
+            } catch (RuntimeException ignored) {
+                // unreadable snapshot
+            }
+        }
+        return out;
+    }
+
+    /** True when every format of {@code subset} is in {@code catalog}, identical. */
+    static boolean contains(FormatCatalog catalog, FormatCatalog subset) {
+        Map<Integer, EventFormat> byId = catalog.byId();
+        for (EventFormat f : subset.formats()) {
+            if (!f.equals(byId.get(f.id()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,134 @@
+package org.tracewire.cli;
+
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * tracewire's entry point ({@code ./tracewire [SUBCOMMAND] ...}): dispatches subcommands. With
+ * none it opens the desktop app when a display is available ({@code DISPLAY} or
+ * {@code WAYLAND_DISPLAY}), else prints the list of subcommands. Deliberately not a JavaFX
+ * {@code Application}, so it starts with JavaFX on the plain class path.
+ *
+ * <p>Exit codes: 0 success, 1 the command ran and found a failure (e.g. a format that does not
+ * parse), 2 a usage error (unknown option, unknown event).
+ */
+@Command(name = "tracewire",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Linux ftrace events as network packets for Wireshark.",
+        subcommands = {FormatsCommand.class, CaptureCommand.class, BackendCommand.class, FilterCommand.class, DissectorCommand.class,
+                ReportCommand.class, ImportCommand.class, ExportCommand.class, ExtcapCommand.class,
+                CommandLine.HelpCommand.class},
+        footer = {"", "Launcher-only subcommand:",
+                "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
+public final class Main implements Callable<Integer> {
+    /** Exit code of a command that ran and found a failure. */
+    public static final int EXIT_FAILURE = 1;
+    /** Exit code of a usage error. */
+    public static final int EXIT_USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--view", hidden = true, paramLabel = "VIEW",
+            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency).")
+    String view;
+
+    @Option(names = "--screenshot-mode", hidden = true,
+            description = "Desktop app: fill the views with an example (and start a capture on the capture view).")
+    boolean screenshotMode;
+
+    /**
+     * Opens the desktop app when there is a display and the app is on the class path, else prints
+     * usage (the subcommand list).
+     */
+    @Override
+    public Integer call() {
+        Optional<DesktopApp> app = hasDisplay(System.getenv()) ? DesktopApp.find() : Optional.empty();
+        if (app.isPresent()) {
+            try {
+                return app.get().launch(view, screenshotMode);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark, timeline, latency)");
+            }
+        }
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    /**
+     * @param env the environment
+     * @return true when a display is available ({@code DISPLAY} or {@code WAYLAND_DISPLAY} set and not blank)
+     */
+    static boolean hasDisplay(Map<String, String> env) {
+        return notBlank(env.get("DISPLAY")) || notBlank(env.get("WAYLAND_DISPLAY"));
+    }
+
+    private static boolean notBlank(String s) {
+        return s != null && !s.isBlank();
+    }
+
+    /** Runs a command line and exits the JVM with its exit code. */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs a command line in-process (tests use this).
+     *
+     * @param args the arguments after {@code tracewire}
+     * @param out  where normal output goes (UTF-8)
+     * @param err  where errors and notes go (UTF-8)
+     * @return the exit code: 0, {@link #EXIT_FAILURE} or {@link #EXIT_USAGE}
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        PrintWriter o = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
+        PrintWriter e = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
+        CommandLine cl = new CommandLine(new Main());
+        cl.setAllowSubcommandsAsOptionParameters(true); // --view filter names a view, not the subcommand
+        cl.setOut(o);
+        cl.setErr(e);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            String cmd = commandLine.getCommandSpec().qualifiedName();
+            if (ex instanceof UsageException) {
+                commandLine.getErr().println(cmd + ": " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            String msg = ex.getMessage() != null ? ex.getMessage() : ex.toString();
+            commandLine.getErr().println(cmd + ": " + msg.lines().findFirst().orElse(msg));
+            return EXIT_FAILURE;
+        });
+        try {
+            return cl.execute(args);
+        } finally {
+            o.flush();
+            e.flush();
+        }
+    }
+
+    /** A user error (unknown event, bad combination of options): one line, exit code 2. */
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /** The version from the jar manifest ({@code Implementation-Version}), else "dev". */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"tracewire " + (v != null ? v : "dev")};
+        }
+    }
+}

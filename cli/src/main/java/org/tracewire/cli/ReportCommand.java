@@ -1,0 +1,169 @@
+package org.tracewire.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.HexFormat;
+import java.util.concurrent.Callable;
+import org.tracewire.format.Field;
+import org.tracewire.record.EventRecord;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.tracetext.LatencyFormat;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code tracewire report FILE}: the events of a recorded trace, one line each, in the kernel's
+ * {@code trace} text format ({@code comm-pid [cpu] flags time: event: text}, as
+ * {@link KernelTextRenderer} renders live captures), or with {@code --json} one JSON object per
+ * line with each event's fields. Lines of a file with several buffers start with {@code NAME: }.
+ * Lost events and skipped records are summarised on stderr. The input is opened by
+ * {@link ReportInput} (today: trace-cmd's trace.dat v6/v7).
+ */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = {"Print the events of a trace file (trace-cmd trace.dat v6/v7) as the kernel's trace text.",
+                "--json: one JSON object per line per event: cpu, time (ns), event, pid, comm, flags, lost, fields."})
+final class ReportCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "FILE", description = "A trace.dat (trace-cmd record).")
+    Path file;
+
+    @Option(names = "--json", description = "One JSON object per event (JSON lines) with its fields.")
+    boolean json;
+
+    @Option(names = "--no-live-kernel",
+            description = "Use only what the file stores, even when it was recorded on this kernel "
+                    + "(by default HZ and enum constants then come from the live kernel).")
+    boolean noLiveKernel;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isRegularFile(file)) {
+            throw new Main.UsageException(file + ": no such file");
+        }
+        Tracefs live = noLiveKernel ? null : liveTracefs();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (ReportInput in = ReportInput.open(file, live)) {
+            boolean prefix = in.severalBuffers();
+            KernelTextRenderer renderer = in.renderer();
+            Iterator<ReportInput.Event> it = in.events();
+            if (json) {
+                JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
+                g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
+                while (it.hasNext()) {
+                    writeJson(g, it.next(), renderer);
+                }
+                g.flush();
+                out.println();
+            } else {
+                StringBuilder sb = new StringBuilder(256);
+                while (it.hasNext()) {
+                    ReportInput.Event e = it.next();
+                    sb.setLength(0);
+                    if (prefix) {
+                        sb.append(e.buffer().isEmpty() ? "top" : e.buffer()).append(": ");
+                    }
+                    sb.append(renderer.line(e.record()));
+                    out.println(sb);
+                }
+            }
+            out.flush();
+            for (String line : in.summary()) {
+                err.println("report: " + line);
+            }
+        }
+        return 0;
+    }
+
+    static Tracefs liveTracefs() {
+        try {
+            return Tracefs.isRoot() ? Tracefs.live() : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void writeJson(JsonGenerator g, ReportInput.Event e, KernelTextRenderer renderer) throws Exception {
+        EventRecord r = e.record();
+        g.writeStartObject();
+        if (!e.buffer().isEmpty()) {
+            g.writeStringField("buffer", e.buffer());
+        }
+        g.writeNumberField("cpu", r.cpu());
+        g.writeNumberField("time", r.timestampNs());
+        g.writeStringField("event", r.format().fullName());
+        g.writeNumberField("id", r.format().id());
+        g.writeNumberField("pid", r.pid());
+        g.writeStringField("flags", LatencyFormat.format(r.flags(), r.preemptCount()));
+        if (e.lostBefore() != 0) {
+            g.writeNumberField("lost", e.lostBefore());
+        }
+        g.writeObjectFieldStart("fields");
+        for (Field f : r.format().fields()) {
+            g.writeFieldName(f.name());
+            try {
+                writeValue(g, r, f);
+            } catch (RuntimeException ex) {
+                g.writeNull();
+            }
+        }
+        g.writeEndObject();
+        g.writeStringField("text", renderer.body(r));
+        g.writeEndObject();
+    }
+
+    private static void writeValue(JsonGenerator g, EventRecord r, Field f) throws Exception {
+        switch (f.kind()) {
+            case INTEGER -> {
+                long v = r.integer(f);
+                if (!f.signed() && v < 0) {
+                    g.writeNumber(new BigInteger(Long.toUnsignedString(v)));
+                } else {
+                    g.writeNumber(v);
+                }
+            }
+            case POINTER -> g.writeString("0x" + Long.toHexString(r.integer(f)));
+            case CHAR_ARRAY, DYNAMIC_STRING -> g.writeString(r.string(f));
+            case ARRAY, DYNAMIC_ARRAY -> {
+                int n = r.arrayLength(f);
+                g.writeStartArray();
+                for (int i = 0; i < n; i++) {
+                    g.writeNumber(r.arrayElement(f, i));
+                }
+                g.writeEndArray();
+            }
+            default -> g.writeString(HexFormat.of().formatHex(r.bytes(f)));
+        }
+    }
+
+    private static Writer nonClosing(PrintWriter out) {
+        return new Writer() {
+            @Override
+            public void write(char[] cbuf, int off, int len) {
+                out.write(cbuf, off, len);
+            }
+
+            @Override
+            public void flush() {
+                out.flush();
+            }
+
+            @Override
+            public void close() {
+                out.flush();
+            }
+        };
+    }
+}

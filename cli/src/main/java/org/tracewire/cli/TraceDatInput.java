@@ -1,0 +1,95 @@
+package org.tracewire.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.tracewire.tracedat.TraceDatContext;
+import org.tracewire.tracedat.TraceDatEvent;
+import org.tracewire.tracedat.TraceDatFile;
+import org.tracewire.tracedat.TraceDatRecords;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracetext.KernelTextRenderer;
+
+/** {@link ReportInput} of a trace-cmd {@code trace.dat} (versions 6 and 7). */
+final class TraceDatInput implements ReportInput {
+    private final TraceDatFile file;
+    private final TraceDatRecords records;
+    private final KernelTextRenderer renderer;
+
+    private TraceDatInput(TraceDatFile file, Tracefs live) {
+        this.file = file;
+        this.records = file.records();
+        this.renderer = TraceDatContext.renderer(file, TraceDatContext.printContext(file, live));
+    }
+
+    static TraceDatInput open(Path path, Tracefs live) throws IOException {
+        TraceDatFile f = TraceDatFile.open(path);
+        try {
+            return new TraceDatInput(f, live);
+        } catch (RuntimeException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    /** The open file. */
+    TraceDatFile file() {
+        return file;
+    }
+
+    /** The record stream (its lost-event counts grow while iterating). */
+    TraceDatRecords records() {
+        return records;
+    }
+
+    @Override
+    public Iterator<Event> events() {
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return records.hasNext();
+            }
+
+            @Override
+            public Event next() {
+                TraceDatEvent e = records.next();
+                return new Event(e.buffer(), e.record(), e.lostBefore());
+            }
+        };
+    }
+
+    @Override
+    public KernelTextRenderer renderer() {
+        return renderer;
+    }
+
+    @Override
+    public boolean severalBuffers() {
+        return file.buffersWithData().size() > 1;
+    }
+
+    @Override
+    public List<String> summary() {
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<Integer, Long> e : records.lostEvents().entrySet()) {
+            long uncounted = records.pagesLostUncounted().getOrDefault(e.getKey(), 0L);
+            if (e.getValue() > 0 || uncounted > 0) {
+                lines.add("cpu " + e.getKey() + ": " + e.getValue() + " events lost"
+                        + (uncounted > 0 ? " (and an unknown number before " + uncounted + " pages)" : ""));
+            }
+        }
+        if (records.unknownRecords() > 0) {
+            lines.add(records.unknownRecords() + " records of event ids without a format skipped");
+        }
+        return lines;
+    }
+
+    @Override
+    public void close() throws IOException {
+        records.close();
+        file.close();
+    }
+}

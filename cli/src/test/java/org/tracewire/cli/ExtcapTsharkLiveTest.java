@@ -1,0 +1,266 @@
+package org.tracewire.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.testing.HostState;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+/**
+ * The extcap in the real Wireshark: {@code extcap --install} into the global extcap folder
+ * ({@code tshark -G folders}; Debian's 4.0 reads no other), {@code tshark -D} lists it,
+ * {@code tshark -i tracewire} captures sched events whose frame times are the events' times, in
+ * order per CPU, decoded by the installed Lua plugin without {@code -X lua_script}; and no instance
+ * is left behind however tshark or the extcap ends. Everything installed is removed afterwards and
+ * anything replaced restored.
+ */
+@Tag("live")
+@Tag("tshark")
+class ExtcapTsharkLiveTest {
+    private static Tracefs top;
+    private static final Map<Path, byte[]> replaced = new HashMap<>();
+    private static final List<Path> created = new ArrayList<>();
+    private static Path extcap;
+
+    @BeforeAll
+    static void install() throws Exception {
+        top = Prerequisites.requireTracefs();
+        Prerequisites.requireTool("tshark");
+        Map<String, Path> folders = ExtcapInstaller.wiresharkFolders();
+        extcap = folders.get("Extcap path").resolve(ExtcapInstaller.FILE_NAME);
+        Path lua = folders.get("Personal Lua Plugins");
+        remember(extcap);
+        remember(lua.resolve("tracewire.lua"));
+        remember(Path.of(System.getProperty("user.home"), ".local/lib/wireshark/plugins/tracewire.lua"));
+        for (Path d = lua; d != null && !Files.exists(d); d = d.getParent()) {
+            created.add(0, d);
+        }
+        FormatsCommandTest.Result r = FormatsCommandTest.run("extcap", "--install", "--class-path",
+                ExtcapInstaller.classPath(null));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains(extcap.toString()), r.out());
+        assertTrue(Files.isReadable(lua.resolve("tracewire.lua")), r.out());
+    }
+
+    private static void remember(Path file) throws IOException {
+        if (!replaced.containsKey(file)) {
+            replaced.put(file, Files.exists(file) ? Files.readAllBytes(file) : null);
+        }
+    }
+
+    @AfterAll
+    static void restore() throws IOException {
+        for (Map.Entry<Path, byte[]> e : replaced.entrySet()) {
+            if (e.getValue() == null) {
+                Files.deleteIfExists(e.getKey());
+            } else {
+                Files.write(e.getKey(), e.getValue());
+                if (e.getKey().equals(extcap)) {
+                    Files.setPosixFilePermissions(extcap, PosixFilePermissions.fromString("rwxr-xr-x"));
+                }
+            }
+        }
+        for (int i = created.size() - 1; i >= 0; i--) {
+            try (var s = Files.list(created.get(i))) {
+                if (s.findAny().isEmpty()) {
+                    Files.delete(created.get(i));
+                }
+            }
+        }
+    }
+
+    @Test
+    void tsharkListsTheInterface() throws Exception {
+        String d = run(List.of("tshark", "-D"), 60).out;
+        assertTrue(d.contains(". tracewire (tracewire: Linux trace events)"), d);
+    }
+
+    @Test
+    void capturesEventTimesInOrderDecodedByTheInstalledPlugin(@TempDir Path dir) throws Exception {
+        List<String> settings = HostState.of(top).settings();
+        Path file = dir.resolve("f.pcapng");
+        ExtcapWatch watch = new ExtcapWatch();
+        long wall0 = System.currentTimeMillis() * 1_000_000L;
+        Result t = run(List.of("tshark", "-i", "tracewire", "-a", "duration:4", "-w", file.toString()), 60);
+        long wall1 = System.currentTimeMillis() * 1_000_000L;
+        watch.close();
+        assertEquals(0, t.code, t.out);
+        assertTrue(t.out.matches("(?s).*\\n[1-9]\\d* packets captured.*"), t.out);
+
+        Result f = run(List.of("tshark", "-r", file.toString(), "-T", "fields", "-E", "separator=/t",
+                "-e", "frame.time_epoch", "-e", "tracewire.cpu", "-e", "tracewire.seq", "-e", "tracewire.time",
+                "-e", "tracewire.event", "-e", "tracewire.sched.sched_switch.next_pid"), 120);
+        assertEquals(0, f.code, f.out);
+        Map<Integer, long[]> last = new HashMap<>();
+        int n = 0;
+        int switches = 0;
+        for (String line : f.out.lines().filter(l -> !l.startsWith("Running as user")).toList()) {
+            String[] c = line.split("\t", -1);
+            long frameNs = Long.parseLong(c[0].replace(".", ""));
+            int cpu = Integer.parseInt(c[1]);
+            long seq = Long.parseLong(c[2]);
+            long time = Long.parseLong(c[3]);
+            assertEquals(time, frameNs, "the frame time is the event time: " + line);
+            assertTrue(time >= wall0 && time <= wall1, "within the run: " + line);
+            assertTrue(Set.of("sched:sched_switch", "sched:sched_wakeup").contains(c[4]), line);
+            if (c[4].equals("sched:sched_switch")) {
+                assertFalse(c[5].isEmpty(), "the plugin's event fields decode: " + line);
+                switches++;
+            }
+            long[] prev = last.get(cpu);
+            if (prev != null) {
+                assertTrue(seq > prev[0] && time >= prev[1], "in order on cpu " + cpu + ": " + line);
+            }
+            last.put(cpu, new long[] {seq, time});
+            n++;
+        }
+        assertTrue(n > 100 && switches > 0, n + " frames");
+        Result errors = run(List.of("tshark", "-r", file.toString(), "-Y", "_ws.lua.error"), 120);
+        assertEquals(0, errors.out.lines().filter(l -> !l.startsWith("Running as user")).count(), errors.out);
+
+        watch.assertCleanedUp();
+        assertEquals(settings, HostState.of(top).settings(), "top-level tracing settings changed");
+    }
+
+    @Test
+    void sigintToTsharkEndsTheCaptureCleanly(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("int.pcapng");
+        Path log = dir.resolve("tshark.log");
+        ExtcapWatch watch = new ExtcapWatch();
+        Process tshark = new ProcessBuilder("tshark", "-i", "tracewire", "-a", "duration:60", "-w", file.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long pid = watch.awaitTracing(tshark, log);
+        Thread.sleep(1500);
+        assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(tshark.pid())).start().waitFor());
+        assertTrue(tshark.waitFor(30, TimeUnit.SECONDS), "tshark ended on SIGINT");
+        watch.close();
+        watch.assertCleanedUp();
+        assertFalse(top.instanceNames().contains("tracewire-" + pid));
+        String capinfos = CaptureCommandLiveTest.run("capinfos", "-c", "-M", file.toString());
+        assertTrue(capinfos.matches("(?s).*Number of packets:\\s+[1-9]\\d*.*"), capinfos);
+    }
+
+    @Test
+    void aKilledExtcapsInstanceIsRemovedByTheNextCapture(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("tshark.log");
+        ExtcapWatch watch = new ExtcapWatch();
+        Process tshark = new ProcessBuilder("tshark", "-i", "tracewire", "-a", "duration:30", "-w",
+                dir.resolve("killed.pcapng").toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long pid = watch.awaitTracing(tshark, log);
+        String instance = "tracewire-" + pid;
+        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+        for (int i = 0; i < 200 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false); i++) {
+            Thread.sleep(50);
+        }
+        if (!tshark.waitFor(20, TimeUnit.SECONDS)) {
+            tshark.destroy();
+            assertTrue(tshark.waitFor(20, TimeUnit.SECONDS));
+        }
+        watch.close();
+        assertTrue(top.instanceNames().contains(instance), "a SIGKILLed extcap cannot remove its instance");
+
+        ExtcapWatch next = new ExtcapWatch();
+        Result t = run(List.of("tshark", "-i", "tracewire", "-a", "duration:3", "-w",
+                dir.resolve("next.pcapng").toString()), 60);
+        next.close();
+        assertEquals(0, t.code, t.out);
+        assertTrue(t.out.matches("(?s).*\\n[1-9]\\d* packets captured.*"), t.out);
+        assertFalse(top.instanceNames().contains(instance), "the next capture removed the stale instance");
+        next.assertCleanedUp();
+    }
+
+    /** Collects the pids of extcap capture processes while it is open. */
+    static final class ExtcapWatch implements AutoCloseable {
+        final Set<Long> pids = new ConcurrentSkipListSet<>();
+        final AtomicBoolean stop = new AtomicBoolean();
+        final Thread thread;
+
+        ExtcapWatch() {
+            thread = new Thread(() -> {
+                while (!stop.get()) {
+                    ProcessHandle.allProcesses().filter(ExtcapWatch::isExtcapCapture).forEach(p -> pids.add(p.pid()));
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "extcap-watch");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        static boolean isExtcapCapture(ProcessHandle p) {
+            String cmd = p.info().commandLine().orElse("");
+            return cmd.contains("org.tracewire.cli.Main extcap") && cmd.contains("--capture");
+        }
+
+        /** Waits until an extcap capture traces into its instance; returns its pid. */
+        long awaitTracing(Process tshark, Path log) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                for (long pid : pids) {
+                    Path on = top.root().resolve("instances/tracewire-" + pid + "/tracing_on");
+                    try {
+                        if (Files.readString(on).strip().equals("1")) {
+                            return pid;
+                        }
+                    } catch (java.io.IOException notYet) {
+                        // no instance yet, or its files are still being created (the directory shows first)
+                    }
+                }
+                assertTrue(tshark.isAlive(), "tshark ended early: " + Files.readString(log));
+                assertTrue(System.nanoTime() < deadline, "no extcap capture traced within 60 s");
+                Thread.sleep(50);
+            }
+        }
+
+        /** Every extcap capture seen has exited (tshark does not wait for it) and left no instance. */
+        void assertCleanedUp() throws InterruptedException {
+            assertFalse(pids.isEmpty(), "an extcap capture ran");
+            for (long pid : pids) {
+                for (int i = 0; i < 600 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false); i++) {
+                    Thread.sleep(50);
+                }
+                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "extcap " + pid + " still runs");
+                assertFalse(top.instanceNames().contains("tracewire-" + pid), "instance of extcap " + pid + " left behind");
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            thread.join();
+        }
+    }
+
+    record Result(int code, String out) {
+    }
+
+    static Result run(List<String> cmd, int timeoutS) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(timeoutS, TimeUnit.SECONDS), String.join(" ", cmd) + " did not end");
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,191 @@
+package org.tracewire.pcapng;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the packets of a pcapng file in file order, streaming: Section Header Blocks (either
+ * byte order), Interface Description Blocks (link type, {@code if_tsresol}), Enhanced Packet
+ * Blocks (time, captured bytes, {@code epb_dropcount}); other blocks are skipped. Blocks larger
+ * than {@link #MAX_BLOCK} bytes are refused, so a corrupt length never allocates unboundedly.
+ * Errors are {@link IOException}s naming the file offset.
+ */
+public final class PcapngPacketReader implements AutoCloseable {
+    /** The largest block accepted, in bytes. */
+    public static final int MAX_BLOCK = 16 << 20;
+
+    /**
+     * One packet.
+     *
+     * @param interfaceId the interface (index of its IDB in the section)
+     * @param linkType    the interface's link type ({@link PcapngWriter#LINKTYPE_ETHERNET} for tracewire)
+     * @param timeNs      time stamp in ns (the interface's resolution converted)
+     * @param dropCount   {@code epb_dropcount}, 0 when absent
+     * @param data        the captured bytes
+     */
+    public record Packet(int interfaceId, int linkType, long timeNs, long dropCount, byte[] data) {
+    }
+
+    private final DataInputStream in;
+    private ByteOrder order = ByteOrder.LITTLE_ENDIAN;
+    private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
+    private final List<long[]> resolution = new ArrayList<>(); // {numerator ns per unit multiplier, divisor}
+    private long offset;
+
+    /** Opens a file. */
+    public PcapngPacketReader(Path file) throws IOException {
+        this(Files.newInputStream(file));
+    }
+
+    /** Reads a stream (closed by {@link #close()}). */
+    public PcapngPacketReader(InputStream stream) {
+        this.in = new DataInputStream(new BufferedInputStream(stream, 1 << 16));
+    }
+
+    /** The next packet, or null at the end of the file. */
+    public Packet next() throws IOException {
+        while (true) {
+            long at = offset;
+            byte[] head = new byte[8];
+            int n = in.readNBytes(head, 0, 8);
+            if (n == 0) {
+                return null;
+            }
+            if (n < 8) {
+                throw new IOException("pcapng offset " + at + ": truncated block header");
+            }
+            ByteBuffer h = ByteBuffer.wrap(head);
+            int type = h.order(ByteOrder.BIG_ENDIAN).getInt(0);
+            if (type == 0x0A0D0D0A) {
+                byte[] bom = new byte[4];
+                in.readFully(bom);
+                int magic = ByteBuffer.wrap(bom).order(ByteOrder.BIG_ENDIAN).getInt();
+                if (magic == 0x1A2B3C4D) {
+                    order = ByteOrder.BIG_ENDIAN;
+                } else if (magic == 0x4D3C2B1A) {
+                    order = ByteOrder.LITTLE_ENDIAN;
+                } else {
+                    throw new IOException("pcapng offset " + at + ": bad byte-order magic");
+                }
+                interfaces.clear();
+                resolution.clear();
+                int len = h.order(order).getInt(4);
+                checkLength(at, len, 28);
+                skip(len - 12, at);
+                offset = at + len;
+                continue;
+            }
+            if (at == 0) {
+                throw new IOException("pcapng offset 0: not a pcapng file (no Section Header Block)");
+            }
+            h.order(order);
+            type = h.getInt(0);
+            int len = h.getInt(4);
+            checkLength(at, len, 12);
+            byte[] body = new byte[len - 8];
+            try {
+                in.readFully(body);
+            } catch (EOFException e) {
+                throw new IOException("pcapng offset " + at + ": block of " + len + " bytes runs past the end");
+            }
+            offset = at + len;
+            ByteBuffer b = ByteBuffer.wrap(body).order(order);
+            if (b.getInt(body.length - 4) != len) {
+                throw new IOException("pcapng offset " + at + ": trailing block length differs");
+            }
+            if (type == 1) {
+                if (body.length < 12) {
+                    throw new IOException("pcapng offset " + at + ": short interface block");
+                }
+                interfaces.add(new int[] {b.getShort(0) & 0xffff});
+                resolution.add(tsresol(b, 8, body.length - 4));
+            } else if (type == 6) {
+                if (body.length < 24) {
+                    throw new IOException("pcapng offset " + at + ": short packet block");
+                }
+                int iface = b.getInt(0);
+                if (iface < 0 || iface >= interfaces.size()) {
+                    throw new IOException("pcapng offset " + at + ": packet of undeclared interface " + iface);
+                }
+                long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
+                int cap = b.getInt(12);
+                int padded = (cap + 3) & ~3;
+                if (cap < 0 || 20 + (long) padded > body.length - 4) {
+                    throw new IOException("pcapng offset " + at + ": captured length " + cap + " exceeds the block");
+                }
+                byte[] data = new byte[cap];
+                b.get(20, data);
+                long drops = 0;
+                int o = 20 + padded;
+                while (o + 4 <= body.length - 4) {
+                    int code = b.getShort(o) & 0xffff;
+                    int olen = b.getShort(o + 2) & 0xffff;
+                    if (code == 0 || o + 4 + olen > body.length - 4) {
+                        break;
+                    }
+                    if (code == 4 && olen == 8) {
+                        drops = b.getLong(o + 4);
+                    }
+                    o += 4 + ((olen + 3) & ~3);
+                }
+                long[] r = resolution.get(iface);
+                long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
+                return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
+            }
+        }
+    }
+
+    private static long[] tsresol(ByteBuffer b, int o, int end) {
+        while (o + 4 <= end) {
+            int code = b.getShort(o) & 0xffff;
+            int olen = b.getShort(o + 2) & 0xffff;
+            if (code == 0 || o + 4 + olen > end) {
+                break;
+            }
+            if (code == 9 && olen >= 1) {
+                int v = b.get(o + 4) & 0xff;
+                if ((v & 0x80) == 0 && v <= 18) {
+                    return v <= 9 ? new long[] {pow10(9 - v), 1} : new long[] {1, pow10(v - 9)};
+                }
+            }
+            o += 4 + ((olen + 3) & ~3);
+        }
+        return new long[] {1000, 1}; // default: microseconds
+    }
+
+    private static long pow10(int n) {
+        long r = 1;
+        for (int i = 0; i < n; i++) {
+            r *= 10;
+        }
+        return r;
+    }
+
+    private static void checkLength(long at, int len, int min) throws IOException {
+        if (len < min || len % 4 != 0 || len > MAX_BLOCK) {
+            throw new IOException("pcapng offset " + at + ": bad block length " + len);
+        }
+    }
+
+    private void skip(long n, long at) throws IOException {
+        try {
+            in.skipNBytes(n);
+        } catch (EOFException e) {
+            throw new IOException("pcapng offset " + at + ": block runs past the end");
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}

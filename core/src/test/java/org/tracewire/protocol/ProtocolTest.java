@@ -1,0 +1,140 @@
+package org.tracewire.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.tracewire.protocol.Messages.CaptureEvent;
+import org.tracewire.protocol.Messages.CaptureRequest;
+
+class ProtocolTest {
+    /** One example of every message, optional fields both given and left out. */
+    static List<Object> examples() {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("prev_pid", "42");
+        fields.put("prev_comm", "bash");
+        Messages.Stats stats = new Messages.Stats(true, 10, 2.5, 10, 1280, 3,
+                List.of(new Messages.CpuStat(0, 6, 1), new Messages.CpuStat(1, 4, 0, null, 3L, true)));
+        return List.of(
+                new Messages.HelloRequest(), new Messages.ListEventsRequest(),
+                new Messages.FormatRequest("sched:sched_switch"),
+                new Messages.ValidateFilterRequest("sched:sched_switch", "prev_pid == 1"),
+                new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", "prev_pid == 1"),
+                        new CaptureEvent("sched:sched_wakeup", null)), "tw0", "/tmp/x.pcapng", 4096, "mono", true),
+                new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", null)), null, null, null, null, false),
+                new CaptureRequest(List.of(new CaptureEvent("syscalls:sys_enter_write", null)), "tw1", null, null, null,
+                        false, true),
+                new Messages.StopCaptureRequest(), new Messages.StatsRequest(), new Messages.QuitRequest(),
+                new Messages.Hello("0.1.0", "6.18.0", true, "live tracefs /sys/kernel/tracing", 2),
+                new Messages.EventList(List.of("sched:sched_switch", "sched:sched_wakeup")),
+                new Messages.FormatReply(JsonNodeFactory.instance.objectNode().put("name", "sched_switch")),
+                new Messages.FilterResult(false, "Field not found", 10),
+                new Messages.Started("tracewire-1", "tw0", null),
+                new Messages.Started("tracewire-1", null, "/tmp/x.pcapng"),
+                stats, Messages.Stats.ZERO, new Messages.Stopped(stats), new Messages.Bye(),
+                new Messages.Error("needs root"), new Messages.Error("bad filter", "sched:sched_switch", 3),
+                new Messages.Events(List.of(new Messages.EventItem(1, 1_700_000_000_000_000_000L, 42, "bash",
+                        "sched:sched_switch", "prev_comm=bash", fields))));
+    }
+
+    @Test
+    void everyMessageRoundTrips() throws Exception {
+        Set<Class<?>> covered = examples().stream().map(Object::getClass).collect(Collectors.toSet());
+        Set<Class<?>> all = Stream.concat(Stream.of(Messages.Command.class.getPermittedSubclasses()),
+                Stream.of(Messages.Reply.class.getPermittedSubclasses())).collect(Collectors.toSet());
+        assertEquals(all, covered, "an example of every message");
+        long id = 1;
+        for (Object m : examples()) {
+            for (Long withId : new Long[] {null, id++}) {
+                byte[] line = Protocol.encodeLine(m, withId, Protocol.MAX_MESSAGE_BYTES);
+                assertEquals('\n', line[line.length - 1]);
+                String json = new String(line, 0, line.length - 1, StandardCharsets.UTF_8);
+                assertTrue(json.indexOf('\n') < 0, json);
+                Protocol.Envelope e = Protocol.parse(json);
+                assertEquals(Protocol.typeOf(m.getClass()), e.type(), json);
+                assertEquals(withId, e.id(), json);
+                assertEquals(m, Protocol.read(e, m.getClass()), json);
+                if (m instanceof Messages.Command) {
+                    assertEquals(m, Protocol.readCommand(e), json);
+                }
+            }
+        }
+    }
+
+    /** The wire shapes docs/backend-protocol.md shows. */
+    @Test
+    void wireShapesAreTheDocumentedOnes() {
+        assertEquals("{\"type\":\"startCapture\",\"id\":7,\"events\":[{\"event\":\"sched:sched_switch\"}],\"stream\":true}",
+                Protocol.toJson(new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", null)), null, null,
+                        null, null, true), 7L));
+        assertEquals("{\"type\":\"started\",\"id\":2,\"instance\":\"tracewire-9\",\"iface\":null,\"pcapng\":\"/tmp/a\"}",
+                Protocol.toJson(new Messages.Started("tracewire-9", null, "/tmp/a"), 2L));
+        assertEquals("{\"type\":\"error\",\"message\":\"boom\"}", Protocol.toJson(new Messages.Error("boom"), null));
+        assertEquals("{\"type\":\"quit\",\"id\":3}", Protocol.toJson(new Messages.QuitRequest(), 3L));
+        assertEquals("{\"type\":\"stopped\",\"id\":4,\"stats\":{\"running\":false,\"events\":0,\"eventsPerSecond\":0.0,"
+                + "\"frames\":0,\"bytes\":0,\"streamDropped\":0,\"cpus\":[]}}",
+                Protocol.toJson(new Messages.Stopped(Messages.Stats.ZERO), 4L));
+    }
+
+    private static String refused(String line, Class<?> cls) {
+        return assertThrows(ProtocolException.class, () -> Protocol.read(Protocol.parse(line), cls)).getMessage();
+    }
+
+    @Test
+    void unknownMissingAndMistypedFieldsAreRefusedSayingWhere() {
+        assertEquals("'event' must be a string", refused("{\"type\":\"format\",\"id\":1}", Messages.FormatRequest.class));
+        assertEquals("'event' must be a string", refused("{\"type\":\"format\",\"event\":null}", Messages.FormatRequest.class));
+        assertEquals("'event' must be a string", refused("{\"type\":\"format\",\"event\":5}", Messages.FormatRequest.class));
+        assertEquals("unknown field 'evnt' in format",
+                refused("{\"type\":\"format\",\"event\":\"a:b\",\"evnt\":1}", Messages.FormatRequest.class));
+        assertEquals("unknown field 'extra' in hello", refused("{\"type\":\"hello\",\"version\":\"0.1\",\"kernel\":\"6\","
+                + "\"live\":true,\"label\":\"l\",\"cpus\":2,\"extra\":1}", Messages.Hello.class));
+        assertEquals("'events[1].event' must be a string", refused("{\"type\":\"startCapture\",\"stream\":true,"
+                + "\"events\":[{\"event\":\"a:b\"},{\"filter\":\"x\"}]}", CaptureRequest.class));
+        assertEquals("unknown field 'events[0].filtr' in startCapture", refused("{\"type\":\"startCapture\","
+                + "\"stream\":true,\"events\":[{\"event\":\"a:b\",\"filtr\":\"x\"}]}", CaptureRequest.class));
+        assertEquals("'stream' must be true or false", refused("{\"type\":\"startCapture\",\"events\":[]}",
+                CaptureRequest.class));
+        assertEquals("'stream' must be true or false", refused("{\"type\":\"startCapture\",\"events\":[],"
+                + "\"stream\":\"true\"}", CaptureRequest.class));
+        assertEquals("'bufferKb' must be an integer (32 bits)", refused("{\"type\":\"startCapture\",\"events\":[],"
+                + "\"stream\":true,\"bufferKb\":1.5}", CaptureRequest.class));
+        assertEquals("'bufferKb' must be an integer (32 bits)", refused("{\"type\":\"startCapture\",\"events\":[],"
+                + "\"stream\":true,\"bufferKb\":99999999999}", CaptureRequest.class));
+        assertEquals("'events' must be an array", refused("{\"type\":\"startCapture\",\"events\":{},\"stream\":true}",
+                CaptureRequest.class));
+        assertEquals("'cpus[0].lostKnown' must be an integer", refused("{\"type\":\"stats\",\"running\":true,"
+                + "\"events\":1,\"eventsPerSecond\":1,\"frames\":1,\"bytes\":1,\"streamDropped\":0,"
+                + "\"cpus\":[{\"cpu\":0,\"records\":1,\"lostUnknownPages\":0}]}", Messages.Stats.class));
+        assertEquals("expected a 'started' message, got 'error'",
+                refused("{\"type\":\"error\",\"message\":\"x\"}", Messages.Started.class));
+    }
+
+    @Test
+    void envelopesAndLimits() throws Exception {
+        ProtocolException e = assertThrows(ProtocolException.class, () -> Protocol.parse("not json"));
+        assertTrue(e.getMessage().startsWith("not JSON: "), e.getMessage());
+        assertThrows(ProtocolException.class, () -> Protocol.parse("[1,2]"));
+        assertThrows(ProtocolException.class, () -> Protocol.parse("{\"type\":1}"));
+        assertThrows(ProtocolException.class, () -> Protocol.parse("{\"type\":\"hello\"} {}"));
+        assertEquals("'id' must be an integer",
+                assertThrows(ProtocolException.class, () -> Protocol.parse("{\"type\":\"hello\",\"id\":\"1\"}")).getMessage());
+        assertEquals("unknown command type 'nope'", assertThrows(ProtocolException.class,
+                () -> Protocol.readCommand(Protocol.parse("{\"type\":\"nope\",\"id\":1}"))).getMessage());
+        String big = "x".repeat(Protocol.MAX_COMMAND_BYTES);
+        e = assertThrows(ProtocolException.class, () -> Protocol.encodeLine(
+                new Messages.ValidateFilterRequest("sched:sched_switch", big), 1L, Protocol.MAX_COMMAND_BYTES));
+        assertTrue(e.getMessage().contains("the protocol allows " + Protocol.MAX_COMMAND_BYTES), e.getMessage());
+        assertEquals(List.of("hello", "listEvents", "format", "validateFilter", "startCapture", "stopCapture", "stats",
+                "quit"), List.copyOf(Protocol.commandTypes()));
+    }
+}

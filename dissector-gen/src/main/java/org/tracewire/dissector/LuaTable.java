@@ -1,0 +1,178 @@
+package org.tracewire.dissector;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Lua table constructor under construction, and its pretty printer (internal). Entries keep
+ * their insertion order, so output is deterministic. Values are literals made by {@link LuaWriter}
+ * (strings, numbers, booleans), nested tables, or references to locals the generator named through
+ * {@link LuaWriter#name}; keys are identifiers written in this module's code or integers. Nothing a
+ * caller passes becomes Lua source without going through {@link LuaWriter}.
+ *
+ * <p>Layout: {@link Style#INLINE} tables stay on one line (except nested vertical tables),
+ * {@link Style#VERTICAL} tables put one entry per line, {@link Style#AUTO} tables are inline when
+ * they fit {@link #WIDTH} columns, else vertical.
+ */
+final class LuaTable implements LuaValue {
+    /** Column limit for {@link Style#AUTO} tables. */
+    static final int WIDTH = 110;
+
+    /** How a table is laid out. */
+    enum Style { INLINE, VERTICAL, AUTO }
+
+    private record Entry(String key, LuaValue value) {
+    }
+
+    private final Style style;
+    private final List<Entry> entries = new ArrayList<>();
+    private String inline;
+    /** What the generator may call this table when it becomes a shared local (a {@link LuaWriter#name}). */
+    String nameHint;
+
+    LuaTable(Style style) {
+        this.style = style;
+    }
+
+    static LuaTable inline() {
+        return new LuaTable(Style.INLINE);
+    }
+
+    static LuaTable vertical() {
+        return new LuaTable(Style.VERTICAL);
+    }
+
+    static LuaTable auto() {
+        return new LuaTable(Style.AUTO);
+    }
+
+    private LuaTable put(String key, LuaValue v) {
+        if (inline != null) {
+            throw new IllegalStateException("table already rendered");
+        }
+        entries.add(new Entry(key, v));
+        return this;
+    }
+
+    private static String ident(String key) {
+        if (!key.matches("[a-z_][a-z0-9_]*")) {
+            throw new IllegalArgumentException("not an identifier key: " + key);
+        }
+        return key;
+    }
+
+    /** {@code key = "text"}. */
+    LuaTable str(String key, String text) {
+        return put(ident(key), LuaValue.Lit.string(text));
+    }
+
+    /** {@code key = n}. */
+    LuaTable num(String key, long n) {
+        return put(ident(key), LuaValue.Lit.number(n));
+    }
+
+    /** {@code key = 0x...} (a non-negative number in hex). */
+    LuaTable hex(String key, long n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("negative " + n);
+        }
+        return put(ident(key), new LuaValue.Lit("0x" + Long.toHexString(n)));
+    }
+
+    /** {@code key = true}. */
+    LuaTable bool(String key, boolean b) {
+        return put(ident(key), LuaValue.Lit.bool(b));
+    }
+
+    /** {@code key = value}. */
+    LuaTable set(String key, LuaValue v) {
+        return put(ident(key), v);
+    }
+
+    /** {@code [k] = "text"}. */
+    LuaTable at(long k, String text) {
+        return put("[" + k + "]", LuaValue.Lit.string(text));
+    }
+
+    /** A positional entry. */
+    LuaTable add(LuaValue v) {
+        return put(null, v);
+    }
+
+    boolean isEmpty() {
+        return entries.isEmpty();
+    }
+
+    /** The tables among this table's values, in order. */
+    List<LuaTable> children() {
+        List<LuaTable> out = new ArrayList<>();
+        for (Entry e : entries) {
+            if (e.value instanceof LuaTable t) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** The one-line source of this table without shared locals: its identity for sharing. */
+    String key() {
+        if (inline == null) {
+            StringBuilder sb = new StringBuilder("{");
+            for (int i = 0; i < entries.size(); i++) {
+                Entry e = entries.get(i);
+                sb.append(i == 0 ? "" : ", ");
+                if (e.key != null) {
+                    sb.append(e.key).append(" = ");
+                }
+                sb.append(e.value instanceof LuaTable t ? t.key() : ((LuaValue.Lit) e.value).code());
+            }
+            inline = sb.append('}').toString();
+        }
+        return inline;
+    }
+
+    /**
+     * The table's source.
+     *
+     * @param indent indentation of the line the table starts on
+     * @param col    column where the table starts
+     * @param locals shared tables (by {@link #key()}) and the names of their locals; this table itself is
+     *               written out even when it is one of them
+     */
+    String render(int indent, int col, Map<String, String> locals) {
+        if (entries.isEmpty()) {
+            return "{}";
+        }
+        if (style != Style.VERTICAL) {
+            StringBuilder sb = new StringBuilder("{");
+            for (int i = 0; i < entries.size(); i++) {
+                Entry e = entries.get(i);
+                sb.append(i == 0 ? "" : ", ");
+                if (e.key != null) {
+                    sb.append(e.key).append(" = ");
+                }
+                sb.append(value(e.value, indent, col + sb.length(), locals));
+            }
+            String s = sb.append('}').toString();
+            if (style == Style.INLINE || (s.indexOf('\n') < 0 && col + s.length() <= WIDTH)) {
+                return s;
+            }
+        }
+        String pad = " ".repeat(indent + 2);
+        StringBuilder sb = new StringBuilder("{\n");
+        for (Entry e : entries) {
+            String head = pad + (e.key == null ? "" : e.key + " = ");
+            sb.append(head).append(value(e.value, indent + 2, head.length(), locals)).append(",\n");
+        }
+        return sb.append(" ".repeat(indent)).append('}').toString();
+    }
+
+    private static String value(LuaValue v, int indent, int col, Map<String, String> locals) {
+        if (v instanceof LuaTable t) {
+            String name = locals.get(t.key());
+            return name != null ? name : t.render(indent, col, locals);
+        }
+        return ((LuaValue.Lit) v).code();
+    }
+}
