@@ -60,7 +60,7 @@ class CaptureSelfLiveTest {
                 long until = System.nanoTime() + 30_000_000_000L;
                 while (System.nanoTime() < until) {
                     try {
-                        if (Files.readString(inst.resolve("tracing_on")).strip().equals("1")) {
+                        if (org.tracewire.testing.TestInstances.isTracing(inst)) {
                             Thread.sleep(1000);
                             Set<Long> t = SelfExclusion.tasks(self);
                             Set<Long> l = new TreeSet<>();

@@ -220,13 +220,8 @@ class ExtcapTsharkLiveTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true) {
                 for (long pid : pids) {
-                    Path on = top.root().resolve("instances/tracewire-" + pid + "/tracing_on");
-                    try {
-                        if (Files.readString(on).strip().equals("1")) {
-                            return pid;
-                        }
-                    } catch (java.io.IOException notYet) {
-                        // no instance yet, or its files are still being created (the directory shows first)
+                    if (org.tracewire.testing.TestInstances.isTracing(top.root().resolve("instances/tracewire-" + pid))) {
+                        return pid;
                     }
                 }
                 assertTrue(tshark.isAlive(), "tshark ended early: " + Files.readString(log));

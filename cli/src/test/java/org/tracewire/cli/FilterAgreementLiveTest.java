@@ -174,25 +174,10 @@ class FilterAgreementLiveTest {
 
     static void waitForInstance(Tracefs top, Process p, Path log) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!tracingOn(top, "tracewire-" + p.pid())) {
+        while (!org.tracewire.testing.TestInstances.isTracing(top.root().resolve("instances/tracewire-" + p.pid()))) {
             assertTrue(p.isAlive(), "capture ended: " + Files.readString(log));
             assertTrue(System.nanoTime() < deadline, "capture did not start");
             Thread.sleep(50);
-        }
-    }
-
-    /**
-     * Whether the instance exists and records. The kernel makes an instance's directory visible before
-     * it has created the files in it, so a file that cannot be read yet means "not yet".
-     */
-    private static boolean tracingOn(Tracefs top, String instance) {
-        if (!top.instanceNames().contains(instance)) {
-            return false;
-        }
-        try {
-            return top.read("instances/" + instance + "/tracing_on").strip().equals("1");
-        } catch (org.tracewire.tracefs.TracefsException e) {
-            return false;
         }
     }
 

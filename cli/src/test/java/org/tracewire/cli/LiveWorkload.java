@@ -6,13 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.tracewire.testing.TestInstances;
 
 /**
  * A workload for live capture tests that the capture does not exclude: a capture excludes its own
  * process and, through {@code options/event-fork}, every process it forks once tracing is set up,
  * so a workload the test JVM starts during the capture would be invisible. This one is started
  * before the capture (a shell that waits for a line on its stdin) and released once the capture's
- * instance ({@code tracewire-<this pid>}) has {@code tracing_on} = 1.
+ * instance ({@code tracewire-<this pid>}) traces ({@link TestInstances#isTracing}).
  */
 final class LiveWorkload implements AutoCloseable {
     private final Process process;
@@ -33,17 +34,13 @@ final class LiveWorkload implements AutoCloseable {
         cmd.addAll(command);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        Path tracingOn = tracefsRoot.resolve("instances/tracewire-" + ProcessHandle.current().pid() + "/tracing_on");
+        Path instance = tracefsRoot.resolve("instances/tracewire-" + ProcessHandle.current().pid());
         Thread t = new Thread(() -> {
             try {
                 long until = System.nanoTime() + 60_000_000_000L;
                 while (System.nanoTime() < until) {
-                    try {
-                        if (Files.readString(tracingOn).strip().equals("1")) {
-                            break;
-                        }
-                    } catch (IOException notYet) {
-                        // no instance yet
+                    if (TestInstances.isTracing(instance)) {
+                        break;
                     }
                     Thread.sleep(20);
                 }

@@ -85,4 +85,22 @@ public final class TestInstances {
         }
         return removed;
     }
+
+    /**
+     * Whether a capture's instance records: {@code tracing_on} is 1 and events are enabled. A new
+     * instance starts with {@code tracing_on} = 1 before the capture turns it off to set itself up
+     * (filters, clock markers, {@code set_event_notrace_pid}) and enables its events, so
+     * {@code tracing_on} alone says "created", not "tracing". A file that cannot be read (no instance
+     * yet, or its directory is visible before the kernel has made its files) means no.
+     *
+     * @param instanceDir the instance's directory, e.g. {@code /sys/kernel/tracing/instances/tracewire-42}
+     */
+    public static boolean isTracing(java.nio.file.Path instanceDir) {
+        try {
+            return java.nio.file.Files.readString(instanceDir.resolve("tracing_on")).strip().equals("1")
+                    && !java.nio.file.Files.readString(instanceDir.resolve("set_event")).isBlank();
+        } catch (java.io.IOException notYet) {
+            return false;
+        }
+    }
 }
