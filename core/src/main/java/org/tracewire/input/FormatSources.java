@@ -1,4 +1,4 @@
-package org.tracewire.cli;
+package org.tracewire.input;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,13 +14,22 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsLocator;
 
 /**
- * The catalogs of event formats {@code import} and {@code export} choose from, with the format
- * identity hash each gives ({@link FormatIdentity}): an explicit {@code --formats} (a trace.dat, a
- * tracefs mount or a snapshot directory), the live tracefs (root), the repository's snapshot.
+ * The catalogs of event formats that files of frames are matched against ({@code import},
+ * {@code export}, {@link PcapngInput}), with the format identity hash each gives
+ * ({@link FormatIdentity}): an explicit {@code --formats} (a trace.dat, a tracefs mount or a
+ * snapshot directory), the live tracefs (root), the repository's snapshot.
  */
-final class FormatSources {
-    /** One candidate. */
-    record Source(String label, FormatCatalog catalog, Tracefs tracefs, TraceDatFile dat, long hash) {
+public final class FormatSources {
+    /**
+     * One candidate.
+     *
+     * @param label   where the formats come from (a path, or "live tracefs")
+     * @param catalog its formats
+     * @param tracefs the tree read, or null for a trace.dat
+     * @param dat     the trace.dat read (left open), or null for a tree
+     * @param hash    {@link FormatIdentity#of(FormatCatalog)} of the catalog
+     */
+    public record Source(String label, FormatCatalog catalog, Tracefs tracefs, TraceDatFile dat, long hash) {
     }
 
     private FormatSources() {
@@ -30,8 +39,9 @@ final class FormatSources {
      * @param explicit {@code --formats} or null
      * @return the candidates that could be read, explicit first (trace.dat sources are left open:
      *         the JVM ends with the command)
+     * @throws IOException when the explicit source cannot be read
      */
-    static List<Source> candidates(Path explicit) throws IOException {
+    public static List<Source> candidates(Path explicit) throws IOException {
         List<Source> out = new ArrayList<>();
         if (explicit != null) {
             if (Files.isRegularFile(explicit)) {
@@ -65,8 +75,24 @@ final class FormatSources {
         return out;
     }
 
+    /**
+     * The candidate whose identity is {@code hash}.
+     *
+     * @param candidates from {@link #candidates}
+     * @param hash       the frames' format identity
+     * @return the first match, or null
+     */
+    public static Source matching(List<Source> candidates, long hash) {
+        for (Source s : candidates) {
+            if (s.hash() == hash) {
+                return s;
+            }
+        }
+        return null;
+    }
+
     /** True when every format of {@code subset} is in {@code catalog}, identical. */
-    static boolean contains(FormatCatalog catalog, FormatCatalog subset) {
+    public static boolean contains(FormatCatalog catalog, FormatCatalog subset) {
         Map<Integer, EventFormat> byId = catalog.byId();
         for (EventFormat f : subset.formats()) {
             if (!f.equals(byId.get(f.id()))) {
