@@ -42,6 +42,19 @@ public final class FormatSources {
      * @throws IOException when the explicit source cannot be read
      */
     public static List<Source> candidates(Path explicit) throws IOException {
+        return candidates(explicit, null);
+    }
+
+    /**
+     * Like {@link #candidates(Path)}, but stops reading further sources once one has the identity
+     * {@code stopAt} (each catalog costs a parse of every format).
+     *
+     * @param explicit {@code --formats} or null
+     * @param stopAt   the identity wanted, or null to read every source
+     * @return the candidates read, the match (if any) last
+     * @throws IOException when the explicit source cannot be read
+     */
+    public static List<Source> candidates(Path explicit, Long stopAt) throws IOException {
         List<Source> out = new ArrayList<>();
         if (explicit != null) {
             if (Files.isRegularFile(explicit)) {
@@ -52,12 +65,18 @@ public final class FormatSources {
                 FormatCatalog c = t.formats();
                 out.add(new Source(explicit.toString(), c, t, null, FormatIdentity.of(c)));
             }
+            if (stopAt != null && out.get(out.size() - 1).hash() == stopAt) {
+                return out;
+            }
         }
         try {
             if (Tracefs.isRoot()) {
                 Tracefs t = Tracefs.live();
                 FormatCatalog c = t.formats();
                 out.add(new Source("live tracefs", c, t, null, FormatIdentity.of(c)));
+                if (stopAt != null && out.get(out.size() - 1).hash() == stopAt) {
+                    return out;
+                }
             }
         } catch (RuntimeException ignored) {
             // not available

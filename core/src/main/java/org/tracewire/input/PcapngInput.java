@@ -113,7 +113,7 @@ public final class PcapngInput implements RecordInput {
         if (hash == null) {
             throw new IOException(file + ": no tracewire frames");
         }
-        List<FormatSources.Source> candidates = FormatSources.candidates(formats);
+        List<FormatSources.Source> candidates = FormatSources.candidates(formats, hash);
         FormatSources.Source chosen = FormatSources.matching(candidates, hash);
         if (chosen == null) {
             throw new IOException(file + ": no formats with the frames' identity " + FormatIdentity.hex(hash) + " (tried "

@@ -133,8 +133,13 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         if (tracefs == null) {
             return;
         }
-        executor.execute(() -> HistSupport.of(tracefs), this::setSupport,
-                e -> setSupport(null));
+        executor.execute(() -> HistSupport.of(tracefs), this::setSupport, e -> {
+            setSupport(null);
+            if (!tracefs.isLive()) {
+                support.set("Aggregated by tracewire from the captured events (the snapshot browsed does not record "
+                        + "whether the kernel has hist triggers; the live tracefs, as root, does).");
+            }
+        });
     }
 
     /**
