@@ -136,6 +136,9 @@ public final class HistogramView extends BorderPane {
             if (keep != null && !sortChoices.contains(keep)) {
                 sortChoices.add(keep);
             }
+            if (vm.sortFieldProperty().get() == null && keep != null) {
+                vm.sortFieldProperty().set(keep); // a ComboBox clears its value when its items are replaced
+            }
         };
         vm.getValues().addListener((ListChangeListener<String>) c -> fillSort.run());
         vm.key1Property().addListener(o -> fillSort.run());
