@@ -5,6 +5,12 @@
 # Exit/return status: 0 when all are installed (or were just installed), 1 otherwise.
 
 TRACEWIRE_PACKAGES=(openjdk-17-jdk-headless maven tshark tcpdump trace-cmd libpcap0.8 xvfb libgtk-3-0 lua5.2 lua5.4 iproute2)
+# With a display, the Wireshark GUI too (Debian `wireshark`, ~150 MB of Qt), so the desktop app's
+# "Open in Wireshark" / "Show in Wireshark" work side by side on a fresh machine. Headless machines
+# (CI, servers) skip it; TRACEWIRE_NO_WIRESHARK_GUI=1 skips it too (e.g. screenshots under Xvfb).
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${TRACEWIRE_NO_WIRESHARK_GUI:-}" ]; then
+  TRACEWIRE_PACKAGES+=(wireshark)
+fi
 
 tracewire_prereqs() {
   if ! command -v dpkg-query >/dev/null 2>&1; then

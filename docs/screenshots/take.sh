@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots of the desktop app from real runs under Xvfb:
 #   docs/screenshots/take.sh [VIEW ...]
-# VIEW: start browser filter capture wireshark timeline latency (default: all, plus browser-snapshot).
+# VIEW: start browser filter capture wireshark timeline latency histogram opened (default: all, plus browser-snapshot).
+# opened: the app with --open on a pcapng recorded by a short capture (root) and the histogram view.
 # browser-snapshot runs the app as user nobody (as root only): the browser then shows the
 # checked-in snapshot, read only. The others run as the caller: as root the live tracefs and a
 # real capture through the backend. Needs xvfb and imagemagick (apt-get install -y xvfb imagemagick).
@@ -9,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out="$here/docs/screenshots"
 views=("$@")
-[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark timeline latency)
+[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark timeline latency histogram opened)
 "$here/tracewire" --version >/dev/null    # build first (the launcher rebuilds when sources changed)
 for v in "${views[@]}"; do
   cfg=$(mktemp -d)    # fresh window state and recent list
@@ -18,18 +19,24 @@ for v in "${views[@]}"; do
   # The window at the top left, 1200x800 (no window manager under Xvfb: no decorations).
   echo '{"x":0,"y":0,"width":1200,"height":800,"maximized":false}' >"$cfg/tracewire/window.json"
   wait_s=12
-  case $v in capture|timeline|latency) wait_s=25 ;; esac
-  run="env XDG_CONFIG_HOME=$cfg"
+  case $v in capture|timeline|latency|histogram) wait_s=25 ;; opened) wait_s=30 ;; esac
+  run="env XDG_CONFIG_HOME=$cfg TRACEWIRE_NO_WIRESHARK_GUI=1"
   view=$v
+  extra=--screenshot-mode
+  if [ "$v" = opened ]; then
+    [ -n "${OPEN_FILE:-}" ] || { echo "screenshots: opened needs OPEN_FILE=FILE.pcapng" >&2; continue; }
+    view=timeline
+    extra="--open $OPEN_FILE"
+  fi
   if [ "$v" = browser-snapshot ]; then
     [ "$(id -u)" -eq 0 ] || { echo "screenshots: browser-snapshot needs root (to run as nobody)" >&2; continue; }
     chmod -R a+rwX "$cfg"
-    run="runuser -u nobody -- env HOME=$cfg XDG_CONFIG_HOME=$cfg XAUTHORITY=$cfg/xauth"
+    run="runuser -u nobody -- env HOME=$cfg XDG_CONFIG_HOME=$cfg XAUTHORITY=$cfg/xauth TRACEWIRE_NO_WIRESHARK_GUI=1"
     view=browser
   fi
   xvfb-run -a -s '-screen 0 1280x900x24' bash -c "
     cp \"\$XAUTHORITY\" '$cfg/xauth' && chmod 644 '$cfg/xauth'
-    $run '$here/tracewire' --view $view --screenshot-mode >/tmp/tracewire-shot-$v.log 2>&1 &
+    $run '$here/tracewire' --view $view $extra >/tmp/tracewire-shot-$v.log 2>&1 &
     app=\$!
     sleep $wait_s
     import -window root -crop 1200x800+0+0 +repage '$out/$v.png'

@@ -16,6 +16,7 @@ import org.tracewire.cli.DesktopApp;
 public final class AppLauncher implements DesktopApp {
     private static volatile MainView.Page startPage = MainView.Page.START;
     private static volatile boolean screenshotMode;
+    private static volatile Path openFile;
 
     /** For {@link java.util.ServiceLoader}. */
     public AppLauncher() {
@@ -24,13 +25,27 @@ public final class AppLauncher implements DesktopApp {
     /**
      * Opens the app and blocks until its window is closed.
      *
-     * @param view           the view to show first ("start", "browser", "filter", "capture", "wireshark", "timeline", "latency"), or null
+     * @param view           the view to show first ("start", "browser", "filter", "capture", "wireshark", "timeline", "latency", "histogram"), or null
      * @param screenshotMode fill the views with an example and start a capture on the capture page (README screenshots)
      * @return the exit code: 0, or 1 when GTK 3 is missing (the apt line on stderr)
      * @throws IllegalArgumentException for an unknown view name
      */
     @Override
     public int launch(String view, boolean screenshotMode) {
+        return launch(view, screenshotMode, null);
+    }
+
+    /**
+     * Opens the app, optionally with a recorded capture, and blocks until its window is closed.
+     *
+     * @param view           as {@link #launch(String, boolean)}
+     * @param screenshotMode as {@link #launch(String, boolean)}
+     * @param file           a pcapng of tracewire frames or a trace.dat to open at start, or null
+     * @return the exit code
+     */
+    @Override
+    public int launch(String view, boolean screenshotMode, Path file) {
+        openFile = file;
         if (view != null && !view.isBlank()) {
             startPage = MainView.Page.valueOf(view.strip().toUpperCase(Locale.ROOT));
         }
@@ -63,6 +78,11 @@ public final class AppLauncher implements DesktopApp {
             }
         }
         return false;
+    }
+
+    /** The file given with {@code --open}, or null. */
+    public static Path openFile() {
+        return openFile;
     }
 
     /** The page shown first. */

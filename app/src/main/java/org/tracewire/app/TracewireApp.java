@@ -46,7 +46,7 @@ public final class TracewireApp extends Application {
         view = new MainView(vm);
         Scene scene = new Scene(view);
         stage.setScene(scene);
-        stage.setTitle("tracewire");
+        stage.titleProperty().bind(vm.titleProperty());
         stage.getIcons().setAll(Icons.appIcons());
         restore(stage, store.windowState());
         stage.setOnCloseRequest(e -> saveWindow(stage, store));
@@ -56,6 +56,9 @@ public final class TracewireApp extends Application {
         }
         vm.browser().load(tracefs());
         stage.show();
+        if (AppLauncher.openFile() != null) {
+            vm.openFile(AppLauncher.openFile());
+        }
     }
 
     /**

@@ -2,17 +2,15 @@ package org.tracewire.backend;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.tracewire.capture.CapturedEvent;
 import org.tracewire.capture.EventSink;
-import org.tracewire.format.Field;
 import org.tracewire.protocol.Messages;
 import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordValues;
 import org.tracewire.tracetext.SavedCmdlines;
 
 /**
@@ -95,21 +93,7 @@ public final class StreamSink implements EventSink {
 
     private Messages.EventItem item(CapturedEvent e) {
         EventRecord r = e.record();
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (Field f : r.format().fields()) {
-            try {
-                if (f.kind().isString()) {
-                    fields.put(f.name(), r.string(f));
-                } else if (f.size() == 1 || f.size() == 2 || f.size() == 4 || f.size() == 8) {
-                    long v = r.integer(f);
-                    fields.put(f.name(), f.signed() || f.size() < 8 || v >= 0 ? Long.toString(v) : Long.toUnsignedString(v));
-                } else {
-                    fields.put(f.name(), HexFormat.of().formatHex(r.bytes(f)));
-                }
-            } catch (RuntimeException ex) {
-                fields.put(f.name(), "<" + ex.getMessage() + ">");
-            }
-        }
+        Map<String, Object> fields = RecordValues.strings(r);
         String line;
         try {
             line = text.apply(r);

@@ -14,12 +14,28 @@ public interface DesktopApp {
      * Opens the app and blocks until its window is closed.
      *
      * @param view           the view shown first ("start", "browser", "filter", "capture",
-     *                       "wireshark"), or null for the start page
+     *                       "wireshark", "timeline", "latency", "histogram"), or null for the start page
      * @param screenshotMode fill the views with an example (the README's screenshots)
      * @return the exit code: 0, or 1 when the app cannot open (reason on stderr)
      * @throws IllegalArgumentException for an unknown view name
      */
     int launch(String view, boolean screenshotMode);
+
+    /**
+     * Opens the app with a recorded capture and blocks until its window is closed.
+     *
+     * @param view           as {@link #launch(String, boolean)}
+     * @param screenshotMode as {@link #launch(String, boolean)}
+     * @param file           a pcapng of tracewire frames or a trace.dat to open (checked to exist), or null
+     * @return the exit code
+     * @throws IllegalArgumentException for an unknown view name
+     */
+    default int launch(String view, boolean screenshotMode, java.nio.file.Path file) {
+        if (file != null) {
+            throw new UnsupportedOperationException("this desktop app cannot open files");
+        }
+        return launch(view, screenshotMode);
+    }
 
     /**
      * The desktop app on the class path.

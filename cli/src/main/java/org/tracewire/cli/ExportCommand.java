@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.tracewire.format.EventFormat;
+import org.tracewire.input.FormatSources;
+import org.tracewire.input.PcapngInput;
 import org.tracewire.format.FormatIdentity;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
@@ -20,8 +22,6 @@ import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracedat.TraceDatFile;
 import org.tracewire.tracedat.TraceDatWriter;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.wire.WireDecoder;
-import org.tracewire.wire.WireFormatException;
 import org.tracewire.wire.WireFrame;
 import org.tracewire.wire.WireHeader;
 import org.tracewire.wire.WireRecords;
@@ -68,7 +68,7 @@ final class ExportCommand implements Callable<Integer> {
         boolean little = true;
         try (PcapngPacketReader r = new PcapngPacketReader(input)) {
             for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
-                WireFrame f = frame(p);
+                WireFrame f = PcapngInput.frame(p);
                 if (f != null) {
                     hash = f.header().formatHash();
                     little = f.header().littleEndian();
@@ -80,13 +80,7 @@ final class ExportCommand implements Callable<Integer> {
             throw new IllegalStateException(input + ": no tracewire frames");
         }
         List<FormatSources.Source> candidates = FormatSources.candidates(formats);
-        FormatSources.Source chosen = null;
-        for (FormatSources.Source s : candidates) {
-            if (s.hash() == hash) {
-                chosen = s;
-                break;
-            }
-        }
+        FormatSources.Source chosen = FormatSources.matching(candidates, hash);
         TraceDatFile dat = formats != null && !candidates.isEmpty() ? candidates.get(0).dat() : null;
         if (chosen == null && dat != null) {
             chosen = candidates.get(0);
@@ -147,7 +141,7 @@ final class ExportCommand implements Callable<Integer> {
              TraceDatWriter writer = new TraceDatWriter(meta, layout)) {
             {
                 for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
-                    WireFrame f = frame(p);
+                    WireFrame f = PcapngInput.frame(p);
                     if (f == null) {
                         foreign++;
                         continue;
@@ -177,17 +171,6 @@ final class ExportCommand implements Callable<Integer> {
                     foreign, unknown);
         }
         return 0;
-    }
-
-    private static WireFrame frame(PcapngPacketReader.Packet p) {
-        if (p.linkType() != PcapngWriter.LINKTYPE_ETHERNET) {
-            return null;
-        }
-        try {
-            return WireDecoder.decode(p.data());
-        } catch (WireFormatException e) {
-            return null;
-        }
     }
 
     private static String readOr(Path p) {

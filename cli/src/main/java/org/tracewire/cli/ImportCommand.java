@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
+import org.tracewire.input.FormatSources;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;

@@ -41,8 +41,13 @@ public final class Main implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--view", hidden = true, paramLabel = "VIEW",
-            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency).")
+            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency, histogram).")
     String view;
+
+    @Option(names = "--open", paramLabel = "FILE",
+            description = "Desktop app: open a recorded capture (a pcapng of tracewire frames, or a trace-cmd trace.dat) "
+                    + "in the event table, timeline, latency and histogram views. Needs no root and no backend.")
+    java.nio.file.Path open;
 
     @Option(names = "--screenshot-mode", hidden = true,
             description = "Desktop app: fill the views with an example (and start a capture on the capture view).")
@@ -54,13 +59,21 @@ public final class Main implements Callable<Integer> {
      */
     @Override
     public Integer call() {
+        if (open != null && !java.nio.file.Files.isRegularFile(open)) {
+            throw new UsageException(open + ": no such file");
+        }
         Optional<DesktopApp> app = hasDisplay(System.getenv()) ? DesktopApp.find() : Optional.empty();
         if (app.isPresent()) {
             try {
-                return app.get().launch(view, screenshotMode);
+                return app.get().launch(view, screenshotMode, open);
             } catch (IllegalArgumentException e) {
-                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark, timeline, latency)");
+                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram)");
             }
+        }
+        if (open != null) {
+            spec.commandLine().getErr().println("tracewire: --open needs the desktop app and a display (DISPLAY or WAYLAND_DISPLAY); "
+                    + "without one, print the file with: tracewire report " + open);
+            return EXIT_USAGE;
         }
         spec.commandLine().usage(spec.commandLine().getOut());
         return 0;

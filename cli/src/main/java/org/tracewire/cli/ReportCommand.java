@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.HexFormat;
 import java.util.concurrent.Callable;
 import org.tracewire.format.Field;
+import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelTextRenderer;
@@ -27,13 +28,14 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@link KernelTextRenderer} renders live captures), or with {@code --json} one JSON object per
  * line with each event's fields. Lines of a file with several buffers start with {@code NAME: }.
  * Lost events and skipped records are summarised on stderr. The input is opened by
- * {@link ReportInput} (today: trace-cmd's trace.dat v6/v7).
+ * {@link RecordInput} by its content: trace-cmd's trace.dat v6/v7, or a pcapng of tracewire frames
+ * (formats by their identity from the live tracefs, else the checked-in snapshot).
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Print the events of a trace file (trace-cmd trace.dat v6/v7) as the kernel's trace text.",
+        description = {"Print the events of a trace file (trace-cmd trace.dat v6/v7, or a pcapng of tracewire frames) as the kernel's trace text.",
                 "--json: one JSON object per line per event: cpu, time (ns), event, pid, comm, flags, lost, fields."})
 final class ReportCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "FILE", description = "A trace.dat (trace-cmd record).")
+    @Parameters(index = "0", paramLabel = "FILE", description = "A trace.dat (trace-cmd record) or a pcapng of tracewire frames.")
     Path file;
 
     @Option(names = "--json", description = "One JSON object per event (JSON lines) with its fields.")
@@ -55,10 +57,16 @@ final class ReportCommand implements Callable<Integer> {
         Tracefs live = noLiveKernel ? null : liveTracefs();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (ReportInput in = ReportInput.open(file, live)) {
+        RecordInput opened;
+        try {
+            opened = RecordInput.open(file, live);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageException(e.getMessage());
+        }
+        try (RecordInput in = opened) {
             boolean prefix = in.severalBuffers();
             KernelTextRenderer renderer = in.renderer();
-            Iterator<ReportInput.Event> it = in.events();
+            Iterator<RecordInput.Event> it = in.events();
             if (json) {
                 JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
                 g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
@@ -70,7 +78,7 @@ final class ReportCommand implements Callable<Integer> {
             } else {
                 StringBuilder sb = new StringBuilder(256);
                 while (it.hasNext()) {
-                    ReportInput.Event e = it.next();
+                    RecordInput.Event e = it.next();
                     sb.setLength(0);
                     if (prefix) {
                         sb.append(e.buffer().isEmpty() ? "top" : e.buffer()).append(": ");
@@ -95,7 +103,7 @@ final class ReportCommand implements Callable<Integer> {
         }
     }
 
-    private static void writeJson(JsonGenerator g, ReportInput.Event e, KernelTextRenderer renderer) throws Exception {
+    private static void writeJson(JsonGenerator g, RecordInput.Event e, KernelTextRenderer renderer) throws Exception {
         EventRecord r = e.record();
         g.writeStartObject();
         if (!e.buffer().isEmpty()) {

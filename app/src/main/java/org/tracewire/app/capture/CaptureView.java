@@ -51,12 +51,16 @@ public final class CaptureView extends BorderPane {
     private final TableView<EventRow> table = new TableView<>();
     private javafx.scene.control.CheckBox follow;
     private final EventTableViewModel vmTable;
+    private final CaptureViewModel vm;
+    private ListView<CaptureEventSpec> events;
 
     /** @param vm the view model */
     public CaptureView(CaptureViewModel vm) {
         setId("capture-view");
         this.vmTable = vm.table();
+        this.vm = vm;
         ListView<CaptureEventSpec> events = new ListView<>(vm.getEvents());
+        this.events = events;
         events.setId("capture-events");
         events.setPrefHeight(150);
         events.setPlaceholder(new Label("No events: Browser → Add to capture"));
@@ -121,7 +125,18 @@ public final class CaptureView extends BorderPane {
         counters.addRow(5, new Label("Not streamed"), counter("capture-count-dropped", vm.streamDroppedProperty()));
         counters.addRow(6, new Label("Received here"), counter("capture-count-received", vm.receivedProperty()));
 
-        HBox buttons = new HBox(8, start, stop);
+        javafx.scene.control.ProgressIndicator spinner = new javafx.scene.control.ProgressIndicator();
+        spinner.setId("capture-spinner");
+        spinner.setPrefSize(22, 22);
+        spinner.visibleProperty().bind(vm.busyProperty());
+        spinner.managedProperty().bind(spinner.visibleProperty());
+        Button cancel = new Button("Cancel");
+        cancel.setId("capture-cancel");
+        cancel.setOnAction(e -> vm.cancel());
+        cancel.visibleProperty().bind(vm.busyProperty().and(vm.runningProperty().not()));
+        cancel.managedProperty().bind(cancel.visibleProperty());
+        HBox buttons = new HBox(8, start, stop, spinner, cancel);
+        buttons.setAlignment(Pos.CENTER_LEFT);
         VBox left = new VBox(8,
                 new TitledPane("Events", new VBox(4, events, remove)),
                 new TitledPane("Outputs", outputs),
@@ -448,6 +463,11 @@ public final class CaptureView extends BorderPane {
                         item("Filter on CPU " + r.cpu(), "capture-ctx-cpu", () -> tv.filterOnCpu(r)),
                         item("Filter on event " + r.event(), "capture-ctx-event", () -> tv.filterOnEvent(r)),
                         item("Follow this thread (" + r.comm() + "/" + r.pid() + ")", "capture-ctx-thread", () -> tv.followThread(r)));
+                String file = vm.sourceFileProperty().get();
+                if (r.frame() > 0 && file != null && !file.isEmpty()) {
+                    menu.getItems().addAll(new SeparatorMenuItem(), item("Show in Wireshark (frame " + r.frame() + ")",
+                            "capture-ctx-wireshark", () -> showInWireshark.accept(file, r.frame())));
+                }
             }
             menu.getItems().addAll(new SeparatorMenuItem(), item("Clear filters", "capture-ctx-clear", tv::clearFilters));
         });
@@ -511,6 +531,30 @@ public final class CaptureView extends BorderPane {
         c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(get.apply(cd.getValue())));
         c.setPrefWidth(width);
         return c;
+    }
+
+    private java.util.function.BiConsumer<String, Long> showInWireshark = (f, n) -> { };
+
+    /** @param action opens a pcapng in Wireshark at a frame ("Show in Wireshark" in the context menu) */
+    public void setShowInWireshark(java.util.function.BiConsumer<String, Long> action) {
+        this.showInWireshark = action;
+    }
+
+    /** Shows the find bar and focuses it (Edit › Find, Ctrl+F). */
+    public void showFind() {
+        findBar.setVisible(true);
+        findField.requestFocus();
+        findField.selectAll();
+    }
+
+    /** Removes the event selected in the capture's event list (Edit › Delete); false when none is selected. */
+    public boolean removeSelectedEvent() {
+        CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+        if (s == null || vm.runningProperty().get()) {
+            return false;
+        }
+        vm.getEvents().remove(s);
+        return true;
     }
 
     /** Stops the UI pulse (when the view is discarded). */

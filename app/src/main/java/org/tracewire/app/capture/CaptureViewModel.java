@@ -63,6 +63,12 @@ public final class CaptureViewModel {
     private final AtomicReference<Messages.Stats> pendingStats = new AtomicReference<>();
     private final AtomicReference<String> pendingStatus = new AtomicReference<>();
     private BackendClient client;
+    /** Rows an opened file may queue before its reader waits for the UI pulse. */
+    static final int OPEN_QUEUE = 20_000;
+    private final StringProperty sourceFile = new SimpleStringProperty("");
+    private final BooleanProperty opening = new SimpleBooleanProperty();
+    private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
+    private RowRecords records = RowRecords.none();
 
     private final BackendListener listener = new BackendListener() {
         @Override
@@ -135,11 +141,142 @@ public final class CaptureViewModel {
         events.add(new CaptureEventSpec(event, filter));
     }
 
+    /**
+     * The rows' records (filters, latency, histograms); an opened file's formats are set on it.
+     *
+     * @param records the app's one bridge from rows to records
+     */
+    public void setRecords(RowRecords records) {
+        this.records = records;
+        table.setRecords(records);
+    }
+
+    /**
+     * Opens a recorded file (a pcapng of tracewire frames or a trace.dat) in the background: the
+     * rows go through the same queue and pulse as a live capture's, so the table, timeline, latency
+     * and histogram views fill in batches; the reader waits while {@value #OPEN_QUEUE} rows are
+     * queued, so every view sees every event while the table keeps the newest {@value #WINDOW}.
+     * Needs neither root nor the backend.
+     *
+     * @param file   the file
+     * @param opened called on the UI thread when the whole file was read (with the rows read)
+     */
+    public void openFile(java.nio.file.Path file, java.util.function.LongConsumer opened) {
+        if (running.get() || busy.get()) {
+            status.set("stop the capture before opening a file");
+            return;
+        }
+        long gen = openGeneration.incrementAndGet();
+        busy.set(true);
+        opening.set(true);
+        resetCounters();
+        sourceFile.set(file.toAbsolutePath().toString());
+        status.set("opening " + file.getFileName() + "…");
+        RowRecords rr = records;
+        executor.execute(() -> {
+            try (FileRows in = FileRows.open(file)) {
+                rr.useFile(in.catalog(), null);
+                long n = in.readAll(this::offer, () -> openGeneration.get() != gen);
+                StringBuilder sb = new StringBuilder();
+                sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
+                if (n > WINDOW) {
+                    sb.append(String.format("; the table keeps the last %,d", WINDOW));
+                }
+                for (String note : in.summary()) {
+                    sb.append("; ").append(note);
+                }
+                if (openGeneration.get() != gen) {
+                    sb.setLength(0);
+                    sb.append(String.format("cancelled after %,d events", n));
+                }
+                return new Object[] {n, sb.toString()};
+            }
+        }, r -> {
+            busy.set(false);
+            opening.set(false);
+            flush();
+            long n = (Long) r[0];
+            eventCount.set(n);
+            status.set((String) r[1]);
+            opened.accept(n);
+        }, e -> {
+            busy.set(false);
+            opening.set(false);
+            sourceFile.set("");
+            status.set("cannot open " + file.getFileName() + ": " + rootMessage(e));
+        });
+    }
+
+    private volatile boolean startCancelled;
+
+    /**
+     * Cancels what is under way: reading an opened file (the rows read so far stay), or a start
+     * waiting for the backend (the capture is stopped as soon as it has started).
+     */
+    public void cancel() {
+        if (opening.get()) {
+            cancelOpen();
+        } else if (busy.get() && !running.get()) {
+            startCancelled = true;
+            status.set("cancelling: the capture stops as soon as the backend answers…");
+        }
+    }
+
+    /** Stops reading an opened file (the rows read so far stay). */
+    public void cancelOpen() {
+        openGeneration.incrementAndGet();
+        synchronized (lock) {
+            lock.notifyAll();
+        }
+    }
+
+    /**
+     * Queues rows of an opened file (reader thread), waiting while {@value #OPEN_QUEUE} rows are
+     * queued; asks the UI thread to flush meanwhile, so it also works without a running pulse.
+     *
+     * @param batch rows, oldest first
+     */
+    void offer(List<EventRow> batch) {
+        long gen = openGeneration.get();
+        while (true) {
+            synchronized (lock) {
+                if (pending.size() < OPEN_QUEUE || openGeneration.get() != gen) {
+                    pendingReceived += batch.size();
+                    pending.addAll(batch);
+                    return;
+                }
+            }
+            executor.runOnUi(this::flush);
+            synchronized (lock) {
+                if (pending.size() >= OPEN_QUEUE && openGeneration.get() == gen) {
+                    try {
+                        lock.wait(50);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /** The opened file (absolute path), empty for a live capture or nothing yet. */
+    public StringProperty sourceFileProperty() {
+        return sourceFile;
+    }
+
+    /** True while a file is being read. */
+    public BooleanProperty openingProperty() {
+        return opening;
+    }
+
     /** Starts a capture of the chosen events in the background. */
     public void start() {
         if (running.get() || busy.get()) {
             return;
         }
+        records.useFile(null, null);
+        sourceFile.set("");
         if (events.isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");
             return;
@@ -147,6 +284,7 @@ public final class CaptureViewModel {
         List<Messages.CaptureEvent> evs = events.stream().map(e -> new Messages.CaptureEvent(e.event(), e.filter())).toList();
         Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), pcapng.get(), bufferKb.get(), null, true);
         busy.set(true);
+        startCancelled = false;
         status.set("starting the backend…");
         resetCounters();
         executor.execute(() -> {
@@ -155,6 +293,12 @@ public final class CaptureViewModel {
         }, started -> {
             busy.set(false);
             running.set(true);
+            if (startCancelled) {
+                startCancelled = false;
+                status.set("cancelled: stopping the capture");
+                stop();
+                return;
+            }
             status.set("capturing" + (started.iface() != null ? " on " + started.iface() : "")
                     + (started.pcapng() != null ? " into " + started.pcapng() : "")
                     + (started.instance() != null ? " (instance " + started.instance() + ")" : ""));
@@ -236,6 +380,7 @@ public final class CaptureViewModel {
             pending.clear();
             rec = pendingReceived;
             pendingReceived = 0;
+            lock.notifyAll();
         }
         if (!batch.isEmpty()) {
             rows.append(batch);

@@ -17,9 +17,17 @@ import org.tracewire.protocol.Messages;
  * @param event  "system:event"
  * @param text   the rendered line
  * @param fields field values
+ * @param frame  the row's packet number in the pcapng it was opened from (1-based, Wireshark's
+ *               {@code frame.number}), 0 when it was streamed or read from a trace.dat
  */
-public record EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields) {
+public record EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields,
+                       long frame) {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+
+    /** A row without a frame number (streamed, or from a trace.dat). */
+    public EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields) {
+        this(ts, cpu, pid, comm, event, text, fields, 0);
+    }
 
     /** @param e a streamed event @return its row */
     public static EventRow of(Messages.EventItem e) {

@@ -25,6 +25,8 @@ public final class RowRecords {
     private final Function<String, EventFormat> formats;
     private final Supplier<KernelLayout> layout;
     private final Map<String, EventFormat> cache = new ConcurrentHashMap<>();
+    private volatile Map<String, EventFormat> fileFormats;
+    private volatile KernelLayout fileLayout;
 
     /**
      * @param formats "system:event" → its format, or null when unknown (not cached, so a format that
@@ -62,8 +64,33 @@ public final class RowRecords {
         return new RowRecords(n -> null, () -> DEFAULT_LAYOUT);
     }
 
+    /**
+     * Rows from now on come from an opened file: its formats (by name) and layout take precedence
+     * over the browsed tracefs, so a file recorded elsewhere is analysed with its own formats.
+     *
+     * @param catalog the file's formats, or null to go back to the browsed tracefs (live captures)
+     * @param layout  the file's kernel layout, or null for the browsed one
+     */
+    public void useFile(org.tracewire.format.FormatCatalog catalog, KernelLayout layout) {
+        if (catalog == null) {
+            fileFormats = null;
+        } else {
+            Map<String, EventFormat> m = new java.util.HashMap<>();
+            for (EventFormat f : catalog.formats()) {
+                m.put(f.fullName(), f);
+            }
+            fileFormats = m;
+        }
+        fileLayout = layout;
+        cache.clear();
+    }
+
     /** @return the event's format, or null when unknown */
     public EventFormat format(String event) {
+        Map<String, EventFormat> file = fileFormats;
+        if (file != null) {
+            return file.get(event);
+        }
         EventFormat f = cache.get(event);
         if (f == null) {
             f = formats.apply(event);
@@ -80,7 +107,7 @@ public final class RowRecords {
         if (f == null) {
             return null;
         }
-        KernelLayout l = layout.get();
+        KernelLayout l = fileLayout != null ? fileLayout : layout.get();
         return RecordEncoder.encode(f, l == null ? DEFAULT_LAYOUT : l, row.cpu(), row.ts(), row.pid(), row.fields());
     }
 }

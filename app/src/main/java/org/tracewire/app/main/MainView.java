@@ -28,7 +28,9 @@ public final class MainView extends BorderPane {
         /** The timeline (CPU and task lanes). */
         TIMELINE,
         /** Latencies (pairs and their histogram). */
-        LATENCY
+        LATENCY,
+        /** Histograms (hist-trigger aggregates). */
+        HISTOGRAM
     }
 
     private final TabPane tabs = new TabPane();
@@ -61,8 +63,12 @@ public final class MainView extends BorderPane {
         timeline.setContent(timelineView);
         Tab latency = new Tab("Latency");
         latency.setContent(new org.tracewire.app.latency.LatencyView(vm.latency()));
-        tabs.getTabs().addAll(timeline, latency);
+        Tab histogram = new Tab("Histogram");
+        histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
+        tabs.getTabs().addAll(timeline, latency, histogram);
+        capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
         setCenter(tabs);
+        setTop(menuBar(vm, captureTab));
         Label source = new Label();
         source.setId("status-source");
         source.textProperty().bind(vm.browser().sourceLabelProperty());
@@ -73,6 +79,59 @@ public final class MainView extends BorderPane {
         status.setPadding(new Insets(3, 8, 3, 8));
         status.setStyle("-fx-background-color: #e8edf3;");
         setBottom(status);
+    }
+
+    private javafx.scene.control.MenuBar menuBar(MainViewModel vm, Tab captureTab) {
+        javafx.scene.control.MenuItem open = menuItem("Open capture…", "menu-open", "Shortcut+O", () -> {
+            javafx.stage.FileChooser fc = new javafx.stage.FileChooser();
+            fc.setTitle("Open a capture");
+            fc.getExtensionFilters().addAll(
+                    new javafx.stage.FileChooser.ExtensionFilter("Captures (pcapng, trace.dat)", "*.pcapng", "*.dat"),
+                    new javafx.stage.FileChooser.ExtensionFilter("All files", "*"));
+            java.io.File f = fc.showOpenDialog(getScene() == null ? null : getScene().getWindow());
+            if (f != null) {
+                vm.openFile(f.toPath());
+                tabs.getSelectionModel().select(captureTab);
+            }
+        });
+        javafx.scene.control.MenuItem quit = menuItem("Quit", "menu-quit", "Shortcut+Q", () -> {
+            if (getScene() != null && getScene().getWindow() != null) {
+                getScene().getWindow().fireEvent(new javafx.stage.WindowEvent(getScene().getWindow(),
+                        javafx.stage.WindowEvent.WINDOW_CLOSE_REQUEST));
+                ((javafx.stage.Stage) getScene().getWindow()).close();
+            }
+        });
+        javafx.scene.control.Menu file = new javafx.scene.control.Menu("_File", null, open,
+                new javafx.scene.control.SeparatorMenuItem(), quit);
+        javafx.scene.control.MenuItem find = menuItem("Find in events", "menu-find", "Shortcut+F", () -> {
+            tabs.getSelectionModel().select(captureTab);
+            capture.showFind();
+        });
+        javafx.scene.control.MenuItem delete = menuItem("Remove capture event", "menu-delete", "Delete", () -> {
+            if (!capture.removeSelectedEvent()) {
+                vm.messageProperty().set("select an event in the capture's event list to remove it");
+            }
+        });
+        javafx.scene.control.Menu edit = new javafx.scene.control.Menu("_Edit", null, find, delete);
+        javafx.scene.control.Menu view = new javafx.scene.control.Menu("_View");
+        for (Page p : Page.values()) {
+            String name = tabs.getTabs().get(p.ordinal()).getText();
+            view.getItems().add(menuItem(name, "menu-view-" + p.name().toLowerCase(java.util.Locale.ROOT),
+                    p.ordinal() < 9 ? "Shortcut+" + (p.ordinal() + 1) : null, () -> show(p)));
+        }
+        javafx.scene.control.MenuBar bar = new javafx.scene.control.MenuBar(file, edit, view);
+        bar.setId("menu-bar");
+        return bar;
+    }
+
+    private static javafx.scene.control.MenuItem menuItem(String text, String id, String accelerator, Runnable action) {
+        javafx.scene.control.MenuItem m = new javafx.scene.control.MenuItem(text);
+        m.setId(id);
+        if (accelerator != null) {
+            m.setAccelerator(javafx.scene.input.KeyCombination.keyCombination(accelerator));
+        }
+        m.setOnAction(e -> action.run());
+        return m;
     }
 
     /** @param page the view to show */

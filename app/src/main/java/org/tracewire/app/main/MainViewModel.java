@@ -34,10 +34,12 @@ public final class MainViewModel {
     private final WiresharkViewModel wireshark;
     private final org.tracewire.app.capture.RowRecords rowRecords;
     private final org.tracewire.app.latency.LatencyViewModel latency;
+    private final org.tracewire.app.histogram.HistogramViewModel histogram;
     private final org.tracewire.app.timeline.TimelineViewModel timeline = new org.tracewire.app.timeline.TimelineViewModel();
     private final ObservableList<Path> recent = FXCollections.observableArrayList();
     private final StringProperty message = new SimpleStringProperty("");
     private final StringProperty sessionFile = new SimpleStringProperty("");
+    private final StringProperty title = new SimpleStringProperty("tracewire");
 
     /**
      * @param executor  background work
@@ -57,10 +59,17 @@ public final class MainViewModel {
         this.wireshark = new WiresharkViewModel(executor, starter, env);
         this.rowRecords = new org.tracewire.app.capture.RowRecords(
                 org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs), () -> browser.tracefs() == null ? null : browser.tracefs().layout());
-        capture.table().setRecords(rowRecords);
+        capture.setRecords(rowRecords);
+        title.bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+            String f = capture.sourceFileProperty().get();
+            return f == null || f.isEmpty() ? "tracewire" : Path.of(f).getFileName() + " — tracewire";
+        }, capture.sourceFileProperty()));
         timeline.connect(capture);
         this.latency = new org.tracewire.app.latency.LatencyViewModel(executor, rowRecords);
         latency.connect(capture);
+        this.histogram = new org.tracewire.app.histogram.HistogramViewModel(executor, rowRecords);
+        histogram.connect(capture);
+        browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
         wireshark.pcapngProperty().bind(capture.pcapngProperty());
         browser.detailsProperty().addListener((o, a, d) -> {
@@ -76,6 +85,22 @@ public final class MainViewModel {
                 : CompletableFuture.failedFuture(new IllegalStateException("no live kernel: the backend is not running")),
                 executor);
         refreshRecent();
+    }
+
+    /**
+     * Opens a recorded capture (a pcapng of tracewire frames or a trace.dat) into the event table,
+     * timeline, latency and histogram views, in the background. No root, no backend.
+     *
+     * @param file the file
+     */
+    public void openFile(Path file) {
+        message.set("opening " + file + "…");
+        capture.openFile(file, n -> message.set(String.format("opened %s: %,d events", file, n)));
+    }
+
+    /** The window title: the opened file's name, else "tracewire". */
+    public StringProperty titleProperty() {
+        return title;
     }
 
     /** Re-reads the recent sessions list. */
@@ -182,6 +207,11 @@ public final class MainViewModel {
     /** The latency view's model. */
     public org.tracewire.app.latency.LatencyViewModel latency() {
         return latency;
+    }
+
+    /** The histogram view's model. */
+    public org.tracewire.app.histogram.HistogramViewModel histogram() {
+        return histogram;
     }
 
     /** The timeline's view model. */

@@ -83,6 +83,17 @@ public final class ScreenshotScript {
                     later.play();
                 }
             }
+            if (page == MainView.Page.HISTOGRAM) {
+                vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
+                        new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""));
+                vm.capture().start();
+                javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(6));
+                later.setOnFinished(e -> {
+                    vm.histogram().eventProperty().set("sched:sched_switch");
+                    vm.histogram().applyTriggerText("hist:keys=prev_comm:vals=hitcount,prev_prio:sort=hitcount.descending:size=2048");
+                });
+                later.play();
+            }
             if (page == MainView.Page.CAPTURE) {
                 vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
                         new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""));

@@ -172,6 +172,42 @@ public final class WiresharkViewModel {
         }, c -> message.set("started: " + String.join(" ", c)), e -> message.set("cannot start Wireshark: " + e.getMessage()));
     }
 
+    /**
+     * Opens a capture file in Wireshark at one frame: {@code wireshark [-X lua_script:PLUGIN] -r FILE -g N}.
+     *
+     * @param file  the pcapng
+     * @param frame the 1-based frame number
+     */
+    public void showFrame(String file, long frame) {
+        refresh();
+        Optional<Path> ws = wireshark();
+        if (ws.isEmpty()) {
+            return;
+        }
+        String lua = luaPlugin.get() != null && Files.isRegularFile(Path.of(luaPlugin.get())) ? luaPlugin.get() : "";
+        List<String> cmd = frameCommand(ws.get().toString(), file, frame, lua);
+        executor.execute(() -> {
+            starter.start(cmd);
+            return cmd;
+        }, c -> message.set("started: " + String.join(" ", c)), e -> message.set("cannot start Wireshark: " + e.getMessage()));
+    }
+
+    /**
+     * The command that opens a capture file at a frame.
+     *
+     * @param wireshark the executable
+     * @param file      the pcapng file
+     * @param frame     the 1-based frame number ({@code frame.number})
+     * @param lua       a Lua plugin file, or empty
+     * @return the command line
+     */
+    public static List<String> frameCommand(String wireshark, String file, long frame, String lua) {
+        List<String> cmd = fileCommand(wireshark, file, lua);
+        cmd.add("-g");
+        cmd.add(Long.toString(frame));
+        return cmd;
+    }
+
     /** Interface to open live. */
     public StringProperty ifaceProperty() {
         return iface;

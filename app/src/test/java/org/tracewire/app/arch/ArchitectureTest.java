@@ -31,7 +31,7 @@ import org.tracewire.tracefs.TracefsInstance;
  */
 class ArchitectureTest {
     /** core: the model and codecs; reads tracefs and snapshots, nothing else. */
-    static final String[] CORE = {"org.tracewire.analysis..", "org.tracewire.filter..", "org.tracewire.format..", "org.tracewire.io..", "org.tracewire.pcapng..",
+    static final String[] CORE = {"org.tracewire.analysis..", "org.tracewire.filter..", "org.tracewire.format..", "org.tracewire.input..", "org.tracewire.io..", "org.tracewire.pcapng..",
         "org.tracewire.posix..", "org.tracewire.printfmt..", "org.tracewire.protocol..", "org.tracewire.record..",
         "org.tracewire.ringbuffer..", "org.tracewire.symbols..", "org.tracewire.tracedat..", "org.tracewire.tracefs..", "org.tracewire.tracetext..",
         "org.tracewire.wire.."};

@@ -29,6 +29,7 @@ final class GuiTestSupport {
         vm = TracewireApp.createViewModel(new FxTaskExecutor(), new SessionStore(configDir), Map.of("PATH", "/nonexistent"));
         view = new MainView(vm);
         stage.setScene(new Scene(view, 1200, 800));
+        stage.titleProperty().bind(vm.titleProperty()); // as TracewireApp does
         stage.show();
         vm.browser().load(Tracefs.open(Prerequisites.snapshot()));
     }

@@ -1,4 +1,4 @@
-package org.tracewire.cli;
+package org.tracewire.input;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -6,15 +6,17 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import org.tracewire.format.FormatCatalog;
 import org.tracewire.tracedat.TraceDatContext;
 import org.tracewire.tracedat.TraceDatEvent;
 import org.tracewire.tracedat.TraceDatFile;
 import org.tracewire.tracedat.TraceDatRecords;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.tracetext.SavedCmdlines;
 
-/** {@link ReportInput} of a trace-cmd {@code trace.dat} (versions 6 and 7). */
-final class TraceDatInput implements ReportInput {
+/** {@link RecordInput} of a trace-cmd {@code trace.dat} (versions 6 and 7). */
+public final class TraceDatInput implements RecordInput {
     private final TraceDatFile file;
     private final TraceDatRecords records;
     private final KernelTextRenderer renderer;
@@ -25,7 +27,14 @@ final class TraceDatInput implements ReportInput {
         this.renderer = TraceDatContext.renderer(file, TraceDatContext.printContext(file, live));
     }
 
-    static TraceDatInput open(Path path, Tracefs live) throws IOException {
+    /**
+     * @param path the trace.dat
+     * @param live the live tracefs to borrow HZ, enums and kernel variables from when the file was
+     *             recorded here ({@link TraceDatContext#printContext}), or null for the file alone
+     * @return the open input
+     * @throws IOException when it cannot be read
+     */
+    public static TraceDatInput open(Path path, Tracefs live) throws IOException {
         TraceDatFile f = TraceDatFile.open(path);
         try {
             return new TraceDatInput(f, live);
@@ -36,12 +45,12 @@ final class TraceDatInput implements ReportInput {
     }
 
     /** The open file. */
-    TraceDatFile file() {
+    public TraceDatFile file() {
         return file;
     }
 
     /** The record stream (its lost-event counts grow while iterating). */
-    TraceDatRecords records() {
+    public TraceDatRecords records() {
         return records;
     }
 
@@ -56,7 +65,7 @@ final class TraceDatInput implements ReportInput {
             @Override
             public Event next() {
                 TraceDatEvent e = records.next();
-                return new Event(e.buffer(), e.record(), e.lostBefore());
+                return new Event(e.buffer(), e.record(), e.lostBefore(), 0);
             }
         };
     }
@@ -85,6 +94,26 @@ final class TraceDatInput implements ReportInput {
             lines.add(records.unknownRecords() + " records of event ids without a format skipped");
         }
         return lines;
+    }
+
+    @Override
+    public FormatCatalog catalog() {
+        return file.catalog();
+    }
+
+    @Override
+    public SavedCmdlines cmdlines() {
+        return file.cmdlines();
+    }
+
+    @Override
+    public String formatsLabel() {
+        return "the file";
+    }
+
+    @Override
+    public boolean wallClock() {
+        return false;
     }
 
     @Override

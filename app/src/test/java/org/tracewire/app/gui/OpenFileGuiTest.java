@@ -1,0 +1,73 @@
+package org.tracewire.app.gui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import javafx.scene.chart.BarChart;
+import javafx.scene.control.Label;
+import javafx.scene.control.MenuBar;
+import javafx.scene.control.TableView;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.tracewire.app.capture.EventRow;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixturePcapng;
+import org.tracewire.testing.FixtureRecords;
+
+/** Headless: a pcapng of real records opened in the real window fills the table and the histogram; the title names the file. */
+@ExtendWith(ApplicationExtension.class)
+class OpenFileGuiTest {
+    @TempDir
+    static Path dir;
+    private Stage stage;
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+        GuiTestSupport.show(stage, dir.resolve("config-" + System.nanoTime()));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void openAFixturePcapng(FxRobot robot) throws Exception {
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 5000);
+        Path file = FixturePcapng.write(dir.resolve("opened.pcapng"), recs);
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().totalCountProperty().get() > 2000);
+        MenuBar bar = robot.lookup("#menu-bar").queryAs(MenuBar.class);
+        assertEquals(List.of("_File", "_Edit", "_View"), bar.getMenus().stream().map(m -> m.getText()).toList());
+        GuiTestSupport.fx(() -> GuiTestSupport.vm.openFile(file));
+        robot.clickOn("Capture");
+        TableView<EventRow> table = robot.lookup("#capture-table").queryAs(TableView.class);
+        // the formats are found by identity (parsing a whole catalog): allow a loaded machine its time
+        org.testfx.util.WaitForAsyncUtils.waitFor(60, java.util.concurrent.TimeUnit.SECONDS, () -> {
+            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+            return table.getItems().size() == recs.size() && !GuiTestSupport.vm.capture().busyProperty().get();
+        });
+        assertEquals("opened.pcapng — tracewire", stage.getTitle());
+        assertTrue(robot.lookup("#capture-status").queryAs(Label.class).getText().startsWith("opened opened.pcapng: 5,000 events"),
+                robot.lookup("#capture-status").queryAs(Label.class).getText());
+        assertEquals(1, table.getItems().get(0).frame());
+
+        robot.clickOn("Histogram");
+        GuiTestSupport.fx(() -> {
+            GuiTestSupport.vm.histogram().eventProperty().set("sched:sched_switch");
+            GuiTestSupport.vm.histogram().applyTriggerText("hist:keys=common_cpu");
+        });
+        long switches = recs.stream().filter(r -> r.format().fullName().equals("sched:sched_switch")).count();
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.histogram().tableProperty().get() != null
+                && GuiTestSupport.vm.histogram().tableProperty().get().hits() == switches);
+        BarChart<String, Number> chart = robot.lookup("#hist-chart").queryAs(BarChart.class);
+        GuiTestSupport.waitUntil(() -> !chart.getData().get(0).getData().isEmpty());
+        long plotted = chart.getData().get(0).getData().stream().mapToLong(d -> d.getYValue().longValue()).sum();
+        assertEquals(switches, plotted, "the bars add up to the events counted");
+        GuiTestSupport.waitUntil(() -> robot.lookup("#hist-support").queryAs(Label.class).getText().toLowerCase()
+                .contains("aggregated by tracewire"));
+    }
+}

@@ -1,0 +1,106 @@
+package org.tracewire.input;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.format.Field;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.PcapngWriter;
+import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixturePcapng;
+import org.tracewire.testing.FixtureRecords;
+
+/** A pcapng of real records reads back as the same records, with the snapshot's formats found by identity. */
+class PcapngInputTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void framesBecomeTheRecordsAgain() throws IOException {
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 2000);
+        Path file = FixturePcapng.write(dir.resolve("f.pcapng"), recs);
+        List<RecordInput.Event> got = new ArrayList<>();
+        try (RecordInput in = RecordInput.open(file, null)) {
+            assertInstanceOf(PcapngInput.class, in);
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                got.add(it.next());
+            }
+            assertTrue(in.wallClock());
+            assertTrue(in.summary().isEmpty(), in.summary().toString());
+            assertFalse(in.formatsLabel().isBlank()); // the live tracefs when it has the identity, else the snapshot
+        }
+        assertEquals(recs.size(), got.size());
+        for (int i = 0; i < recs.size(); i++) {
+            EventRecord a = recs.get(i);
+            EventRecord b = got.get(i).record();
+            assertEquals(i + 1, got.get(i).frame());
+            assertEquals(a.format(), b.format());
+            assertEquals(a.cpu(), b.cpu());
+            assertEquals(a.pid(), b.pid());
+            assertEquals(FixturePcapng.EPOCH_NS + a.timestampNs(), b.timestampNs());
+            for (Field f : a.format().fields()) {
+                if (f.kind().isString()) {
+                    assertEquals(a.string(f), b.string(f), a.format().fullName() + "." + f.name());
+                } else if (f.size() == 1 || f.size() == 2 || f.size() == 4 || f.size() == 8) {
+                    assertEquals(a.integer(f), b.integer(f), a.format().fullName() + "." + f.name());
+                }
+            }
+        }
+    }
+
+    @Test
+    void foreignPacketsAreSkippedAndCounted() throws IOException {
+        Path file = dir.resolve("mixed.pcapng");
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 10);
+        Path frames = FixturePcapng.write(dir.resolve("f.pcapng"), recs);
+        // a file whose first packet is an IPv4-looking Ethernet frame, then the tracewire frames
+        try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host());
+             org.tracewire.pcapng.PcapngPacketReader r = new org.tracewire.pcapng.PcapngPacketReader(frames)) {
+            int iface = w.addInterface(InterfaceInfo.ethernet("eth0", "mixed", 1514));
+            byte[] ip = new byte[60];
+            ip[12] = 0x08;
+            w.writePacket(iface, 1, ip);
+            for (var p = r.next(); p != null; p = r.next()) {
+                w.writePacket(iface, p.timeNs(), p.data());
+            }
+        }
+        try (RecordInput in = RecordInput.open(file, null)) {
+            Iterator<RecordInput.Event> it = in.events();
+            RecordInput.Event first = it.next();
+            assertEquals(2, first.frame(), "frame numbers count every packet, as Wireshark does");
+            int n = 1;
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+            assertEquals(10, n);
+            assertEquals(List.of("1 packets not tracewire frames, 0 frames of unknown events or identities skipped"), in.summary());
+        }
+    }
+
+    @Test
+    void otherFilesAreRefusedClearly() throws IOException {
+        Path text = Files.writeString(dir.resolve("x.txt"), "hello, not a trace\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RecordInput.open(text, null));
+        assertTrue(e.getMessage().contains("neither a trace.dat nor a pcapng"), e.getMessage());
+        Path empty = dir.resolve("empty.pcapng");
+        try (PcapngWriter w = PcapngWriter.create(empty, SectionInfo.host())) {
+            w.addInterface(InterfaceInfo.ethernet("eth0", "none", 1514));
+        }
+        IOException none = assertThrows(IOException.class, () -> RecordInput.open(empty, null));
+        assertTrue(none.getMessage().contains("no tracewire frames"), none.getMessage());
+        assertFalse(PcapngInput.hasMagic(new byte[] {1, 2, 3, 4}));
+    }
+}
