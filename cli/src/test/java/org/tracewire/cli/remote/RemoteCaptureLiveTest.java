@@ -86,7 +86,8 @@ class RemoteCaptureLiveTest {
         Run r = run(args);
         assertEquals(0, r.rc, r.err + "\nsshd: " + sshd.log());
         assertTrue(r.out.startsWith("remote: "), r.out);
-        assertTrue(r.err.contains(sshd.address + ": events read"), "the remote summary is shown: " + r.err);
+        assertTrue(r.err.matches("(?s).*" + sshd.address.replace(".", "\\.") + ": capture: [0-9.]+ s, \\d+ events read.*"),
+                "the remote summary is shown: " + r.err);
 
         long packets = 0;
         try (PcapngPacketReader reader = new PcapngPacketReader(file)) {
