@@ -4,7 +4,7 @@
 # Usage: scripts/prereqs.sh          (./tracewire runs it; it can also be sourced: tracewire_prereqs)
 # Exit/return status: 0 when all are installed (or were just installed), 1 otherwise.
 
-TRACEWIRE_PACKAGES=(openjdk-17-jdk-headless maven tshark tcpdump trace-cmd libpcap0.8 xvfb libgtk-3-0 lua5.2 lua5.4 iproute2)
+TRACEWIRE_PACKAGES=(openjdk-17-jdk-headless maven tshark tcpdump trace-cmd libpcap0.8 xvfb libgtk-3-0 lua5.2 lua5.4 iproute2 openssh-client openssh-server)
 
 tracewire_prereqs() {
   if ! command -v dpkg-query >/dev/null 2>&1; then

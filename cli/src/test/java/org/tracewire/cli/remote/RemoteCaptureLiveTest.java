@@ -86,6 +86,7 @@ class RemoteCaptureLiveTest {
         Run r = run(args);
         assertEquals(0, r.rc, r.err + "\nsshd: " + sshd.log());
         assertTrue(r.out.startsWith("remote: "), r.out);
+        System.out.print(r.out); // the figures, in the test's report
         assertTrue(r.err.matches("(?s).*" + sshd.address.replace(".", "\\.") + ": capture: [0-9.]+ s, \\d+ events read.*"),
                 "the remote summary is shown: " + r.err);
 
@@ -185,6 +186,39 @@ class RemoteCaptureLiveTest {
         }
         assertTrue(packets > 0, "the frames received before the kill are kept");
         assertEquals(instancesBefore, top.instanceNames(), "no tracewire instance left");
+    }
+
+    /** The extcap's tracewire-ssh interface streams into a FIFO; Wireshark closing it stops the remote capture. */
+    @Test
+    void extcapSshInterfaceStreamsIntoAFifoUntilItIsClosed() throws Exception {
+        List<String> instancesBefore = top.instanceNames();
+        Path fifo = dir.resolve("extcap.fifo");
+        SshdNamespace.run("mkfifo", fifo.toString());
+        List<String> seen = new ArrayList<>();
+        Thread wireshark = new Thread(() -> {
+            try (PcapngPacketReader in = new PcapngPacketReader(fifo)) {
+                for (int n = 0; n < 20 && in.next() != null; n++) {
+                    seen.add(in.interfaces().get(0).description());
+                }
+            } catch (IOException e) {
+                seen.add(e.toString());
+            }
+        });
+        wireshark.start();
+        Run r = run(List.of("extcap", "--capture", "--extcap-interface", "tracewire-ssh", "--fifo", fifo.toString(),
+                "--remote-host", sshd.address, "--remote-username", "root", "--sshkey", sshd.userKey.toString(),
+                "--remote-path", remoteBin.toString(), "--ssh-options", "UserKnownHostsFile=" + sshd.knownHosts
+                        + ";GlobalKnownHostsFile=/dev/null;StrictHostKeyChecking=yes",
+                "--events", "sched:sched_switch,sched:sched_wakeup", "--filters", "sched:sched_switch=prev_pid >= 0"));
+        wireshark.join(10_000);
+        assertEquals(0, r.rc, r.err);
+        assertEquals(20, seen.size(), seen.toString());
+        assertTrue(seen.stream().allMatch(("ftrace events of " + SectionInfo.hostName())::equals), seen.toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!top.instanceNames().equals(instancesBefore)) {
+            assertTrue(System.nanoTime() < deadline, "instances left: " + top.instanceNames());
+            Thread.sleep(100);
+        }
     }
 
     record Run(int rc, String out, String err) {
