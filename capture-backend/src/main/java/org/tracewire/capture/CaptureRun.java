@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -73,6 +74,24 @@ public final class CaptureRun {
      */
     public static Capture.Summary run(Tracefs top, Options o, PrintWriter progress)
             throws FilterRejectedException, IOException, InterruptedException {
+        return run(top, o, progress, () -> false);
+    }
+
+    /**
+     * Runs a capture to its end, or until {@code stopRequested} says so (checked every 50 ms; e.g.
+     * standard input reached its end because the SSH connection of a remote capture went away);
+     * such a stop drains and closes like the end of {@code --duration}.
+     *
+     * @param top           the live tracefs
+     * @param o             options
+     * @param progress      where the progress line goes (stderr), or null
+     * @param stopRequested true once the capture should stop
+     * @return the summary
+     * @throws FilterRejectedException when the kernel refuses a filter
+     * @throws IOException             when an output fails
+     */
+    public static Capture.Summary run(Tracefs top, Options o, PrintWriter progress, BooleanSupplier stopRequested)
+            throws FilterRejectedException, IOException, InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
         Thread hook = new Thread(() -> {
@@ -101,7 +120,7 @@ public final class CaptureRun {
                     progress.flush();
                 }
                 long until = System.nanoTime() + (long) (o.delayS() * 1e9);
-                while (!stop.get() && System.nanoTime() < until) {
+                while (!stop.get() && !stopRequested.getAsBoolean() && System.nanoTime() < until) {
                     Thread.sleep(20);
                 }
             }
@@ -113,7 +132,7 @@ public final class CaptureRun {
                 Thread.sleep(50);
                 long now = System.nanoTime();
                 double secs = (now - start) / 1e9;
-                if (capture.failure() != null || (o.durationS() > 0 && secs >= o.durationS())
+                if (capture.failure() != null || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
                         || (o.count() > 0 && capture.emitted() >= o.count())) {
                     break;
                 }

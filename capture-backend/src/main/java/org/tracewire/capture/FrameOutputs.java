@@ -1,5 +1,7 @@
 package org.tracewire.capture;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -9,6 +11,8 @@ import java.util.List;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.wire.MacAddress;
 
 /** Opens a capture's frame outputs and the {@link FrameSink} that feeds them. */
@@ -24,7 +28,7 @@ public final class FrameOutputs {
      * @param session  the capture session (events, clock)
      * @param tapName  TAP interface to create, or null
      * @param sendOn   existing interface to send on, or null
-     * @param pcapng   pcapng file, or null
+     * @param pcapng   pcapng file, {@link #STDOUT} for standard output (live), or null
      * @param maxFrame largest frame in bytes
      * @return the sink, or null when no output was asked for
      * @throws IOException when an output cannot be opened
@@ -66,7 +70,15 @@ public final class FrameOutputs {
                 outputs.add(new InterfaceOutput(sendOn));
             }
             if (pcapng != null) {
-                outputs.add(new PcapngOutput(pcapng, opener.open(pcapng), "ftrace events of " + hostName(), maxFrame));
+                SectionInfo section = SectionInfo.host();
+                InterfaceInfo iface = identity(section, clockName(session), session.clock(), maxFrame);
+                if (isStdout(pcapng)) {
+                    outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
+                            section, iface));
+                } else {
+                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), PcapngOutput.isLive(pcapng),
+                            section, iface));
+                }
             }
         } catch (IOException | RuntimeException e) {
             for (FrameOutput o : outputs) {
@@ -92,11 +104,50 @@ public final class FrameOutputs {
                 selected, outputs, !session.clock().measured());
     }
 
-    static String hostName() {
+    /** The path that means "pcapng to standard output" ({@code -w -}). */
+    public static final Path STDOUT = Path.of("-");
+
+    /** True when {@code pcapng} is {@link #STDOUT}: the blocks go to file descriptor 1, live. */
+    public static boolean isStdout(Path pcapng) {
+        return STDOUT.equals(pcapng);
+    }
+
+    /**
+     * The interface a capture's pcapng declares, naming where its frames come from so the file
+     * says so after a copy or a merge: {@code if_name} {@code tracewire}, {@code if_description}
+     * {@code "ftrace events of HOST"}, {@code if_os} and {@code if_hardware} from the section, and
+     * as comment the host, the frames' source MAC, and the clock mapping, e.g.
+     * {@code "host vm; source MAC 02:..; trace clock mono; wall ns = trace ns - 1234 (error <= 3000 ns)"}
+     * (or {@code "…; trace clock counter, not converted (raw)"}).
+     *
+     * @param section  this host's section options
+     * @param clock    the trace clock's name, or null when unknown
+     * @param sync     the measured offset, {@link ClockSync#none()} for raw clocks
+     * @param maxFrame the snap length
+     */
+    public static InterfaceInfo identity(SectionInfo section, String clock, ClockSync sync, int maxFrame) {
+        String host = SectionInfo.hostName();
+        StringBuilder c = new StringBuilder("host ").append(host).append("; source MAC ").append(MacAddress.localHost());
+        c.append("; trace clock ").append(clock == null ? "?" : clock);
+        if (sync.measured()) {
+            c.append("; wall ns = trace ns - ").append(sync.offsetNs()).append(" (error <= ").append(sync.errorNs())
+                    .append(" ns)");
+        } else {
+            c.append(", not converted (raw)");
+        }
+        return InterfaceInfo.ethernet("tracewire", "ftrace events of " + host, maxFrame).withHost(section)
+                .withComment(c.toString());
+    }
+
+    /** The instance's selected trace clock ({@code [mono]} in {@code trace_clock}), or null. */
+    static String clockName(CaptureSession session) {
         try {
-            return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
-        } catch (IOException e) {
-            return "localhost";
+            String t = session.instance().read("trace_clock");
+            int a = t.indexOf('[');
+            int b = t.indexOf(']', a + 1);
+            return a >= 0 && b > a ? t.substring(a + 1, b) : null;
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 }

@@ -3,6 +3,7 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.tracewire.pcapng.InterfaceInfo;
@@ -24,11 +25,19 @@ public final class PcapngOutput implements FrameOutput {
     /** Longest time a live output holds written frames back: 100 ms. */
     public static final long LIVE_FLUSH_NS = 100_000_000L;
 
-    private final Path file;
+    private final String file;
     private final PcapngWriter writer;
     private final int iface;
     private final boolean live;
     private long lastFlush = System.nanoTime();
+
+    /**
+     * True when {@code file} names a stream rather than a file to create: it exists and is not a
+     * regular file (a FIFO such as Wireshark's extcap pipe, {@code /dev/stdout}).
+     */
+    public static boolean isLive(Path file) {
+        return Files.exists(file) && !Files.isRegularFile(file);
+    }
 
     /**
      * @param file        the file to create (replaced if it exists), or an existing FIFO / device
@@ -56,12 +65,30 @@ public final class PcapngOutput implements FrameOutput {
 
     private PcapngOutput(Path file, boolean live, FileChannel channel, String description, int snapLength)
             throws IOException {
-        this.file = file;
+        this(file.toString(), channel, live, SectionInfo.host(), InterfaceInfo.ethernet("tracewire", description, snapLength));
+    }
+
+    /**
+     * An output with given section and interface options (a remote capture keeps the remote
+     * host's; a capture names its host and clock mapping, {@link FrameOutputs}).
+     *
+     * @param name      what {@link #describe()} names, e.g. the file's path or {@code "stdout"}
+     * @param channel   where the blocks go, empty (a file) or a stream (FIFO, pipe, socket);
+     *                  closed by {@link #close()} (also when this constructor fails)
+     * @param live      true for a stream someone reads while it is written: flushed at once and
+     *                  then at least every {@link #LIVE_FLUSH_NS}
+     * @param section   the Section Header Block's options
+     * @param iface     the one interface (snap length = the largest frame)
+     * @throws IOException when writing the header blocks fails
+     */
+    public PcapngOutput(String name, WritableByteChannel channel, boolean live, SectionInfo section,
+                        InterfaceInfo iface) throws IOException {
+        this.file = name;
         this.live = live;
         PcapngWriter w = null;
         try {
-            w = new PcapngWriter(channel, SectionInfo.host());
-            this.iface = w.addInterface(InterfaceInfo.ethernet("tracewire", description, snapLength));
+            w = new PcapngWriter(channel, section);
+            this.iface = w.addInterface(iface);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -70,10 +97,6 @@ public final class PcapngOutput implements FrameOutput {
         if (live) {
             flush(); // the section and interface header: a reader can start
         }
-    }
-
-    private static boolean isLive(Path file) {
-        return Files.exists(file) && !Files.isRegularFile(file);
     }
 
     /** True when writing into a FIFO or device (flushed every {@link #LIVE_FLUSH_NS}). */

@@ -1,13 +1,27 @@
 package org.tracewire.cli;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.FilterRejectedException;
+import org.tracewire.capture.FrameOutput;
+import org.tracewire.capture.FrameOutputs;
+import org.tracewire.capture.InterfaceOutput;
+import org.tracewire.capture.PcapngOutput;
+import org.tracewire.capture.TapOutput;
+import org.tracewire.cli.remote.RemoteCapture;
+import org.tracewire.cli.remote.SshTarget;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.tracefs.EventSelector;
@@ -23,8 +37,12 @@ import picocli.CommandLine.Spec;
 /**
  * {@code tracewire capture}: records trace events in an instance of our own and emits each as an
  * Ethernet frame ({@code docs/wire-format.md}) on a TAP interface (default {@code tw0}), an
- * existing interface and/or a pcapng file. A {@code -f} applies to the {@code -e} before it, as
- * in trace-cmd. Needs root.
+ * existing interface and/or a pcapng file ({@code -w -}: standard output, live, the summary on
+ * stderr). A {@code -f} applies to the {@code -e} before it, as in trace-cmd. Needs root.
+ *
+ * <p>{@code --remote [USER@]HOST} runs the capture on another host over SSH
+ * ({@link RemoteCapture}) and writes its frames to the local outputs ({@code -w}, {@code -i},
+ * {@code --send-on}; no TAP unless {@code -i} is given); root is needed there, not here.
  */
 @Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as Ethernet frames (TAP interface, existing interface, pcapng).")
 public final class CaptureCommand implements Callable<Integer> {
@@ -76,6 +94,24 @@ public final class CaptureCommand implements Callable<Integer> {
             + "the instance's set_event_notrace_pid; like trace-cmd's --no-filter). Beware feedback.")
     boolean traceSelf;
 
+    @Option(names = "--remote", paramLabel = "[USER@]HOST",
+            description = "Capture on this host over SSH (the system's ssh, key-based, BatchMode): it runs "
+                    + "`tracewire capture ... -w -` there and writes the frames to the local outputs (-w, -i, --send-on).")
+    String remote;
+
+    @Option(names = "--remote-path", paramLabel = "DIR",
+            description = "With --remote: the folder holding the remote tracewire launcher (default: its PATH).")
+    String remotePath;
+
+    @Option(names = "--ssh-option", paramLabel = "NAME=VALUE",
+            description = "With --remote: an option for ssh -o (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/k, "
+                    + "UserKnownHostsFile=F.")
+    List<String> sshOptions = new ArrayList<>();
+
+    @Option(names = "--stop-on-stdin-eof", description = "Stop (drain, finish the outputs, clean up) when standard input "
+            + "ends: what a remote capture runs with, so a lost SSH connection leaves nothing behind.")
+    boolean stopOnStdinEof;
+
     @Spec
     CommandSpec spec;
 
@@ -83,6 +119,15 @@ public final class CaptureCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (pcapng != null && FrameOutputs.isStdout(pcapng)) {
+            out = err; // standard output carries the pcapng: the summary goes to stderr
+        }
+        if (remote != null) {
+            return remote(out, err);
+        }
+        if (remotePath != null || !sshOptions.isEmpty()) {
+            throw new Main.UsageException("--remote-path and --ssh-option need --remote [USER@]HOST");
+        }
         if (duration < 0 || count < 0 || buffer.bufferKb < 0 || delay < 0 || linger < 0) {
             throw new Main.UsageException("--duration, --count, --delay and --buffer-kb must not be negative");
         }
@@ -118,13 +163,134 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf);
+        AtomicBoolean stdinEnded = new AtomicBoolean();
+        if (stopOnStdinEof) {
+            watchStdin(stdinEnded);
+        }
         try {
-            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err);
+            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err, stdinEnded::get);
             out.println(s.describe());
             return 0;
         } catch (FilterRejectedException e) {
             err.println("capture: " + e.getMessage());
             return Main.EXIT_FAILURE;
+        }
+    }
+
+    /** Reads standard input to its end on a daemon thread, then sets {@code ended}. */
+    private static void watchStdin(AtomicBoolean ended) {
+        Thread t = new Thread(() -> {
+            byte[] b = new byte[4096];
+            try {
+                while (System.in.read(b) >= 0) {
+                    // discard: only the end matters
+                }
+            } catch (IOException ignored) {
+                // a broken stdin is its end too
+            }
+            ended.set(true);
+        }, "tracewire-stdin-eof");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** {@code capture --remote}: the engine runs on the other host, the outputs here. */
+    private int remote(PrintWriter out, PrintWriter err) throws Exception {
+        if (duration < 0 || count < 0 || buffer.bufferKb < 0) {
+            throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
+        }
+        if (delay > 0 || noIface || stopOnStdinEof) {
+            throw new Main.UsageException("--delay, --no-iface and --stop-on-stdin-eof do not apply to --remote "
+                    + "(there is no local TAP unless -i IFACE is given)");
+        }
+        if (iface == null && sendOn == null && pcapng == null) {
+            throw new Main.UsageException("no local output: give -w FILE.pcapng (or -w -), -i IFACE or --send-on IFACE");
+        }
+        if (iface != null) {
+            try {
+                TapDevice.checkName(iface);
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageException(e.getMessage());
+            }
+        }
+        SshTarget target;
+        try {
+            target = SshTarget.parse(remote, 0, null, sshOptions);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageException("--remote: " + e.getMessage());
+        }
+        List<String> args = new ArrayList<>();
+        for (EventArg e : events) {
+            try {
+                EventSelection.parse(e.event, e.filter);
+            } catch (IllegalArgumentException ex) {
+                throw new Main.UsageException(ex.getMessage());
+            }
+            args.add("-e");
+            args.add(e.event);
+            if (e.filter != null) {
+                args.add("-f");
+                args.add(e.filter);
+            }
+        }
+        if (duration > 0) {
+            args.addAll(List.of("--duration", Double.toString(duration)));
+        }
+        if (count > 0) {
+            args.addAll(List.of("--count", Long.toString(count)));
+        }
+        args.addAll(List.of("--buffer-kb", Integer.toString(buffer.bufferKb), "--clock", buffer.clock,
+                "--max-frame", Integer.toString(maxFrame)));
+        if (traceSelf) {
+            args.add("--trace-self");
+        }
+        RemoteCapture rc = new RemoteCapture(new RemoteCapture.Options(target, remotePath, args, duration, "ssh"), err);
+        List<String> names = new ArrayList<>();
+        try {
+            RemoteCapture.Result r = rc.run((section, idb) -> {
+                List<FrameOutput> outs = localOutputs(section, idb);
+                outs.forEach(o -> names.add(o.describe()));
+                return outs;
+            });
+            out.printf(Locale.ROOT, "remote: %d frames from %s (%s) into %s, lost %d%n", r.frames(), target.destination(),
+                    r.iface().description(), String.join(", ", names), r.lost());
+            out.flush();
+            return 0;
+        } catch (RemoteCapture.RemoteException e) {
+            err.println("capture: " + e.getMessage());
+            return Main.EXIT_FAILURE;
+        }
+    }
+
+    /** The local outputs of a remote capture, with the remote host's section and interface in a pcapng. */
+    private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
+        List<FrameOutput> outs = new ArrayList<>();
+        try {
+            if (pcapng != null) {
+                if (FrameOutputs.isStdout(pcapng)) {
+                    outs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
+                            section, idb));
+                } else {
+                    outs.add(new PcapngOutput(pcapng.toString(), FrameOutputs.FileOpener.PLAIN.open(pcapng),
+                            PcapngOutput.isLive(pcapng), section, idb));
+                }
+            }
+            if (iface != null) {
+                outs.add(new TapOutput(iface));
+            }
+            if (sendOn != null) {
+                outs.add(new InterfaceOutput(sendOn));
+            }
+            return outs;
+        } catch (IOException | RuntimeException e) {
+            for (FrameOutput o : outs) {
+                try {
+                    o.close();
+                } catch (IOException ignored) {
+                    // reporting the first failure
+                }
+            }
+            throw e;
         }
     }
 }

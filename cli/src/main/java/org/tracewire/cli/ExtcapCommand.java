@@ -12,6 +12,10 @@ import java.util.concurrent.Callable;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.FilterRejectedException;
+import org.tracewire.capture.FrameOutputs;
+import org.tracewire.capture.PcapngOutput;
+import org.tracewire.cli.remote.RemoteCapture;
+import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.dissector.PluginInstaller;
 import org.tracewire.tracefs.Tracefs;
@@ -37,7 +41,12 @@ import picocli.CommandLine.Unmatched;
  * extcap --extcap-config --extcap-interface tracewire
  * extcap --capture --extcap-interface tracewire --fifo PATH [--events E,E] [--filters EVENT=F;…]
  *        [--buffer-kb N] [--clock CLOCK] [--install-dissector true|false]
+ * extcap --capture --extcap-interface tracewire-ssh --fifo PATH --remote-host HOST [--remote-port N]
+ *        [--remote-username USER] [--sshkey FILE] [--remote-path DIR] [--ssh-options O;O] [--events …] …
  * </pre>
+ *
+ * The {@code tracewire-ssh} interface runs {@code capture --remote}'s {@link RemoteCapture} with
+ * the FIFO as its output.
  *
  * A capture runs {@link CaptureRun} (the engine {@code capture -w} uses) with a pcapng output
  * on the FIFO: frame times are the events' times, lost events are drop counts, the FIFO is
@@ -111,6 +120,24 @@ final class ExtcapCommand implements Callable<Integer> {
     @Mixin
     BufferOptions buffer = new BufferOptions();
 
+    @Option(names = "--remote-host", paramLabel = "HOST", description = "tracewire-ssh: the host to capture on.")
+    String remoteHost;
+
+    @Option(names = "--remote-port", paramLabel = "PORT", description = "tracewire-ssh: the SSH port (default: ssh's).")
+    int remotePort;
+
+    @Option(names = "--remote-username", paramLabel = "USER", description = "tracewire-ssh: the login (root).")
+    String remoteUser;
+
+    @Option(names = "--sshkey", paramLabel = "FILE", description = "tracewire-ssh: the private key (default: ssh's).")
+    String sshKey;
+
+    @Option(names = "--remote-path", paramLabel = "DIR", description = "tracewire-ssh: the remote tracewire's folder (default: its PATH).")
+    String remotePath;
+
+    @Option(names = "--ssh-options", paramLabel = "OPT;OPT", description = "tracewire-ssh: ssh -o options, separated by ';'.")
+    String sshOptions;
+
 
     @Option(names = "--install-dissector", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
             description = "At capture start, rewrite the Lua plugin when it changed (default: false; Wireshark passes true).")
@@ -129,9 +156,12 @@ final class ExtcapCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (iface != null && !iface.equals(ExtcapProtocol.INTERFACE) && (dlts || config || capture)) {
-            throw new Main.UsageException("unknown interface '" + iface + "' (have " + ExtcapProtocol.INTERFACE + ")");
+        if (iface != null && !iface.equals(ExtcapProtocol.INTERFACE) && !iface.equals(ExtcapProtocol.INTERFACE_SSH)
+                && (dlts || config || capture)) {
+            throw new Main.UsageException("unknown interface '" + iface + "' (have " + ExtcapProtocol.INTERFACE + ", "
+                    + ExtcapProtocol.INTERFACE_SSH + ")");
         }
+        boolean ssh = ExtcapProtocol.INTERFACE_SSH.equals(iface);
         if (install || uninstall) {
             return install ? install(out, err) : uninstall(out);
         }
@@ -140,7 +170,9 @@ final class ExtcapCommand implements Callable<Integer> {
         } else if (dlts) {
             ExtcapProtocol.dlts().forEach(out::println);
         } else if (config) {
-            ExtcapProtocol.config(clocks()).forEach(out::println);
+            (ssh ? ExtcapProtocol.configSsh() : ExtcapProtocol.config(clocks())).forEach(out::println);
+        } else if (capture && ssh) {
+            return captureRemote(err);
         } else if (capture) {
             return capture(err);
         } else {
@@ -222,6 +254,64 @@ final class ExtcapCommand implements Callable<Integer> {
     }
 
     /**
+     * The {@code tracewire-ssh} interface: {@link RemoteCapture} into the FIFO, the remote host's
+     * section and interface kept. Needs no root here (the remote login must be root).
+     */
+    private int captureRemote(PrintWriter err) throws Exception {
+        if (fifo == null) {
+            throw new Main.UsageException("--capture needs --fifo PATH");
+        }
+        if (captureFilter != null && !captureFilter.isBlank()) {
+            err.println("tracewire: capture filters are not supported (got '" + captureFilter
+                    + "'): filter in the remote kernel with the interface's 'Kernel filters' option, or use a display filter");
+            return Main.EXIT_FAILURE;
+        }
+        if (remoteHost == null || remoteHost.isBlank()) {
+            err.println("tracewire: no remote host: set 'Remote SSH server address' (-o extcap.tracewire-ssh.remotehost:HOST)");
+            return Main.EXIT_USAGE;
+        }
+        SshTarget target;
+        List<String> args = new ArrayList<>();
+        try {
+            List<String> opts = new ArrayList<>();
+            if (sshOptions != null) {
+                for (String o : sshOptions.split(";")) {
+                    if (!o.isBlank()) {
+                        opts.add(o.strip());
+                    }
+                }
+            }
+            String user = remoteUser == null || remoteUser.isBlank() ? null : remoteUser.strip();
+            target = new SshTarget(user, remoteHost.strip(), remotePort,
+                    sshKey == null || sshKey.isBlank() ? null : Path.of(sshKey), opts);
+            args.addAll(ExtcapProtocol.remoteEventArgs(events, filters));
+        } catch (IllegalArgumentException e) {
+            err.println("tracewire: " + e.getMessage());
+            return Main.EXIT_USAGE;
+        }
+        args.addAll(List.of("--buffer-kb", Integer.toString(Math.max(0, buffer.bufferKb)), "--clock", buffer.clock));
+        exitZeroOnSignals();
+        RemoteCapture rc = new RemoteCapture(new RemoteCapture.Options(target,
+                remotePath == null || remotePath.isBlank() ? null : remotePath.strip(), args, 0, "ssh"), err);
+        try {
+            rc.run((section, idb) -> List.of(new PcapngOutput(fifo.toString(),
+                    FrameOutputs.FileOpener.PLAIN.open(fifo), PcapngOutput.isLive(fifo), section, idb)));
+            return 0;
+        } catch (RemoteCapture.RemoteException e) {
+            if (terminating) {
+                return 0;
+            }
+            err.println("tracewire: " + e.getMessage());
+            return Main.EXIT_FAILURE;
+        } catch (IOException e) {
+            if (closedPipe(e) || terminating) {
+                return 0; // Wireshark closed its end: the remote was stopped by RemoteCapture
+            }
+            throw e;
+        }
+    }
+
+    /**
      * SIGTERM (Wireshark's stop) and SIGINT end the JVM with exit code 0 instead of 143/130:
      * Wireshark reports an extcap's non-zero exit as an error. The exit still runs the shutdown
      * hooks, so CaptureRun stops tracing, finishes the pcapng and removes the instance.
@@ -269,7 +359,7 @@ final class ExtcapCommand implements Callable<Integer> {
         String cp = classPath != null ? classPath : ExtcapInstaller.classPath(home);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Path installed = ExtcapInstaller.install(folder, ExtcapInstaller.script(java, cp, home, version()));
-        out.println("extcap: " + installed + " (interface '" + ExtcapProtocol.INTERFACE + "'; check with tshark -D)");
+        out.println("extcap: " + installed + " (interfaces '" + ExtcapProtocol.INTERFACE + "' and '" + ExtcapProtocol.INTERFACE_SSH + "'; check with tshark -D)");
         if (!noDissector) {
             Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));
             DissectorGenerator.Result r = DissectorGenerator.forTracefs(tracefs, List.of());

@@ -24,6 +24,10 @@ public final class ExtcapProtocol {
     public static final String INTERFACE = "tracewire";
     /** The interface's display name. */
     public static final String DISPLAY = "tracewire: Linux trace events";
+    /** The interface that captures on another host over SSH ({@code capture --remote}). */
+    public static final String INTERFACE_SSH = "tracewire-ssh";
+    /** Its display name. */
+    public static final String DISPLAY_SSH = "tracewire over SSH: Linux trace events of another host";
     /** Events captured when none are configured. */
     public static final String DEFAULT_EVENTS = "sched:sched_switch,sched:sched_wakeup";
     /** DLT 1, Ethernet: every frame is Ethernet II with EtherType 0x88B5. */
@@ -36,14 +40,97 @@ public final class ExtcapProtocol {
     }
 
     /**
-     * The answer to {@code --extcap-interfaces}: the extcap's version line and one interface.
+     * The answer to {@code --extcap-interfaces}: the extcap's version line and two interfaces,
+     * {@value #INTERFACE} (this host) and {@value #INTERFACE_SSH} (another host over SSH).
      *
      * @param version tracewire's version
      * @return the lines
      */
     public static List<String> interfaces(String version) {
         return List.of("extcap {version=" + version + "}",
-                "interface {value=" + INTERFACE + "}{display=" + DISPLAY + "}");
+                "interface {value=" + INTERFACE + "}{display=" + DISPLAY + "}",
+                "interface {value=" + INTERFACE_SSH + "}{display=" + DISPLAY_SSH + "}");
+    }
+
+    /**
+     * The answer to {@code --extcap-config} for {@value #INTERFACE_SSH}, with sshdump's option
+     * names for the connection: {@code remotehost}, {@code remoteport}, {@code remoteusername},
+     * {@code sshkey}, then {@code remotepath}, {@code sshoptions}, {@code events} (one event per
+     * entry: {@code SYSTEM:*} is resolved only by a local capture), {@code filters},
+     * {@code bufferkb}, {@code clock} (a name, since the remote kernel's clocks are not known here).
+     *
+     * @return the lines
+     */
+    public static List<String> configSsh() {
+        List<String> l = new ArrayList<>();
+        l.add("arg {number=0}{call=--remote-host}{display=Remote SSH server address}{type=string}{required=true}"
+                + "{tooltip=The host to capture on (it needs tracewire and root login by key)}{group=Server}");
+        l.add("arg {number=1}{call=--remote-port}{display=Remote SSH server port}{type=unsigned}{default=22}{range=1,65535}"
+                + "{tooltip=The SSH port}{group=Server}");
+        l.add("arg {number=2}{call=--remote-username}{display=Remote SSH server username}{type=string}{default=root}"
+                + "{tooltip=Capturing needs root on the remote host}{group=Authentication}");
+        l.add("arg {number=3}{call=--sshkey}{display=Path to SSH private key}{type=fileselect}"
+                + "{tooltip=The key for the login (empty: ssh's defaults and agent; passwords are never asked)}"
+                + "{group=Authentication}");
+        l.add("arg {number=4}{call=--remote-path}{display=Remote tracewire folder}{type=string}"
+                + "{tooltip=The folder of the tracewire launcher on the remote host (empty: its PATH)}{group=Server}");
+        l.add("arg {number=5}{call=--ssh-options}{display=ssh options}{type=string}"
+                + "{tooltip=Options for ssh -o, separated by ; (e.g. UserKnownHostsFile=/path;ConnectTimeout=5)}{group=Server}");
+        l.add("arg {number=6}{call=--events}{display=Events}{type=string}{required=true}"
+                + "{default=" + DEFAULT_EVENTS + "}"
+                + "{validation=^ *[A-Za-z0-9_]+:[A-Za-z0-9_]+( *, *[A-Za-z0-9_]+:[A-Za-z0-9_]+)* *$}"
+                + "{tooltip=Comma-separated SYSTEM:EVENT (checked by the remote host's kernel)}{group=Events}");
+        l.add("arg {number=7}{call=--filters}{display=Kernel filters}{type=string}"
+                + "{tooltip=EVENT=FILTER;EVENT=FILTER, e.g. sched:sched_switch=prev_pid != 0 (checked by the remote kernel)}"
+                + "{group=Events}");
+        l.add("arg {number=8}{call=--buffer-kb}{display=Buffer size (KiB per CPU)}{type=unsigned}"
+                + "{default=" + CaptureSession.DEFAULT_BUFFER_KB + "}{range=0,4194304}"
+                + "{tooltip=Ring buffer per CPU in KiB on the remote host; 0 keeps its kernel's}{group=Capture}");
+        l.add("arg {number=9}{call=--clock}{display=Trace clock}{type=string}{default=mono}"
+                + "{tooltip=The remote kernel's trace clock (mono, local, boot, ...)}{group=Capture}");
+        return l;
+    }
+
+    /**
+     * The remote capture's event arguments for the {@value #INTERFACE_SSH} interface:
+     * {@code -e SYSTEM:EVENT [-f FILTER]} per event, checked for their form here (the remote
+     * kernel checks that they exist and accepts the filters).
+     *
+     * @param events  comma- or space-separated {@code SYSTEM:EVENT}
+     * @param filters {@code EVENT=FILTER} entries separated by {@code ;}, or null
+     * @return the arguments
+     * @throws IllegalArgumentException for {@code SYSTEM:*}, a malformed event, or a filter for an
+     *                                  event not given
+     */
+    public static List<String> remoteEventArgs(String events, String filters) {
+        Map<String, String> byEvent = parseFilters(filters);
+        List<String> args = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        for (String p : events == null ? new String[0] : events.trim().split("[,\\s]+")) {
+            if (p.isEmpty() || !seen.add(p)) {
+                continue;
+            }
+            if (EventSelector.parse(p).isWholeSystem()) {
+                throw new IllegalArgumentException("'" + p + "': over SSH name each event (SYSTEM:EVENT); "
+                        + "SYSTEM:* is resolved only by a local capture");
+            }
+            EventSelector.parseEvent(p);
+            args.add("-e");
+            args.add(p);
+            if (byEvent.containsKey(p)) {
+                args.add("-f");
+                args.add(byEvent.get(p));
+            }
+        }
+        if (args.isEmpty()) {
+            throw new IllegalArgumentException("no events given (e.g. " + DEFAULT_EVENTS + ")");
+        }
+        for (String k : byEvent.keySet()) {
+            if (!seen.contains(k)) {
+                throw new IllegalArgumentException("kernel filter for '" + k + "', which is not among the events");
+            }
+        }
+        return args;
     }
 
     /** The answer to {@code --extcap-dlts}: Ethernet (DLT 1). */

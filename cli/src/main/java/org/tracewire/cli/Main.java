@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class,
         description = "Linux ftrace events as network packets for Wireshark.",
         subcommands = {FormatsCommand.class, CaptureCommand.class, BackendCommand.class, FilterCommand.class, DissectorCommand.class,
-                ReportCommand.class, ImportCommand.class, ExportCommand.class, ExtcapCommand.class,
+                ReportCommand.class, ImportCommand.class, ExportCommand.class, MergeCommand.class, ExtcapCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Launcher-only subcommand:",
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})

@@ -70,6 +70,39 @@ class ExtcapCommandTest {
     }
 
     @Test
+    void offersTheSshInterface() {
+        FormatsCommandTest.Result i = FormatsCommandTest.run("extcap", "--extcap-interfaces");
+        assertEquals("interface {value=tracewire-ssh}{display=tracewire over SSH: Linux trace events of another host}",
+                i.out().lines().toList().get(2));
+        FormatsCommandTest.Result d = FormatsCommandTest.run("extcap", "--extcap-dlts", "--extcap-interface", "tracewire-ssh");
+        assertTrue(d.out().startsWith("dlt {number=1}{name=EN10MB}"), d.out());
+        FormatsCommandTest.Result c = FormatsCommandTest.run("extcap", "--extcap-config", "--extcap-interface", "tracewire-ssh");
+        assertEquals(0, c.code(), c.err());
+        List<String> config = c.out().lines().toList();
+        for (String call : List.of("--remote-host", "--remote-port", "--remote-username", "--sshkey", "--remote-path",
+                "--ssh-options", "--events", "--filters", "--buffer-kb", "--clock")) {
+            assertTrue(config.stream().anyMatch(l -> l.startsWith("arg ") && l.contains("{call=" + call + "}")), call);
+        }
+        for (String l : config) {
+            assertTrue(l.matches("arg (\\{[a-z]+=[^{}]*\\})+"), l);
+        }
+        FormatsCommandTest.Result noHost = FormatsCommandTest.run("extcap", "--capture", "--extcap-interface", "tracewire-ssh",
+                "--fifo", "/nonexistent/fifo");
+        assertEquals(Main.EXIT_USAGE, noHost.code());
+        assertTrue(noHost.err().contains("no remote host"), noHost.err());
+    }
+
+    @Test
+    void sshEventsAreNamedOneByOne() {
+        assertEquals(List.of("-e", "sched:sched_switch", "-f", "prev_pid == 1", "-e", "sched:sched_wakeup"),
+                ExtcapProtocol.remoteEventArgs("sched:sched_switch, sched:sched_wakeup", "sched:sched_switch=prev_pid == 1"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ExtcapProtocol.remoteEventArgs("sched:*", null));
+        assertTrue(e.getMessage().contains("over SSH name each event"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ExtcapProtocol.remoteEventArgs("sched:sched_switch", "irq:x=a"));
+    }
+
+    @Test
     void ignoresOptionsOfNewerWiresharks() {
         FormatsCommandTest.Result r = FormatsCommandTest.run("extcap", "--extcap-interfaces", "--extcap-version=4.4",
                 "--debug", "--some-future-option");

@@ -7,15 +7,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads the packets of a pcapng file in file order, streaming: Section Header Blocks (either
  * byte order), Interface Description Blocks (link type, {@code if_tsresol}), Enhanced Packet
- * Blocks (time, captured bytes, {@code epb_dropcount}); other blocks are skipped. Blocks larger
+ * Blocks (time, captured bytes, {@code epb_dropcount}), Interface Statistics Blocks
+ * ({@code isb_ifdrop}); the string options of sections and interfaces are kept ({@link #section()},
+ * {@link #interfaces()}); other blocks are skipped. Blocks larger
  * than {@link #MAX_BLOCK} bytes are refused, so a corrupt length never allocates unboundedly.
  * Errors are {@link IOException}s naming the file offset.
  */
@@ -40,6 +45,10 @@ public final class PcapngPacketReader implements AutoCloseable {
     private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
     private final List<long[]> resolution = new ArrayList<>(); // {numerator ns per unit multiplier, divisor}
     private long offset;
+    private final List<InterfaceInfo> infos = new ArrayList<>();
+    private final List<Long> ifdrops = new ArrayList<>();
+    private SectionInfo section;
+    private int sections;
 
     /** Opens a file. */
     public PcapngPacketReader(Path file) throws IOException {
@@ -78,9 +87,21 @@ public final class PcapngPacketReader implements AutoCloseable {
                 }
                 interfaces.clear();
                 resolution.clear();
+                infos.clear();
+                ifdrops.clear();
                 int len = h.order(order).getInt(4);
                 checkLength(at, len, 28);
-                skip(len - 12, at);
+                byte[] rest = new byte[len - 12];
+                try {
+                    in.readFully(rest);
+                } catch (EOFException e) {
+                    throw new IOException("pcapng offset " + at + ": block runs past the end");
+                }
+                ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
+                Map<Integer, String> o = options(sb, 12, rest.length - 4);
+                section = new SectionInfo(o.getOrDefault(2, ""), o.getOrDefault(3, ""), o.getOrDefault(4, ""),
+                        o.getOrDefault(1, ""));
+                sections++;
                 offset = at + len;
                 continue;
             }
@@ -106,8 +127,29 @@ public final class PcapngPacketReader implements AutoCloseable {
                 if (body.length < 12) {
                     throw new IOException("pcapng offset " + at + ": short interface block");
                 }
-                interfaces.add(new int[] {b.getShort(0) & 0xffff});
+                int linkType = b.getShort(0) & 0xffff;
+                interfaces.add(new int[] {linkType});
                 resolution.add(tsresol(b, 8, body.length - 4));
+                Map<Integer, String> o = options(b, 8, body.length - 4);
+                infos.add(new InterfaceInfo(linkType, Math.max(0, b.getInt(4)), o.getOrDefault(2, ""),
+                        o.getOrDefault(3, ""), o.getOrDefault(12, ""), o.getOrDefault(15, ""), o.getOrDefault(1, "")));
+                ifdrops.add(-1L);
+            } else if (type == 5 && body.length >= 16) {
+                int iface = b.getInt(0);
+                if (iface >= 0 && iface < ifdrops.size()) {
+                    int o = 12;
+                    while (o + 4 <= body.length - 4) {
+                        int code = b.getShort(o) & 0xffff;
+                        int olen = b.getShort(o + 2) & 0xffff;
+                        if (code == 0 || o + 4 + olen > body.length - 4) {
+                            break;
+                        }
+                        if (code == 5 && olen == 8) {
+                            ifdrops.set(iface, b.getLong(o + 4));
+                        }
+                        o += 4 + ((olen + 3) & ~3);
+                    }
+                }
             } else if (type == 6) {
                 if (body.length < 24) {
                     throw new IOException("pcapng offset " + at + ": short packet block");
@@ -142,6 +184,56 @@ public final class PcapngPacketReader implements AutoCloseable {
                 return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
             }
         }
+    }
+
+    /**
+     * The options of the current section's Section Header Block ({@code shb_hardware},
+     * {@code shb_os}, {@code shb_userappl}, {@code opt_comment}; absent ones empty), or null before
+     * the first block was read.
+     */
+    public SectionInfo section() {
+        return section;
+    }
+
+    /** How many Section Header Blocks were read so far (a file normally has one). */
+    public int sections() {
+        return sections;
+    }
+
+    /**
+     * The interfaces of the current section declared so far, in id order, with their options
+     * ({@code if_name}, {@code if_description}, {@code if_os}, {@code if_hardware}, {@code opt_comment}).
+     */
+    public List<InterfaceInfo> interfaces() {
+        return List.copyOf(infos);
+    }
+
+    /**
+     * {@code isb_ifdrop} of the latest Interface Statistics Block read for an interface of the
+     * current section (tracewire writes one per interface at the end of a file), or -1 when none
+     * was read (yet).
+     *
+     * @param interfaceId the interface
+     */
+    public long statisticsDrops(int interfaceId) {
+        return interfaceId >= 0 && interfaceId < ifdrops.size() ? ifdrops.get(interfaceId) : -1;
+    }
+
+    /** String options (UTF-8) between {@code o} and {@code end}, by code; a code given twice keeps its first value. */
+    private static Map<Integer, String> options(ByteBuffer b, int o, int end) {
+        Map<Integer, String> m = new HashMap<>();
+        while (o + 4 <= end) {
+            int code = b.getShort(o) & 0xffff;
+            int olen = b.getShort(o + 2) & 0xffff;
+            if (code == 0 || o + 4 + olen > end) {
+                break;
+            }
+            byte[] v = new byte[olen];
+            b.get(o + 4, v);
+            m.putIfAbsent(code, new String(v, StandardCharsets.UTF_8));
+            o += 4 + ((olen + 3) & ~3);
+        }
+        return m;
     }
 
     private static long[] tsresol(ByteBuffer b, int o, int end) {
@@ -182,6 +274,14 @@ public final class PcapngPacketReader implements AutoCloseable {
         } catch (EOFException e) {
             throw new IOException("pcapng offset " + at + ": block runs past the end");
         }
+    }
+
+    /**
+     * True when more bytes can be read without blocking (buffered, or available from the stream):
+     * a reader of a live stream flushes its own outputs when this is false, before it waits.
+     */
+    public boolean ready() throws IOException {
+        return in.available() > 0;
     }
 
     @Override

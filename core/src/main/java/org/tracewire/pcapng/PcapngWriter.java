@@ -15,8 +15,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Writes a pcapng file (draft-ietf-opsawg-pcapng): one Section Header Block, an Interface
- * Description Block per {@link #addInterface(InterfaceInfo)}, Enhanced Packet Blocks with
+ * Writes a pcapng file (draft-ietf-opsawg-pcapng): one Section Header Block (options from
+ * {@link SectionInfo}), an Interface Description Block per {@link #addInterface(InterfaceInfo)}
+ * (options from {@link InterfaceInfo}), Enhanced Packet Blocks with
  * nanosecond time stamps, and at {@link #close()} an Interface Statistics Block per interface.
  * All blocks are in the host's byte order (the SHB's byte-order magic 0x1A2B3C4D tells readers
  * which), every block and option padded to 32 bits. Output is buffered (256 KiB); not thread-safe.
@@ -35,7 +36,7 @@ public final class PcapngWriter implements AutoCloseable {
     static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;
     static final int OPT_END = 0, OPT_COMMENT = 1;
     static final int SHB_HARDWARE = 2, SHB_OS = 3, SHB_USERAPPL = 4;
-    static final int IF_NAME = 2, IF_DESCRIPTION = 3, IF_TSRESOL = 9;
+    static final int IF_NAME = 2, IF_DESCRIPTION = 3, IF_TSRESOL = 9, IF_OS = 12, IF_HARDWARE = 15;
     static final int EPB_DROPCOUNT = 4;
     static final int ISB_STARTTIME = 2, ISB_ENDTIME = 3, ISB_IFRECV = 4, ISB_IFDROP = 5;
 
@@ -71,10 +72,12 @@ public final class PcapngWriter implements AutoCloseable {
         byte[] hw = utf8(section.hardware());
         byte[] os = utf8(section.os());
         byte[] app = utf8(section.userApplication());
-        int len = 28 + opt(hw) + opt(os) + opt(app) + 4;
+        byte[] comment = utf8(section.comment());
+        int len = 28 + opt(comment) + opt(hw) + opt(os) + opt(app) + 4;
         ensure(len);
         int start = begin(SHB, len);
         buf.putInt(BYTE_ORDER_MAGIC).putShort((short) 1).putShort((short) 0).putLong(-1L);
+        putOption(OPT_COMMENT, comment);
         putOption(SHB_HARDWARE, hw);
         putOption(SHB_OS, os);
         putOption(SHB_USERAPPL, app);
@@ -108,13 +111,19 @@ public final class PcapngWriter implements AutoCloseable {
         checkOpen();
         byte[] name = utf8(info.name());
         byte[] desc = utf8(info.description());
-        int len = 16 + opt(name) + opt(desc) + 8 + 4 + 4;
+        byte[] comment = utf8(info.comment());
+        byte[] os = utf8(info.os());
+        byte[] hw = utf8(info.hardware());
+        int len = 16 + opt(comment) + opt(name) + opt(desc) + 8 + opt(os) + opt(hw) + 4 + 4;
         ensure(len);
         int start = begin(IDB, len);
         buf.putShort((short) info.linkType()).putShort((short) 0).putInt(info.snapLength());
+        putOption(OPT_COMMENT, comment);
         putOption(IF_NAME, name);
         putOption(IF_DESCRIPTION, desc);
         putOption(IF_TSRESOL, new byte[] {9});
+        putOption(IF_OS, os);
+        putOption(IF_HARDWARE, hw);
         buf.putInt(0);
         end(start, len);
         interfaces.add(new Stats(info.snapLength()));
