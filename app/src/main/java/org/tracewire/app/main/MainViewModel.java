@@ -108,12 +108,24 @@ public final class MainViewModel {
         recent.setAll(store.recent());
     }
 
-    /** Adds the browser's selected event to the capture list without a filter. */
+    /**
+     * Adds the browser's selected events to the capture list without a filter: several events, and
+     * for a selected system all its events shown ({@link BrowserViewModel#eventsToAdd()}). An event
+     * already in the list keeps its filter.
+     */
     public void addSelectedToCapture() {
-        String ev = browser.selectedEventProperty().get();
-        if (ev != null) {
-            capture.addEvent(ev, "");
-            message.set("added " + ev + " to the capture");
+        List<String> evs = browser.eventsToAdd();
+        int added = 0;
+        for (String ev : evs) {
+            if (capture.getEvents().stream().noneMatch(e -> e.event().equals(ev))) {
+                capture.addEvent(ev, "");
+                added++;
+            }
+        }
+        if (evs.size() == 1) {
+            message.set(added == 1 ? "added " + evs.get(0) + " to the capture" : evs.get(0) + " is already in the capture");
+        } else if (!evs.isEmpty()) {
+            message.set("added " + added + " events to the capture" + (added < evs.size() ? " (" + (evs.size() - added) + " already there)" : ""));
         }
     }
 

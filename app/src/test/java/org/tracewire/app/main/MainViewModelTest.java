@@ -57,6 +57,21 @@ class MainViewModelTest {
     }
 
     @Test
+    void aSelectedSystemAddsAllItsEventsAndFiltersStay() {
+        MainViewModel vm = vm(new ArrayList<>(), "/nonexistent");
+        Tracefs t = Tracefs.open(Prerequisites.snapshot());
+        vm.browser().load(t);
+        vm.capture().addEvent("sched:sched_switch", "prev_pid == 1");
+        vm.browser().getSelection().setAll("sched");
+        vm.addSelectedToCapture();
+        int n = t.events("sched").size();
+        assertEquals(n, vm.capture().getEvents().size());
+        assertEquals("added " + (n - 1) + " events to the capture (1 already there)", vm.messageProperty().get());
+        assertEquals(new CaptureEventSpec("sched:sched_switch", "prev_pid == 1"), vm.capture().getEvents().get(0),
+                "an event already chosen keeps its filter");
+    }
+
+    @Test
     void wiresharkMissingGivesTheAptLineAndCommandsAreRight() {
         List<List<String>> started = new ArrayList<>();
         MainViewModel vm = vm(started, "/nonexistent");
