@@ -140,6 +140,36 @@ public final class MainViewModel {
         message.set("capture: " + f.fullName() + " with filter " + filter.kernelProperty().get());
     }
 
+    /**
+     * Restores the setup the app had when it last closed ({@link SessionStore#lastSession()}), read
+     * in the background. Applied only while the capture list is still empty (a session opened or
+     * events added meanwhile win).
+     *
+     * @param done called on the UI thread with true when a session was applied
+     */
+    public void restoreLastSession(java.util.function.Consumer<Boolean> done) {
+        executor.execute(store::lastSession, s -> {
+            boolean apply = s.isPresent() && capture.getEvents().isEmpty() && !capture.runningProperty().get();
+            if (apply) {
+                apply(s.get());
+                message.set("restored the last session (" + s.get().events().size() + " events)");
+            }
+            done.accept(apply);
+        }, e -> {
+            message.set("cannot restore the last session: " + e.getMessage());
+            done.accept(false);
+        });
+    }
+
+    /**
+     * Remembers the current setup for the next start (at exit; a small file, written at once).
+     *
+     * @throws java.io.IOException when it cannot be written
+     */
+    public void rememberSession() throws java.io.IOException {
+        store.saveLast(currentSession());
+    }
+
     /** @return the capture setup as a session */
     public Session currentSession() {
         return new Session(Session.VERSION,

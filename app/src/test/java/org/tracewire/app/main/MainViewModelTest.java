@@ -72,6 +72,35 @@ class MainViewModelTest {
     }
 
     @Test
+    void theLastSessionIsRestoredAtTheNextStart() throws Exception {
+        MainViewModel first = vm(new ArrayList<>(), "/nonexistent");
+        first.capture().addEvent("sched:sched_switch", "prev_pid == 1");
+        first.capture().addEvent("irq:irq_handler_entry", "");
+        first.capture().ifaceProperty().set("");
+        first.capture().pcapngProperty().set("/tmp/last.pcapng");
+        first.capture().bufferKbProperty().set(512);
+        first.rememberSession();
+
+        MainViewModel next = vm(new ArrayList<>(), "/nonexistent");
+        List<Boolean> applied = new ArrayList<>();
+        next.restoreLastSession(applied::add);
+        assertEquals(List.of(true), applied);
+        assertEquals(first.capture().getEvents(), next.capture().getEvents());
+        assertEquals("", next.capture().ifaceProperty().get());
+        assertEquals("/tmp/last.pcapng", next.capture().pcapngProperty().get());
+        assertEquals("/tmp/last.pcapng", next.wireshark().pcapngProperty().get());
+        assertEquals(512, next.capture().bufferKbProperty().get());
+        assertEquals("restored the last session (2 events)", next.messageProperty().get());
+
+        MainViewModel busy = vm(new ArrayList<>(), "/nonexistent");
+        busy.capture().addEvent("sched:sched_wakeup", "");
+        List<Boolean> applied2 = new ArrayList<>();
+        busy.restoreLastSession(applied2::add);
+        assertEquals(List.of(false), applied2, "events chosen meanwhile win");
+        assertEquals(List.of(new CaptureEventSpec("sched:sched_wakeup", "")), busy.capture().getEvents());
+    }
+
+    @Test
     void wiresharkMissingGivesTheAptLineAndCommandsAreRight() {
         List<List<String>> started = new ArrayList<>();
         MainViewModel vm = vm(started, "/nonexistent");
