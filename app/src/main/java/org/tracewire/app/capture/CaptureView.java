@@ -463,10 +463,12 @@ public final class CaptureView extends BorderPane {
                         item("Filter on CPU " + r.cpu(), "capture-ctx-cpu", () -> tv.filterOnCpu(r)),
                         item("Filter on event " + r.event(), "capture-ctx-event", () -> tv.filterOnEvent(r)),
                         item("Follow this thread (" + r.comm() + "/" + r.pid() + ")", "capture-ctx-thread", () -> tv.followThread(r)));
-                String file = vm.sourceFileProperty().get();
-                if (r.frame() > 0 && file != null && !file.isEmpty()) {
-                    menu.getItems().addAll(new SeparatorMenuItem(), item("Show in Wireshark (frame " + r.frame() + ")",
-                            "capture-ctx-wireshark", () -> showInWireshark.accept(file, r.frame())));
+                String file = vm.wiresharkFile(r);
+                if (file != null) {
+                    String what = r.frame() > 0 ? "Show in Wireshark (frame " + r.frame() + ")"
+                            : "Show in Wireshark (" + java.nio.file.Path.of(file).getFileName() + ")";
+                    menu.getItems().addAll(new SeparatorMenuItem(), item(what,
+                            "capture-ctx-wireshark", () -> vm.showInWireshark(r, showInWireshark)));
                 }
             }
             menu.getItems().addAll(new SeparatorMenuItem(), item("Clear filters", "capture-ctx-clear", tv::clearFilters));
