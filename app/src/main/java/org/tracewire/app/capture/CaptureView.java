@@ -121,8 +121,11 @@ public final class CaptureView extends BorderPane {
         counters.addRow(1, new Label("Events/s"), bind(new Label(), "capture-count-rate", vm.rateProperty()));
         counters.addRow(2, new Label("Frames"), counter("capture-count-frames", vm.framesProperty()));
         counters.addRow(3, new Label("Bytes"), counter("capture-count-bytes", vm.bytesProperty()));
-        counters.addRow(4, new Label("Lost (kernel)"), counter("capture-count-lost", vm.lostProperty()));
-        counters.addRow(5, new Label("Not streamed"), counter("capture-count-dropped", vm.streamDroppedProperty()));
+        counters.addRow(4, new Label("Lost (kernel)"), warnAbove0(counter("capture-count-lost", vm.lostProperty()), vm.lostProperty(),
+                "Events the kernel dropped because the ring buffer was full"));
+        counters.addRow(5, new Label("Not streamed"), warnAbove0(counter("capture-count-dropped", vm.streamDroppedProperty()),
+                vm.streamDroppedProperty(), "Events captured (and written to the outputs) but not streamed to this window: "
+                        + "the app shows at most what it can draw"));
         counters.addRow(6, new Label("Received here"), counter("capture-count-received", vm.receivedProperty()));
 
         javafx.scene.control.ProgressIndicator spinner = new javafx.scene.control.ProgressIndicator();
@@ -519,6 +522,13 @@ public final class CaptureView extends BorderPane {
         Label l = new Label();
         l.setId(id);
         l.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d", p.get()), p));
+        return l;
+    }
+
+    private static Label warnAbove0(Label l, javafx.beans.property.LongProperty p, String tip) {
+        l.styleProperty().bind(Bindings.when(p.greaterThan(0))
+                .then("-fx-text-fill: #b00020; -fx-font-weight: bold;").otherwise(""));
+        l.setTooltip(new javafx.scene.control.Tooltip(tip));
         return l;
     }
 

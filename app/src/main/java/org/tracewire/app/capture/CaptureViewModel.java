@@ -67,6 +67,7 @@ public final class CaptureViewModel {
     static final int OPEN_QUEUE = 20_000;
     private final StringProperty sourceFile = new SimpleStringProperty("");
     private final StringProperty outputPcapng = new SimpleStringProperty("");
+    private final StringProperty backendState = new SimpleStringProperty("no backend");
     private final BooleanProperty opening = new SimpleBooleanProperty();
     private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
     private RowRecords records = RowRecords.none();
@@ -124,6 +125,39 @@ public final class CaptureViewModel {
         this.table = new EventTableViewModel(rows, executor);
         this.selected = table.selectedProperty();
         selected.addListener((o, a, b) -> selectedFields.set(b == null ? "" : b.fieldsText()));
+        javafx.beans.InvalidationListener state = o -> backendState.set(
+                backendState(opening.get(), busy.get(), running.get(), hasBackend()));
+        opening.addListener(state);
+        busy.addListener(state);
+        running.addListener(state);
+    }
+
+    /**
+     * The status bar's backend state.
+     *
+     * @param opening a file is being read
+     * @param busy    a start or stop is under way
+     * @param running capturing
+     * @param backend a backend process is running
+     * @return "reading a file", "starting the backend…", "starting the capture…", "stopping…",
+     *         "capturing", "backend idle" or "no backend"
+     */
+    public static String backendState(boolean opening, boolean busy, boolean running, boolean backend) {
+        if (opening) {
+            return "reading a file";
+        }
+        if (busy) {
+            return running ? "stopping…" : backend ? "starting the capture…" : "starting the backend…";
+        }
+        if (running) {
+            return "capturing";
+        }
+        return backend ? "backend idle" : "no backend";
+    }
+
+    /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
+    public StringProperty backendStateProperty() {
+        return backendState;
     }
 
     /**
@@ -376,11 +410,11 @@ public final class CaptureViewModel {
         }
         busy.set(true);
         executor.execute(() -> c.stopCapture().get(60, TimeUnit.SECONDS), stats -> {
-            busy.set(false);
-            running.set(false);
             pendingStats.set(stats);
             flush();
             status.set("stopped: " + stats.events() + " events");
+            busy.set(false);
+            running.set(false);
         }, e -> {
             busy.set(false);
             running.set(false);

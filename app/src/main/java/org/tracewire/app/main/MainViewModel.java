@@ -40,6 +40,18 @@ public final class MainViewModel {
     private final StringProperty message = new SimpleStringProperty("");
     private final StringProperty sessionFile = new SimpleStringProperty("");
     private final StringProperty title = new SimpleStringProperty("tracewire");
+    private final javafx.beans.property.ObjectProperty<Notice> notice = new javafx.beans.property.SimpleObjectProperty<>();
+    private long noticeSeq;
+
+    /**
+     * A short notification the main window shows for a few seconds (ControlsFX Notifications).
+     *
+     * @param seq     increases with every notice (the same text twice is two notices)
+     * @param text    what happened
+     * @param warning true to show it as a warning (events lost, a failure)
+     */
+    public record Notice(long seq, String text, boolean warning) {
+    }
 
     /**
      * @param executor  background work
@@ -84,7 +96,36 @@ public final class MainViewModel {
                         .thenApply(r -> new FilterBuilderViewModel.Verdict(r.accepted(), r.message(), r.position()))
                 : CompletableFuture.failedFuture(new IllegalStateException("no live kernel: the backend is not running")),
                 executor);
+        capture.runningProperty().addListener((o, was, now) -> {
+            if (was && !now) {
+                long lost = capture.lostProperty().get();
+                String st = capture.statusProperty().get();
+                notify(String.format("capture stopped: %,d events, %,d lost", capture.eventCountProperty().get(), lost)
+                        + (st.startsWith("backend stopped") || st.startsWith("stop failed") ? " (" + st + ")" : ""),
+                        lost > 0 || !st.startsWith("stopped"));
+            }
+        });
+        wireshark.generatedProperty().addListener((o, a, g) -> {
+            if (g != null) {
+                notify("dissector written to " + g.file() + " (" + g.summary() + ")", false);
+            }
+        });
         refreshRecent();
+    }
+
+    /**
+     * Shows a notification.
+     *
+     * @param text    what happened
+     * @param warning true for a warning
+     */
+    public void notify(String text, boolean warning) {
+        notice.set(new Notice(++noticeSeq, text, warning));
+    }
+
+    /** The latest notification, null before the first. */
+    public javafx.beans.property.ObjectProperty<Notice> noticeProperty() {
+        return notice;
     }
 
     /**
@@ -95,7 +136,10 @@ public final class MainViewModel {
      */
     public void openFile(Path file) {
         message.set("opening " + file + "…");
-        capture.openFile(file, n -> message.set(String.format("opened %s: %,d events", file, n)));
+        capture.openFile(file, n -> {
+            message.set(String.format("opened %s: %,d events", file, n));
+            notify(String.format("opened %s: %,d events", file.getFileName(), n), false);
+        });
     }
 
     /** The window title: the opened file's name, else "tracewire". */

@@ -101,6 +101,27 @@ class MainViewModelTest {
     }
 
     @Test
+    void theStatusBarsBackendStateAndTheDissectorNotice() {
+        assertEquals("no backend", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, false, false));
+        assertEquals("starting the backend…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, false, false));
+        assertEquals("starting the capture…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, false, true));
+        assertEquals("capturing", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, true, true));
+        assertEquals("stopping…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, true, true));
+        assertEquals("backend idle", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, false, true));
+        assertEquals("reading a file", org.tracewire.app.capture.CaptureViewModel.backendState(true, true, false, false));
+
+        MainViewModel vm = vm(new ArrayList<>(), "/nonexistent");
+        assertEquals("no backend", vm.capture().backendStateProperty().get());
+        Path lua = dir.resolve("t.lua");
+        vm.wireshark().setGenerator(evs -> new org.tracewire.app.wireshark.WiresharkViewModel.Generated(lua, "2 events, 18 fields"), List::of);
+        vm.wireshark().generate();
+        vm.wireshark().generate();
+        MainViewModel.Notice n = vm.noticeProperty().get();
+        assertEquals("dissector written to " + lua + " (2 events, 18 fields)", n.text());
+        assertEquals(2, n.seq(), "the same text twice is two notices");
+    }
+
+    @Test
     void wiresharkMissingGivesTheAptLineAndCommandsAreRight() {
         List<List<String>> started = new ArrayList<>();
         MainViewModel vm = vm(started, "/nonexistent");
