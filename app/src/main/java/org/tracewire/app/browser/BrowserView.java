@@ -111,7 +111,7 @@ public final class BrowserView extends SplitPane {
         filter.setId("details-filter");
         TableView<EventDetails.FieldRow> fields = new TableView<>();
         fields.setId("details-fields");
-        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 170);
+        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 215);
         nameCol.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
             @Override
             protected void updateItem(EventDetails.FieldRow r, boolean empty) {
@@ -121,7 +121,7 @@ public final class BrowserView extends SplitPane {
             }
         });
         fields.getColumns().add(nameCol);
-        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 170));
+        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 160));
         fields.getColumns().add(col("Offset", EventDetails.FieldRow::offset, 60));
         fields.getColumns().add(col("Size", EventDetails.FieldRow::size, 50));
         fields.getColumns().add(col("Signed", r -> r.signed() ? "yes" : "no", 60));

@@ -85,25 +85,41 @@ public final class CaptureView extends BorderPane {
         TextField iface = new TextField();
         iface.setId("capture-iface");
         iface.textProperty().bindBidirectional(vm.ifaceProperty());
+        iface.setTooltip(new javafx.scene.control.Tooltip("A TAP interface the events go to as Ethernet frames (Wireshark "
+                + "captures it live); empty for none"));
         TextField pcapng = new TextField();
         pcapng.setId("capture-pcapng");
-        pcapng.setPromptText("/tmp/trace.pcapng (optional)");
+        pcapng.setPromptText("/tmp/trace.pcapng");
+        pcapng.setTooltip(new javafx.scene.control.Tooltip("Optional: a pcapng file the capture writes (open it in Wireshark, "
+                + "Show in Wireshark on a row)"));
         pcapng.textProperty().bindBidirectional(vm.pcapngProperty());
         TextField buffer = new TextField();
         buffer.setId("capture-buffer");
         buffer.textProperty().bindBidirectional(vm.bufferKbProperty(), new NumberStringConverter("#"));
+        buffer.setTooltip(new javafx.scene.control.Tooltip("The ring buffer per CPU in KB; 0 keeps the kernel's default "
+                + "(a bigger buffer loses fewer events in bursts)"));
         GridPane outputs = new GridPane();
         outputs.setHgap(8);
         outputs.setVgap(4);
         outputs.addRow(0, new Label("Interface (TAP):"), iface);
         outputs.addRow(1, new Label("pcapng file:"), pcapng);
-        outputs.addRow(2, new Label("Buffer KB/CPU (0 = default):"), buffer);
+        outputs.addRow(2, new Label("Buffer KB/CPU:"), buffer);
+        buffer.setPromptText("0 = default");
+        for (TextField f : java.util.List.of(iface, pcapng, buffer)) {
+            GridPane.setHgrow(f, Priority.ALWAYS);
+        }
+        for (javafx.scene.Node n : outputs.getChildren()) {
+            if (n instanceof Label l) {
+                l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+            }
+        }
         outputs.disableProperty().bind(vm.runningProperty());
 
         Button start = new Button("Start");
         start.setId("capture-start");
         start.setDefaultButton(true);
         start.setOnAction(e -> vm.start());
+        start.setTooltip(new javafx.scene.control.Tooltip("Starts the capture (the first start launches the privileged backend)"));
         start.disableProperty().bind(vm.runningProperty().or(vm.busyProperty()));
         Button stop = new Button("Stop");
         stop.setId("capture-stop");
@@ -227,6 +243,7 @@ public final class CaptureView extends BorderPane {
                 tv.getItems().size(), vm.getRows().size(), CaptureViewModel.WINDOW), tv.getItems(), vm.getRows()));
         javafx.scene.control.CheckBox follow = new javafx.scene.control.CheckBox("Follow newest");
         follow.setId("capture-follow");
+        follow.setTooltip(new javafx.scene.control.Tooltip("Keeps the newest row in sight; selecting or scrolling pauses it"));
         follow.selectedProperty().bindBidirectional(tv.followProperty());
         this.follow = follow;
         Button paused = new Button();
@@ -245,6 +262,7 @@ public final class CaptureView extends BorderPane {
         ChoiceBox<EventTableViewModel.TimeMode> timeMode = new ChoiceBox<>(
                 FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
         timeMode.setId("capture-time-mode");
+        timeMode.setTooltip(new javafx.scene.control.Tooltip("Absolute: time of day; relative: seconds since the first event"));
         timeMode.valueProperty().bindBidirectional(tv.timeModeProperty());
         timeMode.setConverter(new javafx.util.StringConverter<>() {
             @Override
@@ -260,6 +278,7 @@ public final class CaptureView extends BorderPane {
         tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
         Button export = new Button("Export…");
         export.setId("capture-export");
+        export.setTooltip(new javafx.scene.control.Tooltip("Writes the selected rows (all shown rows when none is selected) as CSV or text"));
         export.setOnAction(e -> export(tv));
         HBox tableHead = new HBox(12, rows, follow, paused, timeMode, export);
         tableHead.setAlignment(Pos.CENTER_LEFT);
