@@ -49,12 +49,22 @@ public final class TracewireApp extends Application {
         stage.titleProperty().bind(vm.titleProperty());
         stage.getIcons().setAll(Icons.appIcons());
         restore(stage, store.windowState());
-        stage.setOnCloseRequest(e -> saveWindow(stage, store));
+        stage.setOnCloseRequest(e -> {
+            saveWindow(stage, store);
+            try {
+                vm.rememberSession();
+            } catch (IOException ex) {
+                System.err.println("tracewire: cannot remember the session: " + ex.getMessage());
+            }
+        });
         view.show(AppLauncher.startPage());
         if (AppLauncher.screenshotMode()) {
             org.tracewire.app.main.ScreenshotScript.run(vm, AppLauncher.startPage());
         }
         vm.browser().load(tracefs());
+        if (!AppLauncher.screenshotMode()) {
+            vm.restoreLastSession(restored -> { });
+        }
         stage.show();
         if (AppLauncher.openFile() != null) {
             vm.openFile(AppLauncher.openFile());

@@ -38,7 +38,12 @@ public final class BrowserView extends SplitPane {
         setId("browser-view");
         TextField search = new TextField();
         search.setId("browser-search");
-        search.setPromptText("Filter events, e.g. sched_sw");
+        search.setPromptText("Search: sched_sw, sched:*wake*, prev_pid");
+        search.setTooltip(new javafx.scene.control.Tooltip("""
+                Words separated by spaces must all match (case does not matter).
+                A plain word: part of system:event, or exactly a field name (prev_pid).
+                A glob (* ? [..]): matches system:event, the event name, or a field name
+                (sched:*wake*, *_latency)."""));
         search.textProperty().bindBidirectional(vm.filterTextProperty());
         Label count = new Label();
         count.setId("browser-count");
@@ -62,15 +67,32 @@ public final class BrowserView extends SplitPane {
                     setGraphic(null);
                 } else {
                     boolean system = getTreeItem() != null && getTreeItem().getParent() == tree.getRoot();
-                    setText(system ? item + "  (" + getTreeItem().getChildren().size() + ")" : item);
+                    java.util.List<String> via = system ? java.util.List.of()
+                            : vm.matchedFields(getTreeItem().getParent().getValue() + ":" + item);
+                    setText(system ? item + "  (" + getTreeItem().getChildren().size() + ")"
+                            : via.isEmpty() ? item : item + "   [" + String.join(", ", via) + "]");
                     setGraphic(Icons.view(system ? "glyph-system.png" : "glyph-event.png"));
                 }
             }
         });
+        tree.getSelectionModel().setSelectionMode(javafx.scene.control.SelectionMode.MULTIPLE);
         tree.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
             if (b != null && b.getParent() != null && b.getParent() != tree.getRoot()) {
                 vm.selectedEventProperty().set(b.getParent().getValue() + ":" + b.getValue());
             }
+        });
+        tree.getSelectionModel().getSelectedItems().addListener((ListChangeListener<TreeItem<String>>) c -> {
+            if (rebuilding) {
+                return;
+            }
+            java.util.List<String> sel = new java.util.ArrayList<>();
+            for (TreeItem<String> item : tree.getSelectionModel().getSelectedItems()) {
+                if (item == null || item.getParent() == null) {
+                    continue;
+                }
+                sel.add(item.getParent() == tree.getRoot() ? item.getValue() : item.getParent().getValue() + ":" + item.getValue());
+            }
+            vm.getSelection().setAll(sel);
         });
         vm.getSystems().addListener((ListChangeListener<SystemEntry>) c -> rebuildTree());
         VBox.setVgrow(tree, Priority.ALWAYS);
@@ -89,7 +111,7 @@ public final class BrowserView extends SplitPane {
         filter.setId("details-filter");
         TableView<EventDetails.FieldRow> fields = new TableView<>();
         fields.setId("details-fields");
-        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 170);
+        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 215);
         nameCol.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
             @Override
             protected void updateItem(EventDetails.FieldRow r, boolean empty) {
@@ -99,7 +121,7 @@ public final class BrowserView extends SplitPane {
             }
         });
         fields.getColumns().add(nameCol);
-        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 170));
+        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 160));
         fields.getColumns().add(col("Offset", EventDetails.FieldRow::offset, 60));
         fields.getColumns().add(col("Size", EventDetails.FieldRow::size, 50));
         fields.getColumns().add(col("Signed", r -> r.signed() ? "yes" : "no", 60));
@@ -126,13 +148,21 @@ public final class BrowserView extends SplitPane {
             raw.setText(d == null ? "" : d.printFmtRaw());
             pretty.setText(d == null ? "" : d.printFmtPretty());
         });
-        Button add = new Button("Add to capture");
+        Button add = new Button();
         add.setId("browser-add-to-capture");
+        add.textProperty().bind(Bindings.createStringBinding(() -> {
+            int n = vm.eventsToAdd().size();
+            return n > 1 ? "Add " + n + " events to capture" : "Add to capture";
+        }, vm.getSelection(), vm.selectedEventProperty(), vm.getSystems()));
         add.setOnAction(e -> addToCapture.run());
+        add.setTooltip(new javafx.scene.control.Tooltip("Adds the selected events to the capture, without a filter. "
+                + "Ctrl/Shift+click selects several; a system adds all its events shown."));
         Button build = new Button("Build filter…");
         build.setId("browser-build-filter");
         build.setOnAction(e -> buildFilter.run());
-        add.disableProperty().bind(vm.detailsProperty().isNull());
+        add.disableProperty().bind(Bindings.createBooleanBinding(() -> vm.eventsToAdd().isEmpty(),
+                vm.getSelection(), vm.selectedEventProperty(), vm.getSystems()));
+        build.setTooltip(new javafx.scene.control.Tooltip("Builds a kernel filter for the selected event in the Filter builder."));
         build.disableProperty().bind(vm.detailsProperty().isNull());
         HBox header = new HBox(16, name, id, enabled, filter);
         HBox actions = new HBox(8, add, build);
@@ -188,18 +218,44 @@ public final class BrowserView extends SplitPane {
         return "glyph-field-opaque.png";
     }
 
+    private boolean rebuilding;
+
     private void rebuildTree() {
+        rebuilding = true;
+        try {
+            rebuildTreeItems();
+        } finally {
+            rebuilding = false;
+        }
+        // what stayed selected (items gone with the new search drop out of the selection)
+        java.util.List<String> sel = new java.util.ArrayList<>();
+        for (TreeItem<String> item : tree.getSelectionModel().getSelectedItems()) {
+            if (item != null && item.getParent() != null) {
+                sel.add(item.getParent() == tree.getRoot() ? item.getValue() : item.getParent().getValue() + ":" + item.getValue());
+            }
+        }
+        vm.getSelection().setAll(sel);
+    }
+
+    private void rebuildTreeItems() {
         String selected = vm.selectedEventProperty().get();
+        java.util.Set<String> multi = new java.util.HashSet<>(vm.getSelection());
         boolean expand = !vm.filterTextProperty().get().isBlank() && vm.matchCountProperty().get() <= 200;
         TreeItem<String> root = new TreeItem<>("tracefs");
         TreeItem<String> toSelect = null;
+        java.util.List<TreeItem<String>> alsoSelect = new java.util.ArrayList<>();
         for (SystemEntry s : vm.getSystems()) {
             TreeItem<String> sys = new TreeItem<>(s.name());
+            if (multi.contains(s.name())) {
+                alsoSelect.add(sys);
+            }
             for (String e : s.events()) {
                 TreeItem<String> ev = new TreeItem<>(e);
                 sys.getChildren().add(ev);
                 if ((s.name() + ":" + e).equals(selected)) {
                     toSelect = ev;
+                } else if (multi.contains(s.name() + ":" + e)) {
+                    alsoSelect.add(ev);
                 }
             }
             sys.setExpanded(expand || vm.getSystems().size() == 1);
@@ -207,6 +263,12 @@ public final class BrowserView extends SplitPane {
         }
         root.setExpanded(true);
         tree.setRoot(root);
+        for (TreeItem<String> item : alsoSelect) {
+            if (item.getParent() != root) {
+                item.getParent().setExpanded(true);
+            }
+            tree.getSelectionModel().select(item);
+        }
         if (toSelect != null) {
             toSelect.getParent().setExpanded(true);
             tree.getSelectionModel().select(toSelect);

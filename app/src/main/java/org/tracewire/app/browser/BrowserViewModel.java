@@ -1,7 +1,11 @@
 package org.tracewire.app.browser;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,14 +21,17 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.util.PrintFmtPretty;
 import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.filter.Glob;
 import org.tracewire.format.EventFormat;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
 /**
  * The tracefs browser's state: all events grouped by system, narrowed by {@link #filterTextProperty()}
- * as the user types, the selected event's {@link EventDetails}, and tracefs-wide facts (tracers,
- * clocks, buffer size). Reads tracefs through the {@link TaskExecutor}, never on the UI thread.
+ * as the user types (by name, by glob, by field name: {@link #filter(List, String, Function)}), the
+ * selected event's {@link EventDetails}, the multi-selection of events and systems to add to the
+ * capture ({@link #getSelection()}, {@link #eventsToAdd()}), and tracefs-wide facts (tracers, clocks,
+ * buffer size). Reads tracefs through the {@link TaskExecutor}, never on the UI thread.
  */
 public final class BrowserViewModel {
     private final TaskExecutor executor;
@@ -42,6 +49,10 @@ public final class BrowserViewModel {
     private final ReadOnlyBooleanWrapper live = new ReadOnlyBooleanWrapper();
     private volatile Tracefs tracefs;
     private List<String> allEvents = List.of();
+    private Map<String, Set<String>> fieldsByEvent = Map.of();
+    private final ObservableList<String> selection = FXCollections.observableArrayList();
+    private final ReadOnlyBooleanWrapper fieldsIndexed = new ReadOnlyBooleanWrapper();
+    private final Map<String, List<String>> matchedFields = new HashMap<>();
     private long detailsRequest;
 
     /** @param executor runs tracefs reads in the background */
@@ -75,8 +86,42 @@ public final class BrowserViewModel {
             clocks.set(loaded.clocks());
             bufferSize.set(loaded.buffer());
             status.set(allEvents.size() + " events in " + source.label());
+            fieldsByEvent = Map.of();
+            fieldsIndexed.set(false);
             applyFilter();
+            indexFields(source);
         }, e -> status.set("cannot read " + source.label() + ": " + e.getMessage()));
+    }
+
+    /** Reads every event's field names in the background (search by field name), then filters again. */
+    private void indexFields(Tracefs source) {
+        executor.execute(() -> fieldIndex(source), index -> {
+            if (tracefs != source) {
+                return;
+            }
+            fieldsByEvent = index;
+            fieldsIndexed.set(true);
+            applyFilter();
+        }, e -> status.set("cannot index the fields of " + source.label() + ": " + e.getMessage()));
+    }
+
+    /**
+     * Every event's field names (common fields included), lower case (blocking: call off the UI thread).
+     * Events whose format does not parse have none.
+     *
+     * @param t the tracefs tree
+     * @return "system:event" to its field names
+     */
+    public static Map<String, Set<String>> fieldIndex(Tracefs t) {
+        Map<String, Set<String>> out = new HashMap<>();
+        for (EventFormat f : t.formats().formats()) {
+            Set<String> names = new HashSet<>();
+            for (org.tracewire.format.Field field : f.allFields()) {
+                names.add(field.name().toLowerCase(Locale.ROOT));
+            }
+            out.put(f.fullName(), Set.copyOf(names));
+        }
+        return out;
     }
 
     /**
@@ -119,26 +164,65 @@ public final class BrowserViewModel {
     }
 
     /**
-     * The events matching a filter text: case-insensitive substring of "system:event"; several words
-     * separated by spaces must all match.
+     * The events matching a filter text by name only ({@link #filter(List, String, Function)} without fields).
      *
      * @param events all "system:event" names
      * @param text   the filter text
      * @return the systems with their matching events, sorted by name
      */
     public static List<SystemEntry> filter(List<String> events, String text) {
-        String[] words = text == null ? new String[0] : text.strip().toLowerCase(Locale.ROOT).split("\\s+");
+        return filter(events, text, e -> Set.of());
+    }
+
+    /**
+     * The events matching a filter text. Words are separated by spaces, case does not matter, and
+     * every word must match. A word with a glob character ({@code * ? [}, the kernel's glob:
+     * {@link Glob}) matches an event when it matches the whole "system:event", the event name alone,
+     * or one of the event's field names ({@code sched:*wake*}, {@code *_pid}); a plain word matches
+     * when it is part of "system:event" or is exactly one of the event's field names
+     * ({@code prev_pid} finds sched:sched_switch).
+     *
+     * @param events all "system:event" names
+     * @param text   the filter text
+     * @param fields an event's field names in lower case (empty when unknown)
+     * @return the systems with their matching events, sorted by name
+     */
+    public static List<SystemEntry> filter(List<String> events, String text, Function<String, Set<String>> fields) {
+        return filter(events, text, fields, null);
+    }
+
+    private static List<SystemEntry> filter(List<String> events, String text, Function<String, Set<String>> fields,
+                                            Map<String, List<String>> byField) {
+        List<String> words = new ArrayList<>();
+        if (text != null) {
+            for (String w : text.strip().toLowerCase(Locale.ROOT).split("\\s+")) {
+                if (!w.isEmpty()) {
+                    words.add(w);
+                }
+            }
+        }
         Map<String, List<String>> bySystem = new TreeMap<>();
         outer:
         for (String e : events) {
             String lower = e.toLowerCase(Locale.ROOT);
+            List<String> viaFields = null;
             for (String w : words) {
-                if (!w.isEmpty() && !lower.contains(w)) {
+                String field = matchWord(lower, w, fields.apply(e));
+                if (field == null) {
                     continue outer;
+                }
+                if (!field.isEmpty()) {
+                    if (viaFields == null) {
+                        viaFields = new ArrayList<>();
+                    }
+                    viaFields.add(field);
                 }
             }
             EventSelector sel = EventSelector.parseEvent(e);
             bySystem.computeIfAbsent(sel.system(), k -> new ArrayList<>()).add(sel.event());
+            if (byField != null && viaFields != null) {
+                byField.put(e, viaFields);
+            }
         }
         List<SystemEntry> out = new ArrayList<>(bySystem.size());
         bySystem.forEach((sys, evs) -> {
@@ -148,10 +232,93 @@ public final class BrowserViewModel {
         return out;
     }
 
+    /** @return null when the word does not match, "" when it matched the name, else the field it matched */
+    private static String matchWord(String fullName, String word, Set<String> fields) {
+        if (isGlob(word)) {
+            if (Glob.problem(word) != null) {
+                return null;
+            }
+            if (Glob.matches(word, fullName) || Glob.matches(word, fullName.substring(fullName.indexOf(':') + 1))) {
+                return "";
+            }
+            for (String f : fields) {
+                if (Glob.matches(word, f)) {
+                    return f;
+                }
+            }
+            return null;
+        }
+        if (fullName.contains(word)) {
+            return "";
+        }
+        return fields.contains(word) ? word : null;
+    }
+
+    private static boolean isGlob(String word) {
+        return word.indexOf('*') >= 0 || word.indexOf('?') >= 0 || word.indexOf('[') >= 0;
+    }
+
     private void applyFilter() {
-        List<SystemEntry> result = filter(allEvents, filterText.get());
+        Map<String, List<String>> byField = new HashMap<>();
+        Map<String, Set<String>> index = fieldsByEvent;
+        List<SystemEntry> result = filter(allEvents, filterText.get(), e -> index.getOrDefault(e, Set.of()), byField);
+        matchedFields.clear();
+        matchedFields.putAll(byField);
         systems.setAll(result);
         matchCount.set(result.stream().mapToInt(s -> s.events().size()).sum());
+    }
+
+    /**
+     * The fields through which an event matched the search ({@code prev_pid} for sched:sched_switch
+     * when searching {@code prev_pid}), empty when it matched by name.
+     *
+     * @param fullName "system:event"
+     * @return field names, lower case
+     */
+    public List<String> matchedFields(String fullName) {
+        return matchedFields.getOrDefault(fullName, List.of());
+    }
+
+    /**
+     * The events that "Add to capture" adds: each selected event, and every event a selected
+     * system shows in the tree (all its events when the search is empty, the matching ones when it
+     * narrows them), in selection order without duplicates. With nothing in {@link #getSelection()},
+     * the {@link #selectedEventProperty() selected event}, if any.
+     *
+     * @return "system:event" names
+     */
+    public List<String> eventsToAdd() {
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        for (String item : selection) {
+            if (item.indexOf(':') >= 0) {
+                out.add(item);
+                continue;
+            }
+            for (SystemEntry s : systems) {
+                if (s.name().equals(item)) {
+                    for (String e : s.events()) {
+                        out.add(s.name() + ":" + e);
+                    }
+                }
+            }
+        }
+        if (out.isEmpty() && selection.isEmpty() && selectedEvent.get() != null && selectedEvent.get().indexOf(':') > 0) {
+            out.add(selectedEvent.get());
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * The browser's multi-selection: "system:event" for an event, "system" for a system node (which
+     * stands for all its shown events, {@link #eventsToAdd()}).
+     */
+    public ObservableList<String> getSelection() {
+        return selection;
+    }
+
+    /** True once every event's field names were read (search by field name works from then on). */
+    public ReadOnlyBooleanProperty fieldsIndexedProperty() {
+        return fieldsIndexed.getReadOnlyProperty();
     }
 
     private static EventSelector parseOrNull(String fullName) {

@@ -85,25 +85,41 @@ public final class CaptureView extends BorderPane {
         TextField iface = new TextField();
         iface.setId("capture-iface");
         iface.textProperty().bindBidirectional(vm.ifaceProperty());
+        iface.setTooltip(new javafx.scene.control.Tooltip("A TAP interface the events go to as Ethernet frames (Wireshark "
+                + "captures it live); empty for none"));
         TextField pcapng = new TextField();
         pcapng.setId("capture-pcapng");
-        pcapng.setPromptText("/tmp/trace.pcapng (optional)");
+        pcapng.setPromptText("/tmp/trace.pcapng");
+        pcapng.setTooltip(new javafx.scene.control.Tooltip("Optional: a pcapng file the capture writes (open it in Wireshark, "
+                + "Show in Wireshark on a row)"));
         pcapng.textProperty().bindBidirectional(vm.pcapngProperty());
         TextField buffer = new TextField();
         buffer.setId("capture-buffer");
         buffer.textProperty().bindBidirectional(vm.bufferKbProperty(), new NumberStringConverter("#"));
+        buffer.setTooltip(new javafx.scene.control.Tooltip("The ring buffer per CPU in KB; 0 keeps the kernel's default "
+                + "(a bigger buffer loses fewer events in bursts)"));
         GridPane outputs = new GridPane();
         outputs.setHgap(8);
         outputs.setVgap(4);
         outputs.addRow(0, new Label("Interface (TAP):"), iface);
         outputs.addRow(1, new Label("pcapng file:"), pcapng);
-        outputs.addRow(2, new Label("Buffer KB/CPU (0 = default):"), buffer);
+        outputs.addRow(2, new Label("Buffer KB/CPU:"), buffer);
+        buffer.setPromptText("0 = default");
+        for (TextField f : java.util.List.of(iface, pcapng, buffer)) {
+            GridPane.setHgrow(f, Priority.ALWAYS);
+        }
+        for (javafx.scene.Node n : outputs.getChildren()) {
+            if (n instanceof Label l) {
+                l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+            }
+        }
         outputs.disableProperty().bind(vm.runningProperty());
 
         Button start = new Button("Start");
         start.setId("capture-start");
         start.setDefaultButton(true);
         start.setOnAction(e -> vm.start());
+        start.setTooltip(new javafx.scene.control.Tooltip("Starts the capture (the first start launches the privileged backend)"));
         start.disableProperty().bind(vm.runningProperty().or(vm.busyProperty()));
         Button stop = new Button("Stop");
         stop.setId("capture-stop");
@@ -121,8 +137,11 @@ public final class CaptureView extends BorderPane {
         counters.addRow(1, new Label("Events/s"), bind(new Label(), "capture-count-rate", vm.rateProperty()));
         counters.addRow(2, new Label("Frames"), counter("capture-count-frames", vm.framesProperty()));
         counters.addRow(3, new Label("Bytes"), counter("capture-count-bytes", vm.bytesProperty()));
-        counters.addRow(4, new Label("Lost (kernel)"), counter("capture-count-lost", vm.lostProperty()));
-        counters.addRow(5, new Label("Not streamed"), counter("capture-count-dropped", vm.streamDroppedProperty()));
+        counters.addRow(4, new Label("Lost (kernel)"), warnAbove0(counter("capture-count-lost", vm.lostProperty()), vm.lostProperty(),
+                "Events the kernel dropped because the ring buffer was full"));
+        counters.addRow(5, new Label("Not streamed"), warnAbove0(counter("capture-count-dropped", vm.streamDroppedProperty()),
+                vm.streamDroppedProperty(), "Events captured (and written to the outputs) but not streamed to this window: "
+                        + "the app shows at most what it can draw"));
         counters.addRow(6, new Label("Received here"), counter("capture-count-received", vm.receivedProperty()));
 
         javafx.scene.control.ProgressIndicator spinner = new javafx.scene.control.ProgressIndicator();
@@ -224,6 +243,7 @@ public final class CaptureView extends BorderPane {
                 tv.getItems().size(), vm.getRows().size(), CaptureViewModel.WINDOW), tv.getItems(), vm.getRows()));
         javafx.scene.control.CheckBox follow = new javafx.scene.control.CheckBox("Follow newest");
         follow.setId("capture-follow");
+        follow.setTooltip(new javafx.scene.control.Tooltip("Keeps the newest row in sight; selecting or scrolling pauses it"));
         follow.selectedProperty().bindBidirectional(tv.followProperty());
         this.follow = follow;
         Button paused = new Button();
@@ -242,6 +262,7 @@ public final class CaptureView extends BorderPane {
         ChoiceBox<EventTableViewModel.TimeMode> timeMode = new ChoiceBox<>(
                 FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
         timeMode.setId("capture-time-mode");
+        timeMode.setTooltip(new javafx.scene.control.Tooltip("Absolute: time of day; relative: seconds since the first event"));
         timeMode.valueProperty().bindBidirectional(tv.timeModeProperty());
         timeMode.setConverter(new javafx.util.StringConverter<>() {
             @Override
@@ -257,6 +278,7 @@ public final class CaptureView extends BorderPane {
         tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
         Button export = new Button("Export…");
         export.setId("capture-export");
+        export.setTooltip(new javafx.scene.control.Tooltip("Writes the selected rows (all shown rows when none is selected) as CSV or text"));
         export.setOnAction(e -> export(tv));
         HBox tableHead = new HBox(12, rows, follow, paused, timeMode, export);
         tableHead.setAlignment(Pos.CENTER_LEFT);
@@ -463,10 +485,12 @@ public final class CaptureView extends BorderPane {
                         item("Filter on CPU " + r.cpu(), "capture-ctx-cpu", () -> tv.filterOnCpu(r)),
                         item("Filter on event " + r.event(), "capture-ctx-event", () -> tv.filterOnEvent(r)),
                         item("Follow this thread (" + r.comm() + "/" + r.pid() + ")", "capture-ctx-thread", () -> tv.followThread(r)));
-                String file = vm.sourceFileProperty().get();
-                if (r.frame() > 0 && file != null && !file.isEmpty()) {
-                    menu.getItems().addAll(new SeparatorMenuItem(), item("Show in Wireshark (frame " + r.frame() + ")",
-                            "capture-ctx-wireshark", () -> showInWireshark.accept(file, r.frame())));
+                String file = vm.wiresharkFile(r);
+                if (file != null) {
+                    String what = r.frame() > 0 ? "Show in Wireshark (frame " + r.frame() + ")"
+                            : "Show in Wireshark (" + java.nio.file.Path.of(file).getFileName() + ")";
+                    menu.getItems().addAll(new SeparatorMenuItem(), item(what,
+                            "capture-ctx-wireshark", () -> vm.showInWireshark(r, showInWireshark)));
                 }
             }
             menu.getItems().addAll(new SeparatorMenuItem(), item("Clear filters", "capture-ctx-clear", tv::clearFilters));
@@ -517,6 +541,13 @@ public final class CaptureView extends BorderPane {
         Label l = new Label();
         l.setId(id);
         l.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d", p.get()), p));
+        return l;
+    }
+
+    private static Label warnAbove0(Label l, javafx.beans.property.LongProperty p, String tip) {
+        l.styleProperty().bind(Bindings.when(p.greaterThan(0))
+                .then("-fx-text-fill: #b00020; -fx-font-weight: bold;").otherwise(""));
+        l.setTooltip(new javafx.scene.control.Tooltip(tip));
         return l;
     }
 

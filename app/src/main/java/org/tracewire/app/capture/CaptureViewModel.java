@@ -66,6 +66,8 @@ public final class CaptureViewModel {
     /** Rows an opened file may queue before its reader waits for the UI pulse. */
     static final int OPEN_QUEUE = 20_000;
     private final StringProperty sourceFile = new SimpleStringProperty("");
+    private final StringProperty outputPcapng = new SimpleStringProperty("");
+    private final StringProperty backendState = new SimpleStringProperty("no backend");
     private final BooleanProperty opening = new SimpleBooleanProperty();
     private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
     private RowRecords records = RowRecords.none();
@@ -123,6 +125,39 @@ public final class CaptureViewModel {
         this.table = new EventTableViewModel(rows, executor);
         this.selected = table.selectedProperty();
         selected.addListener((o, a, b) -> selectedFields.set(b == null ? "" : b.fieldsText()));
+        javafx.beans.InvalidationListener state = o -> backendState.set(
+                backendState(opening.get(), busy.get(), running.get(), hasBackend()));
+        opening.addListener(state);
+        busy.addListener(state);
+        running.addListener(state);
+    }
+
+    /**
+     * The status bar's backend state.
+     *
+     * @param opening a file is being read
+     * @param busy    a start or stop is under way
+     * @param running capturing
+     * @param backend a backend process is running
+     * @return "reading a file", "starting the backend…", "starting the capture…", "stopping…",
+     *         "capturing", "backend idle" or "no backend"
+     */
+    public static String backendState(boolean opening, boolean busy, boolean running, boolean backend) {
+        if (opening) {
+            return "reading a file";
+        }
+        if (busy) {
+            return running ? "stopping…" : backend ? "starting the capture…" : "starting the backend…";
+        }
+        if (running) {
+            return "capturing";
+        }
+        return backend ? "backend idle" : "no backend";
+    }
+
+    /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
+    public StringProperty backendStateProperty() {
+        return backendState;
     }
 
     /**
@@ -170,6 +205,7 @@ public final class CaptureViewModel {
         busy.set(true);
         opening.set(true);
         resetCounters();
+        outputPcapng.set("");
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
         RowRecords rr = records;
@@ -265,6 +301,61 @@ public final class CaptureViewModel {
         return sourceFile;
     }
 
+    /**
+     * The pcapng the current or last live capture writes (empty when it writes none, or a file was
+     * opened since): "Show in Wireshark" opens it while the capture runs and after it stopped.
+     */
+    public StringProperty outputPcapngProperty() {
+        return outputPcapng;
+    }
+
+    /**
+     * The pcapng "Show in Wireshark" opens for a row: the opened file for its rows (they carry frame
+     * numbers), else the live capture's pcapng output when the app can read it.
+     *
+     * @param row a row of the table
+     * @return the file, or null when there is none
+     */
+    public String wiresharkFile(EventRow row) {
+        String opened = sourceFile.get();
+        if (row.frame() > 0 && opened != null && !opened.isEmpty()) {
+            return opened;
+        }
+        String out = outputPcapng.get();
+        if (row.frame() == 0 && out != null && !out.isEmpty() && java.nio.file.Files.isReadable(java.nio.file.Path.of(out))) {
+            return out;
+        }
+        return null;
+    }
+
+    /**
+     * Opens a row's frame in Wireshark: at once for a row of an opened pcapng; for a streamed row
+     * the live capture's pcapng is searched in the background ({@link PcapngFrames}), then
+     * {@code show} runs on the UI thread. The status says when the row is not in the file yet
+     * (the backend writes in batches; after Stop every captured event is there).
+     *
+     * @param row  the row
+     * @param show opens a file at a 1-based frame number
+     */
+    public void showInWireshark(EventRow row, java.util.function.BiConsumer<String, Long> show) {
+        String file = wiresharkFile(row);
+        if (file == null) {
+            status.set("no pcapng to show this event in: set a pcapng file in Outputs before starting");
+            return;
+        }
+        if (row.frame() > 0) {
+            show.accept(file, row.frame());
+            return;
+        }
+        executor.execute(() -> PcapngFrames.find(java.nio.file.Path.of(file), row), n -> {
+            if (n > 0) {
+                show.accept(file, n);
+            } else {
+                status.set("this event is not in " + file + " yet" + (running.get() ? " (written in batches; try again in a moment or after Stop)" : ""));
+            }
+        }, e -> status.set("cannot read " + file + ": " + rootMessage(e)));
+    }
+
     /** True while a file is being read. */
     public BooleanProperty openingProperty() {
         return opening;
@@ -285,6 +376,7 @@ public final class CaptureViewModel {
         Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), pcapng.get(), bufferKb.get(), null, true);
         busy.set(true);
         startCancelled = false;
+        outputPcapng.set("");
         status.set("starting the backend…");
         resetCounters();
         executor.execute(() -> {
@@ -293,6 +385,8 @@ public final class CaptureViewModel {
         }, started -> {
             busy.set(false);
             running.set(true);
+            String written = started.pcapng() != null && !started.pcapng().isBlank() ? started.pcapng() : req.pcapng();
+            outputPcapng.set(written == null ? "" : written);
             if (startCancelled) {
                 startCancelled = false;
                 status.set("cancelled: stopping the capture");
@@ -316,11 +410,11 @@ public final class CaptureViewModel {
         }
         busy.set(true);
         executor.execute(() -> c.stopCapture().get(60, TimeUnit.SECONDS), stats -> {
-            busy.set(false);
-            running.set(false);
             pendingStats.set(stats);
             flush();
             status.set("stopped: " + stats.events() + " events");
+            busy.set(false);
+            running.set(false);
         }, e -> {
             busy.set(false);
             running.set(false);

@@ -54,6 +54,7 @@ public final class FilterBuilderView extends BorderPane {
         clear.setOnAction(e -> vm.reset());
         Button use = new Button("Use in capture");
         use.setId("filter-use");
+        use.setTooltip(new javafx.scene.control.Tooltip("Adds the event with this kernel filter to the capture (replacing its filter)"));
         use.setOnAction(e -> useInCapture.run());
         use.disableProperty().bind(vm.validProperty().not().or(vm.eventProperty().isNull()));
         HBox head = new HBox(12, event, clear, use);
@@ -65,6 +66,7 @@ public final class FilterBuilderView extends BorderPane {
         HBox.setHgrow(text, Priority.ALWAYS);
         Button load = new Button("Load");
         load.setId("filter-load");
+        load.setTooltip(new javafx.scene.control.Tooltip("Parses the kernel filter text into the builder (errors at their position)"));
         load.disableProperty().bind(vm.eventProperty().isNull());
         load.setOnAction(e -> vm.load(text.getText()));
         text.setOnAction(e -> vm.load(text.getText()));
@@ -156,6 +158,7 @@ public final class FilterBuilderView extends BorderPane {
         GridPane.setHgrow(f, Priority.ALWAYS);
         Button copy = new Button("Copy");
         copy.setId(id + "-copy");
+        copy.setTooltip(new javafx.scene.control.Tooltip("Copies this text to the clipboard"));
         copy.disableProperty().bind(p.isEmpty());
         copy.setOnAction(e -> {
             ClipboardContent c = new ClipboardContent();
@@ -176,8 +179,10 @@ public final class FilterBuilderView extends BorderPane {
         kind.getItems().setAll(Junction.values());
         kind.valueProperty().bindBidirectional(g.junctionProperty());
         kind.setId(gid + "-kind");
+        kind.setTooltip(new javafx.scene.control.Tooltip("AND: all conditions must hold; OR: one is enough"));
         CheckBox not = new CheckBox("NOT");
         not.setId(gid + "-not");
+        not.setTooltip(new javafx.scene.control.Tooltip("Negates the whole group: !( ... )"));
         not.selectedProperty().bindBidirectional(g.negatedProperty());
         Button addCond = new Button("+ Condition");
         addCond.setId(gid + "-add-condition");

@@ -55,9 +55,11 @@ public final class HistogramView extends BorderPane {
         ComboBox<String> key1 = new ComboBox<>(vm.getFields());
         key1.setId("hist-key1");
         key1.valueProperty().bindBidirectional(vm.key1Property());
+        key1.setTooltip(new javafx.scene.control.Tooltip("The field the entries are keyed by (keys=)"));
         ChoiceBox<HistField.Modifier> mod1 = modifiers();
         mod1.setId("hist-key1-mod");
         mod1.valueProperty().bindBidirectional(vm.key1ModifierProperty());
+        mod1.setTooltip(new javafx.scene.control.Tooltip("How the key is shown: .execname (pid as comm), .sym, .log2 buckets, .buckets=N, .hex, …"));
         TextField buckets = new TextField();
         buckets.setId("hist-buckets");
         buckets.setPrefColumnCount(5);
@@ -147,8 +149,10 @@ public final class HistogramView extends BorderPane {
         ComboBox<String> sort = new ComboBox<>(sortChoices);
         sort.setId("hist-sort");
         sort.valueProperty().bindBidirectional(vm.sortFieldProperty());
+        sort.setTooltip(new javafx.scene.control.Tooltip("The value the entries are sorted by (sort=)"));
         CheckBox desc = new CheckBox("descending");
         desc.selectedProperty().bindBidirectional(vm.descendingProperty());
+        desc.setTooltip(new javafx.scene.control.Tooltip("Largest first (.descending)"));
         TextField size = new TextField(Integer.toString(vm.sizeProperty().get()));
         size.setPrefColumnCount(6);
         size.setTooltip(new Tooltip("Entries at most (size=), rounded up to a power of two in 128..131072"));
@@ -163,6 +167,7 @@ public final class HistogramView extends BorderPane {
         filter.setId("hist-filter");
         filter.setPromptText("if filter, e.g. prev_pid != 0");
         filter.setPrefColumnCount(18);
+        filter.setTooltip(new javafx.scene.control.Tooltip("Counts only the events this kernel filter accepts (if ...)"));
         filter.setOnAction(e -> vm.filterProperty().set(filter.getText()));
         filter.focusedProperty().addListener((o, a, b) -> {
             if (!b) {
@@ -189,6 +194,7 @@ public final class HistogramView extends BorderPane {
         Button apply = new Button("Apply");
         apply.setId("hist-apply");
         apply.setOnAction(e -> vm.applyTriggerText(trigger.getText()));
+        apply.setTooltip(new javafx.scene.control.Tooltip("Parses the trigger text into the builder above"));
         trigger.setOnAction(e -> vm.applyTriggerText(trigger.getText()));
         Button copy = new Button("Copy command");
         copy.setTooltip(new Tooltip("Copies the shell command that sets this trigger in the kernel"));

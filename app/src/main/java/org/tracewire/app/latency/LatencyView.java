@@ -29,6 +29,7 @@ public final class LatencyView extends BorderPane {
         ChoiceBox<LatencyPair.Kind> kind = new ChoiceBox<>(FXCollections.observableArrayList(null, LatencyPair.Kind.SCHED_WAKEUP,
                 LatencyPair.Kind.SYSCALL, LatencyPair.Kind.IRQ, LatencyPair.Kind.SOFTIRQ));
         kind.setId("latency-kind");
+        kind.setTooltip(new javafx.scene.control.Tooltip("Which pairs the table and histogram show: wakeup to switch-in, syscall, irq or softirq durations"));
         kind.setConverter(new StringConverter<>() {
             @Override
             public String toString(LatencyPair.Kind k) {

@@ -1,17 +1,15 @@
 package org.tracewire.app.main;
 
-import javafx.geometry.Insets;
 import javafx.scene.control.Label;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.HBox;
 import org.tracewire.app.browser.BrowserView;
 import org.tracewire.app.capture.CaptureView;
 import org.tracewire.app.filter.FilterBuilderView;
 import org.tracewire.app.wireshark.WiresharkView;
 
-/** The main window's content: tabs for the start page and the four views, and a status bar. */
+/** The main window's content: a menu bar, tabs for the start page and the views, a status bar, notifications. */
 public final class MainView extends BorderPane {
     /** The views by name, for {@code --view}. */
     public enum Page {
@@ -69,16 +67,64 @@ public final class MainView extends BorderPane {
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
         setCenter(tabs);
         setTop(menuBar(vm, captureTab));
+        setBottom(statusBar(vm));
+        vm.noticeProperty().addListener((o, a, n) -> {
+            if (n != null) {
+                showNotice(n);
+            }
+        });
+    }
+
+    /**
+     * The status bar (ControlsFX): the last message on the left after the tracefs source; the
+     * backend's state, events and lost events on the right, lost highlighted when some were.
+     */
+    private org.controlsfx.control.StatusBar statusBar(MainViewModel vm) {
+        org.controlsfx.control.StatusBar bar = new org.controlsfx.control.StatusBar();
+        bar.setId("status-bar");
+        bar.textProperty().bind(vm.messageProperty());
         Label source = new Label();
         source.setId("status-source");
         source.textProperty().bind(vm.browser().sourceLabelProperty());
-        Label message = new Label();
-        message.setId("status-message");
-        message.textProperty().bind(vm.messageProperty());
-        HBox status = new HBox(24, source, message);
-        status.setPadding(new Insets(3, 8, 3, 8));
-        status.setStyle("-fx-background-color: #e8edf3;");
-        setBottom(status);
+        source.setTooltip(new javafx.scene.control.Tooltip("What the browser reads: the live tracefs (root) or the checked-in snapshot"));
+        bar.getLeftItems().addAll(source, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL));
+        var c = vm.capture();
+        Label backend = new Label();
+        backend.setId("status-backend");
+        backend.textProperty().bind(c.backendStateProperty());
+        backend.setTooltip(new javafx.scene.control.Tooltip("The privileged capture backend: started by the first capture"));
+        Label events = new Label();
+        events.setId("status-events");
+        events.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> String.format("%,d events", c.eventCountProperty().get()), c.eventCountProperty()));
+        Label lost = new Label();
+        lost.setId("status-lost");
+        lost.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> String.format("%,d lost", c.lostProperty().get()), c.lostProperty()));
+        lost.styleProperty().bind(javafx.beans.binding.Bindings.when(c.lostProperty().greaterThan(0))
+                .then("-fx-text-fill: white; -fx-background-color: #c62828; -fx-padding: 0 6 0 6; -fx-font-weight: bold;")
+                .otherwise(""));
+        lost.setTooltip(new javafx.scene.control.Tooltip("Events the kernel dropped because the ring buffer was full "
+                + "(a bigger buffer or fewer events helps)"));
+        bar.getRightItems().addAll(backend, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL),
+                events, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL), lost);
+        bar.progressProperty().bind(javafx.beans.binding.Bindings.when(c.busyProperty()).then(-1.0).otherwise(0.0));
+        return bar;
+    }
+
+    /** Shows a notice at the window's bottom right for a few seconds (ControlsFX Notifications). */
+    private void showNotice(MainViewModel.Notice n) {
+        if (getScene() == null || getScene().getWindow() == null || !getScene().getWindow().isShowing()) {
+            return;
+        }
+        org.controlsfx.control.Notifications note = org.controlsfx.control.Notifications.create()
+                .title("tracewire").text(n.text()).owner(getScene().getWindow())
+                .position(javafx.geometry.Pos.BOTTOM_RIGHT).hideAfter(javafx.util.Duration.seconds(6));
+        if (n.warning()) {
+            note.showWarning();
+        } else {
+            note.showInformation();
+        }
     }
 
     private javafx.scene.control.MenuBar menuBar(MainViewModel vm, Tab captureTab) {

@@ -40,6 +40,18 @@ public final class MainViewModel {
     private final StringProperty message = new SimpleStringProperty("");
     private final StringProperty sessionFile = new SimpleStringProperty("");
     private final StringProperty title = new SimpleStringProperty("tracewire");
+    private final javafx.beans.property.ObjectProperty<Notice> notice = new javafx.beans.property.SimpleObjectProperty<>();
+    private long noticeSeq;
+
+    /**
+     * A short notification the main window shows for a few seconds (ControlsFX Notifications).
+     *
+     * @param seq     increases with every notice (the same text twice is two notices)
+     * @param text    what happened
+     * @param warning true to show it as a warning (events lost, a failure)
+     */
+    public record Notice(long seq, String text, boolean warning) {
+    }
 
     /**
      * @param executor  background work
@@ -84,7 +96,36 @@ public final class MainViewModel {
                         .thenApply(r -> new FilterBuilderViewModel.Verdict(r.accepted(), r.message(), r.position()))
                 : CompletableFuture.failedFuture(new IllegalStateException("no live kernel: the backend is not running")),
                 executor);
+        capture.runningProperty().addListener((o, was, now) -> {
+            if (was && !now) {
+                long lost = capture.lostProperty().get();
+                String st = capture.statusProperty().get();
+                notify(String.format("capture stopped: %,d events, %,d lost", capture.eventCountProperty().get(), lost)
+                        + (st.startsWith("backend stopped") || st.startsWith("stop failed") ? " (" + st + ")" : ""),
+                        lost > 0 || !st.startsWith("stopped"));
+            }
+        });
+        wireshark.generatedProperty().addListener((o, a, g) -> {
+            if (g != null) {
+                notify("dissector written to " + g.file() + " (" + g.summary() + ")", false);
+            }
+        });
         refreshRecent();
+    }
+
+    /**
+     * Shows a notification.
+     *
+     * @param text    what happened
+     * @param warning true for a warning
+     */
+    public void notify(String text, boolean warning) {
+        notice.set(new Notice(++noticeSeq, text, warning));
+    }
+
+    /** The latest notification, null before the first. */
+    public javafx.beans.property.ObjectProperty<Notice> noticeProperty() {
+        return notice;
     }
 
     /**
@@ -95,7 +136,10 @@ public final class MainViewModel {
      */
     public void openFile(Path file) {
         message.set("opening " + file + "…");
-        capture.openFile(file, n -> message.set(String.format("opened %s: %,d events", file, n)));
+        capture.openFile(file, n -> {
+            message.set(String.format("opened %s: %,d events", file, n));
+            notify(String.format("opened %s: %,d events", file.getFileName(), n), false);
+        });
     }
 
     /** The window title: the opened file's name, else "tracewire". */
@@ -108,12 +152,24 @@ public final class MainViewModel {
         recent.setAll(store.recent());
     }
 
-    /** Adds the browser's selected event to the capture list without a filter. */
+    /**
+     * Adds the browser's selected events to the capture list without a filter: several events, and
+     * for a selected system all its events shown ({@link BrowserViewModel#eventsToAdd()}). An event
+     * already in the list keeps its filter.
+     */
     public void addSelectedToCapture() {
-        String ev = browser.selectedEventProperty().get();
-        if (ev != null) {
-            capture.addEvent(ev, "");
-            message.set("added " + ev + " to the capture");
+        List<String> evs = browser.eventsToAdd();
+        int added = 0;
+        for (String ev : evs) {
+            if (capture.getEvents().stream().noneMatch(e -> e.event().equals(ev))) {
+                capture.addEvent(ev, "");
+                added++;
+            }
+        }
+        if (evs.size() == 1) {
+            message.set(added == 1 ? "added " + evs.get(0) + " to the capture" : evs.get(0) + " is already in the capture");
+        } else if (!evs.isEmpty()) {
+            message.set("added " + added + " events to the capture" + (added < evs.size() ? " (" + (evs.size() - added) + " already there)" : ""));
         }
     }
 
@@ -126,6 +182,36 @@ public final class MainViewModel {
         }
         capture.addEvent(f.fullName(), filter.kernelProperty().get());
         message.set("capture: " + f.fullName() + " with filter " + filter.kernelProperty().get());
+    }
+
+    /**
+     * Restores the setup the app had when it last closed ({@link SessionStore#lastSession()}), read
+     * in the background. Applied only while the capture list is still empty (a session opened or
+     * events added meanwhile win).
+     *
+     * @param done called on the UI thread with true when a session was applied
+     */
+    public void restoreLastSession(java.util.function.Consumer<Boolean> done) {
+        executor.execute(store::lastSession, s -> {
+            boolean apply = s.isPresent() && capture.getEvents().isEmpty() && !capture.runningProperty().get();
+            if (apply) {
+                apply(s.get());
+                message.set("restored the last session (" + s.get().events().size() + " events)");
+            }
+            done.accept(apply);
+        }, e -> {
+            message.set("cannot restore the last session: " + e.getMessage());
+            done.accept(false);
+        });
+    }
+
+    /**
+     * Remembers the current setup for the next start (at exit; a small file, written at once).
+     *
+     * @throws java.io.IOException when it cannot be written
+     */
+    public void rememberSession() throws java.io.IOException {
+        store.saveLast(currentSession());
     }
 
     /** @return the capture setup as a session */

@@ -35,7 +35,8 @@ public final class ScreenshotScript {
     }
 
     private static void prepare(MainViewModel vm, MainView.Page page) {
-        vm.browser().filterTextProperty().set("sched_sw");
+        // the browser's shot shows a search by field name (the tree names the matching field)
+        vm.browser().filterTextProperty().set(page == MainView.Page.BROWSER ? "prev_pid" : "sched_sw");
         vm.browser().selectedEventProperty().set("sched:sched_switch");
         vm.browser().detailsProperty().addListener((o, a, d) -> {
             if (d == null || vm.filter().rootProperty().get().getChildren().size() > 0) {

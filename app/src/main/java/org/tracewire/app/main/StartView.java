@@ -47,6 +47,7 @@ public final class StartView extends VBox {
         file.setId("start-session-file");
         HBox.setHgrow(file, Priority.ALWAYS);
         Button choose = new Button("…");
+        choose.setTooltip(new javafx.scene.control.Tooltip("Chooses the session file"));
         choose.setOnAction(e -> {
             FileChooser fc = new FileChooser();
             fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("tracewire session", "*.json"));

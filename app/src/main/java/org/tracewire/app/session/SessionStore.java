@@ -23,6 +23,7 @@ public final class SessionStore {
     public static final int MAX_RECENT = 10;
     private static final String RECENT = "recent-sessions.json";
     private static final String WINDOW = "window.json";
+    private static final String LAST = "last-session.json";
 
     private final Path configDir;
     private final ObjectMapper mapper = new ObjectMapper()
@@ -105,6 +106,35 @@ public final class SessionStore {
             }
         }
         AtomicFile.write(configDir.resolve(RECENT), mapper.writeValueAsBytes(list));
+    }
+
+    /**
+     * Remembers the capture setup the app had when it closed, restored at the next start
+     * ({@code last-session.json} in the config directory; not added to the recent list).
+     *
+     * @param session the setup
+     * @throws IOException when writing fails (the previous one is left as it was)
+     */
+    public void saveLast(Session session) throws IOException {
+        AtomicFile.write(configDir.resolve(LAST), mapper.writeValueAsBytes(session));
+    }
+
+    /**
+     * The setup remembered by {@link #saveLast}.
+     *
+     * @return it, or empty when there is none, it cannot be read, or a newer tracewire wrote it
+     */
+    public java.util.Optional<Session> lastSession() {
+        Path f = configDir.resolve(LAST);
+        if (!Files.isRegularFile(f)) {
+            return java.util.Optional.empty();
+        }
+        try {
+            Session s = mapper.readValue(f.toFile(), Session.class);
+            return s.version() > Session.VERSION ? java.util.Optional.empty() : java.util.Optional.of(s);
+        } catch (IOException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     /** @return the saved window state, or {@link WindowState#DEFAULT} */

@@ -57,18 +57,24 @@ public final class TimelineView extends BorderPane {
         Button fit = new Button("Fit");
         fit.setId("timeline-fit");
         fit.setOnAction(e -> vm.fit());
+        fit.setTooltip(new javafx.scene.control.Tooltip("Shows the whole capture"));
         Button in = new Button("+");
         in.setOnAction(e -> vm.zoom(0.5, 0.5));
+        in.setTooltip(new javafx.scene.control.Tooltip("Zoom in (mouse wheel up)"));
         Button out = new Button("−");
         out.setOnAction(e -> vm.zoom(2, 0.5));
+        out.setTooltip(new javafx.scene.control.Tooltip("Zoom out (mouse wheel down)"));
         Button left = new Button("◀");
         left.setOnAction(e -> vm.pan(-0.25));
+        left.setTooltip(new javafx.scene.control.Tooltip("Pan to earlier events (Shift+drag)"));
         Button right = new Button("▶");
         right.setOnAction(e -> vm.pan(0.25));
+        right.setTooltip(new javafx.scene.control.Tooltip("Pan to later events (Shift+drag)"));
         TextField task = new TextField();
         task.setId("timeline-task");
         task.setPromptText("pid");
         task.setPrefColumnCount(6);
+        task.setTooltip(new javafx.scene.control.Tooltip("A pid: Add task lane shows when that task ran, on any CPU"));
         Button addTask = new Button("Add task lane");
         addTask.setOnAction(e -> {
             try {

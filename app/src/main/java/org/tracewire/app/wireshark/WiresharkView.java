@@ -25,6 +25,7 @@ public final class WiresharkView extends VBox {
         Button open = new Button("Open in Wireshark");
         open.setId("wireshark-open");
         open.setOnAction(e -> vm.open());
+        open.setTooltip(new Tooltip("Starts Wireshark live on the capture's interface, or on its pcapng file when no interface is set"));
         TextField lua = new TextField();
         lua.setId("wireshark-lua");
         lua.setPromptText("generated Lua plugin (optional)");

@@ -60,6 +60,7 @@ public final class WiresharkViewModel {
     private final StringProperty message = new SimpleStringProperty("");
     private final BooleanProperty installed = new SimpleBooleanProperty();
     private final BooleanProperty generatorAvailable = new SimpleBooleanProperty(false);
+    private final javafx.beans.property.ObjectProperty<Generated> generated = new javafx.beans.property.SimpleObjectProperty<>();
     private DissectorWriter writer;
     private java.util.function.Supplier<List<String>> eventsToDissect = List::of;
 
@@ -98,6 +99,8 @@ public final class WiresharkViewModel {
         executor.execute(() -> w.write(events), g -> {
             luaPlugin.set(g.file().toString());
             message.set("dissector: " + g.summary() + " -> " + g.file());
+            generated.set(null);    // an equal record would not fire again
+            generated.set(g);
         }, e -> message.set("cannot generate the dissector: " + e.getMessage()));
     }
 
@@ -206,6 +209,11 @@ public final class WiresharkViewModel {
         cmd.add("-g");
         cmd.add(Long.toString(frame));
         return cmd;
+    }
+
+    /** The last plugin "Generate dissector…" wrote (set anew on every generation), null before. */
+    public javafx.beans.property.ObjectProperty<Generated> generatedProperty() {
+        return generated;
     }
 
     /** Interface to open live. */

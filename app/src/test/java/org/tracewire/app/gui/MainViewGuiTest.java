@@ -68,6 +68,19 @@ class MainViewGuiTest {
     }
 
     @Test
+    void aGlobSearchAndAWholeSystemAddSeveralEvents(FxRobot robot) throws Exception {
+        selectTab(robot, "Browser");
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().fieldsIndexedProperty().get());
+        robot.clickOn("#browser-search").write("irq_handler_*");
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().matchCountProperty().get() == 2);
+        robot.clickOn("irq  (2)");
+        GuiTestSupport.waitUntil(() -> robot.lookup("#browser-add-to-capture").queryButton().getText().equals("Add 2 events to capture"));
+        robot.clickOn("#browser-add-to-capture");
+        assertEquals(List.of(new CaptureEventSpec("irq:irq_handler_entry", ""), new CaptureEventSpec("irq:irq_handler_exit", "")),
+                GuiTestSupport.vm.capture().getEvents());
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void buildAFilterWithTwoConditionsInAnOrGroup(FxRobot robot) throws Exception {
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().totalCountProperty().get() > 2000);

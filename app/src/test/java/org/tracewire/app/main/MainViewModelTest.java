@@ -57,6 +57,71 @@ class MainViewModelTest {
     }
 
     @Test
+    void aSelectedSystemAddsAllItsEventsAndFiltersStay() {
+        MainViewModel vm = vm(new ArrayList<>(), "/nonexistent");
+        Tracefs t = Tracefs.open(Prerequisites.snapshot());
+        vm.browser().load(t);
+        vm.capture().addEvent("sched:sched_switch", "prev_pid == 1");
+        vm.browser().getSelection().setAll("sched");
+        vm.addSelectedToCapture();
+        int n = t.events("sched").size();
+        assertEquals(n, vm.capture().getEvents().size());
+        assertEquals("added " + (n - 1) + " events to the capture (1 already there)", vm.messageProperty().get());
+        assertEquals(new CaptureEventSpec("sched:sched_switch", "prev_pid == 1"), vm.capture().getEvents().get(0),
+                "an event already chosen keeps its filter");
+    }
+
+    @Test
+    void theLastSessionIsRestoredAtTheNextStart() throws Exception {
+        MainViewModel first = vm(new ArrayList<>(), "/nonexistent");
+        first.capture().addEvent("sched:sched_switch", "prev_pid == 1");
+        first.capture().addEvent("irq:irq_handler_entry", "");
+        first.capture().ifaceProperty().set("");
+        first.capture().pcapngProperty().set("/tmp/last.pcapng");
+        first.capture().bufferKbProperty().set(512);
+        first.rememberSession();
+
+        MainViewModel next = vm(new ArrayList<>(), "/nonexistent");
+        List<Boolean> applied = new ArrayList<>();
+        next.restoreLastSession(applied::add);
+        assertEquals(List.of(true), applied);
+        assertEquals(first.capture().getEvents(), next.capture().getEvents());
+        assertEquals("", next.capture().ifaceProperty().get());
+        assertEquals("/tmp/last.pcapng", next.capture().pcapngProperty().get());
+        assertEquals("/tmp/last.pcapng", next.wireshark().pcapngProperty().get());
+        assertEquals(512, next.capture().bufferKbProperty().get());
+        assertEquals("restored the last session (2 events)", next.messageProperty().get());
+
+        MainViewModel busy = vm(new ArrayList<>(), "/nonexistent");
+        busy.capture().addEvent("sched:sched_wakeup", "");
+        List<Boolean> applied2 = new ArrayList<>();
+        busy.restoreLastSession(applied2::add);
+        assertEquals(List.of(false), applied2, "events chosen meanwhile win");
+        assertEquals(List.of(new CaptureEventSpec("sched:sched_wakeup", "")), busy.capture().getEvents());
+    }
+
+    @Test
+    void theStatusBarsBackendStateAndTheDissectorNotice() {
+        assertEquals("no backend", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, false, false));
+        assertEquals("starting the backend…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, false, false));
+        assertEquals("starting the capture…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, false, true));
+        assertEquals("capturing", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, true, true));
+        assertEquals("stopping…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, true, true));
+        assertEquals("backend idle", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, false, true));
+        assertEquals("reading a file", org.tracewire.app.capture.CaptureViewModel.backendState(true, true, false, false));
+
+        MainViewModel vm = vm(new ArrayList<>(), "/nonexistent");
+        assertEquals("no backend", vm.capture().backendStateProperty().get());
+        Path lua = dir.resolve("t.lua");
+        vm.wireshark().setGenerator(evs -> new org.tracewire.app.wireshark.WiresharkViewModel.Generated(lua, "2 events, 18 fields"), List::of);
+        vm.wireshark().generate();
+        vm.wireshark().generate();
+        MainViewModel.Notice n = vm.noticeProperty().get();
+        assertEquals("dissector written to " + lua + " (2 events, 18 fields)", n.text());
+        assertEquals(2, n.seq(), "the same text twice is two notices");
+    }
+
+    @Test
     void wiresharkMissingGivesTheAptLineAndCommandsAreRight() {
         List<List<String>> started = new ArrayList<>();
         MainViewModel vm = vm(started, "/nonexistent");

@@ -132,4 +132,51 @@ class OpenFileTest {
         assertEquals(List.of("wireshark", "-X", "lua_script:/p.lua", "-r", "f.pcapng", "-g", "7"),
                 WiresharkViewModel.frameCommand("wireshark", "f.pcapng", 7, "/p.lua"));
     }
+
+    @Test
+    void aStreamedRowIsFoundInTheLiveCapturesPcapngForWireshark() throws IOException {
+        List<EventRecord> recs = FixtureRecords.load();
+        Path file = FixturePcapng.write(dir.resolve("live.pcapng"), recs);
+        MainViewModel opened = vm();
+        List<EventRow> rows = sink(opened);
+        opened.capture().openFile(file, n -> { });
+        // the same events as a live capture streams them: no frame numbers
+        Map<String, Long> count = new java.util.HashMap<>();
+        rows.forEach(r -> count.merge(r.cpu() + "/" + r.pid() + "/" + r.ts(), 1L, Long::sum));
+        MainViewModel live = vm();
+        live.capture().outputPcapngProperty().set(file.toString());
+        int checked = 0;
+        for (int i = 0; i < rows.size(); i += Math.max(1, rows.size() / 50)) {
+            EventRow r = rows.get(i);
+            if (count.get(r.cpu() + "/" + r.pid() + "/" + r.ts()) != 1) {
+                continue;
+            }
+            EventRow streamed = new EventRow(r.ts(), r.cpu(), r.pid(), r.comm(), r.event(), r.text(), r.fields());
+            assertEquals(file.toString(), live.capture().wiresharkFile(streamed));
+            List<Long> shown = new ArrayList<>();
+            live.capture().showInWireshark(streamed, (f, n) -> {
+                assertEquals(file.toString(), f);
+                shown.add(n);
+            });
+            assertEquals(List.of(r.frame()), shown, "frame of " + r);
+            checked++;
+        }
+        assertTrue(checked >= 20, "rows checked: " + checked);
+
+        // a file still being written ends in a partial block: the last rows are not there yet
+        byte[] all = Files.readAllBytes(file);
+        Path partial = dir.resolve("partial.pcapng");
+        Files.write(partial, java.util.Arrays.copyOf(all, all.length / 2 + 3));
+        live.capture().outputPcapngProperty().set(partial.toString());
+        EventRow last = rows.get(rows.size() - 1);
+        EventRow streamed = new EventRow(last.ts(), last.cpu(), last.pid(), last.comm(), last.event(), last.text(), last.fields());
+        List<Long> shown = new ArrayList<>();
+        live.capture().showInWireshark(streamed, (f, n) -> shown.add(n));
+        assertEquals(List.of(), shown);
+        assertTrue(live.capture().statusProperty().get().startsWith("this event is not in " + partial + " yet"),
+                live.capture().statusProperty().get());
+        // no output file: no Wireshark action
+        live.capture().outputPcapngProperty().set("");
+        assertEquals(null, live.capture().wiresharkFile(streamed));
+    }
 }

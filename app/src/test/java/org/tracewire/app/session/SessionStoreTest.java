@@ -78,4 +78,18 @@ class SessionStoreTest {
         Files.writeString(f, "not json");
         assertThrows(IOException.class, () -> store.load(f));
     }
+
+    @Test
+    void theLastSessionIsRememberedApartFromTheRecentList() throws IOException {
+        SessionStore store = new SessionStore(dir.resolve("config"));
+        assertTrue(store.lastSession().isEmpty(), "nothing remembered yet");
+        store.saveLast(sample());
+        assertEquals(java.util.Optional.of(sample()), new SessionStore(dir.resolve("config")).lastSession());
+        assertEquals(List.of(), store.recent(), "not a recent session file");
+        Path last = dir.resolve("config/last-session.json");
+        Files.writeString(last, "{\"version\": 99, \"events\": []}");
+        assertTrue(store.lastSession().isEmpty(), "a newer tracewire's session is not applied");
+        Files.writeString(last, "{ broken");
+        assertTrue(store.lastSession().isEmpty(), "a broken file is ignored");
+    }
 }
