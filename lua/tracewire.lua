@@ -1281,60 +1281,135 @@ tw.experts = { EF.lost, EF.lost_unknown, EF.truncated, EF.unknown, EF.malformed,
 
 
 ---------------------------------------------------------------------------- dissection
-local function hexu64(range)
-  return range:uint64():tohex()
+-- Per-frame cost matters (a busy second of tracing is a million frames), so the frame is read
+-- once as a Lua string and parsed with string.byte (no TvbRange per header field or TLV head),
+-- and tree items are added only where someone can see them:
+--   mode 2: the tree is visible (packet details, tshark -V / -T fields / -T json): every item;
+--   mode 1: a tree without visible items (display filters, colouring rules): only the fields
+--           that are referenced (TreeItem:referenced), and the items that carry them;
+--   mode 0: no tree at all (tshark's summary without filters): no items, only the columns and
+--           the expert infos.
+-- The Info column and the expert infos are the same in every mode.
+local byte, sub, find = string.byte, string.sub, string.find
+
+-- The generated format identity hash as 8 raw bytes, compared with the frame's bytes.
+local GEN_HASH_RAW = nil
+if TW_GEN_HASH then
+  local t = {}
+  for i = 1, 15, 2 do t[#t + 1] = string.char(tonumber(TW_GEN_HASH:sub(i, i + 1), 16)) end
+  GEN_HASH_RAW = table.concat(t)
 end
 
-local function add_field(tree, ev, i, range, le, d)
-  local f = ev.f[i]
-  local pfield = ev.pfs[i]
-  local kind, size = f.kind, f.size
-  local ft = f.ftype
-  if ft == "str" then
-    local z = d:find("\0", 1, true)
-    local s = z and d:sub(1, z - 1) or d
-    return tree:add(pfield, range, s)
-  elseif ft == "bytes" then
-    if kind ~= "array" and kind ~= "opaque" or size == 0 or #d == size then
-      return tree:add(pfield, range)
-    end
-    return nil
-  end
-  if #d ~= size then return nil end
-  local item
-  if le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
-  local bits = ev.bits[i]
+-- Big-endian reads at 0-based offset o of the Lua string s (the caller checked the length).
+local function be16(s, o) local a, b = byte(s, o + 1, o + 2); return a * 256 + b end
+local function be32(s, o)
+  local a, b, c, d = byte(s, o + 1, o + 4)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- Header items after the first four: { ProtoField, offset, length, bit children }.
+local HDR_TAIL = {
+  { HF.cpu, 6, 2 }, { HF.event_id, 8, 2 },
+  { HF.common_flags, 10, 1, { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardirq,
+    HF.cf_softirq, HF.cf_preempt_resched, HF.cf_nmi, HF.cf_bh_off } },
+  { HF.preempt_count, 11, 1, { HF.preempt_depth, HF.migrate_disable } },
+  { HF.pid, 12, 4 }, { HF.time, 16, 8 }, { HF.seq, 24, 8 }, { HF.lost, 32, 4 },
+  { HF.orig_len, 36, 2 }, { HF.tlv_len, 38, 2 }, { HF.format_hash, 40, 8 },
+}
+local HDR_MAGIC = { HF.magic, 0, 2 }
+local HDR_VERSION = { HF.version, 2, 1 }
+local HDR_FLAGS = { HF.flags, 3, 1, { HF.flags_le, HF.flags_trunc, HF.flags_lostunk, HF.flags_raw, HF.flags_res } }
+local HDR_LEN = { HF.hdr_len, 4, 2 }
+local TLV_GROUP = { HF.tlv, HF.tlv_type, HF.tlv_length, HF.tlv_value }
+
+-- Is any of the ProtoFields in list referenced by tree (mode 1)?
+local function anyref(tree, list)
+  for k = 1, #list do if tree:referenced(list[k]) then return true end end
+  return false
+end
+
+-- Adds one header item (and its bits, all on the item's one range) when mode wants it.
+local function hdritem(tree, mode, tvb, e)
+  local pf, bits = e[1], e[4]
+  if mode == 1 and not tree:referenced(pf) and not (bits and anyref(tree, bits)) then return nil end
+  local r = tvb(e[2], e[3])
+  local item = tree:add(pf, r)
   if bits then
-    for _, bf in ipairs(bits) do
-      if le then item:add_le(bf, range) else item:add(bf, range) end
+    for k = 1, #bits do
+      local b = bits[k]
+      if mode == 2 or tree:referenced(b) then item:add(b, r) end
     end
   end
   return item
 end
 
+-- Whether add_field shows TLV value d as field i of ev (else the TLV is shown raw).
+local function fieldfits(f, d)
+  local ft = f.ftype
+  if ft == "str" then return true end
+  if ft == "bytes" then
+    local kind, size = f.kind, f.size
+    return kind ~= "array" and kind ~= "opaque" or size == 0 or #d == size
+  end
+  return #d == f.size
+end
+
+local function add_field(tree, mode, ev, i, range, le, d)
+  local f = ev.f[i]
+  local pfield = ev.pfs[i]
+  local ft = f.ftype
+  if ft == "str" then
+    local z = find(d, "\0", 1, true)
+    local s = z and sub(d, 1, z - 1) or d
+    return tree:add(pfield, range, s)
+  elseif ft == "bytes" then
+    return tree:add(pfield, range)
+  end
+  local item
+  if le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
+  local bits = ev.bits[i]
+  if bits then
+    for k = 1, #bits do
+      local bf = bits[k]
+      if mode == 2 or tree:referenced(bf) then
+        if le then item:add_le(bf, range) else item:add(bf, range) end
+      end
+    end
+  end
+  return item
+end
+
+-- Per-frame scratch tables (dissection is not re-entrant), cleared at the start of the TLV walk
+-- up to the largest TLV type the previous frame used.
+local VALS, TOFF, TLEN = {}, {}, {}
+local LAST_MAXTYPE = 0
+
 local function dissect(tvb, pinfo, root)
   local len = tvb:len()
   pinfo.cols.protocol = "TRACEWIRE"
-  local tree = root:add(tw, tvb())
+  local mode = 0
+  if root.visible then mode = 2 elseif root.text ~= nil then mode = 1 end
+  -- tree: the protocol item (modes 1, 2) or, without a tree, the root (for expert infos only)
+  local tree = root
+  if mode > 0 then tree = root:add(tw, tvb()) end
   if len < 6 then
     tree:add_proto_expert_info(EF.malformed, "Frame ends before the header length field (frame offset 20)")
     pinfo.cols.info = "tracewire: malformed (short header)"
     return len
   end
-  tree:add(HF.magic, tvb(0, 2))
-  if tvb(0, 2):uint() ~= 0x5457 then
+  local s = tvb:raw(0, len)
+  if mode > 0 then hdritem(tree, mode, tvb, HDR_MAGIC) end
+  if be16(s, 0) ~= 0x5457 then
     tree:add_proto_expert_info(EF.malformed, "Bad magic (frame offset 14)")
     pinfo.cols.info = "tracewire: malformed (bad magic)"
     return len
   end
-  local version = tvb(2, 1):uint()
-  tree:add(HF.version, tvb(2, 1))
-  local flags = tvb(3, 1):uint()
-  local fl = tree:add(HF.flags, tvb(3, 1))
-  fl:add(HF.flags_le, tvb(3, 1)); fl:add(HF.flags_trunc, tvb(3, 1)); fl:add(HF.flags_lostunk, tvb(3, 1))
-  fl:add(HF.flags_raw, tvb(3, 1)); fl:add(HF.flags_res, tvb(3, 1))
-  local hlen = tvb(4, 2):uint()
-  tree:add(HF.hdr_len, tvb(4, 2))
+  local version = byte(s, 3)
+  local flags = byte(s, 4)
+  local hlen = be16(s, 4)
+  if mode > 0 then
+    hdritem(tree, mode, tvb, HDR_VERSION); hdritem(tree, mode, tvb, HDR_FLAGS); hdritem(tree, mode, tvb, HDR_LEN)
+  end
   if version == 0 then
     tree:add_proto_expert_info(EF.malformed, "Version 0 is invalid (frame offset 16)")
     pinfo.cols.info = "tracewire: malformed (version 0)"
@@ -1345,33 +1420,27 @@ local function dissect(tvb, pinfo, root)
     pinfo.cols.info = "tracewire: malformed (header length)"
     return len
   end
-  tree:add(HF.cpu, tvb(6, 2))
-  local event_id = tvb(8, 2):uint()
-  tree:add(HF.event_id, tvb(8, 2))
-  local cf = tree:add(HF.common_flags, tvb(10, 1))
-  for _, k in ipairs({ "cf_irqs_off", "cf_resched_lazy", "cf_resched", "cf_hardirq", "cf_softirq",
-    "cf_preempt_resched", "cf_nmi", "cf_bh_off" }) do
-    cf:add(HF[k], tvb(10, 1))
+  local event_id = be16(s, 8)
+  local lost = be32(s, 32)
+  local orig = be16(s, 36)
+  local tlvlen = be16(s, 38)
+  local lostitem, hashitem = tree, tree
+  if mode > 0 then
+    for k = 1, #HDR_TAIL do
+      local e = HDR_TAIL[k]
+      local item = hdritem(tree, mode, tvb, e)
+      if item then
+        if e[1] == HF.lost then lostitem = item elseif e[1] == HF.format_hash then hashitem = item end
+      end
+    end
   end
-  local pc = tree:add(HF.preempt_count, tvb(11, 1))
-  pc:add(HF.preempt_depth, tvb(11, 1)); pc:add(HF.migrate_disable, tvb(11, 1))
-  tree:add(HF.pid, tvb(12, 4))
-  tree:add(HF.time, tvb(16, 8))
-  tree:add(HF.seq, tvb(24, 8))
-  local lost = tvb(32, 4):uint()
-  local lostitem = tree:add(HF.lost, tvb(32, 4))
-  local orig = tvb(36, 2):uint()
-  tree:add(HF.orig_len, tvb(36, 2))
-  local tlvlen = tvb(38, 2):uint()
-  tree:add(HF.tlv_len, tvb(38, 2))
-  local hashitem = tree:add(HF.format_hash, tvb(40, 8))
-  local hash = hexu64(tvb(40, 8))
   if bit.band(flags, 0x04) ~= 0 then
     lostitem:add_proto_expert_info(EF.lost_unknown, "Events were lost before this frame: unknown (>= 1)")
   elseif lost > 0 then
     lostitem:add_proto_expert_info(EF.lost, lost .. " events lost before this frame on this CPU")
   end
-  if tw.prefs.check_hash and TW_GEN_HASH and hash ~= TW_GEN_HASH then
+  if GEN_HASH_RAW and sub(s, 41, 48) ~= GEN_HASH_RAW and tw.prefs.check_hash then
+    local hash = string.format("%02x%02x%02x%02x%02x%02x%02x%02x", byte(s, 41, 48))
     hashitem:add_proto_expert_info(EF.other_formats, "Dissector generated for other formats (" .. TW_GEN_HASH
       .. "); this frame's formats are " .. hash .. ": field names and types may be wrong")
   end
@@ -1383,7 +1452,9 @@ local function dissect(tvb, pinfo, root)
     area_end = len
   end
   -- walk the TLVs
-  local vals, ranges = {}, {}
+  local vals, toff, tlen = VALS, TOFF, TLEN
+  for i = 0, LAST_MAXTYPE do vals[i] = nil; toff[i] = nil; tlen[i] = nil end
+  LAST_MAXTYPE = 0
   local name = nil
   local off = hlen
   local maxtype = -1
@@ -1392,44 +1463,56 @@ local function dissect(tvb, pinfo, root)
       malformed = "TLV head runs past the TLV area end (frame offset " .. (off + 14) .. ")"
       break
     end
-    local ttype = tvb(off, 2):uint()
-    local tl = tvb(off + 2, 2):uint()
+    local a, b, c, d4 = byte(s, off + 1, off + 4)
+    local ttype = a * 256 + b
+    local tl = c * 256 + d4
     if off + 4 + tl > area_end then
       malformed = "TLV value runs past the TLV area end (frame offset " .. (off + 14) .. ")"
       break
     end
-    local d = tl > 0 and tvb:raw(off + 4, tl) or ""
+    local d = tl > 0 and sub(s, off + 5, off + 4 + tl) or ""
     if ttype == 0 then
       name = d
     elseif vals[ttype] == nil then
       vals[ttype] = d
-      ranges[ttype] = { off, tl }
+      toff[ttype] = off
+      tlen[ttype] = tl
     end
-    if ttype > maxtype then maxtype = ttype end
+    if ttype > maxtype then maxtype = ttype; LAST_MAXTYPE = ttype end
     off = off + 4 + tl
   end
   local ev = EVENTS[event_id]
   if ev and name ~= ev.full then ev = nil end
-  if name then tree:add(HF.event, tvb(hlen + 4, #name), name) end
-  local bodytext
-  local ftree = tree
-  for i = 1, maxtype do
-    local r = ranges[i]
-    if r then
-      local rng = r[2] > 0 and tvb(r[1] + 4, r[2]) or tvb(r[1], 4)
-      local item = nil
-      if ev and ev.f[i] then
-        item = add_field(ftree, ev, i, rng, le, vals[i])
-      end
-      if not item then
-        local t = ftree:add(HF.tlv, tvb(r[1], 4 + r[2]))
-        t:set_text((ev and ev.f[i] and ev.f[i].name or ("TLV " .. i)) .. " (" .. r[2] .. " bytes, raw)")
-        t:add(HF.tlv_type, tvb(r[1], 2))
-        t:add(HF.tlv_length, tvb(r[1] + 2, 2))
-        if r[2] > 0 then t:add(HF.tlv_value, tvb(r[1] + 4, r[2])) end
+  if mode > 0 then
+    if name and (mode == 2 or tree:referenced(HF.event)) then tree:add(HF.event, tvb(hlen + 4, #name), name) end
+    local rawwanted = nil
+    for i = 1, maxtype do
+      local o = toff[i]
+      if o then
+        local tl = tlen[i]
+        local f = ev and ev.f[i]
+        local shown = false
+        if f and fieldfits(f, vals[i]) then
+          shown = true
+          local bits = ev.bits[i]
+          if mode == 2 or tree:referenced(ev.pfs[i]) or (bits and anyref(tree, bits)) then
+            add_field(tree, mode, ev, i, tl > 0 and tvb(o + 4, tl) or tvb(o, 4), le, vals[i])
+          end
+        end
+        if not shown then
+          if rawwanted == nil then rawwanted = mode == 2 or anyref(tree, TLV_GROUP) end
+          if rawwanted then
+            local t = tree:add(HF.tlv, tvb(o, 4 + tl))
+            t:set_text((f and f.name or ("TLV " .. i)) .. " (" .. tl .. " bytes, raw)")
+            t:add(HF.tlv_type, tvb(o, 2))
+            t:add(HF.tlv_length, tvb(o + 2, 2))
+            if tl > 0 then t:add(HF.tlv_value, tvb(o + 4, tl)) end
+          end
+        end
       end
     end
   end
+  local bodytext
   if ev then
     local ok, r = pcall(eventtext, ev, vals, le)
     if ok then bodytext = r
@@ -1454,7 +1537,9 @@ local function dissect(tvb, pinfo, root)
   if malformed then
     tree:add_proto_expert_info(EF.malformed, malformed)
   end
-  tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  if mode == 2 or (mode == 1 and tree:referenced(HF.text)) then
+    tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  end
   pinfo.cols.info = bodytext
   return len
 end
