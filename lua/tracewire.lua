@@ -138,6 +138,20 @@ local function rdu(s, off, size, le)
   if off < 0 or size <= 0 or size > 8 or off + size > #s then
     fail("read of " .. size .. " bytes at " .. off .. " outside " .. #s .. " bytes")
   end
+  if size == 8 then
+    local a, b, c, d, e, f, g, h = s:byte(off + 1, off + 8)
+    if le then return U.new(((d * 256 + c) * 256 + b) * 256 + a, ((h * 256 + g) * 256 + f) * 256 + e) end
+    return U.new(((e * 256 + f) * 256 + g) * 256 + h, ((a * 256 + b) * 256 + c) * 256 + d)
+  end
+  if size <= 4 then
+    local v = 0
+    if le then
+      for i = off + size, off + 1, -1 do v = v * 256 + s:byte(i) end
+    else
+      for i = off + 1, off + size do v = v * 256 + s:byte(i) end
+    end
+    return U.new(v, 0)
+  end
   local lo, hi = 0, 0
   for i = 0, size - 1 do
     local byte
@@ -168,9 +182,28 @@ local function truth(v)
 end
 
 local function promote(v)
-  if v.s < 4 then return int(v.b, 4, true) end
+  if v.s < 4 then
+    local c = v.c
+    if c then
+      local r = c.p
+      if r == nil then r = int(v.b, 4, true); c.p = r end
+      return r
+    end
+    return int(v.b, 4, true)
+  end
   if v.p then return { k = "i", b = v.b, s = v.s, g = v.g } end
   return v
+end
+
+-- v (an integer value) as size bytes, signed or not; a constant's conversions are made once.
+local function as(v, size, signed)
+  if v.s == size and v.g == signed then return v end
+  local c = v.c
+  if c == nil then return int(v.b, size, signed) end
+  local key = signed and size or -size
+  local r = c[key]
+  if r == nil then r = int(v.b, size, signed); c[key] = r end
+  return r
 end
 
 local function convert(a, b)
@@ -179,7 +212,7 @@ local function convert(a, b)
   if a.s == b.s then size = a.s; signed = a.g and b.g
   elseif a.s > b.s then size = a.s; signed = a.g
   else size = b.s; signed = b.g end
-  return int(a.b, size, signed), int(b.b, size, signed)
+  return as(a, size, signed), as(b, size, signed)
 end
 
 local function cstring(m, maxb)
@@ -197,29 +230,43 @@ local LEFT, PLUS, SPACE, SPECIAL, ZEROPAD, SIGN, SMALL = 1, 2, 4, 8, 16, 32, 64
 local MAX_WIDTH = 4096
 local function has(f, b) return bit.band(f, b) ~= 0 end
 
--- lib/vsprintf.c number(): num is the value converted to the conversion's type.
+-- Digits of a non-negative integer held in a Lua number (below 2^53), lower case.
+local NUMFMT = { [8] = "%o", [10] = "%d", [16] = "%x" }
+
+-- lib/vsprintf.c number(): num is the value converted to the conversion's type: a UInt64 bit
+-- pattern, or a Lua number (an integer of at most 53 bits, negative only with SIGN) from the
+-- evaluator's fast path.
 local function number(num, base, flags, width, precision)
   if width > MAX_WIDTH then width = MAX_WIDTH end
   if precision > MAX_WIDTH then precision = MAX_WIDTH end
-  local out = {}
+  local isnum = type(num) == "number"
   local needpfx = has(flags, SPECIAL) and base ~= 10
-  local iszero = num == U0
+  local iszero
+  if isnum then iszero = num == 0 else iszero = num == U0 end
   local locase = has(flags, SMALL)
   if has(flags, LEFT) then flags = bit.band(flags, bit.bnot(ZEROPAD)) end
   local sign = nil
   if has(flags, SIGN) then
-    if isneg(num) then sign = "-"; num = U0 - num; width = width - 1
+    local neg
+    if isnum then neg = num < 0 else neg = isneg(num) end
+    if neg then
+      sign = "-"; width = width - 1
+      if isnum then num = -num else num = U0 - num end
     elseif has(flags, PLUS) then sign = "+"; width = width - 1
     elseif has(flags, SPACE) then sign = " "; width = width - 1 end
   end
   if needpfx then
     if base == 16 then width = width - 2 elseif not iszero then width = width - 1 end
   end
-  local d = digits(num, base)
+  local d
+  if isnum then d = string.format(NUMFMT[base], num) else d = digits(num, base) end
   if not locase then d = d:upper() end
   local i = #d
   if i > precision then precision = i end
   width = width - precision
+  -- the common case: no sign, prefix or padding
+  if width <= 0 and sign == nil and not needpfx and precision == i then return d end
+  local out = {}
   if not has(flags, ZEROPAD) and not has(flags, LEFT) then
     if width > 0 then out[#out + 1] = string.rep(" ", width) end
     width = 0
@@ -547,6 +594,8 @@ local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_
 local DYNAMIC = { dynamic_string = true, dynamic_array = true, dynamic_cpumask = true }
 
 local eval
+local fastfield
+local byte, sub, find = string.byte, string.sub, string.find
 
 -- ctx: { ev = event table, v = { [i] = TLV value string or nil }, le = bool }
 local function fieldval(ctx, i)
@@ -744,6 +793,28 @@ local function entryname(ctx, e)
   return v.t
 end
 
+-- The entries of a __print_flags/__print_symbolic call node n (from index first) as Lua numbers
+-- when every value is a constant below 2^32 (after the same truncation to a long the loops
+-- below apply): { [k] = number }, made once per node; false when not possible.
+local ENTRYNUMS = {}
+local function entrynums(n, first, u64)
+  local r = ENTRYNUMS[n]
+  if r ~= nil then return r end
+  r = {}
+  local i = first
+  while n[i] ~= nil do
+    local e = n[i]
+    if e[1] ~= N_BRACE or #e ~= 3 or e[2][1] ~= N_LIT or e[2][2].k ~= "i" then r = false; break end
+    local m = e[2][2].b
+    if not u64 then m = ext(m, TW_LONG_SIZE, false) end
+    if m:higher() ~= 0 then r = false; break end
+    r[i] = m:lower()
+    i = i + 1
+  end
+  ENTRYNUMS[n] = r
+  return r
+end
+
 local function printflags(ctx, n, u64)
   local flags = asint(eval(ctx, n[3]), "__print_flags").b
   if not u64 then flags = ext(flags, TW_LONG_SIZE, false) end
@@ -752,6 +823,27 @@ local function printflags(ctx, n, u64)
   if dv.k == "t" then delim = dv.t elseif dv.k == "m" then delim = cstring(dv, 4096) end
   local t = {}
   local first, unknown = true, false
+  local nums = flags:higher() == 0 and entrynums(n, 5, u64)
+  if nums then
+    -- the same loop on Lua numbers (32 bits; bit.band's result taken modulo 2^32)
+    local fl = flags:lower()
+    local i = 5
+    while n[i] ~= nil and fl ~= 0 do
+      local m = nums[i]
+      if bit.band(fl, m) % 4294967296 == m then
+        local s = entryname(ctx, n[i])
+        fl = fl - m
+        if not first and delim then t[#t + 1] = delim else first = false end
+        t[#t + 1] = s
+      end
+      i = i + 1
+    end
+    if fl ~= 0 then
+      if not first and delim then t[#t + 1] = delim end
+      t[#t + 1] = "0x" .. string.format("%x", fl)
+    end
+    return text(table.concat(t))
+  end
   local i = 5
   while n[i] ~= nil and flags ~= U0 do
     local e = n[i]
@@ -779,9 +871,31 @@ local function printflags(ctx, n, u64)
   return text(table.concat(t))
 end
 
+local SYMMAPS = {}
 local function printsymbolic(ctx, n, u64)
   local val = asint(eval(ctx, n[3]), "__print_symbolic").b
   if not u64 then val = ext(val, TW_LONG_SIZE, false) end
+  if val:higher() == 0 then
+    -- constant entries below 2^32: one table lookup ({ [value] = index of its first entry })
+    local map = SYMMAPS[n]
+    if map == nil then
+      map = false
+      local nums = entrynums(n, 4, u64)
+      if nums then
+        map = {}
+        for i = #n, 4, -1 do map[nums[i]] = i end
+      end
+      SYMMAPS[n] = map
+    end
+    if map then
+      local i = map[val:lower()]
+      if i then
+        local s = entryname(ctx, n[i])
+        if s ~= "" then return text(s) end
+      end
+      return text("0x" .. digits(val, 16))
+    end
+  end
   local unknown = false
   local i = 4
   while n[i] ~= nil do
@@ -890,7 +1004,7 @@ end
 eval = function(ctx, n)
   local t = n[1]
   if t == N_LIT then return n[2]
-  elseif t == N_STR then return text(n[2])
+  elseif t == N_STR then return n[3]
   elseif t == N_FLD then return fieldval(ctx, n[2])
   elseif t == N_ERR then fail(n[2])
   elseif t == N_IDX then return index(ctx, eval(ctx, n[2]), tonum(eval(ctx, n[3])))
@@ -964,6 +1078,55 @@ local function pointer(ctx, c, flags, width, precision, v)
   fail("unsupported pointer extension")
 end
 
+-- 2^(8 * size) and 2^(8 * size - 1) for the integer sizes the fast path handles.
+local POW = { [1] = 256, [2] = 65536, [4] = 4294967296 }
+local HALF = { [1] = 128, [2] = 32768, [4] = 2147483648 }
+local BASES = { d = 10, i = 10, u = 10, o = 8, x = 16, X = 16 }
+
+-- The text of a conversion whose argument is field fi itself, computed with Lua numbers and
+-- strings (no UInt64, no value tables): %s of a char array, and %d %i %u %o %x %X %c of an
+-- integer field of 1, 2 or 4 bytes. Returns nil when the slow path must decide (anything else,
+-- or a field missing or of the wrong length: the slow path then reports the error).
+fastfield = function(ctx, fi, conv, csize, flags, width, precision)
+  local f = ctx.ev.f[fi]
+  local d = ctx.v[fi]
+  if f == nil or d == nil then return nil end
+  local kind = f.kind
+  if conv == "s" then
+    if kind ~= "char_array" then return nil end
+    local z = find(d, "\0", 1, true)
+    if z then d = sub(d, 1, z - 1) end
+    return vstring(d, flags, width, precision)
+  end
+  local size = f.size
+  if kind ~= "int" or #d ~= size or POW[size] == nil then return nil end
+  local u = 0
+  if ctx.le then
+    for k = size, 1, -1 do u = u * 256 + byte(d, k) end
+  else
+    for k = 1, size do u = u * 256 + byte(d, k) end
+  end
+  if f.signed and u >= HALF[size] then u = u - POW[size] end
+  if conv == "c" then
+    return vstring(string.char(u % 256), flags, width, -1)
+  end
+  local base = BASES[conv]
+  if base == nil then return nil end
+  local signed = base == 10 and conv ~= "u"
+  -- the value as the conversion's type (size csize, signed for %d %i)
+  if csize == 8 then
+    if u < 0 and not signed then return nil end
+  else
+    local p = POW[csize]
+    if p == nil then return nil end
+    u = u % p
+    if signed and u >= HALF[csize] then u = u - p end
+  end
+  if conv == "x" then flags = bit.bor(flags, SMALL) end
+  if signed then flags = bit.bor(flags, SIGN) end
+  return number(u, base, flags, width, precision)
+end
+
 -- Renders a compiled print fmt: pf = { segments, args } (compileprint).
 local function render(ctx, pf)
   local segs, args = pf[1], pf[2]
@@ -986,8 +1149,15 @@ local function render(ctx, pf)
       end
       local a = args[ai]; ai = ai + 1
       if a == nil then fail("too few arguments") end
-      local v = eval(ctx, a)
       local conv = c[5]
+      -- fast path: the argument is a field of the record (c[8]) printed as it is
+      local fast = nil
+      local fi = c[8]
+      if fi then fast = fastfield(ctx, fi, conv, c[4], flags, width, precision) end
+      if fast then
+        out[#out + 1] = fast
+      else
+      local v = eval(ctx, a)
       if conv == "c" then
         local ch = asint(v, c[7]).b:band(MASKS[1]):lower()
         out[#out + 1] = vstring(string.char(ch), flags, width, -1)
@@ -1005,6 +1175,7 @@ local function render(ctx, pf)
         elseif conv == "X" then base = 16 end
         if signed then flags = bit.bor(flags, SIGN) end
         out[#out + 1] = number(num, base, flags, width, precision)
+      end
       end
     end
   end
@@ -1038,7 +1209,9 @@ local function constant(v, t)
   if type(v) == "string" then b = U.fromhex(v:sub(3))
   elseif v >= 0 then b = U.new(v, 0)
   else b = U0 - U.new(-v, 0) end
-  return { N_LIT, int(b, size, signed) }
+  local v = int(b, size, signed)
+  v.c = {}   -- a constant: its promoted and converted forms are kept here (see convert)
+  return { N_LIT, v }
 end
 
 local compilenode
@@ -1051,7 +1224,7 @@ end
 compilenode = function(ev, n, memo)
   local t = type(n)
   if t == "number" then return constant(n, "s32") end
-  if t == "string" then return { N_STR, n } end
+  if t == "string" then return { N_STR, n, text(n) } end
   local c = memo[n]
   if c then return c end
   if n.int ~= nil then
@@ -1113,7 +1286,20 @@ local function compileprint(ev, src)
       segs[i] = { flags, star(s.width), star(s.precision), s.size or 4, s.conv, s.ext or "", s.text }
     end
   end
-  return { segs, compilelist(ev, src.args, memo, {}) }
+  local args = compilelist(ev, src.args, memo, {})
+  -- c[8]: the field index when a conversion's argument is a plain field (render's fast path)
+  local ai = 1
+  for i = 1, #segs do
+    local c = segs[i]
+    if type(c) ~= "string" then
+      if c[2] == -2 then ai = ai + 1 end
+      if c[3] == -2 then ai = ai + 1 end
+      local a = args[ai]
+      if a and a[1] == N_FLD then c[8] = a[2] end
+      ai = ai + 1
+    end
+  end
+  return { segs, args }
 end
 
 ---------------------------------------------------------------------------- fallback text
@@ -1190,8 +1376,11 @@ local function syscalltext(ev, vals, le)
 end
 
 -- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text).
+-- One evaluation context, reused by every frame (dissection is not re-entrant).
+local CTX = {}
 local function eventtext(ev, vals, le)
-  local ctx = { ev = ev, v = vals, le = le }
+  local ctx = CTX
+  ctx.ev = ev; ctx.v = vals; ctx.le = le
   if ev.sc then
     local ok, r = pcall(syscalltext, ev, vals, le)
     if ok then return r end
@@ -1281,60 +1470,134 @@ tw.experts = { EF.lost, EF.lost_unknown, EF.truncated, EF.unknown, EF.malformed,
 
 
 ---------------------------------------------------------------------------- dissection
-local function hexu64(range)
-  return range:uint64():tohex()
+-- Per-frame cost matters (a busy second of tracing is a million frames), so the frame is read
+-- once as a Lua string and parsed with string.byte (no TvbRange per header field or TLV head),
+-- and tree items are added only where someone can see them:
+--   mode 2: the tree is visible (packet details, tshark -V / -T fields / -T json): every item;
+--   mode 1: a tree without visible items (display filters, colouring rules): only the fields
+--           that are referenced (TreeItem:referenced), and the items that carry them;
+--   mode 0: no tree at all (tshark's summary without filters): no items, only the columns and
+--           the expert infos.
+-- The Info column and the expert infos are the same in every mode.
+
+-- The generated format identity hash as 8 raw bytes, compared with the frame's bytes.
+local GEN_HASH_RAW = nil
+if TW_GEN_HASH then
+  local t = {}
+  for i = 1, 15, 2 do t[#t + 1] = string.char(tonumber(TW_GEN_HASH:sub(i, i + 1), 16)) end
+  GEN_HASH_RAW = table.concat(t)
 end
 
-local function add_field(tree, ev, i, range, le, d)
-  local f = ev.f[i]
-  local pfield = ev.pfs[i]
-  local kind, size = f.kind, f.size
-  local ft = f.ftype
-  if ft == "str" then
-    local z = d:find("\0", 1, true)
-    local s = z and d:sub(1, z - 1) or d
-    return tree:add(pfield, range, s)
-  elseif ft == "bytes" then
-    if kind ~= "array" and kind ~= "opaque" or size == 0 or #d == size then
-      return tree:add(pfield, range)
-    end
-    return nil
-  end
-  if #d ~= size then return nil end
-  local item
-  if le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
-  local bits = ev.bits[i]
+-- Big-endian reads at 0-based offset o of the Lua string s (the caller checked the length).
+local function be16(s, o) local a, b = byte(s, o + 1, o + 2); return a * 256 + b end
+local function be32(s, o)
+  local a, b, c, d = byte(s, o + 1, o + 4)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- Header items after the first four: { ProtoField, offset, length, bit children }.
+local HDR_TAIL = {
+  { HF.cpu, 6, 2 }, { HF.event_id, 8, 2 },
+  { HF.common_flags, 10, 1, { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardirq,
+    HF.cf_softirq, HF.cf_preempt_resched, HF.cf_nmi, HF.cf_bh_off } },
+  { HF.preempt_count, 11, 1, { HF.preempt_depth, HF.migrate_disable } },
+  { HF.pid, 12, 4 }, { HF.time, 16, 8 }, { HF.seq, 24, 8 }, { HF.lost, 32, 4 },
+  { HF.orig_len, 36, 2 }, { HF.tlv_len, 38, 2 }, { HF.format_hash, 40, 8 },
+}
+local HDR_MAGIC = { HF.magic, 0, 2 }
+local HDR_VERSION = { HF.version, 2, 1 }
+local HDR_FLAGS = { HF.flags, 3, 1, { HF.flags_le, HF.flags_trunc, HF.flags_lostunk, HF.flags_raw, HF.flags_res } }
+local HDR_LEN = { HF.hdr_len, 4, 2 }
+local TLV_GROUP = { HF.tlv, HF.tlv_type, HF.tlv_length, HF.tlv_value }
+
+-- Is any of the ProtoFields in list referenced by tree (mode 1)?
+local function anyref(tree, list)
+  for k = 1, #list do if tree:referenced(list[k]) then return true end end
+  return false
+end
+
+-- Adds one header item (and its bits, all on the item's one range) when mode wants it.
+local function hdritem(tree, mode, tvb, e)
+  local pf, bits = e[1], e[4]
+  if mode == 1 and not tree:referenced(pf) and not (bits and anyref(tree, bits)) then return nil end
+  local r = tvb(e[2], e[3])
+  local item = tree:add(pf, r)
   if bits then
-    for _, bf in ipairs(bits) do
-      if le then item:add_le(bf, range) else item:add(bf, range) end
+    for k = 1, #bits do
+      local b = bits[k]
+      if mode == 2 or tree:referenced(b) then item:add(b, r) end
     end
   end
   return item
 end
 
+-- Whether add_field shows TLV value d as field i of ev (else the TLV is shown raw).
+local function fieldfits(f, d)
+  local ft = f.ftype
+  if ft == "str" then return true end
+  if ft == "bytes" then
+    local kind, size = f.kind, f.size
+    return kind ~= "array" and kind ~= "opaque" or size == 0 or #d == size
+  end
+  return #d == f.size
+end
+
+local function add_field(tree, mode, ev, i, range, le, d)
+  local f = ev.f[i]
+  local pfield = ev.pfs[i]
+  local ft = f.ftype
+  if ft == "str" then
+    local z = find(d, "\0", 1, true)
+    local s = z and sub(d, 1, z - 1) or d
+    return tree:add(pfield, range, s)
+  elseif ft == "bytes" then
+    return tree:add(pfield, range)
+  end
+  local item
+  if le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
+  local bits = ev.bits[i]
+  if bits then
+    for k = 1, #bits do
+      local bf = bits[k]
+      if mode == 2 or tree:referenced(bf) then
+        if le then item:add_le(bf, range) else item:add(bf, range) end
+      end
+    end
+  end
+  return item
+end
+
+-- Per-frame scratch tables (dissection is not re-entrant), cleared at the start of the TLV walk
+-- up to the largest TLV type the previous frame used.
+local VALS, TOFF, TLEN = {}, {}, {}
+local LAST_MAXTYPE = 0
+
 local function dissect(tvb, pinfo, root)
   local len = tvb:len()
   pinfo.cols.protocol = "TRACEWIRE"
-  local tree = root:add(tw, tvb())
+  local mode = 0
+  if root.visible then mode = 2 elseif root.text ~= nil then mode = 1 end
+  -- tree: the protocol item (modes 1, 2) or, without a tree, the root (for expert infos only)
+  local tree = root
+  if mode > 0 then tree = root:add(tw, tvb()) end
   if len < 6 then
     tree:add_proto_expert_info(EF.malformed, "Frame ends before the header length field (frame offset 20)")
     pinfo.cols.info = "tracewire: malformed (short header)"
     return len
   end
-  tree:add(HF.magic, tvb(0, 2))
-  if tvb(0, 2):uint() ~= 0x5457 then
+  local s = tvb:raw(0, len)
+  if mode > 0 then hdritem(tree, mode, tvb, HDR_MAGIC) end
+  if be16(s, 0) ~= 0x5457 then
     tree:add_proto_expert_info(EF.malformed, "Bad magic (frame offset 14)")
     pinfo.cols.info = "tracewire: malformed (bad magic)"
     return len
   end
-  local version = tvb(2, 1):uint()
-  tree:add(HF.version, tvb(2, 1))
-  local flags = tvb(3, 1):uint()
-  local fl = tree:add(HF.flags, tvb(3, 1))
-  fl:add(HF.flags_le, tvb(3, 1)); fl:add(HF.flags_trunc, tvb(3, 1)); fl:add(HF.flags_lostunk, tvb(3, 1))
-  fl:add(HF.flags_raw, tvb(3, 1)); fl:add(HF.flags_res, tvb(3, 1))
-  local hlen = tvb(4, 2):uint()
-  tree:add(HF.hdr_len, tvb(4, 2))
+  local version = byte(s, 3)
+  local flags = byte(s, 4)
+  local hlen = be16(s, 4)
+  if mode > 0 then
+    hdritem(tree, mode, tvb, HDR_VERSION); hdritem(tree, mode, tvb, HDR_FLAGS); hdritem(tree, mode, tvb, HDR_LEN)
+  end
   if version == 0 then
     tree:add_proto_expert_info(EF.malformed, "Version 0 is invalid (frame offset 16)")
     pinfo.cols.info = "tracewire: malformed (version 0)"
@@ -1345,33 +1608,27 @@ local function dissect(tvb, pinfo, root)
     pinfo.cols.info = "tracewire: malformed (header length)"
     return len
   end
-  tree:add(HF.cpu, tvb(6, 2))
-  local event_id = tvb(8, 2):uint()
-  tree:add(HF.event_id, tvb(8, 2))
-  local cf = tree:add(HF.common_flags, tvb(10, 1))
-  for _, k in ipairs({ "cf_irqs_off", "cf_resched_lazy", "cf_resched", "cf_hardirq", "cf_softirq",
-    "cf_preempt_resched", "cf_nmi", "cf_bh_off" }) do
-    cf:add(HF[k], tvb(10, 1))
+  local event_id = be16(s, 8)
+  local lost = be32(s, 32)
+  local orig = be16(s, 36)
+  local tlvlen = be16(s, 38)
+  local lostitem, hashitem = tree, tree
+  if mode > 0 then
+    for k = 1, #HDR_TAIL do
+      local e = HDR_TAIL[k]
+      local item = hdritem(tree, mode, tvb, e)
+      if item then
+        if e[1] == HF.lost then lostitem = item elseif e[1] == HF.format_hash then hashitem = item end
+      end
+    end
   end
-  local pc = tree:add(HF.preempt_count, tvb(11, 1))
-  pc:add(HF.preempt_depth, tvb(11, 1)); pc:add(HF.migrate_disable, tvb(11, 1))
-  tree:add(HF.pid, tvb(12, 4))
-  tree:add(HF.time, tvb(16, 8))
-  tree:add(HF.seq, tvb(24, 8))
-  local lost = tvb(32, 4):uint()
-  local lostitem = tree:add(HF.lost, tvb(32, 4))
-  local orig = tvb(36, 2):uint()
-  tree:add(HF.orig_len, tvb(36, 2))
-  local tlvlen = tvb(38, 2):uint()
-  tree:add(HF.tlv_len, tvb(38, 2))
-  local hashitem = tree:add(HF.format_hash, tvb(40, 8))
-  local hash = hexu64(tvb(40, 8))
   if bit.band(flags, 0x04) ~= 0 then
     lostitem:add_proto_expert_info(EF.lost_unknown, "Events were lost before this frame: unknown (>= 1)")
   elseif lost > 0 then
     lostitem:add_proto_expert_info(EF.lost, lost .. " events lost before this frame on this CPU")
   end
-  if tw.prefs.check_hash and TW_GEN_HASH and hash ~= TW_GEN_HASH then
+  if GEN_HASH_RAW and sub(s, 41, 48) ~= GEN_HASH_RAW and tw.prefs.check_hash then
+    local hash = string.format("%02x%02x%02x%02x%02x%02x%02x%02x", byte(s, 41, 48))
     hashitem:add_proto_expert_info(EF.other_formats, "Dissector generated for other formats (" .. TW_GEN_HASH
       .. "); this frame's formats are " .. hash .. ": field names and types may be wrong")
   end
@@ -1383,7 +1640,9 @@ local function dissect(tvb, pinfo, root)
     area_end = len
   end
   -- walk the TLVs
-  local vals, ranges = {}, {}
+  local vals, toff, tlen = VALS, TOFF, TLEN
+  for i = 0, LAST_MAXTYPE do vals[i] = nil; toff[i] = nil; tlen[i] = nil end
+  LAST_MAXTYPE = 0
   local name = nil
   local off = hlen
   local maxtype = -1
@@ -1392,44 +1651,56 @@ local function dissect(tvb, pinfo, root)
       malformed = "TLV head runs past the TLV area end (frame offset " .. (off + 14) .. ")"
       break
     end
-    local ttype = tvb(off, 2):uint()
-    local tl = tvb(off + 2, 2):uint()
+    local a, b, c, d4 = byte(s, off + 1, off + 4)
+    local ttype = a * 256 + b
+    local tl = c * 256 + d4
     if off + 4 + tl > area_end then
       malformed = "TLV value runs past the TLV area end (frame offset " .. (off + 14) .. ")"
       break
     end
-    local d = tl > 0 and tvb:raw(off + 4, tl) or ""
+    local d = tl > 0 and sub(s, off + 5, off + 4 + tl) or ""
     if ttype == 0 then
       name = d
     elseif vals[ttype] == nil then
       vals[ttype] = d
-      ranges[ttype] = { off, tl }
+      toff[ttype] = off
+      tlen[ttype] = tl
     end
-    if ttype > maxtype then maxtype = ttype end
+    if ttype > maxtype then maxtype = ttype; LAST_MAXTYPE = ttype end
     off = off + 4 + tl
   end
   local ev = EVENTS[event_id]
   if ev and name ~= ev.full then ev = nil end
-  if name then tree:add(HF.event, tvb(hlen + 4, #name), name) end
-  local bodytext
-  local ftree = tree
-  for i = 1, maxtype do
-    local r = ranges[i]
-    if r then
-      local rng = r[2] > 0 and tvb(r[1] + 4, r[2]) or tvb(r[1], 4)
-      local item = nil
-      if ev and ev.f[i] then
-        item = add_field(ftree, ev, i, rng, le, vals[i])
-      end
-      if not item then
-        local t = ftree:add(HF.tlv, tvb(r[1], 4 + r[2]))
-        t:set_text((ev and ev.f[i] and ev.f[i].name or ("TLV " .. i)) .. " (" .. r[2] .. " bytes, raw)")
-        t:add(HF.tlv_type, tvb(r[1], 2))
-        t:add(HF.tlv_length, tvb(r[1] + 2, 2))
-        if r[2] > 0 then t:add(HF.tlv_value, tvb(r[1] + 4, r[2])) end
+  if mode > 0 then
+    if name and (mode == 2 or tree:referenced(HF.event)) then tree:add(HF.event, tvb(hlen + 4, #name), name) end
+    local rawwanted = nil
+    for i = 1, maxtype do
+      local o = toff[i]
+      if o then
+        local tl = tlen[i]
+        local f = ev and ev.f[i]
+        local shown = false
+        if f and fieldfits(f, vals[i]) then
+          shown = true
+          local bits = ev.bits[i]
+          if mode == 2 or tree:referenced(ev.pfs[i]) or (bits and anyref(tree, bits)) then
+            add_field(tree, mode, ev, i, tl > 0 and tvb(o + 4, tl) or tvb(o, 4), le, vals[i])
+          end
+        end
+        if not shown then
+          if rawwanted == nil then rawwanted = mode == 2 or anyref(tree, TLV_GROUP) end
+          if rawwanted then
+            local t = tree:add(HF.tlv, tvb(o, 4 + tl))
+            t:set_text((f and f.name or ("TLV " .. i)) .. " (" .. tl .. " bytes, raw)")
+            t:add(HF.tlv_type, tvb(o, 2))
+            t:add(HF.tlv_length, tvb(o + 2, 2))
+            if tl > 0 then t:add(HF.tlv_value, tvb(o + 4, tl)) end
+          end
+        end
       end
     end
   end
+  local bodytext
   if ev then
     local ok, r = pcall(eventtext, ev, vals, le)
     if ok then bodytext = r
@@ -1454,7 +1725,9 @@ local function dissect(tvb, pinfo, root)
   if malformed then
     tree:add_proto_expert_info(EF.malformed, malformed)
   end
-  tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  if mode == 2 or (mode == 1 and tree:referenced(HF.text)) then
+    tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  end
   pinfo.cols.info = bodytext
   return len
 end
