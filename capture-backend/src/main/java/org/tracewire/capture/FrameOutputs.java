@@ -61,35 +61,9 @@ public final class FrameOutputs {
      */
     public static FrameSink open(FormatCatalog catalog, CaptureSession session, String tapName, String sendOn,
                                  Path pcapng, int maxFrame, FileOpener opener) throws IOException {
-        List<FrameOutput> outputs = new ArrayList<>();
-        try {
-            if (tapName != null) {
-                outputs.add(new TapOutput(tapName));
-            }
-            if (sendOn != null) {
-                outputs.add(new InterfaceOutput(sendOn));
-            }
-            if (pcapng != null) {
-                SectionInfo section = SectionInfo.host();
-                InterfaceInfo iface = identity(section, clockName(session), session.clock(), maxFrame);
-                if (isStdout(pcapng)) {
-                    outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
-                            section, iface));
-                } else {
-                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), PcapngOutput.isLive(pcapng),
-                            section, iface));
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            for (FrameOutput o : outputs) {
-                try {
-                    o.close();
-                } catch (IOException ignored) {
-                    // reporting the first failure
-                }
-            }
-            throw e;
-        }
+        SectionInfo section = pcapng == null ? null : SectionInfo.host();
+        InterfaceInfo iface = pcapng == null ? null : identity(section, clockName(session), session.clock(), maxFrame);
+        List<FrameOutput> outputs = outputs(tapName, sendOn, pcapng, section, iface, opener);
         if (outputs.isEmpty()) {
             return null;
         }
@@ -102,6 +76,52 @@ public final class FrameOutputs {
         }
         return new FrameSink(MacAddress.TRACEWIRE, MacAddress.localHost(), FormatIdentity.of(catalog), maxFrame,
                 selected, outputs, !session.clock().measured());
+    }
+
+    /**
+     * Opens frame outputs in order: TAP interface, existing interface, pcapng file (or standard
+     * output). On failure the ones already open are closed. Used for local captures and for the
+     * local side of a remote one (whose pcapng keeps the remote host's section and interface).
+     *
+     * @param tapName TAP interface to create, or null
+     * @param sendOn  existing interface to send on, or null
+     * @param pcapng  pcapng file, {@link #STDOUT} for standard output (live), or null
+     * @param section the pcapng's section options (used when {@code pcapng} is given)
+     * @param iface   the pcapng's interface (used when {@code pcapng} is given)
+     * @param opener  opens the pcapng file
+     * @return the outputs, possibly empty
+     * @throws IOException when an output cannot be opened
+     */
+    public static List<FrameOutput> outputs(String tapName, String sendOn, Path pcapng, SectionInfo section,
+                                            InterfaceInfo iface, FileOpener opener) throws IOException {
+        List<FrameOutput> outputs = new ArrayList<>();
+        try {
+            if (tapName != null) {
+                outputs.add(new TapOutput(tapName));
+            }
+            if (sendOn != null) {
+                outputs.add(new InterfaceOutput(sendOn));
+            }
+            if (pcapng != null) {
+                if (isStdout(pcapng)) {
+                    outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
+                            section, iface));
+                } else {
+                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), PcapngOutput.isLive(pcapng),
+                            section, iface));
+                }
+            }
+            return outputs;
+        } catch (IOException | RuntimeException e) {
+            for (FrameOutput o : outputs) {
+                try {
+                    o.close();
+                } catch (IOException ignored) {
+                    // reporting the first failure
+                }
+            }
+            throw e;
+        }
     }
 
     /** The path that means "pcapng to standard output" ({@code -w -}). */

@@ -264,33 +264,6 @@ public final class CaptureCommand implements Callable<Integer> {
 
     /** The local outputs of a remote capture, with the remote host's section and interface in a pcapng. */
     private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
-        List<FrameOutput> outs = new ArrayList<>();
-        try {
-            if (pcapng != null) {
-                if (FrameOutputs.isStdout(pcapng)) {
-                    outs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
-                            section, idb));
-                } else {
-                    outs.add(new PcapngOutput(pcapng.toString(), FrameOutputs.FileOpener.PLAIN.open(pcapng),
-                            PcapngOutput.isLive(pcapng), section, idb));
-                }
-            }
-            if (iface != null) {
-                outs.add(new TapOutput(iface));
-            }
-            if (sendOn != null) {
-                outs.add(new InterfaceOutput(sendOn));
-            }
-            return outs;
-        } catch (IOException | RuntimeException e) {
-            for (FrameOutput o : outs) {
-                try {
-                    o.close();
-                } catch (IOException ignored) {
-                    // reporting the first failure
-                }
-            }
-            throw e;
-        }
+        return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, FrameOutputs.FileOpener.PLAIN);
     }
 }
