@@ -11,7 +11,8 @@
 #             recorder competes with the workload for them.
 #   syscalls  scripts/workload-syscalls.py RATE: getppid(2) at RATE/2 calls/s, events
 #             syscalls:sys_enter_getppid + syscalls:sys_exit_getppid (RATE events/s). Cheap per
-#             event, so it measures the recorder rather than the workload.
+#             event, so it measures the recorder rather than the workload. RATE 0 = full speed: a
+#             tight getppid loop in C (compiled with gcc into the temporary folder) on every CPU.
 #
 # Usage (root): scripts/bench-e2e.sh [-s SECONDS] [-w sched|syscalls] [-t TOOLS] [-n NICE] [RATE ...]
 #   defaults: -s 4; sched: 25000 50000 100000 200000 0; syscalls: 200000 400000 600000 800000 1200000
@@ -39,7 +40,8 @@ T=/sys/kernel/tracing
 tmp=$(mktemp -d /tmp/tracewire-bench.XXXXXX)
 iface=twbench0
 on0=$(cat $T/tracing_on)
-stop_workload() { pkill -f "stress-ng --switch" 2>/dev/null || true; pkill -f workload-syscalls.py 2>/dev/null || true; }
+stop_workload() { pkill -f "stress-ng --switch" 2>/dev/null || true; pkill -f workload-syscalls.py 2>/dev/null || true
+  pkill -f "$tmp/getppid-loop" 2>/dev/null || true; }
 cleanup() { stop_workload; echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on; rm -rf "$tmp"; }
 trap cleanup EXIT
 "$here/tracewire" formats "${events[0]}" >/dev/null   # build once, outside the measurements
@@ -47,7 +49,20 @@ trap cleanup EXIT
 start_workload() {   # $1 rate, $2 seconds
   case $workload in
     sched) stress-ng --switch 2 --switch-freq "$1" -t "$2" >/dev/null 2>&1 & ;;
-    syscalls) python3 "$here/scripts/workload-syscalls.py" "$1" "$2" 2>/dev/null & ;;
+    syscalls)
+      if [ "$1" = 0 ]; then
+        if [ ! -x "$tmp/getppid-loop" ]; then
+          command -v gcc >/dev/null || { echo "bench-e2e: rate 0 (full speed) needs gcc" >&2; exit 1; }
+          printf '%s\n' '#include <unistd.h>' '#include <time.h>' '#include <stdlib.h>' \
+            'int main(int c, char **v) { time_t end = time(0) + atoi(v[1]);' \
+            '  for (;;) { for (int i = 0; i < 100000; i++) getppid(); if (time(0) >= end) return 0; } }' \
+            > "$tmp/getppid-loop.c"
+          gcc -O2 -o "$tmp/getppid-loop" "$tmp/getppid-loop.c"
+        fi
+        for _ in $(seq "$(nproc)"); do "$tmp/getppid-loop" "$2" & done
+      else
+        python3 "$here/scripts/workload-syscalls.py" "$1" "$2" 2>/dev/null &
+      fi ;;
   esac
 }
 cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
