@@ -1775,7 +1775,7 @@ end
 
 local function nstext(ns)
   if ns < 1000 then return string.format("%d ns", ns) end
-  if ns < 1000000 then return string.format("%.3f µs", ns / 1000) end
+  if ns < 1000000 then return string.format("%.3f \194\181s", ns / 1000) end
   if ns < 1000000000 then return string.format("%.3f ms", ns / 1000000) end
   return string.format("%.3f s", ns / 1000000000)
 end
