@@ -40,7 +40,12 @@ class TsharkLoadTest {
             }
         }
         long ours = registered.stream().filter(a -> a.startsWith("tracewire.")).count();
-        assertEquals(Tools.all().fields() + 43, ours, "header fields + generated fields (event fields and flag bits)");
+        assertEquals(Tools.all().fields() + 43 + 6, ours,
+                "header fields + latency analysis fields + generated fields (event fields and flag bits)");
+        for (String a : List.of("tracewire.analysis", "tracewire.analysis.kind", "tracewire.analysis.latency",
+                "tracewire.analysis.latency_ns", "tracewire.analysis.start_frame", "tracewire.analysis.end_frame")) {
+            assertTrue(registered.contains(a), a + " not registered");
+        }
         assertTrue(!r.err().toLowerCase().contains("lua"), r.err());
         System.out.println("[fields] " + n + " event fields, " + ours + " tracewire fields registered");
     }
