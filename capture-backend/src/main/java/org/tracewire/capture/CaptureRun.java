@@ -92,6 +92,19 @@ public final class CaptureRun {
      */
     public static Capture.Summary run(Tracefs top, Options o, PrintWriter progress, BooleanSupplier stopRequested)
             throws FilterRejectedException, IOException, InterruptedException {
+        return run(top, o, progress, stopRequested, s -> { });
+    }
+
+    /**
+     * As {@link #run(Tracefs, Options, PrintWriter, BooleanSupplier)}, handing the summary to
+     * {@code report} before the capture lets a pending SIGTERM/Ctrl-C exit go on: the JVM ends as soon
+     * as its shutdown hooks return, so a summary printed after {@code run} returns can be lost.
+     *
+     * @param report receives the summary once the capture has drained (e.g. prints the closing line)
+     */
+    public static Capture.Summary run(Tracefs top, Options o, PrintWriter progress, BooleanSupplier stopRequested,
+                                      java.util.function.Consumer<Capture.Summary> report)
+            throws FilterRejectedException, IOException, InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
         Thread hook = new Thread(() -> {
@@ -147,6 +160,7 @@ public final class CaptureRun {
                 }
             }
             Capture.Summary summary = capture.drain();
+            report.accept(summary);
             if (o.tapName() != null && o.lingerS() > 0 && !stop.get()) {
                 Thread.sleep((long) (o.lingerS() * 1000));
             }

@@ -168,8 +168,11 @@ public final class CaptureCommand implements Callable<Integer> {
             watchStdin(stdinEnded);
         }
         try {
-            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err, stdinEnded::get);
-            out.println(s.describe());
+            PrintWriter summaryOut = out;
+            CaptureRun.run(top, o, err, stdinEnded::get, s -> {
+                summaryOut.println(s.describe());
+                summaryOut.flush();
+            });
             return 0;
         } catch (FilterRejectedException e) {
             err.println("capture: " + e.getMessage());

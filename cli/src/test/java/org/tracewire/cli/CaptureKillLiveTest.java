@@ -65,6 +65,8 @@ class CaptureKillLiveTest {
         assertFalse(Files.exists(Path.of("/sys/class/net", iface)), "interface left after SIGTERM");
         String capinfos = CaptureCommandLiveTest.run("capinfos", "-c", "-M", file.toString());
         assertTrue(capinfos.matches("(?s).*Number of packets:\\s+[1-9]\\d*.*"), capinfos);
+        String log = Files.readString(dir.resolve("child.log"));
+        assertTrue(log.contains("lost events:"), "the summary line is printed on SIGTERM too: " + log);
         assertEquals(before, HostState.of(top));
     }
 
