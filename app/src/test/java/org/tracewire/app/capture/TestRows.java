@@ -1,12 +1,11 @@
 package org.tracewire.app.capture;
 
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tracewire.format.Field;
 import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordValues;
 import org.tracewire.testing.FixtureRecords;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
@@ -33,26 +32,10 @@ public final class TestRows {
         return new RowRecords(RowRecords.formatsOf(() -> t), t::layout);
     }
 
-    /** A record's fields as the backend streams them (decimal text, strings, hex). */
-    public static Map<String, Object> streamed(EventRecord r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (Field f : r.format().fields()) {
-            if (f.kind().isString()) {
-                m.put(f.name(), r.string(f));
-            } else if (f.size() == 1 || f.size() == 2 || f.size() == 4 || f.size() == 8) {
-                long v = r.integer(f);
-                m.put(f.name(), f.signed() || f.size() < 8 || v >= 0 ? Long.toString(v) : Long.toUnsignedString(v));
-            } else {
-                m.put(f.name(), HexFormat.of().formatHex(r.bytes(f)));
-            }
-        }
-        return m;
-    }
-
     /** A record as a row. */
     public static EventRow row(EventRecord r) {
         return new EventRow(r.timestampNs(), r.cpu(), r.pid(), "task" + r.pid(), r.format().fullName(),
-                r.format().name() + " row", streamed(r));
+                r.format().name() + " row", RecordValues.strings(r));
     }
 
     /** The fixture's records as rows, in time order (cached). */
