@@ -63,22 +63,10 @@ final class ExportCommand implements Callable<Integer> {
             throw new Main.UsageException(input + ": no such file");
         }
         PrintWriter err = spec.commandLine().getErr();
-        // pass 1: the frames' identity and events
-        Long hash = null;
-        boolean little = true;
-        try (PcapngPacketReader r = new PcapngPacketReader(input)) {
-            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
-                WireFrame f = PcapngInput.frame(p);
-                if (f != null) {
-                    hash = f.header().formatHash();
-                    little = f.header().littleEndian();
-                    break;
-                }
-            }
-        }
-        if (hash == null) {
-            throw new IllegalStateException(input + ": no tracewire frames");
-        }
+        // pass 1: the frames' identity and byte order
+        WireHeader first = PcapngInput.firstFrame(input).header();
+        long hash = first.formatHash();
+        boolean little = first.littleEndian();
         List<FormatSources.Source> candidates = FormatSources.candidates(formats);
         FormatSources.Source chosen = FormatSources.matching(candidates, hash);
         TraceDatFile dat = formats != null && !candidates.isEmpty() ? candidates.get(0).dat() : null;

@@ -100,19 +100,7 @@ public final class PcapngInput implements RecordInput {
      *                     has the frames' format identity (the message lists those tried)
      */
     public static PcapngInput open(Path file, Tracefs live, Path formats) throws IOException {
-        Long hash = null;
-        try (PcapngPacketReader r = new PcapngPacketReader(file)) {
-            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
-                WireFrame f = frame(p);
-                if (f != null) {
-                    hash = f.header().formatHash();
-                    break;
-                }
-            }
-        }
-        if (hash == null) {
-            throw new IOException(file + ": no tracewire frames");
-        }
+        long hash = firstFrame(file).header().formatHash();
         List<FormatSources.Source> candidates = FormatSources.candidates(formats, hash);
         FormatSources.Source chosen = FormatSources.matching(candidates, hash);
         if (chosen == null) {
@@ -121,6 +109,26 @@ public final class PcapngInput implements RecordInput {
                     + "); the frames were recorded on another kernel");
         }
         return new PcapngInput(file, chosen, hash, live);
+    }
+
+    /**
+     * The file's first tracewire frame, whose header names the formats' identity and the kernel's byte
+     * order for the whole capture.
+     *
+     * @param file a pcapng
+     * @return the first packet that is a tracewire frame
+     * @throws IOException when the file cannot be read or holds no tracewire frame
+     */
+    public static WireFrame firstFrame(Path file) throws IOException {
+        try (PcapngPacketReader r = new PcapngPacketReader(file)) {
+            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
+                WireFrame f = frame(p);
+                if (f != null) {
+                    return f;
+                }
+            }
+        }
+        throw new IOException(file + ": no tracewire frames");
     }
 
     /**
