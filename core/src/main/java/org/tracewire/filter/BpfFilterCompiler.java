@@ -2,7 +2,6 @@ package org.tracewire.filter;
 
 import java.math.BigInteger;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,65 +9,51 @@ import java.util.Map;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
-import org.tracewire.wire.Tlv;
-import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.Ethernet;
+import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireHeader;
 
 /**
  * Compiles a {@link Filter} to a libpcap capture filter (the syntax of {@code pcap-filter(7)},
- * checked with libpcap's compiler) over tracewire frames as {@code docs/wire-format.md} (version 1)
- * and {@link org.tracewire.wire.FrameEncoder} lay them out: Ethernet (EtherType {@code 0x88b5}), a 48-byte big-endian header (event id at
- * frame offset 22, cpu at 20, common_flags 24, common_preempt_count 25, common_pid 26 (s32)),
- * then TLVs (4-byte head: type, length) starting with the event name {@code system:event}, then
- * one TLV per own field in format order, values in the kernel's byte order.
+ * checked with libpcap's compiler) over tracewire version-2 frames in their Ethernet encapsulation
+ * ({@code docs/wire-format.md} §1–3): Ethernet (EtherType {@code 0x88b5}), the 16-byte big-endian
+ * header (version at frame offset 14, kind and flags at 15, cpu at 16), then the record payload as
+ * the ring buffer holds it from frame offset {@value #PAYLOAD_OFFSET}: {@code common_type} at 30,
+ * {@code common_flags} 32, {@code common_preempt_count} 33, {@code common_pid} 34, every own field at
+ * 30 + its {@code format} offset, all in the kernel's byte order.
  *
- * <p>Always: {@code ether proto 0x88b5 and ether[22:2] = ID}. Then the comparisons it can
- * express: numbers ({@code == != < <= > >= &}) on the header fields and on own fields whose TLV
- * sits at a fixed frame offset: integers and pointers of 1, 2, 4 or 8 bytes that come before
- * the first variable-length field (a {@code char[N]} string, a flexible array, a
- * {@code __data_loc} field); the offset follows from the name's length, which is fixed per event.
- * Values in the kernel's byte order are compared as such (byte-swapped constants for
- * {@code == != &}, bytes reassembled for ordered comparisons; signed order by flipping the sign
- * bit; 8-byte fields as two 32-bit halves).
+ * <p>Always: {@code ether proto 0x88b5 and ether[14] = 2 and ether[15] & 0x1f = K and
+ * ether[30:2] = ID} (K = kind EVENT with the byte-order flag of the kernel; ID in the kernel's byte
+ * order). Then every numeric comparison ({@code == != < <= > >= &}) on the common fields, the cpu
+ * and the fixed-size own fields (integers and pointers of 1, 2, 4 or 8 bytes): their offsets are
+ * fixed per event id, so these conditions are exact. Values in the kernel's byte order are compared
+ * as such (byte-swapped constants for {@code == != &}, bytes reassembled for ordered comparisons;
+ * signed order by flipping the sign bit; 8-byte fields as two 32-bit halves).
  *
  * <p>It cannot express (and drops, so the filter widens, with a warning): string comparisons
- * ({@code == != ~} on strings, {@code COMM}), fields after the first variable-length one. {@code CPU}
- * compared with a value outside 0..65535 (the wire's cpu is a u16) is a constant.
- * Conditions on TLVs
- * are guarded: a frame that is truncated, has another header length or another byte order passes
- * them, since its field bytes are not where this filter looks.
+ * ({@code == != ~} on strings, {@code COMM}) and array fields. {@code CPU} compared with a value
+ * outside 0..65535 (the header's cpu is a u16) is a constant. A frame cut by truncation before a
+ * tested field fails that test (libpcap rejects a load past the end); events carry fixed-size fields
+ * in their first bytes, long before the 1,484 payload bytes an MTU-1500 frame holds.
  */
 public final class BpfFilterCompiler {
-    private static final int ETH = WireFrame.ETHERNET_HEADER;
+    private static final int ETH = Ethernet.HEADER;
     /** tracewire's EtherType. */
-    public static final int ETHERTYPE = WireFrame.ETHERTYPE;
-    /** Frame offset of the header's flags byte (bit 0 little-endian, bit 1 truncated). */
-    public static final int FLAGS_OFFSET = ETH + WireHeader.OFF_FLAGS;
-    /** Frame offset of the header length (u16). */
-    public static final int HEADER_LENGTH_OFFSET = ETH + WireHeader.OFF_HEADER_LENGTH;
-    /** Frame offset of the cpu (u16). */
-    public static final int CPU_OFFSET = ETH + WireHeader.OFF_CPU;
-    /** Frame offset of the event id (u16). */
-    public static final int EVENT_ID_OFFSET = ETH + WireHeader.OFF_EVENT_ID;
-    /** Frame offset of common_flags (u8). */
-    public static final int COMMON_FLAGS_OFFSET = ETH + WireHeader.OFF_COMMON_FLAGS;
-    /** Frame offset of common_preempt_count (u8). */
-    public static final int PREEMPT_COUNT_OFFSET = ETH + WireHeader.OFF_PREEMPT_COUNT;
-    /** Frame offset of common_pid (s32, big-endian). */
-    public static final int PID_OFFSET = ETH + WireHeader.OFF_PID;
-    /** Frame offset of the magic "TW". */
-    public static final int MAGIC_OFFSET = ETH + WireHeader.OFF_MAGIC;
-    /** Header length of wire format version 1. */
-    public static final int HEADER_LENGTH = WireHeader.SIZE;
-    /** Frame offset of the first TLV (14 + 48). */
-    public static final int TLV_START = ETH + HEADER_LENGTH;
+    public static final int ETHERTYPE = Ethernet.ETHERTYPE;
+    /** Frame offset of the header's version byte. */
+    public static final int VERSION_OFFSET = ETH;
+    /** Frame offset of the kind (bits 0-3) and flags (bits 4-7) byte. */
+    public static final int KIND_FLAGS_OFFSET = ETH + 1;
+    /** Frame offset of the cpu (u16, big-endian). */
+    public static final int CPU_OFFSET = ETH + 2;
+    /** Frame offset of the record payload ({@code common_type}). */
+    public static final int PAYLOAD_OFFSET = ETH + WireHeader.SIZE;
 
     /**
      * A capture filter and what it could not express.
      *
      * @param filter   the libpcap expression
-     * @param exact    true when no condition was dropped (frames that are truncated or of another
-     *                 header layout still pass the field conditions)
+     * @param exact    true when no condition was dropped
      * @param warnings one line per dropped condition
      */
     public record Result(String filter, boolean exact, List<String> warnings) {
@@ -78,7 +63,7 @@ public final class BpfFilterCompiler {
     }
 
     /** Where a number lives in the frame. */
-    private record Slot(int offset, int size, boolean signed, boolean littleEndian, boolean tlv) {
+    private record Slot(int offset, int size, boolean signed, boolean littleEndian) {
     }
 
     private BpfFilterCompiler() {
@@ -87,7 +72,7 @@ public final class BpfFilterCompiler {
     /**
      * @param filter    the filter
      * @param format    its event
-     * @param byteOrder the traced kernel's byte order (TLV values are in it)
+     * @param byteOrder the traced kernel's byte order (the payload is in it)
      * @throws FilterSyntaxException when the filter does not fit the event ({@link FilterValidator})
      */
     public static Result compile(Filter filter, EventFormat format, ByteOrder byteOrder) {
@@ -95,7 +80,6 @@ public final class BpfFilterCompiler {
         boolean le = byteOrder == ByteOrder.LITTLE_ENDIAN;
         Map<String, Integer> offsets = fixedValueOffsets(format);
         List<String> warnings = new ArrayList<>();
-        boolean[] usesTlv = {false};
         Approx approx = new Approx(new Approx.Syntax(" and ", " or ", "not "), c -> {
             String why = null;
             FilterField f = FilterField.resolve(format, c.field());
@@ -111,70 +95,54 @@ public final class BpfFilterCompiler {
                     return k;
                 }
                 return leaf(c.op(), c.op() == Op.BAND ? v.and(BigInteger.valueOf(0xffff)) : v,
-                        new Slot(CPU_OFFSET, 2, false, false, false));
-            } else if (f.source() == FilterField.Source.COMMON) {
-                slot = switch (f.name()) {
-                    case "common_pid" -> new Slot(PID_OFFSET, 4, true, false, false);
-                    case "common_flags" -> new Slot(COMMON_FLAGS_OFFSET, 1, false, false, false);
-                    case "common_preempt_count" -> new Slot(PREEMPT_COUNT_OFFSET, 1, false, false, false);
-                    default -> null;
-                };
-                why = slot == null ? f.name() + " is not in the frame" : null;
+                        new Slot(CPU_OFFSET, 2, false, false));
             } else {
                 Integer off = offsets.get(f.name());
                 if (off == null) {
-                    why = f.name() + " comes after a variable-length field: its offset in the frame is not fixed";
+                    why = f.name() + " is not a fixed-size number in the record";
                 } else {
-                    slot = new Slot(off, f.size(), f.signed(), le && f.size() > 1, true);
+                    slot = new Slot(off, f.size(), f.signed(), le && f.size() > 1);
                 }
             }
             if (slot == null) {
                 warnings.add("capture filter: " + c.toText() + " dropped (widens): " + why);
                 return null;
             }
-            usesTlv[0] |= slot.tlv();
             return leaf(c.op(), ((Value.Num) c.value()).value(), slot);
         });
         Approx.Expr upper = approx.of(filter, true);
+        int kindFlags = FrameKind.EVENT.code() | (le ? WireHeader.FLAG_LITTLE_ENDIAN : 0);
+        long id = le ? swap(format.id(), 2) : format.id();
         StringBuilder sb = new StringBuilder("ether proto 0x" + Integer.toHexString(ETHERTYPE)
-                + " and ether[" + EVENT_ID_OFFSET + ":2] = " + format.id());
+                + " and ether[" + VERSION_OFFSET + "] = " + WireHeader.VERSION
+                + " and ether[" + KIND_FLAGS_OFFSET + "] & 0x1f = " + hex(kindFlags)
+                + " and ether[" + PAYLOAD_OFFSET + ":2] = " + hex(id));
         if (upper instanceof Approx.False) {
-            // matches no tracewire frame (their magic is "TW"), yet libpcap cannot prove it false: it
-            // refuses to compile an expression that "rejects all packets"
-            sb.append(" and ether[").append(MAGIC_OFFSET).append(":2] != 0x").append(Integer.toHexString(WireHeader.MAGIC));
+            // matches no frame, yet libpcap refuses to compile an expression it can prove rejects all
+            // packets: an EVENT frame's cpu is never 0xFFFF (that value means "no CPU", context only)
+            sb.append(" and ether[").append(CPU_OFFSET).append(":2] = 0xffff");
         } else if (upper instanceof Approx.Text t) {
             String cond = t.text();
-            if (usesTlv[0]) {
-                String guard = "ether[" + FLAGS_OFFSET + "] & " + (WireHeader.FLAG_LITTLE_ENDIAN | WireHeader.FLAG_TRUNCATED)
-                        + " != " + (le ? WireHeader.FLAG_LITTLE_ENDIAN : 0) + " or ether[" + HEADER_LENGTH_OFFSET
-                        + ":2] != " + HEADER_LENGTH;
-                sb.append(" and (").append(guard).append(" or ").append(t.compound() ? "(" + cond + ")" : cond).append(')');
-            } else {
-                sb.append(" and ").append(t.compound() ? "(" + cond + ")" : cond);
-            }
+            sb.append(" and ").append(t.compound() ? "(" + cond + ")" : cond);
         }
         return new Result(sb.toString(), warnings.isEmpty(), warnings);
     }
 
     /**
-     * Frame offsets of the values of the event's own fields whose TLV position is fixed: the
-     * fixed-size fields (integers, pointers, fixed non-char arrays, opaque) before the first
-     * variable-length one. Keyed by field name.
+     * Frame offsets (Ethernet encapsulation) of the event's fixed-size numbers: the common fields and
+     * the own integers and pointers of 1, 2, 4 or 8 bytes, at {@value #PAYLOAD_OFFSET} + their
+     * {@code format} offset. Keyed by field name.
      */
     public static Map<String, Integer> fixedValueOffsets(EventFormat format) {
         Map<String, Integer> out = new HashMap<>();
-        int at = TLV_START + Tlv.HEAD + format.fullName().getBytes(StandardCharsets.UTF_8).length;
-        for (Field f : format.fields()) {
-            boolean fixed = switch (f.kind()) {
-                case INTEGER, POINTER, OPAQUE -> true;
-                case ARRAY -> f.arrayLength() > 0;
-                default -> false;
-            };
-            if (!fixed) {
-                break;
+        List<Field> all = new ArrayList<>(format.commonFields());
+        all.addAll(format.fields());
+        for (Field f : all) {
+            boolean number = (f.kind() == FieldKind.INTEGER || f.kind() == FieldKind.POINTER)
+                    && (f.size() == 1 || f.size() == 2 || f.size() == 4 || f.size() == 8);
+            if (number) {
+                out.put(f.name(), PAYLOAD_OFFSET + f.offset());
             }
-            out.put(f.name(), at + Tlv.HEAD);
-            at += Tlv.HEAD + f.size();
         }
         return out;
     }

@@ -2,80 +2,60 @@ package org.tracewire.input;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
-import org.tracewire.format.FormatIdentity;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
-import org.tracewire.printfmt.PrintContext;
-import org.tracewire.printfmt.PrintkFormats;
-import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracetext.KernelContext;
+import org.tracewire.record.EventRecord;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
+import org.tracewire.wire.ContextAssembler;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFormatException;
 import org.tracewire.wire.WireFrame;
 import org.tracewire.wire.WireHeader;
-import org.tracewire.wire.WireRecords;
 
 /**
- * {@link RecordInput} of a pcapng of tracewire frames ({@code docs/wire-format.md}), as
- * {@code tracewire capture --pcapng}, the extcap or Wireshark on the TAP interface write it. The
- * frames carry their event's id and the identity hash of the formats they were encoded with
- * ({@link FormatIdentity}), not the formats: the first frame's hash picks the catalog among
- * {@link FormatSources#candidates} (an explicit source, the live tracefs, the checked-in snapshot),
- * and each frame becomes a record again ({@link WireRecords}). Packets that are not tracewire frames
- * (another link type, another EtherType, a malformed header) and frames of event ids the catalog
- * lacks or of another identity are skipped and counted in {@link #summary()}. Streaming: the file
- * is read twice (the identity, then the events), never held in memory.
+ * {@link RecordInput} of a pcapng of tracewire version-2 frames ({@code docs/wire-format.md}), as
+ * {@code tracewire capture -w}, the extcap, {@code import} and {@code merge} write them (link type
+ * 162) or Wireshark captures them on a TAP interface (Ethernet). The file describes itself: a first
+ * pass reads its context messages (formats, kernel layout, constants, symbols, tasks) per scope (the
+ * pcapng interface, or the Ethernet source); the second pass turns each EVENT frame back into a
+ * record with the format its scope described. No tracefs is needed. Packets that are not tracewire
+ * frames, malformed frames and events whose format the file lacks are skipped and counted in
+ * {@link #summary()}. Streaming: the file is read twice, events never held in memory.
  */
 public final class PcapngInput implements RecordInput {
     private final Path file;
-    private final FormatSources.Source source;
-    private final Map<Integer, EventFormat> byId;
-    private final long hash;
-    private final int longSize;
+    private final Map<Object, WireContext> contexts;
+    private final WireContext main;
     private final KernelTextRenderer renderer;
     private final PcapngPacketReader reader;
     private long foreign;
+    private long malformed;
     private long unknown;
     private long lost;
-    private long lostUnknown;
     private boolean rawClock;
+    private final Map<Object, Map<Integer, Long>> lostSeen = new HashMap<>();
 
-    private PcapngInput(Path file, FormatSources.Source source, long hash, Tracefs live) throws IOException {
+    private PcapngInput(Path file, Map<Object, WireContext> contexts, WireContext main) throws IOException {
         this.file = file;
-        this.source = source;
-        this.hash = hash;
-        this.byId = source.catalog().byId();
-        Tracefs t = source.tracefs();
-        this.longSize = t != null ? t.layout().longSize() : source.dat() != null ? source.dat().kernelLayout().longSize() : 8;
-        PrintContext context;
-        if (live != null && live.isLive() && t != null && t.isLive()) {
-            context = KernelContext.of(live);
-        } else if (source.dat() != null) {
-            context = source.dat().printContext();
-        } else {
-            PrintkFormats printk = PrintkFormats.empty();
-            try {
-                if (t != null && t.exists("printk_formats")) {
-                    printk = PrintkFormats.parse(t.read("printk_formats"));
-                }
-            } catch (RuntimeException ignored) {
-                // strings by address fall back
-            }
-            context = new PrintContext(null, printk, 0, null);
-        }
-        this.renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "mono"),
-                t != null ? t.layout() : new org.tracewire.format.KernelLayout(java.nio.ByteOrder.LITTLE_ENDIAN, longSize), context);
+        this.contexts = contexts;
+        this.main = main;
+        this.renderer = new KernelTextRenderer(new TraceLinePrefix(main.cmdlines(), "mono"), main.layout(),
+                main.printContext());
         this.reader = new PcapngPacketReader(file);
     }
 
@@ -89,63 +69,97 @@ public final class PcapngInput implements RecordInput {
     }
 
     /**
-     * Opens a pcapng and finds the formats of its frames.
+     * Opens a pcapng and reads its context.
      *
-     * @param file    the pcapng
-     * @param live    the live tracefs for symbols, HZ and enums when the frames' formats are the
-     *                live kernel's, or null for the formats' source alone (no kernel writes)
-     * @param formats an explicit formats source (a trace.dat or a tracefs tree), or null
+     * @param file the pcapng
      * @return the open input, positioned before the first event
-     * @throws IOException when the file cannot be read, holds no tracewire frame, or no candidate
-     *                     has the frames' format identity (the message lists those tried)
+     * @throws IOException when the file cannot be read, or holds no tracewire version-2 context
+     *                     (then the message says whether it holds version-1 frames)
      */
-    public static PcapngInput open(Path file, Tracefs live, Path formats) throws IOException {
-        long hash = firstFrame(file).header().formatHash();
-        List<FormatSources.Source> candidates = FormatSources.candidates(formats, hash);
-        FormatSources.Source chosen = FormatSources.matching(candidates, hash);
-        if (chosen == null) {
-            throw new IOException(file + ": no formats with the frames' identity " + FormatIdentity.hex(hash) + " (tried "
-                    + candidates.stream().map(s -> s.label() + "=" + FormatIdentity.hex(s.hash())).toList()
-                    + "); the frames were recorded on another kernel");
+    public static PcapngInput open(Path file) throws IOException {
+        Map<Object, WireContext> contexts = readContext(file);
+        WireContext main = null;
+        for (WireContext c : contexts.values()) {
+            if (c.hasCapture()) {
+                main = c;
+                break;
+            }
         }
-        return new PcapngInput(file, chosen, hash, live);
+        if (main == null) {
+            throw new IOException(file + ": no tracewire capture context (CAPTURE frame) in the file"
+                    + (hasVersion1(file) ? ": it holds tracewire wire format version 1 frames, not read by this version" : ""));
+        }
+        return new PcapngInput(file, contexts, main);
     }
 
     /**
-     * The file's first tracewire frame, whose header names the formats' identity and the kernel's byte
-     * order for the whole capture.
+     * The context of every scope of a file (the pcapng interface id, or the Ethernet source address).
      *
-     * @param file a pcapng
-     * @return the first packet that is a tracewire frame
-     * @throws IOException when the file cannot be read or holds no tracewire frame
+     * @throws IOException when the file cannot be read
      */
-    public static WireFrame firstFrame(Path file) throws IOException {
+    public static Map<Object, WireContext> readContext(Path file) throws IOException {
+        Map<Object, WireContext> contexts = new java.util.LinkedHashMap<>();
+        ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
             for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
-                WireFrame f = frame(p);
-                if (f != null) {
-                    return f;
+                WireFrame f;
+                try {
+                    f = frame(p);
+                } catch (WireFormatException e) {
+                    continue;
+                }
+                if (f == null || f.fragment() == null) {
+                    continue;
+                }
+                Object scope = scope(p, f);
+                try {
+                    ContextMessage.Parsed m = assembler.add(scope, f);
+                    if (m != null) {
+                        contexts.computeIfAbsent(scope, k -> new WireContext()).apply(m.message(), f.header().cpu());
+                    }
+                } catch (WireFormatException ignored) {
+                    // a contradictory fragment: that message is lost, the rest stands
                 }
             }
         }
-        throw new IOException(file + ": no tracewire frames");
+        return contexts;
+    }
+
+    private static boolean hasVersion1(Path file) throws IOException {
+        try (PcapngPacketReader r = new PcapngPacketReader(file)) {
+            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
+                byte[] d = p.data();
+                if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && d.length > 16 && (d[12] & 0xff) == 0x88
+                        && (d[13] & 0xff) == 0xb5) {
+                    return (d[14] & 0xff) == WireHeader.VERSION_1_MARK;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The context scope of a packet: the Ethernet source address, else the interface id. */
+    public static Object scope(PcapngPacketReader.Packet p, WireFrame f) {
+        return f.source() != null ? f.source() : Integer.valueOf(p.interfaceId());
     }
 
     /**
      * The frame in a packet.
      *
      * @param p a packet
-     * @return its tracewire frame, or null when it is none (another link type or EtherType, malformed)
+     * @return its tracewire frame, or null when it is none (another link type or EtherType)
+     * @throws WireFormatException when it is a malformed tracewire frame (or of version 1)
      */
     public static WireFrame frame(PcapngPacketReader.Packet p) {
-        if (p.linkType() != PcapngWriter.LINKTYPE_ETHERNET) {
-            return null;
+        ByteBuffer b = ByteBuffer.wrap(p.data());
+        if (p.linkType() == PcapngWriter.LINKTYPE_TRACEWIRE) {
+            return WireDecoder.decodeBare(b);
         }
-        try {
-            return WireDecoder.decode(p.data());
-        } catch (WireFormatException e) {
-            return null;
+        if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && p.data().length >= 14
+                && (p.data()[12] & 0xff) == 0x88 && (p.data()[13] & 0xff) == 0xb5) {
+            return WireDecoder.decodeEthernet(b);
         }
+        return null;
     }
 
     @Override
@@ -178,29 +192,35 @@ public final class PcapngInput implements RecordInput {
                 try {
                     for (PcapngPacketReader.Packet p = reader.next(); p != null; p = reader.next()) {
                         packet++;
-                        WireFrame f = frame(p);
+                        WireFrame f;
+                        try {
+                            f = frame(p);
+                        } catch (WireFormatException e) {
+                            malformed++;
+                            continue;
+                        }
                         if (f == null) {
                             foreign++;
                             continue;
                         }
-                        WireHeader h = f.header();
-                        EventFormat fmt = byId.get(h.eventId());
-                        if (fmt == null || h.formatHash() != hash) {
+                        Object scope = scope(p, f);
+                        WireContext c = contexts.get(scope);
+                        if (f.kind() == FrameKind.LOST) {
+                            // the lost count goes with the CPU's next event
+                            continue;
+                        }
+                        if (f.kind() != FrameKind.EVENT || f.body() == null) {
+                            continue;
+                        }
+                        EventFormat fmt = c == null ? null : c.format(f.eventId());
+                        if (fmt == null) {
                             unknown++;
                             continue;
                         }
-                        rawClock |= h.rawClock();
-                        long l = h.lostUnknown() ? -1 : h.lostEvents();
-                        if (l > 0) {
-                            lost += l;
-                        } else if (l < 0) {
-                            lostUnknown++;
-                        }
-                        try {
-                            return new Event("", WireRecords.toRecord(f, fmt, longSize), l, packet);
-                        } catch (WireFormatException ex) {
-                            unknown++;
-                        }
+                        WireHeader h = f.header();
+                        rawClock |= h.has(WireHeader.FLAG_RAW_CLOCK);
+                        return new Event("", new EventRecord(fmt, new org.tracewire.format.KernelLayout(h.byteOrder(), c.layout().longSize()), h.cpu(),
+                                h.timeNs(), f.body()), 0, packet);
                     }
                     return null;
                 } catch (IOException ex) {
@@ -223,28 +243,35 @@ public final class PcapngInput implements RecordInput {
     @Override
     public List<String> summary() {
         List<String> lines = new ArrayList<>();
-        if (lost > 0 || lostUnknown > 0) {
-            lines.add(lost + " events lost" + (lostUnknown > 0 ? " (and an unknown number at " + lostUnknown + " frames)" : ""));
+        long lostTotal = 0;
+        for (WireContext c : contexts.values()) {
+            for (long l : c.lost().values()) {
+                lostTotal += l;
+            }
         }
-        if (foreign > 0 || unknown > 0) {
-            lines.add(foreign + " packets not tracewire frames, " + unknown + " frames of unknown events or identities skipped");
+        if (lostTotal > 0) {
+            lines.add(lostTotal + " events lost");
+        }
+        if (foreign > 0 || unknown > 0 || malformed > 0) {
+            lines.add(foreign + " packets not tracewire frames, " + malformed + " malformed frames, " + unknown
+                    + " frames of events without a format in the file skipped");
         }
         return lines;
     }
 
     @Override
     public FormatCatalog catalog() {
-        return source.catalog();
+        return main.catalog();
     }
 
     @Override
     public SavedCmdlines cmdlines() {
-        return SavedCmdlines.empty();
+        return main.cmdlines();
     }
 
     @Override
     public String formatsLabel() {
-        return source.label();
+        return "the file";
     }
 
     @Override
@@ -255,6 +282,11 @@ public final class PcapngInput implements RecordInput {
     /** The file read. */
     public Path file() {
         return file;
+    }
+
+    /** The context of the file's first capture. */
+    public WireContext context() {
+        return main;
     }
 
     @Override

@@ -83,7 +83,7 @@ public interface RecordInput extends AutoCloseable {
             return TraceDatInput.open(file, live);
         }
         if (PcapngInput.hasMagic(head)) {
-            return PcapngInput.open(file, live, null);
+            return PcapngInput.open(file);
         }
         throw new IllegalArgumentException(file + ": neither a trace.dat nor a pcapng file");
     }

@@ -40,6 +40,16 @@ public record InterfaceInfo(int linkType, int snapLength, String name, String de
         this(linkType, snapLength, name, description, "", "", "");
     }
 
+    /**
+     * An interface of bare tracewire frames ({@code docs/wire-format.md} §1: link type
+     * {@value PcapngWriter#LINKTYPE_TRACEWIRE}, LINKTYPE_USER15), as tracewire's pcapng files hold them.
+     *
+     * @param snapLength largest frame, bytes
+     */
+    public static InterfaceInfo tracewire(String name, String description, int snapLength) {
+        return new InterfaceInfo(PcapngWriter.LINKTYPE_TRACEWIRE, snapLength, name, description);
+    }
+
     /** An Ethernet interface. */
     public static InterfaceInfo ethernet(String name, String description, int snapLength) {
         return new InterfaceInfo(PcapngWriter.LINKTYPE_ETHERNET, snapLength, name, description);

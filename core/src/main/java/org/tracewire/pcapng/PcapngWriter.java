@@ -31,6 +31,8 @@ import java.util.Objects;
 public final class PcapngWriter implements AutoCloseable {
     /** LINKTYPE_ETHERNET: IEEE 802.3 Ethernet frames without FCS. */
     public static final int LINKTYPE_ETHERNET = 1;
+    /** LINKTYPE_USER15: bare tracewire frames ({@code docs/wire-format.md} §1), the link type of tracewire's files. */
+    public static final int LINKTYPE_TRACEWIRE = 162;
 
     static final int SHB = 0x0A0D0D0A, IDB = 1, ISB = 5, EPB = 6;
     static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;

@@ -1,70 +1,25 @@
 package org.tracewire.wire;
 
-import java.util.List;
-import java.util.Objects;
+import java.nio.ByteBuffer;
 
 /**
- * One tracewire frame: Ethernet II header (destination, source, EtherType 0x88B5), the fixed
- * {@link WireHeader}, then the TLVs ({@code docs/wire-format.md}). Immutable; no FCS.
+ * A decoded tracewire frame ({@link WireDecoder}): its header, its body and, in the Ethernet
+ * encapsulation, the source address (the context scope, §4).
  *
- * @param destination Ethernet destination (normally {@link MacAddress#TRACEWIRE})
- * @param source      Ethernet source (the traced host, {@link MacAddress#localHost()})
- * @param header      the fixed header
- * @param tlvs        the TLVs in wire order; their encoded sizes must sum to at most 65535
+ * @param source   the Ethernet source address, or null for a bare frame (pcapng link type 162)
+ * @param header   the 16-byte header
+ * @param body     for {@link FrameKind#EVENT}: the record payload (read-only, position 0, in the
+ *                 kernel's byte order {@link WireHeader#byteOrder()}); otherwise null
+ * @param fragment for context kinds: the fragment; otherwise null
  */
-public record WireFrame(MacAddress destination, MacAddress source, WireHeader header, List<Tlv> tlvs) {
-    /** Bytes of the Ethernet II header (two addresses and the EtherType). */
-    public static final int ETHERNET_HEADER = 14;
-    /** IEEE 802 "local experimental" EtherType 1. */
-    public static final int ETHERTYPE = 0x88B5;
-    /** The default maximum frame size: Ethernet header + MTU 1500. */
-    public static final int DEFAULT_MAX_FRAME = 1514;
-    /** The smallest maximum frame size an encoder accepts: Ethernet header + fixed header. */
-    public static final int MIN_MAX_FRAME = ETHERNET_HEADER + WireHeader.SIZE;
-    /** The largest maximum frame size an encoder accepts. */
-    public static final int MAX_MAX_FRAME = 65535;
-
-    public WireFrame {
-        Objects.requireNonNull(destination, "destination");
-        Objects.requireNonNull(source, "source");
-        Objects.requireNonNull(header, "header");
-        tlvs = List.copyOf(tlvs);
-        if (tlvLength(tlvs) > 0xffff) {
-            throw new IllegalArgumentException("TLVs of " + tlvLength(tlvs) + " bytes exceed 65535");
-        }
+public record WireFrame(MacAddress source, WireHeader header, ByteBuffer body, ContextFragment fragment) {
+    /** The frame's kind, or null for a reserved kind (then body and fragment are null). */
+    public FrameKind kind() {
+        return header.kind();
     }
 
-    /** Sum of the TLVs' encoded sizes. */
-    public int tlvLength() {
-        return tlvLength(tlvs);
-    }
-
-    private static int tlvLength(List<Tlv> tlvs) {
-        int n = 0;
-        for (Tlv t : tlvs) {
-            n += t.size();
-        }
-        return n;
-    }
-
-    /** Exact encoded size in bytes: 14 + 48 + TLV bytes. */
-    public int size() {
-        return ETHERNET_HEADER + WireHeader.SIZE + tlvLength();
-    }
-
-    /** The TLV of a type, or null. */
-    public Tlv tlv(int type) {
-        for (Tlv t : tlvs) {
-            if (t.type() == type) {
-                return t;
-            }
-        }
-        return null;
-    }
-
-    /** The event name of the type-0 TLV, or null when absent. */
-    public String eventName() {
-        Tlv t = tlv(Tlv.EVENT_NAME);
-        return t == null ? null : t.text();
+    /** For an EVENT frame: the record's {@code common_type} (event id), from payload offset 0 in the kernel's byte order. */
+    public int eventId() {
+        return body.getShort(0) & 0xffff;
     }
 }

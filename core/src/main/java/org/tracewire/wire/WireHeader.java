@@ -1,105 +1,121 @@
 package org.tracewire.wire;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 /**
- * The fixed tracewire header that follows the Ethernet header ({@code docs/wire-format.md},
- * "Fixed header"). On the wire it is {@link #SIZE} bytes (version 1), all big-endian:
+ * The 16-byte tracewire header every frame starts with ({@code docs/wire-format.md} §2), all
+ * fields big-endian:
  *
  * <pre>
  * off size field
- *  0   2   magic "TW" (0x54 0x57)
- *  2   1   version (1)
- *  3   1   flags (FLAG_*)
- *  4   2   header length in bytes (48; receivers skip anything beyond the fields they know)
- *  6   2   cpu
- *  8   2   event id (common_type)
- * 10   1   common_flags
- * 11   1   common_preempt_count
- * 12   4   common_pid (signed)
- * 16   8   time: ns since 1970-01-01 UTC (raw trace clock when FLAG_RAW_CLOCK)
- * 24   8   per-CPU sequence number
- * 32   4   lost events since the previous frame of this CPU (saturating)
- * 36   2   original TLV length: TLV bytes before truncation (saturating at 65535)
- * 38   2   TLV length: TLV bytes in this frame (written by the encoder, not part of this record)
- * 40   8   format identity hash
+ *  0   1   version (2; version-1 frames have 0x54 here)
+ *  1   1   kind (bits 0-3, {@link FrameKind}) | flags (bits 4-7, FLAG_*)
+ *  2   2   cpu (0xFFFF: a context frame about no CPU)
+ *  4   4   per-cpu-value sequence number (u32, wraps)
+ *  8   8   time: ns since 1970-01-01 UTC (raw trace clock with FLAG_RAW_CLOCK)
  * </pre>
- * Offsets are from the header's first byte (frame offset = 14 + off).
  *
- * @param version        format version (1..255; this code writes 1)
- * @param flags          the flags byte (0..255), see {@code FLAG_*}
- * @param cpu            CPU whose ring buffer held the event (0..65535)
- * @param eventId        the record's {@code common_type} (0..65535)
- * @param commonFlags    {@code common_flags} (0..255)
- * @param preemptCount   {@code common_preempt_count} (0..255)
- * @param pid            {@code common_pid}
- * @param timeNs         event time in ns since the Unix epoch, UTC (or raw trace clock)
- * @param sequence       per-CPU sequence number (0 for the first frame of a CPU in a capture)
- * @param lostEvents     events lost on this CPU since its previous frame (0..0xFFFFFFFF)
- * @param originalLength TLV bytes the frame would have carried untruncated (0..65535)
- * @param formatHash     {@link org.tracewire.format.FormatIdentity} hash of the sender's formats
+ * @param version  the version byte (this code writes {@link #VERSION})
+ * @param kindCode the kind's 4-bit code (0..15; {@link FrameKind#of} gives the kind, null when reserved)
+ * @param flags    the flag bits, already in their header position (0x10..0xF0 masks, see {@code FLAG_*})
+ * @param cpu      0..65535; {@link #NO_CPU} for context about no CPU
+ * @param sequence 0..2^32-1
+ * @param timeNs   ns since the Unix epoch, UTC (or the raw trace clock)
  */
-public record WireHeader(int version, int flags, int cpu, int eventId, int commonFlags, int preemptCount,
-                         int pid, long timeNs, long sequence, long lostEvents, int originalLength,
-                         long formatHash) {
-
-    /** Bytes of the version-1 header. */
-    public static final int SIZE = 48;
-    /** The magic, {@code "TW"} as a big-endian short. */
-    public static final int MAGIC = 0x5457;
-    /** The version this code writes. */
-    public static final int VERSION = 1;
-
-    /** Bit 0: field values (TLV values) are little-endian (the kernel's byte order); clear = big-endian. */
-    public static final int FLAG_LITTLE_ENDIAN = 0x01;
-    /** Bit 1: the event did not fit the maximum frame size; the last TLV is cut or TLVs are missing. */
-    public static final int FLAG_TRUNCATED = 0x02;
-    /** Bit 2: events were lost before this frame but the kernel did not say how many (lost field is 0). */
-    public static final int FLAG_LOST_UNKNOWN = 0x04;
-    /** Bit 3: the time is the raw trace clock (e.g. {@code local}), not wall-clock ns since the epoch. */
-    public static final int FLAG_RAW_CLOCK = 0x08;
-    /** Bits 4..7: reserved, sent as 0, ignored by receivers. */
-    public static final int RESERVED_FLAGS = 0xf0;
-
-    /** Field offsets within the header. */
-    public static final int OFF_MAGIC = 0, OFF_VERSION = 2, OFF_FLAGS = 3, OFF_HEADER_LENGTH = 4, OFF_CPU = 6,
-            OFF_EVENT_ID = 8, OFF_COMMON_FLAGS = 10, OFF_PREEMPT_COUNT = 11, OFF_PID = 12, OFF_TIME = 16,
-            OFF_SEQUENCE = 24, OFF_LOST = 32, OFF_ORIGINAL_LENGTH = 36, OFF_TLV_LENGTH = 38, OFF_FORMAT_HASH = 40;
+public record WireHeader(int version, int kindCode, int flags, int cpu, long sequence, long timeNs) {
+    /** Bytes of the header. */
+    public static final int SIZE = 16;
+    /** The version this code writes and reads. */
+    public static final int VERSION = 2;
+    /** Header byte 0 of version-1 frames (the {@code T} of their magic {@code TW}). */
+    public static final int VERSION_1_MARK = 0x54;
+    /** The cpu value of context frames that concern no CPU. */
+    public static final int NO_CPU = 0xFFFF;
+    /** The event payload (and the kernel) is little-endian. */
+    public static final int FLAG_LITTLE_ENDIAN = 0x10;
+    /** The event payload was cut to the maximum frame size. */
+    public static final int FLAG_TRUNCATED = 0x20;
+    /** The time field is the raw trace clock, not epoch ns. */
+    public static final int FLAG_RAW_CLOCK = 0x40;
+    /** Bits of byte 1 that are flags. */
+    public static final int FLAG_MASK = 0xF0;
 
     public WireHeader {
-        check("version", version, 1, 0xff);
-        check("flags", flags, 0, 0xff);
-        check("cpu", cpu, 0, 0xffff);
-        check("eventId", eventId, 0, 0xffff);
-        check("commonFlags", commonFlags, 0, 0xff);
-        check("preemptCount", preemptCount, 0, 0xff);
-        if (lostEvents < 0 || lostEvents > 0xffff_ffffL) {
-            throw new IllegalArgumentException("lostEvents " + lostEvents + " outside 0..4294967295");
-        }
-        check("originalLength", originalLength, 0, 0xffff);
-    }
-
-    private static void check(String what, int v, int min, int max) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(what + " " + v + " outside " + min + ".." + max);
+        if (version < 0 || version > 0xff || kindCode < 0 || kindCode > 15 || (flags & ~FLAG_MASK) != 0
+                || cpu < 0 || cpu > 0xffff || sequence < 0 || sequence > 0xffff_ffffL) {
+            throw new IllegalArgumentException("header field out of range: version " + version + ", kind "
+                    + kindCode + ", flags 0x" + Integer.toHexString(flags) + ", cpu " + cpu + ", sequence " + sequence);
         }
     }
 
-    /** Whether TLV values are little-endian. */
-    public boolean littleEndian() {
-        return (flags & FLAG_LITTLE_ENDIAN) != 0;
+    /** The frame's kind, or null for a reserved kind code. */
+    public FrameKind kind() {
+        return FrameKind.of(kindCode);
     }
 
-    /** Whether the frame was truncated. */
-    public boolean truncated() {
-        return (flags & FLAG_TRUNCATED) != 0;
+    /** The byte order of the event payload / the traced kernel, from {@link #FLAG_LITTLE_ENDIAN}. */
+    public ByteOrder byteOrder() {
+        return (flags & FLAG_LITTLE_ENDIAN) != 0 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
     }
 
-    /** Whether events were lost in an unknown number. */
-    public boolean lostUnknown() {
-        return (flags & FLAG_LOST_UNKNOWN) != 0;
+    /** True when the given flag bit(s) are all set. */
+    public boolean has(int flag) {
+        return (flags & flag) == flag;
     }
 
-    /** Whether the time is the raw trace clock. */
-    public boolean rawClock() {
-        return (flags & FLAG_RAW_CLOCK) != 0;
+    /** Writes the 16 bytes at {@code out}'s position (absolute puts, position advanced by 16). */
+    public void write(ByteBuffer out) {
+        write(out, version, kindCode, flags, cpu, sequence, timeNs);
+    }
+
+    /**
+     * Writes a header without building a record (the capture's hot path).
+     *
+     * @throws java.nio.BufferOverflowException when fewer than 16 bytes remain
+     */
+    static void write(ByteBuffer out, int version, int kindCode, int flags, int cpu, long sequence, long timeNs) {
+        if (out.remaining() < SIZE) {
+            throw new java.nio.BufferOverflowException();
+        }
+        int p = out.position();
+        ByteOrder o = out.order();
+        out.order(ByteOrder.BIG_ENDIAN);
+        out.put(p, (byte) version);
+        out.put(p + 1, (byte) (kindCode | flags));
+        out.putShort(p + 2, (short) cpu);
+        out.putInt(p + 4, (int) sequence);
+        out.putLong(p + 8, timeNs);
+        out.order(o);
+        out.position(p + SIZE);
+    }
+
+    /**
+     * Reads a header at absolute index {@code at}.
+     *
+     * @param frameOffset where {@code at} lies in the frame, for error offsets (14 in Ethernet, else 0)
+     * @throws WireFormatException when fewer than 16 bytes remain, for a version-1 frame (said so) or
+     *                             another version than 2
+     */
+    static WireHeader read(ByteBuffer in, int at, int frameOffset) {
+        if (in.limit() - at < SIZE) {
+            throw new WireFormatException(frameOffset + Math.max(0, in.limit() - at),
+                    "truncated: the tracewire header needs " + SIZE + " bytes, " + Math.max(0, in.limit() - at) + " present");
+        }
+        int version = in.get(at) & 0xff;
+        if (version == VERSION_1_MARK) {
+            throw new WireFormatException(frameOffset, "tracewire wire format version 1: not read by this version (recapture with this tracewire)");
+        }
+        if (version != VERSION) {
+            throw new WireFormatException(frameOffset, "unknown tracewire wire format version " + version);
+        }
+        int b1 = in.get(at + 1) & 0xff;
+        ByteOrder o = in.order();
+        in.order(ByteOrder.BIG_ENDIAN);
+        int cpu = in.getShort(at + 2) & 0xffff;
+        long seq = in.getInt(at + 4) & 0xffff_ffffL;
+        long time = in.getLong(at + 8);
+        in.order(o);
+        return new WireHeader(version, b1 & 0x0f, b1 & FLAG_MASK, cpu, seq, time);
     }
 }

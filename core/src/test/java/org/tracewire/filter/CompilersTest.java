@@ -26,11 +26,17 @@ class CompilersTest {
         assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.sched.sched_switch.prev_pid == 1 && "
                 + "(tracewire.sched.sched_switch.next_comm matches \"(?-i)(?s)^kworker\\\\/.*$\" || "
                 + "tracewire.sched.sched_switch.prev_state & 0x2))", cf.display());
-        // prev_comm (char[16]) is the first own field: nothing after it has a fixed offset
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + f.id(), cf.bpf());
+        // v2: prev_pid sits at payload offset 24 = frame offset 54 (little-endian); the string condition widens
+        assertEquals(P(f) + " and ether[54:4] = 0x1000000", cf.bpf());
         assertFalse(cf.bpfExact());
-        assertEquals(3, cf.warnings().size(), cf.warnings().toString());
-        assertTrue(cf.warnings().get(0).startsWith("capture filter: prev_pid == 1 dropped (widens)"), cf.warnings().toString());
+        assertEquals(1, cf.warnings().size(), cf.warnings().toString());
+        assertTrue(cf.warnings().get(0).startsWith("capture filter: next_comm ~ \"kworker/*\" dropped (widens)"), cf.warnings().toString());
+    }
+
+    /** The part every v2 capture filter of a little-endian event starts with: Ethernet, version 2, EVENT|LE, the event id. */
+    private static String P(EventFormat f) {
+        return "ether proto 0x88b5 and ether[14] = 2 and ether[15] & 0x1f = 0x10 and ether[30:2] = 0x"
+                + Integer.toHexString(Short.reverseBytes((short) f.id()) & 0xffff);
     }
 
     @Test
@@ -39,29 +45,34 @@ class CompilersTest {
         assertEquals("common_pid == 42 || CPU < 2 && !(common_flags & 0x8)", cf.kernel());
         assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.pid == 42 || "
                 + "(tracewire.cpu < 2 && !(tracewire.common_flags & 0x8)))", cf.display());
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id()
-                + " and (ether[26:4] = 0x2a or (ether[20:2] ^ 0x0) < 0x2 and not (ether[24] & 0x8 != 0))"
-                        .replace("(ether[20:2] ^ 0x0) < 0x2", "ether[20:2] < 0x2")
-                        .replace("or ether[20:2] < 0x2 and not (ether[24] & 0x8 != 0)", "or (ether[20:2] < 0x2 and not (ether[24] & 0x8 != 0))"),
-                cf.bpf());
+        assertEquals(P(Events.sched_switch())
+                + " and (ether[34:4] = 0x2a000000 or (ether[16:2] < 0x2 and not (ether[32] & 0x8 != 0)))", cf.bpf());
         assertTrue(cf.bpfExact());
         assertEquals(List.of(), cf.warnings());
     }
 
     @Test
-    void tlvFieldsAtFixedOffsetsLittleEndian() {
+    void fieldsAtTheirFormatOffsetsLittleEndian() {
         EventFormat f = Events.get("kmem:kmalloc");
-        // name "kmem:kmalloc" (12 bytes): TLV 1 (call_site, 8 B) value at 62 + 4 + 12 + 4 = 82
-        assertEquals(82, BpfFilterCompiler.fixedValueOffsets(f).get("call_site"));
-        assertEquals(82 + 8 + 4 + 8 + 4 + 8 + 4 + 8 + 4 + 8 + 4, BpfFilterCompiler.fixedValueOffsets(f).get("node"));
+        for (var field : f.fields()) {
+            if (field.kind() == org.tracewire.format.FieldKind.INTEGER || field.kind() == org.tracewire.format.FieldKind.POINTER) {
+                assertEquals(30 + field.offset(), BpfFilterCompiler.fixedValueOffsets(f).get(field.name()), field.name());
+            }
+        }
         CompiledFilter cf = c("kmem:kmalloc", "bytes_req > 4096 && node == -1");
-        String guard = "ether[17] & 3 != 1 or ether[18:2] != 48";
         int req = BpfFilterCompiler.fixedValueOffsets(f).get("bytes_req");
         int node = BpfFilterCompiler.fixedValueOffsets(f).get("node");
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + f.id() + " and (" + guard + " or ("
+        assertEquals(P(f) + " and ("
                 + "(" + word(req + 4) + " > 0x0 or (" + word(req + 4) + " = 0x0 and " + word(req) + " > 0x1000))"
-                + " and ether[" + node + ":4] = 0xffffffff))", cf.bpf());
+                + " and ether[" + node + ":4] = 0xffffffff)", cf.bpf());
         assertTrue(cf.bpfExact());
+    }
+
+    @Test
+    void everyFixedSizeNumberIsExact() {
+        CompiledFilter cf = c("sched:sched_switch", "prev_pid > 100 && next_prio < 120");
+        assertTrue(cf.bpfExact(), cf.warnings().toString());
+        assertEquals(List.of(), cf.warnings());
     }
 
     private static String word(int off) {
@@ -71,29 +82,29 @@ class CompilersTest {
     @Test
     void signedOrderFlipsTheSignBit() {
         CompiledFilter cf = c("sched:sched_switch", "common_pid < -1");
-        assertTrue(cf.bpf().endsWith(" and (ether[26:4] ^ 0x80000000) < 0x7fffffff"), cf.bpf());
+        assertTrue(cf.bpf().endsWith(" and (" + word(34) + " ^ 0x80000000) < 0x7fffffff"), cf.bpf());
     }
 
     @Test
     void orOfExpressibleAndInexpressibleWidensToTheEventAlone() {
         CompiledFilter cf = c("sched:sched_switch", "common_pid == 1 || prev_comm == \"bash\"");
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id(), cf.bpf());
+        assertEquals(P(Events.sched_switch()), cf.bpf());
         assertFalse(cf.bpfExact());
         CompiledFilter neg = c("sched:sched_switch", "!(common_pid == 1 && prev_comm == \"bash\")");
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id(), neg.bpf());
+        assertEquals(P(Events.sched_switch()), neg.bpf());
         CompiledFilter and = c("sched:sched_switch", "!(common_pid == 1 || prev_comm == \"bash\")");
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and not (ether[26:4] = 0x1)", and.bpf());
+        assertEquals(P(Events.sched_switch()) + " and not (ether[34:4] = 0x1000000)", and.bpf());
     }
 
     @Test
     void cpuIsAU16OnTheWire() {
         CompiledFilter cf = c("sched:sched_switch", "CPU == -1 || CPU < 70000 && CPU & 0x10001");
         assertEquals("tracewire.event == \"sched:sched_switch\" && tracewire.cpu & 0x1", cf.display());
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and ether[20:2] & 0x1 != 0", cf.bpf());
+        assertEquals(P(Events.sched_switch()) + " and ether[16:2] & 0x1 != 0", cf.bpf());
         assertTrue(cf.bpfExact());
         CompiledFilter never = c("sched:sched_switch", "CPU > 65536");
         assertEquals("tracewire.event == \"sched:sched_switch\" && !frame", never.display());
-        assertEquals("ether proto 0x88b5 and ether[22:2] = " + Events.sched_switch().id() + " and ether[14:2] != 0x5457", never.bpf());
+        assertEquals(P(Events.sched_switch()) + " and ether[16:2] = 0xffff", never.bpf());
     }
 
     @Test

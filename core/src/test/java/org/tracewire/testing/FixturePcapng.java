@@ -3,21 +3,25 @@ package org.tracewire.testing;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
-import org.tracewire.format.FormatIdentity;
+import java.util.Map;
+import java.util.Set;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.FrameEncoder;
-import org.tracewire.wire.MacAddress;
-import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.WireHeader;
 
 /**
- * Writes real records ({@link FixtureRecords}) as a pcapng of tracewire frames, as a capture's
- * {@code --pcapng} output holds them: one Ethernet interface, one frame per record, the snapshot's
- * format identity, each frame's time = {@link #EPOCH_NS} + the record's trace-clock time.
+ * Writes real records ({@link FixtureRecords}) as a pcapng of tracewire version-2 frames, as a
+ * capture's {@code -w} output holds them: one interface (link type 162), a CAPTURE frame first, each
+ * event's FORMAT frame (the snapshot's format text) before its first EVENT frame, each frame's time =
+ * {@link #EPOCH_NS} + the record's trace-clock time. No symbols, tasks or constants: what the
+ * snapshot cannot say.
  */
 public final class FixturePcapng {
     /** The wall-clock time added to the records' time stamps: 2023-11-14T22:13:20Z. */
@@ -33,16 +37,29 @@ public final class FixturePcapng {
      * @throws IOException when it cannot be written
      */
     public static Path write(Path file, List<EventRecord> records) throws IOException {
-        long hash = FormatIdentity.of(Tracefs.open(Prerequisites.snapshot()).formats());
-        FrameEncoder encoder = new FrameEncoder(MacAddress.TRACEWIRE, MacAddress.localHost(), hash);
-        ByteBuffer frame = ByteBuffer.allocate(WireFrame.DEFAULT_MAX_FRAME);
+        Tracefs snap = Tracefs.open(Prerequisites.snapshot());
+        FrameEncoder encoder = new FrameEncoder();
+        ByteBuffer frame = ByteBuffer.allocate(FrameEncoder.MAX_FRAME);
+        Set<Integer> described = new HashSet<>();
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
-            int iface = w.addInterface(InterfaceInfo.ethernet("tracewire", "fixture records", WireFrame.DEFAULT_MAX_FRAME));
-            long seq = 0;
+            int iface = w.addInterface(InterfaceInfo.tracewire("tracewire", "fixture records", FrameEncoder.MAX_FRAME));
+            boolean le = snap.layout().byteOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+            var capture = ContextMessages.capture(new ContextMessages.Capture("fixture", null, null, "fixture", "local",
+                    EPOCH_NS, 0, snap.layout(), snap.read("events/header_page"), null, Map.of(), "test", List.of()));
+            for (ByteBuffer f : encoder.context(capture, WireHeader.NO_CPU, le, EPOCH_NS)) {
+                w.writePacket(iface, EPOCH_NS, f, f.remaining(), 0);
+            }
             for (EventRecord r : records) {
                 long time = EPOCH_NS + r.timestampNs();
+                if (described.add(r.format().id())) {
+                    String text = snap.read("events/" + r.format().system() + "/" + r.format().name() + "/format");
+                    for (ByteBuffer f : encoder.context(ContextMessages.format(r.format(), text, null, Map.of()),
+                            WireHeader.NO_CPU, le, time)) {
+                        w.writePacket(iface, time, f, f.remaining(), 0);
+                    }
+                }
                 frame.clear();
-                encoder.encode(r, r.cpu(), seq++, 0, time, 0, frame);
+                encoder.event(r.layout().byteOrder(), r.payload(), r.cpu(), time, false, frame);
                 frame.flip();
                 w.writePacket(iface, time, frame, frame.remaining(), 0);
             }

@@ -2,228 +2,174 @@ package org.tracewire.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatParser;
+import org.tracewire.format.KernelLayout;
 
-/** Round trips, exact sizes, the byte layout of docs/wire-format.md, decoder errors and fuzzing. */
+/** The version-2 codec against {@code docs/wire-format.md}: exact bytes, round trips, fragments, errors. */
 class WireCodecTest {
-    static final MacAddress SRC = MacAddress.forHost("3d1219c7c4c5404aaa1f6d2a48adfda4");
+    private static final String SAMPLE = """
+            name: sample
+            ID: 7
+            format:
+            \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+            \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+            \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+            \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
 
-    static WireFrame randomFrame(Random rnd) {
-        WireHeader h = new WireHeader(1 + rnd.nextInt(255), rnd.nextInt(256), rnd.nextInt(65536), rnd.nextInt(65536),
-                rnd.nextInt(256), rnd.nextInt(256), rnd.nextInt(), rnd.nextLong(), rnd.nextLong(),
-                rnd.nextLong() & 0xffff_ffffL, rnd.nextInt(65536), rnd.nextLong());
-        List<Tlv> tlvs = new ArrayList<>();
-        int n = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(30);
-        for (int i = 0; i < n; i++) {
-            byte[] v = new byte[rnd.nextInt(8) == 0 ? rnd.nextInt(1500) : rnd.nextInt(20)];
-            rnd.nextBytes(v);
-            tlvs.add(new Tlv(rnd.nextInt(3) == 0 ? rnd.nextInt(65536) : i, v));
+            \tfield:int value;\toffset:8;\tsize:4;\tsigned:1;
+
+            print fmt: "value=%d", REC->value
+            """;
+
+    private static ByteBuffer payload() {
+        return ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putShort((short) 7).put((byte) 0x81)
+                .put((byte) 0x12).putInt(-5).putInt(42).flip();
+    }
+
+    @Test
+    void eventFrameBytesFollowTheSpec() {
+        FrameEncoder enc = new FrameEncoder();
+        ByteBuffer out = ByteBuffer.allocate(64);
+        assertEquals(28, enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 3, 0x0102030405060708L, false, out));
+        enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 3, 9, true, ByteBuffer.allocate(64));
+        assertEquals(2, enc.nextSequence(3), "per-cpu sequence");
+        assertEquals(0, enc.nextSequence(4));
+        assertEquals("02" + "10" + "0003" + "00000000" + "0102030405060708" + "0700" + "81" + "12" + "fbffffff" + "2a000000",
+                HexFormat.of().formatHex(out.array(), 0, 28));
+        WireFrame f = WireDecoder.decodeBare(ByteBuffer.wrap(out.array(), 0, 28));
+        assertEquals(FrameKind.EVENT, f.kind());
+        assertEquals(3, f.header().cpu());
+        assertEquals(ByteOrder.LITTLE_ENDIAN, f.header().byteOrder());
+        assertEquals(7, f.eventId());
+        assertEquals(42, f.body().getInt(8));
+        assertNull(f.source());
+    }
+
+    @Test
+    void ethernetWrapsAndTruncates() {
+        FrameEncoder enc = new FrameEncoder();
+        ByteBuffer big = ByteBuffer.allocate(3000).order(ByteOrder.LITTLE_ENDIAN).putShort((short) 7);
+        big.position(0);
+        ByteBuffer bare = ByteBuffer.allocate(4000);
+        int n = enc.event(ByteOrder.LITTLE_ENDIAN, big, 0, 1, false, bare);
+        assertEquals(3016, n);
+        ByteBuffer eth = Ethernet.wrap(bare.flip(), MacAddress.forHost("vm"), 1514);
+        assertEquals(1514, eth.remaining());
+        WireFrame f = WireDecoder.decodeEthernet(eth);
+        assertTrue(f.header().has(WireHeader.FLAG_TRUNCATED));
+        assertEquals(MacAddress.parse("a2:45:d8:87:53:54"), f.source());
+        assertEquals(1500 - 16, f.body().remaining());
+        ByteBuffer cut = ByteBuffer.allocate(100);
+        FrameEncoder small = new FrameEncoder(40);
+        assertEquals(40, small.event(ByteOrder.BIG_ENDIAN, big.position(0), 0, 1, false, cut));
+        assertTrue(WireDecoder.decodeBare(cut.flip()).header().has(WireHeader.FLAG_TRUNCATED));
+    }
+
+    @Test
+    void contextMessagesFragmentAndReassembleInAnyOrder() throws Exception {
+        EventFormat f = FormatParser.parse("test", SAMPLE, "sample");
+        byte[] description = new byte[5000];
+        new Random(1).nextBytes(description);
+        ContextMessage m = ContextMessages.format(f, SAMPLE, description, Map.of("TASK_RUNNING", 0L));
+        FrameEncoder enc = new FrameEncoder();
+        List<ByteBuffer> frames = enc.context(m, WireHeader.NO_CPU, true, 5);
+        assertEquals(4, frames.size(), "5,000+ bytes in 1,472-byte fragments");
+        for (ByteBuffer b : frames) {
+            assertTrue(Ethernet.HEADER + b.remaining() <= 1514);
         }
-        return new WireFrame(new MacAddress(rnd.nextLong() >>> 16), new MacAddress(rnd.nextLong() >>> 16), h, tlvs);
-    }
-
-    @Test
-    void randomFramesRoundTripAndSizeIsBytesWritten() {
-        Random rnd = new Random(0x7e5eed);
-        for (int i = 0; i < 5_000; i++) {
-            WireFrame f = randomFrame(rnd);
-            int pad = rnd.nextInt(16);
-            ByteBuffer buf = ByteBuffer.allocate(f.size() + pad + 16).order(ByteOrder.LITTLE_ENDIAN);
-            buf.position(pad);
-            int written = WireEncoder.encode(f, buf);
-            assertEquals(f.size(), written);
-            assertEquals(pad + f.size(), buf.position());
-            assertEquals(ByteOrder.LITTLE_ENDIAN, buf.order(), "byte order restored");
-            buf.flip().position(pad);
-            WireFrame back = WireDecoder.decode(buf);
-            assertEquals(f, back);
-            assertEquals(f.hashCode(), back.hashCode());
-            assertEquals(pad + f.size(), buf.position(), "decoder consumed exactly the frame");
-            assertArrayEquals(WireEncoder.toBytes(f), WireEncoder.toBytes(back));
-        }
-    }
-
-    @Test
-    void bytesFollowTheSpecTable() {
-        WireHeader h = new WireHeader(1, WireHeader.FLAG_LITTLE_ENDIAN | WireHeader.FLAG_RAW_CLOCK, 3, 0x0140,
-                0x81, 0x12, -5, 0x0102030405060708L, 9, 10, 11, 0x1122334455667788L);
-        WireFrame f = new WireFrame(MacAddress.TRACEWIRE, MacAddress.parse("06:00:00:00:00:01"), h,
-                List.of(Tlv.eventName("a:b"), new Tlv(1, new byte[] {(byte) 0xaa})));
-        byte[] b = WireEncoder.toBytes(f);
-        String hex = HexFormat.of().formatHex(b);
-        assertEquals("027477697265" + "060000000001" + "88b5"          // Ethernet
-                + "5457" + "01" + "09" + "0030" + "0003" + "0140"         // magic version flags hlen cpu id
-                + "81" + "12" + "fffffffb"                                 // common_flags preempt pid
-                + "0102030405060708" + "0000000000000009"                  // time sequence
-                + "0000000a" + "000b" + "000c" + "1122334455667788"        // lost orig tlvlen hash
-                + "0000" + "0003" + "613a62" + "0001" + "0001" + "aa", hex);
-        assertEquals(f.size(), b.length);
-        assertEquals(62 + 12, b.length);
-    }
-
-    @Test
-    void macAddresses() {
-        assertEquals("02:74:77:69:72:65", MacAddress.TRACEWIRE.toString());
-        assertTrue(MacAddress.TRACEWIRE.isLocallyAdministered());
-        assertFalse(MacAddress.TRACEWIRE.isMulticast());
-        for (String id : List.of("3d1219c7c4c5404aaa1f6d2a48adfda4", "vm", "", "host-β")) {
-            MacAddress m = MacAddress.forHost(id);
-            assertTrue(m.isLocallyAdministered(), m.toString());
-            assertFalse(m.isMulticast(), m.toString());
-            assertNotEquals(MacAddress.TRACEWIRE, m);
-            assertEquals(m, MacAddress.forHost(id), "stable");
-            assertEquals(m, MacAddress.parse(m.toString()));
-            assertEquals(m, MacAddress.of(m.toBytes()));
-        }
-        assertNotEquals(MacAddress.forHost("a"), MacAddress.forHost("b"));
-        // the test vectors of docs/wire-format.md, section 1
-        assertEquals("16:85:86:91:6b:54", MacAddress.forHost("3d1219c7c4c5404aaa1f6d2a48adfda4").toString());
-        assertEquals("a2:45:d8:87:53:54", MacAddress.forHost("vm").toString());
-        MacAddress local = MacAddress.localHost();
-        assertTrue(local.isLocallyAdministered() && !local.isMulticast(), local.toString());
-    }
-
-    @Test
-    void encoderRefusesTooSmallBuffersWithoutWriting() {
-        WireFrame f = randomFrame(new Random(1));
-        ByteBuffer small = ByteBuffer.allocate(f.size() - 1);
-        assertThrows(BufferOverflowException.class, () -> WireEncoder.encode(f, small));
-        assertEquals(0, small.position());
-    }
-
-    @Test
-    void tlvEqualityIsByValueAndImmutable() {
-        byte[] v = {1, 2, 3};
-        Tlv t = new Tlv(5, v);
-        v[0] = 9;
-        assertEquals(new Tlv(5, new byte[] {1, 2, 3}), t);
-        t.value()[1] = 9;
-        assertEquals(2, t.valueBuffer().get(1));
-        assertNotEquals(new Tlv(6, new byte[] {1, 2, 3}), t);
-        assertThrows(IllegalArgumentException.class, () -> new Tlv(65536, new byte[0]));
-        assertThrows(IllegalArgumentException.class, () -> new Tlv(1, new byte[65536]));
-    }
-
-    static byte[] valid() {
-        WireHeader h = new WireHeader(1, 1, 0, 7, 0, 0, 1, 2, 3, 0, 13, 4);
-        return WireEncoder.toBytes(new WireFrame(MacAddress.TRACEWIRE, SRC, h,
-                List.of(Tlv.eventName("x:y"), new Tlv(1, new byte[] {1, 2}))));
-    }
-
-    static int errorOffset(byte[] b) {
-        return assertThrows(WireFormatException.class, () -> WireDecoder.decode(ByteBuffer.wrap(b))).offset();
-    }
-
-    @Test
-    void decoderErrorsCarryTheOffset() {
-        byte[] ok = valid();
-        assertEquals(75, ok.length);
-        assertEquals(10, errorOffset(java.util.Arrays.copyOf(ok, 10)));
-        assertEquals(19, errorOffset(java.util.Arrays.copyOf(ok, 19)));
-
-        byte[] type = ok.clone();
-        type[13] = (byte) 0xb6;
-        assertEquals(12, errorOffset(type));
-
-        byte[] magic = ok.clone();
-        magic[15] = 'X';
-        assertEquals(14, errorOffset(magic));
-
-        byte[] version = ok.clone();
-        version[16] = 0;
-        assertEquals(16, errorOffset(version));
-
-        byte[] shortHeader = ok.clone();
-        shortHeader[19] = 40;
-        assertEquals(18, errorOffset(shortHeader));
-
-        byte[] longHeader = ok.clone();
-        longHeader[19] = (byte) 200;
-        assertEquals(18, errorOffset(longHeader));
-
-        assertEquals(52, errorOffset(java.util.Arrays.copyOf(ok, 70)), "TLV area runs past the buffer");
-
-        byte[] tlvPast = ok.clone();
-        tlvPast[62 + 3] = 20; // the name TLV claims 20 bytes; the area has 9 after its head
-        assertEquals(62, errorOffset(tlvPast));
-
-        byte[] secondPast = ok.clone();
-        secondPast[62 + 7 + 3] = 3;
-        assertEquals(69, errorOffset(secondPast));
-
-        byte[] headPast = ok.clone();
-        headPast[14 + 39] = 13 - 6 + 2; // TLV area ends 2 bytes into the second TLV's head
-        assertEquals(69, errorOffset(headPast));
-    }
-
-    @Test
-    void decoderSkipsHeaderExtensionsAndTrailers() {
-        byte[] ok = valid();
-        // a version-2 sender with 8 more header bytes, and 4 bytes of FCS after the frame
-        byte[] ext = new byte[ok.length + 12];
-        System.arraycopy(ok, 0, ext, 0, 62);
-        System.arraycopy(ok, 62, ext, 70, ok.length - 62);
-        ext[16] = 2;
-        ext[19] = 56;
-        WireFrame f = WireDecoder.decode(ext);
-        assertEquals(2, f.header().version());
-        assertEquals("x:y", f.eventName());
-        assertEquals(WireDecoder.decode(ok).tlvs(), f.tlvs());
-    }
-
-    @Test
-    void fuzzedBuffersGiveAFrameOrWireFormatExceptionOnly() {
-        Random rnd = new Random(42);
-        List<byte[]> seeds = new ArrayList<>();
-        for (int i = 0; i < 50; i++) {
-            seeds.add(WireEncoder.toBytes(randomFrame(rnd)));
-        }
-        int frames = 0;
-        int errors = 0;
-        for (int i = 0; i < 200_000; i++) {
-            byte[] b;
-            if (i % 10 == 0) {
-                b = new byte[rnd.nextInt(120)];
-                rnd.nextBytes(b);
-                if (b.length > 16 && rnd.nextBoolean()) {
-                    b[12] = (byte) 0x88;
-                    b[13] = (byte) 0xb5;
-                    b[14] = 'T';
-                    b[15] = 'W';
-                }
-            } else {
-                byte[] seed = seeds.get(rnd.nextInt(seeds.size()));
-                b = java.util.Arrays.copyOf(seed, rnd.nextInt(4) == 0 ? rnd.nextInt(seed.length + 8) : seed.length);
-                int flips = 1 + rnd.nextInt(4);
-                for (int k = 0; k < flips && b.length > 0; k++) {
-                    int at = rnd.nextInt(2) == 0 ? rnd.nextInt(Math.min(b.length, 62)) : rnd.nextInt(b.length);
-                    b[at] = (byte) rnd.nextInt(256);
-                }
-            }
-            try {
-                WireFrame f = WireDecoder.decode(ByteBuffer.wrap(b));
-                assertTrue(f.tlvLength() <= b.length - 62, "TLVs fit the buffer");
-                frames++;
-            } catch (WireFormatException e) {
-                assertTrue(e.offset() >= 0 && e.offset() <= b.length, e.getMessage());
-                errors++;
-            } catch (RuntimeException e) {
-                fail("decoder threw " + e + " for " + HexFormat.of().formatHex(b), e);
+        List<ByteBuffer> shuffled = new ArrayList<>(frames);
+        Collections.shuffle(shuffled, new Random(3));
+        shuffled.add(1, frames.get(2).duplicate()); // a repeat
+        ContextAssembler a = new ContextAssembler();
+        ContextMessage.Parsed done = null;
+        int completions = 0;
+        for (ByteBuffer b : shuffled) {
+            ContextMessage.Parsed p = a.add(0, WireDecoder.decodeBare(b.duplicate()));
+            if (p != null) {
+                done = p;
+                completions++;
             }
         }
-        assertTrue(frames > 1000 && errors > 1000, frames + " frames, " + errors + " errors");
+        assertEquals(1, completions);
+        assertNotNull(done);
+        assertEquals(m, done.message());
+        assertArrayEquals(description, done.message().first(ContextMessage.FORMAT_DESCRIPTION).value());
+        WireContext c = new WireContext();
+        c.apply(done.message(), WireHeader.NO_CPU);
+        assertEquals(f, c.format(7));
+        assertEquals(0L, c.printContext().enums().value("TASK_RUNNING"));
+    }
+
+    @Test
+    void contextGivesLayoutConstantsSymbolsTasksAndLost() {
+        WireContext c = new WireContext();
+        c.apply(ContextMessages.capture(new ContextMessages.Capture("c1", "6.18", "b", "h", "local", 10, 1,
+                new KernelLayout(ByteOrder.BIG_ENDIAN, 4), null, null,
+                new java.util.LinkedHashMap<>(Map.of("HZ", 250L, "vmemmap_base", 0xffffea0000000000L, "sizeof(page)", 64L)),
+                "t", List.of("sched:sched_switch"))), WireHeader.NO_CPU);
+        assertEquals(new KernelLayout(ByteOrder.BIG_ENDIAN, 4), c.layout());
+        assertEquals(250, c.printContext().hz());
+        assertEquals(0xffffea0000000000L, c.printContext().variables().value("vmemmap_base"));
+        assertEquals(64, c.printContext().variables().sizeOf("page"));
+        c.apply(ContextMessage.builder(FrameKind.SYMBOLS).symbol(0xffffffff81000010L, 0xffffffff81000000L, 0x40, "f [m]")
+                .printk(0x1234, "hello").build(), WireHeader.NO_CPU);
+        var s = c.printContext().symbols().lookup(0xffffffff81000010L);
+        assertEquals("f", s.name());
+        assertEquals("m", s.module());
+        assertEquals("hello", c.printContext().printkFormats().lookup(0x1234));
+        c.apply(ContextMessage.builder(FrameKind.PROCESS).task(42, 40, "worker").build(), WireHeader.NO_CPU);
+        assertEquals(new WireContext.Task(42, 40, "worker"), c.tasks().get(42));
+        c.apply(ContextMessages.lost(7), 1);
+        c.apply(ContextMessages.lost(3), 1);
+        assertEquals(10L, c.lost().get(1));
+        c.apply(ContextMessages.capture(new ContextMessages.Capture("c2", null, null, null, null, 0, 0,
+                new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8), null, null, Map.of(), null, null)), WireHeader.NO_CPU);
+        assertTrue(c.tasks().isEmpty(), "another capture id starts afresh");
+    }
+
+    @Test
+    void errorsNameTheOffset() {
+        byte[] v1 = new byte[80];
+        v1[12] = (byte) 0x88;
+        v1[13] = (byte) 0xb5;
+        v1[14] = 0x54;
+        v1[15] = 0x57;
+        WireFormatException e = assertThrows(WireFormatException.class, () -> WireDecoder.decodeEthernet(ByteBuffer.wrap(v1)));
+        assertEquals(14, e.offset());
+        assertTrue(e.getMessage().contains("version 1"), e.getMessage());
+        assertEquals(12, assertThrows(WireFormatException.class,
+                () -> WireDecoder.decodeEthernet(ByteBuffer.wrap(new byte[40]))).offset());
+        byte[] shortEvent = new byte[20];
+        shortEvent[0] = 2;
+        assertEquals(16, assertThrows(WireFormatException.class, () -> WireDecoder.decodeBare(shortEvent)).offset());
+        byte[] badFragment = new byte[30];
+        badFragment[0] = 2;
+        badFragment[1] = 2;
+        badFragment[21] = 3; // index 3
+        badFragment[23] = 2; // of 2
+        assertEquals(20, assertThrows(WireFormatException.class, () -> WireDecoder.decodeBare(badFragment)).offset());
+        byte[] reserved = new byte[16];
+        reserved[0] = 2;
+        reserved[1] = 9;
+        assertNull(WireDecoder.decodeBare(reserved).kind(), "reserved kinds are skipped, not errors");
+        ContextMessage.Parsed p = ContextMessage.parse(FrameKind.PROCESS, new byte[] {0, 1, 0, 0, 0, 2, 9, 9, 0, 1, 0, 0, 0, 50});
+        assertEquals(1, p.message().items().size());
+        assertTrue(p.truncated());
+        assertEquals(8, p.badOffset());
     }
 }

@@ -1,0 +1,276 @@
+package org.tracewire.wire;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
+import org.tracewire.format.FormatException;
+import org.tracewire.format.FormatParser;
+import org.tracewire.format.KernelLayout;
+import org.tracewire.printfmt.KernelVariables;
+import org.tracewire.printfmt.PrintContext;
+import org.tracewire.printfmt.PrintkFormats;
+import org.tracewire.symbols.KernelEnums;
+import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.tracetext.SavedCmdlines;
+
+/**
+ * What the context messages of one scope said ({@code docs/wire-format.md} §4): the capture, the
+ * formats by event id, symbols, printk strings, tasks and lost counts; and from them what a reader
+ * needs to decode and print the events: {@link #catalog()}, {@link #layout()},
+ * {@link #printContext()}, {@link #cmdlines()}. Feed it every context message in file order with
+ * {@link #apply}; a CAPTURE message with another capture id starts afresh. Bad content (a format
+ * that does not parse, a short item) is recorded in {@link #problems()} and skipped; nothing throws.
+ * Memory is bounded by {@link #MAX_ENTRIES} entries per table. Not thread-safe.
+ */
+public final class WireContext {
+    /** Most formats, symbols, printk strings or tasks kept (per table). */
+    public static final int MAX_ENTRIES = 1 << 20;
+
+    private String captureId;
+    private final Map<Integer, ContextMessage.Item> captureItems = new HashMap<>();
+    private final Map<Integer, EventFormat> formats = new LinkedHashMap<>();
+    private final Map<String, FormatException> failures = new LinkedHashMap<>();
+    private final Map<String, Long> enums = new HashMap<>();
+    private final Map<Long, SymbolResolver.Symbol> symbols = new HashMap<>();
+    private final Map<Long, String> printk = new HashMap<>();
+    private final Map<Integer, Task> tasks = new HashMap<>();
+    private final Map<Integer, Long> lost = new HashMap<>();
+    private final List<String> problems = new ArrayList<>();
+
+    /**
+     * A task as PROCESS context describes it.
+     *
+     * @param pid  the task's pid
+     * @param tgid its thread group (process) id
+     * @param comm its name (≤ 16 bytes)
+     */
+    public record Task(int pid, int tgid, String comm) {
+    }
+
+    /**
+     * Applies one message.
+     *
+     * @param cpu the header cpu of its frames (used by LOST)
+     */
+    public void apply(ContextMessage m, int cpu) {
+        try {
+            switch (m.kind()) {
+                case CAPTURE -> capture(m);
+                case FORMAT -> format(m);
+                case SYMBOLS -> symbols(m);
+                case PROCESS -> processes(m);
+                case LOST -> {
+                    ContextMessage.Item i = m.first(ContextMessage.LOST_EVENTS);
+                    if (i != null) {
+                        lost.merge(cpu, i.number(), Long::sum);
+                    }
+                }
+                default -> {
+                }
+            }
+        } catch (RuntimeException e) {
+            problems.add(m.kind() + " message: " + e.getMessage());
+        }
+    }
+
+    private void capture(ContextMessage m) {
+        String id = m.text(ContextMessage.CAPTURE_ID);
+        if (captureId != null && id != null && !id.equals(captureId)) {
+            captureItems.clear();
+            formats.clear();
+            failures.clear();
+            enums.clear();
+            symbols.clear();
+            printk.clear();
+            tasks.clear();
+        }
+        captureId = id;
+        for (ContextMessage.Item i : m.items()) {
+            captureItems.put(i.type(), i);
+        }
+    }
+
+    private void format(ContextMessage m) {
+        String name = m.text(ContextMessage.FORMAT_NAME);
+        String text = m.text(ContextMessage.FORMAT_TEXT);
+        ContextMessage.Item idItem = m.first(ContextMessage.FORMAT_ID);
+        if (name == null || text == null || idItem == null) {
+            problems.add("FORMAT message without id, name or text");
+            return;
+        }
+        int colon = name.indexOf(':');
+        String system = colon > 0 ? name.substring(0, colon) : "unknown";
+        try {
+            EventFormat f = FormatParser.parse(system, text, "FORMAT context of " + name);
+            if (f.id() != (int) idItem.number()) {
+                problems.add("FORMAT " + name + ": id item " + idItem.number() + " but the format says " + f.id());
+            }
+            if (formats.size() < MAX_ENTRIES || formats.containsKey(f.id())) {
+                formats.put(f.id(), f);
+            }
+        } catch (FormatException e) {
+            failures.put(name, e);
+            problems.add(e.getMessage());
+        }
+        String e = m.text(ContextMessage.FORMAT_ENUMS);
+        if (e != null) {
+            for (String line : e.split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0 && enums.size() < MAX_ENTRIES) {
+                    Long v = number(line.substring(eq + 1).trim());
+                    if (v != null) {
+                        enums.put(line.substring(0, eq).trim(), v);
+                    }
+                }
+            }
+        }
+    }
+
+    private void symbols(ContextMessage m) {
+        for (ContextMessage.Item i : m.items()) {
+            ByteBuffer b = i.buffer();
+            if (i.type() == ContextMessage.SYMBOL && i.value().length >= 20 && symbols.size() < MAX_ENTRIES) {
+                long addr = b.getLong(0);
+                long start = b.getLong(8);
+                long size = b.getInt(16) & 0xffff_ffffL;
+                String name = new String(i.value(), 20, i.value().length - 20, StandardCharsets.UTF_8);
+                String module = null;
+                int sp = name.indexOf(" [");
+                if (sp > 0 && name.endsWith("]")) {
+                    module = name.substring(sp + 2, name.length() - 1);
+                    name = name.substring(0, sp);
+                }
+                symbols.put(addr, new SymbolResolver.Symbol(name, start, size, module));
+            } else if (i.type() == ContextMessage.SYMBOL_PRINTK && i.value().length >= 8 && printk.size() < MAX_ENTRIES) {
+                printk.put(b.getLong(0), new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    private void processes(ContextMessage m) {
+        for (ContextMessage.Item i : m.all(ContextMessage.PROCESS_TASK)) {
+            if (i.value().length >= 8 && (tasks.size() < MAX_ENTRIES || tasks.containsKey(i.buffer().getInt(0)))) {
+                ByteBuffer b = i.buffer();
+                String comm = new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8);
+                tasks.put(b.getInt(0), new Task(b.getInt(0), b.getInt(4), comm));
+            }
+        }
+    }
+
+    private static Long number(String s) {
+        try {
+            return s.startsWith("0x") || s.startsWith("0X") ? Long.parseUnsignedLong(s.substring(2), 16) : Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** True once a CAPTURE message was applied. */
+    public boolean hasCapture() {
+        return captureId != null;
+    }
+
+    /** A CAPTURE item as text, or null. */
+    public String captureText(int type) {
+        ContextMessage.Item i = captureItems.get(type);
+        return i == null ? null : i.text();
+    }
+
+    /** A CAPTURE item as a number, or {@code fallback} when absent or malformed. */
+    public long captureNumber(int type, long fallback) {
+        ContextMessage.Item i = captureItems.get(type);
+        try {
+            return i == null ? fallback : i.number();
+        } catch (RuntimeException e) {
+            return fallback;
+        }
+    }
+
+    /** The traced kernel's byte order and long size (CAPTURE items 9 and 8; little-endian, 8 when absent). */
+    public KernelLayout layout() {
+        int longSize = (int) captureNumber(ContextMessage.CAPTURE_LONG_SIZE, 8);
+        ByteOrder order = captureNumber(ContextMessage.CAPTURE_BYTE_ORDER, 1) == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+        return new KernelLayout(order, longSize == 4 ? 4 : 8);
+    }
+
+    /** The format of an event id, or null when no FORMAT message described it. */
+    public EventFormat format(int id) {
+        return formats.get(id);
+    }
+
+    /** The formats described so far, and those that failed to parse. */
+    public FormatCatalog catalog() {
+        return new FormatCatalog(new ArrayList<>(formats.values()), failures);
+    }
+
+    /** The constants of CAPTURE item 12 as a map (name → value; {@code HZ} included). */
+    public Map<String, Long> constants() {
+        Map<String, Long> r = new LinkedHashMap<>();
+        String text = captureText(ContextMessage.CAPTURE_CONSTANTS);
+        if (text != null) {
+            for (String line : text.split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    Long v = number(line.substring(eq + 1).trim());
+                    if (v != null) {
+                        r.put(line.substring(0, eq).trim(), v);
+                    }
+                }
+            }
+        }
+        return r;
+    }
+
+    /** What rendering needs: symbols and printk strings seen, HZ, enums and kernel variables from the context. */
+    public PrintContext printContext() {
+        Map<String, Long> values = new HashMap<>();
+        Map<String, Integer> sizes = new HashMap<>();
+        int hz = 0;
+        for (Map.Entry<String, Long> e : constants().entrySet()) {
+            String k = e.getKey();
+            if (k.equals("HZ")) {
+                hz = e.getValue().intValue();
+            } else if (k.startsWith("sizeof(") && k.endsWith(")")) {
+                sizes.put(k.substring(7, k.length() - 1), e.getValue().intValue());
+            } else {
+                values.put(k, e.getValue());
+            }
+        }
+        Map<Long, SymbolResolver.Symbol> syms = Map.copyOf(symbols);
+        SymbolResolver resolver = address -> {
+            SymbolResolver.Symbol s = syms.get(address);
+            return s;
+        };
+        return new PrintContext(resolver, new PrintkFormats(Map.copyOf(printk)), hz, new KernelEnums(Map.copyOf(enums)),
+                new KernelVariables(values, sizes));
+    }
+
+    /** The tasks described so far, by pid. */
+    public Map<Integer, Task> tasks() {
+        return Map.copyOf(tasks);
+    }
+
+    /** Task names by pid, as the kernel's {@code saved_cmdlines} would give them. */
+    public SavedCmdlines cmdlines() {
+        StringBuilder sb = new StringBuilder();
+        tasks.values().forEach(t -> sb.append(t.pid()).append(' ').append(t.comm()).append('\n'));
+        return SavedCmdlines.parse(sb.toString());
+    }
+
+    /** Lost events per CPU, summed over the LOST messages applied. */
+    public Map<Integer, Long> lost() {
+        return Map.copyOf(lost);
+    }
+
+    /** What could not be used (formats that did not parse, malformed items), in order. */
+    public List<String> problems() {
+        return List.copyOf(problems);
+    }
+}
