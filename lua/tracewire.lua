@@ -297,7 +297,16 @@ local NUMFMT = { [8] = "%o", [10] = "%d", [16] = "%x" }
 -- lib/vsprintf.c number(): num is the value converted to the conversion's type: a UInt64 bit
 -- pattern, or a Lua number (an integer of at most 53 bits, negative only with SIGN) from the
 -- evaluator's fast path.
+-- flags that change a number's text without a width (the rest only act with one)
+local SHOWN = PLUS + SPACE + SPECIAL
 local function number(num, base, flags, width, precision)
+  if width <= 0 and precision < 0 and type(num) == "number" and bit.band(flags, SHOWN) == 0
+      and (num >= 0 or bit.band(flags, SIGN) ~= 0) then
+    -- the common case: the digits alone
+    local d = string.format(NUMFMT[base], num)
+    if base == 16 and bit.band(flags, SMALL) == 0 then d = d:upper() end
+    return d
+  end
   if width > MAX_WIDTH then width = MAX_WIDTH end
   if precision > MAX_WIDTH then precision = MAX_WIDTH end
   local isnum = type(num) == "number"
@@ -321,7 +330,7 @@ local function number(num, base, flags, width, precision)
   end
   local d
   if isnum then d = string.format(NUMFMT[base], num) else d = digits(num, base) end
-  if not locase then d = d:upper() end
+  if not locase and base == 16 then d = d:upper() end
   local i = #d
   if i > precision then precision = i end
   width = width - precision
@@ -349,6 +358,7 @@ local function number(num, base, flags, width, precision)
 end
 
 local function vstring(s, flags, width, precision)
+  if width <= 0 and precision < 0 then return s end
   if width > MAX_WIDTH then width = MAX_WIDTH end
   if precision >= 0 and #s > precision then s = s:sub(1, precision) end
   local pad = width - #s
@@ -359,6 +369,8 @@ end
 
 local function hex2(b) return string.format("%02x", b) end
 
+local ipaddr, mac, uuid, bitmap, hexstring
+;(function()
 local function need(m, n, what)
   if m.l - m.o < n then fail(what .. " needs " .. n .. " bytes") end
 end
@@ -423,7 +435,7 @@ local function ip6compressed(d, off)
   return table.concat(t)
 end
 
-local function ipaddr(m, ext, le)
+function ipaddr(m, ext, le)
   local d, off = m.d, m.o
   local kind = ext:sub(2, 2)
   local leading = ext:sub(1, 1) == "i"
@@ -465,7 +477,7 @@ local function ipaddr(m, ext, le)
   fail("unsupported %p" .. ext)
 end
 
-local function mac(m, ext)
+function mac(m, ext)
   need(m, 6, "%p" .. ext)
   local rev = ext:sub(2, 2) == "R"
   local sep = ":"
@@ -478,7 +490,7 @@ local function mac(m, ext)
   return table.concat(t, sep)
 end
 
-local function uuid(m, ext)
+function uuid(m, ext)
   need(m, 16, "%p" .. ext)
   local k = ext:sub(2, 2)
   if k == "" then k = "b" end
@@ -505,7 +517,7 @@ local function bitset(m, n, le)
   return w:rshift(b):band(U1) == U1
 end
 
-local function bitmap(m, nrbits, list, le)
+function bitmap(m, nrbits, list, le)
   local avail = (m.l - m.o) * 8
   if nrbits > avail then nrbits = avail end
   if nrbits < 0 then nrbits = 0 end
@@ -541,7 +553,7 @@ local function bitmap(m, nrbits, list, le)
   return table.concat(t, ",")
 end
 
-local function hexstring(m, ext, width)
+function hexstring(m, ext, width)
   local len = width < 0 and 1 or math.min(width, 64)
   len = math.min(len, m.l - m.o)
   local sepc = ext:sub(2, 2)
@@ -551,18 +563,19 @@ local function hexstring(m, ext, width)
   for i = 0, len - 1 do t[#t + 1] = hex2(m.d:byte(m.o + 1 + i)) end
   return table.concat(t, sep)
 end
-
+end)()
 ---------------------------------------------------------------------------- host overrides
 -- Overrides (preferences) of what the capture's context says: the traced kernel's /proc/kallsyms
 -- for %pS and friends, its printk_formats for %s of a format-string pointer, and its CONFIG_HZ
 -- for jiffies_to_msecs. Off by default: the capture carries its own (SYMBOLS, CAPTURE), and a file
 -- from another boot or host would be resolved wrongly.
+local symbols, lookupsym, ctxsym, printk
+local function hex16(u) return u:tohex() end
+;(function()
 local SYMS = nil        -- { addrs = { "16 hex digits" }, names = {}, mods = {}, sizes = { UInt64 } }
 local SYMS_PATH = nil
 local PRINTK = nil      -- { ["16 hex digits"] = string }
 local PRINTK_PATH = nil
-
-local function hex16(u) return u:tohex() end
 
 local function loadsyms(path)
   local f = io.open(path, "r")
@@ -598,14 +611,14 @@ local function loadsyms(path)
   return t
 end
 
-local function symbols()
+function symbols()
   local path = tw.prefs.kallsyms
   if path == nil or path == "" then return nil end
   if SYMS_PATH ~= path then SYMS = loadsyms(path); SYMS_PATH = path end
   return SYMS
 end
 
-local function lookupsym(t, addr)
+function lookupsym(t, addr)
   local key = hex16(addr)
   local lo, hi, found = 1, #t.addrs, nil
   while lo <= hi do
@@ -622,7 +635,7 @@ end
 -- The capture's own symbol for addr (SYMBOLS context of scope cx): name, offset, size, module;
 -- false when the sender found none; nil when it sent nothing about the address. For %pB
 -- (backtrace) the symbol covering addr - 1, as the kernel's sprint_backtrace looks it up.
-local function ctxsym(cx, addr, backtrace)
+function ctxsym(cx, addr, backtrace)
   local syms = cx.syms
   local look = backtrace and (addr - U1) or addr
   local e = syms[hex16(look)]
@@ -639,7 +652,7 @@ local function unescape_c(s)
     :gsub("\\(.)", function(c) return map[c] or c end))
 end
 
-local function printk()
+function printk()
   local path = tw.prefs.printk_formats
   if path == nil or path == "" then return nil end
   if PRINTK_PATH ~= path then
@@ -660,7 +673,7 @@ local function printk()
   end
   return PRINTK
 end
-
+end)()
 ---------------------------------------------------------------------------- evaluator
 -- Node tags of the evaluator's internal form, made once per event from the generated print table
 -- (see compileprint below): { tag, ... } with positional operands.
@@ -669,9 +682,14 @@ local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_
 -- Fields whose bytes sit behind a __data_loc/__rel_loc word.
 local DYNAMIC = { dynamic_string = true, dynamic_array = true, dynamic_cpumask = true }
 
-local eval
-local fastfield
 local byte, sub, find = string.byte, string.sub, string.find
+local POW = { [1] = 256, [2] = 65536, [4] = 4294967296 }
+local HALF = { [1] = 128, [2] = 32768, [4] = 2147483648 }
+local FASTBASE = { d = 10, i = 10, u = 10, o = 8, x = 16, X = 16 }
+-- The fast path's conversion (assigned by the "fast evaluator" section below).
+local fastconv
+local eval, fastfield, span, render, entrynums
+;(function()
 
 -- ctx: { ev = event, s = the frame (a Lua string), b = 0-based offset of the payload in s,
 -- pl = payload length, le = payload byte order, pd = the payload as its own string (made on first
@@ -687,7 +705,7 @@ end
 
 -- Where field f's bytes are in the payload: offset, length (dynamic fields through their location
 -- word, flexible arrays to the payload's end); fails when they lie outside the payload.
-local function span(ctx, f)
+function span(ctx, f)
   local off, size, pl = f.offset, f.size, ctx.pl
   if DYNAMIC[f.kind] then
     if off + 4 > pl then fail("field " .. f.name .. " outside the record") end
@@ -910,8 +928,8 @@ end
 -- The entries of a __print_flags/__print_symbolic call node n (from index first) as Lua numbers
 -- when every value is a constant below 2^32 (after the same truncation to a long the loops
 -- below apply): { [k] = number }, made once per node; false when not possible.
-local ENTRYNUMS = {}
-local function entrynums(n, first, u64)
+local ENTRYNUMS = setmetatable({}, { __mode = "k" })
+function entrynums(n, first, u64)
   local r = ENTRYNUMS[n]
   if r ~= nil then return r end
   r = {}
@@ -985,7 +1003,7 @@ local function printflags(ctx, n, u64)
   return text(table.concat(t))
 end
 
-local SYMMAPS = {}
+local SYMMAPS = setmetatable({}, { __mode = "k" })
 local function printsymbolic(ctx, n, u64)
   local val = asint(eval(ctx, n[3]), "__print_symbolic").b
   if not u64 then val = ext(val, LONG, false) end
@@ -1219,15 +1237,13 @@ local function pointer(ctx, c, flags, width, precision, v)
 end
 
 -- 2^(8 * size) and 2^(8 * size - 1) for the integer sizes the fast path handles.
-local POW = { [1] = 256, [2] = 65536, [4] = 4294967296 }
-local HALF = { [1] = 128, [2] = 32768, [4] = 2147483648 }
 local BASES = { d = 10, i = 10, u = 10, o = 8, x = 16, X = 16 }
 
 -- The text of a conversion whose argument is field fi itself, computed with Lua numbers and
 -- strings (no UInt64, no value tables): %s of a char array, and %d %i %u %o %x %X %c of an
 -- integer field of 1, 2 or 4 bytes. Returns nil when the slow path must decide (anything else,
 -- or a field missing or of the wrong length: the slow path then reports the error).
-fastfield = function(ctx, fi, conv, csize, flags, width, precision)
+fastfield = function(ctx, fi, conv, csize, flags, width, precision, c11)
   local f = ctx.ev.f[fi]
   if f == nil then return nil end
   local kind, size, off = f.kind, f.size, f.offset
@@ -1247,11 +1263,15 @@ fastfield = function(ctx, fi, conv, csize, flags, width, precision)
   end
   if kind ~= "int" or POW[size] == nil or off + size > ctx.pl then return nil end
   local o = ctx.b + off
-  local u = 0
-  if ctx.le then
-    for k = o + size, o + 1, -1 do u = u * 256 + byte(ps, k) end
+  local u
+  if size == 4 then
+    local a, b, c, d = byte(ps, o + 1, o + 4)
+    if ctx.le then u = ((d * 256 + c) * 256 + b) * 256 + a else u = ((a * 256 + b) * 256 + c) * 256 + d end
+  elseif size == 1 then
+    u = byte(ps, o + 1)
   else
-    for k = o + 1, o + size do u = u * 256 + byte(ps, k) end
+    local a, b = byte(ps, o + 1, o + 2)
+    if ctx.le then u = b * 256 + a else u = a * 256 + b end
   end
   if f.signed and u >= HALF[size] then u = u - POW[size] end
   if conv == "c" then
@@ -1269,16 +1289,22 @@ fastfield = function(ctx, fi, conv, csize, flags, width, precision)
     u = u % p
     if signed and u >= HALF[csize] then u = u - p end
   end
+  -- without width, precision or shown flags C's printf does what vsprintf does (c[11])
+  if c11 then return string.format(c11, u) end
   if conv == "x" then flags = bit.bor(flags, SMALL) end
   if signed then flags = bit.bor(flags, SIGN) end
   return number(u, base, flags, width, precision)
 end
 
--- Renders a compiled print fmt: pf = { segments, args } (compileprint).
+-- The text of conversion c whose argument has a closure on Lua numbers (c[9], type c[10]: see
+-- "fast evaluator"); nil when the general evaluator must decide.
+
+-- Renders a compiled print fmt: pf = { segments, args } (compileprint), after the text head.
 local OUT = {}
-local function render(ctx, pf)
+function render(ctx, pf, head)
   local segs, args = pf[1], pf[2]
-  local out, no = OUT, 0
+  local out, no = OUT, 1
+  out[1] = head
   local ai = 1
   for si = 1, #segs do
     local c = segs[si]
@@ -1301,7 +1327,8 @@ local function render(ctx, pf)
       -- fast path: the argument is a field of the record (c[8]) printed as it is
       local fast = nil
       local fi = c[8]
-      if fi then fast = fastfield(ctx, fi, conv, c[4], flags, width, precision) end
+      if fi then fast = fastfield(ctx, fi, conv, c[4], flags, width, precision, c[11]) end
+      if fast == nil and c[9] then fast = fastconv(ctx, c, conv, flags, width, precision) end
       if fast then
         no = no + 1; out[no] = fast
       else
@@ -1329,7 +1356,403 @@ local function render(ctx, pf)
   end
   return table.concat(out, "", 1, no)
 end
+end)()
+---------------------------------------------------------------------------- fast evaluator
+-- Most print fmt arguments are integer expressions on a record's fields whose values are small:
+-- these are compiled (once per event, from the evaluator's nodes) into closures that compute with
+-- Lua numbers, no UInt64 and no value tables: per frame they allocate nothing. C's types are
+-- static, so each closure has one: "i" (an integer of size bytes, signed or not) or "t" (text).
+-- A closure returns nil when it cannot give the exact C result with numbers (a 64-bit value
+-- beyond 2^53, a division, a field outside the record, ...): the conversion is then evaluated by
+-- the general evaluator above, so results are the same either way.
+local fastc, fastwrap
+;(function()
+  local P32, P31, P53 = 4294967296, 2147483648, 9007199254740992
+  local floor = math.floor
+  local band, bor, bxor = bit.band, bit.bor, bit.bxor
+  local POW8 = { [1] = 256, [2] = 65536, [4] = P32 }
 
+  -- v (an exact integer, |v| <= 2^53) as C type (size, signed); nil when not a Lua number then.
+  local function wrap(v, size, signed)
+    if v == nil then return nil end
+    if size == 8 then
+      if v < 0 and not signed then return nil end
+      if v > P53 or v < -P53 then return nil end
+      return v
+    end
+    local m = POW8[size]
+    v = v % m
+    if signed and v >= m / 2 then v = v - m end
+    return v
+  end
+
+  local function promoted(size, signed)
+    if size < 4 then return 4, true end
+    return size, signed
+  end
+
+  -- C's usual arithmetic conversions of two promoted types.
+  local function common(s1, g1, s2, g2)
+    s1, g1 = promoted(s1, g1)
+    s2, g2 = promoted(s2, g2)
+    if s1 == s2 then return s1, g1 and g2 end
+    if s1 > s2 then return s1, g1 end
+    return s2, g2
+  end
+
+  -- The two 32-bit halves of an exact integer (two's complement for negative values).
+  local function halves(v)
+    return floor(v / P32) % P32, v % P32
+  end
+
+  local function join(hi, lo, signed)
+    if signed and hi >= P31 then hi = hi - P32 end
+    if hi >= 2097152 or hi < -2097152 then return nil end
+    return hi * P32 + lo
+  end
+
+  -- (a * b) mod 2^32 for 0 <= a, b < 2^32, exact.
+  local function mul32(a, b)
+    local ah, al = floor(a / 65536), a % 65536
+    return (al * b + ((ah * b) % 65536) * 65536) % P32
+  end
+
+  local function constval(x)
+    local b = x.b
+    local hi, lo = b:higher(), b:lower()
+    if x.g and hi >= P31 then
+      hi = hi - P32
+      if hi < -2097152 then return nil end
+    elseif hi >= 2097152 then
+      return nil
+    end
+    return hi * P32 + lo
+  end
+
+  local BIT = { ["&"] = band, ["|"] = bor, ["^"] = bxor }
+  local CMP = { ["=="] = true, ["!="] = true, ["<"] = true, ["<="] = true, [">"] = true, [">="] = true }
+
+  local function field(ev, i)
+    local f = ev.f[i]
+    local kind, size, off, signed = f.kind, f.size, f.offset, f.signed
+    if kind == "pointer" then signed = false
+    elseif kind ~= "int" then return nil end
+    if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then return nil end
+    local half = POW8[size] and POW8[size] / 2
+    local fn
+    if size == 8 then
+      fn = function(ctx)
+        if off + 8 > ctx.pl then return nil end
+        local s, o = ctx.s, ctx.b + off
+        local a, b, c, d, e, f2, g, h = byte(s, o + 1, o + 8)
+        local hi, lo
+        if ctx.le then
+          lo = ((d * 256 + c) * 256 + b) * 256 + a
+          hi = ((h * 256 + g) * 256 + f2) * 256 + e
+        else
+          hi = ((a * 256 + b) * 256 + c) * 256 + d
+          lo = ((e * 256 + f2) * 256 + g) * 256 + h
+        end
+        return join(hi, lo, signed)
+      end
+    else
+      fn = function(ctx)
+        if off + size > ctx.pl then return nil end
+        local s, o = ctx.s, ctx.b + off
+        local u = 0
+        if ctx.le then
+          for k = o + size, o + 1, -1 do u = u * 256 + byte(s, k) end
+        else
+          for k = o + 1, o + size do u = u * 256 + byte(s, k) end
+        end
+        if signed and u >= half then u = u - 2 * half end
+        return u
+      end
+    end
+    return fn, "i", size, signed, kind == "pointer"
+  end
+
+  local function binary(op, fa, sa, ga, fb, sb, gb)
+    if op == "&&" then
+      return function(ctx)
+        local a = fa(ctx)
+        if a == nil then return nil end
+        if a == 0 then return 0 end
+        local b = fb(ctx)
+        if b == nil then return nil end
+        return b ~= 0 and 1 or 0
+      end, "i", 4, true
+    elseif op == "||" then
+      return function(ctx)
+        local a = fa(ctx)
+        if a == nil then return nil end
+        if a ~= 0 then return 1 end
+        local b = fb(ctx)
+        if b == nil then return nil end
+        return b ~= 0 and 1 or 0
+      end, "i", 4, true
+    elseif op == "<<" or op == ">>" then
+      local size, signed = promoted(sa, ga)
+      local bits = size * 8
+      local left = op == "<<"
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        local c = b % bits
+        if left then
+          if size == 8 then
+            local r = a * 2 ^ c
+            if r > P53 or r < -P53 then return nil end
+            return wrap(r, 8, signed)
+          end
+          return wrap((a % 2 ^ (32 - c)) * 2 ^ c, size, signed)
+        end
+        if not signed and a < 0 then return nil end
+        return floor(a / 2 ^ c)
+      end, "i", size, signed
+    end
+    local size, signed = common(sa, ga, sb, gb)
+    if CMP[op] then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil then return nil end
+        local r
+        if op == "==" then r = a == b elseif op == "!=" then r = a ~= b elseif op == "<" then r = a < b
+        elseif op == "<=" then r = a <= b elseif op == ">" then r = a > b else r = a >= b end
+        return r and 1 or 0
+      end, "i", 4, true
+    end
+    local bf = BIT[op]
+    if bf then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil then return nil end
+        if size < 8 or (a >= 0 and b >= 0 and a < P32 and b < P32) then
+          return wrap(bf(a % P32, b % P32) % P32, size, signed)
+        end
+        local ah, al = halves(a)
+        local bh, bl = halves(b)
+        return join(bf(ah, bh) % P32, bf(al, bl) % P32, signed)
+      end, "i", size, signed
+    end
+    if op == "+" or op == "-" or op == "*" then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil then return nil end
+        local r
+        if op == "+" then r = a + b elseif op == "-" then r = a - b
+        else
+          r = a * b
+          if size < 8 and (r >= P53 or r <= -P53) then r = mul32(a % P32, b % P32) end
+        end
+        if size == 8 and (r >= P53 or r <= -P53) then return nil end
+        return wrap(r, size, signed)
+      end, "i", size, signed
+    end
+    if op == "/" or op == "%" then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil or b == 0 or a >= P31 or a < -P31 or b >= P31 or b < -P31 then return nil end
+        local q = a / b
+        if q >= 0 then q = floor(q) else q = -floor(-q) end
+        if op == "/" then return wrap(q, size, signed) end
+        return wrap(a - q * b, size, signed)
+      end, "i", size, signed
+    end
+    return nil
+  end
+
+  -- The flags of __print_flags / __print_symbolic with constant entries, as the general
+  -- evaluator's number loops do (values below 2^32 after the truncation to a long).
+  local function flagcall(ev, n, name)
+    local u64 = name == "__print_flags_u64" or name == "__print_symbolic_u64"
+    local sym = name == "__print_symbolic" or name == "__print_symbolic_u64"
+    local first = sym and 4 or 5
+    if n[3] == nil then return nil end
+    local fv, ty = fastc(ev, n[3])
+    if not fv or ty ~= "i" then return nil end
+    local nums = entrynums(n, first, u64)
+    if not nums then return nil end
+    local names = {}
+    for i = first, #n do
+      local e = n[i]
+      if e[3][1] ~= N_STR then return nil end
+      names[i] = e[3][2]
+    end
+    local function val(ctx)
+      local v = fv(ctx)
+      if v == nil then return nil end
+      if v < 0 then
+        if u64 or LONG ~= 4 then return nil end
+        v = v % P32
+      end
+      if LONG == 4 and not u64 then v = v % P32 end
+      if v >= P32 then return nil end
+      return v
+    end
+    if sym then
+      local map = {}
+      for i = #n, first, -1 do map[nums[i]] = i end
+      return function(ctx)
+        local v = val(ctx)
+        if v == nil then return nil end
+        local i = map[v]
+        if i and names[i] ~= "" then return names[i] end
+        return "0x" .. string.format("%x", v)
+      end, "t"
+    end
+    if n[4] == nil or n[4][1] ~= N_STR then return nil end
+    local delim = n[4][2]
+    local t = {}
+    return function(ctx)
+      local fl = val(ctx)
+      if fl == nil then return nil end
+      local k = 0
+      local i = first
+      while n[i] ~= nil and fl ~= 0 do
+        local m = nums[i]
+        if band(fl, m) % P32 == m then
+          fl = fl - m
+          if k > 0 then k = k + 1; t[k] = delim end
+          k = k + 1; t[k] = names[i]
+        end
+        i = i + 1
+      end
+      if fl ~= 0 then
+        if k > 0 then k = k + 1; t[k] = delim end
+        k = k + 1; t[k] = "0x" .. string.format("%x", fl)
+      end
+      return table.concat(t, "", 1, k)
+    end, "t"
+  end
+
+  local memo = setmetatable({}, { __mode = "k" })
+
+  -- The closure of node n of event ev: fn, type ("i"/"t"), size, signed, pointer; nil when the
+  -- node is not one the fast evaluator handles.
+  local function compile(ev, n)
+    local t = n[1]
+    if t == N_LIT then
+      local x = n[2]
+      if x.k ~= "i" then return nil end
+      local v = constval(x)
+      if v == nil then return nil end
+      return function() return v end, "i", x.s, x.g
+    elseif t == N_STR then
+      local s = n[2]
+      return function() return s end, "t"
+    elseif t == N_FLD then
+      return field(ev, n[2])
+    elseif t == N_UN then
+      local op = n[2]
+      local fa, ty, sa, ga = fastc(ev, n[3])
+      if not fa or ty ~= "i" then return nil end
+      if op == "!" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a == 0 and 1 or 0 end, "i", 4, true
+      end
+      local size, signed = promoted(sa, ga)
+      if op == "+" then return function(ctx) return fa(ctx) end, "i", size, signed end
+      if op == "-" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return wrap(-a, size, signed) end,
+          "i", size, signed
+      end
+      if op == "~" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return wrap(-a - 1, size, signed) end,
+          "i", size, signed
+      end
+      return nil
+    elseif t == N_BIN then
+      local fa, ta, sa, ga = fastc(ev, n[3])
+      local fb, tb, sb, gb = fastc(ev, n[4])
+      if not fa or not fb or ta ~= "i" or tb ~= "i" then return nil end
+      return binary(n[2], fa, sa, ga, fb, sb, gb)
+    elseif t == N_TERN then
+      local fc, tc = fastc(ev, n[2])
+      local fa, ta, sa, ga, pa = fastc(ev, n[3])
+      local fb, tb, sb, gb, pb = fastc(ev, n[4])
+      if not fc or not fa or not fb or tc ~= "i" then return nil end
+      if ta == "t" and tb == "t" then
+        return function(ctx)
+          local c = fc(ctx)
+          if c == nil then return nil end
+          if c ~= 0 then return fa(ctx) end
+          return fb(ctx)
+        end, "t"
+      end
+      if ta ~= "i" or tb ~= "i" or pa or pb then return nil end
+      local size, signed = common(sa, ga, sb, gb)
+      return function(ctx)
+        local c = fc(ctx)
+        if c == nil then return nil end
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        return wrap(c ~= 0 and a or b, size, signed)
+      end, "i", size, signed
+    elseif t == N_CAST then
+      if n[3] then return nil end
+      local fa, ta, sa, ga = fastc(ev, n[2])
+      if not fa or ta ~= "i" then return nil end
+      local special, size, signed = n[8], n[4], n[5]
+      if special == "void" then
+        return function(ctx) if fa(ctx) == nil then return nil end; return 0 end, "i", 4, true
+      end
+      if special == "bool" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a ~= 0 and 1 or 0 end, "i", 1, false
+      end
+      if size < 0 then return fa, "i", sa, ga end
+      return function(ctx) return wrap(fa(ctx), size, signed) end, "i", size, signed
+    elseif t == N_CALL then
+      local name = n[2]
+      if name == "__print_flags" or name == "__print_flags_u64" or name == "__print_symbolic"
+          or name == "__print_symbolic_u64" then
+        return flagcall(ev, n, name)
+      end
+      return nil
+    end
+    return nil
+  end
+
+  fastwrap = wrap
+
+  fastc = function(ev, n)
+    local m = memo[n]
+    if m == nil then
+      local fn, ty, size, signed, ptr = compile(ev, n)
+      m = fn and { fn, ty, size, signed, ptr } or false
+      memo[n] = m
+    end
+    if not m then return nil end
+    return m[1], m[2], m[3], m[4], m[5]
+  end
+end)()
+
+fastconv = function(ctx, c, conv, flags, width, precision)
+  local v = c[9](ctx)
+  if v == nil then return nil end
+  if c[10] == "t" then
+    if conv ~= "s" then return nil end
+    return vstring(v, flags, width, precision)
+  end
+  if conv == "c" then return vstring(string.char(v % 256), flags, width, -1) end
+  local base = FASTBASE[conv]
+  if base == nil then return nil end
+  local signed = base == 10 and conv ~= "u"
+  v = fastwrap(v, c[4], signed)
+  if v == nil or (v < 0 and not signed) then return nil end
+  local plain = c[11]
+  if plain then return string.format(plain, v) end
+  if conv == "x" then flags = bit.bor(flags, SMALL) end
+  if signed then flags = bit.bor(flags, SIGN) end
+  return number(v, base, flags, width, precision)
+end
 ---------------------------------------------------------------------------- print tables
 -- A print table (named keys: docs/dissector.md, "Event description") becomes the evaluator's
 -- internal form once per event, when its first frame is dissected: { segments, args } of
@@ -1345,6 +1768,8 @@ local UNARY = { ["-"] = true, ["+"] = true, ["!"] = true, ["~"] = true, ["*"] = 
 local BINARY = { ["+"] = true, ["-"] = true, ["*"] = true, ["/"] = true, ["%"] = true, ["&"] = true, ["|"] = true,
   ["^"] = true, ["<<"] = true, [">>"] = true, ["=="] = true, ["!="] = true, ["<"] = true, ["<="] = true, [">"] = true,
   [">="] = true, ["&&"] = true, ["||"] = true, [","] = true }
+
+local PLAINFMT = { d = "%d", i = "%d", u = "%d", o = "%o", x = "%x", X = "%X" }
 
 local function bad(msg) error({ tw = "bad print table: " .. msg }, 0) end
 
@@ -1467,8 +1892,14 @@ local function compileprint(ev, src)
       if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then bad("conversion size " .. tostring(size)) end
       local flags = 0
       for ch in fl:gmatch(".") do flags = bit.bor(flags, FLAGBITS[ch] or 0) end
-      segs[i] = { flags, star(s.width, "width"), star(s.precision, "precision"), size, conv, ext,
+      local seg = { flags, star(s.width, "width"), star(s.precision, "precision"), size, conv, ext,
         tostring(s.text or "%" .. conv) }
+      -- c[11]: for an integer conversion without width, precision and flags that show, the C
+      -- format that prints its (converted) value the same way
+      if seg[2] == -1 and seg[3] == -1 and bit.band(flags, PLUS + SPACE + SPECIAL) == 0 then
+        seg[11] = PLAINFMT[conv]
+      end
+      segs[i] = seg
       nconv = nconv + 1
     else
       bad("format piece")
@@ -1484,6 +1915,8 @@ local function compileprint(ev, src)
       if c[3] == -2 then ai = ai + 1 end
       local a = args[ai]
       if a and a[1] == N_FLD then c[8] = a[2] end
+      -- c[9], c[10]: the argument's closure on Lua numbers and its type (fastc), when it has one
+      if a then c[9], c[10] = fastc(ev, a) end
       ai = ai + 1
     end
   end
@@ -1591,18 +2024,17 @@ local function eventtext(ctx)
   local ev = ctx.ev
   if ev.sc then
     local ok, r = pcall(syscalltext, ctx)
-    if ok then return ev.n .. ": " .. r end
+    if ok then return r end
   end
-  local body
+  local head = ev.head
+  if head == nil then head = ev.n .. ": "; ev.head = head end
   local pf = printof(ev)
   if pf then
-    local ok, r = pcall(render, ctx, pf)
-    if ok then body = r
-    elseif type(r) ~= "table" then error(r, 0)
-    end
+    local ok, r = pcall(render, ctx, pf, head)
+    if ok then return r end
+    if type(r) ~= "table" then error(r, 0) end
   end
-  if body == nil then body = fallbacktext(ctx) end
-  return ev.n .. ": " .. body
+  return head .. fallbacktext(ctx)
 end
 ---------------------------------------------------------------------------- event tables
 -- The generator writes one EV { ... } per event (docs/dissector.md, "Event description"):
@@ -1753,10 +2185,30 @@ local HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc,
   HF.seq, HF.time }
 local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value }
 
--- Is any of the ProtoFields in list referenced by tree (mode 1)?
+-- Whether a ProtoField is referenced (mode 1: TreeItem:referenced, 0.2 us a call). The answers
+-- are kept for one pass over the frames: the fields a filter references change only between
+-- passes (a new display filter makes Wireshark dissect every frame again from the first), and a
+-- pass is seen to begin when a frame number is not above the previous one (newpass).
+local REF, REF_LAST = {}, 0
+local function newpass(number)
+  if number <= REF_LAST then REF = {} end
+  REF_LAST = number
+end
+local function ref(tree, pf)
+  local r = REF[pf]
+  if r == nil then r = tree:referenced(pf); REF[pf] = r end
+  return r
+end
+
+-- Is any of the ProtoFields in list referenced by tree (mode 1)? Kept per list for the pass.
 local function anyref(tree, list)
-  for k = 1, #list do if tree:referenced(list[k]) then return true end end
-  return false
+  local r = REF[list]
+  if r == nil then
+    r = false
+    for k = 1, #list do if ref(tree, list[k]) then r = true; break end end
+    REF[list] = r
+  end
+  return r
 end
 
 -- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced).
@@ -1774,12 +2226,12 @@ end
 
 -- A byte with bit items (common_flags, preempt_count): all bits share the byte's one range.
 local function bitsitem(tree, mode, tvb, o, pf, bits)
-  if mode == 1 and not tree:referenced(pf) and not anyref(tree, bits) then return end
+  if mode == 1 and not ref(tree, pf) and not anyref(tree, bits) then return end
   local r = tvb(o, 1)
   local item = tree:add(pf, r)
   for k = 1, #bits do
     local b = bits[k]
-    if mode == 2 or tree:referenced(b) then item:add(b, r) end
+    if mode == 2 or ref(tree, b) then item:add(b, r) end
   end
 end
 
@@ -1793,7 +2245,7 @@ local function typeditem(tree, mode, tvb, ctx, i)
   local ok, off, len = pcall(span, ctx, f)
   if not ok then return false end
   local bits = ev.bits[i]
-  if mode == 1 and not tree:referenced(pfield) and not (bits and anyref(tree, bits)) then return true end
+  if mode == 1 and not ref(tree, pfield) and not (bits and anyref(tree, bits)) then return true end
   local range = tvb(ctx.b + off, len)
   if ft == "str" then
     local s = ctx.s
@@ -1813,7 +2265,7 @@ local function typeditem(tree, mode, tvb, ctx, i)
   if bits then
     for k = 1, #bits do
       local bf = bits[k]
-      if mode == 2 or tree:referenced(bf) then
+      if mode == 2 or ref(tree, bf) then
         if ctx.le then item:add_le(bf, range) else item:add(bf, range) end
       end
     end
@@ -1850,7 +2302,7 @@ end
 -- At most AN_MAX starts wait for their end (the oldest is dropped beyond that); a pair whose end
 -- comes before its start is none. An event whose table lacks a field the tracker needs is ignored.
 local anreset, analyse, antree
-do
+;(function()
 local AN_MAX = 65536
 -- roles: 1 wakeup, 2 switch, 3 enter, 4 exit (syscalls), 5 entry, 6 exit (irq, softirq)
 local AN_SPECS = {
@@ -2074,11 +2526,10 @@ end
 -- Adds the "Latency analysis" subtree of frame number (event ev) to tree (mode 1: only when one
 -- of its fields is referenced).
 function antree(tree, mode, tvb, number, ev)
-  if number > ANB_FRAMES then return end
+  if number > ANB_FRAMES or (mode == 1 and not anyref(tree, AF_LIST)) then return end
   local o = (number - 1) * AN_REC
   local x = angetn(o, 4)
   if x == 0 then return end
-  if mode == 1 and not anyref(tree, AF_LIST) then return end
   local kind = ev and ev.an and ev.an[4]
   if not kind then return end
   local r = tvb(0, 0)
@@ -2098,7 +2549,7 @@ function antree(tree, mode, tvb, number, ev)
     t:add(AF.end_frame, r, en):set_generated()
   end
 end
-end
+end)()
 ---------------------------------------------------------------------------- context
 -- The in-band context (docs/wire-format.md 4) is kept per scope: the source MAC in the Ethernet
 -- encapsulation, the pcapng interface id for USER15 records. SCOPES[key] is the scope's newest
@@ -2113,7 +2564,7 @@ end
 -- Context is applied on the first pass, in frame order; a revisit (the GUI, tshark -2) walks back to
 -- what applied at its frame (the chains above), so every frame shows the context it was sent with.
 local resetcontext, scopeat, fmtev, dissectcontext
-do
+;(function()
 local SCOPES, NSCOPES = {}, 0
 local PENDING, NPENDING, PENDING_BYTES, PENDING_ORDER = {}, 0, 0, 0
 local REVISIT, REVISIT_BYTES = {}, 0      -- frame number -> reassembled message (several fragments)
@@ -2307,7 +2758,7 @@ function fmtev(fmt)
       fmt.why = "description tree: " .. tostring(type(t) == "table" and t.tw or t)
     end
   else
-    fmt.why = "no description tree"
+    fmt.nodesc = true
   end
   if not ev and gen then ev = gen end
   fmt.ev = ev
@@ -2675,7 +3126,7 @@ function dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
   end
   pinfo.cols.info = info or (name .. " message " .. id)
 end
-end
+end)()
 
 function tw.init()
   anreset()
@@ -2713,14 +3164,14 @@ end
 local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
   local ev = ctx.ev
   local le = ctx.le
-  if mode == 2 or tree:referenced(HF.event_id) then
+  if mode == 2 or ref(tree, HF.event_id) then
     if le then tree:add_le(HF.event_id, tvb(16, 2)) else tree:add(HF.event_id, tvb(16, 2)) end
   end
   bitsitem(tree, mode, tvb, 18, HF.common_flags, CF_BITS)
   bitsitem(tree, mode, tvb, 19, HF.preempt_count, PC_BITS)
-  local wcomm = mode == 2 or tree:referenced(HF.comm)
-  local wtgid = mode == 2 or tree:referenced(HF.tgid)
-  if mode == 2 or wcomm or wtgid or tree:referenced(HF.pid) then
+  local wcomm = mode == 2 or ref(tree, HF.comm)
+  local wtgid = mode == 2 or ref(tree, HF.tgid)
+  if mode == 2 or wcomm or wtgid or ref(tree, HF.pid) then
     local pr = tvb(20, 4)
     if le then tree:add_le(HF.pid, pr) else tree:add(HF.pid, pr) end
     if wcomm or wtgid then
@@ -2730,7 +3181,7 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
     end
   end
   if ev then
-    if mode == 2 or tree:referenced(HF.event) then tree:add(HF.event, tvb(16, 2), ev.full):set_generated() end
+    if mode == 2 or ref(tree, HF.event) then tree:add(HF.event, tvb(16, 2), ev.full):set_generated() end
     local typed = ev.pfs ~= nil
     local generic = mode == 2 or anyref(tree, GENERIC_GROUP)
     if generic or (typed and (mode == 2 or anyref(tree, allfields(ev)))) then
@@ -2740,10 +3191,10 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
         if not shown and generic then genericitem(tree, tvb, ctx, i) end
       end
     end
-  elseif mode == 2 or tree:referenced(HF.payload) then
+  elseif mode == 2 or ref(tree, HF.payload) then
     tree:add(HF.payload, tvb(16, ctx.pl))
   end
-  if mode == 2 or tree:referenced(HF.text) then
+  if mode == 2 or ref(tree, HF.text) then
     tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
   end
   antree(tree, mode, tvb, number, ev)
@@ -2754,18 +3205,22 @@ local CTX = {}
 
 local function dissect(tvb, pinfo, root)
   local len = tvb:len()
-  pinfo.cols.protocol = "TRACEWIRE"
+  local cols = pinfo.cols
+  cols.protocol = "TRACEWIRE"
   local mode = 0
   if root.visible then mode = 2 elseif root.text ~= nil then mode = 1 end
+  local number = pinfo.number
+  newpass(number)
   -- tree: the protocol item (modes 1, 2) or, without a tree, the root (for expert infos only)
   local tree = root
-  if mode > 0 then tree = root:add(tw, tvb()) end
+  -- (without a visible tree the item needs no range: one userdata less per frame)
+  if mode == 2 then tree = root:add(tw, tvb()) elseif mode == 1 then tree = root:add(tw) end
   -- USER15 records (pcapng) are the whole frame; Ethernet frames come after a 14-byte header
   local pcapng = tvb:reported_len() == pinfo.len
   local fbase = pcapng and 0 or 14
   if len < 1 then
     tree:add_proto_expert_info(EF.malformed, "Empty frame")
-    pinfo.cols.info = "tracewire: malformed (empty)"
+    cols.info = "tracewire: malformed (empty)"
     return len
   end
   local s = tvb:raw(0, len)
@@ -2774,18 +3229,18 @@ local function dissect(tvb, pinfo, root)
     if version == 0x54 then
       tree:add_proto_expert_info(EF.version, "tracewire wire format version 1: recapture with this tracewire "
         .. "(this dissector reads version " .. TW_VERSION .. ")")
-      pinfo.cols.info = "tracewire wire format version 1 (not decoded)"
+      cols.info = "tracewire wire format version 1 (not decoded)"
     else
       tree:add_proto_expert_info(EF.version, "Unknown wire format version " .. version .. " (frame offset " .. fbase
         .. "): not decoded")
-      pinfo.cols.info = "tracewire: unknown version " .. version
+      cols.info = "tracewire: unknown version " .. version
     end
     return len
   end
   if len < 16 then
     tree:add_proto_expert_info(EF.malformed, "Frame of " .. len .. " bytes ends inside the 16-byte header (frame offset "
       .. (fbase + len) .. ")")
-    pinfo.cols.info = "tracewire: malformed (short header)"
+    cols.info = "tracewire: malformed (short header)"
     return len
   end
   if mode > 0 then hdrtree(tree, mode, tvb) end
@@ -2803,7 +3258,7 @@ local function dissect(tvb, pinfo, root)
   if k ~= 0 then
     if k > 5 then
       tree:add_proto_expert_info(EF.reserved, "Reserved frame kind " .. k .. ": skipped")
-      pinfo.cols.info = "tracewire: reserved kind " .. k
+      cols.info = "tracewire: reserved kind " .. k
       return len
     end
     dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
@@ -2814,7 +3269,7 @@ local function dissect(tvb, pinfo, root)
   if pl < 8 then
     tree:add_proto_expert_info(EF.malformed, "EVENT body of " .. pl .. " bytes is shorter than 8 (frame offset "
       .. (fbase + 16) .. ")")
-    pinfo.cols.info = "tracewire: malformed (short event)"
+    cols.info = "tracewire: malformed (short event)"
     return len
   end
   local le = flags % 32 >= 16
@@ -2828,7 +3283,6 @@ local function dissect(tvb, pinfo, root)
     pid = be32(s, 20)
   end
   if pid >= 2147483648 then pid = pid - 4294967296 end
-  local number = pinfo.number
   local st = scopeat(key, number)
   local ev, nocontext, why = nil, false, nil
   local fmt = st and st.formats[id]
@@ -2838,6 +3292,7 @@ local function dissect(tvb, pinfo, root)
   if fmt then
     ev = fmtev(fmt)
     if fmt.why and not (ev and ev.desc) then why = fmt.why end
+    nocontext = fmt.nodesc and ev ~= nil
   else
     ev = EVENTS[id]
     nocontext = ev ~= nil
@@ -2861,7 +3316,8 @@ local function dissect(tvb, pinfo, root)
   else
     local nm = fmt and fmt.full or ("event " .. id)
     tree:add_proto_expert_info(EF.unknown, "Unknown event " .. nm .. " (id " .. id .. "): "
-      .. (fmt and (why or "no description") or "no FORMAT context for it and not in this dissector's tables")
+      .. (fmt and (why or "its FORMAT has no description tree and it is not in this dissector's tables")
+        or "no FORMAT context for it and not in this dissector's tables")
       .. "; payload shown raw")
     bodytext = (nm:match(":(.*)$") or nm) .. ": " .. bytestext(s, 16, len)
   end
@@ -2869,8 +3325,9 @@ local function dissect(tvb, pinfo, root)
     tree:add_proto_expert_info(EF.malformed, "FORMAT of " .. ev.full .. ": " .. why .. "; decoded with this dissector's tables")
   end
   if nocontext then
-    tree:add_proto_expert_info(EF.no_context, "No FORMAT context for event id " .. id .. " in this capture (yet): decoded "
-      .. "with this dissector's tables for " .. ev.full .. " (generated from " .. TW_GEN_SOURCE .. ")")
+    tree:add_proto_expert_info(EF.no_context, (fmt and ("The FORMAT of event id " .. id .. " has no description tree")
+      or ("No FORMAT context for event id " .. id .. " in this capture (yet)")) .. ": decoded with this dissector's "
+      .. "tables for " .. ev.full .. " (generated from " .. TW_GEN_SOURCE .. ")")
   end
   if flags % 64 >= 32 then
     tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. pl .. " payload bytes captured")
@@ -2878,7 +3335,7 @@ local function dissect(tvb, pinfo, root)
   if mode > 0 then
     eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
   end
-  pinfo.cols.info = bodytext
+  cols.info = bodytext
   return len
 end
 
