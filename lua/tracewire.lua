@@ -116,6 +116,8 @@ local EF = {
     expert.severity.NOTE),
   cap = ProtoExpert.new("tracewire.expert.context_cap", "Context limit reached", expert.group.PROTOCOL,
     expert.severity.WARN),
+  changed = ProtoExpert.new("tracewire.expert.format_changed", "FORMAT changes an event id", expert.group.PROTOCOL,
+    expert.severity.NOTE),
   fragment = ProtoExpert.new("tracewire.expert.fragment", "Context fragment dropped", expert.group.REASSEMBLE,
     expert.severity.WARN),
   internal = ProtoExpert.new("tracewire.expert.internal", "Dissector internal error", expert.group.UNDECODED,
@@ -2157,7 +2159,7 @@ end
 
 tw.fields = ALL_FIELDS
 tw.experts = { EF.lost, EF.truncated, EF.unknown, EF.no_context, EF.malformed, EF.version, EF.reserved, EF.cap,
-  EF.fragment, EF.internal }
+  EF.changed, EF.fragment, EF.internal }
 
 ---------------------------------------------------------------------------- dissection helpers
 -- Per-frame cost matters (a busy second of tracing is a million frames), so the frame is read
@@ -2821,8 +2823,11 @@ local function applymsg(key, k, msg, number)
     end
     if not old then st.nformats = st.nformats + 1 end
     st.formats[id] = { from = number, prev = old, id = id, full = full, tree = tree, enums = enums }
-    if old and old.full ~= full then note = "FORMAT for id " .. id .. " changes the event from " .. old.full .. " to " .. full end
-    return "FORMAT " .. full .. " (id " .. id .. ")", note
+    if old and old.full ~= full then
+      return "FORMAT " .. full .. " (id " .. id .. ")", "FORMAT for id " .. id .. " changes the event from " .. old.full
+        .. " to " .. full, EF.changed
+    end
+    return "FORMAT " .. full .. " (id " .. id .. ")", nil
   elseif k == 3 then
     local nsym, nstr, capped = 0, 0, false
     eachitem(msg, function(ty, o, l)
@@ -3076,10 +3081,10 @@ function dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
       if k == 5 then
         info = nil
       else
-        local ok, i, n2 = pcall(applymsg, key, k, msg, number)
+        local ok, i, n2, ef = pcall(applymsg, key, k, msg, number)
         if ok then
           info = i
-          if n2 then tree:add_proto_expert_info(EF.cap, n2) end
+          if n2 then tree:add_proto_expert_info(ef or EF.cap, n2) end
         else
           tree:add_proto_expert_info(EF.internal, "applying the message failed: " .. tostring(type(i) == "table" and i.tw or i))
         end
@@ -3290,9 +3295,9 @@ local function dissect(tvb, pinfo, root)
     while fmt and fmt.from > number do fmt = fmt.prev end
   end
   if fmt then
-    ev = fmtev(fmt)
+    ev = fmtev(fmt) or nil
     if fmt.why and not (ev and ev.desc) then why = fmt.why end
-    nocontext = fmt.nodesc and ev ~= nil
+    nocontext = (fmt.nodesc and ev ~= nil) or false
   else
     ev = EVENTS[id]
     nocontext = ev ~= nil

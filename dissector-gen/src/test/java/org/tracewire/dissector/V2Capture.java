@@ -62,6 +62,7 @@ final class V2Capture implements AutoCloseable {
     private final boolean descriptions;
     private final ByteBuffer buf = ByteBuffer.allocate(FrameEncoder.MAX_FRAME);
     private long lastTime = EPOCH_NS;
+    private int written;
 
     /**
      * @param file         the pcapng to write (link type 162, or Ethernet when {@code ethernet})
@@ -94,11 +95,18 @@ final class V2Capture implements AutoCloseable {
             f = Ethernet.wrap(bare, Frames.SRC, 65535);
         }
         w.writePacket(iface, timeNs, f, f.remaining(), 0);
+        written++;
     }
 
     /** Writes any bytes as one packet (no Ethernet header added). */
     void raw(byte[] packet, long timeNs) throws IOException {
         w.writePacket(iface, timeNs, ByteBuffer.wrap(packet), packet.length, 0);
+        written++;
+    }
+
+    /** Packets written so far: the frame number of the last one. */
+    int written() {
+        return written;
     }
 
     /** Writes a context message (fragmented as the encoder does). */
