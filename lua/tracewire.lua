@@ -2712,7 +2712,7 @@ treevalue = function(s, o, lim, depth)
   elseif tag == 3 then return true, o + 1
   elseif tag == 4 then return false, o + 1
   elseif tag == 5 then
-    if depth >= MAX_DEPTH then treeerr("tree deeper than " .. MAX_DEPTH .. " at tree offset " .. o) end
+    if depth > MAX_DEPTH then treeerr("tree deeper than " .. MAX_DEPTH .. " at tree offset " .. o) end
     if o + 5 > lim then treeerr("table runs past the item at tree offset " .. o) end
     local n = be32(s, o + 1)
     o = o + 5
