@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.tracewire.format.EventFormat;
@@ -13,13 +12,13 @@ import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.printfmt.PrintContext;
-import org.tracewire.record.EventRecord;
 import org.tracewire.tracedat.TraceDatContext;
 import org.tracewire.tracedat.TraceDatEvent;
 import org.tracewire.tracedat.TraceDatFile;
 import org.tracewire.tracedat.TraceDatRecords;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.RecordFrames;
 import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.FirstSight;
 import org.tracewire.wire.FrameEncoder;
@@ -95,50 +94,25 @@ final class ImportCommand implements Callable<Integer> {
                     f.catalog().formats().stream().map(EventFormat::fullName).toList()));
             FirstSight sight = new FirstSight(f.kernelLayout(), context, f.cmdlines(), null,
                     fmt -> f.formatText(fmt.fullName()), null);
-            FrameEncoder encoder = new FrameEncoder(maxFrame);
-            ByteBuffer frame = ByteBuffer.allocate(maxFrame);
-            long frames = 0;
-            long contextFrames = 0;
-            long truncated = 0;
             try (TraceDatRecords rs = f.records();
                  PcapngWriter w = PcapngWriter.create(output, SectionInfo.host())) {
                 int iface = w.addInterface(InterfaceInfo.tracewire("tracewire",
                         "ftrace events imported from " + input.getFileName() + (host == null ? "" : " (" + host
                                 + (release == null ? "" : ", Linux " + release) + ")"), maxFrame));
-                boolean first = true;
+                RecordFrames frames = new RecordFrames(new FrameEncoder(maxFrame), capture, sight, offset, raw, little,
+                        (frame, time, length, lost) -> w.writePacket(iface, time, frame, length, lost));
+                long last = offset;
                 while (rs.hasNext()) {
                     TraceDatEvent e = rs.next();
-                    EventRecord r = e.record();
-                    long time = r.timestampNs() + offset;
-                    if (first) {
-                        contextFrames += write(w, iface, encoder.context(capture, WireHeader.NO_CPU, little, time), time);
-                        first = false;
-                    }
-                    for (ContextMessage m : sight.before(r)) {
-                        contextFrames += write(w, iface, encoder.context(m, WireHeader.NO_CPU, little, time), time);
-                    }
-                    long lost = e.lostBefore();
-                    if (lost > 0) {
-                        contextFrames += write(w, iface, encoder.context(ContextMessages.lost(lost), r.cpu(), little, time), time);
-                    }
-                    frame.clear();
-                    int n = encoder.event(r.layout().byteOrder(), r.payload(), r.cpu(), time, raw, frame);
-                    frame.flip();
-                    if (n < WireHeader.SIZE + r.payload().remaining()) {
-                        truncated++;
-                    }
-                    w.writePacket(iface, time, frame, WireHeader.SIZE + r.payload().remaining(), Math.max(0, lost));
-                    frames++;
+                    frames.event(e.record(), e.lostBefore());
+                    last = e.record().timestampNs() + offset;
                 }
-                if (first) {
-                    long time = offset;
-                    contextFrames += write(w, iface, encoder.context(capture, WireHeader.NO_CPU, little, time), time);
-                }
+                frames.finish(Map.of(), last);
                 err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
-                                + " (time: %s)%n", frames, contextFrames, sight.symbolItems(), sight.taskItems(), output,
+                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), output,
                         raw ? "raw trace clock " + f.clock() : "wall clock from the DATE option");
-                if (truncated > 0) {
-                    err.printf("import: %d events longer than --max-frame %d truncated%n", truncated, maxFrame);
+                if (frames.truncated() > 0) {
+                    err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);
                 }
                 for (Map.Entry<Integer, Long> l : rs.lostEvents().entrySet()) {
                     long uncounted = rs.pagesLostUncounted().getOrDefault(l.getKey(), 0L);
@@ -153,12 +127,5 @@ final class ImportCommand implements Callable<Integer> {
             }
         }
         return 0;
-    }
-
-    private static int write(PcapngWriter w, int iface, List<ByteBuffer> frames, long time) throws java.io.IOException {
-        for (ByteBuffer b : frames) {
-            w.writePacket(iface, time, b, b.remaining(), 0);
-        }
-        return frames.size();
     }
 }
