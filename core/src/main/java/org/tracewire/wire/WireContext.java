@@ -131,6 +131,11 @@ public final class WireContext {
         String system = colon > 0 ? name.substring(0, colon) : "unknown";
         try {
             EventFormat f = FormatParser.parse(system, text, "FORMAT context of " + name);
+            String bad = commonFieldsProblem(f);
+            if (bad != null) {
+                problem("FORMAT " + name + ": " + bad + " (not the kernel's struct trace_entry): format not used");
+                return;
+            }
             if (f.id() != (int) idItem.number()) {
                 problem("FORMAT " + name + ": id item " + idItem.number() + " but the format says " + f.id());
             }
@@ -157,6 +162,20 @@ public final class WireContext {
                 }
             }
         }
+    }
+
+    /** Why the common fields are not {@code common_type} u16 @0, flags u8 @2, preempt count u8 @3, pid s32 @4 (§3); null when they are. */
+    private static String commonFieldsProblem(EventFormat f) {
+        String[] names = {"common_type", "common_flags", "common_preempt_count", "common_pid"};
+        int[] offsets = {0, 2, 3, 4};
+        int[] sizes = {2, 1, 1, 4};
+        for (int i = 0; i < names.length; i++) {
+            org.tracewire.format.Field c = f.field(names[i]);
+            if (c == null || c.offset() != offsets[i] || c.size() != sizes[i]) {
+                return names[i] + (c == null ? " missing" : " at " + c.offset() + " size " + c.size());
+            }
+        }
+        return null;
     }
 
     private void symbols(ContextMessage m) {
