@@ -33,7 +33,8 @@ import org.tracewire.wire.WireHeader;
  * format, the record's time in the trace clock (header time − the CAPTURE clock offset; a frame
  * with the raw-clock flag keeps its time), the events its CPU lost just before it (LOST context),
  * and its scope's renderer. Nothing here throws on bad input: frames that are not tracewire's,
- * malformed frames, contradictory fragments, events whose format the stream has not described and
+ * malformed frames, contradictory fragments, events before their scope's CAPTURE message (a stream
+ * joined late: layout and clock unknown), events whose format the stream has not described and
  * reserved kinds are skipped and counted ({@link #summary()}). Memory: bounded by the assembler's
  * and {@link WireContext}'s caps per scope, and {@link #MAX_SCOPES} scopes. Not thread-safe.
  */
@@ -70,6 +71,7 @@ public final class FrameStream {
     private long unknown;
     private long truncated;
     private long reserved;
+    private long beforeCapture;
     private long badContext;
     private long events;
     private boolean rawClock;
@@ -175,7 +177,12 @@ public final class FrameStream {
         }
         Scope s = scopes.get(scope);
         WireContext c = s == null ? null : s.context;
-        EventFormat fmt = c == null ? null : c.format(f.eventId());
+        if (c == null || !c.hasCapture()) {
+            // a stream joined late: without CAPTURE the layout and the clock offset are unknown
+            beforeCapture++;
+            return null;
+        }
+        EventFormat fmt = c.format(f.eventId());
         if (fmt == null) {
             unknown++;
             return null;
@@ -299,6 +306,9 @@ public final class FrameStream {
             lines.add(foreign + " packets not tracewire frames, " + malformed + " malformed frames, " + unknown
                     + " frames of events without a format in the file skipped"
                     + (firstError == null ? "" : " (first: " + firstError + ")"));
+        }
+        if (beforeCapture > 0) {
+            lines.add(beforeCapture + " event frames before their capture's CAPTURE context skipped (the stream was joined late)");
         }
         if (reserved > 0) {
             lines.add(reserved + " frames of reserved kinds skipped");
