@@ -2,8 +2,11 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import org.tracewire.format.EventFormat;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -138,7 +141,9 @@ public final class Capture implements AutoCloseable {
         FrameSink frames = null;
         try {
             frames = outputs.open(session);
-            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
+            Map<Integer, EventFormat> formats = frames != null && frames.context() != null
+                    ? frames.context().formats() : formatsOf(top, session.events());
+            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), formats,
                     session.clock(), frames, sinks);
             if (count > 0) {
                 engine.limit(count);
@@ -154,6 +159,16 @@ public final class Capture implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The formats of the selected events by id (only they are enabled in the instance). */
+    static Map<Integer, EventFormat> formatsOf(Tracefs top, List<EventSelection> events) {
+        Map<Integer, EventFormat> m = new HashMap<>();
+        for (EventSelection e : events) {
+            EventFormat f = top.format(e.system(), e.event());
+            m.put(f.id(), f);
+        }
+        return m;
     }
 
     private static double processCpuSeconds() {

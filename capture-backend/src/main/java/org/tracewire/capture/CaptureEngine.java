@@ -20,6 +20,7 @@ import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.ringbuffer.TracePipeRaw;
 import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.TracefsInstance;
+import org.tracewire.wire.FrameEncoder;
 
 /**
  * Reads every CPU's ring buffer of a capture instance and hands the records, merged into one
@@ -30,15 +31,17 @@ import org.tracewire.tracefs.TracefsInstance;
  * non-blocking until EAGAIN or a page comes back less than 3/4 full. A blocking {@code read()}
  * would wake on every event (see {@code ../shared/README.md}). The reader does the per-record
  * work: it walks each page in place ({@link SubBuffer#scan}), numbers the records, converts their
- * time, attaches lost counts and encodes each frame with its own encoder into an
- * {@link EventBatch}, so the CPUs' records are encoded in parallel and nothing is allocated per
+ * time, attaches lost counts and encodes each event frame with its own {@link FrameEncoder} (the
+ * 16-byte header and a copy of the record payload, {@code docs/wire-format.md} §3) into an
+ * {@link EventBatch}, so the CPUs' records are copied in parallel and nothing is allocated per
  * record. Each reader publishes a watermark: the trace-clock time before its last read that
  * found the buffer empty, minus {@link #SLACK_NS}; no later record of that CPU can be older.
  *
  * <p>One emitter thread merges: it emits the oldest head entry among the CPUs as long as it is
  * not newer than the watermark of every CPU that has nothing queued, so frames leave in the order
- * the events happened (a bounded reorder window). Emitting is writing the ready frame to the
- * outputs, plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
+ * the events happened (a bounded reorder window). Emitting is handing the ready frame to the
+ * {@link FrameSink} (which sends the context it needs first, numbers it and writes it to the
+ * outputs), plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
  * there are any. On {@link #stop()} the readers drain their buffers until EAGAIN and everything
  * queued is emitted.
  *
@@ -50,8 +53,9 @@ import org.tracewire.tracefs.TracefsInstance;
  * stats and attributes the kernel's lost events (overrun + commit overrun + dropped) not attributed
  * yet, capped by the page's stored count when it has one. The attributed count goes into the lost
  * field of the CPU's next frame. After the final drain the reader reads the stats once more and
- * attributes the remainder: events lost after the last page read, which no frame can carry (a
- * pcapng file gets them as Interface Statistics drops). So per CPU, at the end, records read +
+ * attributes the remainder: events lost after the last page read, which no event frame can carry
+ * (they go into a LOST message at the end of the stream, and a pcapng file's Interface Statistics
+ * drops). So per CPU, at the end, records read +
  * lost = the events the kernel tried to record ({@link RingBufferStats#attempted()}), checked in
  * {@link CpuStats#agreesWithKernel()}.
  */
@@ -68,6 +72,8 @@ public final class CaptureEngine {
     static final int BATCH_ENTRIES = 4096;
     /** Bytes per batch. */
     static final int BATCH_BYTES = 1 << 20;
+    /** Batch bytes of an entry besides its record payload: headroom and the frame header. */
+    static final int FRAME_EXTRA = FrameOutput.HEADROOM + org.tracewire.wire.WireHeader.SIZE;
 
     private final TracefsInstance instance;
     private final SubBufferLayout layout;
@@ -88,7 +94,7 @@ public final class CaptureEngine {
     /**
      * @param instance the capture instance (tracing may already be on)
      * @param layout   its sub-buffer layout
-     * @param formats  formats by event id
+     * @param formats  formats by event id (records of other ids are counted, not emitted)
      * @param clock    trace clock to wall clock
      * @param frames   where encoded frames go, or null for none
      * @param sinks    record sinks, called in order for each event from the emitter thread
@@ -221,10 +227,7 @@ public final class CaptureEngine {
          */
         boolean inSync;
         // reader-thread state
-        final org.tracewire.wire.FrameEncoder encoder;
-        final int frameFlags;
-        final int frameRoom;
-        final boolean keepPayloads = !sinks.isEmpty();
+        final FrameEncoder encoder = new FrameEncoder();
         final boolean wallClock = clock.measured();
         final ByteOrder order = layout.kernel().byteOrder();
         ByteBuffer payload;
@@ -243,9 +246,6 @@ public final class CaptureEngine {
             this.inSync = base.overrun() == 0;
             this.thread = new Thread(this, "tracewire-cpu" + cpu);
             this.thread.setDaemon(true);
-            this.encoder = frames == null ? null : frames.newEncoder();
-            this.frameFlags = frames == null ? 0 : frames.headerFlags();
-            this.frameRoom = frames == null ? 0 : frames.maxFrameSize();
             for (int i = 0; i < BATCHES_PER_CPU; i++) {
                 free.add(new EventBatch(BATCH_ENTRIES, BATCH_BYTES));
             }
@@ -326,7 +326,7 @@ public final class CaptureEngine {
                 unknown++;
                 return;
             }
-            int need = frameRoom + (keepPayloads ? length : 0);
+            int need = FRAME_EXTRA + length;
             if (!batch.fits(need)) {
                 try {
                     publish();
@@ -345,21 +345,11 @@ public final class CaptureEngine {
             b.sequence[i] = sequence;
             b.lost[i] = lost;
             b.eventId[i] = id;
-            if (encoder != null) {
-                payload.limit(offset + length).position(offset);
-                int start = out.position();
-                encoder.encode(f, order, payload, cpu, sequence, lost, time, frameFlags, out);
-                b.frameOffset[i] = start;
-                b.frameLength[i] = out.position() - start;
-                b.truncated[i] = encoder.lastTruncated();
-            }
-            if (keepPayloads) {
-                int start = out.position();
-                out.put(start, page, offset, length);
-                out.position(start + length);
-                b.payloadOffset[i] = start;
-                b.payloadLength[i] = length;
-            }
+            payload.limit(offset + length).position(offset);
+            int start = out.position() + FrameOutput.HEADROOM;
+            out.position(start);
+            b.frameOffset[i] = start;
+            b.frameLength[i] = encoder.event(order, payload, cpu, time, !wallClock, out);
             sequence++;
         }
 
@@ -451,6 +441,9 @@ public final class CaptureEngine {
         EventBatch[] heads = new EventBatch[n];
         KernelLayout kernel = layout.kernel();
         try {
+            if (frames != null) {
+                frames.begin(ClockSync.epochNanos(java.time.Instant.now()));
+            }
             while (true) {
                 boolean allFinished = true;
                 long bound = Long.MAX_VALUE;
@@ -505,7 +498,7 @@ public final class CaptureEngine {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
                 if (frames != null && after > 0) {
-                    frames.addDrops(r.cpu, after);
+                    frames.lostAtEnd(r.cpu, after);
                 }
             }
             if (frames != null) {
@@ -522,10 +515,11 @@ public final class CaptureEngine {
         }
         int cpu = reader.cpu;
         reader.lostInFrames += b.lost[i];
+        EventFormat format = formatsById[b.eventId[i]];
+        int frame = b.frameOffset[i];
+        int length = b.frameLength[i];
         if (frames != null) {
-            int off = b.frameOffset[i];
-            b.bytes.limit(off + b.frameLength[i]).position(off);
-            frames.write(b.bytes, b.timeNs[i], b.lost[i], b.truncated[i]);
+            frames.event(b.bytes, frame, length, format, cpu, b.timeNs[i], b.lost[i]);
         }
         CapturedEvent e = null;
         for (EventSink s : sinks) {
@@ -533,10 +527,9 @@ public final class CaptureEngine {
                 continue; // the sink has no room: no copy, no record (it counts what it did not take)
             }
             if (e == null) {
-                byte[] copy = new byte[b.payloadLength[i]];
-                b.bytes.clear().get(b.payloadOffset[i], copy);
-                EventRecord rec = new EventRecord(formatsById[b.eventId[i]], kernel, cpu, b.traceTs[i],
-                        ByteBuffer.wrap(copy));
+                byte[] copy = new byte[length - org.tracewire.wire.WireHeader.SIZE];
+                b.bytes.clear().get(frame + org.tracewire.wire.WireHeader.SIZE, copy);
+                EventRecord rec = new EventRecord(format, kernel, cpu, b.traceTs[i], ByteBuffer.wrap(copy));
                 e = new CapturedEvent(rec, b.timeNs[i], b.sequence[i], b.lost[i]);
             }
             s.accept(e);
