@@ -85,19 +85,19 @@ final class ContextTracker {
 
     private final CaptureContext ctx;
     private final Out out;
-    private final boolean swap;
+    private final ByteOrder kernelOrder;
     private final int longSize;
     private final KernelLayout layout;
     private final Plan[] plans = new Plan[0x10000];
     private final ContextMessage captureMessage;
     private final Map<Integer, ContextMessage> formatMessages = new LinkedHashMap<>();
-    private final LongSet symbolsLooked = new LongSet(MAX_SYMBOLS);
-    private final LongSet stringsLooked = new LongSet(MAX_STRINGS);
-    private final LongSet computedKeys = new LongSet(MAX_SYMBOLS);
+    private final LongSet symbolsLooked;
+    private final LongSet stringsLooked;
+    private final LongSet computedKeys;
     /** Symbol items sent, by lookup address (for repeats). */
     private final Map<Long, ContextMessage.Item> symbolItems = new LinkedHashMap<>();
     private final List<ContextMessage.Item> stringItems = new ArrayList<>();
-    private final TaskTable tasks = new TaskTable(MAX_TASKS);
+    private final TaskTable tasks;
     private final Recorder recorder = new Recorder();
     private ContextMessage.Builder symbolBuilder;
     private ContextMessage.Builder taskBuilder;
@@ -110,10 +110,19 @@ final class ContextTracker {
      * @param out where messages go
      */
     ContextTracker(CaptureContext ctx, Out out) {
+        this(ctx, out, MAX_TASKS, MAX_SYMBOLS, MAX_STRINGS);
+    }
+
+    /** With other caps (tests). */
+    ContextTracker(CaptureContext ctx, Out out, int maxTasks, int maxSymbols, int maxStrings) {
+        this.tasks = new TaskTable(maxTasks);
+        this.symbolsLooked = new LongSet(maxSymbols);
+        this.computedKeys = new LongSet(maxSymbols);
+        this.stringsLooked = new LongSet(maxStrings);
         this.ctx = ctx;
         this.out = out;
         this.layout = ctx.layout();
-        this.swap = layout.byteOrder() != ByteOrder.BIG_ENDIAN;
+        this.kernelOrder = layout.byteOrder();
         this.longSize = layout.longSize();
         this.captureMessage = ContextMessages.capture(ctx.capture());
     }
@@ -144,7 +153,7 @@ final class ContextTracker {
         return tasks.size();
     }
 
-    /** Symbol addresses described so far. */
+    /** Symbol addresses described so far (found or not). */
     int symbolCount() {
         return symbolItems.size();
     }
@@ -295,7 +304,9 @@ final class ContextTracker {
         }
     }
 
+    /** An unsigned integer of the kernel's byte order at an index of {@code buf} (whatever its order). */
     private long read(ByteBuffer buf, int at, int size) {
+        boolean swap = buf.order() != kernelOrder;
         switch (size) {
             case 8 -> {
                 long v = buf.getLong(at);
@@ -369,7 +380,9 @@ final class ContextTracker {
         SymbolResolver.Symbol s = r == null ? null : r.lookup(address);
         ContextMessage.Builder b = symbols();
         if (s == null) {
-            b.bytes(ContextMessage.SYMBOL_UNKNOWN, ByteBuffer.allocate(8).putLong(address).array());
+            byte[] a = ByteBuffer.allocate(8).putLong(address).array();
+            b.bytes(ContextMessage.SYMBOL_UNKNOWN, a);
+            symbolItems.put(address, new ContextMessage.Item(ContextMessage.SYMBOL_UNKNOWN, a));
             return;
         }
         String name = s.module() == null ? s.name() : s.name() + " [" + s.module() + "]";
@@ -555,10 +568,6 @@ final class ContextTracker {
     static Plan plan(EventFormat f, KernelLayout layout) {
         int longSize = layout.longSize();
         List<int[]> pids = new ArrayList<>();
-        Field common = f.field("common_pid");
-        if (common != null && common.size() == 4) {
-            pids.add(new int[] {common.offset(), -1});
-        }
         boolean exec = f.system().equals("sched") && f.name().equals("sched_process_exec");
         boolean rename = f.system().equals("task") && f.name().equals("task_rename");
         int execPid = -1;
@@ -574,6 +583,11 @@ final class ContextTracker {
             } else if (exec && fd.name().equals("pid")) {
                 execPid = fd.offset();
             }
+        }
+        Field common = f.field("common_pid");
+        if (common != null && common.size() == 4) {
+            // after the pids the record names (their comm is the record's): usually one of them
+            pids.add(new int[] {common.offset(), -1});
         }
         EventPrinter printer = EventPrinter.compile(f, layout);
         List<int[]> syms = new ArrayList<>();

@@ -96,6 +96,7 @@ public final class FrameSink implements AutoCloseable {
             begin(timeNs);
         }
         lastTime = timeNs;
+        buf.limit(frame + length);
         if (tracker != null) {
             if (lost > 0) {
                 tracker.lost(cpu, lost, timeNs);
