@@ -1,0 +1,125 @@
+package org.tracewire.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.testing.HostState;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.WireContext;
+
+/**
+ * Self-describing captures on the live kernel ({@code docs/wire-format.md}): a capture of a broad
+ * mix of events (24 events of 10 systems: scheduler, timers, memory pages and slabs, workqueues,
+ * socket buffers, soft irqs, signals, tasks, network devices, a syscall) is read back by
+ * {@link PcapngInput} from the file alone (no tracefs: the formats, constants, symbols, strings and
+ * tasks come from its context frames) and every event is rendered; at least 99.5% equal a second
+ * instance's kernel text of the same event ({@link CaptureOracle}). And the size: bytes per event of
+ * a sched capture against the raw ring-buffer record.
+ */
+@Tag("live")
+class CaptureContextLiveTest {
+    static final List<String> MIX = List.of(
+            "sched:sched_switch", "sched:sched_wakeup", "sched:sched_process_fork", "sched:sched_process_exec",
+            "timer:hrtimer_start", "timer:hrtimer_expire_entry", "timer:timer_start",
+            "kmem:mm_page_alloc", "kmem:mm_page_free", "kmem:kmalloc", "kmem:kfree",
+            "workqueue:workqueue_queue_work", "workqueue:workqueue_execute_start",
+            "skb:kfree_skb", "skb:consume_skb",
+            "irq:softirq_entry", "irq:softirq_exit",
+            "signal:signal_generate", "signal:signal_deliver",
+            "task:task_newtask", "task:task_rename",
+            "net:net_dev_queue", "net:netif_receive_skb",
+            "syscalls:sys_enter_openat");
+
+    /** Files, loopback TCP, forks and execs, a rename, signals, sleeps: every event above fires. */
+    static void workload(Path dir) {
+        try {
+            long until = System.nanoTime() + 2_000_000_000L;
+            int round = 0;
+            while (System.nanoTime() < until) {
+                Path f = dir.resolve("w" + (round % 4));
+                Files.write(f, new byte[65536 * (1 + round % 3)]);
+                Files.readAllBytes(f);
+                try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    Thread t = new Thread(() -> {
+                        try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
+                            in.readAllBytes();
+                        } catch (Exception ignored) {
+                            // the client's side is what matters
+                        }
+                    });
+                    t.start();
+                    try (Socket c = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                         OutputStream out = c.getOutputStream()) {
+                        for (int i = 0; i < 20; i++) {
+                            out.write(new byte[4000]);
+                        }
+                    }
+                    t.join(5000);
+                }
+                new ProcessBuilder("sh", "-c", "printf tw-renamed > /proc/self/comm; sleep 0.01 & kill -USR1 $! 2>/dev/null;"
+                        + " for i in 1 2 3; do /bin/true; done; ls / > /dev/null; sleep 0.02")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                round++;
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aBroadMixRendersFromTheFileAloneAsTheKernelPrintsIt(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        HostState before = HostState.of(top);
+        List<String> events = new ArrayList<>();
+        for (String e : MIX) {
+            String[] se = e.split(":");
+            if (top.exists("events/" + se[0] + "/" + se[1] + "/enable")) {
+                events.add(e);
+            }
+        }
+        Set<String> systems = new TreeSet<>();
+        events.forEach(e -> systems.add(e.substring(0, e.indexOf(':'))));
+        assertTrue(events.size() >= 20 && systems.size() >= 10, "this kernel has " + events + " of " + MIX);
+        Path out = dir.resolve("mix.pcapng");
+        List<String> args = new ArrayList<>();
+        events.forEach(e -> {
+            args.add("-e");
+            args.add(e);
+        });
+        args.addAll(List.of("--duration", "3", "-w", out.toString(), "--no-iface"));
+        CaptureOracle.Run run = CaptureOracle.run(top, "oracle-mix", events, args, () -> workload(dir));
+        assertEquals(0, run.exit(), run.stdout() + run.stderr());
+        System.out.println(run.stdout().strip());
+
+        CaptureOracle.Comparison c = CaptureOracle.compare(out, run.kernel());
+        System.out.print(c.report());
+        try (PcapngInput in = PcapngInput.open(out)) {
+            WireContext ctx = in.context();
+            System.out.printf(Locale.ROOT, "context: %d formats, %d tasks, constants %s, problems %s%n",
+                    ctx.catalog().formats().size(), ctx.tasks().size(), ctx.constants(), ctx.problems());
+            assertEquals(List.of(), ctx.problems());
+        }
+        long seen = c.perEvent().values().stream().filter(a -> a[0] > 0).count();
+        assertTrue(seen >= 15, "only " + seen + " of the events fired: " + c.perEvent().keySet());
+        assertTrue(c.frames() > 1000, "only " + c.frames() + " events");
+        assertTrue(c.rate() >= 0.995, "match rate " + c.rate());
+        assertEquals(before, HostState.of(top), "tracing settings, instances or interfaces changed");
+    }
+}
