@@ -441,9 +441,6 @@ public final class CaptureEngine {
         EventBatch[] heads = new EventBatch[n];
         KernelLayout kernel = layout.kernel();
         try {
-            if (frames != null) {
-                frames.begin(ClockSync.epochNanos(java.time.Instant.now()));
-            }
             while (true) {
                 boolean allFinished = true;
                 long bound = Long.MAX_VALUE;
@@ -502,6 +499,7 @@ public final class CaptureEngine {
                 }
             }
             if (frames != null) {
+                frames.finish();
                 frames.flush();
             }
         } catch (Throwable t) {

@@ -14,7 +14,7 @@ import org.tracewire.wire.WireHeader;
  * in order, with the context that makes them self-describing. The capture engine's reader threads
  * encode each event frame ({@link FrameEncoder#event}: the 16-byte header and a copy of the record
  * payload) into their batches, leaving {@link FrameOutput#HEADROOM} bytes in front; its emitter
- * thread hands them here in time order ({@link #event}), after {@link #begin}.
+ * thread hands them here in time order ({@link #event}), and calls {@link #finish} at the end.
  *
  * <p>Here, on that one thread: the context messages each event needs are sent before it
  * ({@link ContextTracker}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
@@ -61,10 +61,11 @@ public final class FrameSink implements AutoCloseable {
     }
 
     /**
-     * Sends the CAPTURE message (§4.1): first, before any other frame. Called by the emitter when it
-     * starts; idempotent.
+     * Sends the CAPTURE message (§4.1): first, before any other frame. Called before the first event
+     * (with its time, so a file stays in time order; and only once tracing runs, so a capture tool
+     * started during {@code --delay} sees it) or by {@link #finish}; idempotent.
      *
-     * @param timeNs the capture's start, ns since the epoch
+     * @param timeNs the frame's time, ns since the epoch
      */
     public void begin(long timeNs) throws IOException {
         if (begun) {
@@ -125,15 +126,20 @@ public final class FrameSink implements AutoCloseable {
      * @param lost events, at least 1
      */
     public void lostAtEnd(int cpu, long lost) throws IOException {
-        if (!begun) {
-            begin(lastTime == 0 ? System.currentTimeMillis() * 1_000_000L : lastTime);
-        }
+        finish();
         if (tracker != null) {
             tracker.lost(cpu, lost, lastTime);
         } else {
             for (FrameOutput out : outputs) {
                 out.dropsAfterLast(cpu, lost);
             }
+        }
+    }
+
+    /** Ends the stream: a capture without any event still starts with its CAPTURE frame. */
+    public void finish() throws IOException {
+        if (!begun) {
+            begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(java.time.Instant.now()));
         }
     }
 
