@@ -120,7 +120,7 @@ class ExtcapTsharkLiveTest {
         for (WireFrames.Decoded d : frames) {
             var h = d.frame().header();
             assertEquals(h.timeNs(), d.packet().timeNs(), "the frame time is the frame's (an event's) time");
-            if (d.kind() == org.tracewire.wire.FrameKind.FORMAT) {
+            if (d.kind() == org.tracewire.wire.FrameKind.FORMAT && d.message() != null) {
                 names.put((int) d.message().first(org.tracewire.wire.ContextMessage.FORMAT_ID).number(),
                         d.message().text(org.tracewire.wire.ContextMessage.FORMAT_NAME));
             }
