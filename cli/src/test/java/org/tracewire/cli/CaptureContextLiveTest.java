@@ -122,4 +122,50 @@ class CaptureContextLiveTest {
         assertTrue(c.rate() >= 0.995, "match rate " + c.rate());
         assertEquals(before, HostState.of(top), "tracing settings, instances or interfaces changed");
     }
+
+    /**
+     * Bytes per event of a sched capture: the event frame (16-byte header + the record payload)
+     * against the raw ring-buffer record (payload + its 4-byte header, + 4 when the length is stored
+     * apart, over 112 bytes), and the pcapng file per event (the 32-byte EPB, padding, context frames,
+     * section and interface blocks included).
+     */
+    @Test
+    void bytesPerEventOfASchedCapture(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Prerequisites.requireTool("stress-ng");
+        Path out = dir.resolve("sched.pcapng");
+        CaptureOracle.Run run = CaptureOracle.run(top, "oracle-size", List.of("sched:sched_switch"),
+                List.of("-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--duration", "2", "-w", out.toString(),
+                        "--no-iface"), () -> {
+                    try {
+                        CaptureOracle.sh("stress-ng", "--switch", "2", "--switch-freq", "50000", "-t", "1");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        assertEquals(0, run.exit(), run.stderr());
+        long events = 0;
+        long payload = 0;
+        long raw = 0;
+        long frameBytes = 0;
+        for (WireFrames.Decoded d : WireFrames.read(out)) {
+            if (d.isEvent()) {
+                int n = d.frame().body().remaining();
+                events++;
+                payload += n;
+                raw += n + 4 + (n > 112 ? 4 : 0);
+                frameBytes += 16 + n;
+            }
+        }
+        long file = Files.size(out);
+        double rawPer = (double) raw / events;
+        double framePer = (double) frameBytes / events;
+        double filePer = (double) file / events;
+        System.out.printf(Locale.ROOT, "sched capture: %d events, mean payload %.1f B, raw record %.1f B, frame %.1f B "
+                        + "(%.3f x raw), pcapng %.1f B per event (%.3f x raw; EPB and context included)%n", events,
+                (double) payload / events, rawPer, framePer, framePer / rawPer, filePer, filePer / rawPer);
+        assertTrue(events > 10_000, events + " events");
+        assertTrue(framePer <= 1.3 * rawPer, "frame " + framePer + " B vs raw " + rawPer + " B");
+        assertTrue(filePer <= 1.3 * rawPer + 32 + 1, "file " + filePer + " B per event vs raw " + rawPer + " B + EPB 32");
+    }
 }
