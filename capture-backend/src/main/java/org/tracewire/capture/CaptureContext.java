@@ -72,6 +72,14 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
     public interface Tasks {
         /** The task with this pid now, or null when it is gone and nothing names it. */
         Task lookup(int pid);
+
+        /**
+         * The task with this pid while it runs, or null: no cache of names that may be a former
+         * holder's of the pid (what {@code sched_process_exec} asks). Default: {@link #lookup}.
+         */
+        default Task running(int pid) {
+            return lookup(pid);
+        }
     }
 
     public CaptureContext {
@@ -250,6 +258,25 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
 
         @Override
         public Task lookup(int pid) {
+            Task t = running(pid);
+            if (t != null || pid <= 0) {
+                return t;
+            }
+            long now = System.nanoTime();
+            if (now - cmdlinesRead > 100_000_000L) {
+                cmdlinesRead = now;
+                try {
+                    cmdlines = SavedCmdlines.parse(top.read("saved_cmdlines"));
+                } catch (RuntimeException ignored) {
+                    // keep the last
+                }
+            }
+            String c = cmdlines.comm(pid);
+            return c.equals("<...>") ? null : new Task(-1, c);
+        }
+
+        @Override
+        public Task running(int pid) {
             if (pid <= 0) {
                 return pid == 0 ? new Task(0, "<idle>") : null;
             }
@@ -265,19 +292,8 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                 }
                 return new Task(tgid, comm);
             } catch (IOException | RuntimeException gone) {
-                // exited: the kernel's cache may still name it
+                return null; // exited
             }
-            long now = System.nanoTime();
-            if (now - cmdlinesRead > 100_000_000L) {
-                cmdlinesRead = now;
-                try {
-                    cmdlines = SavedCmdlines.parse(top.read("saved_cmdlines"));
-                } catch (RuntimeException ignored) {
-                    // keep the last
-                }
-            }
-            String c = cmdlines.comm(pid);
-            return c.equals("<...>") ? null : new Task(-1, c);
         }
     }
 

@@ -478,7 +478,7 @@ final class ContextTracker {
 
     /** {@code sched_process_exec}: the task's name is now its new program's. */
     private void exec(int pid, ByteBuffer buf, int payload, int length, Plan p) {
-        CaptureContext.Task t = ctx.tasks().lookup(pid);
+        CaptureContext.Task t = ctx.tasks().running(pid); // a cached name may be the pid's former holder's
         String name = t == null ? null : t.comm();
         if (name == null && p.execFile != null) {
             byte[] copy = new byte[length];

@@ -18,7 +18,16 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatParser;
+import org.tracewire.format.KernelLayout;
 import org.tracewire.input.PcapngInput;
+import org.tracewire.record.EventRecord;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.FrameKind;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
@@ -167,5 +176,77 @@ class CaptureContextLiveTest {
         assertTrue(events > 10_000, events + " events");
         assertTrue(framePer <= 1.3 * rawPer, "frame " + framePer + " B vs raw " + rawPer + " B");
         assertTrue(filePer <= 1.3 * rawPer + 32 + 1, "file " + filePer + " B per event vs raw " + rawPer + " B + EPB 32");
+    }
+
+    /**
+     * Short-lived processes are named: {@code sh -c 'for i in $(seq 200); do /bin/true; done'}, captured
+     * at {@code sys_enter_openat} (no comm field) and {@code sched_process_exec}: every {@code true}
+     * process is gone before the capture looks it up in {@code /proc}, yet, reading the file front to
+     * back, each event of a {@code true} process finds it named {@code true} by the PROCESS context
+     * sent so far (from the exec event's file name, or the kernel's {@code saved_cmdlines}), and no
+     * event's task is unknown. (Pids are reused within seconds here: names count at the time.)
+     */
+    @Test
+    void shortLivedProcessesAreNamed(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Path out = dir.resolve("true.pcapng");
+        CaptureOracle.Run run = CaptureOracle.run(top, "oracle-true", List.of("sched:sched_process_exec"),
+                List.of("-e", "syscalls:sys_enter_openat", "-e", "sched:sched_process_exec", "--duration", "3", "-w",
+                        out.toString(), "--no-iface"), () -> {
+                    try {
+                        CaptureOracle.sh("sh", "-c", "for i in $(seq 200); do /bin/true; done");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        assertEquals(0, run.exit(), run.stderr());
+        // in stream order, as a reader going front to back sees it (pids are reused: the names at the time count)
+        Map<Integer, EventFormat> formats = new HashMap<>();
+        Map<Integer, String> comms = new HashMap<>();
+        Set<Integer> runningTrue = new TreeSet<>();
+        long execs = 0;
+        long events = 0;
+        long trueEvents = 0;
+        List<String> wrong = new ArrayList<>();
+        for (WireFrames.Decoded d : WireFrames.read(out)) {
+            if (d.message() != null && d.kind() == FrameKind.FORMAT) {
+                String name = d.message().text(ContextMessage.FORMAT_NAME);
+                EventFormat f = FormatParser.parse(name.substring(0, name.indexOf(':')),
+                        d.message().text(ContextMessage.FORMAT_TEXT), name);
+                formats.put(f.id(), f);
+            } else if (d.message() != null && d.kind() == FrameKind.PROCESS) {
+                for (ContextMessage.Item i : d.message().all(ContextMessage.PROCESS_TASK)) {
+                    comms.put(i.buffer().getInt(0), new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8));
+                }
+            } else if (d.isEvent()) {
+                events++;
+                EventFormat f = formats.get(d.frame().eventId());
+                EventRecord r = new EventRecord(f, new KernelLayout(d.frame().header().byteOrder(), 8), 0, 0,
+                        d.frame().body());
+                if (f.name().equals("sched_process_exec")) {
+                    int pid = (int) r.integer(f.field("pid"));
+                    if (r.string(f.field("filename")).equals("/bin/true")) {
+                        runningTrue.add(pid);
+                        execs++;
+                    } else {
+                        runningTrue.remove(pid);
+                    }
+                }
+                String comm = comms.get(r.pid());
+                if (comm == null || comm.equals("<...>")) {
+                    wrong.add(r.pid() + " unnamed");
+                } else if (runningTrue.contains(r.pid())) {
+                    trueEvents++;
+                    if (!comm.equals("true") && wrong.size() < 20) {
+                        wrong.add(r.pid() + " named " + comm);
+                    }
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "short-lived: %d execs of /bin/true, %d events, %d of them by true; misnamed %s%n",
+                execs, events, trueEvents, wrong);
+        assertTrue(execs >= 190, execs + " execs of /bin/true");
+        assertTrue(trueEvents >= execs, trueEvents + " events by true processes");
+        assertEquals(List.of(), wrong);
     }
 }
