@@ -84,6 +84,9 @@ public final class CaptureEngine {
     private final List<CpuReader> readers = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicLong emitted = new AtomicLong();
+    /** Events emitted (emitter thread), published through {@link #emitted} with release stores. */
+    private long emittedCount;
+    private final EventSink[] sinkArray;
     private final AtomicLong unknownEvents = new AtomicLong();
     /** Times the final drain re-reads when the kernel still counts unread entries. */
     static final int FINAL_DRAIN_TRIES = 20;
@@ -113,6 +116,7 @@ public final class CaptureEngine {
         this.clock = clock;
         this.frames = frames;
         this.sinks = List.copyOf(sinks);
+        this.sinkArray = this.sinks.toArray(new EventSink[0]);
     }
 
     /**
@@ -474,9 +478,19 @@ public final class CaptureEngine {
                     }
                 }
                 if (best >= 0 && bestTs <= bound) {
+                    // emit a run of the best CPU's events: up to the next head of another CPU (or the bound)
+                    long until = bound;
+                    for (int i = 0; i < n; i++) {
+                        EventBatch o = heads[i];
+                        if (i != best && o != null && !o.exhausted()) {
+                            until = Math.min(until, o.traceTs[o.next]);
+                        }
+                    }
                     EventBatch h = heads[best];
-                    int i = h.next++;
-                    emit(h, i, readers.get(best), kernel);
+                    CpuReader r = readers.get(best);
+                    do {
+                        emit(h, h.next++, r, kernel);
+                    } while (h.next < h.count && h.traceTs[h.next] <= until);
                     continue;
                 }
                 if (allFinished) {
@@ -508,7 +522,7 @@ public final class CaptureEngine {
     }
 
     private void emit(EventBatch b, int i, CpuReader reader, KernelLayout kernel) throws IOException {
-        if (emitted.get() >= limit) {
+        if (emittedCount >= limit) {
             return;
         }
         int cpu = reader.cpu;
@@ -520,7 +534,7 @@ public final class CaptureEngine {
             frames.event(b.bytes, frame, length, format, cpu, b.timeNs[i], b.lost[i]);
         }
         CapturedEvent e = null;
-        for (EventSink s : sinks) {
+        for (EventSink s : sinkArray) {
             if (!s.wants()) {
                 continue; // the sink has no room: no copy, no record (it counts what it did not take)
             }
@@ -532,6 +546,6 @@ public final class CaptureEngine {
             }
             s.accept(e);
         }
-        emitted.incrementAndGet();
+        emitted.lazySet(++emittedCount);
     }
 }

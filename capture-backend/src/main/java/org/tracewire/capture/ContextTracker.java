@@ -89,6 +89,8 @@ final class ContextTracker {
     private final int longSize;
     private final KernelLayout layout;
     private final Plan[] plans = new Plan[0x10000];
+    /** Per CPU, the last task of a {@link Plan#onlyCommonPid} event found described (-1: none). */
+    private final int[] lastPid = new int[0x10000];
     private final ContextMessage captureMessage;
     private final Map<Integer, ContextMessage> formatMessages = new LinkedHashMap<>();
     private final LongSet symbolsLooked;
@@ -125,6 +127,7 @@ final class ContextTracker {
         this.kernelOrder = layout.byteOrder();
         this.longSize = layout.longSize();
         this.captureMessage = ContextMessages.capture(ctx.capture());
+        java.util.Arrays.fill(lastPid, -1);
     }
 
     /** Sends CAPTURE; call once, before any other frame. */
@@ -224,6 +227,24 @@ final class ContextTracker {
             plans[id] = p;
             sendFormat(format, timeNs);
         }
+        if (p.onlyCommonPid) {
+            // most events: only their task to check, usually the CPU's previous one
+            int off = p.pidOffsets[0];
+            if (off + 4 <= length) {
+                int pid = (int) read(buf, payload + off, 4);
+                if (pid == lastPid[cpu & 0xffff]) {
+                    return;
+                }
+                if (tasks.slot(pid) < 0) {
+                    task(pid, -1, null, 0, 0, false);
+                    sendTasks(timeNs);
+                }
+                if (tasks.slot(pid) >= 0) {
+                    lastPid[cpu & 0xffff] = pid;
+                }
+            }
+            return;
+        }
         // symbols: direct addresses
         for (int i = 0; i < p.symOffsets.length; i++) {
             int off = p.symOffsets[i];
@@ -297,6 +318,10 @@ final class ContextTracker {
         if (p.execPid >= 0 && p.execPid + 4 <= length) {
             exec((int) read(buf, payload + p.execPid, 4), buf, payload, length, p);
         }
+        sendTasks(timeNs);
+    }
+
+    private void sendTasks(long timeNs) throws IOException {
         if (taskBuilder != null) {
             ContextMessage m = taskBuilder.build();
             taskBuilder = null;
@@ -538,6 +563,8 @@ final class ContextTracker {
         final int[] strSizes;
         final int execPid;
         final Field execFile;
+        /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
+        final boolean onlyCommonPid;
 
         Plan(EventFormat format, EventPrinter printer, List<int[]> pids, List<int[]> syms, List<int[]> computed,
              List<int[]> strings, int execPid, Field execFile) {
@@ -557,6 +584,8 @@ final class ContextTracker {
             this.strSizes = strings.stream().mapToInt(a -> a[1]).toArray();
             this.execPid = execPid;
             this.execFile = execFile;
+            this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
+                    && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
         }
     }
 

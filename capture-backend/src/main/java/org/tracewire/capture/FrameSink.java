@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.tracewire.format.EventFormat;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.FrameEncoder;
@@ -28,6 +29,7 @@ public final class FrameSink implements AutoCloseable {
     static final int REPEAT_CHECK_EVENTS = 4096;
 
     private final List<FrameOutput> outputs;
+    private final FrameOutput[] outs;
     private final boolean anyRepeats;
     private final CaptureContext context;
     private final ContextTracker tracker;
@@ -35,10 +37,15 @@ public final class FrameSink implements AutoCloseable {
     private final boolean littleEndian;
     private final int[] sequences = new int[0x10000];
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + 2048);
-    private volatile long frames;
-    private volatile long bytes;
-    private volatile long events;
-    private volatile long contextFrames;
+    // written by the emitting thread only; published with release stores (no fence per event), read anywhere
+    private long frameCount;
+    private long byteCount;
+    private long eventCount;
+    private long contextCount;
+    private final AtomicLong frames = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong events = new AtomicLong();
+    private final AtomicLong contextFrames = new AtomicLong();
     private long lastTime;
     private int sinceCheck;
     private boolean begun;
@@ -49,6 +56,7 @@ public final class FrameSink implements AutoCloseable {
      */
     public FrameSink(List<FrameOutput> outputs, CaptureContext context) {
         this.outputs = List.copyOf(outputs);
+        this.outs = this.outputs.toArray(new FrameOutput[0]);
         this.anyRepeats = this.outputs.stream().anyMatch(FrameOutput::repeatsContext);
         this.context = context;
         this.tracker = context == null ? null : new ContextTracker(context, this::sendContext);
@@ -109,13 +117,13 @@ public final class FrameSink implements AutoCloseable {
             }
         }
         putSequence(buf, frame, cpu);
-        for (FrameOutput out : outputs) {
+        for (FrameOutput out : outs) {
             buf.limit(frame + length).position(frame);
             out.write(buf, timeNs, 0);
         }
-        frames++;
-        events++;
-        bytes += length;
+        frames.lazySet(++frameCount);
+        events.lazySet(++eventCount);
+        bytes.lazySet(byteCount += length);
     }
 
     /**
@@ -166,9 +174,9 @@ public final class FrameSink implements AutoCloseable {
                 out.write(s, timeNs, lost);
             }
             lost = 0;
-            frames++;
-            contextFrames++;
-            bytes += n;
+            frames.lazySet(++frameCount);
+            contextFrames.lazySet(++contextCount);
+            bytes.lazySet(byteCount += n);
         }
     }
 
@@ -200,22 +208,22 @@ public final class FrameSink implements AutoCloseable {
 
     /** Frames written (event and context frames; per output). */
     public long frames() {
-        return frames;
+        return frames.get();
     }
 
     /** Event frames written. */
     public long events() {
-        return events;
+        return events.get();
     }
 
     /** Context frames written (repeats included). */
     public long contextFrames() {
-        return contextFrames;
+        return contextFrames.get();
     }
 
     /** Bytes of frames written (bare frames, per output). */
     public long bytes() {
-        return bytes;
+        return bytes.get();
     }
 
     /** Event frames an output cut to its maximum frame size (the largest count of any output). */
