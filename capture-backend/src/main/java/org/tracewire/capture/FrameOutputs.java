@@ -113,9 +113,12 @@ public final class FrameOutputs {
                 if (isStdout(pcapng)) {
                     outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
                             section, iface));
+                } else if (PcapngOutput.isLive(pcapng)) {
+                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), true, section, iface));
                 } else {
-                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), PcapngOutput.isLive(pcapng),
-                            section, iface));
+                    // a regular file: the kernel's copy into the page cache happens on a writer thread
+                    outputs.add(new PcapngOutput(pcapng.toString(), new AsyncFileChannel(opener.open(pcapng),
+                            pcapng.toString()), false, section, iface));
                 }
             }
             return outputs;
