@@ -323,9 +323,10 @@ class ContextTrackerTest {
             Iterator<RecordInput.Event> it = in.events();
             for (EventRecord r : records) {
                 assertTrue(it.hasNext(), "event " + n + " missing");
-                EventRecord back = it.next().record();
+                RecordInput.Event e = it.next();
+                EventRecord back = e.record();
                 assertEquals(r.format().id(), back.format().id());
-                assertEquals(time(r), back.timestampNs());
+                assertEquals(time(r), e.timeNs(), "the frame's time is the event's wall time");
                 String want = direct.body(r);
                 String got = in.renderer().body(back);
                 if (want.equals(got)) {
