@@ -1,16 +1,21 @@
--- tracewire.lua: the Wireshark dissector runtime for tracewire frames (EtherType 0x88B5).
+-- tracewire.lua: the Wireshark dissector runtime for tracewire frames, wire format version 2
+-- (docs/wire-format.md): Ethernet frames of EtherType 0x88B5 and pcapng records of link type
+-- LINKTYPE_USER15 (162).
 --
--- Implements docs/wire-format.md: the 48-byte big-endian header, TLV walking, a generic
--- fallback that shows any event by name with its raw TLVs, expert infos, and an evaluator for
--- print fmts (C expressions with the kernel's vsprintf semantics) that the generator
--- (dissector-gen, org.tracewire.dissector) emits as data tables between the two EVENT TABLES
--- markers below. On its own this file is a complete, generic dissector (no event tables).
+-- Implements the 16-byte header, EVENT frames (the ring-buffer record's payload, fields at their
+-- format offsets), the in-band context (CAPTURE, FORMAT, SYMBOLS, PROCESS, LOST messages,
+-- reassembled from fragments per scope), expert infos, and an evaluator for print fmts (C
+-- expressions with the kernel's vsprintf semantics). The generator (dissector-gen,
+-- org.tracewire.dissector) emits per-event tables between the two EVENT TABLES markers below; an
+-- event those tables do not know is decoded from the description tree its FORMAT message carries
+-- (the same schema, docs/dissector.md), so on its own this file decodes captures of any kernel.
 --
 -- Compatibility: Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). No bit operators, no bit32,
 -- no integer division: 64-bit arithmetic uses Wireshark's UInt64/Int64, every read is
--- length-checked, and per-frame work runs under pcall so a hostile frame yields expert info.
+-- length-checked, capture data is never given to load(), and per-frame work runs under pcall so a
+-- hostile frame yields expert info.
 
-local TW_VERSION = "1"
+local TW_VERSION = "2"
 -- Replaced by the generator: the format identity hash (16 hex digits) the tables were made from,
 -- the traced kernel's long size, and a label of the source.
 local TW_GEN_HASH = nil
@@ -19,27 +24,42 @@ local TW_GEN_SOURCE = "runtime only (no event tables)"
 
 local tw = Proto("tracewire", "tracewire trace event")
 tw.prefs.ethertype = Pref.uint("EtherType", 0x88B5, "EtherType of tracewire frames, in decimal (default 34997 = 0x88B5)")
-tw.prefs.check_hash = Pref.bool("Warn on other formats", true,
-  "Warn when a frame's format identity hash differs from the one this dissector was generated for")
 tw.prefs.kallsyms = Pref.string("kallsyms file", "",
-  "The traced kernel's /proc/kallsyms (same boot) to print %pS/%ps symbols like the kernel; empty: off")
+  "Override: the traced kernel's /proc/kallsyms (same boot) for %pS/%ps symbols, before the capture's own symbols; empty: off")
 tw.prefs.printk_formats = Pref.string("printk_formats file", "",
-  "The traced kernel's tracefs printk_formats, for %s of format-string pointers; empty: off")
-tw.prefs.hz = Pref.uint("HZ", 0, "The traced kernel's CONFIG_HZ, for jiffies_to_msecs; 0: unknown")
+  "Override: the traced kernel's tracefs printk_formats for %s of format-string pointers; empty: the capture's own")
+tw.prefs.hz = Pref.uint("HZ", 0, "Override: the traced kernel's CONFIG_HZ for jiffies_to_msecs; 0: the capture's own")
 
+local CAP = {}
+-- Bounds of the context kept per scope (a host: an Ethernet source MAC or a pcapng interface) and
+-- in total; a message beyond them is dropped with an expert info.
+CAP.FORMATS = 8192          -- FORMAT messages (events) per scope
+CAP.SYMBOLS = 262144        -- symbols and printk strings per scope
+CAP.PROCS = 262144          -- process entries (pid -> comm, tgid; a comm change is one more) per scope
+CAP.SCOPES = 256            -- scopes
+CAP.MESSAGE = 4194304       -- bytes of one reassembled message
+CAP.PENDING = 64            -- messages being reassembled, all scopes
+CAP.PENDING_BYTES = 16777216 -- bytes held for reassembly, all scopes
+CAP.CONSTANTS = 4096        -- CAPTURE constants, and BTF enum constants per FORMAT
+CAP.REVISIT_BYTES = 33554432 -- reassembled messages kept to show their frames again
+CAP.SCOPE_BYTES = 33554432  -- bytes of context kept per scope (formats, symbols, strings, comms)
+CAP.TOTAL_BYTES = 134217728 -- the same over all scopes
+CAP.TREE = 1048576          -- bytes of one description tree
+local MAX_DEPTH = 64              -- description tree nesting (docs/wire-format.md 4.6)
 ---------------------------------------------------------------------------- header fields
+local KIND_NAMES = { [0] = "EVENT", [1] = "CAPTURE", [2] = "FORMAT", [3] = "SYMBOLS", [4] = "PROCESS", [5] = "LOST" }
 local HF = {
-  magic = ProtoField.uint16("tracewire.magic", "Magic", base.HEX),
   version = ProtoField.uint8("tracewire.version", "Version", base.DEC),
-  flags = ProtoField.uint8("tracewire.flags", "Flags", base.HEX),
-  flags_le = ProtoField.bool("tracewire.flags.little_endian", "Little-endian values", 8, nil, 0x01),
-  flags_trunc = ProtoField.bool("tracewire.flags.truncated", "Truncated", 8, nil, 0x02),
-  flags_lostunk = ProtoField.bool("tracewire.flags.lost_unknown", "Lost count unknown", 8, nil, 0x04),
-  flags_raw = ProtoField.bool("tracewire.flags.raw_clock", "Raw trace clock", 8, nil, 0x08),
-  flags_res = ProtoField.uint8("tracewire.flags.reserved", "Reserved", base.HEX, nil, 0xF0),
-  hdr_len = ProtoField.uint16("tracewire.header_length", "Header length", base.DEC),
+  kind = ProtoField.uint8("tracewire.kind", "Kind", base.DEC, KIND_NAMES, 0x0F),
+  flags = ProtoField.uint8("tracewire.flags", "Flags", base.HEX, nil, 0xF0),
+  flags_le = ProtoField.bool("tracewire.flags.little_endian", "Little-endian payload", 8, nil, 0x10),
+  flags_trunc = ProtoField.bool("tracewire.flags.truncated", "Truncated", 8, nil, 0x20),
+  flags_raw = ProtoField.bool("tracewire.flags.raw_clock", "Raw trace clock", 8, nil, 0x40),
+  flags_res = ProtoField.bool("tracewire.flags.reserved", "Reserved", 8, nil, 0x80),
   cpu = ProtoField.uint16("tracewire.cpu", "CPU", base.DEC),
-  event_id = ProtoField.uint16("tracewire.event_id", "Event id", base.DEC),
+  seq = ProtoField.uint32("tracewire.seq", "Sequence", base.DEC),
+  time = ProtoField.uint64("tracewire.time", "Time (ns)", base.DEC),
+  event_id = ProtoField.uint16("tracewire.event_id", "Event id (common_type)", base.DEC),
   common_flags = ProtoField.uint8("tracewire.common_flags", "Common flags", base.HEX),
   cf_irqs_off = ProtoField.bool("tracewire.common_flags.irqs_off", "IRQs off", 8, nil, 0x01),
   cf_resched_lazy = ProtoField.bool("tracewire.common_flags.need_resched_lazy", "Need resched (lazy)", 8, nil, 0x02),
@@ -53,29 +73,53 @@ local HF = {
   preempt_depth = ProtoField.uint8("tracewire.preempt_count.depth", "Preempt depth", base.DEC, nil, 0x0F),
   migrate_disable = ProtoField.uint8("tracewire.preempt_count.migrate_disable", "Migrate disable", base.DEC, nil, 0xF0),
   pid = ProtoField.int32("tracewire.pid", "PID (common_pid)", base.DEC),
-  time = ProtoField.uint64("tracewire.time", "Time (ns)", base.DEC),
-  seq = ProtoField.uint64("tracewire.seq", "Sequence", base.DEC),
-  lost = ProtoField.uint32("tracewire.lost", "Lost events", base.DEC),
-  orig_len = ProtoField.uint16("tracewire.original_tlv_length", "Original TLV length", base.DEC),
-  tlv_len = ProtoField.uint16("tracewire.tlv_length", "TLV length", base.DEC),
-  format_hash = ProtoField.uint64("tracewire.format_hash", "Format identity hash", base.HEX),
+  comm = ProtoField.string("tracewire.comm", "Command (comm)"),
+  tgid = ProtoField.int32("tracewire.tgid", "Thread group (tgid)", base.DEC),
   event = ProtoField.string("tracewire.event", "Event"),
   text = ProtoField.string("tracewire.text", "Text"),
-  tlv = ProtoField.bytes("tracewire.tlv", "TLV"),
-  tlv_type = ProtoField.uint16("tracewire.tlv.type", "Type", base.DEC),
-  tlv_length = ProtoField.uint16("tracewire.tlv.length", "Length", base.DEC),
-  tlv_value = ProtoField.bytes("tracewire.tlv.value", "Value"),
+  payload = ProtoField.bytes("tracewire.payload", "Payload"),
+  field = ProtoField.none("tracewire.field", "Field"),
+  field_name = ProtoField.string("tracewire.field.name", "Name"),
+  field_value = ProtoField.string("tracewire.field.value", "Value"),
+  lost = ProtoField.uint64("tracewire.lost", "Lost events", base.DEC),
+  -- context frames
+  msg_id = ProtoField.uint32("tracewire.message.id", "Message id", base.DEC),
+  frag_index = ProtoField.uint16("tracewire.message.fragment", "Fragment index", base.DEC),
+  frag_count = ProtoField.uint16("tracewire.message.fragments", "Fragment count", base.DEC),
+  msg_len = ProtoField.uint32("tracewire.message.length", "Message length", base.DEC),
+  msg_frame = ProtoField.framenum("tracewire.message.reassembled_in", "Reassembled in", base.NONE),
+  item = ProtoField.bytes("tracewire.item", "Item"),
+  item_type = ProtoField.uint16("tracewire.item.type", "Type", base.DEC),
+  capture_id = ProtoField.string("tracewire.capture.id", "Capture id"),
+  capture_kernel = ProtoField.string("tracewire.capture.kernel", "Kernel release"),
+  capture_host = ProtoField.string("tracewire.capture.host", "Host"),
+  capture_clock = ProtoField.string("tracewire.capture.clock", "Trace clock"),
+  format_id = ProtoField.uint16("tracewire.format.id", "Event id", base.DEC),
+  format_name = ProtoField.string("tracewire.format.event", "Event"),
+  symbol_address = ProtoField.uint64("tracewire.symbol.address", "Address", base.HEX),
+  symbol_name = ProtoField.string("tracewire.symbol.name", "Symbol"),
+  process_pid = ProtoField.int32("tracewire.process.pid", "PID", base.DEC),
+  process_tgid = ProtoField.int32("tracewire.process.tgid", "TGID", base.DEC),
+  process_comm = ProtoField.string("tracewire.process.comm", "Command"),
 }
 
 local EF = {
   lost = ProtoExpert.new("tracewire.expert.lost", "Events lost", expert.group.SEQUENCE, expert.severity.WARN),
-  lost_unknown = ProtoExpert.new("tracewire.expert.lost_unknown", "Events lost, count unknown",
-    expert.group.SEQUENCE, expert.severity.WARN),
   truncated = ProtoExpert.new("tracewire.expert.truncated", "Truncated event", expert.group.MALFORMED, expert.severity.WARN),
   unknown = ProtoExpert.new("tracewire.expert.unknown_event", "Unknown event", expert.group.UNDECODED, expert.severity.NOTE),
+  no_context = ProtoExpert.new("tracewire.expert.no_context", "Event decoded without its FORMAT context",
+    expert.group.UNDECODED, expert.severity.NOTE),
   malformed = ProtoExpert.new("tracewire.expert.malformed", "Malformed frame", expert.group.MALFORMED, expert.severity.ERROR),
-  other_formats = ProtoExpert.new("tracewire.expert.other_formats", "Dissector generated for other formats",
-    expert.group.PROTOCOL, expert.severity.WARN),
+  version = ProtoExpert.new("tracewire.expert.version", "Other wire format version", expert.group.PROTOCOL,
+    expert.severity.ERROR),
+  reserved = ProtoExpert.new("tracewire.expert.reserved_kind", "Reserved frame kind", expert.group.PROTOCOL,
+    expert.severity.NOTE),
+  cap = ProtoExpert.new("tracewire.expert.context_cap", "Context limit reached", expert.group.PROTOCOL,
+    expert.severity.WARN),
+  changed = ProtoExpert.new("tracewire.expert.format_changed", "FORMAT changes an event id", expert.group.PROTOCOL,
+    expert.severity.NOTE),
+  fragment = ProtoExpert.new("tracewire.expert.fragment", "Context fragment dropped", expert.group.REASSEMBLE,
+    expert.severity.WARN),
   internal = ProtoExpert.new("tracewire.expert.internal", "Dissector internal error", expert.group.UNDECODED,
     expert.severity.ERROR),
 }
@@ -103,8 +147,13 @@ local AF = {
 local AF_LIST = { AF.analysis, AF.kind, AF.latency, AF.latency_ns, AF.start_frame, AF.end_frame }
 for k = 1, #AF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = AF_LIST[k] end
 
+-- The pcapng interface of a USER15 record: the scope of its context (docs/wire-format.md 4).
+local F_IFID = Field.new("frame.interface_id")
 ---------------------------------------------------------------------------- 64-bit helpers
 local U = UInt64
+-- The traced kernel's sizeof(long) for the frame being dissected: its scope's CAPTURE context, else
+-- the generator's value (dissection is not re-entrant).
+local LONG = TW_LONG_SIZE
 local U0 = U.new(0, 0)
 local U1 = U.new(1, 0)
 local SIGNBIT = U.new(0, 0x80000000)
@@ -250,7 +299,16 @@ local NUMFMT = { [8] = "%o", [10] = "%d", [16] = "%x" }
 -- lib/vsprintf.c number(): num is the value converted to the conversion's type: a UInt64 bit
 -- pattern, or a Lua number (an integer of at most 53 bits, negative only with SIGN) from the
 -- evaluator's fast path.
+-- flags that change a number's text without a width (the rest only act with one)
+local SHOWN = PLUS + SPACE + SPECIAL
 local function number(num, base, flags, width, precision)
+  if width <= 0 and precision < 0 and type(num) == "number" and bit.band(flags, SHOWN) == 0
+      and (num >= 0 or bit.band(flags, SIGN) ~= 0) then
+    -- the common case: the digits alone
+    local d = string.format(NUMFMT[base], num)
+    if base == 16 and bit.band(flags, SMALL) == 0 then d = d:upper() end
+    return d
+  end
   if width > MAX_WIDTH then width = MAX_WIDTH end
   if precision > MAX_WIDTH then precision = MAX_WIDTH end
   local isnum = type(num) == "number"
@@ -274,7 +332,7 @@ local function number(num, base, flags, width, precision)
   end
   local d
   if isnum then d = string.format(NUMFMT[base], num) else d = digits(num, base) end
-  if not locase then d = d:upper() end
+  if not locase and base == 16 then d = d:upper() end
   local i = #d
   if i > precision then precision = i end
   width = width - precision
@@ -302,6 +360,7 @@ local function number(num, base, flags, width, precision)
 end
 
 local function vstring(s, flags, width, precision)
+  if width <= 0 and precision < 0 then return s end
   if width > MAX_WIDTH then width = MAX_WIDTH end
   if precision >= 0 and #s > precision then s = s:sub(1, precision) end
   local pad = width - #s
@@ -312,6 +371,8 @@ end
 
 local function hex2(b) return string.format("%02x", b) end
 
+local ipaddr, mac, uuid, bitmap, hexstring
+;(function()
 local function need(m, n, what)
   if m.l - m.o < n then fail(what .. " needs " .. n .. " bytes") end
 end
@@ -376,7 +437,7 @@ local function ip6compressed(d, off)
   return table.concat(t)
 end
 
-local function ipaddr(m, ext, le)
+function ipaddr(m, ext, le)
   local d, off = m.d, m.o
   local kind = ext:sub(2, 2)
   local leading = ext:sub(1, 1) == "i"
@@ -418,7 +479,7 @@ local function ipaddr(m, ext, le)
   fail("unsupported %p" .. ext)
 end
 
-local function mac(m, ext)
+function mac(m, ext)
   need(m, 6, "%p" .. ext)
   local rev = ext:sub(2, 2) == "R"
   local sep = ":"
@@ -431,7 +492,7 @@ local function mac(m, ext)
   return table.concat(t, sep)
 end
 
-local function uuid(m, ext)
+function uuid(m, ext)
   need(m, 16, "%p" .. ext)
   local k = ext:sub(2, 2)
   if k == "" then k = "b" end
@@ -449,7 +510,7 @@ local function uuid(m, ext)
 end
 
 local function bitset(m, n, le)
-  local ls = TW_LONG_SIZE
+  local ls = LONG
   local word = math.floor(n / (ls * 8))
   local b = n % (ls * 8)
   local off = m.o + word * ls
@@ -458,7 +519,7 @@ local function bitset(m, n, le)
   return w:rshift(b):band(U1) == U1
 end
 
-local function bitmap(m, nrbits, list, le)
+function bitmap(m, nrbits, list, le)
   local avail = (m.l - m.o) * 8
   if nrbits > avail then nrbits = avail end
   if nrbits < 0 then nrbits = 0 end
@@ -494,7 +555,7 @@ local function bitmap(m, nrbits, list, le)
   return table.concat(t, ",")
 end
 
-local function hexstring(m, ext, width)
+function hexstring(m, ext, width)
   local len = width < 0 and 1 or math.min(width, 64)
   len = math.min(len, m.l - m.o)
   local sepc = ext:sub(2, 2)
@@ -504,17 +565,19 @@ local function hexstring(m, ext, width)
   for i = 0, len - 1 do t[#t + 1] = hex2(m.d:byte(m.o + 1 + i)) end
   return table.concat(t, sep)
 end
-
----------------------------------------------------------------------------- host context
--- Opt-in (preferences): the traced kernel's /proc/kallsyms for %pS and friends, its
--- printk_formats for %s of a format-string pointer, and its CONFIG_HZ for jiffies_to_msecs.
--- Off by default: a capture from another boot or host would be resolved wrongly.
+end)()
+---------------------------------------------------------------------------- host overrides
+-- Overrides (preferences) of what the capture's context says: the traced kernel's /proc/kallsyms
+-- for %pS and friends, its printk_formats for %s of a format-string pointer, and its CONFIG_HZ
+-- for jiffies_to_msecs. Off by default: the capture carries its own (SYMBOLS, CAPTURE), and a file
+-- from another boot or host would be resolved wrongly.
+local symbols, lookupsym, ctxsym, printk
+local function hex16(u) return u:tohex() end
+;(function()
 local SYMS = nil        -- { addrs = { "16 hex digits" }, names = {}, mods = {}, sizes = { UInt64 } }
 local SYMS_PATH = nil
 local PRINTK = nil      -- { ["16 hex digits"] = string }
 local PRINTK_PATH = nil
-
-local function hex16(u) return u:tohex() end
 
 local function loadsyms(path)
   local f = io.open(path, "r")
@@ -550,14 +613,14 @@ local function loadsyms(path)
   return t
 end
 
-local function symbols()
+function symbols()
   local path = tw.prefs.kallsyms
   if path == nil or path == "" then return nil end
   if SYMS_PATH ~= path then SYMS = loadsyms(path); SYMS_PATH = path end
   return SYMS
 end
 
-local function lookupsym(t, addr)
+function lookupsym(t, addr)
   local key = hex16(addr)
   local lo, hi, found = 1, #t.addrs, nil
   while lo <= hi do
@@ -571,13 +634,27 @@ local function lookupsym(t, addr)
   return t.names[found], off, t.sizes[found], t.mods[found]
 end
 
+-- The capture's own symbol for addr (SYMBOLS context of scope cx): name, offset, size, module;
+-- false when the sender found none; nil when it sent nothing about the address. For %pB
+-- (backtrace) the symbol covering addr - 1, as the kernel's sprint_backtrace looks it up.
+function ctxsym(cx, addr, backtrace)
+  local syms = cx.syms
+  local look = backtrace and (addr - U1) or addr
+  local e = syms[hex16(look)]
+  if e == nil and backtrace then e = syms[hex16(addr)] end
+  if e == nil or e == false then return e end
+  local off = look - e[2]
+  if look < e[2] or not (off < e[3]) then return nil end
+  return e[1], off, e[3], e[4]
+end
+
 local function unescape_c(s)
   local map = { n = "\n", t = "\t", r = "\r", a = "\a", b = "\b", f = "\f", v = "\v", e = "\27" }
   return (s:gsub("\\([0-7][0-7]?[0-7]?)", function(o) return string.char(tonumber(o, 8) % 256) end)
     :gsub("\\(.)", function(c) return map[c] or c end))
 end
 
-local function printk()
+function printk()
   local path = tw.prefs.printk_formats
   if path == nil or path == "" then return nil end
   if PRINTK_PATH ~= path then
@@ -598,45 +675,75 @@ local function printk()
   end
   return PRINTK
 end
-
+end)()
 ---------------------------------------------------------------------------- evaluator
 -- Node tags of the evaluator's internal form, made once per event from the generated print table
 -- (see compileprint below): { tag, ... } with positional operands.
-local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_BRACE, N_SIZEOF =
-  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+local N_LIT, N_STR, N_FLD, N_ERR, N_IDX, N_UN, N_BIN, N_TERN, N_CAST, N_CALL, N_BRACE, N_SIZEOF, N_IDENT =
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
 -- Fields whose bytes sit behind a __data_loc/__rel_loc word.
 local DYNAMIC = { dynamic_string = true, dynamic_array = true, dynamic_cpumask = true }
 
-local eval
-local fastfield
 local byte, sub, find = string.byte, string.sub, string.find
+local POW = { [1] = 256, [2] = 65536, [4] = 4294967296 }
+local HALF = { [1] = 128, [2] = 32768, [4] = 2147483648 }
+local FASTBASE = { d = 10, i = 10, u = 10, o = 8, x = 16, X = 16 }
+-- The fast path's conversion (assigned by the "fast evaluator" section below).
+local fastconv
+local eval, fastfield, span, render, entrynums
+;(function()
 
--- ctx: { ev = event table, v = { [i] = TLV value string or nil }, le = bool }
+-- ctx: { ev = event, s = the frame (a Lua string), b = 0-based offset of the payload in s,
+-- pl = payload length, le = payload byte order, pd = the payload as its own string (made on first
+-- use: Mem values index it from 0 as the Java EventRecord does), cx = the scope's context or nil }
+local function payload(ctx)
+  local d = ctx.pd
+  if d == nil then
+    d = sub(ctx.s, ctx.b + 1, ctx.b + ctx.pl)
+    ctx.pd = d
+  end
+  return d
+end
+
+-- Where field f's bytes are in the payload: offset, length (dynamic fields through their location
+-- word, flexible arrays to the payload's end); fails when they lie outside the payload.
+function span(ctx, f)
+  local off, size, pl = f.offset, f.size, ctx.pl
+  if DYNAMIC[f.kind] then
+    if off + 4 > pl then fail("field " .. f.name .. " outside the record") end
+    local w = rdu(ctx.s, ctx.b + off, 4, ctx.le):lower()
+    local dlen = math.floor(w / 65536)
+    local doff = w % 65536
+    if f.rel then doff = doff + off + 4 end
+    if doff + dlen > pl then fail("field " .. f.name .. " data outside the record") end
+    return doff, dlen
+  end
+  if size == 0 and f.kind ~= "int" and f.kind ~= "pointer" then
+    if off > pl then fail("field " .. f.name .. " outside the record") end
+    return off, pl - off
+  end
+  if off + size > pl then fail("field " .. f.name .. " outside the record") end
+  return off, size
+end
+
 local function fieldval(ctx, i)
   local f = ctx.ev.f[i]
-  local d = ctx.v[i]
   if not f then fail("no field " .. i) end
-  if d == nil then fail("field " .. f.name .. " is not in the frame") end
   local kind, size, signed = f.kind, f.size, f.signed
-  if kind == "int" then
+  if kind == "int" or kind == "pointer" then
     if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then fail("field size " .. size) end
-    if #d ~= size then fail("field " .. f.name .. " has " .. #d .. " bytes") end
-    return int(rdu(d, 0, size, ctx.le), size, signed)
-  elseif kind == "pointer" then
-    if #d ~= size then fail("field " .. f.name .. " has " .. #d .. " bytes") end
-    return { k = "i", b = rdu(d, 0, size, ctx.le), s = size, g = false, p = true }
-  elseif kind == "char_array" then
-    if size > 0 and #d < size then d = d .. string.rep("\0", size - #d) end
-    if size == 0 then d = d .. "\0" end
-    return { k = "m", d = d, o = 0, l = #d, es = 1, eg = signed }
-  else
-    local es = f.elem_size or 1
-    if es < 1 then es = 1 end
-    if (kind == "array" or kind == "opaque") and size > 0 and #d ~= size then
-      fail("field " .. f.name .. " has " .. #d .. " bytes")
-    end
-    return { k = "m", d = d, o = 0, l = #d, es = es, eg = signed }
+    if f.offset + size > ctx.pl then fail("field " .. f.name .. " outside the record") end
+    local b = rdu(ctx.s, ctx.b + f.offset, size, ctx.le)
+    if kind == "int" then return int(b, size, signed) end
+    return { k = "i", b = b, s = size, g = false, p = true }
   end
+  local off, len = span(ctx, f)
+  local es = 1
+  if kind ~= "char_array" and kind ~= "opaque" then
+    es = f.elem_size or 1
+    if es < 1 then es = 1 end
+  end
+  return { k = "m", d = payload(ctx), o = off, l = off + len, es = es, eg = signed }
 end
 
 local function index(ctx, base, idx)
@@ -671,6 +778,20 @@ local function binary(ctx, n)
   if op == "," then eval(ctx, n[3]); return eval(ctx, n[4]) end
   local lv = eval(ctx, n[3])
   local rv = eval(ctx, n[4])
+  local ln = n[3]
+  if ln[1] == N_CAST and ln[3] and lv.k == "i" and lv.p and rv.k == "i" and (op == "+" or op == "-") then
+    -- C pointer arithmetic on a kernel address: scaled by the pointee's size; a struct's size comes
+    -- from the capture's constants (sizeof(struct page)), else the record falls back
+    local size = ln[6]
+    if ln[9] then
+      size = ctx.cx and ctx.cx.typesizes[ln[9]]
+      if not size or size <= 0 then fail("size of struct " .. ln[9] .. " unknown for pointer arithmetic") end
+    end
+    local scaled = rv.b * U.new(size, 0)
+    local r
+    if op == "+" then r = lv.b + scaled else r = lv.b - scaled end
+    return { k = "i", b = ext(r, LONG, false), s = LONG, g = false, p = true }
+  end
   if lv.k == "m" and rv.k == "i" and (op == "+" or op == "-") then
     local d = tonum(rv)
     if op == "-" then d = -d end
@@ -736,9 +857,8 @@ local function addressof(ctx, e)
     local f = ctx.ev.f[e[2]]
     if f and f.kind ~= "pointer" then
       if f.kind == "int" then
-        local d = ctx.v[e[2]]
-        if d == nil or #d < f.size then fail("field outside the record") end
-        return { k = "m", d = d, o = 0, l = f.size, es = f.size, eg = f.signed }
+        if f.offset + f.size > ctx.pl then fail("field outside the record") end
+        return { k = "m", d = payload(ctx), o = f.offset, l = f.offset + f.size, es = f.size, eg = f.signed }
       end
       local v = eval(ctx, e)
       if v.k == "m" then return v end
@@ -782,7 +902,7 @@ local function cast(ctx, n)
       return { k = "m", d = v.d, o = v.o, l = v.l, es = es, eg = n[7] }
     end
     if v.k == "t" then return v end
-    return { k = "i", b = ext(v.b, TW_LONG_SIZE, false), s = TW_LONG_SIZE, g = false, p = true }
+    return { k = "i", b = ext(v.b, LONG, false), s = LONG, g = false, p = true }
   end
   if n[8] == "void" then return int(U0, 4, true) end
   if v.k == "i" then
@@ -810,8 +930,8 @@ end
 -- The entries of a __print_flags/__print_symbolic call node n (from index first) as Lua numbers
 -- when every value is a constant below 2^32 (after the same truncation to a long the loops
 -- below apply): { [k] = number }, made once per node; false when not possible.
-local ENTRYNUMS = {}
-local function entrynums(n, first, u64)
+local ENTRYNUMS = setmetatable({}, { __mode = "k" })
+function entrynums(n, first, u64)
   local r = ENTRYNUMS[n]
   if r ~= nil then return r end
   r = {}
@@ -820,7 +940,7 @@ local function entrynums(n, first, u64)
     local e = n[i]
     if e[1] ~= N_BRACE or #e ~= 3 or e[2][1] ~= N_LIT or e[2][2].k ~= "i" then r = false; break end
     local m = e[2][2].b
-    if not u64 then m = ext(m, TW_LONG_SIZE, false) end
+    if not u64 then m = ext(m, LONG, false) end
     if m:higher() ~= 0 then r = false; break end
     r[i] = m:lower()
     i = i + 1
@@ -831,7 +951,7 @@ end
 
 local function printflags(ctx, n, u64)
   local flags = asint(eval(ctx, n[3]), "__print_flags").b
-  if not u64 then flags = ext(flags, TW_LONG_SIZE, false) end
+  if not u64 then flags = ext(flags, LONG, false) end
   local dv = eval(ctx, n[4])
   local delim = nil
   if dv.k == "t" then delim = dv.t elseif dv.k == "m" then delim = cstring(dv, 4096) end
@@ -867,7 +987,7 @@ local function printflags(ctx, n, u64)
       unknown = true
     else
       local mask = mv.b
-      if not u64 then mask = ext(mask, TW_LONG_SIZE, false) end
+      if not u64 then mask = ext(mask, LONG, false) end
       if flags:band(mask) == mask then
         local s = entryname(ctx, e)
         flags = flags:band(mask:bnot())
@@ -885,10 +1005,10 @@ local function printflags(ctx, n, u64)
   return text(table.concat(t))
 end
 
-local SYMMAPS = {}
+local SYMMAPS = setmetatable({}, { __mode = "k" })
 local function printsymbolic(ctx, n, u64)
   local val = asint(eval(ctx, n[3]), "__print_symbolic").b
-  if not u64 then val = ext(val, TW_LONG_SIZE, false) end
+  if not u64 then val = ext(val, LONG, false) end
   if val:higher() == 0 then
     -- constant entries below 2^32: one table lookup ({ [value] = index of its first entry })
     local map = SYMMAPS[n]
@@ -920,7 +1040,7 @@ local function printsymbolic(ctx, n, u64)
       unknown = true
     else
       local key = kv.b
-      if not u64 then key = ext(key, TW_LONG_SIZE, false) end
+      if not u64 then key = ext(key, LONG, false) end
       if key == val then
         local s = entryname(ctx, e)
         if s ~= "" then return text(s) end
@@ -998,9 +1118,10 @@ local function call(ctx, n)
   elseif name == "jiffies_to_msecs" then
     nargs(n, 1)
     local hz = tw.prefs.hz or 0
+    if hz <= 0 and ctx.cx then hz = ctx.cx.hz or 0 end
     if hz <= 0 then fail("jiffies_to_msecs needs HZ") end
     local j = asint(eval(ctx, n[3])).b
-    if TW_LONG_SIZE ~= 8 then j = j:band(MASKS[4]) end
+    if LONG ~= 8 then j = j:band(MASKS[4]) end
     local r
     if hz <= 1000 and 1000 % hz == 0 then r = j * U.new(math.floor(1000 / hz), 0)
     elseif hz > 1000 and hz % 1000 == 0 then
@@ -1015,6 +1136,22 @@ local function call(ctx, n)
   fail("unknown helper " .. tostring(name))
 end
 
+-- An identifier the generator could not resolve: a kernel variable from the capture's constants
+-- (CAPTURE, e.g. vmemmap_base: an unsigned long), else an enum constant the event's FORMAT carries
+-- (an int, widened as gcc widens an enum), else the record falls back (Evaluator's order).
+local function ident(ctx, name)
+  local cx = ctx.cx
+  local v = cx and cx.consts[name]
+  if v ~= nil then return { k = "i", b = ext(v, LONG, false), s = LONG, g = false } end
+  local en = ctx.ev.enums
+  v = en and en[name]
+  if v == nil then fail("unresolved identifier " .. tostring(name)) end
+  local hi, lo = v:higher(), v:lower()
+  if (hi == 0 and lo < 2147483648) or (hi == 4294967295 and lo >= 2147483648) then return int(v, 4, true) end
+  if hi == 0 then return int(v, 4, false) end
+  return int(v, 8, hi >= 2147483648)
+end
+
 eval = function(ctx, n)
   local t = n[1]
   if t == N_LIT then return n[2]
@@ -1027,11 +1164,12 @@ eval = function(ctx, n)
   elseif t == N_TERN then return ternary(ctx, n)
   elseif t == N_CAST then return cast(ctx, n)
   elseif t == N_CALL then return call(ctx, n)
+  elseif t == N_IDENT then return ident(ctx, n[2])
   elseif t == N_BRACE then fail("brace list outside a print table")
   elseif t == N_SIZEOF then
     local v = eval(ctx, n[2])
-    if v.k == "i" then return int(U.new(v.s, 0), TW_LONG_SIZE, false) end
-    if v.k == "m" and n[2][1] == N_IDX then return int(U.new(v.es, 0), TW_LONG_SIZE, false) end
+    if v.k == "i" then return int(U.new(v.s, 0), LONG, false) end
+    if v.k == "m" and n[2][1] == N_IDX then return int(U.new(v.es, 0), LONG, false) end
     fail("sizeof of this expression is not supported")
   end
   fail("unknown expression")
@@ -1039,12 +1177,14 @@ end
 
 -- Compiled conversion: { flag bits, width, precision, size, conv, ext, text }; width/precision -1
 -- absent, -2 '*'.
-local function stringof(v, precision)
+local function stringof(ctx, v, precision)
   if v.k == "t" then return v.t end
   if v.k == "m" then return cstring(v, precision >= 0 and precision or nil) end
   if v.b == U0 then return "(null)" end
+  local key = hex16(v.b)
   local pk = printk()
-  local str = pk and pk[hex16(v.b)]
+  local str = pk and pk[key]
+  if str == nil and ctx.cx then str = ctx.cx.printk[key] end
   if str == nil then fail("string pointer not in printk_formats") end
   return str
 end
@@ -1054,20 +1194,26 @@ local function pointer(ctx, c, flags, width, precision, v)
   local k = e:sub(1, 1)
   if k == "" or k == "x" then
     if v.k ~= "i" then fail("the address is not known") end
-    if width < 0 then width = 2 * TW_LONG_SIZE; flags = bit.bor(flags, ZEROPAD) end
-    return number(ext(v.b, TW_LONG_SIZE, false), 16, bit.bor(flags, SMALL), width, precision)
+    if width < 0 then width = 2 * LONG; flags = bit.bor(flags, ZEROPAD) end
+    return number(ext(v.b, LONG, false), 16, bit.bor(flags, SMALL), width, precision)
   elseif k == "S" or k == "s" or k == "B" or k == "F" or k == "f" then
     if v.k ~= "i" then fail("the address is not known") end
     local t = symbols()
-    local addr = v.b
+    local addr = ext(v.b, LONG, false)
     local name, off, size, mod
+    local known = false
     if t then
       name, off, size, mod = lookupsym(t, (k == "B") and (addr - U1) or addr)
+      known = true
+    end
+    if name == nil and ctx.cx then
+      name, off, size, mod = ctxsym(ctx.cx, addr, k == "B")
+      if name ~= nil then known = true end
     end
     local s
-    if name == nil then
-      if t == nil and addr ~= U0 then fail("%p" .. e .. " needs a symbol table") end
-      s = "0x" .. digits(ext(addr, TW_LONG_SIZE, false), 16)
+    if name == false or name == nil then
+      if not known and name == nil and addr ~= U0 then fail("%p" .. e .. ": the capture has no symbol for this address") end
+      s = "0x" .. digits(addr, 16)
     else
       s = name
       if k == "S" or k == "B" or k == "F" then
@@ -1093,32 +1239,41 @@ local function pointer(ctx, c, flags, width, precision, v)
 end
 
 -- 2^(8 * size) and 2^(8 * size - 1) for the integer sizes the fast path handles.
-local POW = { [1] = 256, [2] = 65536, [4] = 4294967296 }
-local HALF = { [1] = 128, [2] = 32768, [4] = 2147483648 }
 local BASES = { d = 10, i = 10, u = 10, o = 8, x = 16, X = 16 }
 
 -- The text of a conversion whose argument is field fi itself, computed with Lua numbers and
 -- strings (no UInt64, no value tables): %s of a char array, and %d %i %u %o %x %X %c of an
 -- integer field of 1, 2 or 4 bytes. Returns nil when the slow path must decide (anything else,
 -- or a field missing or of the wrong length: the slow path then reports the error).
-fastfield = function(ctx, fi, conv, csize, flags, width, precision)
+fastfield = function(ctx, fi, conv, csize, flags, width, precision, c11)
   local f = ctx.ev.f[fi]
-  local d = ctx.v[fi]
-  if f == nil or d == nil then return nil end
-  local kind = f.kind
+  if f == nil then return nil end
+  local kind, size, off = f.kind, f.size, f.offset
+  local ps = ctx.s
   if conv == "s" then
     if kind ~= "char_array" then return nil end
-    local z = find(d, "\0", 1, true)
-    if z then d = sub(d, 1, z - 1) end
+    local stop = ctx.pl
+    if size > 0 then
+      if off + size > stop then return nil end
+      stop = off + size
+    elseif off > stop then return nil end
+    local b = ctx.b
+    local d
+    local z = find(ps, "\0", b + off + 1, true)
+    if z and z <= b + stop then d = sub(ps, b + off + 1, z - 1) else d = sub(ps, b + off + 1, b + stop) end
     return vstring(d, flags, width, precision)
   end
-  local size = f.size
-  if kind ~= "int" or #d ~= size or POW[size] == nil then return nil end
-  local u = 0
-  if ctx.le then
-    for k = size, 1, -1 do u = u * 256 + byte(d, k) end
+  if kind ~= "int" or POW[size] == nil or off + size > ctx.pl then return nil end
+  local o = ctx.b + off
+  local u
+  if size == 4 then
+    local a, b, c, d = byte(ps, o + 1, o + 4)
+    if ctx.le then u = ((d * 256 + c) * 256 + b) * 256 + a else u = ((a * 256 + b) * 256 + c) * 256 + d end
+  elseif size == 1 then
+    u = byte(ps, o + 1)
   else
-    for k = 1, size do u = u * 256 + byte(d, k) end
+    local a, b = byte(ps, o + 1, o + 2)
+    if ctx.le then u = b * 256 + a else u = a * 256 + b end
   end
   if f.signed and u >= HALF[size] then u = u - POW[size] end
   if conv == "c" then
@@ -1136,20 +1291,27 @@ fastfield = function(ctx, fi, conv, csize, flags, width, precision)
     u = u % p
     if signed and u >= HALF[csize] then u = u - p end
   end
+  -- without width, precision or shown flags C's printf does what vsprintf does (c[11])
+  if c11 then return string.format(c11, u) end
   if conv == "x" then flags = bit.bor(flags, SMALL) end
   if signed then flags = bit.bor(flags, SIGN) end
   return number(u, base, flags, width, precision)
 end
 
--- Renders a compiled print fmt: pf = { segments, args } (compileprint).
-local function render(ctx, pf)
+-- The text of conversion c whose argument has a closure on Lua numbers (c[9], type c[10]: see
+-- "fast evaluator"); nil when the general evaluator must decide.
+
+-- Renders a compiled print fmt: pf = { segments, args } (compileprint), after the text head.
+local OUT = {}
+function render(ctx, pf, head)
   local segs, args = pf[1], pf[2]
-  local out = {}
+  local out, no = OUT, 1
+  out[1] = head
   local ai = 1
   for si = 1, #segs do
     local c = segs[si]
     if type(c) == "string" then
-      out[#out + 1] = c
+      no = no + 1; out[no] = c
     else
       local flags, width, precision = c[1], c[2], c[3]
       if width == -2 then
@@ -1167,18 +1329,19 @@ local function render(ctx, pf)
       -- fast path: the argument is a field of the record (c[8]) printed as it is
       local fast = nil
       local fi = c[8]
-      if fi then fast = fastfield(ctx, fi, conv, c[4], flags, width, precision) end
+      if fi then fast = fastfield(ctx, fi, conv, c[4], flags, width, precision, c[11]) end
+      if fast == nil and c[9] then fast = fastconv(ctx, c, conv, flags, width, precision) end
       if fast then
-        out[#out + 1] = fast
+        no = no + 1; out[no] = fast
       else
       local v = eval(ctx, a)
       if conv == "c" then
         local ch = asint(v, c[7]).b:band(MASKS[1]):lower()
-        out[#out + 1] = vstring(string.char(ch), flags, width, -1)
+        no = no + 1; out[no] = vstring(string.char(ch), flags, width, -1)
       elseif conv == "s" then
-        out[#out + 1] = vstring(stringof(v, precision), flags, width, precision)
+        no = no + 1; out[no] = vstring(stringof(ctx, v, precision), flags, width, precision)
       elseif conv == "p" then
-        out[#out + 1] = pointer(ctx, c, flags, width, precision, v)
+        no = no + 1; out[no] = pointer(ctx, c, flags, width, precision, v)
       else
         local i = asint(v, c[7])
         local signed = conv == "d" or conv == "i"
@@ -1188,82 +1351,504 @@ local function render(ctx, pf)
         elseif conv == "x" then base = 16; flags = bit.bor(flags, SMALL)
         elseif conv == "X" then base = 16 end
         if signed then flags = bit.bor(flags, SIGN) end
-        out[#out + 1] = number(num, base, flags, width, precision)
+        no = no + 1; out[no] = number(num, base, flags, width, precision)
       end
       end
     end
   end
-  return table.concat(out)
+  return table.concat(out, "", 1, no)
 end
+end)()
+---------------------------------------------------------------------------- fast evaluator
+-- Most print fmt arguments are integer expressions on a record's fields whose values are small:
+-- these are compiled (once per event, from the evaluator's nodes) into closures that compute with
+-- Lua numbers, no UInt64 and no value tables: per frame they allocate nothing. C's types are
+-- static, so each closure has one: "i" (an integer of size bytes, signed or not) or "t" (text).
+-- A closure returns nil when it cannot give the exact C result with numbers (a 64-bit value
+-- beyond 2^53, a division, a field outside the record, ...): the conversion is then evaluated by
+-- the general evaluator above, so results are the same either way.
+local fastc, fastwrap
+;(function()
+  local P32, P31, P53 = 4294967296, 2147483648, 9007199254740992
+  local floor = math.floor
+  local band, bor, bxor = bit.band, bit.bor, bit.bxor
+  local POW8 = { [1] = 256, [2] = 65536, [4] = P32 }
 
+  -- v (an exact integer, |v| <= 2^53) as C type (size, signed); nil when not a Lua number then.
+  local function wrap(v, size, signed)
+    if v == nil then return nil end
+    if size == 8 then
+      if v < 0 and not signed then return nil end
+      if v > P53 or v < -P53 then return nil end
+      return v
+    end
+    local m = POW8[size]
+    v = v % m
+    if signed and v >= m / 2 then v = v - m end
+    return v
+  end
+
+  local function promoted(size, signed)
+    if size < 4 then return 4, true end
+    return size, signed
+  end
+
+  -- C's usual arithmetic conversions of two promoted types.
+  local function common(s1, g1, s2, g2)
+    s1, g1 = promoted(s1, g1)
+    s2, g2 = promoted(s2, g2)
+    if s1 == s2 then return s1, g1 and g2 end
+    if s1 > s2 then return s1, g1 end
+    return s2, g2
+  end
+
+  -- The two 32-bit halves of an exact integer (two's complement for negative values).
+  local function halves(v)
+    return floor(v / P32) % P32, v % P32
+  end
+
+  local function join(hi, lo, signed)
+    if signed and hi >= P31 then hi = hi - P32 end
+    if hi >= 2097152 or hi < -2097152 then return nil end
+    return hi * P32 + lo
+  end
+
+  -- (a * b) mod 2^32 for 0 <= a, b < 2^32, exact.
+  local function mul32(a, b)
+    local ah, al = floor(a / 65536), a % 65536
+    return (al * b + ((ah * b) % 65536) * 65536) % P32
+  end
+
+  local function constval(x)
+    local b = x.b
+    local hi, lo = b:higher(), b:lower()
+    if x.g and hi >= P31 then
+      hi = hi - P32
+      if hi < -2097152 then return nil end
+    elseif hi >= 2097152 then
+      return nil
+    end
+    return hi * P32 + lo
+  end
+
+  local BIT = { ["&"] = band, ["|"] = bor, ["^"] = bxor }
+  local CMP = { ["=="] = true, ["!="] = true, ["<"] = true, ["<="] = true, [">"] = true, [">="] = true }
+
+  local function field(ev, i)
+    local f = ev.f[i]
+    local kind, size, off, signed = f.kind, f.size, f.offset, f.signed
+    if kind == "pointer" then signed = false
+    elseif kind ~= "int" then return nil end
+    if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then return nil end
+    local half = POW8[size] and POW8[size] / 2
+    local fn
+    if size == 8 then
+      fn = function(ctx)
+        if off + 8 > ctx.pl then return nil end
+        local s, o = ctx.s, ctx.b + off
+        local a, b, c, d, e, f2, g, h = byte(s, o + 1, o + 8)
+        local hi, lo
+        if ctx.le then
+          lo = ((d * 256 + c) * 256 + b) * 256 + a
+          hi = ((h * 256 + g) * 256 + f2) * 256 + e
+        else
+          hi = ((a * 256 + b) * 256 + c) * 256 + d
+          lo = ((e * 256 + f2) * 256 + g) * 256 + h
+        end
+        return join(hi, lo, signed)
+      end
+    else
+      fn = function(ctx)
+        if off + size > ctx.pl then return nil end
+        local s, o = ctx.s, ctx.b + off
+        local u = 0
+        if ctx.le then
+          for k = o + size, o + 1, -1 do u = u * 256 + byte(s, k) end
+        else
+          for k = o + 1, o + size do u = u * 256 + byte(s, k) end
+        end
+        if signed and u >= half then u = u - 2 * half end
+        return u
+      end
+    end
+    return fn, "i", size, signed, kind == "pointer"
+  end
+
+  local function binary(op, fa, sa, ga, fb, sb, gb)
+    if op == "&&" then
+      return function(ctx)
+        local a = fa(ctx)
+        if a == nil then return nil end
+        if a == 0 then return 0 end
+        local b = fb(ctx)
+        if b == nil then return nil end
+        return b ~= 0 and 1 or 0
+      end, "i", 4, true
+    elseif op == "||" then
+      return function(ctx)
+        local a = fa(ctx)
+        if a == nil then return nil end
+        if a ~= 0 then return 1 end
+        local b = fb(ctx)
+        if b == nil then return nil end
+        return b ~= 0 and 1 or 0
+      end, "i", 4, true
+    elseif op == "<<" or op == ">>" then
+      local size, signed = promoted(sa, ga)
+      local bits = size * 8
+      local left = op == "<<"
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        local c = b % bits
+        if left then
+          if size == 8 then
+            local r = a * 2 ^ c
+            if r > P53 or r < -P53 then return nil end
+            return wrap(r, 8, signed)
+          end
+          return wrap((a % 2 ^ (32 - c)) * 2 ^ c, size, signed)
+        end
+        if not signed and a < 0 then return nil end
+        return floor(a / 2 ^ c)
+      end, "i", size, signed
+    end
+    local size, signed = common(sa, ga, sb, gb)
+    if CMP[op] then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil then return nil end
+        local r
+        if op == "==" then r = a == b elseif op == "!=" then r = a ~= b elseif op == "<" then r = a < b
+        elseif op == "<=" then r = a <= b elseif op == ">" then r = a > b else r = a >= b end
+        return r and 1 or 0
+      end, "i", 4, true
+    end
+    local bf = BIT[op]
+    if bf then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil then return nil end
+        if size < 8 or (a >= 0 and b >= 0 and a < P32 and b < P32) then
+          return wrap(bf(a % P32, b % P32) % P32, size, signed)
+        end
+        local ah, al = halves(a)
+        local bh, bl = halves(b)
+        return join(bf(ah, bh) % P32, bf(al, bl) % P32, signed)
+      end, "i", size, signed
+    end
+    if op == "+" or op == "-" or op == "*" then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil then return nil end
+        local r
+        if op == "+" then r = a + b elseif op == "-" then r = a - b
+        else
+          r = a * b
+          if size < 8 and (r >= P53 or r <= -P53) then r = mul32(a % P32, b % P32) end
+        end
+        if size == 8 and (r >= P53 or r <= -P53) then return nil end
+        return wrap(r, size, signed)
+      end, "i", size, signed
+    end
+    if op == "/" or op == "%" then
+      return function(ctx)
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        a, b = wrap(a, size, signed), wrap(b, size, signed)
+        if a == nil or b == nil or b == 0 or a >= P31 or a < -P31 or b >= P31 or b < -P31 then return nil end
+        local q = a / b
+        if q >= 0 then q = floor(q) else q = -floor(-q) end
+        if op == "/" then return wrap(q, size, signed) end
+        return wrap(a - q * b, size, signed)
+      end, "i", size, signed
+    end
+    return nil
+  end
+
+  -- The flags of __print_flags / __print_symbolic with constant entries, as the general
+  -- evaluator's number loops do (values below 2^32 after the truncation to a long).
+  local function flagcall(ev, n, name)
+    local u64 = name == "__print_flags_u64" or name == "__print_symbolic_u64"
+    local sym = name == "__print_symbolic" or name == "__print_symbolic_u64"
+    local first = sym and 4 or 5
+    if n[3] == nil then return nil end
+    local fv, ty = fastc(ev, n[3])
+    if not fv or ty ~= "i" then return nil end
+    local nums = entrynums(n, first, u64)
+    if not nums then return nil end
+    local names = {}
+    for i = first, #n do
+      local e = n[i]
+      if e[3][1] ~= N_STR then return nil end
+      names[i] = e[3][2]
+    end
+    local function val(ctx)
+      local v = fv(ctx)
+      if v == nil then return nil end
+      if v < 0 then
+        if u64 or LONG ~= 4 then return nil end
+        v = v % P32
+      end
+      if LONG == 4 and not u64 then v = v % P32 end
+      if v >= P32 then return nil end
+      return v
+    end
+    if sym then
+      local map = {}
+      for i = #n, first, -1 do map[nums[i]] = i end
+      return function(ctx)
+        local v = val(ctx)
+        if v == nil then return nil end
+        local i = map[v]
+        if i and names[i] ~= "" then return names[i] end
+        return "0x" .. string.format("%x", v)
+      end, "t"
+    end
+    if n[4] == nil or n[4][1] ~= N_STR then return nil end
+    local delim = n[4][2]
+    local t = {}
+    return function(ctx)
+      local fl = val(ctx)
+      if fl == nil then return nil end
+      local k = 0
+      local i = first
+      while n[i] ~= nil and fl ~= 0 do
+        local m = nums[i]
+        if band(fl, m) % P32 == m then
+          fl = fl - m
+          if k > 0 then k = k + 1; t[k] = delim end
+          k = k + 1; t[k] = names[i]
+        end
+        i = i + 1
+      end
+      if fl ~= 0 then
+        if k > 0 then k = k + 1; t[k] = delim end
+        k = k + 1; t[k] = "0x" .. string.format("%x", fl)
+      end
+      return table.concat(t, "", 1, k)
+    end, "t"
+  end
+
+  local memo = setmetatable({}, { __mode = "k" })
+
+  -- The closure of node n of event ev: fn, type ("i"/"t"), size, signed, pointer; nil when the
+  -- node is not one the fast evaluator handles.
+  local function compile(ev, n)
+    local t = n[1]
+    if t == N_LIT then
+      local x = n[2]
+      if x.k ~= "i" then return nil end
+      local v = constval(x)
+      if v == nil then return nil end
+      return function() return v end, "i", x.s, x.g
+    elseif t == N_STR then
+      local s = n[2]
+      return function() return s end, "t"
+    elseif t == N_FLD then
+      return field(ev, n[2])
+    elseif t == N_UN then
+      local op = n[2]
+      local fa, ty, sa, ga = fastc(ev, n[3])
+      if not fa or ty ~= "i" then return nil end
+      if op == "!" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a == 0 and 1 or 0 end, "i", 4, true
+      end
+      local size, signed = promoted(sa, ga)
+      if op == "+" then return function(ctx) return fa(ctx) end, "i", size, signed end
+      if op == "-" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return wrap(-a, size, signed) end,
+          "i", size, signed
+      end
+      if op == "~" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return wrap(-a - 1, size, signed) end,
+          "i", size, signed
+      end
+      return nil
+    elseif t == N_BIN then
+      local fa, ta, sa, ga = fastc(ev, n[3])
+      local fb, tb, sb, gb = fastc(ev, n[4])
+      if not fa or not fb or ta ~= "i" or tb ~= "i" then return nil end
+      return binary(n[2], fa, sa, ga, fb, sb, gb)
+    elseif t == N_TERN then
+      local fc, tc = fastc(ev, n[2])
+      local fa, ta, sa, ga, pa = fastc(ev, n[3])
+      local fb, tb, sb, gb, pb = fastc(ev, n[4])
+      if not fc or not fa or not fb or tc ~= "i" then return nil end
+      if ta == "t" and tb == "t" then
+        return function(ctx)
+          local c = fc(ctx)
+          if c == nil then return nil end
+          if c ~= 0 then return fa(ctx) end
+          return fb(ctx)
+        end, "t"
+      end
+      if ta ~= "i" or tb ~= "i" or pa or pb then return nil end
+      local size, signed = common(sa, ga, sb, gb)
+      return function(ctx)
+        local c = fc(ctx)
+        if c == nil then return nil end
+        local a, b = fa(ctx), fb(ctx)
+        if a == nil or b == nil then return nil end
+        return wrap(c ~= 0 and a or b, size, signed)
+      end, "i", size, signed
+    elseif t == N_CAST then
+      if n[3] then return nil end
+      local fa, ta, sa, ga = fastc(ev, n[2])
+      if not fa or ta ~= "i" then return nil end
+      local special, size, signed = n[8], n[4], n[5]
+      if special == "void" then
+        return function(ctx) if fa(ctx) == nil then return nil end; return 0 end, "i", 4, true
+      end
+      if special == "bool" then
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a ~= 0 and 1 or 0 end, "i", 1, false
+      end
+      if size < 0 then return fa, "i", sa, ga end
+      return function(ctx) return wrap(fa(ctx), size, signed) end, "i", size, signed
+    elseif t == N_CALL then
+      local name = n[2]
+      if name == "__print_flags" or name == "__print_flags_u64" or name == "__print_symbolic"
+          or name == "__print_symbolic_u64" then
+        return flagcall(ev, n, name)
+      end
+      return nil
+    end
+    return nil
+  end
+
+  fastwrap = wrap
+
+  fastc = function(ev, n)
+    local m = memo[n]
+    if m == nil then
+      local fn, ty, size, signed, ptr = compile(ev, n)
+      m = fn and { fn, ty, size, signed, ptr } or false
+      memo[n] = m
+    end
+    if not m then return nil end
+    return m[1], m[2], m[3], m[4], m[5]
+  end
+end)()
+
+fastconv = function(ctx, c, conv, flags, width, precision)
+  local v = c[9](ctx)
+  if v == nil then return nil end
+  if c[10] == "t" then
+    if conv ~= "s" then return nil end
+    return vstring(v, flags, width, precision)
+  end
+  if conv == "c" then return vstring(string.char(v % 256), flags, width, -1) end
+  local base = FASTBASE[conv]
+  if base == nil then return nil end
+  local signed = base == 10 and conv ~= "u"
+  v = fastwrap(v, c[4], signed)
+  if v == nil or (v < 0 and not signed) then return nil end
+  local plain = c[11]
+  if plain then return string.format(plain, v) end
+  if conv == "x" then flags = bit.bor(flags, SMALL) end
+  if signed then flags = bit.bor(flags, SIGN) end
+  return number(v, base, flags, width, precision)
+end
 ---------------------------------------------------------------------------- print tables
--- The generator's print table (named keys: docs/dissector.md, "Generated file") becomes the
--- evaluator's internal form once per event, when its first frame is shown: { segments, args } of
--- positional nodes, field names resolved to TLV indexes, constants to values, flag characters to
+-- A print table (named keys: docs/dissector.md, "Event description") becomes the evaluator's
+-- internal form once per event, when its first frame is dissected: { segments, args } of
+-- positional nodes, field names resolved to field indexes, constants to values, flag characters to
 -- bits. Subtrees the generator shares (locals of the print function) are compiled once.
+-- The table comes from the generated plugin or from a capture's FORMAT message (untrusted): every
+-- shape is checked here (bad() raises), so the evaluator only ever sees well-formed nodes.
 local FLAGBITS = { ["-"] = LEFT, ["+"] = PLUS, [" "] = SPACE, ["#"] = SPECIAL, ["0"] = ZEROPAD }
-local INTTYPES = {}
+local INTTYPES = { s8 = { 1, true }, s16 = { 2, true }, s32 = { 4, true }, s64 = { 8, true },
+  u8 = { 1, false }, u16 = { 2, false }, u32 = { 4, false }, u64 = { 8, false } }
+local CONVS = { d = true, i = true, u = true, o = true, x = true, X = true, c = true, s = true, p = true }
+local UNARY = { ["-"] = true, ["+"] = true, ["!"] = true, ["~"] = true, ["*"] = true, ["&"] = true }
+local BINARY = { ["+"] = true, ["-"] = true, ["*"] = true, ["/"] = true, ["%"] = true, ["&"] = true, ["|"] = true,
+  ["^"] = true, ["<<"] = true, [">>"] = true, ["=="] = true, ["!="] = true, ["<"] = true, ["<="] = true, [">"] = true,
+  [">="] = true, ["&&"] = true, ["||"] = true, [","] = true }
+
+local PLAINFMT = { d = "%d", i = "%d", u = "%d", o = "%o", x = "%x", X = "%X" }
+
+local function bad(msg) error({ tw = "bad print table: " .. msg }, 0) end
 
 -- "s32", "u64", ...: size in bytes and signedness.
 local function inttype(t)
   local r = INTTYPES[t]
-  if r == nil then
-    local sg, bits = tostring(t):match("^([su])(%d+)$")
-    if not sg then error("tracewire: bad integer type " .. tostring(t)) end
-    r = { math.floor(tonumber(bits) / 8), sg == "s" }
-    INTTYPES[t] = r
-  end
+  if r == nil then bad("integer type " .. tostring(t)) end
   return r[1], r[2]
 end
 
--- A constant: v is a number or a "0x" followed by 16 hex digits.
+local function isint(v) return type(v) == "number" and v == math.floor(v) and v > -2 ^ 53 and v < 2 ^ 53 end
+
+-- A constant: v is a number or a "0x" followed by 1 to 16 hex digits.
 local function constant(v, t)
   local size, signed = inttype(t)
   local b
-  if type(v) == "string" then b = U.fromhex(v:sub(3))
-  elseif v >= 0 then b = U.new(v, 0)
-  else b = U0 - U.new(-v, 0) end
-  local v = int(b, size, signed)
-  v.c = {}   -- a constant: its promoted and converted forms are kept here (see convert)
-  return { N_LIT, v }
+  if type(v) == "string" then
+    if not v:match("^0x%x%x?%x?%x?%x?%x?%x?%x?%x?%x?%x?%x?%x?%x?%x?%x?$") then bad("constant " .. v) end
+    b = U.fromhex(v:sub(3))
+  elseif not isint(v) then bad("constant " .. tostring(v))
+  elseif v >= 0 then b = U.new(v % 4294967296, math.floor(v / 4294967296))
+  else
+    local m = -v
+    b = U0 - U.new(m % 4294967296, math.floor(m / 4294967296))
+  end
+  local x = int(b, size, signed)
+  x.c = {}   -- a constant: its promoted and converted forms are kept here (see convert)
+  return { N_LIT, x }
 end
 
 local compilenode
 
-local function compilelist(ev, list, memo, into)
-  for i = 1, #list do into[#into + 1] = compilenode(ev, list[i], memo) end
+local function compilelist(ev, list, memo, into, depth)
+  if type(list) ~= "table" then bad("list expected") end
+  for i = 1, #list do into[#into + 1] = compilenode(ev, list[i], memo, depth) end
   return into
 end
 
-compilenode = function(ev, n, memo)
+compilenode = function(ev, n, memo, depth)
   local t = type(n)
   if t == "number" then return constant(n, "s32") end
   if t == "string" then return { N_STR, n, text(n) } end
+  if t ~= "table" then bad("node of type " .. t) end
+  if depth > MAX_DEPTH then bad("nests deeper than " .. MAX_DEPTH) end
   local c = memo[n]
   if c then return c end
+  local d = depth + 1
   if n.int ~= nil then
     c = constant(n.int, n.type)
   elseif n.field ~= nil then
     for i, f in ipairs(ev.f) do
       if f.name == n.field then c = { N_FLD, i }; break end
     end
-    if not c then c = { N_ERR, "no field " .. n.field } end
+    if not c then c = { N_ERR, "no field " .. tostring(n.field) } end
+  elseif n.ident ~= nil then
+    if type(n.ident) ~= "string" then bad("ident") end
+    c = { N_IDENT, n.ident }
   elseif n.error ~= nil then
-    c = { N_ERR, n.error }
+    c = { N_ERR, tostring(n.error) }
   elseif n.op ~= nil then
     local op = n.op
-    local o = compilelist(ev, n, memo, {})
-    if op == "[]" then c = { N_IDX, o[1], o[2] }
-    elseif op == "?:" then c = { N_TERN, o[1], o[2], o[3] }
-    elseif op == "sizeof" then c = { N_SIZEOF, o[1] }
-    elseif #o == 1 then c = { N_UN, op, o[1] }
-    else c = { N_BIN, op, o[1], o[2] } end
+    local o = compilelist(ev, n, memo, {}, d)
+    if op == "[]" and #o == 2 then c = { N_IDX, o[1], o[2] }
+    elseif op == "?:" and #o == 3 then c = { N_TERN, o[1], o[2], o[3] }
+    elseif op == "sizeof" and #o == 1 then c = { N_SIZEOF, o[1] }
+    elseif #o == 1 and UNARY[op] then c = { N_UN, op, o[1] }
+    elseif #o == 2 and BINARY[op] then c = { N_BIN, op, o[1], o[2] }
+    else bad("operator " .. tostring(op) .. " with " .. #o .. " operands") end
   elseif n.cast ~= nil then
-    local a = compilenode(ev, n[1], memo)
+    if n[1] == nil or n[2] ~= nil then bad("cast needs one operand") end
+    local a = compilenode(ev, n[1], memo, d)
     local ct = n.cast
     if ct == "pointer" then
       local es, eg = inttype(n.to)
-      c = { N_CAST, a, true, TW_LONG_SIZE, false, es, eg, "" }
+      local pointee = n.pointee
+      if pointee ~= nil and type(pointee) ~= "string" then bad("pointee") end
+      c = { N_CAST, a, true, 8, false, es, eg, "", pointee }
     elseif ct == "void" or ct == "bool" then
       c = { N_CAST, a, false, 0, false, 0, false, ct }
     elseif ct == "unknown" then
@@ -1273,34 +1858,56 @@ compilenode = function(ev, n, memo)
       c = { N_CAST, a, false, size, signed, 0, false, "" }
     end
   elseif n.call ~= nil then
+    if type(n.call) ~= "string" then bad("call name") end
     -- C's argument list: the arguments, then the { value, name } entries of a flag/symbol table
-    c = compilelist(ev, n, memo, { N_CALL, n.call })
-    if n.entries then compilelist(ev, n.entries, memo, c) end
+    c = compilelist(ev, n, memo, { N_CALL, n.call }, d)
+    if n.entries ~= nil then compilelist(ev, n.entries, memo, c, d) end
   else
-    c = compilelist(ev, n, memo, { N_BRACE })
+    c = compilelist(ev, n, memo, { N_BRACE }, d)
   end
   memo[n] = c
   return c
 end
 
-local function star(v)
+local function star(v, what)
   if v == "*" then return -2 end
-  return v or -1
+  if v == nil then return -1 end
+  if not isint(v) or v < 0 then bad(what .. " " .. tostring(v)) end
+  return math.min(v, MAX_WIDTH)
 end
 
+-- src: { format = { text | conversion ... }, args = { node ... } }
 local function compileprint(ev, src)
+  if type(src) ~= "table" or type(src.format) ~= "table" then bad("no format list") end
   local memo = {}
   local segs = {}
-  for i, s in ipairs(src.format) do
+  local nconv = 0
+  for i = 1, #src.format do
+    local s = src.format[i]
     if type(s) == "string" then
       segs[i] = s
-    else
+    elseif type(s) == "table" then
+      local conv, ext, fl = s.conv, s.ext or "", s.flags or ""
+      if not CONVS[conv] then bad("conversion " .. tostring(conv)) end
+      if type(ext) ~= "string" or type(fl) ~= "string" then bad("conversion flags") end
+      local size = s.size or 4
+      if size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8 then bad("conversion size " .. tostring(size)) end
       local flags = 0
-      for ch in (s.flags or ""):gmatch(".") do flags = bit.bor(flags, FLAGBITS[ch] or 0) end
-      segs[i] = { flags, star(s.width), star(s.precision), s.size or 4, s.conv, s.ext or "", s.text }
+      for ch in fl:gmatch(".") do flags = bit.bor(flags, FLAGBITS[ch] or 0) end
+      local seg = { flags, star(s.width, "width"), star(s.precision, "precision"), size, conv, ext,
+        tostring(s.text or "%" .. conv) }
+      -- c[11]: for an integer conversion without width, precision and flags that show, the C
+      -- format that prints its (converted) value the same way
+      if seg[2] == -1 and seg[3] == -1 and bit.band(flags, PLUS + SPACE + SPECIAL) == 0 then
+        seg[11] = PLAINFMT[conv]
+      end
+      segs[i] = seg
+      nconv = nconv + 1
+    else
+      bad("format piece")
     end
   end
-  local args = compilelist(ev, src.args, memo, {})
+  local args = compilelist(ev, src.args or {}, memo, {}, 1)
   -- c[8]: the field index when a conversion's argument is a plain field (render's fast path)
   local ai = 1
   for i = 1, #segs do
@@ -1310,65 +1917,69 @@ local function compileprint(ev, src)
       if c[3] == -2 then ai = ai + 1 end
       local a = args[ai]
       if a and a[1] == N_FLD then c[8] = a[2] end
+      -- c[9], c[10]: the argument's closure on Lua numbers and its type (fastc), when it has one
+      if a then c[9], c[10] = fastc(ev, a) end
       ai = ai + 1
     end
   end
   return { segs, args }
 end
-
 ---------------------------------------------------------------------------- fallback text
-local function bytestext(d)
+local function bytestext(d, o, l)
   local t = {}
-  for i = 1, #d do t[#t + 1] = hex2(d:byte(i)) end
+  if l - o > 65536 then l = o + 65536 end
+  for i = o + 1, l do t[#t + 1] = hex2(byte(d, i)) end
   return "ARRAY[" .. table.concat(t, ", ") .. "]"
 end
 
--- name=value pairs (EventPrinter.fallbackText) in each field's fallback style:
--- string, pointer (hex), hex (a C long), signed, unsigned or bytes.
-local function fallbacktext(ev, vals, le)
-  local t = {}
-  for i, f in ipairs(ev.f) do
-    local d = vals[i]
-    local s
-    if d == nil then
-      s = "?"
-    else
-      local st = f.fallback
-      local ok, r = pcall(function()
-        if st == "string" then
-          local z = d:find("\0", 1, true)
-          if z then return d:sub(1, z - 1) end
-          return d
-        elseif st == "bytes" then
-          return bytestext(d)
-        end
-        if #d ~= f.size then fail("short") end
-        local u = rdu(d, 0, f.size, le)
-        if st == "pointer" or st == "hex" then return "0x" .. digits(u, 16) end
-        if st == "signed" then
-          local v = ext(u, f.size, true)
-          if isneg(v) then return "-" .. tostring(U0 - v) end
-          return tostring(v)
-        end
-        return tostring(u)
-      end)
-      s = ok and r or "?"
+-- Field i of the frame in ctx as name=value pairs print it (EventPrinter.fallbackText), in the
+-- field's fallback style: string, pointer (hex), hex (a C long), signed, unsigned or bytes.
+-- Fails when the field lies outside the record.
+local function fieldtext(ctx, i)
+  local f = ctx.ev.f[i]
+  local st = f.fallback
+  if st == "string" then
+    local off, len = span(ctx, f)
+    return cstring({ d = ctx.s, o = ctx.b + off, l = ctx.b + off + len })
+  elseif st == "pointer" or st == "hex" or st == "signed" or st == "unsigned" then
+    local size = f.size
+    if (size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8) or f.offset + size > ctx.pl then
+      fail("field " .. f.name .. " outside the record")
     end
-    t[#t + 1] = f.name .. "=" .. s
+    local u = rdu(ctx.s, ctx.b + f.offset, size, ctx.le)
+    if st == "signed" and f.signed then
+      local v = ext(u, size, true)
+      if isneg(v) then return "-" .. tostring(U0 - v) end
+      return tostring(v)
+    end
+    if st == "signed" or st == "unsigned" then return tostring(u) end
+    return "0x" .. digits(u, 16)
+  end
+  local off, len = span(ctx, f)
+  return bytestext(ctx.s, ctx.b + off, ctx.b + off + len)
+end
+
+local function fallbacktext(ctx)
+  local t = {}
+  local fs = ctx.ev.f
+  for i = 1, #fs do
+    local ok, r = pcall(fieldtext, ctx, i)
+    t[i] = fs[i].name .. "=" .. (ok and r or "?")
   end
   return table.concat(t, " ")
 end
 
-local function syscalltext(ev, vals, le)
+local function syscalltext(ctx)
+  local ev = ctx.ev
   local name = ev.n
   local enter = name:sub(1, 10) == "sys_enter_"
   local call = "sys_" .. name:sub(enter and 11 or 10)
   local function ul(i)
     local f = ev.f[i]
-    local d = vals[i]
-    if d == nil or #d ~= f.size then fail("short") end
-    local v = rdu(d, 0, f.size, le)
-    if f.signed and f.size < 8 and not (f.size == 4 and TW_LONG_SIZE == 4) then v = ext(v, f.size, true) end
+    local size = f.size
+    if (size ~= 1 and size ~= 2 and size ~= 4 and size ~= 8) or f.offset + size > ctx.pl then fail("short") end
+    local v = rdu(ctx.s, ctx.b + f.offset, size, ctx.le)
+    if f.signed and size < 8 and not (size == 4 and LONG == 4) then v = ext(v, size, true) end
     return v
   end
   if enter then
@@ -1389,50 +2000,69 @@ local function syscalltext(ev, vals, le)
   return call .. " -> 0x0"
 end
 
--- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text).
--- One evaluation context, reused by every frame (dissection is not re-entrant).
-local CTX = {}
-local function eventtext(ev, vals, le)
-  local ctx = CTX
-  ctx.ev = ev; ctx.v = vals; ctx.le = le
-  if ev.sc then
-    local ok, r = pcall(syscalltext, ev, vals, le)
-    if ok then return r end
-  end
-  local body
-  local pf = ev.pf
-  if type(pf) == "function" then pf = compileprint(ev, pf()); ev.pf = pf end
-  if pf then
-    local ok, r = pcall(render, ctx, pf)
-    if ok then body = r
-    elseif type(r) ~= "table" then error(r, 0)
+-- The event's compiled print table (compileprint, once per event), or false when it has none or
+-- its table is unusable (then ev.pferr says why).
+local function printof(ev)
+  local pf = ev.cpf
+  if pf == nil then
+    pf = false
+    local src = ev.pf
+    if type(src) == "function" then
+      local ok, r = pcall(src)
+      if ok then src = r else src = nil; ev.pferr = tostring(type(r) == "table" and r.tw or r) end
     end
+    if type(src) == "table" then
+      local ok, r = pcall(compileprint, ev, src)
+      if ok then pf = r else ev.pferr = tostring(type(r) == "table" and r.tw or r) end
+    end
+    ev.cpf = pf
   end
-  if body == nil then body = fallbacktext(ev, vals, le) end
-  return ev.n .. ": " .. body
+  return pf
 end
 
+-- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text) of the
+-- frame in ctx (EventPrinter's rules: an evaluation failure gives name=value pairs).
+local function eventtext(ctx)
+  local ev = ctx.ev
+  if ev.sc then
+    local ok, r = pcall(syscalltext, ctx)
+    if ok then return r end
+  end
+  local head = ev.head
+  if head == nil then head = ev.n .. ": "; ev.head = head end
+  local pf = printof(ev)
+  if pf then
+    local ok, r = pcall(render, ctx, pf, head)
+    if ok then return r end
+    if type(r) ~= "table" then error(r, 0) end
+  end
+  return head .. fallbacktext(ctx)
+end
 ---------------------------------------------------------------------------- event tables
--- The generator writes one EV { ... } per event (docs/dissector.md, "Generated file"):
+-- The generator writes one EV { ... } per event (docs/dissector.md, "Event description"):
 --   EV {
 --     id = 372, system = "sched", name = "sched_switch",
 --     syscall = true,                 -- optional: Info is the kernel's syscall text
---     fields = {                      -- the event's own fields, in TLV order (TLV type = index)
---       {name = "prev_pid", kind = "int", size = 4, signed = true, elem_size = 4,
+--     fields = {                      -- the event's own fields, in format order
+--       {name = "prev_pid", kind = "int", offset = 24, size = 4, signed = true, rel = true, elem_size = 4,
 --        abbrev = "tracewire.sched.sched_switch.prev_pid", ftype = "i32", base = "hex",
 --        fallback = "signed", values = {[0] = "..."}, bits = {{abbrev = "...", name = "S", mask = 0x1}}},
 --     },
 --     print = function() return {format = {...}, args = {...}} end,   -- absent: name=value pairs
 --   }
--- kind: one of KINDS below; ftype: a key of FT, "str" or "bytes"; fallback: see fallbacktext.
--- EVENTS[id] = { s = system, n = name, full = "system:name", f = fields, pf = print function or,
--- after its first use, the compiled print table, sc = syscall text, pfs = { [i] = ProtoField },
--- bits = { [i] = { ProtoField, ... } } }
+-- A capture's FORMAT message carries the same table as a description tree (without abbrev, values
+-- and bits, with print as the table itself, or print_fallback = "why"): descev below.
+-- kind: one of KINDS below; ftype: a key of FT, "str" or "bytes"; fallback: see fieldtext.
+-- An event: { id, s = system, n = name, full = "system:name", f = fields, pf = print function or
+-- table, cpf = its compiled form (printof), sc = syscall text, pfs = { [i] = ProtoField } and
+-- bits = { [i] = { ProtoField, ... } } (typed items: the generated tables), enums = { NAME = UInt64 }
+-- (the FORMAT's BTF enum constants) }
 local EVENTS = {}
 local FIELD_COUNT = 0
 
 local KINDS = { int = true, pointer = true, char_array = true, array = true, dynamic_string = true,
   dynamic_array = true, dynamic_cpumask = true, opaque = true }
+local FALLBACKS = { string = true, pointer = true, hex = true, signed = true, unsigned = true, bytes = true }
 local FT = {
   u8 = ProtoField.uint8, u16 = ProtoField.uint16, u32 = ProtoField.uint32, u64 = ProtoField.uint64,
   i8 = ProtoField.int8, i16 = ProtoField.int16, i32 = ProtoField.int32, i64 = ProtoField.int64,
@@ -1450,11 +2080,12 @@ end
 
 local function EV(spec)
   local fields = spec.fields
-  local ev = { s = spec.system, n = spec.name, full = spec.system .. ":" .. spec.name, f = fields,
-    pf = spec.print, sc = spec.syscall == true, pfs = {}, bits = {} }
+  local ev = { id = spec.id, s = spec.system, n = spec.name, full = spec.system .. ":" .. spec.name, f = fields,
+    pf = spec.print, sc = spec.syscall == true, pfs = {}, bits = {}, gen = true }
   for i, f in ipairs(fields) do
     if not KINDS[f.kind] then error("tracewire: field " .. f.abbrev .. " has unknown kind " .. tostring(f.kind)) end
     f.signed = f.signed == true
+    f.rel = f.rel == true
     local pfield = newfield(f)
     ev.pfs[i] = pfield
     ALL_FIELDS[#ALL_FIELDS + 1] = pfield
@@ -1476,31 +2107,70 @@ local function EV(spec)
   EVENTS[spec.id] = ev
 end
 
+-- An event from a FORMAT message's description tree (checked: it comes from the capture) and its
+-- enum constants; nil and why when the tree does not describe an event.
+local function descev(t, id, enums)
+  if type(t) ~= "table" then return nil, "not a table" end
+  if t.id ~= id then return nil, "id " .. tostring(t.id) .. " is not the FORMAT's " .. id end
+  if type(t.system) ~= "string" or type(t.name) ~= "string" then return nil, "no system or name" end
+  if type(t.fields) ~= "table" then return nil, "no fields" end
+  local fields = {}
+  for i = 1, #t.fields do
+    local f = t.fields[i]
+    if type(f) ~= "table" or type(f.name) ~= "string" or not KINDS[f.kind] then
+      return nil, "field " .. i .. ": no name or kind"
+    end
+    local off, size, es = f.offset, f.size, f.elem_size or 1
+    if not (isint(off) and off >= 0 and off <= 65535 and isint(size) and size >= 0 and size <= 65535
+        and isint(es) and es >= 1 and es <= 65535) then
+      return nil, "field " .. f.name .. ": offset, size or element size"
+    end
+    local ftype = f.ftype
+    if ftype ~= "str" and ftype ~= "bytes" and FT[ftype] == nil then ftype = "bytes" end
+    fields[i] = { name = f.name, kind = f.kind, offset = off, size = size, signed = f.signed == true,
+      rel = f.rel == true, elem_size = es, ftype = ftype, base = f.base == "hex" and "hex" or nil,
+      fallback = FALLBACKS[f.fallback] and f.fallback or "bytes" }
+  end
+  local pf = nil
+  if t.print ~= nil then
+    if type(t.print) ~= "table" then return nil, "print is not a table" end
+    pf = t.print
+  end
+  return { id = id, s = t.system, n = t.name, full = t.system .. ":" .. t.name, f = fields, pf = pf,
+    sc = t.syscall == true, enums = enums, desc = true }
+end
+
+-- Whether generated event g has the same fields at the same places as description event d: then
+-- d's frames get g's typed ProtoFields.
+local function samelayout(g, d)
+  if g.full ~= d.full or #g.f ~= #d.f then return false end
+  for i = 1, #g.f do
+    local a, b = g.f[i], d.f[i]
+    if a.name ~= b.name or a.kind ~= b.kind or a.offset ~= b.offset or a.size ~= b.size or a.signed ~= b.signed
+        or a.rel ~= b.rel then
+      return false
+    end
+  end
+  return true
+end
+
 -- ======================== EVENT TABLES BEGIN ========================
 -- ======================== EVENT TABLES END ==========================
 
 tw.fields = ALL_FIELDS
-tw.experts = { EF.lost, EF.lost_unknown, EF.truncated, EF.unknown, EF.malformed, EF.other_formats, EF.internal }
+tw.experts = { EF.lost, EF.truncated, EF.unknown, EF.no_context, EF.malformed, EF.version, EF.reserved, EF.cap,
+  EF.changed, EF.fragment, EF.internal }
 
-
----------------------------------------------------------------------------- dissection
+---------------------------------------------------------------------------- dissection helpers
 -- Per-frame cost matters (a busy second of tracing is a million frames), so the frame is read
--- once as a Lua string and parsed with string.byte (no TvbRange per header field or TLV head),
--- and tree items are added only where someone can see them:
+-- once as a Lua string and parsed with string.byte (no TvbRange per header field), fields are
+-- read in place at their format offsets, and tree items are added only where someone can see them:
 --   mode 2: the tree is visible (packet details, tshark -V / -T fields / -T json): every item;
---   mode 1: a tree without visible items (display filters, colouring rules): only the fields
---           that are referenced (TreeItem:referenced), and the items that carry them;
---   mode 0: no tree at all (tshark's summary without filters): no items, only the columns and
---           the expert infos.
+--   mode 1: a tree without visible items (display filters, colouring rules, and every frame while
+--           a field extractor is registered, as this file's frame.interface_id is): only the
+--           fields that are referenced (TreeItem:referenced), and the items that carry them;
+--   mode 0: no tree at all: no items, only the columns and the expert infos.
 -- The Info column and the expert infos are the same in every mode.
-
--- The generated format identity hash as 8 raw bytes, compared with the frame's bytes.
-local GEN_HASH_RAW = nil
-if TW_GEN_HASH then
-  local t = {}
-  for i = 1, 15, 2 do t[#t + 1] = string.char(tonumber(TW_GEN_HASH:sub(i, i + 1), 16)) end
-  GEN_HASH_RAW = table.concat(t)
-end
 
 -- Big-endian reads at 0-based offset o of the Lua string s (the caller checked the length).
 local function be16(s, o) local a, b = byte(s, o + 1, o + 2); return a * 256 + b end
@@ -1509,78 +2179,116 @@ local function be32(s, o)
   return ((a * 256 + b) * 256 + c) * 256 + d
 end
 
--- Header items after the first four: { ProtoField, offset, length, bit children }.
-local HDR_TAIL = {
-  { HF.cpu, 6, 2 }, { HF.event_id, 8, 2 },
-  { HF.common_flags, 10, 1, { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardirq,
-    HF.cf_softirq, HF.cf_preempt_resched, HF.cf_nmi, HF.cf_bh_off } },
-  { HF.preempt_count, 11, 1, { HF.preempt_depth, HF.migrate_disable } },
-  { HF.pid, 12, 4 }, { HF.time, 16, 8 }, { HF.seq, 24, 8 }, { HF.lost, 32, 4 },
-  { HF.orig_len, 36, 2 }, { HF.tlv_len, 38, 2 }, { HF.format_hash, 40, 8 },
-}
-local HDR_MAGIC = { HF.magic, 0, 2 }
-local HDR_VERSION = { HF.version, 2, 1 }
-local HDR_FLAGS = { HF.flags, 3, 1, { HF.flags_le, HF.flags_trunc, HF.flags_lostunk, HF.flags_raw, HF.flags_res } }
-local HDR_LEN = { HF.hdr_len, 4, 2 }
-local TLV_GROUP = { HF.tlv, HF.tlv_type, HF.tlv_length, HF.tlv_value }
+local HDR_FLAG_BITS = { HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res }
+local CF_BITS = { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardirq, HF.cf_softirq,
+  HF.cf_preempt_resched, HF.cf_nmi, HF.cf_bh_off }
+local PC_BITS = { HF.preempt_depth, HF.migrate_disable }
+local HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res, HF.cpu,
+  HF.seq, HF.time }
+local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value }
 
--- Is any of the ProtoFields in list referenced by tree (mode 1)?
+-- Whether a ProtoField is referenced (mode 1: TreeItem:referenced, 0.2 us a call). The answers
+-- are kept for one pass over the frames: the fields a filter references change only between
+-- passes (a new display filter makes Wireshark dissect every frame again from the first), and a
+-- pass is seen to begin when a frame number is not above the previous one (newpass).
+local REF, REF_LAST = {}, 0
+local function newpass(number)
+  if number <= REF_LAST then REF = {} end
+  REF_LAST = number
+end
+local function ref(tree, pf)
+  local r = REF[pf]
+  if r == nil then r = tree:referenced(pf); REF[pf] = r end
+  return r
+end
+
+-- Is any of the ProtoFields in list referenced by tree (mode 1)? Kept per list for the pass.
 local function anyref(tree, list)
-  for k = 1, #list do if tree:referenced(list[k]) then return true end end
-  return false
+  local r = REF[list]
+  if r == nil then
+    r = false
+    for k = 1, #list do if ref(tree, list[k]) then r = true; break end end
+    REF[list] = r
+  end
+  return r
 end
 
--- Adds one header item (and its bits, all on the item's one range) when mode wants it.
-local function hdritem(tree, mode, tvb, e)
-  local pf, bits = e[1], e[4]
-  if mode == 1 and not tree:referenced(pf) and not (bits and anyref(tree, bits)) then return nil end
-  local r = tvb(e[2], e[3])
+-- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced).
+local function hdrtree(tree, mode, tvb)
+  if mode == 1 and not anyref(tree, HDR_FIELDS) then return end
+  tree:add(HF.version, tvb(0, 1))
+  local r = tvb(1, 1)
+  tree:add(HF.kind, r)
+  local fl = tree:add(HF.flags, r)
+  for k = 1, 4 do fl:add(HDR_FLAG_BITS[k], r) end
+  tree:add(HF.cpu, tvb(2, 2))
+  tree:add(HF.seq, tvb(4, 4))
+  tree:add(HF.time, tvb(8, 8))
+end
+
+-- A byte with bit items (common_flags, preempt_count): all bits share the byte's one range.
+local function bitsitem(tree, mode, tvb, o, pf, bits)
+  if mode == 1 and not ref(tree, pf) and not anyref(tree, bits) then return end
+  local r = tvb(o, 1)
   local item = tree:add(pf, r)
-  if bits then
-    for k = 1, #bits do
-      local b = bits[k]
-      if mode == 2 or tree:referenced(b) then item:add(b, r) end
-    end
+  for k = 1, #bits do
+    local b = bits[k]
+    if mode == 2 or ref(tree, b) then item:add(b, r) end
   end
-  return item
 end
 
--- Whether add_field shows TLV value d as field i of ev (else the TLV is shown raw).
-local function fieldfits(f, d)
-  local ft = f.ftype
-  if ft == "str" then return true end
-  if ft == "bytes" then
-    local kind, size = f.kind, f.size
-    return kind ~= "array" and kind ~= "opaque" or size == 0 or #d == size
-  end
-  return #d == f.size
-end
-
-local function add_field(tree, mode, ev, i, range, le, d)
+-- The typed item of field i (generated ProtoField) of the frame in ctx, when its bytes are in the
+-- frame; false when not (the caller then shows the field generically).
+local function typeditem(tree, mode, tvb, ctx, i)
+  local ev = ctx.ev
   local f = ev.f[i]
   local pfield = ev.pfs[i]
   local ft = f.ftype
-  if ft == "str" then
-    local z = find(d, "\0", 1, true)
-    local s = z and sub(d, 1, z - 1) or d
-    return tree:add(pfield, range, s)
-  elseif ft == "bytes" then
-    return tree:add(pfield, range)
-  end
-  local item
-  if le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
+  local ok, off, len = pcall(span, ctx, f)
+  if not ok then return false end
   local bits = ev.bits[i]
+  if mode == 1 and not ref(tree, pfield) and not (bits and anyref(tree, bits)) then return true end
+  local range = tvb(ctx.b + off, len)
+  if ft == "str" then
+    local s = ctx.s
+    local a = ctx.b + off + 1
+    local z = find(s, "\0", a, true)
+    local e = ctx.b + off + len
+    if z and z <= e then e = z - 1 end
+    tree:add(pfield, range, sub(s, a, e))
+    return true
+  elseif ft == "bytes" then
+    tree:add(pfield, range)
+    return true
+  end
+  if len ~= f.size then return false end
+  local item
+  if ctx.le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
   if bits then
     for k = 1, #bits do
       local bf = bits[k]
-      if mode == 2 or tree:referenced(bf) then
-        if le then item:add_le(bf, range) else item:add(bf, range) end
+      if mode == 2 or ref(tree, bf) then
+        if ctx.le then item:add_le(bf, range) else item:add(bf, range) end
       end
     end
   end
-  return item
+  return true
 end
 
+-- A field shown generically: tracewire.field ("name: value") with tracewire.field.name and
+-- tracewire.field.value (the value as name=value pairs print it).
+local function genericitem(tree, tvb, ctx, i)
+  local f = ctx.ev.f[i]
+  local ok, off, len = pcall(span, ctx, f)
+  local range
+  if ok then range = tvb(ctx.b + off, len) else range = tvb(0, 0) end
+  local okv, v = pcall(fieldtext, ctx, i)
+  if not okv then v = "?" end
+  local item = tree:add(HF.field, range)
+  item:set_text(f.name .. ": " .. v)
+  item:add(HF.field_name, range, f.name)
+  item:add(HF.field_value, range, v)
+end
 ---------------------------------------------------------------------------- latency analysis
 -- The pairs of core's org.tracewire.analysis.LatencyTracker, with the same rules, computed here in
 -- frame order on the first pass (frames leave a capture in time order) and kept per frame number,
@@ -1595,6 +2303,8 @@ end
 --   "softirq":      irq:softirq_entry -> softirq_exit per CPU and vec.
 -- At most AN_MAX starts wait for their end (the oldest is dropped beyond that); a pair whose end
 -- comes before its start is none. An event whose table lacks a field the tracker needs is ignored.
+local anreset, analyse, antree
+;(function()
 local AN_MAX = 65536
 -- roles: 1 wakeup, 2 switch, 3 enter, 4 exit (syscalls), 5 entry, 6 exit (irq, softirq)
 local AN_SPECS = {
@@ -1629,7 +2339,7 @@ do
   local x = ByteArray.new()
   BA_SET, BA_GET = x.set_index, x.get_index
 end
-local function anreset()
+function anreset()
   AN_LAST, AN_H0, AN_L0 = 0, nil, nil
   AN_SPACES = { wake = {}, raw = {}, sys = {}, irq = {}, softirq = {} }
   AN_HEAD, AN_TAIL, AN_COUNT, AN_NSLOTS, AN_NFREE = 0, 0, 0, 0, 0
@@ -1668,26 +2378,21 @@ local function le32(s, o)
   return ((d * 256 + c) * 256 + b) * 256 + a
 end
 
--- A field's integer as a Lua number (exact below 2^53), as the Java record reads it: a missing
--- TLV is 0, a short one is zero-padded at its end; nil when the TLV is longer than the field.
-local function anint(d, size, signed, le)
-  if d == nil then return 0 end
-  local n = #d
-  if n > size then return nil end
-  if n < size then d = d .. string.rep("\0", size - n) end
+-- An integer of size bytes at 0-based offset o of s as a Lua number (exact below 2^53).
+local function anint(s, o, size, signed, le)
   if size == 8 then
     local lo, hi
-    if le then lo, hi = le32(d, 0), le32(d, 4) else hi, lo = be32(d, 0), be32(d, 4) end
+    if le then lo, hi = le32(s, o), le32(s, o + 4) else hi, lo = be32(s, o), be32(s, o + 4) end
     if signed and hi >= 2147483648 then hi = hi - 4294967296 end
     return hi * 4294967296 + lo
   end
   local v = 0
   if size == 4 then
-    if le then v = le32(d, 0) else v = be32(d, 0) end
+    if le then v = le32(s, o) else v = be32(s, o) end
   elseif le then
-    for i = size, 1, -1 do v = v * 256 + byte(d, i) end
+    for i = o + size, o + 1, -1 do v = v * 256 + byte(s, i) end
   else
-    for i = 1, size do v = v * 256 + byte(d, i) end
+    for i = o + 1, o + size do v = v * 256 + byte(s, i) end
   end
   if signed and v >= HALF[size] then v = v - POW[size] end
   return v
@@ -1765,15 +2470,21 @@ local function anpair(i, number, t)
   anputn((start - 1) * AN_REC, 2147483648 + number, 4)
 end
 
--- Feeds frame number (first pass, in frame order) of event ev: s the frame, vals its TLV values.
-local function analyse(ev, vals, le, s, number)
+-- Feeds frame number (first pass, in frame order) of the event in ctx: cpu from the header, time
+-- (hi, lo: the header's ns), pid its common_pid. A field outside the record leaves the frame out
+-- (the Java tracker's RecordException).
+function analyse(ctx, number, cpu, hi, lo, pid)
+  if number <= AN_LAST then return end
+  AN_LAST = number
+  local ev = ctx.ev
+  if not ev then return end
   local r = ev.an
   if r == nil then r = anrole(ev); ev.an = r end
   if not r then return end
-  local v = anint(vals[r[2]], r[6], r[7], le)
-  if v == nil then return end
+  local f = ev.f[r[2]]
+  if f.offset + f.size > ctx.pl then return end
+  local v = anint(ctx.s, ctx.b + f.offset, r[6], r[7], ctx.le)
   local role, space = r[1], AN_SPACES[r[3]]
-  local hi, lo = be32(s, 16), be32(s, 20)
   if AN_H0 == nil then AN_H0, AN_L0 = hi, lo end
   local t = (hi - AN_H0) * 4294967296 + (lo - AN_L0)
   if role == 1 then
@@ -1782,8 +2493,6 @@ local function analyse(ev, vals, le, s, number)
     local i = anremove(space, v)
     if i then anpair(i, number, t) end
   else
-    local pid = be32(s, 12)
-    if pid >= 2147483648 then pid = pid - 4294967296 end
     if role == 3 then
       anremove(space, pid)
       anstart(space, pid, number, t, v, r[5])
@@ -1792,7 +2501,7 @@ local function analyse(ev, vals, le, s, number)
       if i and SID[i] == v and SNM[i] == r[5] then anpair(i, number, t) end
     else
       -- per CPU and irq/vec: cpu * 2^33 + v is one number per pair (|v| < 2^32)
-      local key = (byte(s, 7) * 256 + byte(s, 8)) * 8589934592 + v
+      local key = cpu * 8589934592 + v
       if role == 5 then
         anremove(space, key)
         anstart(space, key, number, t, v, false)
@@ -1818,12 +2527,11 @@ end
 
 -- Adds the "Latency analysis" subtree of frame number (event ev) to tree (mode 1: only when one
 -- of its fields is referenced).
-local function antree(tree, mode, tvb, number, ev)
-  if number > ANB_FRAMES then return end
+function antree(tree, mode, tvb, number, ev)
+  if number > ANB_FRAMES or (mode == 1 and not anyref(tree, AF_LIST)) then return end
   local o = (number - 1) * AN_REC
   local x = angetn(o, 4)
   if x == 0 then return end
-  if mode == 1 and not anyref(tree, AF_LIST) then return end
   local kind = ev and ev.an and ev.an[4]
   if not kind then return end
   local r = tvb(0, 0)
@@ -1843,180 +2551,796 @@ local function antree(tree, mode, tvb, number, ev)
     t:add(AF.end_frame, r, en):set_generated()
   end
 end
+end)()
+---------------------------------------------------------------------------- context
+-- The in-band context (docs/wire-format.md 4) is kept per scope: the source MAC in the Ethernet
+-- encapsulation, the pcapng interface id for USER15 records. SCOPES[key] is the scope's newest
+-- state; a CAPTURE message with another capture id starts a new one (prev = the older one). A state:
+--   { from = its first frame, prev, capid, info = { [item] = value }, long = 4 or 8, consts = { NAME =
+--     UInt64 }, typesizes = { ["page"] = 64 }, hz, formats = { [id] = fmt }, nformats, syms = { [hex16] =
+--     { name, start, size, module } or false }, printk = { [hex16] = string }, nsyms, procs = { [pid] =
+--     proc }, nprocs }
+--   fmt = { from, prev, id, full, tree (item 4 bytes), enums (item 5 text), ev (made on first use) or
+--           false, why }
+--   proc = { from, prev, comm, tgid }
+-- Context is applied on the first pass, in frame order; a revisit (the GUI, tshark -2) walks back to
+-- what applied at its frame (the chains above), so every frame shows the context it was sent with.
+local resetcontext, scopeat, fmtev, dissectcontext
+;(function()
+local SCOPES, NSCOPES = {}, 0
+local PENDING, NPENDING, PENDING_BYTES, PENDING_ORDER = {}, 0, 0, 0
+local REVISIT, REVISIT_BYTES = {}, 0      -- frame number -> reassembled message (several fragments)
+local REASSEMBLED_IN = {}                 -- frame number of a fragment -> frame that completed it
+local NREASSEMBLED_IN = 0
+
+local TOTAL_BYTES = 0
+
+local function newstate(key, number, prev)
+  return { key = key, from = number, prev = prev, info = {}, consts = {}, typesizes = {}, hz = 0,
+    formats = {}, nformats = 0, syms = {}, printk = {}, nsyms = 0, procs = {}, nprocs = 0, bytes = 0 }
+end
+
+-- Accounts n more bytes of context to state st; false when that passes a cap.
+local function charge(st, n)
+  if st.bytes + n > CAP.SCOPE_BYTES or TOTAL_BYTES + n > CAP.TOTAL_BYTES then return false end
+  st.bytes = st.bytes + n
+  TOTAL_BYTES = TOTAL_BYTES + n
+  return true
+end
+local BYTES_CAPPED = "the context's memory cap (" .. CAP.SCOPE_BYTES .. " bytes per scope, " .. CAP.TOTAL_BYTES
+  .. " in all) is reached: "
+
+function resetcontext()
+  SCOPES, NSCOPES, TOTAL_BYTES = {}, 0, 0
+  PENDING, NPENDING, PENDING_BYTES, PENDING_ORDER = {}, 0, 0, 0
+  REVISIT, REVISIT_BYTES = {}, 0
+  REASSEMBLED_IN, NREASSEMBLED_IN = {}, 0
+end
+
+-- The state of scope key that applies at frame number (nil when the scope has no context yet).
+function scopeat(key, number)
+  local st = SCOPES[key]
+  while st and st.from > number do st = st.prev end
+  return st
+end
+
+-- The scope's current state for applying a message of frame number (created on first use); nil
+-- and a reason when the scope cap is reached.
+local function curstate(key, number)
+  local st = SCOPES[key]
+  if st then return st end
+  if NSCOPES >= CAP.SCOPES then return nil, "more than " .. CAP.SCOPES .. " scopes: context ignored" end
+  NSCOPES = NSCOPES + 1
+  st = newstate(key, number, nil)
+  SCOPES[key] = st
+  return st
+end
+
+local function u64at(s, o) return U.new(be32(s, o + 4), be32(s, o)) end
+
+-- CTypes.normalize: "struct page" -> "page".
+local function normtype(t)
+  t = (" " .. t .. " "):gsub("[%s]+", " ")
+  for _, w in ipairs({ "const", "volatile", "struct", "enum", "union" }) do
+    t = t:gsub(" " .. w .. " ", " ")
+  end
+  return (t:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
+-- A constant's value: decimal (optionally negative) or 0x hex, up to 64 bits; nil when not one.
+local TEN = U.new(10, 0)
+local function parseu64(v)
+  local neg = false
+  if v:sub(1, 1) == "-" then neg = true; v = v:sub(2) end
+  local r
+  if v:match("^0[xX]%x+$") and #v <= 18 then
+    r = U.fromhex(v:sub(3))
+  elseif v:match("^%d+$") and #v <= 20 then
+    r = U0
+    for k = 1, #v do r = r * TEN + U.new(byte(v, k) - 48, 0) end
+  else
+    return nil
+  end
+  if neg then r = U0 - r end
+  return r
+end
+
+-- "NAME=value" lines into map (at most CAP.CONSTANTS); sizes of sizeof(TYPE) lines into types.
+local function parseconsts(text, map, types)
+  local n = 0
+  for line in text:gmatch("[^\n]+") do
+    local name, v = line:match("^%s*(.-)%s*=%s*(%S+)%s*$")
+    local u = name and parseu64(v)
+    if u and name ~= "" then
+      n = n + 1
+      if n > CAP.CONSTANTS then return false end
+      local ty = types and name:match("^sizeof%s*%((.+)%)$")
+      if ty then
+        if u:higher() == 0 and u:lower() < 2147483648 then types[normtype(ty)] = u:lower() end
+      else
+        map[name] = u
+      end
+    end
+  end
+  return true
+end
+
+-- The items of a context message: calls fn(type, value offset, length) for each; returns nil, or
+-- the message offset of an item running past the message end (the items before it stand).
+local function eachitem(msg, fn)
+  local off, n = 0, #msg
+  while off < n do
+    if off + 6 > n then return off end
+    local ty = be16(msg, off)
+    local l = be32(msg, off + 2)
+    if off + 6 + l > n then return off end
+    fn(ty, off + 6, l)
+    off = off + 6 + l
+  end
+  return nil
+end
+
+-- Description tree (docs/wire-format.md 4.6) decoding: tag byte, then the value. Bounded: depth
+-- <= MAX_DEPTH, every count and length checked against the bytes left, never load().
+local TREE_ERR = {}
+local function treeerr(msg) TREE_ERR.tw = msg; error(TREE_ERR, 0) end
+local function s64at(s, o)
+  local hi, lo = be32(s, o), be32(s, o + 4)
+  if hi >= 2147483648 then return (hi - 4294967296) * 4294967296 + lo end
+  return hi * 4294967296 + lo
+end
+local treevalue
+treevalue = function(s, o, lim, depth)
+  if o >= lim then treeerr("value runs past the item at tree offset " .. o) end
+  local tag = byte(s, o + 1)
+  if tag == 1 then
+    if o + 5 > lim then treeerr("string length runs past the item at tree offset " .. o) end
+    local l = be32(s, o + 1)
+    if o + 5 + l > lim then treeerr("string runs past the item at tree offset " .. o) end
+    return sub(s, o + 6, o + 5 + l), o + 5 + l
+  elseif tag == 2 then
+    if o + 9 > lim then treeerr("integer runs past the item at tree offset " .. o) end
+    return s64at(s, o + 1), o + 9
+  elseif tag == 3 then return true, o + 1
+  elseif tag == 4 then return false, o + 1
+  elseif tag == 5 then
+    if depth >= MAX_DEPTH then treeerr("tree deeper than " .. MAX_DEPTH .. " at tree offset " .. o) end
+    if o + 5 > lim then treeerr("table runs past the item at tree offset " .. o) end
+    local n = be32(s, o + 1)
+    o = o + 5
+    if n > lim - o then treeerr("table of " .. n .. " values runs past the item at tree offset " .. o) end
+    local t = {}
+    for i = 1, n do t[i], o = treevalue(s, o, lim, depth + 1) end
+    if o + 4 > lim then treeerr("table key count runs past the item at tree offset " .. o) end
+    local m = be32(s, o)
+    o = o + 4
+    if m > lim - o then treeerr("table of " .. m .. " keys runs past the item at tree offset " .. o) end
+    for _ = 1, m do
+      if o + 4 > lim then treeerr("key runs past the item at tree offset " .. o) end
+      local kl = be32(s, o)
+      if o + 4 + kl > lim then treeerr("key runs past the item at tree offset " .. o) end
+      local k = sub(s, o + 5, o + 4 + kl)
+      local v
+      v, o = treevalue(s, o + 4 + kl, lim, depth + 1)
+      t[k] = v
+    end
+    return t, o
+  end
+  treeerr("unknown tag " .. tag .. " at tree offset " .. o)
+end
+
+-- The event of a FORMAT (made on its first EVENT frame): from its description tree, with the
+-- generated tables' typed fields when their layout is the same; else the generated event of that
+-- name; else false (fmt.why says why).
+function fmtev(fmt)
+  local ev = fmt.ev
+  if ev ~= nil then return ev end
+  ev = false
+  local gen = EVENTS[fmt.id]
+  if gen and gen.full ~= fmt.full then gen = nil end
+  if fmt.tree then
+    local enums = nil
+    if fmt.enums then
+      enums = {}
+      if not parseconsts(fmt.enums, enums, nil) then
+        fmt.why = "more than " .. CAP.CONSTANTS .. " enum constants"
+      end
+    end
+    local ok, t, e = pcall(treevalue, fmt.tree, 0, #fmt.tree, 1)
+    if ok and e ~= #fmt.tree then ok, t = false, { tw = (#fmt.tree - e) .. " bytes after the tree" } end
+    if ok then
+      local d, why = descev(t, fmt.id, enums)
+      if d then
+        ev = d
+        if gen and samelayout(gen, d) then ev.pfs, ev.bits = gen.pfs, gen.bits end
+      else
+        fmt.why = "description tree: " .. why
+      end
+    else
+      fmt.why = "description tree: " .. tostring(type(t) == "table" and t.tw or t)
+    end
+  else
+    fmt.nodesc = true
+  end
+  if not ev and gen then ev = gen end
+  fmt.ev = ev
+  return ev
+end
+
+-- Applies context message msg (kind k) of frame number to scope key (first pass). Returns the
+-- Info text and an expert note (or nil).
+local function applymsg(key, k, msg, number)
+  local st, why = curstate(key, number)
+  if not st then return nil, why end
+  local note = nil
+  if k == 1 then
+    local info = {}
+    eachitem(msg, function(ty, o, l)
+      if ty == 8 or ty == 9 then info[ty] = l >= 1 and byte(msg, o + 1) or nil
+      elseif ty >= 1 and ty <= 14 and info[ty] == nil then info[ty] = sub(msg, o + 1, o + l) end
+    end)
+    local capid = info[1]
+    if capid and st.capid and st.capid ~= capid then
+      st = newstate(key, number, st)
+      SCOPES[key] = st
+    end
+    if capid then st.capid = capid end
+    for ty, v in pairs(info) do st.info[ty] = v end
+    if info[8] == 4 or info[8] == 8 then st.long = info[8] end
+    if info[12] then
+      local consts, types = {}, {}
+      if not parseconsts(info[12], consts, types) then note = "more than " .. CAP.CONSTANTS .. " constants: the rest ignored" end
+      for n, v in pairs(consts) do st.consts[n] = v end
+      for n, v in pairs(types) do st.typesizes[n] = v end
+      local hz = consts.HZ
+      if hz and hz:higher() == 0 then st.hz = hz:lower() end
+    end
+    return "CAPTURE host " .. tostring(st.info[4] or "?") .. ", kernel " .. tostring(st.info[2] or "?")
+      .. ", clock " .. tostring(st.info[5] or "?"), note
+  elseif k == 2 then
+    local id, full, tree, enums
+    eachitem(msg, function(ty, o, l)
+      if ty == 1 and l == 2 then id = be16(msg, o)
+      elseif ty == 2 then full = sub(msg, o + 1, o + l)
+      elseif ty == 4 then tree = sub(msg, o + 1, o + l)
+      elseif ty == 5 then enums = sub(msg, o + 1, o + l) end
+    end)
+    if not id then return "FORMAT without an event id", "FORMAT message without an event id (item 1)" end
+    full = full or ("event " .. id)
+    local old = st.formats[id]
+    if old and old.full == full and old.tree == tree and old.enums == enums then
+      return "FORMAT " .. full .. " (id " .. id .. ", repeated)", nil
+    end
+    if not old and st.nformats >= CAP.FORMATS then
+      return "FORMAT " .. full .. " (id " .. id .. ")", "more than " .. CAP.FORMATS .. " formats in this scope: ignored"
+    end
+    if tree and #tree > CAP.TREE then
+      return "FORMAT " .. full .. " (id " .. id .. ")", "description tree of " .. #tree .. " bytes (cap " .. CAP.TREE
+        .. "): ignored"
+    end
+    if not charge(st, #full + (tree and #tree or 0) + (enums and #enums or 0) + 64) then
+      return "FORMAT " .. full .. " (id " .. id .. ")", BYTES_CAPPED .. "FORMAT ignored"
+    end
+    if not old then st.nformats = st.nformats + 1 end
+    st.formats[id] = { from = number, prev = old, id = id, full = full, tree = tree, enums = enums }
+    if old and old.full ~= full then
+      return "FORMAT " .. full .. " (id " .. id .. ")", "FORMAT for id " .. id .. " changes the event from " .. old.full
+        .. " to " .. full, EF.changed
+    end
+    return "FORMAT " .. full .. " (id " .. id .. ")", nil
+  elseif k == 3 then
+    local nsym, nstr, capped = 0, 0, false
+    eachitem(msg, function(ty, o, l)
+      if (ty == 1 and l < 20) or ((ty == 2 or ty == 3) and l < 8) then return end
+      if ty < 1 or ty > 3 then return end
+      local key16 = u64at(msg, o):tohex()
+      local known = st.syms[key16] ~= nil or st.printk[key16] ~= nil
+      if not known and st.nsyms >= CAP.SYMBOLS then capped = true; return end
+      if not charge(st, l + 48) then capped = true; return end
+      if not known then st.nsyms = st.nsyms + 1 end
+      if ty == 1 then
+        local name = sub(msg, o + 21, o + l)
+        local mod = nil
+        local nm, md = name:match("^(.-) %[(.+)%]$")
+        if nm then name, mod = nm, md end
+        st.syms[key16] = { name, u64at(msg, o + 8), U.new(be32(msg, o + 16), 0), mod }
+        nsym = nsym + 1
+      elseif ty == 2 then
+        st.printk[key16] = sub(msg, o + 9, o + l)
+        nstr = nstr + 1
+      else
+        if st.syms[key16] == nil then st.syms[key16] = false end
+        nsym = nsym + 1
+      end
+    end)
+    if capped then
+      note = "more than " .. CAP.SYMBOLS .. " symbols and strings in this scope, or " .. BYTES_CAPPED .. "the rest ignored"
+    end
+    return "SYMBOLS " .. nsym .. " symbols, " .. nstr .. " strings", note
+  elseif k == 4 then
+    local n, capped = 0, false
+    eachitem(msg, function(ty, o, l)
+      if ty ~= 1 or l < 8 then return end
+      local pid = be32(msg, o)
+      if pid >= 2147483648 then pid = pid - 4294967296 end
+      local tgid = be32(msg, o + 4)
+      if tgid >= 2147483648 then tgid = tgid - 4294967296 end
+      local comm = sub(msg, o + 9, o + math.min(l, 72))
+      local old = st.procs[pid]
+      if old and old.comm == comm and old.tgid == tgid then n = n + 1; return end
+      if st.nprocs >= CAP.PROCS or not charge(st, #comm + 48) then capped = true; return end
+      st.nprocs = st.nprocs + 1
+      st.procs[pid] = { from = number, prev = old, comm = comm, tgid = tgid }
+      n = n + 1
+    end)
+    if capped then
+      note = "more than " .. CAP.PROCS .. " process entries in this scope, or " .. BYTES_CAPPED .. "the rest ignored"
+    end
+    return "PROCESS " .. n .. " tasks", note
+  end
+  return nil, nil
+end
+
+-- The Info text of an already applied message (a revisit): what applymsg said, without applying.
+local function describemsg(k, msg, cpu)
+  if k == 1 then
+    local info = {}
+    eachitem(msg, function(ty, o, l) if ty == 2 or ty == 4 or ty == 5 then info[ty] = sub(msg, o + 1, o + l) end end)
+    return "CAPTURE host " .. (info[4] or "?") .. ", kernel " .. (info[2] or "?") .. ", clock " .. (info[5] or "?")
+  elseif k == 2 then
+    local id, full
+    eachitem(msg, function(ty, o, l)
+      if ty == 1 and l == 2 then id = be16(msg, o) elseif ty == 2 then full = sub(msg, o + 1, o + l) end
+    end)
+    return "FORMAT " .. tostring(full) .. " (id " .. tostring(id) .. ")"
+  elseif k == 3 then
+    local a, b = 0, 0
+    eachitem(msg, function(ty) if ty == 2 then b = b + 1 elseif ty == 1 or ty == 3 then a = a + 1 end end)
+    return "SYMBOLS " .. a .. " symbols, " .. b .. " strings"
+  elseif k == 4 then
+    local n = 0
+    eachitem(msg, function(ty, _, l) if ty == 1 and l >= 8 then n = n + 1 end end)
+    return "PROCESS " .. n .. " tasks"
+  end
+  return KIND_NAMES[k] or ("kind " .. k)
+end
+
+-- The items of message msg (kind k) under tree; r(o, l) gives the range of message bytes [o, o+l).
+local CAPTURE_ITEMS = { [1] = "capture id", [2] = "kernel release", [3] = "boot id", [4] = "host name",
+  [5] = "trace clock", [6] = "clock offset (ns)", [7] = "clock error bound (ns)", [8] = "long size",
+  [9] = "byte order", [10] = "header_page", [11] = "header_event", [12] = "constants", [13] = "tracewire version",
+  [14] = "selected events" }
+local CAPTURE_FIELDS = { [1] = HF.capture_id, [2] = HF.capture_kernel, [4] = HF.capture_host, [5] = HF.capture_clock }
+
+local function printable(v)
+  if #v > 200 then v = sub(v, 1, 200) .. "..." end
+  return (v:gsub("[%c\127-\255]", "."))
+end
+
+local function msgtree(tree, k, msg, r)
+  local stop = eachitem(msg, function(ty, o, l)
+    local range = r(o - 6, l + 6)
+    local vr = r(o, l)
+    local v = sub(msg, o + 1, o + l)
+    if k == 1 and CAPTURE_FIELDS[ty] then
+      tree:add(CAPTURE_FIELDS[ty], vr, v):set_text(CAPTURE_ITEMS[ty] .. ": " .. printable(v))
+      return
+    elseif k == 2 and ty == 1 and l == 2 then
+      tree:add(HF.format_id, vr, be16(msg, o))
+      return
+    elseif k == 2 and ty == 2 then
+      tree:add(HF.format_name, vr, v)
+      return
+    elseif k == 3 and l >= 8 and ty >= 1 and ty <= 3 then
+      local a = u64at(msg, o)
+      local t = tree:add(HF.symbol_address, r(o, 8), a)
+      if ty == 1 and l >= 20 then
+        local name = sub(msg, o + 21, o + l)
+        t:add(HF.symbol_name, r(o + 20, l - 20), name)
+        t:set_text("symbol 0x" .. a:tohex() .. ": " .. printable(name) .. " (start 0x" .. u64at(msg, o + 8):tohex()
+          .. ", size " .. be32(msg, o + 16) .. ")")
+      elseif ty == 2 then
+        t:set_text("printk string 0x" .. a:tohex() .. ": \"" .. printable(sub(msg, o + 9, o + l)) .. "\"")
+      else
+        t:set_text("unknown address 0x" .. a:tohex())
+      end
+      return
+    elseif k == 4 and ty == 1 and l >= 8 then
+      local pid = be32(msg, o)
+      if pid >= 2147483648 then pid = pid - 4294967296 end
+      local tgid = be32(msg, o + 4)
+      if tgid >= 2147483648 then tgid = tgid - 4294967296 end
+      local comm = sub(msg, o + 9, o + l)
+      local t = tree:add(HF.process_pid, r(o, 4), pid)
+      t:set_text("task " .. pid .. ": " .. printable(comm) .. " (tgid " .. tgid .. ")")
+      t:add(HF.process_tgid, r(o + 4, 4), tgid)
+      t:add(HF.process_comm, r(o + 8, l - 8), comm)
+      return
+    elseif k == 5 and ty == 1 and l == 8 then
+      tree:add(HF.lost, vr, u64at(msg, o))
+      return
+    end
+    local t = tree:add(HF.item, range)
+    local label = (k == 1 and CAPTURE_ITEMS[ty]) or ("item " .. ty)
+    if k == 1 and (ty == 8 or ty == 9) and l >= 1 then
+      t:set_text(label .. ": " .. byte(msg, o + 1))
+    elseif k == 1 and (ty == 6 or ty == 7) and l == 8 then
+      local x = u64at(msg, o)
+      t:set_text(label .. ": " .. (ty == 6 and tostring(tos64(x)) or tostring(x)))
+    elseif (k == 1 and ty ~= 6 and ty ~= 7) or (k == 2 and ty ~= 4) then
+      t:set_text(label .. " (" .. l .. " bytes): " .. printable(v))
+    else
+      t:set_text(label .. " (" .. l .. " bytes)")
+    end
+    t:add(HF.item_type, r(o - 6, 2))
+  end)
+  return stop
+end
+
+-- Adds fragment frag (index, count, total length) of message (scope key, kind k, id) seen in frame
+-- number; returns the whole message when this fragment completes it, else nil; and an expert text
+-- (a dropped message) or nil.
+local function reassemble(key, k, id, index, count, total, frag, number)
+  local pk = tostring(key) .. "/" .. k .. "/" .. id
+  local p = PENDING[pk]
+  if p and (p.count ~= count or p.total ~= total) then
+    -- the sender restarted this message id with another shape: the old parts are useless
+    PENDING[pk] = nil; NPENDING = NPENDING - 1; PENDING_BYTES = PENDING_BYTES - p.bytes
+    p = nil
+  end
+  if not p then
+    if total > CAP.MESSAGE then
+      return nil, "message of " .. total .. " bytes is larger than the cap (" .. CAP.MESSAGE .. "): dropped"
+    end
+    local note = nil
+    if NPENDING >= CAP.PENDING then
+      -- evict the oldest message being reassembled
+      local oldk, oldp = nil, nil
+      for kk, pp in pairs(PENDING) do if oldp == nil or pp.order < oldp.order then oldk, oldp = kk, pp end end
+      PENDING[oldk] = nil; NPENDING = NPENDING - 1; PENDING_BYTES = PENDING_BYTES - oldp.bytes
+      note = "more than " .. CAP.PENDING .. " messages in reassembly: message " .. oldk .. " (first fragment in frame "
+        .. oldp.first .. ") dropped"
+    end
+    PENDING_ORDER = PENDING_ORDER + 1
+    p = { count = count, total = total, parts = {}, got = 0, bytes = 0, first = number, order = PENDING_ORDER, frames = {} }
+    PENDING[pk] = p
+    NPENDING = NPENDING + 1
+    if note then return nil, note end
+  end
+  if p.parts[index] == nil then
+    if PENDING_BYTES + #frag > CAP.PENDING_BYTES then
+      PENDING[pk] = nil; NPENDING = NPENDING - 1; PENDING_BYTES = PENDING_BYTES - p.bytes
+      return nil, "reassembly buffers full (" .. CAP.PENDING_BYTES .. " bytes): message " .. pk .. " dropped"
+    end
+    p.parts[index] = frag
+    p.got = p.got + 1
+    p.bytes = p.bytes + #frag
+    PENDING_BYTES = PENDING_BYTES + #frag
+    p.frames[#p.frames + 1] = number
+  end
+  if p.got < count then return nil, nil end
+  PENDING[pk] = nil; NPENDING = NPENDING - 1; PENDING_BYTES = PENDING_BYTES - p.bytes
+  local msg = table.concat(p.parts, "", 0, count - 1)
+  local f = #p.parts[0]
+  for i = 0, count - 2 do
+    if #p.parts[i] ~= f then return nil, "fragment " .. i .. " of message " .. pk .. " is not " .. f .. " bytes long like fragment 0: dropped" end
+  end
+  if #msg ~= total then
+    return nil, "message " .. pk .. " has " .. #msg .. " bytes, its fragments said " .. total .. ": dropped"
+  end
+  for _, fr in ipairs(p.frames) do
+    if NREASSEMBLED_IN < 1000000 then
+      REASSEMBLED_IN[fr] = number
+      NREASSEMBLED_IN = NREASSEMBLED_IN + 1
+    end
+  end
+  return msg, nil
+end
+
+-- A context frame (kinds 1-5): s the frame, key its scope, fbase the frame offset of the tracewire
+-- header (14 with Ethernet, 0 in pcapng), for messages.
+function dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
+  local name = KIND_NAMES[k]
+  if len < 28 then
+    tree:add_proto_expert_info(EF.malformed, name .. " body shorter than 12 bytes (frame offset " .. (fbase + 16) .. ")")
+    pinfo.cols.info = name .. ": malformed (short body)"
+    return
+  end
+  local id, index, count, total = be32(s, 16), be16(s, 20), be16(s, 22), be32(s, 24)
+  local frag = sub(s, 29)
+  if mode > 0 then
+    tree:add(HF.msg_id, tvb(16, 4))
+    tree:add(HF.frag_index, tvb(20, 2))
+    tree:add(HF.frag_count, tvb(22, 2))
+    tree:add(HF.msg_len, tvb(24, 4))
+  end
+  if index >= count then
+    tree:add_proto_expert_info(EF.malformed, "fragment index " .. index .. " >= fragment count " .. count
+      .. " (frame offset " .. (fbase + 20) .. ")")
+    pinfo.cols.info = name .. ": malformed (fragment index)"
+    return
+  end
+  -- fragment 0 fixes the fragment size F: fragment i holds bytes [i*F, ...). Fragment 0 of a
+  -- message of several fragments is a full one; the others are checked on completion.
+  if #frag > total or (count == 1 and #frag ~= total) or (index > 0 and index * #frag > total) then
+    tree:add_proto_expert_info(EF.malformed, "fragment " .. index .. " of " .. count .. " (" .. #frag
+      .. " bytes) does not fit the message length " .. total .. " (frame offset " .. (fbase + 28) .. ")")
+    pinfo.cols.info = name .. ": malformed (fragment length)"
+    return
+  end
+  local number = pinfo.number
+  local msg, note = nil, nil
+  local info
+  if not pinfo.visited then
+    if count == 1 then msg = frag else msg, note = reassemble(key, k, id, index, count, total, frag, number) end
+    if msg then
+      if count > 1 and REVISIT_BYTES + #msg <= CAP.REVISIT_BYTES then
+        REVISIT[number] = msg
+        REVISIT_BYTES = REVISIT_BYTES + #msg
+      end
+      if k == 5 then
+        info = nil
+      else
+        local ok, i, n2, ef = pcall(applymsg, key, k, msg, number)
+        if ok then
+          info = i
+          if n2 then tree:add_proto_expert_info(ef or EF.cap, n2) end
+        else
+          tree:add_proto_expert_info(EF.internal, "applying the message failed: " .. tostring(type(i) == "table" and i.tw or i))
+        end
+      end
+    end
+    if note then tree:add_proto_expert_info(EF.fragment, note) end
+  else
+    if count == 1 then msg = frag else msg = REVISIT[number] end
+    if msg and k ~= 5 then info = describemsg(k, msg, cpu) end
+  end
+  if msg then
+    local stop = eachitem(msg, function() end)
+    if stop then
+      tree:add_proto_expert_info(EF.malformed, "item at message offset " .. stop .. " runs past the message end ("
+        .. #msg .. " bytes): the message ends there")
+    end
+    if k == 5 then
+      local lost = nil
+      eachitem(msg, function(ty, o, l) if ty == 1 and l == 8 then lost = u64at(msg, o) end end)
+      if lost then
+        info = "LOST " .. tostring(lost) .. " events on CPU " .. cpu
+        tree:add_proto_expert_info(EF.lost, tostring(lost) .. " events lost on CPU " .. cpu)
+      else
+        info = "LOST without a count"
+      end
+    end
+    if mode > 0 then
+      local r
+      if count == 1 then
+        r = function(o, l) return tvb(28 + o, l) end
+      else
+        local ok, ba = pcall(ByteArray.new, msg, true)
+        local mt = ok and ba:tvb("tracewire " .. name .. " message " .. id)
+        if mt then r = function(o, l) return mt(o, l) end else r = function() return tvb(0, 0) end end
+      end
+      local t = tree:add(HF.item, tvb(28, len - 28))
+      t:set_text(name .. " message " .. id .. " (" .. #msg .. " bytes)")
+      msgtree(t, k, msg, r)
+    end
+  else
+    info = name .. " message " .. id .. ", fragment " .. (index + 1) .. " of " .. count
+    local done = REASSEMBLED_IN[number]
+    if done and mode > 0 then tree:add(HF.msg_frame, tvb(0, 0), done):set_generated() end
+  end
+  pinfo.cols.info = info or (name .. " message " .. id)
+end
+end)()
 
 function tw.init()
   anreset()
+  resetcontext()
+end
+---------------------------------------------------------------------------- dissection
+
+-- The task of pid at frame number in state st (PROCESS context): comm, tgid; pid 0 is the idle task.
+local function procat(st, pid, number)
+  local p = st and st.procs[pid]
+  while p and p.from > number do p = p.prev end
+  if p then return p.comm, p.tgid end
+  if pid == 0 then return "<idle>", 0 end
+  return nil, nil
 end
 
--- Per-frame scratch tables (dissection is not re-entrant), cleared at the start of the TLV walk
--- up to the largest TLV type the previous frame used.
-local VALS, TOFF, TLEN = {}, {}, {}
-local LAST_MAXTYPE = 0
+-- All typed ProtoFields of event ev (its fields and their bits), for mode 1's referenced check.
+local function allfields(ev)
+  local l = ev.allpf
+  if l == nil then
+    l = {}
+    if ev.pfs then
+      for i = 1, #ev.f do
+        l[#l + 1] = ev.pfs[i]
+        local b = ev.bits[i]
+        if b then for k = 1, #b do l[#l + 1] = b[k] end end
+      end
+    end
+    ev.allpf = l
+  end
+  return l
+end
+
+-- The items of an EVENT frame below the header (modes 1 and 2).
+local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
+  local ev = ctx.ev
+  local le = ctx.le
+  if mode == 2 or ref(tree, HF.event_id) then
+    if le then tree:add_le(HF.event_id, tvb(16, 2)) else tree:add(HF.event_id, tvb(16, 2)) end
+  end
+  bitsitem(tree, mode, tvb, 18, HF.common_flags, CF_BITS)
+  bitsitem(tree, mode, tvb, 19, HF.preempt_count, PC_BITS)
+  local wcomm = mode == 2 or ref(tree, HF.comm)
+  local wtgid = mode == 2 or ref(tree, HF.tgid)
+  if mode == 2 or wcomm or wtgid or ref(tree, HF.pid) then
+    local pr = tvb(20, 4)
+    if le then tree:add_le(HF.pid, pr) else tree:add(HF.pid, pr) end
+    if wcomm or wtgid then
+      local comm, tgid = procat(st, pid, number)
+      if comm and wcomm then tree:add(HF.comm, pr, comm):set_generated() end
+      if tgid and wtgid then tree:add(HF.tgid, pr, tgid):set_generated() end
+    end
+  end
+  if ev then
+    if mode == 2 or ref(tree, HF.event) then tree:add(HF.event, tvb(16, 2), ev.full):set_generated() end
+    local typed = ev.pfs ~= nil
+    local generic = mode == 2 or anyref(tree, GENERIC_GROUP)
+    if generic or (typed and (mode == 2 or anyref(tree, allfields(ev)))) then
+      for i = 1, #ev.f do
+        local shown = false
+        if typed then shown = typeditem(tree, mode, tvb, ctx, i) end
+        if not shown and generic then genericitem(tree, tvb, ctx, i) end
+      end
+    end
+  elseif mode == 2 or ref(tree, HF.payload) then
+    tree:add(HF.payload, tvb(16, ctx.pl))
+  end
+  if mode == 2 or ref(tree, HF.text) then
+    tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  end
+  antree(tree, mode, tvb, number, ev)
+end
+
+-- One evaluation context, reused by every frame (dissection is not re-entrant): see fieldval.
+local CTX = {}
 
 local function dissect(tvb, pinfo, root)
   local len = tvb:len()
-  pinfo.cols.protocol = "TRACEWIRE"
+  local cols = pinfo.cols
+  cols.protocol = "TRACEWIRE"
   local mode = 0
   if root.visible then mode = 2 elseif root.text ~= nil then mode = 1 end
+  local number = pinfo.number
+  newpass(number)
   -- tree: the protocol item (modes 1, 2) or, without a tree, the root (for expert infos only)
   local tree = root
-  if mode > 0 then tree = root:add(tw, tvb()) end
-  if len < 6 then
-    tree:add_proto_expert_info(EF.malformed, "Frame ends before the header length field (frame offset 20)")
-    pinfo.cols.info = "tracewire: malformed (short header)"
+  -- (without a visible tree the item needs no range: one userdata less per frame)
+  if mode == 2 then tree = root:add(tw, tvb()) elseif mode == 1 then tree = root:add(tw) end
+  -- USER15 records (pcapng) are the whole frame; Ethernet frames come after a 14-byte header
+  local pcapng = tvb:reported_len() == pinfo.len
+  local fbase = pcapng and 0 or 14
+  if len < 1 then
+    tree:add_proto_expert_info(EF.malformed, "Empty frame")
+    cols.info = "tracewire: malformed (empty)"
     return len
   end
   local s = tvb:raw(0, len)
-  if mode > 0 then hdritem(tree, mode, tvb, HDR_MAGIC) end
-  if be16(s, 0) ~= 0x5457 then
-    tree:add_proto_expert_info(EF.malformed, "Bad magic (frame offset 14)")
-    pinfo.cols.info = "tracewire: malformed (bad magic)"
+  local version = byte(s, 1)
+  if version ~= 2 then
+    if version == 0x54 then
+      tree:add_proto_expert_info(EF.version, "tracewire wire format version 1: recapture with this tracewire "
+        .. "(this dissector reads version " .. TW_VERSION .. ")")
+      cols.info = "tracewire wire format version 1 (not decoded)"
+    else
+      tree:add_proto_expert_info(EF.version, "Unknown wire format version " .. version .. " (frame offset " .. fbase
+        .. "): not decoded")
+      cols.info = "tracewire: unknown version " .. version
+    end
     return len
   end
-  local version = byte(s, 3)
-  local flags = byte(s, 4)
-  local hlen = be16(s, 4)
-  if mode > 0 then
-    hdritem(tree, mode, tvb, HDR_VERSION); hdritem(tree, mode, tvb, HDR_FLAGS); hdritem(tree, mode, tvb, HDR_LEN)
-  end
-  if version == 0 then
-    tree:add_proto_expert_info(EF.malformed, "Version 0 is invalid (frame offset 16)")
-    pinfo.cols.info = "tracewire: malformed (version 0)"
+  if len < 16 then
+    tree:add_proto_expert_info(EF.malformed, "Frame of " .. len .. " bytes ends inside the 16-byte header (frame offset "
+      .. (fbase + len) .. ")")
+    cols.info = "tracewire: malformed (short header)"
     return len
   end
-  if hlen < 48 or hlen > len then
-    tree:add_proto_expert_info(EF.malformed, "Bad header length " .. hlen .. " (frame offset 18)")
-    pinfo.cols.info = "tracewire: malformed (header length)"
+  if mode > 0 then hdrtree(tree, mode, tvb) end
+  local kf = byte(s, 2)
+  local k = kf % 16
+  local flags = kf - k
+  local cpu = be16(s, 2)
+  local key
+  if pcapng then
+    local fi = F_IFID()
+    key = fi and fi.value or 0
+  else
+    key = tostring(pinfo.dl_src)
+  end
+  if k ~= 0 then
+    if k > 5 then
+      tree:add_proto_expert_info(EF.reserved, "Reserved frame kind " .. k .. ": skipped")
+      cols.info = "tracewire: reserved kind " .. k
+      return len
+    end
+    dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
     return len
   end
-  local event_id = be16(s, 8)
-  local lost = be32(s, 32)
-  local orig = be16(s, 36)
-  local tlvlen = be16(s, 38)
-  local lostitem, hashitem = tree, tree
-  if mode > 0 then
-    for k = 1, #HDR_TAIL do
-      local e = HDR_TAIL[k]
-      local item = hdritem(tree, mode, tvb, e)
-      if item then
-        if e[1] == HF.lost then lostitem = item elseif e[1] == HF.format_hash then hashitem = item end
-      end
-    end
+  -- EVENT: the record payload from header offset 16
+  local pl = len - 16
+  if pl < 8 then
+    tree:add_proto_expert_info(EF.malformed, "EVENT body of " .. pl .. " bytes is shorter than 8 (frame offset "
+      .. (fbase + 16) .. ")")
+    cols.info = "tracewire: malformed (short event)"
+    return len
   end
-  if bit.band(flags, 0x04) ~= 0 then
-    lostitem:add_proto_expert_info(EF.lost_unknown, "Events were lost before this frame: unknown (>= 1)")
-  elseif lost > 0 then
-    lostitem:add_proto_expert_info(EF.lost, lost .. " events lost before this frame on this CPU")
+  local le = flags % 32 >= 16
+  local id, pid
+  if le then
+    id = byte(s, 18) * 256 + byte(s, 17)
+    local a, b, c, d = byte(s, 21, 24)
+    pid = ((d * 256 + c) * 256 + b) * 256 + a
+  else
+    id = be16(s, 16)
+    pid = be32(s, 20)
   end
-  if GEN_HASH_RAW and sub(s, 41, 48) ~= GEN_HASH_RAW and tw.prefs.check_hash then
-    local hash = string.format("%02x%02x%02x%02x%02x%02x%02x%02x", byte(s, 41, 48))
-    hashitem:add_proto_expert_info(EF.other_formats, "Dissector generated for other formats (" .. TW_GEN_HASH
-      .. "); this frame's formats are " .. hash .. ": field names and types may be wrong")
+  if pid >= 2147483648 then pid = pid - 4294967296 end
+  local st = scopeat(key, number)
+  local ev, nocontext, why = nil, false, nil
+  local fmt = st and st.formats[id]
+  if fmt then
+    while fmt and fmt.from > number do fmt = fmt.prev end
   end
-  local le = bit.band(flags, 0x01) ~= 0
-  local area_end = hlen + tlvlen
-  local malformed = nil
-  if area_end > len then
-    malformed = "TLVs (" .. tlvlen .. " bytes) run past the frame end (frame offset 52)"
-    area_end = len
+  if fmt then
+    ev = fmtev(fmt) or nil
+    if fmt.why and not (ev and ev.desc) then why = fmt.why end
+    nocontext = (fmt.nodesc and ev ~= nil) or false
+  else
+    ev = EVENTS[id]
+    nocontext = ev ~= nil
   end
-  -- walk the TLVs
-  local vals, toff, tlen = VALS, TOFF, TLEN
-  for i = 0, LAST_MAXTYPE do vals[i] = nil; toff[i] = nil; tlen[i] = nil end
-  LAST_MAXTYPE = 0
-  local name = nil
-  local off = hlen
-  local maxtype = -1
-  while off < area_end do
-    if off + 4 > area_end then
-      malformed = "TLV head runs past the TLV area end (frame offset " .. (off + 14) .. ")"
-      break
-    end
-    local a, b, c, d4 = byte(s, off + 1, off + 4)
-    local ttype = a * 256 + b
-    local tl = c * 256 + d4
-    if off + 4 + tl > area_end then
-      malformed = "TLV value runs past the TLV area end (frame offset " .. (off + 14) .. ")"
-      break
-    end
-    local d = tl > 0 and sub(s, off + 5, off + 4 + tl) or ""
-    if ttype == 0 then
-      name = d
-    elseif vals[ttype] == nil then
-      vals[ttype] = d
-      toff[ttype] = off
-      tlen[ttype] = tl
-    end
-    if ttype > maxtype then maxtype = ttype; LAST_MAXTYPE = ttype end
-    off = off + 4 + tl
-  end
-  local ev = EVENTS[event_id]
-  if ev and name ~= ev.full then ev = nil end
+  LONG = st and st.long or TW_LONG_SIZE
+  local ctx = CTX
+  ctx.ev = ev or nil; ctx.s = s; ctx.b = 16; ctx.pl = pl; ctx.le = le; ctx.pd = nil; ctx.cx = st
   -- latency analysis: every frame of the first pass, in order, with or without a tree
-  local number = pinfo.number
-  if number > AN_LAST then
-    AN_LAST = number
-    if ev and not malformed then analyse(ev, vals, le, s, number) end
-  end
-  if mode > 0 then
-    if name and (mode == 2 or tree:referenced(HF.event)) then tree:add(HF.event, tvb(hlen + 4, #name), name) end
-    local rawwanted = nil
-    for i = 1, maxtype do
-      local o = toff[i]
-      if o then
-        local tl = tlen[i]
-        local f = ev and ev.f[i]
-        local shown = false
-        if f and fieldfits(f, vals[i]) then
-          shown = true
-          local bits = ev.bits[i]
-          if mode == 2 or tree:referenced(ev.pfs[i]) or (bits and anyref(tree, bits)) then
-            add_field(tree, mode, ev, i, tl > 0 and tvb(o + 4, tl) or tvb(o, 4), le, vals[i])
-          end
-        end
-        if not shown then
-          if rawwanted == nil then rawwanted = mode == 2 or anyref(tree, TLV_GROUP) end
-          if rawwanted then
-            local t = tree:add(HF.tlv, tvb(o, 4 + tl))
-            t:set_text((f and f.name or ("TLV " .. i)) .. " (" .. tl .. " bytes, raw)")
-            t:add(HF.tlv_type, tvb(o, 2))
-            t:add(HF.tlv_length, tvb(o + 2, 2))
-            if tl > 0 then t:add(HF.tlv_value, tvb(o + 4, tl)) end
-          end
-        end
-      end
-    end
-  end
+  analyse(ctx, number, cpu, be32(s, 8), be32(s, 12), pid)
   local bodytext
   if ev then
-    local ok, r = pcall(eventtext, ev, vals, le)
+    local ok, r = pcall(eventtext, ctx)
     if ok then bodytext = r
     else
-      tree:add_proto_expert_info(EF.internal, "Info text failed: " .. tostring(r))
-      bodytext = ev.n .. ": " .. fallbacktext(ev, vals, le)
+      tree:add_proto_expert_info(EF.internal, "Info text failed: " .. tostring(type(r) == "table" and r.tw or r))
+      bodytext = ev.n .. ": " .. fallbacktext(ctx)
+    end
+    if ev.pferr and ev.desc then
+      tree:add_proto_expert_info(EF.malformed, "print fmt of " .. ev.full .. " in its FORMAT description: " .. ev.pferr)
     end
   else
-    local nm = name or ("event " .. event_id)
-    tree:add_proto_expert_info(EF.unknown, "Unknown event " .. nm .. " (id " .. event_id
-      .. "): not in this dissector's tables; fields shown as raw TLVs")
-    local t = {}
-    for i = 1, maxtype do
-      if vals[i] then t[#t + 1] = "tlv" .. i .. "=" .. bytestext(vals[i]) end
-    end
-    local short = nm:match(":(.*)$") or nm
-    bodytext = short .. ": " .. table.concat(t, " ")
+    local nm = fmt and fmt.full or ("event " .. id)
+    tree:add_proto_expert_info(EF.unknown, "Unknown event " .. nm .. " (id " .. id .. "): "
+      .. (fmt and (why or "its FORMAT has no description tree and it is not in this dissector's tables")
+        or "no FORMAT context for it and not in this dissector's tables")
+      .. "; payload shown raw")
+    bodytext = (nm:match(":(.*)$") or nm) .. ": " .. bytestext(s, 16, len)
   end
-  if bit.band(flags, 0x02) ~= 0 then
-    tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. tlvlen .. " of " .. orig .. " TLV bytes captured")
+  if why and ev then
+    tree:add_proto_expert_info(EF.malformed, "FORMAT of " .. ev.full .. ": " .. why .. "; decoded with this dissector's tables")
   end
-  if malformed then
-    tree:add_proto_expert_info(EF.malformed, malformed)
+  if nocontext then
+    tree:add_proto_expert_info(EF.no_context, (fmt and ("The FORMAT of event id " .. id .. " has no description tree")
+      or ("No FORMAT context for event id " .. id .. " in this capture (yet)")) .. ": decoded with this dissector's "
+      .. "tables for " .. ev.full .. " (generated from " .. TW_GEN_SOURCE .. ")")
   end
-  if mode == 2 or (mode == 1 and tree:referenced(HF.text)) then
-    tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  if flags % 64 >= 32 then
+    tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. pl .. " payload bytes captured")
   end
-  if mode > 0 then antree(tree, mode, tvb, number, ev) end
-  pinfo.cols.info = bodytext
+  if mode > 0 then
+    eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
+  end
+  cols.info = bodytext
   return len
 end
 
@@ -2041,3 +3365,4 @@ function tw.prefs_changed()
 end
 
 register()
+DissectorTable.get("wtap_encap"):add(wtap.USER15, tw)

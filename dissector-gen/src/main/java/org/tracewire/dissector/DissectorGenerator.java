@@ -11,20 +11,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
-import org.tracewire.format.FieldKind;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
 import org.tracewire.format.KernelLayout;
-import org.tracewire.printfmt.EventPrinter;
-import org.tracewire.printfmt.Expr;
-import org.tracewire.printfmt.PrintFmt;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracetext.SyscallText;
 
 /**
  * Generates the self-contained Wireshark Lua plugin: the hand-written runtime
@@ -35,7 +28,7 @@ import org.tracewire.tracetext.SyscallText;
  * ProtoField's {@code abbrev} ({@code tracewire.<system>.<event>.<field>}), {@code ftype} and
  * {@code base}, the name=value {@code fallback} style, {@code values} from {@code __print_symbolic}
  * and flag {@code bits} from {@code __print_flags}), and {@code print}: the print fmt compiled by
- * {@link PrintFmtLua}, absent when {@link EventPrinter#isFallback()}, with a comment saying why (the
+ * {@link PrintFmtLua}, absent when {@link org.tracewire.printfmt.EventPrinter#isFallback()}, with a comment saying why (the
  * runtime then shows name=value pairs). docs/dissector.md describes the shape.
  *
  * <p>Output is deterministic: events sorted by id, no dates; the header names the format identity
@@ -221,203 +214,23 @@ public final class DissectorGenerator {
     }
 
     private EventOut event(EventFormat f, FieldNames names, List<String> abbrevs) {
-        String prefix = FieldNames.eventPrefix(f.system(), f.name());
-        EventPrinter printer = EventPrinter.compile(f, layout);
-        String pfLua = null;
-        String reason = printer.fallbackReason();
-        Map<String, Map<Long, String>> symbolic = new LinkedHashMap<>();
-        Map<String, Map<Long, String>> flagTables = new LinkedHashMap<>();
-        if (!printer.isFallback()) {
-            try {
-                pfLua = new PrintFmtLua(f, layout.longSize(), enums).compile(printer.printFmt(), 2);
-                collectTables(printer.printFmt(), symbolic, flagTables);
-            } catch (PrintFmtLua.TooComplex ex) {
-                reason = ex.getMessage();
-            }
-        }
+        EventDescription.Model m = EventDescription.model(f, layout.longSize(), enums, names, abbrevs);
         StringBuilder sb = new StringBuilder(512);
         sb.append("-- ").append(LuaWriter.string(f.fullName())).append('\n');
-        if (pfLua == null) {
+        if (m.print() == null) {
             sb.append("-- Info: name=value pairs, the print fmt is not reproduced: ")
-                    .append(LuaWriter.string(reason)).append('\n');
+                    .append(LuaWriter.string(m.reason())).append('\n');
         }
-        LuaTable ev = LuaTable.vertical().num("id", f.id()).str("system", f.system()).str("name", f.name());
-        if (SyscallText.handles(f)) {
-            ev.bool("syscall", true);
-        }
-        LuaTable fields = LuaTable.vertical();
-        int count = 0;
-        for (Field fl : f.fields()) {
-            String abbrev = names.unique(prefix, fl.name());
-            abbrevs.add(abbrev);
-            count++;
-            String[] type = protoType(fl);
-            LuaTable spec = LuaTable.inline().str("name", fl.name()).str("kind", kindName(fl.kind()))
-                    .num("size", fl.size());
-            if (fl.signed()) {
-                spec.bool("signed", true);
-            }
-            if (fl.kind() != FieldKind.INTEGER && fl.kind() != FieldKind.POINTER && fl.kind() != FieldKind.CHAR_ARRAY) {
-                spec.num("elem_size", elementSize(fl));
-            }
-            spec.str("abbrev", abbrev).str("ftype", type[0]);
-            if (type[1].equals("hex")) {
-                spec.str("base", "hex");
-            }
-            spec.str("fallback", fallbackStyle(fl));
-            boolean smallInt = fl.kind() == FieldKind.INTEGER && (fl.size() == 1 || fl.size() == 2 || fl.size() == 4);
-            Map<Long, String> vs = smallInt ? symbolic.get(fl.name()) : null;
-            Map<Long, String> fb = smallInt ? flagTables.get(fl.name()) : null;
-            if (vs != null && !vs.isEmpty()) {
-                LuaTable values = LuaTable.vertical();
-                for (Map.Entry<Long, String> en : new TreeMap<>(vs).entrySet()) {
-                    values.at(extend(en.getKey(), fl.size(), fl.signed()), en.getValue());
-                }
-                spec.set("values", values);
-            }
-            if (fb != null && !fb.isEmpty()) {
-                LuaTable bits = LuaTable.vertical();
-                long fieldMask = fl.size() == 4 ? 0xffffffffL : (1L << (8 * fl.size())) - 1;
-                for (Map.Entry<Long, String> en : fb.entrySet()) {
-                    long mask = en.getKey() & fieldMask;
-                    if (mask == 0) {
-                        continue;
-                    }
-                    count++;
-                    bits.add(LuaTable.inline().str("abbrev", names.unique(abbrev, en.getValue()))
-                            .str("name", en.getValue()).hex("mask", mask));
-                }
-                if (!bits.isEmpty()) {
-                    spec.set("bits", bits);
-                }
-            }
-            fields.add(spec);
-        }
-        ev.set("fields", fields);
-        if (pfLua != null) {
-            ev.set("print", LuaValue.Lit.generated(pfLua));
+        LuaTable ev = m.event();
+        if (m.print() != null) {
+            ev.set("print", LuaValue.Lit.generated(m.compiler().function(m.print(), 2)));
         }
         sb.append("EV ").append(ev.render(0, 3, Map.of())).append('\n');
-        return new EventOut(sb.toString(), count, pfLua == null);
-    }
-
-    private static long extend(long v, int size, boolean signed) {
-        return switch (size) {
-            case 1 -> signed ? (byte) v : v & 0xffL;
-            case 2 -> signed ? (short) v : v & 0xffffL;
-            case 4 -> signed ? (int) v : v & 0xffffffffL;
-            default -> v;
-        };
-    }
-
-    /** Value strings and flag tables of {@code __print_symbolic} / {@code __print_flags} on a plain field. */
-    private static void collectTables(PrintFmt pf, Map<String, Map<Long, String>> symbolic,
-                                      Map<String, Map<Long, String>> flags) {
-        for (Expr e : pf.args()) {
-            walk(e, symbolic, flags);
-        }
-    }
-
-    private static void walk(Expr e, Map<String, Map<Long, String>> symbolic, Map<String, Map<Long, String>> flags) {
-        if (e instanceof Expr.Call c) {
-            boolean sym = c.name().equals("__print_symbolic");
-            boolean fl = c.name().equals("__print_flags");
-            if ((sym || fl) && !c.args().isEmpty()) {
-                Expr v = c.args().get(0);
-                while (v instanceof Expr.Cast cast) {
-                    v = cast.operand();
-                }
-                if (v instanceof Expr.FieldRef f && f.field() != null) {
-                    Map<Long, String> table = new LinkedHashMap<>();
-                    for (int i = sym ? 1 : 2; i < c.args().size(); i++) {
-                        if (c.args().get(i) instanceof Expr.Braced b && b.items().size() == 2
-                                && b.items().get(0) instanceof Expr.IntLit k && b.items().get(1) instanceof Expr.StrLit s
-                                && !s.value().isEmpty()) {
-                            table.putIfAbsent(k.value(), s.value());
-                        }
-                    }
-                    if (!table.isEmpty()) {
-                        (sym ? symbolic : flags).putIfAbsent(f.name(), table);
-                    }
-                }
-            }
-            for (Expr a : c.args()) {
-                walk(a, symbolic, flags);
-            }
-        } else if (e instanceof Expr.Ternary t) {
-            walk(t.cond(), symbolic, flags);
-            walk(t.then(), symbolic, flags);
-            walk(t.otherwise(), symbolic, flags);
-        } else if (e instanceof Expr.Binary b) {
-            walk(b.left(), symbolic, flags);
-            walk(b.right(), symbolic, flags);
-        } else if (e instanceof Expr.Cast c) {
-            walk(c.operand(), symbolic, flags);
-        } else if (e instanceof Expr.Unary u) {
-            walk(u.operand(), symbolic, flags);
-        }
-    }
-
-    /** The runtime's name of a field kind ({@code KINDS} in {@code lua/tracewire.lua}). */
-    static String kindName(FieldKind k) {
-        return switch (k) {
-            case INTEGER -> "int";
-            case POINTER -> "pointer";
-            case CHAR_ARRAY -> "char_array";
-            case ARRAY -> "array";
-            case DYNAMIC_STRING -> "dynamic_string";
-            case DYNAMIC_ARRAY -> "dynamic_array";
-            case DYNAMIC_CPUMASK -> "dynamic_cpumask";
-            case OPAQUE -> "opaque";
-        };
-    }
-
-    private static int elementSize(Field f) {
-        try {
-            return Math.max(1, f.elementSize());
-        } catch (RuntimeException e) {
-            return 1;
-        }
+        return new EventOut(sb.toString(), m.fields(), m.print() == null);
     }
 
     /** The runtime's ProtoField type and base for a field: {@code {"u32","dec"}}, {@code {"str",""}}, … */
     static String[] protoType(Field f) {
-        int s = f.size();
-        boolean scalar = s == 1 || s == 2 || s == 4 || s == 8;
-        return switch (f.kind()) {
-            case INTEGER -> scalar ? new String[] {(f.signed() ? "i" : "u") + (8 * s), "dec"} : new String[] {"bytes", ""};
-            case POINTER -> scalar ? new String[] {"u" + (8 * s), "hex"} : new String[] {"bytes", ""};
-            case CHAR_ARRAY, DYNAMIC_STRING -> new String[] {"str", ""};
-            default -> new String[] {"bytes", ""};
-        };
-    }
-
-    /**
-     * How {@code EventPrinter.fallbackText} prints the field: string, pointer, hex (a C long),
-     * signed, unsigned or bytes.
-     */
-    static String fallbackStyle(Field f) {
-        switch (f.kind()) {
-            case CHAR_ARRAY, DYNAMIC_STRING -> {
-                return "string";
-            }
-            case POINTER -> {
-                return "pointer";
-            }
-            case INTEGER -> {
-                if (f.size() != 1 && f.size() != 2 && f.size() != 4 && f.size() != 8) {
-                    return "bytes";
-                }
-                String t = CTypes.normalize(f.type());
-                if (t.equals("long") || t.equals("unsigned long") || t.equals("long int")
-                        || t.equals("long unsigned int") || t.equals("unsigned long int") || t.equals("signed long")) {
-                    return "hex";
-                }
-                return f.signed() ? "signed" : "unsigned";
-            }
-            default -> {
-                return "bytes";
-            }
-        }
+        return EventDescription.protoType(f);
     }
 }

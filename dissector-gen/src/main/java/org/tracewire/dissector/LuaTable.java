@@ -77,7 +77,7 @@ final class LuaTable implements LuaValue {
         if (n < 0) {
             throw new IllegalArgumentException("negative " + n);
         }
-        return put(ident(key), new LuaValue.Lit("0x" + Long.toHexString(n)));
+        return put(ident(key), LuaValue.Lit.hex(n));
     }
 
     /** {@code key = true}. */
@@ -98,6 +98,72 @@ final class LuaTable implements LuaValue {
     /** A positional entry. */
     LuaTable add(LuaValue v) {
         return put(null, v);
+    }
+
+    /**
+     * Appends this table in the binary tree form of docs/wire-format.md §4.6 (tag 0x05: u32 n and the
+     * n positional values, then u32 m and m × (u32 key length, key bytes, value); big-endian).
+     *
+     * @throws IllegalStateException for a value without a binary form (generated code, a local's
+     *                               name) or a non-identifier key ({@code [k]})
+     */
+    void encode(java.io.DataOutputStream out) throws java.io.IOException {
+        int n = 0;
+        for (Entry e : entries) {
+            if (e.key == null) {
+                n++;
+            } else if (e.key.startsWith("[")) {
+                throw new IllegalStateException("key " + e.key + " has no binary form");
+            }
+        }
+        out.writeByte(0x05);
+        out.writeInt(n);
+        for (Entry e : entries) {
+            if (e.key == null) {
+                encodeValue(e.value, out);
+            }
+        }
+        out.writeInt(entries.size() - n);
+        for (Entry e : entries) {
+            if (e.key != null) {
+                byte[] k = e.key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                out.writeInt(k.length);
+                out.write(k);
+                encodeValue(e.value, out);
+            }
+        }
+    }
+
+    private static void encodeValue(LuaValue v, java.io.DataOutputStream out) throws java.io.IOException {
+        if (v instanceof LuaTable t) {
+            t.encode(out);
+            return;
+        }
+        Object x = ((LuaValue.Lit) v).value();
+        if (x instanceof String s) {
+            byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            out.writeByte(0x01);
+            out.writeInt(b.length);
+            out.write(b);
+        } else if (x instanceof Long l) {
+            out.writeByte(0x02);
+            out.writeLong(l);
+        } else if (x instanceof Boolean b) {
+            out.writeByte(b ? 0x03 : 0x04);
+        } else {
+            throw new IllegalStateException("no binary form for Lua code " + ((LuaValue.Lit) v).code());
+        }
+    }
+
+    /** Deepest nesting of tables below and including this one. */
+    int depth() {
+        int d = 0;
+        for (Entry e : entries) {
+            if (e.value instanceof LuaTable t) {
+                d = Math.max(d, t.depth());
+            }
+        }
+        return d + 1;
     }
 
     boolean isEmpty() {

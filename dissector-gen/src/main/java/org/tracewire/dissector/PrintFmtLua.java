@@ -84,12 +84,13 @@ final class PrintFmtLua {
     }
 
     /**
-     * The Lua function returning the print fmt's table.
+     * The print fmt as a table {@code {format = {...}, args = {...}}}: the one model behind the
+     * generated plugin's {@code print} functions ({@link #compile}) and the description tree
+     * ({@link EventDescription}).
      *
-     * @param indent indentation of the line the function starts on
      * @throws TooComplex when an expression nests deeper than {@link #MAX_DEPTH}
      */
-    String compile(PrintFmt pf, int indent) {
+    LuaTable table(PrintFmt pf) {
         LuaTable segs = LuaTable.vertical();
         for (FormatSegment s : pf.segments()) {
             if (s instanceof FormatSegment.Literal l) {
@@ -102,7 +103,28 @@ final class PrintFmtLua {
         for (Expr e : pf.args()) {
             args.add(expr(e, 0));
         }
-        LuaTable table = LuaTable.vertical().set("format", segs).set("args", args);
+        return LuaTable.vertical().set("format", segs).set("args", args);
+    }
+
+    /**
+     * The Lua function returning the print fmt's table.
+     *
+     * @param indent indentation of the line the function starts on
+     * @throws TooComplex when an expression nests deeper than {@link #MAX_DEPTH}
+     */
+    String compile(PrintFmt pf, int indent) {
+        return function(table(pf), indent);
+    }
+
+    /**
+     * The Lua function returning a table made by {@link #table} (of this compiler: shared locals are
+     * named after the fields its nodes read).
+     */
+    String function(LuaTable table, int indent) {
+        LuaTable args = null;
+        for (LuaTable t : table.children()) {
+            args = t;
+        }
         List<LuaTable> shared = share(args);
         Map<String, String> locals = new LinkedHashMap<>();
         String pad = " ".repeat(indent + 2);
@@ -479,7 +501,9 @@ final class PrintFmtLua {
         } else if (e instanceof Expr.FieldRef f) {
             return fieldRef(f.name());
         } else if (e instanceof Expr.Ident id) {
-            return error("col " + id.column() + ": unresolved identifier " + id.name());
+            // a kernel variable (vmemmap_base) or an enum constant the generator does not know:
+            // the runtime resolves it from the capture's context, else the record falls back
+            return LuaTable.inline().str("ident", id.name());
         } else if (e instanceof Expr.Index ix) {
             return op("[]", expr(ix.base(), d), expr(ix.index(), d));
         } else if (e instanceof Expr.Member m) {
@@ -559,7 +583,13 @@ final class PrintFmtLua {
         if (t.pointer()) {
             int es = CTypes.sizeOf(t.pointee(), longSize);
             boolean eg = CTypes.isSigned(t.pointee());
-            return LuaTable.auto().str("cast", "pointer").str("to", typeCode(es > 0 ? es : 1, eg)).add(operand);
+            LuaTable p = LuaTable.auto().str("cast", "pointer").str("to", typeCode(es > 0 ? es : 1, eg));
+            if (es <= 0 && !t.pointee().equals("void")) {
+                // pointer arithmetic scales by the pointee's size: a struct's comes from the context
+                // (sizeof(struct page)), named as CTypes.normalize names it ("page")
+                p.str("pointee", CTypes.normalize(t.pointee()));
+            }
+            return p.add(operand);
         }
         String n = t.normalized();
         int size = t.size(longSize);

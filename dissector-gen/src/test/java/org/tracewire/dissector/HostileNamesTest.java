@@ -17,18 +17,14 @@ import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
-import org.tracewire.pcapng.InterfaceInfo;
-import org.tracewire.pcapng.PcapngWriter;
-import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.Prerequisites;
-import org.tracewire.wire.FrameEncoder;
-import org.tracewire.wire.MacAddress;
 
 /**
  * Format files with hostile names (quotes, brackets, newlines, {@code ]]}, comment starters, Lua
  * keywords, code) generate a valid and inert plugin: it compiles under Lua 5.2 and 5.4, loads in
- * tshark without errors or side effects, and decodes a frame of the hostile event.
+ * tshark without errors or side effects, and decodes a frame of the hostile event, from its tables and,
+ * with the runtime alone, from the (equally hostile) description tree of the capture's FORMAT message.
  */
 class HostileNamesTest {
     static final String EVIL = "x\"]]--[[ os.exit(3) error('pwned') \n\\\"; end";
@@ -113,19 +109,21 @@ class HostileNamesTest {
         payload.put(12, "ab]]\"c".getBytes(StandardCharsets.US_ASCII));
         payload.putInt(20, 1).putInt(24, 3);
         EventRecord r = new EventRecord(h, layout, 0, 5, payload);
-        FrameEncoder enc = new FrameEncoder(MacAddress.TRACEWIRE, Frames.SRC, res.formatHash());
-        ByteBuffer out = ByteBuffer.allocate(2048);
-        int n = enc.encode(r, 0, 0, 0, 5, 0, out);
-        byte[] frame = java.util.Arrays.copyOf(out.array(), n);
         Path pcap = Tools.tempDir().resolve("hostile.pcapng");
-        try (PcapngWriter w = PcapngWriter.create(pcap, new SectionInfo("t", "Linux", "t"))) {
-            w.writePacket(w.addInterface(InterfaceInfo.ethernet("t", "t", 65535)), 5, frame);
+        try (V2Capture c = new V2Capture(pcap, layout, null, true, false)) {
+            c.capture(EVIL);
+            c.event(r);
         }
-        Tools.Run dec = Tools.tshark(p, pcap, "-T", "fields", "-e", "tracewire.text", "-e", "_ws.lua.error");
-        assertEquals(0, dec.exit(), dec.err());
         String want = new org.tracewire.tracetext.KernelTextRenderer(null, layout,
                 org.tracewire.printfmt.PrintContext.empty()).body(r);
-        // tshark -T fields escapes the newline of the print fmt as \n
-        assertEquals(want.replace("\\", "\\\\").replace("\n", "\\n"), dec.out().strip());
+        // the generated tables, and the runtime alone from the capture's (hostile) description tree
+        for (Path plugin : List.of(p, Tools.runtimeOnly())) {
+            Tools.Run dec = Tools.tshark(plugin, pcap, "-Y", "tracewire.kind == 0", "-T", "fields", "-e", "tracewire.text",
+                    "-e", "_ws.lua.error", "-e", "tracewire.expert.internal");
+            assertEquals(0, dec.exit(), dec.err());
+            assertFalse(dec.err().contains("pwned"), dec.err());
+            // tshark -T fields escapes the newline of the print fmt as \n
+            assertEquals(want.replace("\\", "\\\\").replace("\n", "\\n"), dec.out().strip(), plugin.toString());
+        }
     }
 }

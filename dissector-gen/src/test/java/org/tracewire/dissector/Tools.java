@@ -23,6 +23,12 @@ final class Tools {
 
     static Run run(List<String> cmd) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        // a clean Wireshark profile: no personal plugins or preferences of this machine's user
+        // (another tracewire installed there would clash with the plugin under test)
+        Path home = Path.of("target", "tw-home").toAbsolutePath();
+        Files.createDirectories(home);
+        pb.environment().put("HOME", home.toString());
+        pb.environment().remove("XDG_CONFIG_HOME");
         Path out = Files.createTempFile("tw-out", ".txt");
         Path err = Files.createTempFile("tw-err", ".txt");
         pb.redirectOutput(out.toFile()).redirectError(err.toFile());
@@ -69,6 +75,11 @@ final class Tools {
             all = new DissectorGenerator(catalog(), layout(), "snapshots/linux-6.18").generate(catalog().formats());
         }
         return all;
+    }
+
+    /** The runtime alone (no event tables): lua/tracewire.lua of this repository, absolute. */
+    static Path runtimeOnly() {
+        return Path.of(System.getProperty("tracewire.repo", ".."), "lua", "tracewire.lua").toAbsolutePath();
     }
 
     /** Writes the all-events plugin to target/ and returns its absolute path. */

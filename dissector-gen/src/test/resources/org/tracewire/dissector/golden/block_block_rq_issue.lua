@@ -10,14 +10,14 @@ EV {
   system = "block",
   name = "block_rq_issue",
   fields = {
-    {name = "dev", kind = "int", size = 4, abbrev = "tracewire.block.block_rq_issue.dev", ftype = "u32", fallback = "unsigned"},
-    {name = "sector", kind = "int", size = 8, abbrev = "tracewire.block.block_rq_issue.sector", ftype = "u64", fallback = "unsigned"},
-    {name = "nr_sector", kind = "int", size = 4, abbrev = "tracewire.block.block_rq_issue.nr_sector", ftype = "u32", fallback = "unsigned"},
-    {name = "bytes", kind = "int", size = 4, abbrev = "tracewire.block.block_rq_issue.bytes", ftype = "u32", fallback = "unsigned"},
-    {name = "ioprio", kind = "int", size = 2, abbrev = "tracewire.block.block_rq_issue.ioprio", ftype = "u16", fallback = "unsigned"},
-    {name = "rwbs", kind = "char_array", size = 10, abbrev = "tracewire.block.block_rq_issue.rwbs", ftype = "str", fallback = "string"},
-    {name = "comm", kind = "char_array", size = 16, abbrev = "tracewire.block.block_rq_issue.comm", ftype = "str", fallback = "string"},
-    {name = "cmd", kind = "dynamic_string", size = 4, elem_size = 1, abbrev = "tracewire.block.block_rq_issue.cmd", ftype = "str", fallback = "string"},
+    {name = "dev", kind = "int", offset = 8, size = 4, abbrev = "tracewire.block.block_rq_issue.dev", ftype = "u32", fallback = "unsigned"},
+    {name = "sector", kind = "int", offset = 16, size = 8, abbrev = "tracewire.block.block_rq_issue.sector", ftype = "u64", fallback = "unsigned"},
+    {name = "nr_sector", kind = "int", offset = 24, size = 4, abbrev = "tracewire.block.block_rq_issue.nr_sector", ftype = "u32", fallback = "unsigned"},
+    {name = "bytes", kind = "int", offset = 28, size = 4, abbrev = "tracewire.block.block_rq_issue.bytes", ftype = "u32", fallback = "unsigned"},
+    {name = "ioprio", kind = "int", offset = 32, size = 2, abbrev = "tracewire.block.block_rq_issue.ioprio", ftype = "u16", fallback = "unsigned"},
+    {name = "rwbs", kind = "char_array", offset = 34, size = 10, abbrev = "tracewire.block.block_rq_issue.rwbs", ftype = "str", fallback = "string"},
+    {name = "comm", kind = "char_array", offset = 44, size = 16, abbrev = "tracewire.block.block_rq_issue.comm", ftype = "str", fallback = "string"},
+    {name = "cmd", kind = "dynamic_string", offset = 60, size = 4, elem_size = 1, abbrev = "tracewire.block.block_rq_issue.cmd", ftype = "str", fallback = "string"},
   },
   print = function()
     return {

@@ -10,7 +10,7 @@ EV {
   system = "irq",
   name = "softirq_entry",
   fields = {
-    {name = "vec", kind = "int", size = 4, abbrev = "tracewire.irq.softirq_entry.vec", ftype = "u32", fallback = "unsigned", values = {
+    {name = "vec", kind = "int", offset = 8, size = 4, abbrev = "tracewire.irq.softirq_entry.vec", ftype = "u32", fallback = "unsigned", values = {
       [0] = "HI",
       [1] = "TIMER",
       [2] = "NET_TX",

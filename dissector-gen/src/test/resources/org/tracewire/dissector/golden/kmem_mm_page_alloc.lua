@@ -10,10 +10,10 @@ EV {
   system = "kmem",
   name = "mm_page_alloc",
   fields = {
-    {name = "pfn", kind = "int", size = 8, abbrev = "tracewire.kmem.mm_page_alloc.pfn", ftype = "u64", fallback = "hex"},
-    {name = "order", kind = "int", size = 4, abbrev = "tracewire.kmem.mm_page_alloc.order", ftype = "u32", fallback = "unsigned"},
-    {name = "gfp_flags", kind = "int", size = 8, abbrev = "tracewire.kmem.mm_page_alloc.gfp_flags", ftype = "u64", fallback = "hex"},
-    {name = "migratetype", kind = "int", size = 4, signed = true, abbrev = "tracewire.kmem.mm_page_alloc.migratetype", ftype = "i32", fallback = "signed"},
+    {name = "pfn", kind = "int", offset = 8, size = 8, abbrev = "tracewire.kmem.mm_page_alloc.pfn", ftype = "u64", fallback = "hex"},
+    {name = "order", kind = "int", offset = 16, size = 4, abbrev = "tracewire.kmem.mm_page_alloc.order", ftype = "u32", fallback = "unsigned"},
+    {name = "gfp_flags", kind = "int", offset = 24, size = 8, abbrev = "tracewire.kmem.mm_page_alloc.gfp_flags", ftype = "u64", fallback = "hex"},
+    {name = "migratetype", kind = "int", offset = 32, size = 4, signed = true, abbrev = "tracewire.kmem.mm_page_alloc.migratetype", ftype = "i32", fallback = "signed"},
   },
   print = function()
     local expr_pfn = {op = "!=", {field = "pfn"}, {int = "0xffffffffffffffff", type = "u64"}}
@@ -36,7 +36,7 @@ EV {
           expr_pfn,
           {
             op = "+",
-            {cast = "pointer", to = "s8", {error = "col 95: unresolved identifier vmemmap_base"}},
+            {cast = "pointer", to = "s8", pointee = "page", {ident = "vmemmap_base"}},
             {field = "pfn"},
           },
           {cast = "pointer", to = "s8", 0},

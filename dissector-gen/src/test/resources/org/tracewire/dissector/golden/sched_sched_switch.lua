@@ -10,13 +10,13 @@ EV {
   system = "sched",
   name = "sched_switch",
   fields = {
-    {name = "prev_comm", kind = "char_array", size = 16, abbrev = "tracewire.sched.sched_switch.prev_comm", ftype = "str", fallback = "string"},
-    {name = "prev_pid", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.prev_pid", ftype = "i32", fallback = "signed"},
-    {name = "prev_prio", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.prev_prio", ftype = "i32", fallback = "signed"},
-    {name = "prev_state", kind = "int", size = 8, signed = true, abbrev = "tracewire.sched.sched_switch.prev_state", ftype = "i64", fallback = "hex"},
-    {name = "next_comm", kind = "char_array", size = 16, abbrev = "tracewire.sched.sched_switch.next_comm", ftype = "str", fallback = "string"},
-    {name = "next_pid", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.next_pid", ftype = "i32", fallback = "signed"},
-    {name = "next_prio", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.next_prio", ftype = "i32", fallback = "signed"},
+    {name = "prev_comm", kind = "char_array", offset = 8, size = 16, abbrev = "tracewire.sched.sched_switch.prev_comm", ftype = "str", fallback = "string"},
+    {name = "prev_pid", kind = "int", offset = 24, size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.prev_pid", ftype = "i32", fallback = "signed"},
+    {name = "prev_prio", kind = "int", offset = 28, size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.prev_prio", ftype = "i32", fallback = "signed"},
+    {name = "prev_state", kind = "int", offset = 32, size = 8, signed = true, abbrev = "tracewire.sched.sched_switch.prev_state", ftype = "i64", fallback = "hex"},
+    {name = "next_comm", kind = "char_array", offset = 40, size = 16, abbrev = "tracewire.sched.sched_switch.next_comm", ftype = "str", fallback = "string"},
+    {name = "next_pid", kind = "int", offset = 56, size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.next_pid", ftype = "i32", fallback = "signed"},
+    {name = "next_prio", kind = "int", offset = 60, size = 4, signed = true, abbrev = "tracewire.sched.sched_switch.next_prio", ftype = "i32", fallback = "signed"},
   },
   print = function()
     local expr_prev_state = {op = "&", {field = "prev_state"}, 255}

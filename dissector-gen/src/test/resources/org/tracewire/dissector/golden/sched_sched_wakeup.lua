@@ -10,10 +10,10 @@ EV {
   system = "sched",
   name = "sched_wakeup",
   fields = {
-    {name = "comm", kind = "char_array", size = 16, abbrev = "tracewire.sched.sched_wakeup.comm", ftype = "str", fallback = "string"},
-    {name = "pid", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.pid", ftype = "i32", fallback = "signed"},
-    {name = "prio", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.prio", ftype = "i32", fallback = "signed"},
-    {name = "target_cpu", kind = "int", size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.target_cpu", ftype = "i32", fallback = "signed"},
+    {name = "comm", kind = "char_array", offset = 8, size = 16, abbrev = "tracewire.sched.sched_wakeup.comm", ftype = "str", fallback = "string"},
+    {name = "pid", kind = "int", offset = 24, size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.pid", ftype = "i32", fallback = "signed"},
+    {name = "prio", kind = "int", offset = 28, size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.prio", ftype = "i32", fallback = "signed"},
+    {name = "target_cpu", kind = "int", offset = 32, size = 4, signed = true, abbrev = "tracewire.sched.sched_wakeup.target_cpu", ftype = "i32", fallback = "signed"},
   },
   print = function()
     return {

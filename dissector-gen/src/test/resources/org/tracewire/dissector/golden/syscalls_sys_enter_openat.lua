@@ -11,11 +11,11 @@ EV {
   name = "sys_enter_openat",
   syscall = true,
   fields = {
-    {name = "__syscall_nr", kind = "int", size = 4, signed = true, abbrev = "tracewire.syscalls.sys_enter_openat.__syscall_nr", ftype = "i32", fallback = "signed"},
-    {name = "dfd", kind = "int", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.dfd", ftype = "u64", fallback = "unsigned"},
-    {name = "filename", kind = "pointer", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.filename", ftype = "u64", base = "hex", fallback = "pointer"},
-    {name = "flags", kind = "int", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.flags", ftype = "u64", fallback = "unsigned"},
-    {name = "mode", kind = "int", size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.mode", ftype = "u64", fallback = "unsigned"},
+    {name = "__syscall_nr", kind = "int", offset = 8, size = 4, signed = true, abbrev = "tracewire.syscalls.sys_enter_openat.__syscall_nr", ftype = "i32", fallback = "signed"},
+    {name = "dfd", kind = "int", offset = 16, size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.dfd", ftype = "u64", fallback = "unsigned"},
+    {name = "filename", kind = "pointer", offset = 24, size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.filename", ftype = "u64", base = "hex", fallback = "pointer"},
+    {name = "flags", kind = "int", offset = 32, size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.flags", ftype = "u64", fallback = "unsigned"},
+    {name = "mode", kind = "int", offset = 40, size = 8, abbrev = "tracewire.syscalls.sys_enter_openat.mode", ftype = "u64", fallback = "unsigned"},
   },
   print = function()
     return {

@@ -10,12 +10,12 @@ EV {
   system = "timer",
   name = "hrtimer_start",
   fields = {
-    {name = "hrtimer", kind = "pointer", size = 8, abbrev = "tracewire.timer.hrtimer_start.hrtimer", ftype = "u64", base = "hex", fallback = "pointer"},
-    {name = "function", kind = "pointer", size = 8, abbrev = "tracewire.timer.hrtimer_start.function", ftype = "u64", base = "hex", fallback = "pointer"},
-    {name = "expires", kind = "int", size = 8, signed = true, abbrev = "tracewire.timer.hrtimer_start.expires", ftype = "i64", fallback = "signed"},
-    {name = "softexpires", kind = "int", size = 8, signed = true, abbrev = "tracewire.timer.hrtimer_start.softexpires", ftype = "i64", fallback = "signed"},
-    {name = "mode", kind = "int", size = 4, abbrev = "tracewire.timer.hrtimer_start.mode", ftype = "u32", fallback = "unsigned"},
-    {name = "was_armed", kind = "int", size = 1, abbrev = "tracewire.timer.hrtimer_start.was_armed", ftype = "u8", fallback = "unsigned"},
+    {name = "hrtimer", kind = "pointer", offset = 8, size = 8, abbrev = "tracewire.timer.hrtimer_start.hrtimer", ftype = "u64", base = "hex", fallback = "pointer"},
+    {name = "function", kind = "pointer", offset = 16, size = 8, abbrev = "tracewire.timer.hrtimer_start.function", ftype = "u64", base = "hex", fallback = "pointer"},
+    {name = "expires", kind = "int", offset = 24, size = 8, signed = true, abbrev = "tracewire.timer.hrtimer_start.expires", ftype = "i64", fallback = "signed"},
+    {name = "softexpires", kind = "int", offset = 32, size = 8, signed = true, abbrev = "tracewire.timer.hrtimer_start.softexpires", ftype = "i64", fallback = "signed"},
+    {name = "mode", kind = "int", offset = 40, size = 4, abbrev = "tracewire.timer.hrtimer_start.mode", ftype = "u32", fallback = "unsigned"},
+    {name = "was_armed", kind = "int", offset = 44, size = 1, abbrev = "tracewire.timer.hrtimer_start.was_armed", ftype = "u8", fallback = "unsigned"},
   },
   print = function()
     return {
