@@ -91,22 +91,6 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Objects.requireNonNull(tasks, "tasks");
     }
 
-    private static volatile Function<EventFormat, byte[]> defaultDescriptions;
-
-    /**
-     * Sets how FORMAT messages describe events for the dissector (item 4, §4.6) in captures that
-     * are not given a function of their own ({@link #live}); null leaves the item out (the default).
-     * The launcher wires the dissector generator's description in here.
-     */
-    public static void describeFormatsWith(Function<EventFormat, byte[]> descriptions) {
-        defaultDescriptions = descriptions;
-    }
-
-    /** The function set by {@link #describeFormatsWith}, or null. */
-    public static Function<EventFormat, byte[]> defaultDescriptions() {
-        return defaultDescriptions;
-    }
-
     private static volatile KernelVariables calibration;
 
     /**
@@ -183,7 +167,8 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
             return t != null ? t : readOr(top, "events/" + f.system() + "/" + f.name() + "/format");
         };
         return new CaptureContext(capture, formats, session.layout().kernel(), text, symbols::join, printk,
-                enums::join, hz, variables, new ProcTasks(top), defaultDescriptions);
+                enums::join, hz, variables, new ProcTasks(top),
+                f -> org.tracewire.dissector.EventDescription.encode(f, session.layout().kernel().longSize(), null));
     }
 
     private static void daemon(Runnable r) {
