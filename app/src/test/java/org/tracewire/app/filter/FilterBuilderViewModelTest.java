@@ -22,7 +22,7 @@ public class FilterBuilderViewModelTest {
     public static final String DISPLAY = "tracewire.event == \"sched:sched_switch\" && (tracewire.sched.sched_switch.prev_pid == 1"
             + " || tracewire.sched.sched_switch.next_comm matches \"(?-i)(?s)^bash.*$\")";
     /** Wire format v2: version 2, an EVENT frame of a little-endian kernel, common_type 372 (LE) at frame offset 30. */
-    public static final String BPF = "ether proto 0x88b5 and ether[14] = 2 and ether[15] & 0x1f = 0x10 and ether[30:2] = 0x7401";
+    public static final String BPF = "ether proto 0x88b5 and ether[14] = 2 and (ether[15] & 0xf != 0 or (ether[15] & 0x1f = 0x10 and ether[30:2] = 0x7401))";
 
     private FilterBuilderViewModel vm;
 
