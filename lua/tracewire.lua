@@ -2214,13 +2214,24 @@ local function anyref(tree, list)
 end
 
 -- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced).
+-- Flag bits, all on their byte's one range: every bit in a visible tree (mode 2: a filter of
+-- tshark -Y with -V or -T fields tests unset bits too, and a visible tree cannot tell which fields a
+-- filter references), the referenced ones otherwise.
+local function bitlist(tree, mode, item, r, bits)
+  for k = 1, #bits do
+    local b = bits[k]
+    if mode == 2 or ref(tree, b) then item:add(b, r) end
+  end
+end
+
+-- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced).
 local function hdrtree(tree, mode, tvb)
   if mode == 1 and not anyref(tree, HDR_FIELDS) then return end
   tree:add(HF.version, tvb(0, 1))
   local r = tvb(1, 1)
   tree:add(HF.kind, r)
   local fl = tree:add(HF.flags, r)
-  for k = 1, 4 do fl:add(HDR_FLAG_BITS[k], r) end
+  bitlist(tree, mode, fl, r, HDR_FLAG_BITS)
   tree:add(HF.cpu, tvb(2, 2))
   tree:add(HF.seq, tvb(4, 4))
   tree:add(HF.time, tvb(8, 8))
@@ -2231,10 +2242,7 @@ local function bitsitem(tree, mode, tvb, o, pf, bits)
   if mode == 1 and not ref(tree, pf) and not anyref(tree, bits) then return end
   local r = tvb(o, 1)
   local item = tree:add(pf, r)
-  for k = 1, #bits do
-    local b = bits[k]
-    if mode == 2 or ref(tree, b) then item:add(b, r) end
-  end
+  bitlist(tree, mode, item, r, bits)
 end
 
 -- The typed item of field i (generated ProtoField) of the frame in ctx, when its bytes are in the

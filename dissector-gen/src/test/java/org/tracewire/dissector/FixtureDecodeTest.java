@@ -266,6 +266,15 @@ class FixtureDecodeTest {
             }
         }
         assertEquals(want, frameNumbers(plugin, pcap, "tracewire.comm == \"task" + somePid + "\""));
+        // a visible tree lists only the flag bits that are set; a filter still sees the unset ones
+        TreeSet<Integer> irqsOn = new TreeSet<>();
+        for (int i = 0; i < records.size(); i++) {
+            if ((records.get(i).flags() & 0x01) == 0) {
+                irqsOn.add(eventFrameNumbers.get(i));
+            }
+        }
+        assertTrue(!irqsOn.isEmpty() && irqsOn.size() < records.size(), "both kinds of frames: " + irqsOn.size());
+        assertEquals(irqsOn, frameNumbers(plugin, pcap, "tracewire.common_flags.irqs_off == 0"));
     }
 
     static TreeSet<Integer> frameNumbers(Path plugin, Path pcap, String filter) throws Exception {
