@@ -1,7 +1,6 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +14,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.zip.GZIPInputStream;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.pcapng.SectionInfo;
@@ -140,7 +138,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                 // strings stay unknown
             }
         }
-        int hz = configHz(Path.of("/proc/config.gz"));
+        int hz = KernelContext.configHz(Path.of("/proc/config.gz"));
         Map<String, Long> constants = new LinkedHashMap<>();
         if (hz > 0) {
             constants.put("HZ", (long) hz);
@@ -208,23 +206,6 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         } catch (RuntimeException e) {
             return null;
         }
-    }
-
-    /** {@code CONFIG_HZ} from a gzipped kernel config, or 0 when unknown. */
-    static int configHz(Path configGz) {
-        if (!Files.isReadable(configGz)) {
-            return 0;
-        }
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(configGz))) {
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                if (line.startsWith("CONFIG_HZ=")) {
-                    return Integer.parseInt(line.substring("CONFIG_HZ=".length()).strip());
-                }
-            }
-        } catch (IOException | NumberFormatException ignored) {
-            // unknown
-        }
-        return 0;
     }
 
     /**
