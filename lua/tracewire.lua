@@ -3147,13 +3147,16 @@ function tw.init()
 end
 ---------------------------------------------------------------------------- dissection
 
--- The task of pid at frame number in state st (PROCESS context): comm, tgid; pid 0 is the idle task.
+-- The task of pid at frame number in state st (PROCESS context): comm, tgid (nil when unknown).
+-- As the kernel's text names tasks (core's SavedCmdlines): pid 0 is "<idle>", a pid the context
+-- does not name "<...>", a negative one "<XXX>".
 local function procat(st, pid, number)
+  if pid == 0 then return "<idle>", 0 end
+  if pid < 0 then return "<XXX>", nil end
   local p = st and st.procs[pid]
   while p and p.from > number do p = p.prev end
   if p then return p.comm, p.tgid end
-  if pid == 0 then return "<idle>", 0 end
-  return nil, nil
+  return "<...>", nil
 end
 
 -- All typed ProtoFields of event ev (its fields and their bits), for mode 1's referenced check.
