@@ -40,15 +40,18 @@ T=/sys/kernel/tracing
 tmp=$(mktemp -d /tmp/tracewire-bench.XXXXXX)
 iface=twbench0
 on0=$(cat $T/tracing_on)
-stop_workload() { pkill -f "stress-ng --switch" 2>/dev/null || true; pkill -f workload-syscalls.py 2>/dev/null || true
-  pkill -f "$tmp/getppid-loop" 2>/dev/null || true; }
+workload_pids=()
+stop_workload() {   # only the processes this script started (and their children), by pid
+  local p
+  for p in "${workload_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  workload_pids=(); }
 cleanup() { stop_workload; echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on; rm -rf "$tmp"; }
 trap cleanup EXIT
 "$here/tracewire" formats "${events[0]}" >/dev/null   # build once, outside the measurements
 
 start_workload() {   # $1 rate, $2 seconds
   case $workload in
-    sched) stress-ng --switch 2 --switch-freq "$1" -t "$2" >/dev/null 2>&1 & ;;
+    sched) stress-ng --switch 2 --switch-freq "$1" -t "$2" >/dev/null 2>&1 & workload_pids+=($!) ;;
     syscalls)
       if [ "$1" = 0 ]; then
         if [ ! -x "$tmp/getppid-loop" ]; then
@@ -59,9 +62,9 @@ start_workload() {   # $1 rate, $2 seconds
             > "$tmp/getppid-loop.c"
           gcc -O2 -o "$tmp/getppid-loop" "$tmp/getppid-loop.c"
         fi
-        for _ in $(seq "$(nproc)"); do "$tmp/getppid-loop" "$2" & done
+        for _ in $(seq "$(nproc)"); do "$tmp/getppid-loop" "$2" & workload_pids+=($!); done
       else
-        python3 "$here/scripts/workload-syscalls.py" "$1" "$2" 2>/dev/null &
+        python3 "$here/scripts/workload-syscalls.py" "$1" "$2" 2>/dev/null & workload_pids+=($!)
       fi ;;
   esac
 }
@@ -102,12 +105,13 @@ for r in "${rates[@]}"; do
           -i $iface --delay 2 --linger 2 --duration "$dur" 2>/dev/null)
         wait $!
         n=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
+        frames=$(echo "$out" | sed -n 's/.* \([0-9]*\) frames emitted.*/\1/p')   # events + context frames
         lost=$(echo "$out" | grep -oE 'cpu[0-9]+ [0-9]+' | awk '{s+=$2} END {print s+0}')
         got=$(capinfos -c -M "$tmp/tap.pcapng" 2>/dev/null | awk '/Number of packets/{print $NF}')
         dropped=$(sed -n "s|.*received/dropped on interface '$iface': [0-9]*/\([0-9]*\).*|\1|p" "$tmp/dumpcap.log")
-        note="dumpcap got $got of $n frames, dropped ${dropped:-?}; while tracing: $(echo "$out" | grep -oE 'cpu [0-9]+% of one core')"
+        note="dumpcap got $got of $frames frames, dropped ${dropped:-?}; while tracing: $(echo "$out" | grep -oE 'cpu [0-9]+% of one core')"
         if echo "$out" | grep -q unknown; then note="$note, loss of unknown size"; ok=0; fi
-        [ "${got:-0}" = "$n" ] && [ "${dropped:-1}" = 0 ] || ok=0
+        [ "${got:-0}" = "$frames" ] && [ "${dropped:-1}" = 0 ] || ok=0
         rm -f "$tmp/tap.pcapng"
         ;;
     esac

@@ -11,7 +11,7 @@ import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
-import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.Ethernet;
 
 /**
  * The privileged backend process ({@code ./tracewire backend}, started by the desktop app directly
@@ -51,8 +51,8 @@ public final class BackendMain {
         }
         System.err.println("backend: acting for uid " + user.uid() + " (" + user.source() + ")");
         BackendServer server = new BackendServer(tracefs, out, (iface, pcapng, t, session) ->
-                FrameOutputs.open(t.formats(), session, iface, null, pcapng == null ? null : Path.of(pcapng),
-                        WireFrame.DEFAULT_MAX_FRAME, f -> user.openForWriting(f, "pcapng")), t -> {
+                FrameOutputs.open(session, iface, null, pcapng == null ? null : Path.of(pcapng),
+                        Ethernet.DEFAULT_MAX_FRAME, f -> user.openForWriting(f, "pcapng")), t -> {
             KernelTextRenderer renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "mono"),
                     t.layout(), KernelContext.of(t));
             return renderer::body;

@@ -2,8 +2,11 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import org.tracewire.format.EventFormat;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -42,13 +45,14 @@ public final class Capture implements AutoCloseable {
      * @param seconds    capture time, from {@link #startTracing()} to the end of the drain
      * @param read       records read from the ring buffers
      * @param emitted    events handed to the outputs
-     * @param frames     frames written
-     * @param bytes      frame bytes written (per output)
+     * @param frames     frames written: one per event, plus the context frames ({@code contextFrames})
+     * @param contextFrames context frames written (CAPTURE, FORMAT, SYMBOLS, PROCESS, LOST; repeats included)
+     * @param bytes      frame bytes written (bare frames, per output)
      * @param cpus       per-CPU counters
      * @param cpuSeconds CPU time this process used while tracing (user + system, s), startup excluded
      */
-    public record Summary(double seconds, long read, long emitted, long frames, long bytes, List<CpuStats> cpus,
-                          double cpuSeconds) {
+    public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
+                          List<CpuStats> cpus, double cpuSeconds) {
         /** Events lost, all CPUs (exact: reconciled with the kernel's per-CPU stats). */
         public long lost() {
             return cpus.stream().mapToLong(CpuStats::lost).sum();
@@ -62,8 +66,8 @@ public final class Capture implements AutoCloseable {
         /** The closing summary line of {@code ./tracewire capture}. */
         public String describe() {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                    "capture: %.1f s, %d events read, %d frames emitted (%d bytes), lost events:", seconds, read,
-                    frames, bytes));
+                    "capture: %.1f s, %d events read, %d frames emitted (%d of context, %d bytes), lost events:",
+                    seconds, read, frames, contextFrames, bytes));
             for (CpuStats c : cpus) {
                 sb.append(String.format(Locale.ROOT, " cpu%d %d", c.cpu(), c.lost()));
             }
@@ -138,7 +142,9 @@ public final class Capture implements AutoCloseable {
         FrameSink frames = null;
         try {
             frames = outputs.open(session);
-            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
+            Map<Integer, EventFormat> formats = frames != null && frames.context() != null
+                    ? frames.context().formats() : formatsOf(top, session.events());
+            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), formats,
                     session.clock(), frames, sinks);
             if (count > 0) {
                 engine.limit(count);
@@ -154,6 +160,16 @@ public final class Capture implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The formats of the selected events by id (only they are enabled in the instance). */
+    static Map<Integer, EventFormat> formatsOf(Tracefs top, List<EventSelection> events) {
+        Map<Integer, EventFormat> m = new HashMap<>();
+        for (EventSelection e : events) {
+            EventFormat f = top.format(e.system(), e.event());
+            m.put(f.id(), f);
+        }
+        return m;
     }
 
     private static double processCpuSeconds() {
@@ -186,7 +202,8 @@ public final class Capture implements AutoCloseable {
             double secs = (endNanos - startNanos) / 1e9;
             List<CpuStats> cpus = engine.stats();
             long read = cpus.stream().mapToLong(CpuStats::records).sum();
-            summary = new Summary(secs, read, engine.emitted(), frames(), bytes(), cpus, processCpuSeconds() - cpuStart);
+            summary = new Summary(secs, read, engine.emitted(), frames(), frames == null ? 0 : frames.contextFrames(),
+                    bytes(), cpus, processCpuSeconds() - cpuStart);
         }
         return summary;
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,25 +21,33 @@ import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.ringbuffer.TracePipeRaw;
 import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.TracefsInstance;
+import org.tracewire.wire.FrameEncoder;
 
 /**
  * Reads every CPU's ring buffer of a capture instance and hands the records, merged into one
  * stream in time-stamp order, to the frame outputs and the record sinks.
  *
- * <p>One reader thread per CPU waits with {@code poll()} (at most {@link #POLL_MS} ms, since the
- * kernel wakes pollers only at the {@code buffer_percent} watermark) and then reads sub-buffers
- * non-blocking until EAGAIN or a page comes back less than 3/4 full. A blocking {@code read()}
- * would wake on every event (see {@code ../shared/README.md}). The reader does the per-record
- * work: it walks each page in place ({@link SubBuffer#scan}), numbers the records, converts their
- * time, attaches lost counts and encodes each frame with its own encoder into an
- * {@link EventBatch}, so the CPUs' records are encoded in parallel and nothing is allocated per
- * record. Each reader publishes a watermark: the trace-clock time before its last read that
- * found the buffer empty, minus {@link #SLACK_NS}; no later record of that CPU can be older.
+ * <p>Two threads per CPU. Its <em>drainer</em> waits with {@code poll()} (at most {@link #POLL_MS}
+ * ms, since the kernel wakes pollers only at the {@code buffer_percent} watermark) and then reads
+ * sub-buffers non-blocking until EAGAIN or a page comes back less than 3/4 full (a blocking
+ * {@code read()} would wake on every event, see {@code ../shared/README.md}), into pages of a pool
+ * of at most {@link #STASH_PER_CPU} bytes ({@link #STASH_TOTAL} over all CPUs), which it queues: the
+ * kernel's buffer is emptied at the pace of a copy, even while the per-record code still runs
+ * interpreted (the first second at full-speed rates lost hundreds of thousands of events before).
+ * Its <em>processor</em> does the per-record work, in the order the pages were read: it walks each
+ * page in place ({@link SubBuffer#scan}), numbers the records, converts their time, attaches lost
+ * counts and encodes each event frame with its own {@link FrameEncoder} (the 16-byte header and a
+ * copy of the record payload, {@code docs/wire-format.md} §3) into an {@link EventBatch}, so the
+ * CPUs' records are copied in parallel and nothing is allocated per record. After a read that found
+ * the buffer empty the drainer queues a mark with the trace-clock time before that read, minus
+ * {@link #SLACK_NS}; the processor, reaching it, publishes its batch and then that watermark: no
+ * later record of that CPU can be older.
  *
  * <p>One emitter thread merges: it emits the oldest head entry among the CPUs as long as it is
  * not newer than the watermark of every CPU that has nothing queued, so frames leave in the order
- * the events happened (a bounded reorder window). Emitting is writing the ready frame to the
- * outputs, plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
+ * the events happened (a bounded reorder window). Emitting is handing the ready frame to the
+ * {@link FrameSink} (which sends the context it needs first, numbers it and writes it to the
+ * outputs), plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
  * there are any. On {@link #stop()} the readers drain their buffers until EAGAIN and everything
  * queued is emitted.
  *
@@ -48,10 +57,11 @@ import org.tracewire.tracefs.TracefsInstance;
  * was room after the data ({@code RB_MISSED_STORED}); otherwise — and whenever an earlier page left
  * the reader unsure where the kernel's {@code last_overrun} stands — the reader reads the CPU's
  * stats and attributes the kernel's lost events (overrun + commit overrun + dropped) not attributed
- * yet, capped by the page's stored count when it has one. The attributed count goes into the lost
- * field of the CPU's next frame. After the final drain the reader reads the stats once more and
- * attributes the remainder: events lost after the last page read, which no frame can carry (a
- * pcapng file gets them as Interface Statistics drops). So per CPU, at the end, records read +
+ * yet, capped by the page's stored count when it has one. The attributed count goes with the CPU's
+ * next record (a LOST message before its frame). After the final drain the reader reads the stats once more and
+ * attributes the remainder: events lost after the last page read, which no event frame can carry
+ * (they go into a LOST message at the end of the stream, and a pcapng file's Interface Statistics
+ * drops). So per CPU, at the end, records read +
  * lost = the events the kernel tried to record ({@link RingBufferStats#attempted()}), checked in
  * {@link CpuStats#agreesWithKernel()}.
  */
@@ -68,6 +78,12 @@ public final class CaptureEngine {
     static final int BATCH_ENTRIES = 4096;
     /** Bytes per batch. */
     static final int BATCH_BYTES = 1 << 20;
+    /** Most bytes of sub-buffers read and not yet processed, per CPU (and at most {@link #STASH_TOTAL} in all). */
+    static final int STASH_PER_CPU = 64 << 20;
+    /** Most bytes of sub-buffers read and not yet processed, all CPUs. */
+    static final long STASH_TOTAL = 256L << 20;
+    /** Batch bytes of an entry besides its record payload: headroom and the frame header. */
+    static final int FRAME_EXTRA = FrameOutput.HEADROOM + org.tracewire.wire.WireHeader.SIZE;
 
     private final TracefsInstance instance;
     private final SubBufferLayout layout;
@@ -78,17 +94,22 @@ public final class CaptureEngine {
     private final List<CpuReader> readers = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicLong emitted = new AtomicLong();
+    /** Events emitted (emitter thread), published through {@link #emitted} with release stores. */
+    private long emittedCount;
+    private final EventSink[] sinkArray;
     private final AtomicLong unknownEvents = new AtomicLong();
     /** Times the final drain re-reads when the kernel still counts unread entries. */
     static final int FINAL_DRAIN_TRIES = 20;
     private long limit = Long.MAX_VALUE;
     private volatile Thread emitter;
+    /** Pages a CPU's drainer may hold ahead of its processor. */
+    private int stashPages;
     private volatile boolean stopping;
 
     /**
      * @param instance the capture instance (tracing may already be on)
      * @param layout   its sub-buffer layout
-     * @param formats  formats by event id
+     * @param formats  formats by event id (records of other ids are counted, not emitted)
      * @param clock    trace clock to wall clock
      * @param frames   where encoded frames go, or null for none
      * @param sinks    record sinks, called in order for each event from the emitter thread
@@ -107,6 +128,7 @@ public final class CaptureEngine {
         this.clock = clock;
         this.frames = frames;
         this.sinks = List.copyOf(sinks);
+        this.sinkArray = this.sinks.toArray(new EventSink[0]);
     }
 
     /**
@@ -123,6 +145,8 @@ public final class CaptureEngine {
      * @throws IOException when a file cannot be opened
      */
     public void start() throws IOException {
+        int cpus = Math.max(1, instance.cpus().size());
+        stashPages = (int) Math.max(256, Math.min(STASH_PER_CPU, STASH_TOTAL / cpus) / layout.subBufferSize());
         for (int cpu : instance.cpus()) {
             // the baseline of the kernel's counters: tracing is off, the clock markers were consumed
             RingBufferStats base = RingBufferStats.read(instance, cpu);
@@ -131,6 +155,7 @@ public final class CaptureEngine {
         emitter = new Thread(this::emitLoop, "tracewire-emitter");
         for (CpuReader r : readers) {
             r.thread.start();
+            r.drainer.start();
         }
         emitter.start();
     }
@@ -144,6 +169,7 @@ public final class CaptureEngine {
     public void stop() throws IOException, InterruptedException {
         stopping = true;
         for (CpuReader r : readers) {
+            r.drainer.join();
             r.thread.join();
         }
         if (emitter != null) {
@@ -180,8 +206,8 @@ public final class CaptureEngine {
     public List<CpuStats> stats() {
         List<CpuStats> out = new ArrayList<>();
         for (CpuReader r : readers) {
-            out.add(new CpuStats(r.cpu, r.records.get(), r.pages.get(), r.lost.get(), r.lostAfterLast, r.statsReads,
-                    r.kernel));
+            out.add(new CpuStats(r.cpu, r.records.get(), r.pages.get(), r.lost.get(), r.lostAfterLast,
+                    r.statsReads.get(), r.kernel));
         }
         return out;
     }
@@ -209,8 +235,8 @@ public final class CaptureEngine {
         final RingBufferStats base;
         /** The kernel's counters over the capture, set after the final drain. */
         volatile RingBufferStats kernel;
-        /** Reads of the CPU's stats file (missed-events pages that needed them, and the final one). */
-        volatile long statsReads;
+        /** Reads of the CPU's stats file (missed-events pages that needed them, and the final ones). */
+        final AtomicLong statsReads = new AtomicLong();
         /** Lost events no emitted frame carried (after the last one, or on frames not emitted); set by the emitter at the end. */
         volatile long lostAfterLast;
         /** Lost counts of the frames emitted (emitter thread). */
@@ -221,10 +247,7 @@ public final class CaptureEngine {
          */
         boolean inSync;
         // reader-thread state
-        final org.tracewire.wire.FrameEncoder encoder;
-        final int frameFlags;
-        final int frameRoom;
-        final boolean keepPayloads = !sinks.isEmpty();
+        final FrameEncoder encoder = new FrameEncoder();
         final boolean wallClock = clock.measured();
         final ByteOrder order = layout.kernel().byteOrder();
         ByteBuffer payload;
@@ -235,6 +258,12 @@ public final class CaptureEngine {
         long unknown;
         long pageRecords;
 
+        // drainer-thread state: pages read from the kernel, waiting here to be processed
+        final Thread drainer;
+        final BlockingQueue<Object> pagesRead = new LinkedBlockingQueue<>();
+        final BlockingQueue<Page> freePages = new LinkedBlockingQueue<>();
+        int pagesAllocated;
+
         CpuReader(int cpu, TracePipeRaw in, RingBufferStats base) {
             this.cpu = cpu;
             this.in = in;
@@ -243,44 +272,53 @@ public final class CaptureEngine {
             this.inSync = base.overrun() == 0;
             this.thread = new Thread(this, "tracewire-cpu" + cpu);
             this.thread.setDaemon(true);
-            this.encoder = frames == null ? null : frames.newEncoder();
-            this.frameFlags = frames == null ? 0 : frames.headerFlags();
-            this.frameRoom = frames == null ? 0 : frames.maxFrameSize();
+            this.drainer = new Thread(this::drain, "tracewire-read" + cpu);
+            this.drainer.setDaemon(true);
             for (int i = 0; i < BATCHES_PER_CPU; i++) {
                 free.add(new EventBatch(BATCH_ENTRIES, BATCH_BYTES));
             }
         }
 
-        @Override
-        public void run() {
-            ByteBuffer page = ByteBuffer.allocateDirect(layout.subBufferSize()).order(order);
-            payload = page.duplicate().order(order);
+        /**
+         * The drainer: keeps the kernel's buffer of this CPU empty, whatever the processing costs
+         * (at the start the JIT has not compiled the per-record code yet, and a page then takes ten
+         * times longer): waits in {@code poll()}, reads sub-buffers non-blocking into pages of a pool
+         * (at most {@link #stashPages} pages), queues them for {@link #run}, and after a read that found
+         * the buffer empty queues a {@link Mark} with the time before that read. At stop, drains
+         * until the kernel counts no unread entry, then queues the last mark.
+         */
+        private void drain() {
             int fullEnough = (layout.subBufferSize() - layout.dataOffset()) * 3 / 4;
             try {
-                batch = free.take();
                 while (true) {
                     boolean last = stopping;
                     long now = clock.traceNow() - SLACK_NS;
                     boolean empty = false;
                     while (true) {
-                        int n = in.readSubBuffer(page);
+                        Page pg = freePage();
+                        if (pg == null) {
+                            return; // failed elsewhere
+                        }
+                        pg.buf.clear();
+                        int n = in.readSubBuffer(pg.buf);
                         if (n == 0) {
+                            freePages.add(pg);
                             empty = true;
                             break;
                         }
-                        int data = take(page);
+                        int data = SubBuffer.header(pg.buf, layout, cpu).dataLength();
+                        pagesRead.add(pg);
                         if (!last && data < fullEnough) {
                             break;
                         }
                     }
-                    publish();
                     if (empty) {
-                        watermark = Math.max(watermark, now);
+                        pagesRead.add(new Mark(now, false));
                     }
-                    LockSupport.unpark(emitter);
                     if (last) {
-                        if (empty && settle()) {
-                            break;
+                        if (empty && drained()) {
+                            pagesRead.add(new Mark(now, true));
+                            return;
                         }
                         continue;
                     }
@@ -290,8 +328,75 @@ public final class CaptureEngine {
                 }
             } catch (Throwable t) {
                 fail(t);
+                pagesRead.add(new Mark(Long.MIN_VALUE, true));
+            }
+        }
+
+        /** A page of the pool: a free one, a new one while under the cap, else waits for one. */
+        private Page freePage() throws InterruptedException {
+            Page pg = freePages.poll();
+            if (pg != null) {
+                return pg;
+            }
+            if (pagesAllocated < stashPages) {
+                pagesAllocated++;
+                return new Page(layout.subBufferSize(), order);
+            }
+            while (failure.get() == null) {
+                pg = freePages.poll(100, TimeUnit.MILLISECONDS);
+                if (pg != null) {
+                    return pg;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * After a drain found the buffer empty with tracing off: true when the kernel counts no
+         * unread entry (a writer may commit just after tracing_on=0), or after
+         * {@link #FINAL_DRAIN_TRIES} tries.
+         */
+        private boolean drained() {
+            RingBufferStats now = RingBufferStats.read(instance, cpu);
+            statsReads.incrementAndGet();
+            return now.entries() == 0 || ++settleTries >= FINAL_DRAIN_TRIES;
+        }
+
+        /** The processor: pages in the order read, into batches; marks move the watermark. */
+        @Override
+        public void run() {
+            try {
+                batch = free.take();
+                while (true) {
+                    Object o = pagesRead.poll(100, TimeUnit.MILLISECONDS);
+                    if (o == null) {
+                        if (failure.get() != null) {
+                            return;
+                        }
+                        continue;
+                    }
+                    if (o instanceof Page pg) {
+                        payload = pg.view;
+                        take(pg.buf);
+                        freePages.add(pg);
+                        continue;
+                    }
+                    Mark m = (Mark) o;
+                    publish();
+                    if (m.last) {
+                        if (failure.get() == null) {
+                            settle();
+                        }
+                        return;
+                    }
+                    watermark = Math.max(watermark, m.time);
+                    LockSupport.unpark(emitter);
+                }
+            } catch (Throwable t) {
+                fail(t);
             } finally {
                 finished = true;
+                LockSupport.unpark(emitter);
             }
         }
 
@@ -326,7 +431,7 @@ public final class CaptureEngine {
                 unknown++;
                 return;
             }
-            int need = frameRoom + (keepPayloads ? length : 0);
+            int need = FRAME_EXTRA + length;
             if (!batch.fits(need)) {
                 try {
                     publish();
@@ -345,21 +450,11 @@ public final class CaptureEngine {
             b.sequence[i] = sequence;
             b.lost[i] = lost;
             b.eventId[i] = id;
-            if (encoder != null) {
-                payload.limit(offset + length).position(offset);
-                int start = out.position();
-                encoder.encode(f, order, payload, cpu, sequence, lost, time, frameFlags, out);
-                b.frameOffset[i] = start;
-                b.frameLength[i] = out.position() - start;
-                b.truncated[i] = encoder.lastTruncated();
-            }
-            if (keepPayloads) {
-                int start = out.position();
-                out.put(start, page, offset, length);
-                out.position(start + length);
-                b.payloadOffset[i] = start;
-                b.payloadLength[i] = length;
-            }
+            payload.limit(offset + length).position(offset);
+            int start = out.position() + FrameOutput.HEADROOM;
+            out.position(start);
+            b.frameOffset[i] = start;
+            b.frameLength[i] = encoder.event(order, payload, cpu, time, !wallClock, out);
             sequence++;
         }
 
@@ -375,7 +470,7 @@ public final class CaptureEngine {
                 return stored;
             }
             RingBufferStats now = RingBufferStats.read(instance, cpu);
-            statsReads++;
+            statsReads.incrementAndGet();
             // the kernel's overrun has moved on since the page was swapped in: what we take beyond the
             // page's own loss is loss of a later page, which then finds it already attributed
             long open = now.lost() - base.lost() - lost.get();
@@ -386,24 +481,18 @@ public final class CaptureEngine {
         }
 
         /**
-         * After a drain found the buffer empty with tracing off: reads the kernel's counters and, when
-         * they show no unread entries (a writer may commit just after tracing_on=0), attributes the
-         * lost events not attributed yet and records the kernel's counts. Returns false when entries
-         * remain to be read.
+         * After the last page: reads the kernel's counters once more, attributes the lost events not
+         * attributed yet (lost after the last page read) and records the kernel's counts.
          */
-        private boolean settle() {
+        private void settle() {
             RingBufferStats now = RingBufferStats.read(instance, cpu);
-            statsReads++;
-            if (now.entries() > 0 && ++settleTries < FINAL_DRAIN_TRIES) {
-                return false;
-            }
+            statsReads.incrementAndGet();
             RingBufferStats delta = now.minus(base);
             long open = delta.lost() - lost.get();
             if (open > 0) {
                 lost.addAndGet(open);
             }
             kernel = delta;
-            return true;
         }
 
         /** Hands the current batch to the emitter when it holds anything. */
@@ -434,6 +523,24 @@ public final class CaptureEngine {
                 }
             }
         }
+    }
+
+    /** A sub-buffer of the stash between a CPU's drainer and processor, with its view for the encoder. */
+    private static final class Page {
+        final ByteBuffer buf;
+        final ByteBuffer view;
+
+        Page(int size, ByteOrder order) {
+            buf = ByteBuffer.allocateDirect(size).order(order);
+            view = buf.duplicate().order(order);
+        }
+    }
+
+    /**
+     * In a CPU's page queue after a read that found its buffer empty: no later record of that CPU is
+     * older than {@code time}; {@code last} after the final drain (or a failure).
+     */
+    private record Mark(long time, boolean last) {
     }
 
     /** Carries an InterruptedException out of a {@link SubBuffer.RecordVisitor}. */
@@ -484,9 +591,19 @@ public final class CaptureEngine {
                     }
                 }
                 if (best >= 0 && bestTs <= bound) {
+                    // emit a run of the best CPU's events: up to the next head of another CPU (or the bound)
+                    long until = bound;
+                    for (int i = 0; i < n; i++) {
+                        EventBatch o = heads[i];
+                        if (i != best && o != null && !o.exhausted()) {
+                            until = Math.min(until, o.traceTs[o.next]);
+                        }
+                    }
                     EventBatch h = heads[best];
-                    int i = h.next++;
-                    emit(h, i, readers.get(best), kernel);
+                    CpuReader r = readers.get(best);
+                    do {
+                        emit(h, h.next++, r, kernel);
+                    } while (h.next < h.count && h.traceTs[h.next] <= until);
                     continue;
                 }
                 if (allFinished) {
@@ -505,10 +622,11 @@ public final class CaptureEngine {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
                 if (frames != null && after > 0) {
-                    frames.addDrops(r.cpu, after);
+                    frames.lostAtEnd(r.cpu, after);
                 }
             }
             if (frames != null) {
+                frames.finish();
                 frames.flush();
             }
         } catch (Throwable t) {
@@ -517,30 +635,30 @@ public final class CaptureEngine {
     }
 
     private void emit(EventBatch b, int i, CpuReader reader, KernelLayout kernel) throws IOException {
-        if (emitted.get() >= limit) {
+        if (emittedCount >= limit) {
             return;
         }
         int cpu = reader.cpu;
         reader.lostInFrames += b.lost[i];
+        EventFormat format = formatsById[b.eventId[i]];
+        int frame = b.frameOffset[i];
+        int length = b.frameLength[i];
         if (frames != null) {
-            int off = b.frameOffset[i];
-            b.bytes.limit(off + b.frameLength[i]).position(off);
-            frames.write(b.bytes, b.timeNs[i], b.lost[i], b.truncated[i]);
+            frames.event(b.bytes, frame, length, format, cpu, b.timeNs[i], b.lost[i]);
         }
         CapturedEvent e = null;
-        for (EventSink s : sinks) {
+        for (EventSink s : sinkArray) {
             if (!s.wants()) {
                 continue; // the sink has no room: no copy, no record (it counts what it did not take)
             }
             if (e == null) {
-                byte[] copy = new byte[b.payloadLength[i]];
-                b.bytes.clear().get(b.payloadOffset[i], copy);
-                EventRecord rec = new EventRecord(formatsById[b.eventId[i]], kernel, cpu, b.traceTs[i],
-                        ByteBuffer.wrap(copy));
+                byte[] copy = new byte[length - org.tracewire.wire.WireHeader.SIZE];
+                b.bytes.clear().get(frame + org.tracewire.wire.WireHeader.SIZE, copy);
+                EventRecord rec = new EventRecord(format, kernel, cpu, b.traceTs[i], ByteBuffer.wrap(copy));
                 e = new CapturedEvent(rec, b.timeNs[i], b.sequence[i], b.lost[i]);
             }
             s.accept(e);
         }
-        emitted.incrementAndGet();
+        emitted.lazySet(++emittedCount);
     }
 }

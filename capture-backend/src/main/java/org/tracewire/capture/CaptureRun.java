@@ -29,7 +29,7 @@ public final class CaptureRun {
      * @param pcapng     pcapng file to write, or null
      * @param bufferKb   per-CPU buffer size, 0 for the default
      * @param clock      trace clock, e.g. {@code mono}
-     * @param maxFrame   largest frame in bytes
+     * @param maxFrame   largest Ethernet frame on interfaces, bytes (a pcapng holds any event)
      * @param delayS     seconds to wait between opening the outputs and starting to trace (time to
      *                   point a capture tool at a new interface)
      * @param lingerS    seconds to keep a TAP interface after the last frame, so capture tools on it
@@ -54,7 +54,7 @@ public final class CaptureRun {
         List<Long> untraced = o.traceSelf() ? List.of() : List.of(ProcessHandle.current().pid());
         return Capture.open(top, o.events(), o.bufferKb(), o.clock(), untraced, session -> {
             session.handOverCleanup(done); // its hook waits for our cleanup below instead of racing it
-            FrameSink sink = FrameOutputs.open(top.formats(), session, o.tapName(), o.sendOn(), o.pcapng(), o.maxFrame());
+            FrameSink sink = FrameOutputs.open(session, o.tapName(), o.sendOn(), o.pcapng(), o.maxFrame());
             if (sink == null) {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }

@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * A run of one CPU's records on their way from its reader thread to the emitter: for each entry
- * its trace-clock time stamp, event time, per-CPU sequence number and lost count, whether its
- * frame was truncated, and where its encoded frame and (when record sinks want them) its payload copy lie in {@link #bytes}.
+ * its trace-clock time stamp, event time, per-CPU record number and lost count, and where its
+ * encoded event frame (the 16-byte header and the record payload, {@code docs/wire-format.md} §3)
+ * lies in {@link #bytes}, with {@link FrameOutput#HEADROOM} free bytes before it.
  *
  * <p>Batches are recycled through a per-CPU pool, so steady capture allocates nothing per record.
  * Owned by one thread at a time; handed over through a queue.
@@ -20,9 +21,6 @@ final class EventBatch {
     final int[] eventId;
     final int[] frameOffset;
     final int[] frameLength;
-    final boolean[] truncated;
-    final int[] payloadOffset;
-    final int[] payloadLength;
     /** Entries filled. */
     int count;
     /** The emitter's next entry. */
@@ -30,7 +28,7 @@ final class EventBatch {
 
     /**
      * @param capacity entries at most
-     * @param bytes    bytes of frames and payloads at most
+     * @param bytes    bytes of frames (with their headroom) at most
      */
     EventBatch(int capacity, int bytes) {
         this.bytes = ByteBuffer.allocateDirect(bytes);
@@ -42,9 +40,6 @@ final class EventBatch {
         this.eventId = new int[capacity];
         this.frameOffset = new int[capacity];
         this.frameLength = new int[capacity];
-        this.truncated = new boolean[capacity];
-        this.payloadOffset = new int[capacity];
-        this.payloadLength = new int[capacity];
     }
 
     /** True when another entry of up to {@code need} bytes fits. */

@@ -2,23 +2,44 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.tracewire.wire.Ethernet;
 
-/** A place frames go: a TAP interface, an existing interface, a pcapng file. */
+/**
+ * A place frames go: a TAP interface, an existing interface, a pcapng file. Frames are bare
+ * tracewire frames ({@code docs/wire-format.md} §2: the 16-byte header and the body); an output on
+ * a network interface puts the Ethernet header ({@link Ethernet}) in front, a pcapng file writes
+ * them as they are (link type 162).
+ */
 public interface FrameOutput extends AutoCloseable {
+    /**
+     * Bytes before every frame's position that an output may overwrite, e.g. with the Ethernet
+     * header: the capture engine leaves this room in front of each frame.
+     */
+    int HEADROOM = Ethernet.HEADER;
+
     /**
      * Writes one frame (from {@code frame}'s position to its limit; the position may move).
      *
-     * @param frame      the encoded Ethernet frame, a direct buffer
-     * @param timeNs     the event's time: ns since the Unix epoch (UTC), or the raw trace clock
+     * @param frame      the bare tracewire frame, a direct buffer; the {@link #HEADROOM} bytes
+     *                   before its position are scratch space for this call
+     * @param timeNs     the frame's time: ns since the Unix epoch (UTC), or the raw trace clock
      *                   when the frame has {@code FLAG_RAW_CLOCK}
-     * @param lostBefore events lost on the frame's CPU since its previous frame: 0 none, else the
-     *                   count (reconciled with the kernel's per-CPU stats; never unknown)
+     * @param lostBefore events lost on the frame's CPU just before it (set on the LOST context frame
+     *                   that reports them, 0 on every other frame)
      * @throws IOException when the output fails
      */
     void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException;
 
     /**
-     * Events lost on a CPU after its last frame (no frame carries them). Outputs that keep
+     * True for live network outputs, which get the capture's context again every 2 s so a capture
+     * tool started late can decode ({@code docs/wire-format.md} §6). Files do not. Default false.
+     */
+    default boolean repeatsContext() {
+        return false;
+    }
+
+    /**
+     * Events lost on a CPU that no frame carries (the remote relay's statistics block). Outputs that keep
      * statistics count them (pcapng: the Interface Statistics Block's {@code isb_ifdrop}); the
      * default ignores them.
      *
@@ -40,6 +61,11 @@ public interface FrameOutput extends AutoCloseable {
      * @throws IOException when the output fails
      */
     default void idle() throws IOException {
+    }
+
+    /** Event frames this output had to cut to its maximum frame size (flagged truncated). */
+    default long truncated() {
+        return 0;
     }
 
     /** Human-readable description, e.g. "interface tw0" or "file out.pcapng". */

@@ -8,11 +8,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import org.tracewire.format.EventFormat;
-import org.tracewire.format.FormatCatalog;
-import org.tracewire.format.FormatIdentity;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
 
 /** Opens a capture's frame outputs and the {@link FrameSink} that feeds them. */
@@ -21,21 +19,22 @@ public final class FrameOutputs {
     }
 
     /**
-     * Opens the outputs in order: TAP interface, existing interface, pcapng file. On failure the
-     * ones already open are closed.
+     * Opens the outputs in order: TAP interface, existing interface, pcapng file, and the
+     * {@link FrameSink} that feeds them with the capture's context ({@link CaptureContext#live}). On
+     * failure the ones already open are closed.
      *
-     * @param catalog  the kernel's formats (identity hash, event plans)
-     * @param session  the capture session (events, clock)
+     * @param session  the capture session (events, clock, instance)
      * @param tapName  TAP interface to create, or null
      * @param sendOn   existing interface to send on, or null
      * @param pcapng   pcapng file, {@link #STDOUT} for standard output (live), or null
-     * @param maxFrame largest frame in bytes
+     * @param maxFrame largest Ethernet frame on the interfaces, bytes (a pcapng holds frames up to
+     *                 {@value FrameEncoder#MAX_FRAME} bytes)
      * @return the sink, or null when no output was asked for
      * @throws IOException when an output cannot be opened
      */
-    public static FrameSink open(FormatCatalog catalog, CaptureSession session, String tapName, String sendOn,
-                                 Path pcapng, int maxFrame) throws IOException {
-        return open(catalog, session, tapName, sendOn, pcapng, maxFrame, FileOpener.PLAIN);
+    public static FrameSink open(CaptureSession session, String tapName, String sendOn, Path pcapng, int maxFrame)
+            throws IOException {
+        return open(session, tapName, sendOn, pcapng, maxFrame, FileOpener.PLAIN);
     }
 
     /** Opens the file a pcapng output writes. */
@@ -54,28 +53,33 @@ public final class FrameOutputs {
     }
 
     /**
-     * {@link #open(FormatCatalog, CaptureSession, String, String, Path, int)} with the pcapng file
-     * opened by {@code opener} (the backend opens it as the invoking user).
+     * {@link #open(CaptureSession, String, String, Path, int)} with the pcapng file opened by
+     * {@code opener} (the backend opens it as the invoking user).
      *
      * @throws IOException when an output cannot be opened
      */
-    public static FrameSink open(FormatCatalog catalog, CaptureSession session, String tapName, String sendOn,
-                                 Path pcapng, int maxFrame, FileOpener opener) throws IOException {
+    public static FrameSink open(CaptureSession session, String tapName, String sendOn, Path pcapng, int maxFrame,
+                                 FileOpener opener) throws IOException {
+        String clock = clockName(session);
         SectionInfo section = pcapng == null ? null : SectionInfo.host();
-        InterfaceInfo iface = pcapng == null ? null : identity(section, clockName(session), session.clock(), maxFrame);
-        List<FrameOutput> outputs = outputs(tapName, sendOn, pcapng, section, iface, opener);
+        InterfaceInfo iface = pcapng == null ? null : identity(section, clock, session.clock(), FrameEncoder.MAX_FRAME);
+        List<FrameOutput> outputs = outputs(tapName, sendOn, pcapng, section, iface, MacAddress.localHost(), maxFrame,
+                opener);
         if (outputs.isEmpty()) {
             return null;
         }
-        List<EventFormat> selected = new ArrayList<>();
-        for (EventSelection e : session.events()) {
-            EventFormat f = catalog.byName(e.fullName());
-            if (f != null) {
-                selected.add(f);
+        try {
+            return new FrameSink(outputs, CaptureContext.live(session.instance().parent(), session, clock));
+        } catch (RuntimeException e) {
+            for (FrameOutput o : outputs) {
+                try {
+                    o.close();
+                } catch (IOException ignored) {
+                    // reporting the first failure
+                }
             }
+            throw e;
         }
-        return new FrameSink(MacAddress.TRACEWIRE, MacAddress.localHost(), FormatIdentity.of(catalog), maxFrame,
-                selected, outputs, !session.clock().measured());
     }
 
     /**
@@ -83,32 +87,38 @@ public final class FrameOutputs {
      * output). On failure the ones already open are closed. Used for local captures and for the
      * local side of a remote one (whose pcapng keeps the remote host's section and interface).
      *
-     * @param tapName TAP interface to create, or null
-     * @param sendOn  existing interface to send on, or null
-     * @param pcapng  pcapng file, {@link #STDOUT} for standard output (live), or null
-     * @param section the pcapng's section options (used when {@code pcapng} is given)
-     * @param iface   the pcapng's interface (used when {@code pcapng} is given)
-     * @param opener  opens the pcapng file
+     * @param tapName  TAP interface to create, or null
+     * @param sendOn   existing interface to send on, or null
+     * @param pcapng   pcapng file, {@link #STDOUT} for standard output (live), or null
+     * @param section  the pcapng's section options (used when {@code pcapng} is given)
+     * @param iface    the pcapng's interface (used when {@code pcapng} is given)
+     * @param source   the Ethernet source of frames on the interfaces (the traced host)
+     * @param maxFrame largest Ethernet frame on the interfaces, bytes
+     * @param opener   opens the pcapng file
      * @return the outputs, possibly empty
      * @throws IOException when an output cannot be opened
      */
     public static List<FrameOutput> outputs(String tapName, String sendOn, Path pcapng, SectionInfo section,
-                                            InterfaceInfo iface, FileOpener opener) throws IOException {
+                                            InterfaceInfo iface, MacAddress source, int maxFrame, FileOpener opener)
+            throws IOException {
         List<FrameOutput> outputs = new ArrayList<>();
         try {
             if (tapName != null) {
-                outputs.add(new TapOutput(tapName));
+                outputs.add(new TapOutput(tapName, source, maxFrame));
             }
             if (sendOn != null) {
-                outputs.add(new InterfaceOutput(sendOn));
+                outputs.add(new InterfaceOutput(sendOn, source, maxFrame));
             }
             if (pcapng != null) {
                 if (isStdout(pcapng)) {
                     outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
                             section, iface));
+                } else if (PcapngOutput.isLive(pcapng)) {
+                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), true, section, iface));
                 } else {
-                    outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), PcapngOutput.isLive(pcapng),
-                            section, iface));
+                    // a regular file: the kernel's copy into the page cache happens on a writer thread
+                    outputs.add(new PcapngOutput(pcapng.toString(), new AsyncFileChannel(opener.open(pcapng),
+                            pcapng.toString()), false, section, iface));
                 }
             }
             return outputs;
@@ -133,6 +143,25 @@ public final class FrameOutputs {
     }
 
     /**
+     * The source MAC an interface's comment names ({@code "source MAC 02:…"}, as {@link #identity}
+     * writes it), or null.
+     */
+    public static MacAddress sourceOf(InterfaceInfo iface) {
+        String c = iface == null ? null : iface.comment();
+        int at = c == null ? -1 : c.indexOf("source MAC ");
+        if (at < 0) {
+            return null;
+        }
+        String rest = c.substring(at + "source MAC ".length());
+        int end = rest.indexOf(';');
+        try {
+            return MacAddress.parse((end < 0 ? rest : rest.substring(0, end)).strip());
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
      * The interface a capture's pcapng declares, naming where its frames come from so the file
      * says so after a copy or a merge: {@code if_name} {@code tracewire}, {@code if_description}
      * {@code "ftrace events of HOST"}, {@code if_os} and {@code if_hardware} from the section, and
@@ -143,7 +172,7 @@ public final class FrameOutputs {
      * @param section  this host's section options
      * @param clock    the trace clock's name, or null when unknown
      * @param sync     the measured offset, {@link ClockSync#none()} for raw clocks
-     * @param maxFrame the snap length
+     * @param maxFrame the snap length (bare frame bytes)
      */
     public static InterfaceInfo identity(SectionInfo section, String clock, ClockSync sync, int maxFrame) {
         String host = SectionInfo.hostName();
@@ -155,7 +184,7 @@ public final class FrameOutputs {
         } else {
             c.append(", not converted (raw)");
         }
-        return InterfaceInfo.ethernet("tracewire", "ftrace events of " + host, maxFrame).withHost(section)
+        return InterfaceInfo.tracewire("tracewire", "ftrace events of " + host, maxFrame).withHost(section)
                 .withComment(c.toString());
     }
 

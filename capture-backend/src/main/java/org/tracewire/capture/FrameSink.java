@@ -2,103 +2,187 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Collection;
+import java.nio.ByteOrder;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.tracewire.format.EventFormat;
+import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.FrameEncoder;
-import org.tracewire.wire.MacAddress;
 import org.tracewire.wire.WireHeader;
 
 /**
- * Where a capture's frames ({@code docs/wire-format.md}) go: every {@link FrameOutput}, in
- * order. The capture engine's reader threads encode frames with their own encoder from
- * {@link #newEncoder()}; its emitter thread hands them, in time order, to
- * {@link #write(ByteBuffer, long, long, boolean)}.
+ * Where a capture's frames ({@code docs/wire-format.md}, version 2) go: every {@link FrameOutput},
+ * in order, with the context that makes them self-describing. The capture engine's reader threads
+ * encode each event frame ({@link FrameEncoder#event}: the 16-byte header and a copy of the record
+ * payload) into their batches, leaving {@link FrameOutput#HEADROOM} bytes in front; its emitter
+ * thread hands them here in time order ({@link #event}), and calls {@link #finish} at the end.
+ *
+ * <p>Here, on that one thread: the context messages each event needs are sent before it
+ * ({@link ContextTracker}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
+ * gets its per-cpu-value sequence number (§2: numbered in the order frames leave, context frames
+ * included, so a gap means a frame lost after emission), and live interface outputs get the whole
+ * context again every 2 s. Without a {@link CaptureContext} no context frames are sent (bare event
+ * frames, for tests).
  */
 public final class FrameSink implements AutoCloseable {
-    private final MacAddress destination;
-    private final MacAddress source;
-    private final long formatHash;
-    private final int maxFrameSize;
-    private final List<EventFormat> formats;
+    /** Events between two checks of the clock for a due repeat. */
+    static final int REPEAT_CHECK_EVENTS = 4096;
+
     private final List<FrameOutput> outputs;
-    private final boolean rawClock;
-    private volatile long frames;
-    private volatile long bytes;
-    private volatile long truncated;
+    private final FrameOutput[] outs;
+    private final boolean anyRepeats;
+    private final CaptureContext context;
+    private final ContextTracker tracker;
+    private final FrameEncoder encoder = new FrameEncoder();
+    private final boolean littleEndian;
+    private final int[] sequences = new int[0x10000];
+    private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + 2048);
+    // written by the emitting thread only; published with release stores (no fence per event), read anywhere
+    private long frameCount;
+    private long byteCount;
+    private long eventCount;
+    private long contextCount;
+    private final AtomicLong frames = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong events = new AtomicLong();
+    private final AtomicLong contextFrames = new AtomicLong();
+    private long lastTime;
+    private int sinceCheck;
+    private boolean begun;
 
     /**
-     * @param destination  Ethernet destination of every frame
-     * @param source       Ethernet source (identifies the traced host)
-     * @param formatHash   identity hash of the kernel's formats
-     * @param maxFrameSize largest frame in bytes (see {@link FrameEncoder})
-     * @param formats      the captured events' formats (encoder plans are computed up front)
-     * @param outputs      where frames go
-     * @param rawClock     true when event times are raw trace-clock values, not wall-clock ns
+     * @param outputs where frames go, in order
+     * @param context what the context messages say, or null to send none
      */
-    public FrameSink(MacAddress destination, MacAddress source, long formatHash, int maxFrameSize,
-                     Collection<EventFormat> formats, List<FrameOutput> outputs, boolean rawClock) {
-        this.destination = destination;
-        this.source = source;
-        this.formatHash = formatHash;
-        this.maxFrameSize = maxFrameSize;
-        this.formats = List.copyOf(formats);
+    public FrameSink(List<FrameOutput> outputs, CaptureContext context) {
         this.outputs = List.copyOf(outputs);
-        this.rawClock = rawClock;
+        this.outs = this.outputs.toArray(new FrameOutput[0]);
+        this.anyRepeats = this.outputs.stream().anyMatch(FrameOutput::repeatsContext);
+        this.context = context;
+        this.tracker = context == null ? null : new ContextTracker(context, this::sendContext);
+        this.littleEndian = context == null || context.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
     }
 
-    /** A new encoder with this sink's addresses, hash and frame size, its plans prepared; one per thread. */
-    public FrameEncoder newEncoder() {
-        FrameEncoder e = new FrameEncoder(destination, source, formatHash, maxFrameSize);
-        e.prepare(formats);
-        return e;
-    }
-
-    /** The largest frame in bytes. */
-    public int maxFrameSize() {
-        return maxFrameSize;
-    }
-
-    /** Header flags the encoder is given for every frame: {@link WireHeader#FLAG_RAW_CLOCK} or 0. */
-    public int headerFlags() {
-        return rawClock ? WireHeader.FLAG_RAW_CLOCK : 0;
+    /** The context the frames carry, or null. */
+    public CaptureContext context() {
+        return context;
     }
 
     /**
-     * Writes one encoded frame to every output. Called from one thread.
+     * Sends the CAPTURE message (§4.1): first, before any other frame. Called before the first event
+     * (with its time, so a file stays in time order; and only once tracing runs, so a capture tool
+     * started during {@code --delay} sees it) or by {@link #finish}; idempotent.
      *
-     * @param frame      the frame from its position to its limit; both are restored afterwards
-     * @param timeNs     the event time (see {@link FrameOutput#write})
-     * @param lostBefore events lost on its CPU since its previous frame (0 or N: always counted, see {@link CaptureEngine})
-     * @param truncated  the encoder truncated this frame ({@link FrameEncoder#lastTruncated()})
+     * @param timeNs the frame's time, ns since the epoch
+     */
+    public void begin(long timeNs) throws IOException {
+        if (begun) {
+            return;
+        }
+        begun = true;
+        lastTime = timeNs;
+        if (tracker != null) {
+            tracker.begin(timeNs);
+        }
+    }
+
+    /**
+     * Writes one event frame to every output, after the context it needs.
+     *
+     * @param buf    holds the frame (big-endian header at {@code frame}); the {@link FrameOutput#HEADROOM}
+     *               bytes before it are free; position and limit are changed
+     * @param frame  index of the frame in {@code buf}
+     * @param length frame bytes (16 + payload)
+     * @param format the event's format
+     * @param cpu    its CPU
+     * @param timeNs its time (the frame header's)
+     * @param lost   events its CPU lost since its previous event (a LOST message goes first), else 0
      * @throws IOException when an output fails
      */
-    public void write(ByteBuffer frame, long timeNs, long lostBefore, boolean truncated) throws IOException {
-        int start = frame.position();
-        int end = frame.limit();
-        if (truncated) {
-            this.truncated++;
+    public void event(ByteBuffer buf, int frame, int length, EventFormat format, int cpu, long timeNs, long lost)
+            throws IOException {
+        if (!begun) {
+            begin(timeNs);
         }
-        for (FrameOutput out : outputs) {
-            frame.limit(end).position(start);
-            out.write(frame, timeNs, lostBefore);
+        lastTime = timeNs;
+        buf.limit(frame + length);
+        if (tracker != null) {
+            if (lost > 0) {
+                tracker.lost(cpu, lost, timeNs);
+            }
+            tracker.beforeEvent(buf, frame + WireHeader.SIZE, length - WireHeader.SIZE, format, cpu, timeNs);
+            if (anyRepeats && ++sinceCheck >= REPEAT_CHECK_EVENTS) {
+                sinceCheck = 0;
+                repeatIfDue();
+            }
         }
-        frame.limit(end).position(start);
-        frames++;
-        bytes += end - start;
+        putSequence(buf, frame, cpu);
+        for (FrameOutput out : outs) {
+            buf.limit(frame + length).position(frame);
+            out.write(buf, timeNs, 0);
+        }
+        frames.lazySet(++frameCount);
+        events.lazySet(++eventCount);
+        bytes.lazySet(byteCount += length);
     }
 
     /**
-     * Reports events lost on a CPU that no frame carries (lost after its last frame): each output
-     * that keeps statistics counts them ({@link FrameOutput#dropsAfterLast}). Called from the
-     * emitter thread after the last frame.
+     * Reports events lost on a CPU after its last event frame (or on events not emitted): a LOST
+     * message at the end of the stream (§4.5), whose pcapng drop count the statistics block totals.
      *
-     * @param cpu   the CPU
-     * @param drops events, at least 0
+     * @param cpu  the CPU
+     * @param lost events, at least 1
      */
-    public void addDrops(int cpu, long drops) throws IOException {
-        for (FrameOutput out : outputs) {
-            out.dropsAfterLast(cpu, drops);
+    public void lostAtEnd(int cpu, long lost) throws IOException {
+        finish();
+        if (tracker != null) {
+            tracker.lost(cpu, lost, lastTime);
+        } else {
+            for (FrameOutput out : outputs) {
+                out.dropsAfterLast(cpu, lost);
+            }
+        }
+    }
+
+    /** Ends the stream: a capture without any event still starts with its CAPTURE frame. */
+    public void finish() throws IOException {
+        if (!begun) {
+            begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(java.time.Instant.now()));
+        }
+    }
+
+    private void putSequence(ByteBuffer buf, int frame, int cpu) {
+        int s = sequences[cpu]++;
+        buf.putInt(frame + 4, buf.order() == ByteOrder.BIG_ENDIAN ? s : Integer.reverseBytes(s));
+    }
+
+    /** {@link ContextTracker.Out}: each fragment frame through the scratch buffer to the outputs. */
+    private void sendContext(ContextMessage m, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException {
+        List<ByteBuffer> fragments = encoder.context(m, cpu, littleEndian, timeNs);
+        for (ByteBuffer f : fragments) {
+            int n = f.remaining();
+            ByteBuffer s = n + FrameOutput.HEADROOM <= scratch.capacity() ? scratch
+                    : ByteBuffer.allocateDirect(FrameOutput.HEADROOM + n);
+            s.clear().position(FrameOutput.HEADROOM);
+            s.put(f).flip().position(FrameOutput.HEADROOM);
+            putSequence(s, FrameOutput.HEADROOM, cpu);
+            for (FrameOutput out : outputs) {
+                if (repeatOnly && !out.repeatsContext()) {
+                    continue;
+                }
+                s.limit(FrameOutput.HEADROOM + n).position(FrameOutput.HEADROOM);
+                out.write(s, timeNs, lost);
+            }
+            lost = 0;
+            frames.lazySet(++frameCount);
+            contextFrames.lazySet(++contextCount);
+            bytes.lazySet(byteCount += n);
+        }
+    }
+
+    private void repeatIfDue() throws IOException {
+        if (tracker != null && anyRepeats && begun && tracker.repeatDue(System.nanoTime())) {
+            tracker.repeat(ClockSync.epochNanos(java.time.Instant.now()));
         }
     }
 
@@ -109,26 +193,51 @@ public final class FrameSink implements AutoCloseable {
         }
     }
 
-    /** Tells every output that the emitter is idle ({@link FrameOutput#idle()}). Called from the emitting thread. */
+    /**
+     * Tells every output that the emitter is idle ({@link FrameOutput#idle()}), and repeats the
+     * context on live interfaces when due. Called from the emitting thread.
+     */
     public void idle() throws IOException {
+        if (begun) {
+            repeatIfDue();
+        }
         for (FrameOutput out : outputs) {
             out.idle();
         }
     }
 
-    /** Frames written. */
+    /** Frames written (event and context frames; per output). */
     public long frames() {
-        return frames;
+        return frames.get();
     }
 
-    /** Bytes of frames written (per output). */
+    /** Event frames written. */
+    public long events() {
+        return events.get();
+    }
+
+    /** Context frames written (repeats included). */
+    public long contextFrames() {
+        return contextFrames.get();
+    }
+
+    /** Bytes of frames written (bare frames, per output). */
     public long bytes() {
-        return bytes;
+        return bytes.get();
     }
 
-    /** Frames whose event did not fit and was truncated. */
+    /** Event frames an output cut to its maximum frame size (the largest count of any output). */
     public long truncated() {
-        return truncated;
+        long t = 0;
+        for (FrameOutput out : outputs) {
+            t = Math.max(t, out.truncated());
+        }
+        return t;
+    }
+
+    /** Addresses and tasks the context could not describe because a cap was reached. */
+    public long contextDropped() {
+        return tracker == null ? 0 : tracker.dropped();
     }
 
     /** The outputs. */

@@ -6,20 +6,30 @@ import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.PcapNetworkInterface;
 import org.pcap4j.core.Pcaps;
+import org.tracewire.wire.MacAddress;
 
 /**
  * Frames sent on an existing interface through libpcap (pcap4j), for example one end of a veth
- * pair whose other end sits in another network namespace: remote tracing. tracewire does not
- * create or remove this interface.
+ * pair whose other end sits in another network namespace: remote tracing. Frames go in Ethernet
+ * ({@link EthernetFraming}); the capture's context is repeated every 2 s. tracewire does not create
+ * or remove this interface.
  */
 public final class InterfaceOutput implements FrameOutput {
     private final String name;
     private final PcapHandle handle;
+    private final EthernetFraming framing;
     private byte[] scratch = new byte[2048];
 
-    /** Opens {@code name} for sending. @throws IOException when it does not exist or libpcap refuses */
-    public InterfaceOutput(String name) throws IOException {
+    /**
+     * Opens {@code name} for sending.
+     *
+     * @param source   the frames' Ethernet source (the traced host)
+     * @param maxFrame largest Ethernet frame, bytes (event frames beyond it are cut and flagged)
+     * @throws IOException when it does not exist or libpcap refuses
+     */
+    public InterfaceOutput(String name, MacAddress source, int maxFrame) throws IOException {
         this.name = name;
+        this.framing = new EthernetFraming(source, maxFrame);
         try {
             PcapNetworkInterface nif = Pcaps.getDevByName(name);
             if (nif == null) {
@@ -33,16 +43,28 @@ public final class InterfaceOutput implements FrameOutput {
 
     @Override
     public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
+        framing.frame(frame);
         int n = frame.remaining();
         if (scratch.length < n) {
             scratch = new byte[n];
         }
         frame.get(scratch, 0, n);
+        framing.restore(frame);
         try {
             handle.sendPacket(scratch, n);
         } catch (PcapNativeException | org.pcap4j.core.NotOpenException e) {
             throw new IOException("sending on " + name + " failed: " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public boolean repeatsContext() {
+        return true;
+    }
+
+    @Override
+    public long truncated() {
+        return framing.truncated();
     }
 
     @Override

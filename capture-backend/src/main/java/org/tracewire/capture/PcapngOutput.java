@@ -11,9 +11,10 @@ import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 
 /**
- * Frames into a pcapng file: packet time stamps are the event times (ns), lost events are each
- * packet's {@code epb_dropcount}, and the Interface Statistics Block at the end totals them with
- * those lost after the last packet ({@link #dropsAfterLast}).
+ * Frames into a pcapng file: bare tracewire frames on an interface of link type 162
+ * ({@code docs/wire-format.md} §1, §9), packet time stamps are the frames' times (ns: an event's
+ * time for an event frame), lost events are the {@code epb_dropcount} of the LOST frame that reports
+ * them, and the Interface Statistics Block at the end totals them.
  *
  * <p>When the path already exists and is not a regular file (a FIFO such as Wireshark's extcap
  * pipe, {@code /dev/stdout}) the output is <em>live</em>: it is written without seeking,
@@ -43,7 +44,7 @@ public final class PcapngOutput implements FrameOutput {
      * @param file        the file to create (replaced if it exists), or an existing FIFO / device
      *                    to write into (live, see the class comment)
      * @param description the interface description, e.g. "ftrace events of host vm"
-     * @param snapLength  the largest frame size
+     * @param snapLength  the largest frame size (bare frame bytes)
      * @throws IOException when the file cannot be created or opened (opening a FIFO waits for
      *                     its reader)
      */
@@ -65,7 +66,7 @@ public final class PcapngOutput implements FrameOutput {
 
     private PcapngOutput(Path file, boolean live, FileChannel channel, String description, int snapLength)
             throws IOException {
-        this(file.toString(), channel, live, SectionInfo.host(), InterfaceInfo.ethernet("tracewire", description, snapLength));
+        this(file.toString(), channel, live, SectionInfo.host(), InterfaceInfo.tracewire("tracewire", description, snapLength));
     }
 
     /**

@@ -100,8 +100,9 @@ class BackendSelfLiveTest {
             ours.addAll(SelfExclusion.tasks(ProcessHandle.current().pid()));
             if (pcapng != null) {
                 for (PcapngReader.Packet pk : new PcapngReader(Files.readAllBytes(pcapng)).packets()) {
-                    if (ours.contains((long) WireDecoder.decode(pk.frame()).header().pid())) {
-                        own++;
+                    var f = WireDecoder.decodeBare(pk.frame());
+                    if (f.kind() == org.tracewire.wire.FrameKind.EVENT && ours.contains((long) f.body().getInt(4))) {
+                        own++; // common_pid, payload offset 4
                     }
                 }
             }

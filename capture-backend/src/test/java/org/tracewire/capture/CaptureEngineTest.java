@@ -89,7 +89,7 @@ class CaptureEngineTest {
         }
     }
 
-    /** Collects the frames written, as copies. */
+    /** Collects the frames written (bare), as copies. */
     static final class ListOutput implements FrameOutput {
         final List<byte[]> frames = new ArrayList<>();
         final List<long[]> meta = new ArrayList<>();
@@ -113,13 +113,14 @@ class CaptureEngineTest {
     }
 
     /**
-     * The reader threads encode the frames, the emitter writes them: each frame, decoded, is the
-     * record the record sink got at the same place in the stream (header fields and every field
-     * value), so batches hand over the right bytes for both.
+     * The reader threads encode the frames, the emitter writes them with their context: each event
+     * frame's payload is the record the record sink got at the same place in the stream, the first
+     * frame is CAPTURE, every event's FORMAT and its tasks come before it, and every cpu value's
+     * frames are numbered 0, 1, 2, … in the order they leave (context frames included).
      */
     @Test
     @Tag("live")
-    void framesAndRecordsAgree() throws Exception {
+    void framesCarryTheRecordsAndTheirContext() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
         ListSink sink = new ListSink();
         ListOutput out = new ListOutput();
@@ -128,11 +129,8 @@ class CaptureEngineTest {
                 new EventSelection("sched", "sched_wakeup", null),
                 new EventSelection("syscalls", "sys_enter_openat", null));
         try (CaptureSession session = CaptureSession.open(top, events, 1024, "mono")) {
-            var formats = events.stream().map(e -> top.formats().byName(e.fullName())).toList();
-            FrameSink frames = new FrameSink(org.tracewire.wire.MacAddress.TRACEWIRE,
-                    org.tracewire.wire.MacAddress.forHost("test"), 7L, org.tracewire.wire.WireFrame.DEFAULT_MAX_FRAME,
-                    formats, List.of(out), false);
-            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
+            FrameSink frames = new FrameSink(List.of(out), CaptureContext.live(top, session, "mono"));
+            CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), frames.context().formats(),
                     session.clock(), frames, List.of(sink));
             engine.start();
             session.start();
@@ -142,30 +140,44 @@ class CaptureEngineTest {
             session.stop();
             engine.stop();
             assertTrue(sink.events.size() > 100, "only " + sink.events.size() + " events");
-            assertEquals(sink.events.size(), out.frames.size());
-            assertEquals(sink.events.size(), frames.frames());
-            int longSize = session.layout().kernel().longSize();
-            for (int i = 0; i < out.frames.size(); i++) {
-                CapturedEvent e = sink.events.get(i);
-                var frame = org.tracewire.wire.WireDecoder.decode(out.frames.get(i));
-                var h = frame.header();
-                assertEquals(e.record().cpu(), h.cpu(), "frame " + i);
-                assertEquals(e.sequence(), h.sequence(), "frame " + i);
-                assertEquals(e.wallNs(), h.timeNs(), "frame " + i);
-                assertEquals(e.wallNs(), out.meta.get(i)[0], "frame " + i);
-                assertEquals(e.lostBefore(), out.meta.get(i)[1], "frame " + i);
-                assertEquals(e.record().format().id(), h.eventId(), "frame " + i);
-                assertEquals(e.record().format().fullName(), frame.eventName(), "frame " + i);
-                var back = org.tracewire.wire.WireRecords.toRecord(frame, e.record().format(), longSize);
-                for (var f : e.record().format().fields()) {
-                    if (f.kind().isString()) {
-                        assertEquals(e.record().string(f), back.string(f), "frame " + i + " " + f.name());
-                    } else {
-                        assertEquals(java.util.HexFormat.of().formatHex(e.record().bytes(f)),
-                                java.util.HexFormat.of().formatHex(back.bytes(f)), "frame " + i + " " + f.name());
-                    }
-                }
-            }
+            assertEquals(sink.events.size(), frames.events());
+            assertEquals(out.frames.size(), frames.frames());
         }
+        var assembler = new org.tracewire.wire.ContextAssembler();
+        var context = new org.tracewire.wire.WireContext();
+        Map<Integer, Long> nextSeq = new HashMap<>();
+        int event = 0;
+        for (int i = 0; i < out.frames.size(); i++) {
+            var frame = org.tracewire.wire.WireDecoder.decodeBare(out.frames.get(i));
+            var h = frame.header();
+            if (i == 0) {
+                assertEquals(org.tracewire.wire.FrameKind.CAPTURE, frame.kind(), "CAPTURE first");
+            }
+            long expected = nextSeq.getOrDefault(h.cpu(), 0L);
+            assertEquals(expected, h.sequence(), "frame " + i + " cpu value " + h.cpu());
+            nextSeq.put(h.cpu(), expected + 1);
+            if (frame.kind() != org.tracewire.wire.FrameKind.EVENT) {
+                var m = assembler.add(0, frame);
+                if (m != null) {
+                    context.apply(m.message(), h.cpu());
+                }
+                continue;
+            }
+            CapturedEvent e = sink.events.get(event++);
+            assertEquals(e.record().cpu(), h.cpu(), "frame " + i);
+            assertEquals(e.wallNs(), h.timeNs(), "frame " + i);
+            assertEquals(e.wallNs(), out.meta.get(i)[0], "frame " + i);
+            assertTrue(h.has(org.tracewire.wire.WireHeader.FLAG_LITTLE_ENDIAN) == (e.record().byteOrder()
+                    == java.nio.ByteOrder.LITTLE_ENDIAN));
+            byte[] payload = new byte[e.record().length()];
+            e.record().payload().duplicate().get(payload);
+            byte[] body = new byte[frame.body().remaining()];
+            frame.body().duplicate().get(body);
+            assertEquals(java.util.HexFormat.of().formatHex(payload), java.util.HexFormat.of().formatHex(body),
+                    "frame " + i + ": the record payload as the ring buffer held it");
+            assertTrue(context.format(frame.eventId()) != null, "FORMAT before frame " + i);
+            assertTrue(context.tasks().containsKey(e.record().pid()), "PROCESS of " + e.record().pid() + " before frame " + i);
+        }
+        assertEquals(sink.events.size(), event);
     }
 }

@@ -26,7 +26,8 @@ import org.tracewire.capture.TapDevice;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.Ethernet;
+import org.tracewire.wire.MacAddress;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,16 +36,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tracewire capture}: records trace events in an instance of our own and emits each as an
- * Ethernet frame ({@code docs/wire-format.md}) on a TAP interface (default {@code tw0}), an
- * existing interface and/or a pcapng file ({@code -w -}: standard output, live, the summary on
- * stderr). A {@code -f} applies to the {@code -e} before it, as in trace-cmd. Needs root.
+ * {@code tracewire capture}: records trace events in an instance of our own and emits each as a
+ * tracewire frame ({@code docs/wire-format.md}: the record as the ring buffer holds it, with the
+ * context frames that describe it) on a TAP interface (default {@code tw0}, in Ethernet), an
+ * existing interface and/or a pcapng file (link type 162; {@code -w -}: standard output, live, the
+ * summary on stderr). A {@code -f} applies to the {@code -e} before it, as in trace-cmd. Needs root.
  *
  * <p>{@code --remote [USER@]HOST} runs the capture on another host over SSH
  * ({@link RemoteCapture}) and writes its frames to the local outputs ({@code -w}, {@code -i},
  * {@code --send-on}; no TAP unless {@code -i} is given); root is needed there, not here.
  */
-@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as Ethernet frames (TAP interface, existing interface, pcapng).")
+@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as tracewire frames (TAP interface, existing interface, pcapng).")
 public final class CaptureCommand implements Callable<Integer> {
     /** One {@code -e SYSTEM:EVENT [-f FILTER]} pair. */
     static final class EventArg {
@@ -87,8 +89,9 @@ public final class CaptureCommand implements Callable<Integer> {
             description = "Keep the TAP interface this long after the last frame (default: 1).")
     double linger;
 
-    @Option(names = "--max-frame", paramLabel = "BYTES", description = "Largest frame incl. Ethernet header (default: 1514).")
-    int maxFrame = WireFrame.DEFAULT_MAX_FRAME;
+    @Option(names = "--max-frame", paramLabel = "BYTES", description = "Largest event frame on interfaces, incl. the "
+            + "Ethernet header (default: 1514); longer events are cut and flagged. A pcapng file keeps every event whole.")
+    int maxFrame = Ethernet.DEFAULT_MAX_FRAME;
 
     @Option(names = "--trace-self", description = "Also record tracewire's own threads (excluded by default through "
             + "the instance's set_event_notrace_pid; like trace-cmd's --no-filter). Beware feedback.")
@@ -131,6 +134,7 @@ public final class CaptureCommand implements Callable<Integer> {
         if (duration < 0 || count < 0 || buffer.bufferKb < 0 || delay < 0 || linger < 0) {
             throw new Main.UsageException("--duration, --count, --delay and --buffer-kb must not be negative");
         }
+        checkMaxFrame();
         if (noIface && iface != null) {
             throw new Main.UsageException("-i and --no-iface contradict each other");
         }
@@ -180,6 +184,15 @@ public final class CaptureCommand implements Callable<Integer> {
         }
     }
 
+    /** Smallest --max-frame: the Ethernet and tracewire headers and the 8 common bytes of a record. */
+    static final int MIN_MAX_FRAME = Ethernet.HEADER + 16 + 8;
+
+    private void checkMaxFrame() {
+        if (maxFrame < MIN_MAX_FRAME || maxFrame > 65535) {
+            throw new Main.UsageException("--max-frame must be " + MIN_MAX_FRAME + "..65535");
+        }
+    }
+
     /** Reads standard input to its end on a daemon thread, then sets {@code ended}. */
     private static void watchStdin(AtomicBoolean ended) {
         Thread t = new Thread(() -> {
@@ -202,6 +215,7 @@ public final class CaptureCommand implements Callable<Integer> {
         if (duration < 0 || count < 0 || buffer.bufferKb < 0) {
             throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
         }
+        checkMaxFrame();
         if (delay > 0 || noIface || stopOnStdinEof) {
             throw new Main.UsageException("--delay, --no-iface and --stop-on-stdin-eof do not apply to --remote "
                     + "(there is no local TAP unless -i IFACE is given)");
@@ -265,8 +279,12 @@ public final class CaptureCommand implements Callable<Integer> {
         }
     }
 
-    /** The local outputs of a remote capture, with the remote host's section and interface in a pcapng. */
+    /**
+     * The local outputs of a remote capture, with the remote host's section and interface in a pcapng,
+     * and the remote host's source MAC on interfaces (named in its interface comment).
+     */
     private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
-        return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, FrameOutputs.FileOpener.PLAIN);
+        return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, RemoteCapture.sourceMac(idb), maxFrame,
+                FrameOutputs.FileOpener.PLAIN);
     }
 }

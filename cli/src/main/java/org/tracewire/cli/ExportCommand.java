@@ -4,27 +4,26 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.tracewire.format.EventFormat;
-import org.tracewire.input.FormatSources;
-import org.tracewire.input.PcapngInput;
-import org.tracewire.format.FormatIdentity;
+import org.tracewire.format.FormatException;
 import org.tracewire.format.FormatParser;
+import org.tracewire.format.HeaderEvent;
+import org.tracewire.format.HeaderPage;
 import org.tracewire.format.KernelLayout;
-import org.tracewire.pcapng.PcapngPacketReader;
-import org.tracewire.pcapng.PcapngWriter;
-import org.tracewire.record.EventRecord;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.input.RecordInput;
 import org.tracewire.ringbuffer.SubBufferLayout;
-import org.tracewire.tracedat.TraceDatFile;
+import org.tracewire.symbols.SymbolResolver;
 import org.tracewire.tracedat.TraceDatWriter;
-import org.tracewire.tracefs.Tracefs;
-import org.tracewire.wire.WireFrame;
-import org.tracewire.wire.WireHeader;
-import org.tracewire.wire.WireRecords;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.WireContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -32,27 +31,39 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code tracewire export FILE.pcapng -o FILE.dat}: tracewire frames back into a trace-cmd
- * trace.dat (version 6) that {@code trace-cmd report} reads. The formats come from the source
- * whose {@link FormatIdentity} equals the frames' ({@code --formats}: a trace.dat or a tracefs
- * tree; else the live tracefs; else the snapshot); kallsyms, printk formats and saved cmdlines
- * from a {@code --formats} trace.dat, or from the live kernel. Each frame becomes a record again
- * ({@link WireRecords}) in its CPU's pages ({@link TraceDatWriter}); the frame's time is the
- * record's time stamp (frames with {@link WireHeader#FLAG_RAW_CLOCK} give back the trace clock);
- * lost counts become the pages' missed-events marks.
+ * {@code tracewire export FILE.pcapng -o FILE.dat}: a pcapng of tracewire version-2 frames back into
+ * a trace-cmd trace.dat (version 6) that {@code trace-cmd report} reads, from the file alone: the
+ * events come from core's {@link PcapngInput} (the one decoder of frames), each record in its CPU's
+ * pages ({@link TraceDatWriter}) with its trace-clock time stamp and the events lost before it (LOST
+ * context) as the pages' missed-events marks; the metadata from the file's context
+ * ({@link WireContext}): {@code header_page} and {@code header_event}, the clock, the formats of the
+ * events written (their {@code format} text as the FORMAT frames carried it), kallsyms made of the
+ * symbols the SYMBOLS frames describe, printk formats of their strings, saved cmdlines of the PROCESS
+ * frames' tasks, and {@code UNAME} from the host and kernel release. A file of several captures (a
+ * {@code merge} of hosts) is refused: a trace.dat holds one kernel's trace. Truncated events are left
+ * out (counted).
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = {"Convert a pcapng of tracewire frames into a trace-cmd trace.dat (version 6)."})
+        description = {"Convert a pcapng of tracewire frames (wire format v2) into a trace-cmd trace.dat (version 6), from the file alone."})
 final class ExportCommand implements Callable<Integer> {
+    /** {@code events/header_event} as every kernel since 2.6.31 has it, for a capture that did not carry it. */
+    static final String STANDARD_HEADER_EVENT = """
+            # compressed entry header
+            \ttype_len    :    5 bits
+            \ttime_delta  :   27 bits
+            \tarray       :   32 bits
+
+            \tpadding     : type == 29
+            \ttime_extend : type == 30
+            \ttime_stamp : type == 31
+            \tdata max type_len  == 28
+            """;
+
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The pcapng of tracewire frames.")
     Path input;
 
     @Option(names = "-o", required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
     Path output;
-
-    @Option(names = "--formats", paramLabel = "SOURCE",
-            description = "Formats (and kallsyms, cmdlines) from a trace.dat or a tracefs tree matching the frames.")
-    Path formats;
 
     @Spec
     CommandSpec spec;
@@ -63,109 +74,121 @@ final class ExportCommand implements Callable<Integer> {
             throw new Main.UsageException(input + ": no such file");
         }
         PrintWriter err = spec.commandLine().getErr();
-        // pass 1: the frames' identity and byte order
-        WireHeader first = PcapngInput.firstFrame(input).header();
-        long hash = first.formatHash();
-        boolean little = first.littleEndian();
-        List<FormatSources.Source> candidates = FormatSources.candidates(formats);
-        FormatSources.Source chosen = FormatSources.matching(candidates, hash);
-        TraceDatFile dat = formats != null && !candidates.isEmpty() ? candidates.get(0).dat() : null;
-        if (chosen == null && dat != null) {
-            chosen = candidates.get(0);
-            err.println("export: note: --formats " + formats + " has format identity " + FormatIdentity.hex(chosen.hash())
-                    + ", the frames " + FormatIdentity.hex(hash) + "; using its formats by event id");
-        }
-        if (chosen == null) {
-            throw new IllegalStateException("no formats with the frames' identity " + FormatIdentity.hex(hash)
-                    + " (tried " + candidates.stream().map(s -> s.label() + "=" + FormatIdentity.hex(s.hash())).toList()
-                    + "); pass --formats SOURCE");
-        }
-        Map<Integer, EventFormat> byId = chosen.catalog().byId();
-        if (dat != null && !FormatSources.contains(chosen.catalog(), dat.catalog())) {
-            dat = null;
-        }
-        TraceDatWriter.Metadata meta;
-        SubBufferLayout layout;
-        KernelLayout kernel;
-        String clock;
-        Map<Integer, String> texts = new HashMap<>();
-        if (dat != null) {
-            kernel = dat.kernelLayout();
-            layout = dat.subBufferLayout(dat.buffersWithData().isEmpty() ? dat.buffers().get(0) : dat.buffersWithData().get(0));
-            clock = dat.clock();
-            meta = new TraceDatWriter.Metadata(dat.headerPageText(), dat.headerEventText(), dat.kallsymsText(),
-                    dat.printkText(), dat.cmdlinesText(), clock, dat.options().uname());
-            for (EventFormat f : dat.catalog().formats()) {
-                texts.put(f.id(), dat.formatText(f.fullName()));
+        try (PcapngInput in = PcapngInput.open(input)) {
+            if (in.captureScopes().size() > 1) {
+                err.println("export: " + input + " holds " + in.captureScopes().size() + " captures (interfaces "
+                        + in.captureScopes() + "); a trace.dat holds one: split the file first, e.g. "
+                        + "editcap or tshark -r FILE -Y 'frame.interface_id == N' -w ONE.pcapng");
+                return Main.EXIT_FAILURE;
             }
-        } else {
-            Tracefs t = chosen.tracefs();
-            if (t == null) {
-                throw new IllegalStateException("formats of " + chosen.label() + " have no header_page");
+            WireContext c = in.context();
+            String hp = c.captureText(ContextMessage.CAPTURE_HEADER_PAGE);
+            if (hp == null) {
+                err.println("export: " + input + ": its CAPTURE context has no header_page (item 10), "
+                        + "which a trace.dat needs for its page layout");
+                return Main.EXIT_FAILURE;
             }
-            String hp = t.read("events/header_page");
-            String he = t.read("events/header_event");
-            kernel = KernelLayout.fromHeaderPage(FormatParser.parseHeaderPage(hp, "header_page"),
-                    little ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
-            layout = SubBufferLayout.of(FormatParser.parseHeaderPage(hp, "header_page"),
-                    FormatParser.parseHeaderEvent(he, "header_event"), kernel);
-            clock = "local";
-            boolean live = t.isLive();
-            meta = new TraceDatWriter.Metadata(hp, he,
-                    live ? readOr(Path.of("/proc/kallsyms")) : "", t.exists("printk_formats") ? t.read("printk_formats") : "",
-                    t.exists("saved_cmdlines") ? t.read("saved_cmdlines") : "", clock, null);
-            for (EventFormat f : chosen.catalog().formats()) {
-                texts.put(f.id(), t.read("events/" + f.system() + "/" + f.name() + "/format"));
+            String he = c.captureText(ContextMessage.CAPTURE_HEADER_EVENT);
+            if (he == null) {
+                he = STANDARD_HEADER_EVENT;
             }
-        }
-        // pass 2: records
-        long frames = 0;
-        long foreign = 0;
-        long unknown = 0;
-        Map<String, List<String>> used = new TreeMap<>();
-        Map<Integer, Boolean> seen = new HashMap<>();
-        int maxCpu = -1;
-        try (PcapngPacketReader r = new PcapngPacketReader(input);
-             TraceDatWriter writer = new TraceDatWriter(meta, layout)) {
-            {
-                for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
-                    WireFrame f = PcapngInput.frame(p);
-                    if (f == null) {
-                        foreign++;
+            KernelLayout kernel = c.layout();
+            SubBufferLayout layout;
+            try {
+                HeaderPage page = FormatParser.parseHeaderPage(hp, "header_page of " + input);
+                HeaderEvent event = FormatParser.parseHeaderEvent(he, "header_event of " + input);
+                layout = SubBufferLayout.of(page, event, kernel);
+            } catch (FormatException e) {
+                err.println("export: " + e.getMessage());
+                return Main.EXIT_FAILURE;
+            }
+            String host = c.captureText(ContextMessage.CAPTURE_HOST);
+            String release = c.captureText(ContextMessage.CAPTURE_KERNEL_RELEASE);
+            String uname = host == null || release == null ? null : "Linux " + host + " " + release + " unknown";
+            TraceDatWriter.Metadata meta = new TraceDatWriter.Metadata(hp, he, kallsyms(c.symbols()),
+                    printk(c.printkStrings()), cmdlines(c.tasks()), c.clock(), uname);
+            long records = 0;
+            long truncated = 0;
+            int maxCpu = -1;
+            Set<Integer> used = new HashSet<>();
+            Map<String, List<String>> texts = new TreeMap<>();
+            try (TraceDatWriter writer = new TraceDatWriter(meta, layout)) {
+                for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                    RecordInput.Event e = it.next();
+                    if (e.truncated()) {
+                        truncated++;
                         continue;
                     }
-                    WireHeader h = f.header();
-                    EventFormat fmt = byId.get(h.eventId());
-                    if (fmt == null || h.formatHash() != hash) {
-                        unknown++;
-                        continue;
+                    EventFormat f = e.record().format();
+                    if (used.add(f.id())) {
+                        String text = c.formatText(f.id());
+                        if (text != null) {
+                            texts.computeIfAbsent(f.system(), k -> new ArrayList<>()).add(text);
+                        }
                     }
-                    if (seen.putIfAbsent(fmt.id(), true) == null && texts.get(fmt.id()) != null) {
-                        used.computeIfAbsent(fmt.system(), k -> new ArrayList<>()).add(texts.get(fmt.id()));
-                    }
-                    EventRecord rec = WireRecords.toRecord(f, fmt, kernel.longSize());
-                    long lost = h.lostUnknown() ? -1 : h.lostEvents();
-                    writer.add(h.cpu(), h.timeNs(), rec.payload(), lost);
-                    maxCpu = Math.max(maxCpu, h.cpu());
-                    frames++;
+                    writer.add(e.record().cpu(), e.record().timestampNs(), e.record().payload(), e.lostBefore());
+                    maxCpu = Math.max(maxCpu, e.record().cpu());
+                    records++;
                 }
-                writer.write(output, dat != null ? dat.cpuCount() : maxCpu + 1, used);
-                err.printf("export: %d records written to %s (formats of %s)%s%n", frames - writer.skipped(), output,
-                        chosen.label(), writer.skipped() > 0 ? "; " + writer.skipped() + " too large for a page left out" : "");
+                writer.write(output, maxCpu + 1, texts);
+                err.printf("export: %d records written to %s%s%n", records - writer.skipped(), output,
+                        writer.skipped() > 0 ? "; " + writer.skipped() + " too large for a page left out" : "");
             }
-        }
-        if (foreign > 0 || unknown > 0) {
-            err.printf("export: %d packets not tracewire frames, %d frames of unknown events or identities skipped%n",
-                    foreign, unknown);
+            if (truncated > 0) {
+                err.printf("export: %d truncated events left out%n", truncated);
+            }
+            for (String line : in.summary()) {
+                err.println("export: " + line);
+            }
         }
         return 0;
     }
 
-    private static String readOr(Path p) {
-        try {
-            return Files.readString(p);
-        } catch (Exception e) {
-            return "";
+    /** {@code /proc/kallsyms} lines ({@code ADDR t NAME [MODULE]}) of the symbols described, by start address. */
+    static String kallsyms(Map<Long, SymbolResolver.Symbol> symbols) {
+        Map<Long, SymbolResolver.Symbol> byStart = new TreeMap<>(Long::compareUnsigned);
+        symbols.values().forEach(s -> byStart.putIfAbsent(s.start(), s));
+        StringBuilder sb = new StringBuilder();
+        for (SymbolResolver.Symbol s : byStart.values()) {
+            sb.append(String.format("%016x", s.start())).append(s.module() == null ? " T " : " t ").append(s.name());
+            if (s.module() != null) {
+                sb.append("\t[").append(s.module()).append(']');
+            }
+            sb.append('\n');
         }
+        return sb.toString();
+    }
+
+    /** {@code printk_formats} lines ({@code 0xADDR : "TEXT"}, escaped as the kernel's {@code t_show()} does). */
+    static String printk(Map<Long, String> strings) {
+        StringBuilder sb = new StringBuilder();
+        new TreeMap<>(strings).forEach((a, s) -> {
+            sb.append("0x").append(Long.toHexString(a)).append(" : \"");
+            for (int i = 0; i < s.length(); i++) {
+                char ch = s.charAt(i);
+                switch (ch) {
+                    case '\n' -> sb.append("\\n");
+                    case '\t' -> sb.append("\\t");
+                    case '\\' -> sb.append("\\\\");
+                    case '"' -> sb.append("\\\"");
+                    default -> {
+                        if (ch < 0x20 || ch == 0x7f) {
+                            sb.append(String.format("\\%03o", (int) ch));
+                        } else {
+                            sb.append(ch);
+                        }
+                    }
+                }
+            }
+            sb.append("\"\n");
+        });
+        return sb.toString();
+    }
+
+    /** {@code saved_cmdlines} lines ({@code PID COMM}) of the tasks described. */
+    static String cmdlines(Map<Integer, WireContext.Task> tasks) {
+        StringBuilder sb = new StringBuilder();
+        new TreeMap<>(tasks).values().forEach(t -> sb.append(t.pid()).append(' ').append(t.comm()).append('\n'));
+        return sb.toString();
     }
 }

@@ -21,7 +21,7 @@ import org.tracewire.dissector.PluginInstaller;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsLocator;
-import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.Ethernet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -232,7 +232,7 @@ final class ExtcapCommand implements Callable<Integer> {
             }
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, 0, 0, null, null, fifo, buffer.bufferKb, buffer.clock,
-                WireFrame.DEFAULT_MAX_FRAME, 0, 0);
+                Ethernet.DEFAULT_MAX_FRAME, 0, 0);
         try {
             CaptureRun.run(top, o, null);
             return 0;

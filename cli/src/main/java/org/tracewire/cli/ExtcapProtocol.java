@@ -30,8 +30,8 @@ public final class ExtcapProtocol {
     public static final String DISPLAY_SSH = "tracewire over SSH: Linux trace events of another host";
     /** Events captured when none are configured. */
     public static final String DEFAULT_EVENTS = "sched:sched_switch,sched:sched_wakeup";
-    /** DLT 1, Ethernet: every frame is Ethernet II with EtherType 0x88B5. */
-    public static final int DLT_ETHERNET = 1;
+    /** DLT 162, LINKTYPE_USER15: bare tracewire frames ({@code docs/wire-format.md} §1), as the capture streams them. */
+    public static final int DLT_TRACEWIRE = 162;
     /** Clocks offered when the live tracefs cannot be read (this kernel's {@code trace_clock}). */
     static final List<String> FALLBACK_CLOCKS =
             List.of("local", "global", "counter", "uptime", "perf", "mono", "mono_raw", "boot", "tai", "x86-tsc");
@@ -133,9 +133,9 @@ public final class ExtcapProtocol {
         return args;
     }
 
-    /** The answer to {@code --extcap-dlts}: Ethernet (DLT 1). */
+    /** The answer to {@code --extcap-dlts}: LINKTYPE_USER15 (DLT 162), the link type of the pcapng the capture streams. */
     public static List<String> dlts() {
-        return List.of("dlt {number=" + DLT_ETHERNET + "}{name=EN10MB}{display=Ethernet (tracewire frames, EtherType 0x88B5)}");
+        return List.of("dlt {number=" + DLT_TRACEWIRE + "}{name=USER15}{display=tracewire frames (LINKTYPE_USER15)}");
     }
 
     /**

@@ -2,23 +2,26 @@ package org.tracewire.cli;
 
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.tracewire.format.FormatCatalog;
-import org.tracewire.format.FormatIdentity;
-import org.tracewire.input.FormatSources;
+import org.tracewire.format.EventFormat;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
-import org.tracewire.record.EventRecord;
+import org.tracewire.printfmt.PrintContext;
+import org.tracewire.tracedat.TraceDatContext;
 import org.tracewire.tracedat.TraceDatEvent;
 import org.tracewire.tracedat.TraceDatFile;
 import org.tracewire.tracedat.TraceDatRecords;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.RecordFrames;
+import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.FirstSight;
 import org.tracewire.wire.FrameEncoder;
-import org.tracewire.wire.MacAddress;
-import org.tracewire.wire.WireFrame;
 import org.tracewire.wire.WireHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,16 +30,24 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code tracewire import FILE.dat -w FILE.pcapng}: a trace-cmd trace.dat as tracewire frames in a
- * pcapng file, as {@code capture -w} writes them: one frame per record ({@link FrameEncoder}), in
- * time order across CPUs, lost events as the frames' lost counts and the packets' drop counts.
- * The pcapng time is the wall clock when the file carries a {@code DATE} option (trace clock +
- * its offset), else the raw trace clock with {@link WireHeader#FLAG_RAW_CLOCK}. The frames'
- * format identity is that of the live tracefs or the snapshot when it holds every format of the
- * file unchanged (so the dissector generated from it applies), else that of the file's formats.
+ * {@code tracewire import FILE.dat -w FILE.pcapng}: a trace-cmd trace.dat as a pcapng of tracewire
+ * version-2 frames ({@code docs/wire-format.md}; link type 162, one interface), a file that
+ * describes itself as a capture's does: a CAPTURE frame first (the file's kernel release and host
+ * from its {@code UNAME} option, its clock, byte order, long size, {@code header_page} and
+ * {@code header_event}, and the constants HZ and kernel variables when known), then, before each
+ * EVENT frame, what it needs and was not sent yet ({@link FirstSight}): the event's FORMAT (the
+ * file's {@code format} text), SYMBOLS for the addresses and printk strings its text uses (from the
+ * file's kallsyms and printk formats), PROCESS for its tasks (the file's saved cmdlines; tgid −1:
+ * a trace.dat does not store it), and LOST when the kernel lost events on its CPU just before it.
+ * One EVENT frame per record, in time order across CPUs (and buffers), its payload copied as the
+ * file holds it. Frame times are the wall clock when the file has a {@code DATE} option (trace
+ * clock + its offset, the CAPTURE clock offset), else the raw trace clock
+ * ({@link WireHeader#FLAG_RAW_CLOCK}). When the file was recorded on this kernel, HZ, enum
+ * constants and kernel variables come from it as for {@code report} ({@code --no-live-kernel}
+ * turns that off).
  */
 @Command(name = "import", mixinStandardHelpOptions = true,
-        description = {"Convert a trace-cmd trace.dat (v6/v7) into a pcapng of tracewire frames."})
+        description = {"Convert a trace-cmd trace.dat (v6/v7) into a pcapng of tracewire frames (wire format v2, self-describing)."})
 final class ImportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.dat", description = "The trace.dat to read.")
     Path input;
@@ -44,9 +55,13 @@ final class ImportCommand implements Callable<Integer> {
     @Option(names = "-w", required = true, paramLabel = "FILE.pcapng", description = "The pcapng file to write.")
     Path output;
 
-    @Option(names = "--max-frame", paramLabel = "BYTES", defaultValue = "1514",
-            description = "Largest frame in bytes (default ${DEFAULT-VALUE}); longer events are truncated.")
+    @Option(names = "--max-frame", paramLabel = "BYTES", defaultValue = "65535",
+            description = "Largest frame in bytes, tracewire header included (default ${DEFAULT-VALUE}); longer events are truncated.")
     int maxFrame;
+
+    @Option(names = "--no-live-kernel",
+            description = "Use only what the file stores, even when it was recorded on this kernel.")
+    boolean noLiveKernel;
 
     @Spec
     CommandSpec spec;
@@ -56,51 +71,54 @@ final class ImportCommand implements Callable<Integer> {
         if (!Files.isRegularFile(input)) {
             throw new Main.UsageException(input + ": no such file");
         }
-        if (maxFrame < WireFrame.MIN_MAX_FRAME || maxFrame > WireFrame.MAX_MAX_FRAME) {
-            throw new Main.UsageException("--max-frame must be " + WireFrame.MIN_MAX_FRAME + ".." + WireFrame.MAX_MAX_FRAME);
+        int min = WireHeader.SIZE + 8;
+        if (maxFrame < min || maxFrame > FrameEncoder.MAX_FRAME) {
+            throw new Main.UsageException("--max-frame must be " + min + ".." + FrameEncoder.MAX_FRAME);
         }
         PrintWriter err = spec.commandLine().getErr();
+        Tracefs live = noLiveKernel ? null : ReportCommand.liveTracefs();
         try (TraceDatFile f = TraceDatFile.open(input)) {
-            FormatCatalog own = f.catalog();
-            long hash = FormatIdentity.of(own);
-            String identity = "the file's own formats";
-            for (FormatSources.Source s : FormatSources.candidates(null)) {
-                if (FormatSources.contains(s.catalog(), own)) {
-                    hash = s.hash();
-                    identity = s.label();
-                    break;
-                }
-            }
+            PrintContext context = TraceDatContext.printContext(f, live);
             Long date = f.options().date();
-            int flags = date == null ? WireHeader.FLAG_RAW_CLOCK : 0;
-            FrameEncoder encoder = new FrameEncoder(MacAddress.TRACEWIRE, MacAddress.localHost(), hash, maxFrame);
-            encoder.prepare(own.formats());
-            ByteBuffer frame = ByteBuffer.allocate(maxFrame);
-            long frames = 0;
-            String uname = f.options().uname();
+            boolean raw = date == null;
+            long offset = raw ? 0 : date;
+            boolean little = f.kernelLayout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
+            String[] uname = f.options().uname() == null ? new String[0] : f.options().uname().strip().split("\\s+");
+            String host = uname.length > 1 ? uname[1] : null;
+            String release = uname.length > 2 ? uname[2] : null;
+            ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(
+                    "import " + input.toAbsolutePath().normalize() + " " + Files.size(input) + " "
+                            + Files.getLastModifiedTime(input).toMillis(),
+                    release, null, host, f.clock(), offset, 0, f.kernelLayout(), f.headerPageText(), f.headerEventText(),
+                    FirstSight.constants(context), new Main.Version().getVersion()[0],
+                    f.catalog().formats().stream().map(EventFormat::fullName).toList()));
+            FirstSight sight = new FirstSight(f.kernelLayout(), context, f.cmdlines(), null,
+                    fmt -> f.formatText(fmt.fullName()), null);
             try (TraceDatRecords rs = f.records();
                  PcapngWriter w = PcapngWriter.create(output, SectionInfo.host())) {
-                int iface = w.addInterface(InterfaceInfo.ethernet("tracewire",
-                        "ftrace events imported from " + input.getFileName() + (uname == null ? "" : " (" + uname + ")"),
-                        maxFrame));
+                int iface = w.addInterface(InterfaceInfo.tracewire("tracewire",
+                        "ftrace events imported from " + input.getFileName() + (host == null ? "" : " (" + host
+                                + (release == null ? "" : ", Linux " + release) + ")"), maxFrame));
+                RecordFrames frames = new RecordFrames(new FrameEncoder(maxFrame), capture, sight, offset, raw, little,
+                        (frame, time, length, lost) -> w.writePacket(iface, time, frame, length, lost));
+                long last = offset;
                 while (rs.hasNext()) {
                     TraceDatEvent e = rs.next();
-                    EventRecord r = e.record();
-                    long time = date == null ? r.timestampNs() : r.timestampNs() + date;
-                    long lost = e.lostBefore();
-                    frame.clear();
-                    encoder.encode(r, r.cpu(), e.sequence(), lost, time,
-                            flags | (lost < 0 ? WireHeader.FLAG_LOST_UNKNOWN : 0), frame);
-                    frame.flip();
-                    w.writePacket(iface, time, frame, frame.remaining(), Math.max(0, lost));
-                    frames++;
+                    frames.event(e.record(), e.lostBefore());
+                    last = e.record().timestampNs() + offset;
                 }
-                err.printf("import: %d frames written to %s (format identity %s: %s; time %s)%n", frames, output,
-                        FormatIdentity.hex(hash), identity, date == null ? "raw trace clock " + f.clock()
-                                : "wall clock from the DATE option");
+                frames.finish(Map.of(), last);
+                err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
+                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), output,
+                        raw ? "raw trace clock " + f.clock() : "wall clock from the DATE option");
+                if (frames.truncated() > 0) {
+                    err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);
+                }
                 for (Map.Entry<Integer, Long> l : rs.lostEvents().entrySet()) {
-                    if (l.getValue() > 0) {
-                        err.printf("import: cpu %d: %d events lost%n", l.getKey(), l.getValue());
+                    long uncounted = rs.pagesLostUncounted().getOrDefault(l.getKey(), 0L);
+                    if (l.getValue() > 0 || uncounted > 0) {
+                        err.printf("import: cpu %d: %d events lost%s%n", l.getKey(), l.getValue(), uncounted == 0 ? ""
+                                : " (and an unknown number before " + uncounted + " pages: wire format v2 carries exact counts only)");
                     }
                 }
                 if (rs.unknownRecords() > 0) {

@@ -28,12 +28,14 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@link KernelTextRenderer} renders live captures), or with {@code --json} one JSON object per
  * line with each event's fields. Lines of a file with several buffers start with {@code NAME: }.
  * Lost events and skipped records are summarised on stderr. The input is opened by
- * {@link RecordInput} by its content: trace-cmd's trace.dat v6/v7, or a pcapng of tracewire frames
- * (formats by their identity from the live tracefs, else the checked-in snapshot).
+ * {@link RecordInput} by its content: trace-cmd's trace.dat v6/v7, or a pcapng of tracewire
+ * version-2 frames, which describes itself (formats, symbols, printk strings, constants and task
+ * names from its context frames): a pcapng is reported from the file alone, without tracefs. Each
+ * event is rendered with the context of its own capture (a merged file holds several hosts).
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Print the events of a trace file (trace-cmd trace.dat v6/v7, or a pcapng of tracewire frames) as the kernel's trace text.",
-                "--json: one JSON object per line per event: cpu, time (ns), event, pid, comm, flags, lost, fields."})
+                "--json: one JSON object per line per event: cpu, time (trace clock, ns), wall (ns since the epoch, when known), event, id, pid, comm, flags, lost, truncated, fields, text."})
 final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "A trace.dat (trace-cmd record) or a pcapng of tracewire frames.")
     Path file;
@@ -42,8 +44,8 @@ final class ReportCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--no-live-kernel",
-            description = "Use only what the file stores, even when it was recorded on this kernel "
-                    + "(by default HZ and enum constants then come from the live kernel).")
+            description = "trace.dat: use only what the file stores, even when it was recorded on this kernel "
+                    + "(by default HZ and enum constants then come from the live kernel). A pcapng always uses only the file.")
     boolean noLiveKernel;
 
     @Spec
@@ -54,7 +56,7 @@ final class ReportCommand implements Callable<Integer> {
         if (!Files.isRegularFile(file)) {
             throw new Main.UsageException(file + ": no such file");
         }
-        Tracefs live = noLiveKernel ? null : liveTracefs();
+        Tracefs live = noLiveKernel || !isTraceDat(file) ? null : liveTracefs();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RecordInput opened;
@@ -65,13 +67,13 @@ final class ReportCommand implements Callable<Integer> {
         }
         try (RecordInput in = opened) {
             boolean prefix = in.severalBuffers();
-            KernelTextRenderer renderer = in.renderer();
+            boolean wall = in.wallClock();
             Iterator<RecordInput.Event> it = in.events();
             if (json) {
                 JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
                 g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
                 while (it.hasNext()) {
-                    writeJson(g, it.next(), renderer);
+                    writeJson(g, it.next(), wall);
                 }
                 g.flush();
                 out.println();
@@ -83,7 +85,7 @@ final class ReportCommand implements Callable<Integer> {
                     if (prefix) {
                         sb.append(e.buffer().isEmpty() ? "top" : e.buffer()).append(": ");
                     }
-                    sb.append(renderer.line(e.record()));
+                    sb.append(e.renderer().line(e.record()));
                     out.println(sb);
                 }
             }
@@ -95,6 +97,13 @@ final class ReportCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** True when the file starts like a trace.dat (the only input for which the live kernel is consulted). */
+    private static boolean isTraceDat(Path file) throws java.io.IOException {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            return org.tracewire.tracedat.TraceDatFile.hasMagic(in.readNBytes(16));
+        }
+    }
+
     static Tracefs liveTracefs() {
         try {
             return Tracefs.isRoot() ? Tracefs.live() : null;
@@ -103,20 +112,28 @@ final class ReportCommand implements Callable<Integer> {
         }
     }
 
-    private static void writeJson(JsonGenerator g, RecordInput.Event e, KernelTextRenderer renderer) throws Exception {
+    private static void writeJson(JsonGenerator g, RecordInput.Event e, boolean wall) throws Exception {
         EventRecord r = e.record();
+        KernelTextRenderer renderer = e.renderer();
         g.writeStartObject();
         if (!e.buffer().isEmpty()) {
             g.writeStringField("buffer", e.buffer());
         }
         g.writeNumberField("cpu", r.cpu());
         g.writeNumberField("time", r.timestampNs());
+        if (wall) {
+            g.writeNumberField("wall", e.timeNs());
+        }
         g.writeStringField("event", r.format().fullName());
         g.writeNumberField("id", r.format().id());
         g.writeNumberField("pid", r.pid());
+        g.writeStringField("comm", renderer.comm(r.pid()));
         g.writeStringField("flags", LatencyFormat.format(r.flags(), r.preemptCount()));
         if (e.lostBefore() != 0) {
             g.writeNumberField("lost", e.lostBefore());
+        }
+        if (e.truncated()) {
+            g.writeBooleanField("truncated", true);
         }
         g.writeObjectFieldStart("fields");
         for (Field f : r.format().fields()) {

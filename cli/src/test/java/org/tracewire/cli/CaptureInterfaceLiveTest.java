@@ -22,7 +22,9 @@ import org.tracewire.tracefs.Tracefs;
 /**
  * The live interface output: a {@code tshark -i} started on the TAP interface as soon as it
  * appears (the capture waits {@code --delay} before tracing) sees every frame the capture
- * emitted, and the interface is gone afterwards.
+ * emitted, and the interface is gone afterwards. A tshark started seconds after tracing began
+ * still gets the whole context from the repeats ({@code docs/wire-format.md} §6): its file renders
+ * from itself.
  */
 @Tag("live")
 @Tag("tshark")
@@ -62,6 +64,49 @@ class CaptureInterfaceLiveTest {
         String tshark = Files.readString(log);
         assertTrue(tshark.contains(frames + " packets captured"), "emitted " + frames + ", tshark: " + tshark);
         assertFalse(Files.exists(Path.of("/sys/class/net", iface)), "interface left behind");
+        assertEquals(before, HostState.of(top));
+    }
+
+    @Test
+    void aLateJoinerGetsTheContextFromTheRepeats(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Prerequisites.requireTool("tshark");
+        HostState before = HostState.of(top);
+        String iface = "twl" + (ProcessHandle.current().pid() % 100000);
+        Path file = dir.resolve("late.pcapng");
+        Path log = dir.resolve("tshark.log");
+        Path instance = top.root().resolve("instances/tracewire-" + ProcessHandle.current().pid());
+        Thread starter = new Thread(() -> {
+            try {
+                while (!org.tracewire.testing.TestInstances.isTracing(instance)) {
+                    Thread.sleep(20);
+                }
+                Thread.sleep(1500); // well after the first CAPTURE and FORMAT frames
+                Process p = new ProcessBuilder("tshark", "-i", iface, "-a", "duration:4", "-w", file.toString())
+                        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                p.waitFor(60, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // the assertions below report a missing file
+            }
+        });
+        starter.start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
+                "--duration", "6", "-i", iface, "--linger", "0"}, new PrintStream(out),
+                new PrintStream(new ByteArrayOutputStream()));
+        starter.join(30_000);
+        assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
+        long rendered = 0;
+        try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+            for (var it = in.events(); it.hasNext(); ) {
+                var r = it.next().record();
+                assertFalse(in.renderer().printer(r.format()).renderDetailed(r, in.context().printContext()).fallback());
+                rendered++;
+            }
+            assertTrue(in.context().hasCapture(), "CAPTURE repeated");
+            assertEquals(2, in.context().catalog().formats().size(), "both FORMATs repeated");
+        }
+        assertTrue(rendered > 100, rendered + " events rendered; tshark: " + Files.readString(log));
         assertEquals(before, HostState.of(top));
     }
 }

@@ -27,27 +27,35 @@ import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.wire.WireDecoder;
-import org.tracewire.wire.WireFrame;
-import org.tracewire.wire.WireHeader;
+import org.tracewire.wire.Ethernet;
+import org.tracewire.wire.FrameKind;
 
 /**
  * Every lost event is counted, exactly, per CPU: the same heavy load (one million 1-byte reads
  * and writes by dd, traced at sys_enter_read/write) overruns the smallest ring buffer the kernel
  * gives ({@code --buffer-kb 1}), and then, per CPU, records read + lost = the events the kernel
  * tried to record (its {@code per_cpu/cpuN/stats}: read events + overrun + commit overrun +
- * dropped, none left unread), the frames of that CPU = its records, their lost fields plus the loss
- * after the last frame = its loss; the pcapng drop counts (EPB) = the frames' lost fields, the ISB's
- * {@code isb_ifdrop} = the total loss; no frame says "count unknown" and the summary line has no
- * "unknown". With a 256 MiB buffer the same load loses nothing.
+ * dropped, none left unread), the event frames of that CPU = its records, its LOST context messages
+ * (before its next event, and at the end for a loss after its last one) sum to its loss; the pcapng
+ * drop counts (the LOST frames' EPBs) = the LOST counts, the ISB's {@code isb_ifdrop} = the total
+ * loss; the summary line has no "unknown". With a 256 MiB buffer the same load loses nothing.
  */
 @Tag("live")
 class CaptureLossLiveTest {
-    record PerCpu(long frames, long frameLost, long epbDrops) {
+    /**
+     * @param frames      event frames of the CPU
+     * @param lostBefore  events its LOST messages report before one of its event frames
+     * @param lostAtEnd   events its LOST messages report after its last event frame
+     * @param epbDrops    the pcapng drop counts of its frames
+     */
+    record PerCpu(long frames, long lostBefore, long lostAtEnd, long epbDrops) {
+        long lost() {
+            return lostBefore + lostAtEnd;
+        }
     }
 
-    record Result(Capture.Summary summary, String line, Map<Integer, PerCpu> perCpu, long packets, long isbDrops,
-                  long isbReceived, long unknownFlags) {
+    record Result(Capture.Summary summary, String line, Map<Integer, PerCpu> perCpu, long packets, long events,
+                  long isbDrops, long isbReceived) {
     }
 
     static final List<EventSelection> READ_WRITE = List.of(new EventSelection("syscalls", "sys_enter_read", null),
@@ -66,7 +74,7 @@ class CaptureLossLiveTest {
         HostState before = HostState.of(top);
         LiveWorkload load = LiveWorkload.start(top.root(), 0.5, workload);
         CaptureRun.Options o = new CaptureRun.Options(events, 6, 0, null, null, file, bufferKb, "mono",
-                WireFrame.DEFAULT_MAX_FRAME, 0, 0);
+                Ethernet.DEFAULT_MAX_FRAME, 0, 0);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Capture.Summary s = CaptureRun.run(top, o, new PrintWriter(err, true, StandardCharsets.UTF_8));
         load.close();
@@ -77,20 +85,22 @@ class CaptureLossLiveTest {
         }
         PcapngReader r = new PcapngReader(Files.readAllBytes(file));
         Map<Integer, long[]> acc = new TreeMap<>();
-        long unknown = 0;
         List<PcapngReader.Packet> packets = r.packets();
-        for (PcapngReader.Packet p : packets) {
-            WireHeader h = WireDecoder.decode(p.frame()).header();
-            long[] a = acc.computeIfAbsent(h.cpu(), k -> new long[3]);
-            a[0]++;
-            a[1] += h.lostEvents();
-            a[2] += p.dropCount();
-            if (h.lostUnknown()) {
-                unknown++;
+        long eventFrames = 0;
+        for (WireFrames.Decoded d : WireFrames.read(packets)) {
+            long[] a = acc.computeIfAbsent(d.frame().header().cpu(), k -> new long[4]);
+            a[3] += d.packet().dropCount();
+            if (d.isEvent()) {
+                a[0]++;
+                eventFrames++;
+                a[1] += a[2]; // what was pending came before this event
+                a[2] = 0;
+            } else if (d.kind() == FrameKind.LOST) {
+                a[2] += d.lost();
             }
         }
         Map<Integer, PerCpu> perCpu = new TreeMap<>();
-        acc.forEach((cpu, a) -> perCpu.put(cpu, new PerCpu(a[0], a[1], a[2])));
+        acc.forEach((cpu, a) -> perCpu.put(cpu, new PerCpu(a[0], a[1], a[2], a[3])));
         PcapngReader.Block isb = r.ofType(5).get(0); // Interface Statistics Block
         long isbDrops = option64(isb, 5); // isb_ifdrop
         long isbRecv = option64(isb, 4); // isb_ifrecv
@@ -98,7 +108,7 @@ class CaptureLossLiveTest {
         HostState after = HostState.of(top);
         assertEquals(before.settings(), after.settings(), "top-level settings changed");
         assertFalse(after.instances().contains("tracewire-" + ProcessHandle.current().pid()), "instance left behind");
-        return new Result(s, line, perCpu, packets.size(), isbDrops, isbRecv, unknown);
+        return new Result(s, line, perCpu, packets.size(), eventFrames, isbDrops, isbRecv);
     }
 
     private static long option64(PcapngReader.Block b, int code) {
@@ -109,8 +119,8 @@ class CaptureLossLiveTest {
     static void assertExact(Result r) {
         Capture.Summary s = r.summary();
         assertFalse(r.line().contains("unknown"), r.line());
-        assertEquals(0, r.unknownFlags(), "frames flagged 'lost count unknown'");
-        assertEquals(s.emitted(), r.packets());
+        assertEquals(s.emitted(), r.events(), "an event frame per event emitted");
+        assertEquals(s.frames(), r.packets(), "every frame in the file");
         assertEquals(s.read(), s.emitted(), "every record read was emitted (no limit, known formats)");
         for (CpuStats c : s.cpus()) {
             RingBufferStats k = c.kernel();
@@ -120,11 +130,11 @@ class CaptureLossLiveTest {
             assertEquals(k.lost(), c.lost(), "cpu" + c.cpu() + ": lost vs overrun + commit overrun + dropped " + k);
             assertEquals(k.attempted(), c.records() + c.lost(), "cpu" + c.cpu() + ": read + lost vs the kernel's count");
             assertTrue(c.agreesWithKernel(), c.toString());
-            PerCpu p = r.perCpu().getOrDefault(c.cpu(), new PerCpu(0, 0, 0));
-            assertEquals(c.records(), p.frames(), "cpu" + c.cpu() + ": frames vs records");
-            assertEquals(c.lost(), p.frameLost() + c.lostAfterLast(),
-                    "cpu" + c.cpu() + ": frames' lost fields + lost after the last frame vs lost");
-            assertEquals(p.frameLost(), p.epbDrops(), "cpu" + c.cpu() + ": EPB drop counts vs the frames' lost fields");
+            PerCpu p = r.perCpu().getOrDefault(c.cpu(), new PerCpu(0, 0, 0, 0));
+            assertEquals(c.records(), p.frames(), "cpu" + c.cpu() + ": event frames vs records");
+            assertEquals(c.lost(), p.lost(), "cpu" + c.cpu() + ": LOST messages vs lost");
+            assertEquals(c.lostAfterLast(), p.lostAtEnd(), "cpu" + c.cpu() + ": LOST after the last event frame");
+            assertEquals(p.lost(), p.epbDrops(), "cpu" + c.cpu() + ": EPB drop counts vs the LOST counts");
         }
         assertEquals(s.lost(), r.isbDrops(), "ISB isb_ifdrop vs total lost");
         assertEquals(r.packets() + s.lost(), r.isbReceived(), "ISB isb_ifrecv = packets + drops");
@@ -138,8 +148,8 @@ class CaptureLossLiveTest {
         System.out.println("  frames per CPU " + r.perCpu() + ", ISB drops " + r.isbDrops());
         assertTrue(r.summary().lost() > 0, "the smallest buffer under this load must lose events: " + r.line());
         assertExact(r);
-        long inFrames = r.perCpu().values().stream().mapToLong(PerCpu::frameLost).sum();
-        assertTrue(inFrames > 0, "frames carry the loss: " + r);
+        long before = r.perCpu().values().stream().mapToLong(PerCpu::lostBefore).sum();
+        assertTrue(before > 0, "LOST messages before the next events carry the loss: " + r);
     }
 
     @Test

@@ -19,11 +19,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.capture.SelfExclusion;
-import org.tracewire.pcapng.PcapngReader;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.wire.WireDecoder;
 
 /**
  * A capture never traces itself by default: {@code capture -e syscalls:sys_enter_write -i IFACE}
@@ -104,8 +102,8 @@ class CaptureSelfLiveTest {
         Set<Long> ours = new TreeSet<>(SelfExclusion.tasks(self));
         ours.addAll(tasks.get());
         long own = 0;
-        for (PcapngReader.Packet p : new PcapngReader(Files.readAllBytes(file)).packets()) {
-            if (ours.contains((long) WireDecoder.decode(p.frame()).header().pid())) {
+        for (WireFrames.Decoded d : WireFrames.read(file)) {
+            if (d.isEvent() && ours.contains((long) d.pid())) {
                 own++;
             }
         }

@@ -48,7 +48,7 @@ class ExtcapCommandTest {
 
         FormatsCommandTest.Result d = FormatsCommandTest.run("extcap", "--extcap-dlts", "--extcap-interface", "tracewire");
         assertEquals(0, d.code(), d.err());
-        assertTrue(d.out().startsWith("dlt {number=1}{name=EN10MB}"), d.out());
+        assertTrue(d.out().startsWith("dlt {number=162}{name=USER15}"), d.out());
 
         FormatsCommandTest.Result c = FormatsCommandTest.run("extcap", "--extcap-config", "--extcap-interface", "tracewire");
         assertEquals(0, c.code(), c.err());
@@ -75,7 +75,7 @@ class ExtcapCommandTest {
         assertEquals("interface {value=tracewire-ssh}{display=tracewire over SSH: Linux trace events of another host}",
                 i.out().lines().toList().get(2));
         FormatsCommandTest.Result d = FormatsCommandTest.run("extcap", "--extcap-dlts", "--extcap-interface", "tracewire-ssh");
-        assertTrue(d.out().startsWith("dlt {number=1}{name=EN10MB}"), d.out());
+        assertTrue(d.out().startsWith("dlt {number=162}{name=USER15}"), d.out());
         FormatsCommandTest.Result c = FormatsCommandTest.run("extcap", "--extcap-config", "--extcap-interface", "tracewire-ssh");
         assertEquals(0, c.code(), c.err());
         List<String> config = c.out().lines().toList();

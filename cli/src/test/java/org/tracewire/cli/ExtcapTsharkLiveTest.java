@@ -29,8 +29,9 @@ import org.tracewire.tracefs.Tracefs;
 /**
  * The extcap in the real Wireshark: {@code extcap --install} into the global extcap folder
  * ({@code tshark -G folders}; Debian's 4.0 reads no other), {@code tshark -D} lists it,
- * {@code tshark -i tracewire} captures sched events whose frame times are the events' times, in
- * order per CPU, decoded by the installed Lua plugin without {@code -X lua_script}; and no instance
+ * {@code tshark -i tracewire} captures sched events into a pcapng of link type 162 (the extcap's DLT)
+ * whose frame times are the events' times, in order per CPU, with their context (FORMAT frames name
+ * the events), decoded by the installed Lua plugin without {@code -X lua_script}; and no instance
  * is left behind however tshark or the extcap ends. Everything installed is removed afterwards and
  * anything replaced restored.
  */
@@ -107,34 +108,42 @@ class ExtcapTsharkLiveTest {
         assertEquals(0, t.code, t.out);
         assertTrue(t.out.matches("(?s).*\\n[1-9]\\d* packets captured.*"), t.out);
 
-        Result f = run(List.of("tshark", "-r", file.toString(), "-T", "fields", "-E", "separator=/t",
-                "-e", "frame.time_epoch", "-e", "tracewire.cpu", "-e", "tracewire.seq", "-e", "tracewire.time",
-                "-e", "tracewire.event", "-e", "tracewire.sched.sched_switch.next_pid"), 120);
-        assertEquals(0, f.code, f.out);
+        // the file as dumpcap wrote it from the FIFO: link type 162, tracewire frames with their context
+        org.tracewire.pcapng.PcapngReader pr = new org.tracewire.pcapng.PcapngReader(Files.readAllBytes(file));
+        assertEquals(162, ((java.nio.ByteBuffer) pr.ofType(1).get(0).body().duplicate()
+                .order(java.nio.ByteOrder.nativeOrder())).getShort(0), "IDB link type: LINKTYPE_USER15");
+        List<WireFrames.Decoded> frames = WireFrames.read(pr.packets());
+        Map<Integer, String> names = new HashMap<>();
         Map<Integer, long[]> last = new HashMap<>();
         int n = 0;
         int switches = 0;
-        for (String line : f.out.lines().filter(l -> !l.startsWith("Running as user")).toList()) {
-            String[] c = line.split("\t", -1);
-            long frameNs = Long.parseLong(c[0].replace(".", ""));
-            int cpu = Integer.parseInt(c[1]);
-            long seq = Long.parseLong(c[2]);
-            long time = Long.parseLong(c[3]);
-            assertEquals(time, frameNs, "the frame time is the event time: " + line);
-            assertTrue(time >= wall0 && time <= wall1, "within the run: " + line);
-            assertTrue(Set.of("sched:sched_switch", "sched:sched_wakeup").contains(c[4]), line);
-            if (c[4].equals("sched:sched_switch")) {
-                assertFalse(c[5].isEmpty(), "the plugin's event fields decode: " + line);
-                switches++;
+        for (WireFrames.Decoded d : frames) {
+            var h = d.frame().header();
+            assertEquals(h.timeNs(), d.packet().timeNs(), "the frame time is the frame's (an event's) time");
+            if (d.kind() == org.tracewire.wire.FrameKind.FORMAT && d.message() != null) {
+                names.put((int) d.message().first(org.tracewire.wire.ContextMessage.FORMAT_ID).number(),
+                        d.message().text(org.tracewire.wire.ContextMessage.FORMAT_NAME));
             }
-            long[] prev = last.get(cpu);
+            if (!d.isEvent()) {
+                continue;
+            }
+            long time = h.timeNs();
+            assertTrue(time >= wall0 && time <= wall1, "within the run: " + h);
+            String event = names.get(d.frame().eventId());
+            assertTrue(Set.of("sched:sched_switch", "sched:sched_wakeup").contains(event), "FORMAT before " + h + ": " + event);
+            switches += event.equals("sched:sched_switch") ? 1 : 0;
+            long[] prev = last.get(h.cpu());
             if (prev != null) {
-                assertTrue(seq > prev[0] && time >= prev[1], "in order on cpu " + cpu + ": " + line);
+                assertTrue(h.sequence() > prev[0] && time >= prev[1], "in order on cpu " + h.cpu() + ": " + h);
             }
-            last.put(cpu, new long[] {seq, time});
+            last.put(h.cpu(), new long[] {h.sequence(), time});
             n++;
         }
         assertTrue(n > 100 && switches > 0, n + " frames");
+        // the installed plugin decodes every frame (link type 162 registered), with no Lua error
+        Result decoded = run(List.of("tshark", "-r", file.toString(), "-Y", "tracewire"), 120);
+        assertEquals(frames.size(), decoded.out.lines().filter(l -> !l.startsWith("Running as user")).count(),
+                "frames the plugin decodes");
         Result errors = run(List.of("tshark", "-r", file.toString(), "-Y", "_ws.lua.error"), 120);
         assertEquals(0, errors.out.lines().filter(l -> !l.startsWith("Running as user")).count(), errors.out);
 

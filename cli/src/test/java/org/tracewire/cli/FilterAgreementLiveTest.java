@@ -100,8 +100,13 @@ class FilterAgreementLiveTest {
                 String where = "round " + round + " " + event + " '" + filters.get(i) + "' [" + summaries + "]";
                 assertAgree(kernel, display, where + " display filter " + cf.display());
                 if (cf.bpfExact()) {
+                    // capture filters work on the Ethernet encapsulation (interfaces): the file's frames as a TAP carries them
+                    Path eth = dir.resolve("eth" + round + ".pcapng");
+                    if (!Files.exists(eth)) {
+                        ethernet(all, eth);
+                    }
                     Path cut = dir.resolve("bpf" + round + "_" + i + ".pcap");
-                    String out = run(List.of("tcpdump", "-r", all.toString(), "-w", cut.toString(), cf.bpf()));
+                    String out = run(List.of("tcpdump", "-r", eth.toString(), "-w", cut.toString(), cf.bpf()));
                     assertTrue(Files.exists(cut), out);
                     assertAgree(kernel, keys(tshark(plugin, cut, "tracewire.event == \"" + event + "\""), w0, w1),
                             where + " capture filter " + cf.bpf());
@@ -191,5 +196,18 @@ class FilterAgreementLiveTest {
         String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         return s;
+    }
+
+    /** Rewrites a capture's bare frames (link type 162) as the Ethernet frames a TAP interface carries. */
+    private static void ethernet(Path bare, Path out) throws java.io.IOException {
+        org.tracewire.wire.MacAddress mac = org.tracewire.wire.MacAddress.forHost("filter-agreement");
+        try (var r = new org.tracewire.pcapng.PcapngPacketReader(bare);
+             var w = org.tracewire.pcapng.PcapngWriter.create(out, org.tracewire.pcapng.SectionInfo.host())) {
+            int iface = w.addInterface(org.tracewire.pcapng.InterfaceInfo.ethernet("tw", "ethernet copy", 65535));
+            for (var p = r.next(); p != null; p = r.next()) {
+                java.nio.ByteBuffer f = org.tracewire.wire.Ethernet.wrap(java.nio.ByteBuffer.wrap(p.data()), mac, 65535);
+                w.writePacket(iface, p.timeNs(), f, f.remaining(), 0);
+            }
+        }
     }
 }

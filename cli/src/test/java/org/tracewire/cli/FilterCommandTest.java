@@ -28,7 +28,10 @@ class FilterCommandTest {
         assertTrue(r.out().contains("kernel:        common_pid == 1 && prev_comm ~ \"ba*\"\n"), r.out());
         assertTrue(r.out().contains("display:       tracewire.event == \"sched:sched_switch\" && (tracewire.pid == 1 && "
                 + "tracewire.sched.sched_switch.prev_comm matches \"(?-i)(?s)^ba.*$\")\n"), r.out());
-        assertTrue(r.out().contains("capture:       ether proto 0x88b5 and ether[22:2] = "), r.out());
+        // wire format v2: version 2, kind EVENT with the little-endian flag, then the record as the ring buffer
+        // holds it at frame offset 30: common_type 372 and common_pid 1, little-endian (BPF loads are big-endian)
+        assertTrue(r.out().contains("capture:       ether proto 0x88b5 and ether[14] = 2 and (ether[15] & 0xf != 0 or "
+                + "(ether[15] & 0x1f = 0x10 and ether[30:2] = 0x7401 and ether[34:4] = 0x1000000))\n"), r.out());
         assertTrue(r.out().contains("capture-exact: no"), r.out());
         assertTrue(r.out().contains("warning:       capture filter: prev_comm ~ \"ba*\" dropped (widens)"), r.out());
         assertTrue(r.out().contains("kernel-check:  not run: not a live tracefs"), r.out());

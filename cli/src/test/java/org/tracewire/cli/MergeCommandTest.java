@@ -15,23 +15,36 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixtureRecords;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireHeader;
 import org.tracewire.testing.Prerequisites;
 
 /**
- * {@code tracewire merge}: two hosts' captures in one file, checked with tshark: frames in time
- * order, each on its host's interface; a broken input is named.
+ * {@code tracewire merge}: two hosts' captures (wire format v2, link type 162) in one file, checked
+ * with tshark: frames in time order, each input's frames unchanged on its host's interface (the
+ * context scope), its CAPTURE frame before its events; a broken input is named.
  */
 @Tag("tshark")
 class MergeCommandTest {
+    /** A v2 capture of one host: a CAPTURE frame, then one EVENT frame (a fixture record) per time. */
     static void write(Path file, String host, long... times) throws Exception {
         SectionInfo s = new SectionInfo("CPU", "Linux 6.18", "tracewire test", "host " + host);
+        EventRecord r = FixtureRecords.load().get(0);
+        FrameEncoder enc = new FrameEncoder();
         try (PcapngWriter w = PcapngWriter.create(file, s)) {
-            int i = w.addInterface(InterfaceInfo.ethernet("tracewire", "ftrace events of " + host, 1514).withHost(s));
+            int i = w.addInterface(InterfaceInfo.tracewire("tracewire", "ftrace events of " + host, 65535).withHost(s));
+            ByteBuffer capture = enc.context(ContextMessage.builder(FrameKind.CAPTURE)
+                    .text(ContextMessage.CAPTURE_ID, host).build(), WireHeader.NO_CPU, true, times[0]).get(0);
+            w.writePacket(i, times[0], capture, capture.remaining(), 0);
             for (long t : times) {
-                byte[] f = new byte[60];
-                f[12] = (byte) 0x88;
-                f[13] = (byte) 0xB5;
-                w.writePacket(i, t, ByteBuffer.wrap(f), 60, 0);
+                ByteBuffer f = ByteBuffer.allocate(256);
+                enc.event(r.layout().byteOrder(), r.payload(), 0, t, false, f);
+                f.flip();
+                w.writePacket(i, t, f, f.remaining(), 0);
             }
         }
     }
@@ -48,13 +61,14 @@ class MergeCommandTest {
         ByteArrayOutputStream e = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"merge", a.toString(), b.toString(), "-w", out.toString()}, new PrintStream(o), new PrintStream(e));
         assertEquals(0, rc, e.toString(StandardCharsets.UTF_8));
-        assertEquals("merge: 4 packets from 2 files, 2 interfaces -> " + out + "\n", o.toString(StandardCharsets.UTF_8));
+        assertEquals("merge: 6 packets from 2 files, 2 interfaces -> " + out + "\n", o.toString(StandardCharsets.UTF_8));
         Process p = new ProcessBuilder("tshark", "-r", out.toString(), "-T", "fields", "-E", "separator=|",
                 "-e", "frame.time_epoch", "-e", "frame.interface_id", "-e", "frame.interface_description")
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
         p.waitFor();
-        assertEquals(List.of("1.000000000|0|ftrace events of alpha", "2.000000000|1|ftrace events of beta",
+        assertEquals(List.of("1.000000000|0|ftrace events of alpha", "1.000000000|0|ftrace events of alpha",
+                "2.000000000|1|ftrace events of beta", "2.000000000|1|ftrace events of beta",
                 "3.000000000|0|ftrace events of alpha", "4.000000000|1|ftrace events of beta"), lines);
 
         Path bad = dir.resolve("bad.pcapng");

@@ -20,7 +20,8 @@ import org.tracewire.tracefs.Tracefs;
 
 /**
  * trace.dat → pcapng → trace.dat: {@code trace-cmd record -k -d -B} (its own instance), then
- * {@code import} and {@code export}; {@code trace-cmd report} of the exported file must equal
+ * {@code import} and {@code export} (wire format v2: the pcapng carries what the trace.dat needs, no
+ * {@code --formats}); {@code trace-cmd report} of the exported file must equal
  * {@code trace-cmd report} of the original, line by line, once the instance-name column the
  * original has (and the exported top-level buffer has not) is dropped. Also {@code report}
  * prints as many events as {@code trace-cmd report}, and {@code report --json} one object each.
@@ -48,7 +49,7 @@ class TraceDatRoundTripLiveTest {
         Path pcap = dir.resolve("frames.pcapng");
         Path back = dir.resolve("back.dat");
         assertEquals(0, cli("import", dat.toString(), "-w", pcap.toString()).rc);
-        Result ex = cli("export", pcap.toString(), "-o", back.toString(), "--formats", dat.toString());
+        Result ex = cli("export", pcap.toString(), "-o", back.toString());
         assertEquals(0, ex.rc, ex.err);
         List<String> original = report(dat, inst + ": ");
         List<String> exported = report(back, null);

@@ -22,9 +22,11 @@ import org.tracewire.wire.WireHeader;
  * {@code common_flags} 32, {@code common_preempt_count} 33, {@code common_pid} 34, every own field at
  * 30 + its {@code format} offset, all in the kernel's byte order.
  *
- * <p>Always: {@code ether proto 0x88b5 and ether[14] = 2 and ether[15] & 0x1f = K and
- * ether[30:2] = ID} (K = kind EVENT with the byte-order flag of the kernel; ID in the kernel's byte
- * order). Then every numeric comparison ({@code == != < <= > >= &}) on the common fields, the cpu
+ * <p>Shape: {@code ether proto 0x88b5 and ether[14] = 2 and (ether[15] & 0xf != 0 or (ether[15] &
+ * 0x1f = K and ether[30:2] = ID and CONDITIONS))}: every context frame passes (a capture without
+ * them could not be decoded); an event frame passes when its kind, byte order (K = kind EVENT with
+ * the kernel's byte-order flag) and event id (in the kernel's byte order) match and the
+ * conditions hold. The conditions: every numeric comparison ({@code == != < <= > >= &}) on the common fields, the cpu
  * and the fixed-size own fields (integers and pointers of 1, 2, 4 or 8 bytes): their offsets are
  * fixed per event id, so these conditions are exact. Values in the kernel's byte order are compared
  * as such (byte-swapped constants for {@code == != &}, bytes reassembled for ordered comparisons;
@@ -46,6 +48,11 @@ public final class BpfFilterCompiler {
     public static final int KIND_FLAGS_OFFSET = ETH + 1;
     /** Frame offset of the cpu (u16, big-endian). */
     public static final int CPU_OFFSET = ETH + 2;
+    /**
+     * The condition that passes every context frame (kind ≠ EVENT): a capture filter never drops
+     * the CAPTURE, FORMAT, SYMBOLS, PROCESS and LOST frames the events need to be decoded.
+     */
+    public static final String CONTEXT = "ether[" + (ETH + 1) + "] & 0xf != 0";
     /** Frame offset of the record payload ({@code common_type}). */
     public static final int PAYLOAD_OFFSET = ETH + WireHeader.SIZE;
 
@@ -113,18 +120,20 @@ public final class BpfFilterCompiler {
         Approx.Expr upper = approx.of(filter, true);
         int kindFlags = FrameKind.EVENT.code() | (le ? WireHeader.FLAG_LITTLE_ENDIAN : 0);
         long id = le ? swap(format.id(), 2) : format.id();
+        String event = "ether[" + KIND_FLAGS_OFFSET + "] & 0x1f = " + hex(kindFlags)
+                + " and ether[" + PAYLOAD_OFFSET + ":2] = " + hex(id);
         StringBuilder sb = new StringBuilder("ether proto 0x" + Integer.toHexString(ETHERTYPE)
-                + " and ether[" + VERSION_OFFSET + "] = " + WireHeader.VERSION
-                + " and ether[" + KIND_FLAGS_OFFSET + "] & 0x1f = " + hex(kindFlags)
-                + " and ether[" + PAYLOAD_OFFSET + ":2] = " + hex(id));
+                + " and ether[" + VERSION_OFFSET + "] = " + WireHeader.VERSION + " and (" + CONTEXT + " or ");
         if (upper instanceof Approx.False) {
-            // matches no frame, yet libpcap refuses to compile an expression it can prove rejects all
-            // packets: an EVENT frame's cpu is never 0xFFFF (that value means "no CPU", context only)
-            sb.append(" and ether[").append(CPU_OFFSET).append(":2] = 0xffff");
+            // no event frame matches: only the context frames pass
+            sb.setLength(sb.length() - " or ".length());
         } else if (upper instanceof Approx.Text t) {
             String cond = t.text();
-            sb.append(" and ").append(t.compound() ? "(" + cond + ")" : cond);
+            sb.append('(').append(event).append(" and ").append(t.compound() ? "(" + cond + ")" : cond).append(')');
+        } else {
+            sb.append('(').append(event).append(')');
         }
+        sb.append(')');
         return new Result(sb.toString(), warnings.isEmpty(), warnings);
     }
 

@@ -74,11 +74,25 @@ public final class CTypes {
         return true;
     }
 
+    private static final java.util.regex.Pattern QUALIFIERS = java.util.regex.Pattern.compile("\\b(const|volatile|struct|enum)\\b");
+    private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile("\\s+");
+    /** Normalized names by name: print fmts evaluate casts per record, over a few dozen type names. */
+    private static final java.util.Map<String, String> NORMALIZED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_MEMO = 4096;
+
     /** Drops qualifiers and folds white space: {@code "const  unsigned   int"} → {@code "unsigned int"}. */
     public static String normalize(String type) {
-        String t = type.replaceAll("\\b(const|volatile|struct|enum)\\b", " ");
+        String n = NORMALIZED.get(type);
+        if (n != null) {
+            return n;
+        }
+        String t = QUALIFIERS.matcher(type).replaceAll(" ");
         boolean pointer = t.contains("*");
-        t = t.replace("*", " ").replaceAll("\\s+", " ").trim();
-        return pointer ? t + " *" : t;
+        t = SPACES.matcher(t.replace("*", " ")).replaceAll(" ").trim();
+        n = pointer ? t + " *" : t;
+        if (NORMALIZED.size() < MAX_MEMO) {
+            NORMALIZED.put(type, n);
+        }
+        return n;
     }
 }

@@ -5,22 +5,18 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
-import org.tracewire.record.EventRecord;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.SavedCmdlines;
-import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
-import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFormatException;
@@ -33,29 +29,25 @@ import org.tracewire.wire.WireHeader;
  * 162) or Wireshark captures them on a TAP interface (Ethernet). The file describes itself: a first
  * pass reads its context messages (formats, kernel layout, constants, symbols, tasks) per scope (the
  * pcapng interface, or the Ethernet source); the second pass turns each EVENT frame back into a
- * record with the format its scope described. No tracefs is needed. Packets that are not tracewire
- * frames, malformed frames and events whose format the file lacks are skipped and counted in
- * {@link #summary()}. Streaming: the file is read twice, events never held in memory.
+ * record with the format its scope described ({@link FrameStream}, the decoder the app's live capture
+ * uses too), rendered with its own scope's context. No tracefs is needed. Task names are those the
+ * file's PROCESS context gave last (as the kernel's {@code saved_cmdlines} when its text is read).
+ * Packets that are not tracewire frames, malformed frames and events whose format the file lacks
+ * are skipped and counted in {@link #summary()}. Streaming: the file is read twice, events never held
+ * in memory.
  */
 public final class PcapngInput implements RecordInput {
     private final Path file;
-    private final Map<Object, WireContext> contexts;
     private final WireContext main;
-    private final KernelTextRenderer renderer;
+    private final Object mainScope;
+    private final FrameStream stream;
     private final PcapngPacketReader reader;
-    private long foreign;
-    private long malformed;
-    private long unknown;
-    private long lost;
-    private boolean rawClock;
-    private final Map<Object, Map<Integer, Long>> lostSeen = new HashMap<>();
 
-    private PcapngInput(Path file, Map<Object, WireContext> contexts, WireContext main) throws IOException {
+    private PcapngInput(Path file, Map<Object, WireContext> contexts, Object mainScope) throws IOException {
         this.file = file;
-        this.contexts = contexts;
-        this.main = main;
-        this.renderer = new KernelTextRenderer(new TraceLinePrefix(main.cmdlines(), "mono"), main.layout(),
-                main.printContext());
+        this.main = contexts.get(mainScope);
+        this.mainScope = mainScope;
+        this.stream = new FrameStream(contexts);
         this.reader = new PcapngPacketReader(file);
     }
 
@@ -78,27 +70,23 @@ public final class PcapngInput implements RecordInput {
      */
     public static PcapngInput open(Path file) throws IOException {
         Map<Object, WireContext> contexts = readContext(file);
-        WireContext main = null;
-        for (WireContext c : contexts.values()) {
-            if (c.hasCapture()) {
-                main = c;
-                break;
+        for (Map.Entry<Object, WireContext> c : contexts.entrySet()) {
+            if (c.getValue().hasCapture()) {
+                return new PcapngInput(file, contexts, c.getKey());
             }
         }
-        if (main == null) {
-            throw new IOException(file + ": no tracewire capture context (CAPTURE frame) in the file"
-                    + (hasVersion1(file) ? ": it holds tracewire wire format version 1 frames, not read by this version" : ""));
-        }
-        return new PcapngInput(file, contexts, main);
+        throw new IOException(file + ": no tracewire capture context (CAPTURE frame) in the file"
+                + (hasVersion1(file) ? ": it holds tracewire wire format version 1 frames, not read by this version" : ""));
     }
 
     /**
-     * The context of every scope of a file (the pcapng interface id, or the Ethernet source address).
+     * The context of every scope of a file (the pcapng interface id, or the Ethernet source
+     * address), at most {@link FrameStream#MAX_SCOPES}. Bad frames and messages are skipped.
      *
      * @throws IOException when the file cannot be read
      */
     public static Map<Object, WireContext> readContext(Path file) throws IOException {
-        Map<Object, WireContext> contexts = new java.util.LinkedHashMap<>();
+        Map<Object, WireContext> contexts = new LinkedHashMap<>();
         ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
             for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
@@ -114,7 +102,7 @@ public final class PcapngInput implements RecordInput {
                 Object scope = scope(p, f);
                 try {
                     ContextMessage.Parsed m = assembler.add(scope, f);
-                    if (m != null) {
+                    if (m != null && (contexts.containsKey(scope) || contexts.size() < FrameStream.MAX_SCOPES)) {
                         contexts.computeIfAbsent(scope, k -> new WireContext()).apply(m.message(), f.header().cpu());
                     }
                 } catch (WireFormatException ignored) {
@@ -191,36 +179,10 @@ public final class PcapngInput implements RecordInput {
             private Event read() {
                 try {
                     for (PcapngPacketReader.Packet p = reader.next(); p != null; p = reader.next()) {
-                        packet++;
-                        WireFrame f;
-                        try {
-                            f = frame(p);
-                        } catch (WireFormatException e) {
-                            malformed++;
-                            continue;
+                        Event e = stream.packet(p, ++packet);
+                        if (e != null) {
+                            return e;
                         }
-                        if (f == null) {
-                            foreign++;
-                            continue;
-                        }
-                        Object scope = scope(p, f);
-                        WireContext c = contexts.get(scope);
-                        if (f.kind() == FrameKind.LOST) {
-                            // the lost count goes with the CPU's next event
-                            continue;
-                        }
-                        if (f.kind() != FrameKind.EVENT || f.body() == null) {
-                            continue;
-                        }
-                        EventFormat fmt = c == null ? null : c.format(f.eventId());
-                        if (fmt == null) {
-                            unknown++;
-                            continue;
-                        }
-                        WireHeader h = f.header();
-                        rawClock |= h.has(WireHeader.FLAG_RAW_CLOCK);
-                        return new Event("", new EventRecord(fmt, new org.tracewire.format.KernelLayout(h.byteOrder(), c.layout().longSize()), h.cpu(),
-                                h.timeNs(), f.body()), 0, packet);
                     }
                     return null;
                 } catch (IOException ex) {
@@ -232,7 +194,7 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public KernelTextRenderer renderer() {
-        return renderer;
+        return stream.renderer(mainScope);
     }
 
     @Override
@@ -242,21 +204,7 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public List<String> summary() {
-        List<String> lines = new ArrayList<>();
-        long lostTotal = 0;
-        for (WireContext c : contexts.values()) {
-            for (long l : c.lost().values()) {
-                lostTotal += l;
-            }
-        }
-        if (lostTotal > 0) {
-            lines.add(lostTotal + " events lost");
-        }
-        if (foreign > 0 || unknown > 0 || malformed > 0) {
-            lines.add(foreign + " packets not tracewire frames, " + malformed + " malformed frames, " + unknown
-                    + " frames of events without a format in the file skipped");
-        }
-        return lines;
+        return stream.summary();
     }
 
     @Override
@@ -276,7 +224,7 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public boolean wallClock() {
-        return !rawClock;
+        return !stream.rawClock();
     }
 
     /** The file read. */
@@ -287,6 +235,22 @@ public final class PcapngInput implements RecordInput {
     /** The context of the file's first capture. */
     public WireContext context() {
         return main;
+    }
+
+    /** The scopes of the file that hold a capture (CAPTURE context), in file order. */
+    public List<Object> captureScopes() {
+        List<Object> r = new ArrayList<>();
+        for (Object s : stream.scopes()) {
+            if (stream.context(s).hasCapture()) {
+                r.add(s);
+            }
+        }
+        return r;
+    }
+
+    /** The context of a scope ({@link #scope}), or null. */
+    public WireContext context(Object scope) {
+        return stream.context(scope);
     }
 
     @Override

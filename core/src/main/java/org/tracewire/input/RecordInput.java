@@ -26,18 +26,29 @@ public interface RecordInput extends AutoCloseable {
      * One event.
      *
      * @param buffer     the trace.dat buffer (instance) name, "" for the top one or a pcapng
-     * @param record     the record, with the formats of the file
+     * @param record     the record, with the formats of the file; its time stamp in the trace clock
+     *                   (as the ring buffer had it, what the kernel's text prints)
      * @param lostBefore events lost on its CPU just before it (-1: an unknown number), else 0
      * @param frame      for a pcapng, the 1-based packet number in the file (Wireshark's
      *                   {@code frame.number}, {@code wireshark -g N}); 0 otherwise
+     * @param timeNs     the event's time in ns since the Unix epoch when the file maps the trace
+     *                   clock to it (a pcapng's frames without the raw-clock flag, a trace.dat with a
+     *                   {@code DATE} option), else the record's time stamp
+     * @param truncated  the frame was cut to the maximum frame size: the record lacks its last bytes
+     * @param renderer   renders this event's record as the kernel's text, with the context of the
+     *                   capture it belongs to (a merged pcapng holds several)
      */
-    record Event(String buffer, EventRecord record, long lostBefore, long frame) {
+    record Event(String buffer, EventRecord record, long lostBefore, long frame, long timeNs, boolean truncated,
+                 KernelTextRenderer renderer) {
     }
 
     /** The events: in time order across CPUs (trace.dat) or in file order (pcapng). Read once. */
     Iterator<Event> events();
 
-    /** Renders records as the kernel's {@code trace} text. */
+    /**
+     * Renders records as the kernel's {@code trace} text (a pcapng of several captures: that of its
+     * first; prefer {@link Event#renderer()}).
+     */
     KernelTextRenderer renderer();
 
     /** True when events come from more than one buffer (instance), so lines name theirs. */
@@ -49,7 +60,7 @@ public interface RecordInput extends AutoCloseable {
     /** The formats of the file's events. */
     FormatCatalog catalog();
 
-    /** Task names by pid known from the file (trace.dat's saved cmdlines; empty for a pcapng). */
+    /** Task names by pid known from the file (trace.dat's saved cmdlines; a pcapng's PROCESS context). */
     SavedCmdlines cmdlines();
 
     /** Where the formats came from, for messages ("the file", "live tracefs", a snapshot path). */

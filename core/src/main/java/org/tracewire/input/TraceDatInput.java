@@ -20,11 +20,14 @@ public final class TraceDatInput implements RecordInput {
     private final TraceDatFile file;
     private final TraceDatRecords records;
     private final KernelTextRenderer renderer;
+    private final long date;
 
     private TraceDatInput(TraceDatFile file, Tracefs live) {
         this.file = file;
         this.records = file.records();
         this.renderer = TraceDatContext.renderer(file, TraceDatContext.printContext(file, live));
+        Long d = file.options().date();
+        this.date = d == null ? 0 : d;
     }
 
     /**
@@ -65,7 +68,8 @@ public final class TraceDatInput implements RecordInput {
             @Override
             public Event next() {
                 TraceDatEvent e = records.next();
-                return new Event(e.buffer(), e.record(), e.lostBefore(), 0);
+                return new Event(e.buffer(), e.record(), e.lostBefore(), 0, e.record().timestampNs() + date, false,
+                        renderer);
             }
         };
     }

@@ -23,6 +23,19 @@ public final class PrintkFormats {
         this.strings = Map.copyOf(strings);
     }
 
+    private PrintkFormats(Map<Long, String> strings, boolean view) {
+        this.strings = strings;
+    }
+
+    /**
+     * A table over a map its owner keeps adding to (not copied), for readers that learn strings as
+     * a stream goes on ({@code org.tracewire.wire.WireContext}). Lookups see later additions; not
+     * safe against concurrent changes of the map.
+     */
+    public static PrintkFormats view(Map<Long, String> strings) {
+        return new PrintkFormats(java.util.Objects.requireNonNull(strings, "strings"), true);
+    }
+
     /** A table with no strings. */
     public static PrintkFormats empty() {
         return EMPTY;

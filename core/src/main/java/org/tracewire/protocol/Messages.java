@@ -25,7 +25,7 @@ public final class Messages {
 
     /** A message from the backend: a reply (with the command's {@code id}) or a pushed message (without). */
     public sealed interface Reply permits Hello, EventList, FormatReply, FilterResult, Started, Stopped, Stats, Bye,
-            Error, Events {
+            Error, Events, Frames {
     }
 
     // ---- commands ----
@@ -263,5 +263,45 @@ public final class Messages {
      */
     @JsonTypeName("events")
     public record Events(@Required List<EventItem> items) implements Reply {
+    }
+
+    /**
+     * Pushed {@code frames}: tracewire frames of the running capture ({@code docs/wire-format.md},
+     * wire format v2, bare: no Ethernet header), in stream order, each base64 in JSON. The context
+     * frames a reader needs (CAPTURE first, then FORMAT, SYMBOLS, PROCESS and LOST before the events
+     * that need them) travel in the same stream and are never dropped; event frames may be (counted in
+     * {@code stats.streamDropped}). The app decodes them as {@code report} reads a file.
+     *
+     * @param frames the frames, oldest first, each base64 (RFC 4648, with padding)
+     */
+    @JsonTypeName("frames")
+    public record Frames(@Required List<String> frames) implements Reply {
+        /** The message of frames (each from its position to its limit; not changed). */
+        public static Frames of(List<java.nio.ByteBuffer> frames) {
+            java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+            return new Frames(frames.stream().map(f -> {
+                byte[] a = new byte[f.remaining()];
+                f.duplicate().get(a);
+                return b64.encodeToString(a);
+            }).toList());
+        }
+
+        /**
+         * The frames' bytes.
+         *
+         * @throws IllegalArgumentException naming the frame when one is not base64
+         */
+        public List<java.nio.ByteBuffer> decoded() {
+            java.util.Base64.Decoder b64 = java.util.Base64.getDecoder();
+            List<java.nio.ByteBuffer> r = new java.util.ArrayList<>(frames.size());
+            for (int i = 0; i < frames.size(); i++) {
+                try {
+                    r.add(java.nio.ByteBuffer.wrap(b64.decode(frames.get(i))));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("frames[" + i + "] is not base64: " + e.getMessage(), e);
+                }
+            }
+            return r;
+        }
     }
 }

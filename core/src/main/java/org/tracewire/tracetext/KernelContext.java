@@ -148,8 +148,11 @@ public final class KernelContext {
         return new KernelVariables(Map.of("vmemmap_base", base), Map.of("page", (int) size));
     }
 
-    /** {@code CONFIG_HZ} from a gzipped kernel config, or 0 when unknown. */
-    static int configHz(Path configGz) {
+    /**
+     * {@code CONFIG_HZ} from a gzipped kernel config ({@code /proc/config.gz}), or 0 when unknown
+     * (unreadable, no such line).
+     */
+    public static int configHz(Path configGz) {
         if (!Files.isReadable(configGz)) {
             return 0;
         }

@@ -31,6 +31,11 @@ public final class KernelTextRenderer {
         this.context = context;
     }
 
+    /** The task name of a pid as the lines show it ({@link TraceLinePrefix#comm}). */
+    public String comm(int pid) {
+        return prefix.comm(pid);
+    }
+
     /** The printer of an event, compiled on first use. */
     public EventPrinter printer(EventFormat format) {
         return printers.computeIfAbsent(format.id(), id -> EventPrinter.compile(format, layout));

@@ -21,6 +21,15 @@ public final class SavedCmdlines {
         return new SavedCmdlines(Map.of());
     }
 
+    /**
+     * A cache over a pid → comm map its owner keeps changing (not copied), for readers that learn
+     * task names as a stream goes on ({@code org.tracewire.wire.WireContext}): lookups see later
+     * changes; not safe against concurrent changes of the map.
+     */
+    public static SavedCmdlines view(Map<Integer, String> comms) {
+        return new SavedCmdlines(java.util.Objects.requireNonNull(comms, "comms"));
+    }
+
     /** Parses the text of {@code saved_cmdlines}; malformed lines are skipped. */
     public static SavedCmdlines parse(String text) {
         Map<Integer, String> map = new HashMap<>();

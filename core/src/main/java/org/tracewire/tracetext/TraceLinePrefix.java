@@ -27,6 +27,11 @@ public final class TraceLinePrefix {
         this.clockInNs = !COUNTER_CLOCKS.contains(clock);
     }
 
+    /** The task name the line of an event of {@code pid} shows ({@code <idle>}, {@code <...>} when unknown). */
+    public String comm(int pid) {
+        return cmdlines.comm(pid);
+    }
+
     /**
      * Appends the prefix of a record's line, up to and including {@code "NAME: "}.
      *

@@ -11,14 +11,17 @@ import java.util.Objects;
  * Reassembles context messages from their fragments ({@code docs/wire-format.md} §4), per scope
  * (the Ethernet source or the pcapng interface), kind and message id. Fragments may come in any
  * order and more than once (live repetition); a message is returned once, when its last missing
- * fragment arrives. Memory is bounded: at most {@link #MAX_PENDING} incomplete messages (the oldest
- * is dropped) and {@link #MAX_MESSAGE} bytes per message (larger ones are refused). Not thread-safe.
+ * fragment arrives. Memory is bounded: at most {@link #MAX_PENDING} incomplete messages and
+ * {@link #MAX_PENDING_BYTES} bytes of them (the oldest are dropped), {@link #MAX_MESSAGE} bytes per
+ * message (larger ones are refused). Not thread-safe.
  */
 public final class ContextAssembler {
     /** Most incomplete messages kept. */
     public static final int MAX_PENDING = 64;
     /** Largest message accepted, bytes (16 MiB). */
     public static final int MAX_MESSAGE = 16 << 20;
+    /** Most bytes of incomplete messages held at once (64 MiB). */
+    public static final long MAX_PENDING_BYTES = 64L << 20;
 
     private record Key(Object scope, FrameKind kind, long id) {
     }
@@ -39,6 +42,7 @@ public final class ContextAssembler {
     private final Map<Key, Pending> pending = new HashMap<>();
     private final List<Key> order = new ArrayList<>();
     private long dropped;
+    private long pendingBytes;
 
     /**
      * Adds one context frame.
@@ -66,13 +70,14 @@ public final class ContextAssembler {
         Key key = new Key(scope, kind, f.messageId());
         Pending p = pending.get(key);
         if (p == null) {
+            while (!order.isEmpty() && (order.size() >= MAX_PENDING || pendingBytes + f.messageLength() > MAX_PENDING_BYTES)) {
+                forget(order.get(0));
+                dropped++;
+            }
             p = new Pending((int) f.messageLength(), f.count());
             pending.put(key, p);
             order.add(key);
-            if (order.size() > MAX_PENDING) {
-                pending.remove(order.remove(0));
-                dropped++;
-            }
+            pendingBytes += p.bytes.length;
         } else if (p.bytes.length != f.messageLength() || p.have.length != f.count()) {
             forget(key);
             throw new WireFormatException(WireHeader.SIZE + 4, "fragment " + f.index() + " of message "
@@ -108,7 +113,10 @@ public final class ContextAssembler {
     }
 
     private void forget(Key key) {
-        pending.remove(key);
+        Pending p = pending.remove(key);
+        if (p != null) {
+            pendingBytes -= p.bytes.length;
+        }
         order.remove(key);
     }
 
@@ -117,7 +125,12 @@ public final class ContextAssembler {
         return pending.size();
     }
 
-    /** Incomplete messages dropped because more than {@link #MAX_PENDING} were pending. */
+    /** Bytes of the incomplete messages held now. */
+    public long pendingBytes() {
+        return pendingBytes;
+    }
+
+    /** Incomplete messages dropped because {@link #MAX_PENDING} or {@link #MAX_PENDING_BYTES} was reached. */
     public long dropped() {
         return dropped;
     }
@@ -127,7 +140,10 @@ public final class ContextAssembler {
         for (Iterator<Key> i = order.iterator(); i.hasNext(); ) {
             Key k = i.next();
             if (k.scope().equals(scope)) {
-                pending.remove(k);
+                Pending p = pending.remove(k);
+                if (p != null) {
+                    pendingBytes -= p.bytes.length;
+                }
                 i.remove();
             }
         }

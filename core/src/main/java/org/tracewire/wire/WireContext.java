@@ -27,22 +27,33 @@ import org.tracewire.tracetext.SavedCmdlines;
  * {@link #printContext()}, {@link #cmdlines()}. Feed it every context message in file order with
  * {@link #apply}; a CAPTURE message with another capture id starts afresh. Bad content (a format
  * that does not parse, a short item) is recorded in {@link #problems()} and skipped; nothing throws.
- * Memory is bounded by {@link #MAX_ENTRIES} entries per table. Not thread-safe.
+ * Memory is bounded by {@link #MAX_ENTRIES} entries per table and {@link #MAX_PROBLEMS} problems.
+ *
+ * <p>{@link #printContext()} and {@link #cmdlines()} are views: symbols, printk strings and tasks
+ * applied later are seen by them, so a reader of a live stream keeps one renderer; what they copy
+ * (HZ, enums, kernel variables, the layout) changes only with CAPTURE and FORMAT messages, which
+ * bump {@link #generation()}. Not thread-safe (views included).
  */
 public final class WireContext {
     /** Most formats, symbols, printk strings or tasks kept (per table). */
     public static final int MAX_ENTRIES = 1 << 20;
+    /** Most problems kept (later ones are counted only). */
+    public static final int MAX_PROBLEMS = 1000;
 
     private String captureId;
     private final Map<Integer, ContextMessage.Item> captureItems = new HashMap<>();
     private final Map<Integer, EventFormat> formats = new LinkedHashMap<>();
+    private final Map<Integer, String> formatTexts = new HashMap<>();
     private final Map<String, FormatException> failures = new LinkedHashMap<>();
     private final Map<String, Long> enums = new HashMap<>();
     private final Map<Long, SymbolResolver.Symbol> symbols = new HashMap<>();
     private final Map<Long, String> printk = new HashMap<>();
     private final Map<Integer, Task> tasks = new HashMap<>();
+    private final Map<Integer, String> comms = new HashMap<>();
     private final Map<Integer, Long> lost = new HashMap<>();
     private final List<String> problems = new ArrayList<>();
+    private long problemCount;
+    private int generation;
 
     /**
      * A task as PROCESS context describes it.
@@ -76,7 +87,14 @@ public final class WireContext {
                 }
             }
         } catch (RuntimeException e) {
-            problems.add(m.kind() + " message: " + e.getMessage());
+            problem(m.kind() + " message: " + e.getMessage());
+        }
+    }
+
+    private void problem(String text) {
+        problemCount++;
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(text);
         }
     }
 
@@ -85,12 +103,15 @@ public final class WireContext {
         if (captureId != null && id != null && !id.equals(captureId)) {
             captureItems.clear();
             formats.clear();
+            formatTexts.clear();
             failures.clear();
             enums.clear();
             symbols.clear();
             printk.clear();
             tasks.clear();
+            comms.clear();
         }
+        generation++;
         captureId = id;
         for (ContextMessage.Item i : m.items()) {
             captureItems.put(i.type(), i);
@@ -102,22 +123,32 @@ public final class WireContext {
         String text = m.text(ContextMessage.FORMAT_TEXT);
         ContextMessage.Item idItem = m.first(ContextMessage.FORMAT_ID);
         if (name == null || text == null || idItem == null) {
-            problems.add("FORMAT message without id, name or text");
+            problem("FORMAT message without id, name or text");
             return;
         }
+        generation++;
         int colon = name.indexOf(':');
         String system = colon > 0 ? name.substring(0, colon) : "unknown";
         try {
             EventFormat f = FormatParser.parse(system, text, "FORMAT context of " + name);
+            String bad = commonFieldsProblem(f);
+            if (bad != null) {
+                problem("FORMAT " + name + ": " + bad + " (not the kernel's struct trace_entry): format not used");
+                return;
+            }
             if (f.id() != (int) idItem.number()) {
-                problems.add("FORMAT " + name + ": id item " + idItem.number() + " but the format says " + f.id());
+                problem("FORMAT " + name + ": id item " + idItem.number() + " but the format says " + f.id());
             }
             if (formats.size() < MAX_ENTRIES || formats.containsKey(f.id())) {
                 formats.put(f.id(), f);
+                formatTexts.put(f.id(), text);
+                failures.remove(name);
             }
         } catch (FormatException e) {
-            failures.put(name, e);
-            problems.add(e.getMessage());
+            if (failures.size() < MAX_ENTRIES) {
+                failures.put(name, e);
+            }
+            problem(e.getMessage());
         }
         String e = m.text(ContextMessage.FORMAT_ENUMS);
         if (e != null) {
@@ -131,6 +162,20 @@ public final class WireContext {
                 }
             }
         }
+    }
+
+    /** Why the common fields are not {@code common_type} u16 @0, flags u8 @2, preempt count u8 @3, pid s32 @4 (§3); null when they are. */
+    private static String commonFieldsProblem(EventFormat f) {
+        String[] names = {"common_type", "common_flags", "common_preempt_count", "common_pid"};
+        int[] offsets = {0, 2, 3, 4};
+        int[] sizes = {2, 1, 1, 4};
+        for (int i = 0; i < names.length; i++) {
+            org.tracewire.format.Field c = f.field(names[i]);
+            if (c == null || c.offset() != offsets[i] || c.size() != sizes[i]) {
+                return names[i] + (c == null ? " missing" : " at " + c.offset() + " size " + c.size());
+            }
+        }
+        return null;
     }
 
     private void symbols(ContextMessage m) {
@@ -160,6 +205,7 @@ public final class WireContext {
                 ByteBuffer b = i.buffer();
                 String comm = new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8);
                 tasks.put(b.getInt(0), new Task(b.getInt(0), b.getInt(4), comm));
+                comms.put(b.getInt(0), comm);
             }
         }
     }
@@ -205,6 +251,30 @@ public final class WireContext {
         return formats.get(id);
     }
 
+    /** The {@code format} file text of an event id as its FORMAT message carried it, or null. */
+    public String formatText(int id) {
+        return formatTexts.get(id);
+    }
+
+    /** The trace clock's name (CAPTURE item 5), {@code local} when absent. */
+    public String clock() {
+        String c = captureText(ContextMessage.CAPTURE_CLOCK);
+        return c == null || c.isEmpty() ? "local" : c;
+    }
+
+    /** The clock offset (CAPTURE item 6): epoch ns = trace-clock ns + this; 0 when absent. */
+    public long clockOffset() {
+        return captureNumber(ContextMessage.CAPTURE_CLOCK_OFFSET, 0);
+    }
+
+    /**
+     * A number that changes whenever a CAPTURE or FORMAT message is applied: what the views of
+     * {@link #printContext()} do not follow (HZ, enums, variables, layout, formats).
+     */
+    public int generation() {
+        return generation;
+    }
+
     /** The formats described so far, and those that failed to parse. */
     public FormatCatalog catalog() {
         return new FormatCatalog(new ArrayList<>(formats.values()), failures);
@@ -228,7 +298,10 @@ public final class WireContext {
         return r;
     }
 
-    /** What rendering needs: symbols and printk strings seen, HZ, enums and kernel variables from the context. */
+    /**
+     * What rendering needs: symbols and printk strings (views: later SYMBOLS messages are seen), HZ,
+     * enums and kernel variables as the context says now.
+     */
     public PrintContext printContext() {
         Map<String, Long> values = new HashMap<>();
         Map<String, Integer> sizes = new HashMap<>();
@@ -243,12 +316,9 @@ public final class WireContext {
                 values.put(k, e.getValue());
             }
         }
-        Map<Long, SymbolResolver.Symbol> syms = Map.copyOf(symbols);
-        SymbolResolver resolver = address -> {
-            SymbolResolver.Symbol s = syms.get(address);
-            return s;
-        };
-        return new PrintContext(resolver, new PrintkFormats(Map.copyOf(printk)), hz, new KernelEnums(Map.copyOf(enums)),
+        Map<Long, SymbolResolver.Symbol> syms = symbols;
+        SymbolResolver resolver = syms::get;
+        return new PrintContext(resolver, PrintkFormats.view(printk), hz, new KernelEnums(Map.copyOf(enums)),
                 new KernelVariables(values, sizes));
     }
 
@@ -257,11 +327,19 @@ public final class WireContext {
         return Map.copyOf(tasks);
     }
 
-    /** Task names by pid, as the kernel's {@code saved_cmdlines} would give them. */
+    /** Task names by pid, as the kernel's {@code saved_cmdlines} would give them (a view: later PROCESS messages are seen). */
     public SavedCmdlines cmdlines() {
-        StringBuilder sb = new StringBuilder();
-        tasks.values().forEach(t -> sb.append(t.pid()).append(' ').append(t.comm()).append('\n'));
-        return SavedCmdlines.parse(sb.toString());
+        return SavedCmdlines.view(comms);
+    }
+
+    /** The symbols described so far, by the address they were described for (a copy). */
+    public Map<Long, SymbolResolver.Symbol> symbols() {
+        return Map.copyOf(symbols);
+    }
+
+    /** The printk strings described so far, by address (a copy). */
+    public Map<Long, String> printkStrings() {
+        return Map.copyOf(printk);
     }
 
     /** Lost events per CPU, summed over the LOST messages applied. */
@@ -269,8 +347,13 @@ public final class WireContext {
         return Map.copyOf(lost);
     }
 
-    /** What could not be used (formats that did not parse, malformed items), in order. */
+    /** What could not be used (formats that did not parse, malformed items), in order; the first {@link #MAX_PROBLEMS}. */
     public List<String> problems() {
         return List.copyOf(problems);
+    }
+
+    /** How many problems there were in all (also those beyond {@link #MAX_PROBLEMS}). */
+    public long problemCount() {
+        return problemCount;
     }
 }

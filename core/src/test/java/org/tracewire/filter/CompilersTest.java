@@ -27,15 +27,18 @@ class CompilersTest {
                 + "(tracewire.sched.sched_switch.next_comm matches \"(?-i)(?s)^kworker\\\\/.*$\" || "
                 + "tracewire.sched.sched_switch.prev_state & 0x2))", cf.display());
         // v2: prev_pid sits at payload offset 24 = frame offset 54 (little-endian); the string condition widens
-        assertEquals(P(f) + " and ether[54:4] = 0x1000000", cf.bpf());
+        assertEquals(P(f) + " and ether[54:4] = 0x1000000))", cf.bpf());
         assertFalse(cf.bpfExact());
         assertEquals(1, cf.warnings().size(), cf.warnings().toString());
         assertTrue(cf.warnings().get(0).startsWith("capture filter: next_comm ~ \"kworker/*\" dropped (widens)"), cf.warnings().toString());
     }
 
-    /** The part every v2 capture filter of a little-endian event starts with: Ethernet, version 2, EVENT|LE, the event id. */
+    /**
+     * The part every v2 capture filter of a little-endian event starts with: Ethernet, version 2,
+     * context frames always, else EVENT|LE and the event id.
+     */
     private static String P(EventFormat f) {
-        return "ether proto 0x88b5 and ether[14] = 2 and ether[15] & 0x1f = 0x10 and ether[30:2] = 0x"
+        return "ether proto 0x88b5 and ether[14] = 2 and (ether[15] & 0xf != 0 or (ether[15] & 0x1f = 0x10 and ether[30:2] = 0x"
                 + Integer.toHexString(Short.reverseBytes((short) f.id()) & 0xffff);
     }
 
@@ -46,7 +49,7 @@ class CompilersTest {
         assertEquals("tracewire.event == \"sched:sched_switch\" && (tracewire.pid == 42 || "
                 + "(tracewire.cpu < 2 && !(tracewire.common_flags & 0x8)))", cf.display());
         assertEquals(P(Events.sched_switch())
-                + " and (ether[34:4] = 0x2a000000 or (ether[16:2] < 0x2 and not (ether[32] & 0x8 != 0)))", cf.bpf());
+                + " and (ether[34:4] = 0x2a000000 or (ether[16:2] < 0x2 and not (ether[32] & 0x8 != 0)))))", cf.bpf());
         assertTrue(cf.bpfExact());
         assertEquals(List.of(), cf.warnings());
     }
@@ -64,7 +67,7 @@ class CompilersTest {
         int node = BpfFilterCompiler.fixedValueOffsets(f).get("node");
         assertEquals(P(f) + " and ("
                 + "(" + word(req + 4) + " > 0x0 or (" + word(req + 4) + " = 0x0 and " + word(req) + " > 0x1000))"
-                + " and ether[" + node + ":4] = 0xffffffff)", cf.bpf());
+                + " and ether[" + node + ":4] = 0xffffffff)))", cf.bpf());
         assertTrue(cf.bpfExact());
     }
 
@@ -82,29 +85,30 @@ class CompilersTest {
     @Test
     void signedOrderFlipsTheSignBit() {
         CompiledFilter cf = c("sched:sched_switch", "common_pid < -1");
-        assertTrue(cf.bpf().endsWith(" and (" + word(34) + " ^ 0x80000000) < 0x7fffffff"), cf.bpf());
+        assertTrue(cf.bpf().endsWith(" and (" + word(34) + " ^ 0x80000000) < 0x7fffffff))"), cf.bpf());
     }
 
     @Test
     void orOfExpressibleAndInexpressibleWidensToTheEventAlone() {
         CompiledFilter cf = c("sched:sched_switch", "common_pid == 1 || prev_comm == \"bash\"");
-        assertEquals(P(Events.sched_switch()), cf.bpf());
+        assertEquals(P(Events.sched_switch()) + "))", cf.bpf());
         assertFalse(cf.bpfExact());
         CompiledFilter neg = c("sched:sched_switch", "!(common_pid == 1 && prev_comm == \"bash\")");
-        assertEquals(P(Events.sched_switch()), neg.bpf());
+        assertEquals(P(Events.sched_switch()) + "))", neg.bpf());
         CompiledFilter and = c("sched:sched_switch", "!(common_pid == 1 || prev_comm == \"bash\")");
-        assertEquals(P(Events.sched_switch()) + " and not (ether[34:4] = 0x1000000)", and.bpf());
+        assertEquals(P(Events.sched_switch()) + " and not (ether[34:4] = 0x1000000)))", and.bpf());
     }
 
     @Test
     void cpuIsAU16OnTheWire() {
         CompiledFilter cf = c("sched:sched_switch", "CPU == -1 || CPU < 70000 && CPU & 0x10001");
         assertEquals("tracewire.event == \"sched:sched_switch\" && tracewire.cpu & 0x1", cf.display());
-        assertEquals(P(Events.sched_switch()) + " and ether[16:2] & 0x1 != 0", cf.bpf());
+        assertEquals(P(Events.sched_switch()) + " and ether[16:2] & 0x1 != 0))", cf.bpf());
         assertTrue(cf.bpfExact());
         CompiledFilter never = c("sched:sched_switch", "CPU > 65536");
         assertEquals("tracewire.event == \"sched:sched_switch\" && !frame", never.display());
-        assertEquals(P(Events.sched_switch()) + " and ether[16:2] = 0xffff", never.bpf());
+        assertEquals("ether proto 0x88b5 and ether[14] = 2 and (ether[15] & 0xf != 0)", never.bpf(),
+                "no event frame can match: only the context frames pass");
     }
 
     @Test

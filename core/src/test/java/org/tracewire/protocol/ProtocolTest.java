@@ -43,7 +43,8 @@ class ProtocolTest {
                 stats, Messages.Stats.ZERO, new Messages.Stopped(stats), new Messages.Bye(),
                 new Messages.Error("needs root"), new Messages.Error("bad filter", "sched:sched_switch", 3),
                 new Messages.Events(List.of(new Messages.EventItem(1, 1_700_000_000_000_000_000L, 42, "bash",
-                        "sched:sched_switch", "prev_comm=bash", fields))));
+                        "sched:sched_switch", "prev_comm=bash", fields))),
+                Messages.Frames.of(List.of(java.nio.ByteBuffer.wrap(new byte[] {2, 0x10, 0, 1}), java.nio.ByteBuffer.allocate(0))));
     }
 
     @Test
@@ -87,6 +88,16 @@ class ProtocolTest {
 
     private static String refused(String line, Class<?> cls) {
         return assertThrows(ProtocolException.class, () -> Protocol.read(Protocol.parse(line), cls)).getMessage();
+    }
+
+    @Test
+    void framesAreBase64InStreamOrder() throws Exception {
+        Messages.Frames f = Messages.Frames.of(List.of(java.nio.ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff})));
+        assertEquals("{\"type\":\"frames\",\"frames\":[\"AhH//w==\"]}", Protocol.toJson(f, null));
+        assertEquals(java.nio.ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff}), f.decoded().get(0));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new Messages.Frames(List.of("AhH//w==", "not base64!")).decoded());
+        assertTrue(e.getMessage().startsWith("frames[1] is not base64"), e.getMessage());
     }
 
     @Test

@@ -24,29 +24,31 @@ import org.tracewire.tracefs.TracefsInstance;
 /**
  * The kernel as the oracle: in an instance of our own, record a mix of events under a workload,
  * stop tracing, read the text {@code trace} (non-consuming), then drain the same buffer through
- * {@code trace_pipe_raw}. The two views of one buffer must render to the same lines.
+ * {@code trace_pipe_raw}. The two views of one buffer must render to the same lines. Public for the
+ * other modules' oracle tests ({@code report} of a v2 pcapng in cli).
  */
-final class KernelOracle {
+public final class KernelOracle {
     /** What one run captured: the kernel's lines and our decoded records, in the same order. */
-    record Capture(List<String> kernelLines, List<EventRecord> records, List<SubBuffer> pages,
+    public record Capture(List<String> kernelLines, List<EventRecord> records, List<SubBuffer> pages,
                    SavedCmdlines cmdlines, SavedCmdlines cmdlinesBefore, String clock, FormatCatalog catalog) {
         /**
          * True when the kernel's pid → comm cache named this pid differently just before and just
          * after the text was read: the kernel may have used either name.
          */
-        boolean commChanged(int pid) {
+        public boolean commChanged(int pid) {
             return !cmdlines.comm(pid).equals(cmdlinesBefore.comm(pid));
         }
     }
 
     /** The systems the foundation's acceptance names. */
-    static final List<String> SYSTEMS = List.of("sched", "irq", "timer", "syscalls", "kmem", "block", "net",
+    public static final List<String> SYSTEMS = List.of("sched", "irq", "timer", "syscalls", "kmem", "block", "net",
             "skb", "signal", "workqueue", "writeback");
 
     private KernelOracle() {
     }
 
-    static Capture run(Tracefs top, String purpose, List<String> systems, int bufferKb) throws Exception {
+    /** Records {@code systems} in an instance of our own under {@link #workload()}; see the class comment. */
+    public static Capture run(Tracefs top, String purpose, List<String> systems, int bufferKb) throws Exception {
         String name = "tracewire-test-" + ProcessHandle.current().pid() + "-" + purpose;
         try (TracefsInstance inst = top.createInstance(name)) {
             inst.setTracingOn(false);

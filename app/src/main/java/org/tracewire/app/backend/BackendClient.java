@@ -301,6 +301,15 @@ public final class BackendClient implements AutoCloseable {
                     List<Messages.EventItem> items = Protocol.read(msg, Messages.Events.class).items();
                     listeners.forEach(l -> l.onEvents(items));
                 }
+                case "frames" -> {
+                    List<java.nio.ByteBuffer> frames;
+                    try {
+                        frames = Protocol.read(msg, Messages.Frames.class).decoded();
+                    } catch (IllegalArgumentException e) {
+                        throw new ProtocolException(e.getMessage());
+                    }
+                    listeners.forEach(l -> l.onFrames(frames));
+                }
                 case "stats" -> {
                     Messages.Stats s = Protocol.read(msg, Messages.Stats.class);
                     listeners.forEach(l -> l.onStats(s));

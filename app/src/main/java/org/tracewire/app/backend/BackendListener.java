@@ -12,6 +12,14 @@ public interface BackendListener {
     default void onEvents(List<Messages.EventItem> items) {
     }
 
+    /**
+     * A batch of streamed tracewire frames (wire format v2, bare), context and events in stream order.
+     *
+     * @param frames the frames, oldest first (the buffers are the listener's)
+     */
+    default void onFrames(List<java.nio.ByteBuffer> frames) {
+    }
+
     /** Counters (pushed every second during a capture). @param stats the counters */
     default void onStats(Messages.Stats stats) {
     }

@@ -71,6 +71,8 @@ public final class CaptureViewModel {
     private final BooleanProperty opening = new SimpleBooleanProperty();
     private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
     private RowRecords records = RowRecords.none();
+    /** Decodes the frames the backend streams; a new one per capture (its context starts afresh). */
+    private volatile FrameRows frameRows = new FrameRows();
 
     private final BackendListener listener = new BackendListener() {
         @Override
@@ -80,6 +82,12 @@ public final class CaptureViewModel {
                 converted.add(EventRow.of(e));
             }
             accept(converted);
+        }
+
+        @Override
+        public void onFrames(List<java.nio.ByteBuffer> frames) {
+            FrameRows f = frameRows;
+            accept(f.rows(frames));
         }
 
         @Override
@@ -368,6 +376,7 @@ public final class CaptureViewModel {
         }
         records.useFile(null, null);
         sourceFile.set("");
+        frameRows = new FrameRows();
         if (events.isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");
             return;

@@ -6,6 +6,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.tracewire.protocol.Messages;
+import org.tracewire.record.EventRecord;
 
 /**
  * One row of the live event table.
@@ -19,14 +20,23 @@ import org.tracewire.protocol.Messages;
  * @param fields field values
  * @param frame  the row's packet number in the pcapng it was opened from (1-based, Wireshark's
  *               {@code frame.number}), 0 when it was streamed or read from a trace.dat
+ * @param record the decoded record (from a file or the frames a capture streams), with the
+ *               format it was recorded with; null for rows the backend sent as text and fields
+ *               (then {@link RowRecords} rebuilds one from the fields)
  */
 public record EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields,
-                       long frame) {
+                       long frame, EventRecord record) {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
-    /** A row without a frame number (streamed, or from a trace.dat). */
+    /** A row without a frame number (streamed, or from a trace.dat) and without its record. */
     public EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields) {
-        this(ts, cpu, pid, comm, event, text, fields, 0);
+        this(ts, cpu, pid, comm, event, text, fields, 0, null);
+    }
+
+    /** A row without its record. */
+    public EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields,
+                    long frame) {
+        this(ts, cpu, pid, comm, event, text, fields, frame, null);
     }
 
     /** @param e a streamed event @return its row */

@@ -10,9 +10,10 @@ import org.tracewire.wire.WireHeader;
 /**
  * Finds a streamed row's packet in the pcapng a live capture writes, so "Show in Wireshark" can
  * open the file at that frame ({@code wireshark -r FILE -g N}). Streamed rows carry no frame
- * number (the stream may skip events the file has), so the row is found by its tracewire header:
- * the same CPU, pid and time in ns ({@link WireHeader#timeNs()}, the streamed row's
- * {@link EventRow#ts()}: both are the backend's wall-clock time of the event).
+ * number (the stream may skip events the file has), so the row is found by its EVENT frame
+ * (wire format v2): the same CPU and time in ns in the header ({@link WireHeader#timeNs()}, the
+ * streamed row's {@link EventRow#ts()}: both are the backend's wall-clock time of the event) and the
+ * same {@code common_pid} at payload offset 4 (in the kernel's byte order).
  */
 public final class PcapngFrames {
     private PcapngFrames() {
@@ -45,12 +46,17 @@ public final class PcapngFrames {
                     return 0;
                 }
                 n++;
-                WireFrame f = PcapngInput.frame(p);
+                WireFrame f;
+                try {
+                    f = PcapngInput.frame(p);
+                } catch (org.tracewire.wire.WireFormatException e) {
+                    continue;    // not a readable frame: it cannot be the row's
+                }
                 if (f == null) {
                     continue;
                 }
                 WireHeader h = f.header();
-                if (h.timeNs() == row.ts() && h.cpu() == row.cpu() && h.pid() == row.pid()) {
+                if (f.body() != null && h.timeNs() == row.ts() && h.cpu() == row.cpu() && f.body().getInt(4) == row.pid()) {
                     return n;
                 }
             }

@@ -12,11 +12,12 @@ import org.tracewire.record.RecordEncoder;
 import org.tracewire.tracefs.EventSelector;
 
 /**
- * The app's one bridge from streamed rows to core's record-based analysis: an {@link EventRow}'s
- * field map becomes an {@link EventRecord} of the event's format ({@link RecordEncoder}), which the
- * filter evaluator ({@code RecordFilter}), the latency tracker and the histogram aggregator take
- * as they are. Formats come from the tracefs the app browses (live as root, else the snapshot).
- * Thread-safe.
+ * The app's one bridge from rows to core's record-based analysis: a row decoded from frames or a
+ * file carries its {@link EventRecord}; a row the backend sent as text and fields gets its field map
+ * encoded as a record of the event's format ({@link RecordEncoder}). The filter evaluator
+ * ({@code RecordFilter}), the latency tracker and the histogram aggregator take the records as they
+ * are. Formats of encoded rows come from the tracefs the app browses (live as root, else the
+ * snapshot). Thread-safe.
  */
 public final class RowRecords {
     /** Little-endian, 64-bit: the layout used when no tracefs is loaded yet. */
@@ -101,8 +102,14 @@ public final class RowRecords {
         return f;
     }
 
-    /** @return the row as a record of its event's format, or null when the format is unknown */
+    /**
+     * @return the row's own record when it has one (decoded from a file or from streamed frames),
+     *         else the row's fields as a record of its event's format, or null when the format is unknown
+     */
     public EventRecord record(EventRow row) {
+        if (row.record() != null) {
+            return row.record();
+        }
         EventFormat f = format(row.event());
         if (f == null) {
             return null;

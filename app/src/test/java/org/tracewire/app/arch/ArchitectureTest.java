@@ -58,7 +58,7 @@ class ArchitectureTest {
                 .layer("cli").definedBy("org.tracewire.cli..")
                 .layer("app").definedBy("org.tracewire.app..")
                 .whereLayer("core").mayOnlyAccessLayers("core")
-                .whereLayer("capture-backend").mayOnlyAccessLayers("core")
+                .whereLayer("capture-backend").mayOnlyAccessLayers("core", "dissector-gen")
                 .whereLayer("dissector-gen").mayOnlyAccessLayers("core")
                 .whereLayer("cli").mayOnlyAccessLayers("core", "capture-backend", "dissector-gen")
                 .whereLayer("app").mayOnlyAccessLayers("core", "dissector-gen", "cli")

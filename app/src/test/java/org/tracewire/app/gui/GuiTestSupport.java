@@ -35,7 +35,7 @@ final class GuiTestSupport {
     }
 
     static void waitUntil(BooleanSupplier cond) throws TimeoutException {
-        WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> {
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> { // a loaded machine (CI, 2 cores) needs its time
             WaitForAsyncUtils.waitForFxEvents();
             return cond.getAsBoolean();
         });

@@ -19,6 +19,7 @@ import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
 import org.tracewire.record.EventRecord;
+import org.tracewire.testing.ContextPcapng;
 import org.tracewire.testing.FixturePcapng;
 import org.tracewire.testing.FixtureRecords;
 import org.tracewire.testing.Prerequisites;
@@ -48,7 +49,8 @@ class OpenFileTest {
     @Test
     void aPcapngOfRealRecordsFillsTheViews() throws IOException {
         List<EventRecord> recs = FixtureRecords.load();
-        Path file = FixturePcapng.write(dir.resolve("fixture.pcapng"), recs);
+        ContextPcapng.Source src = ContextPcapng.snapshot(recs);
+        Path file = ContextPcapng.write(dir.resolve("fixture.pcapng"), recs, src, Map.of());
         MainViewModel vm = vm();
         List<EventRow> seen = sink(vm);
         long[] opened = {-1};
@@ -63,14 +65,13 @@ class OpenFileTest {
         for (int i = 0; i < recs.size(); i++) {
             EventRecord r = recs.get(i);
             EventRow row = seen.get(i);
-            assertEquals(i + 1, row.frame());
+            assertTrue(row.frame() > (i == 0 ? 1 : seen.get(i - 1).frame()), "packet numbers count the context frames too");
             assertEquals(r.format().fullName(), row.event());
-            assertEquals(FixturePcapng.EPOCH_NS + r.timestampNs(), row.ts());
+            assertEquals(FixturePcapng.EPOCH_NS + r.timestampNs(), row.ts(), "wall clock: trace clock + the CAPTURE offset");
             assertEquals(r.cpu(), row.cpu());
             assertEquals(r.pid(), row.pid());
-            if (row.event().equals("sched:sched_switch") && r.pid() != 0) {
-                assertEquals(r.string(r.format().field("prev_comm")), row.comm(), "comm from the record itself");
-            }
+            assertEquals(src.tasks().comm(r.pid()), row.comm(), "comm from the file's PROCESS context");
+            assertEquals(r.payload(), row.record().payload(), "the row carries its record");
         }
         assertTrue(vm.capture().getRows().stream().anyMatch(r -> r.text().startsWith("sched_switch: prev_comm=")),
                 "rows carry the kernel's text");
@@ -136,7 +137,7 @@ class OpenFileTest {
     @Test
     void aStreamedRowIsFoundInTheLiveCapturesPcapngForWireshark() throws IOException {
         List<EventRecord> recs = FixtureRecords.load();
-        Path file = FixturePcapng.write(dir.resolve("live.pcapng"), recs);
+        Path file = ContextPcapng.write(dir.resolve("live.pcapng"), recs, ContextPcapng.snapshot(recs), Map.of());
         MainViewModel opened = vm();
         List<EventRow> rows = sink(opened);
         opened.capture().openFile(file, n -> { });

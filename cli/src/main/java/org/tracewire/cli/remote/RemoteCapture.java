@@ -15,18 +15,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.tracewire.capture.FrameOutput;
+import org.tracewire.capture.FrameOutputs;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
-import org.tracewire.wire.WireFrame;
+import org.tracewire.wire.MacAddress;
+import org.tracewire.wire.WireHeader;
 
 /**
  * A capture on another host over SSH (Wireshark's sshdump / Stratoshark's sshdig design): runs
  * {@code tracewire capture ARGS --no-iface -w - --stop-on-stdin-eof} there through the system's
  * {@code ssh} ({@link SshTarget}, {@link RemoteCommand}), reads the pcapng it writes to its
- * standard output, checks it (one section, one Ethernet interface, tracewire frames) and writes
- * every frame to the local outputs, which are opened once the remote section and interface are
+ * standard output, checks it (one section, one interface of link type 162, tracewire version-2
+ * frames) and writes every frame, context frames included, to the local outputs, which are opened
+ * once the remote section and interface are
  * known, so a local pcapng keeps the remote host's identity (its {@code shb_hardware},
  * {@code shb_os}, the interface's "ftrace events of HOST", {@code if_os} and the clock mapping
  * in its comment). The remote's progress and summary lines (its stderr) are shown prefixed with
@@ -230,7 +233,7 @@ public final class RemoteCapture {
         InterfaceInfo iface = null;
         String streamError = null;
         IOException outputError = null;
-        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16);
+        ByteBuffer buf = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + (1 << 16));
         try (PcapngPacketReader r = new PcapngPacketReader(p.getInputStream())) {
             while (true) {
                 PcapngPacketReader.Packet packet = r.next();
@@ -265,15 +268,16 @@ public final class RemoteCapture {
                     break;
                 }
                 byte[] d = packet.data();
-                if (d.length < 14 || ((d[12] & 0xff) << 8 | (d[13] & 0xff)) != WireFrame.ETHERTYPE || d.length > buf.capacity()) {
-                    streamError = "frame " + (frames + 1) + " is not a tracewire frame (EtherType 0x88b5)";
+                if (d.length < WireHeader.SIZE || (d[0] & 0xff) != WireHeader.VERSION
+                        || d.length > buf.capacity() - FrameOutput.HEADROOM) {
+                    streamError = "frame " + (frames + 1) + " is not a tracewire version-2 frame";
                     break;
                 }
-                buf.clear();
-                buf.put(d).flip();
                 try {
                     for (FrameOutput o : outs) {
-                        o.write(buf.duplicate(), packet.timeNs(), packet.dropCount());
+                        buf.clear().position(FrameOutput.HEADROOM);
+                        buf.put(d).flip().position(FrameOutput.HEADROOM);
+                        o.write(buf, packet.timeNs(), packet.dropCount());
                     }
                     if (!r.ready()) { // the stream paused: let live readers (Wireshark) see what we have
                         for (FrameOutput o : outs) {
@@ -363,13 +367,27 @@ public final class RemoteCapture {
     /** Null when the stream's header is what a remote tracewire sends, else what is wrong. */
     private static String checkHeader(PcapngPacketReader r) {
         InterfaceInfo i = r.interfaces().get(0);
-        if (i.linkType() != PcapngWriter.LINKTYPE_ETHERNET) {
-            return "interface link type " + i.linkType() + " is not Ethernet (1)";
+        if (i.linkType() != PcapngWriter.LINKTYPE_TRACEWIRE) {
+            return "interface link type " + i.linkType() + " is not tracewire's (" + PcapngWriter.LINKTYPE_TRACEWIRE
+                    + "): is the remote tracewire of another version?";
         }
         if (!r.section().userApplication().startsWith("tracewire")) {
             return "the stream was not written by tracewire (shb_userappl '" + r.section().userApplication() + "')";
         }
         return null;
+    }
+
+    /**
+     * The Ethernet source for a remote capture's frames on local interfaces: the remote host's, as
+     * its interface comment names it ({@link FrameOutputs#identity}), else derived from its host name.
+     */
+    public static MacAddress sourceMac(InterfaceInfo remote) {
+        MacAddress m = FrameOutputs.sourceOf(remote);
+        if (m != null) {
+            return m;
+        }
+        String d = remote == null ? "" : remote.description();
+        return MacAddress.forHost(d.startsWith("ftrace events of ") ? d.substring("ftrace events of ".length()) : d);
     }
 
     private void pumpStderr(Process p, String host, Deque<String> lastLines, List<String> markers) {

@@ -23,8 +23,9 @@ import org.tracewire.pcapng.SectionInfo;
 /**
  * {@link RemoteCapture} against a stand-in {@code ssh} (a script running the remote command with
  * {@code sh -c}, as the remote login shell would) and a stand-in remote tracewire that writes a
- * canned pcapng: the frames, the drop counts (also those after the last frame) and the remote
- * host's identity reach the local file; failures give the messages users see.
+ * canned pcapng (link type 162): the frames, the drop counts (also those after the last frame) and
+ * the remote host's identity reach the local file; a stream of another link type is refused; failures
+ * give the messages users see.
  */
 class RemoteCaptureTest {
     @TempDir
@@ -46,14 +47,13 @@ class RemoteCaptureTest {
         RemoteCommandTest.write(remote.resolve("tracewire"), "#!/bin/sh\necho \"$@\" > '" + argsFile + "'\n"
                 + "echo 'capture: events read 3' >&2\nexec cat '" + canned + "'\n");
         try (PcapngWriter w = PcapngWriter.create(canned, new SectionInfo("Far CPU", "Linux 9.9", "tracewire test", "host far"))) {
-            int i = w.addInterface(InterfaceInfo.ethernet("tracewire", "ftrace events of far", 1514)
+            int i = w.addInterface(InterfaceInfo.tracewire("tracewire", "ftrace events of far", 65535)
                     .withHost(new SectionInfo("Far CPU", "Linux 9.9", "t")).withComment("host far; trace clock mono"));
             for (int k = 0; k < 3; k++) {
-                byte[] f = new byte[60];
-                f[12] = (byte) 0x88;
-                f[13] = (byte) 0xB5;
+                byte[] f = new byte[46]; // a version-2 event frame: header + 30 payload bytes
+                f[0] = 2;
                 f[20] = (byte) k;
-                w.writePacket(i, 1_000 + k, ByteBuffer.wrap(f), 60, k == 1 ? 2 : 0);
+                w.writePacket(i, 1_000 + k, ByteBuffer.wrap(f), f.length, k == 1 ? 2 : 0);
             }
             w.addDrops(i, 5);
         }
@@ -95,6 +95,26 @@ class RemoteCaptureTest {
             assertEquals("Linux 9.9", i.os());
             assertEquals("Far CPU", i.hardware());
         }
+    }
+
+    @Test
+    void aStreamOfEthernetFramesIsRefused() throws Exception {
+        try (PcapngWriter w = PcapngWriter.create(canned, new SectionInfo("Far CPU", "Linux 9.9", "tracewire 0.0", "host far"))) {
+            w.addInterface(InterfaceInfo.ethernet("tracewire", "ftrace events of far", 1514));
+        }
+        StringWriter err = new StringWriter();
+        RemoteCapture.RemoteException e = assertThrows(RemoteCapture.RemoteException.class,
+                () -> capture(remote.toString(), err).run((s, i) -> List.of()));
+        assertTrue(e.getMessage().contains("interface link type 1 is not tracewire's (162)"), e.getMessage());
+    }
+
+    @Test
+    void theRemoteSourceMacComesFromItsInterfaceComment() {
+        InterfaceInfo i = InterfaceInfo.tracewire("tracewire", "ftrace events of far", 65535)
+                .withComment("host far; source MAC 16:85:86:91:6b:54; trace clock mono");
+        assertEquals("16:85:86:91:6b:54", RemoteCapture.sourceMac(i).toString());
+        assertEquals(org.tracewire.wire.MacAddress.forHost("far"),
+                RemoteCapture.sourceMac(InterfaceInfo.tracewire("tracewire", "ftrace events of far", 65535)));
     }
 
     @Test

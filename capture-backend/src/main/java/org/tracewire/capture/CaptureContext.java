@@ -1,0 +1,270 @@
+package org.tracewire.capture;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.KernelLayout;
+import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.printfmt.KernelVariables;
+import org.tracewire.printfmt.PrintkFormats;
+import org.tracewire.symbols.Kallsyms;
+import org.tracewire.symbols.KernelEnums;
+import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.tracefs.Tracefs;
+import org.tracewire.tracetext.KernelContext;
+import org.tracewire.tracetext.SavedCmdlines;
+import org.tracewire.wire.ContextMessages;
+
+/**
+ * What a capture knows about the traced kernel and host, for the context messages that make its
+ * frames self-describing ({@code docs/wire-format.md} §4, sent by {@link ContextTracker}): the
+ * CAPTURE message's parts, every captured event's format and its text as tracefs gave it, the
+ * kernel's symbols ({@code /proc/kallsyms}), {@code printk_formats}, BTF enum constants, {@code HZ},
+ * calibrated kernel variables, and where task names and thread groups come from ({@link Tasks}).
+ *
+ * <p>Expensive parts are loaded only when the captured events need them and in the background:
+ * kallsyms (about 0.3 s here) when a print fmt prints a symbol, the BTF enums when a print fmt names
+ * an identifier, the calibration of {@code vmemmap_base} / {@code sizeof(struct page)}
+ * ({@link KernelContext#calibrate}, a scratch instance for a moment) when a print fmt uses them.
+ * A part that cannot be read stays unknown: the receiver's text falls back where it needs it.
+ *
+ * @param capture      the CAPTURE message's parts
+ * @param formats      formats by event id (the captured events)
+ * @param layout       the traced kernel's byte order and long size
+ * @param formatText   an event's {@code format} file text as tracefs gives it (null when unreadable)
+ * @param symbols      the kernel's symbols (loaded on first call; null when unknown)
+ * @param printk       the kernel's {@code printk_formats}
+ * @param enums        BTF enum constants (loaded on first call; never null)
+ * @param hz           {@code CONFIG_HZ}, 0 when unknown
+ * @param variables    calibrated kernel variables and type sizes
+ * @param tasks        pid → tgid and comm
+ * @param descriptions the dissector's description tree of an event (FORMAT item 4), or null for none
+ */
+public record CaptureContext(ContextMessages.Capture capture, Map<Integer, EventFormat> formats, KernelLayout layout,
+                             Function<EventFormat, String> formatText, Supplier<SymbolResolver> symbols,
+                             PrintkFormats printk, Supplier<KernelEnums> enums, int hz, KernelVariables variables,
+                             Tasks tasks, Function<EventFormat, byte[]> descriptions) {
+
+    /**
+     * A task as the host names it.
+     *
+     * @param tgid its thread group id (the process id), -1 when unknown
+     * @param comm its name (≤ 15 characters)
+     */
+    public record Task(int tgid, String comm) {
+    }
+
+    /** Where task names come from, besides the records themselves. */
+    public interface Tasks {
+        /** The task with this pid now, or null when it is gone and nothing names it. */
+        Task lookup(int pid);
+
+        /**
+         * The task with this pid while it runs, or null: no cache of names that may be a former
+         * holder's of the pid (what {@code sched_process_exec} asks). Default: {@link #lookup}.
+         */
+        default Task running(int pid) {
+            return lookup(pid);
+        }
+    }
+
+    public CaptureContext {
+        Objects.requireNonNull(capture, "capture");
+        formats = Map.copyOf(formats);
+        Objects.requireNonNull(layout, "layout");
+        Objects.requireNonNull(printk, "printk");
+        Objects.requireNonNull(variables, "variables");
+        Objects.requireNonNull(tasks, "tasks");
+    }
+
+    private static volatile KernelVariables calibration;
+
+    /**
+     * The context of a live capture.
+     *
+     * @param top       the live tracefs
+     * @param session   the capture's session (its events, clock, instance)
+     * @param clockName the trace clock's name, or null
+     * @return the context; parts that cannot be read are left unknown
+     */
+    public static CaptureContext live(Tracefs top, CaptureSession session, String clockName) {
+        Map<Integer, EventFormat> formats = new LinkedHashMap<>();
+        Map<Integer, String> texts = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        for (EventSelection e : session.events()) {
+            names.add(e.fullName());
+            try {
+                String text = top.read("events/" + e.system() + "/" + e.event() + "/format");
+                EventFormat f = org.tracewire.format.FormatParser.parse(e.system(), text, e.fullName());
+                formats.put(f.id(), f);
+                texts.put(f.id(), text);
+            } catch (RuntimeException ex) {
+                // an event whose format does not parse: its records are counted as unknown
+            }
+        }
+        ContextTracker.Needs needs = ContextTracker.needs(formats.values(), session.layout().kernel());
+        CompletableFuture<SymbolResolver> symbols = needs.symbols()
+                ? CompletableFuture.supplyAsync(CaptureContext::loadKallsyms, CaptureContext::daemon)
+                : CompletableFuture.completedFuture(null);
+        CompletableFuture<KernelEnums> enums = needs.identifiers()
+                ? CompletableFuture.supplyAsync(CaptureContext::loadEnums, CaptureContext::daemon)
+                : CompletableFuture.completedFuture(KernelEnums.empty());
+        KernelVariables variables = KernelVariables.empty();
+        if (needs.calibration()) {
+            KernelVariables v = calibration;
+            if (v == null) {
+                v = KernelContext.calibrate(top);
+                calibration = v;
+            }
+            variables = v;
+        }
+        PrintkFormats printk = PrintkFormats.empty();
+        if (needs.printk() && top.exists("printk_formats")) {
+            try {
+                printk = PrintkFormats.parse(top.read("printk_formats"));
+            } catch (RuntimeException ignored) {
+                // strings stay unknown
+            }
+        }
+        int hz = KernelContext.configHz(Path.of("/proc/config.gz"));
+        Map<String, Long> constants = new LinkedHashMap<>();
+        if (hz > 0) {
+            constants.put("HZ", (long) hz);
+        }
+        variables.values().forEach(constants::put);
+        variables.typeSizes().forEach((t, s) -> constants.put("sizeof(" + t + ")", (long) s));
+        ClockSync clock = session.clock();
+        String host = SectionInfo.hostName();
+        long pid = ProcessHandle.current().pid();
+        long startNs = ClockSync.epochNanos(java.time.Instant.now());
+        String version = SectionInfo.host().userApplication().replaceFirst("^tracewire ", "");
+        ContextMessages.Capture capture = new ContextMessages.Capture(
+                host + "/" + startNs + "/" + pid,
+                readOr(Path.of("/proc/sys/kernel/osrelease"), System.getProperty("os.version")),
+                readOr(Path.of("/proc/sys/kernel/random/boot_id"), null),
+                host, clockName,
+                clock.measured() ? -clock.offsetNs() : 0,
+                clock.measured() ? clock.errorNs() : -1,
+                session.layout().kernel(),
+                readOr(top, "events/header_page"), readOr(top, "events/header_event"),
+                constants, version, names);
+        Function<EventFormat, String> text = f -> {
+            String t = texts.get(f.id());
+            return t != null ? t : readOr(top, "events/" + f.system() + "/" + f.name() + "/format");
+        };
+        return new CaptureContext(capture, formats, session.layout().kernel(), text, symbols::join, printk,
+                enums::join, hz, variables, new ProcTasks(top),
+                f -> org.tracewire.dissector.EventDescription.encode(f, session.layout().kernel().longSize(), null));
+    }
+
+    private static void daemon(Runnable r) {
+        Thread t = new Thread(r, "tracewire-context-load");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static SymbolResolver loadKallsyms() {
+        try {
+            Kallsyms k = Kallsyms.load(Path.of("/proc/kallsyms"));
+            return k.size() > 0 ? k : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static KernelEnums loadEnums() {
+        try {
+            return KernelEnums.load(Path.of("/sys/kernel/btf/vmlinux"));
+        } catch (IOException | RuntimeException e) {
+            return KernelEnums.empty();
+        }
+    }
+
+    private static String readOr(Path p, String fallback) {
+        try {
+            return Files.readString(p).strip();
+        } catch (IOException | RuntimeException e) {
+            return fallback;
+        }
+    }
+
+    private static String readOr(Tracefs t, String relative) {
+        try {
+            return t.read(relative);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Tasks of this host: {@code /proc/PID/comm} and the {@code Tgid:} of {@code /proc/PID/status}
+     * while the task lives, else the kernel's {@code saved_cmdlines} (re-read at most every
+     * 100 ms), else unknown.
+     */
+    static final class ProcTasks implements Tasks {
+        private final Tracefs top;
+        private SavedCmdlines cmdlines = SavedCmdlines.empty();
+        private long cmdlinesRead;
+
+        ProcTasks(Tracefs top) {
+            this.top = top;
+        }
+
+        @Override
+        public Task lookup(int pid) {
+            Task t = running(pid);
+            if (t != null || pid <= 0) {
+                return t;
+            }
+            long now = System.nanoTime();
+            if (now - cmdlinesRead > 100_000_000L) {
+                cmdlinesRead = now;
+                try {
+                    cmdlines = SavedCmdlines.parse(top.read("saved_cmdlines"));
+                } catch (RuntimeException ignored) {
+                    // keep the last
+                }
+            }
+            String c = cmdlines.comm(pid);
+            return c.equals("<...>") ? null : new Task(-1, c);
+        }
+
+        @Override
+        public Task running(int pid) {
+            if (pid <= 0) {
+                return pid == 0 ? new Task(0, "<idle>") : null;
+            }
+            Path dir = Path.of("/proc", Integer.toString(pid));
+            try {
+                String comm = Files.readString(dir.resolve("comm"), StandardCharsets.UTF_8).strip();
+                int tgid = -1;
+                for (String line : Files.readAllLines(dir.resolve("status"), StandardCharsets.ISO_8859_1)) {
+                    if (line.startsWith("Tgid:")) {
+                        tgid = Integer.parseInt(line.substring(5).strip());
+                        break;
+                    }
+                }
+                return new Task(tgid, comm);
+            } catch (IOException | RuntimeException gone) {
+                return null; // exited
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "CaptureContext[%d formats, hz %d]", formats.size(), hz);
+    }
+}

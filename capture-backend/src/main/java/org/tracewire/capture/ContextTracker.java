@@ -1,0 +1,773 @@
+package org.tracewire.capture;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
+import org.tracewire.format.KernelLayout;
+import org.tracewire.printfmt.EventPrinter;
+import org.tracewire.printfmt.Expr;
+import org.tracewire.printfmt.FormatSegment;
+import org.tracewire.printfmt.PrintContext;
+import org.tracewire.printfmt.PrintFmt;
+import org.tracewire.record.EventRecord;
+import org.tracewire.symbols.KernelEnums;
+import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireHeader;
+
+/**
+ * Decides, in stream order, which context messages ({@code docs/wire-format.md} §4, §6) must go
+ * before each event frame, and sends them: CAPTURE first ({@link #begin}); before an event, LOST when
+ * its CPU lost events, FORMAT when its id is new, SYMBOLS for the code addresses its {@code %pS}-family
+ * arguments carry and the {@code printk_formats} strings its pointer {@code %s} arguments reference
+ * (each address once, never the whole table), PROCESS for each task it names that is not described
+ * yet or whose name changed.
+ *
+ * <p>Per event id a <em>plan</em>, made once from the format and its parsed print fmt, lists where
+ * the task pids (with the comm field that names them, if any), symbol addresses and string
+ * pointers sit in the payload; the hot path reads them and looks them up in primitive sets, so an
+ * event whose context was sent allocates nothing. Only what is new takes the slow path (kallsyms,
+ * {@code /proc}, building a message).
+ *
+ * <p>Memory is bounded: at most {@link #MAX_TASKS} tasks, {@link #MAX_SYMBOLS} symbol addresses and
+ * {@link #MAX_STRINGS} string addresses are tracked; past a cap new ones are not described and are
+ * counted in {@link #dropped()}. {@link #repeat} re-sends everything known so far (live interfaces,
+ * every {@link #REPEAT_NS}). Not thread-safe: the capture engine's emitter thread calls it.
+ */
+final class ContextTracker {
+    /** Most tasks described. */
+    static final int MAX_TASKS = 1 << 18;
+    /** Most symbol addresses looked up. */
+    static final int MAX_SYMBOLS = 1 << 18;
+    /** Most string addresses looked up. */
+    static final int MAX_STRINGS = 1 << 16;
+    /** How often live interfaces get everything again, ns. */
+    static final long REPEAT_NS = 2_000_000_000L;
+    /** Items per SYMBOLS / PROCESS message when re-sending. */
+    static final int ITEMS_PER_MESSAGE = 256;
+
+    /** Where messages go. */
+    interface Out {
+        /**
+         * @param message    the message
+         * @param cpu        the header cpu (a CPU for LOST, else {@link WireHeader#NO_CPU})
+         * @param timeNs     the frames' time
+         * @param lost       events lost before this message (LOST: its count, for the pcapng drop count), else 0
+         * @param repeatOnly true for a periodic repeat: only outputs that repeat context (live interfaces) get it
+         */
+        void send(ContextMessage message, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException;
+    }
+
+    /**
+     * What the captured events' print fmts need from the kernel, so only that is loaded.
+     *
+     * @param symbols     a {@code %pS}-family conversion (kallsyms)
+     * @param printk      a {@code %s} of a pointer field ({@code printk_formats})
+     * @param identifiers an identifier the kernel left unresolved (BTF enums)
+     * @param calibration {@code vmemmap_base} or {@code struct page} arithmetic (calibration)
+     */
+    record Needs(boolean symbols, boolean printk, boolean identifiers, boolean calibration) {
+    }
+
+    private final CaptureContext ctx;
+    private final Out out;
+    private final ByteOrder kernelOrder;
+    private final int longSize;
+    private final KernelLayout layout;
+    private final Plan[] plans = new Plan[0x10000];
+    /** Per CPU, the last task of a {@link Plan#onlyCommonPid} event found described (-1: none). */
+    private final int[] lastPid = new int[0x10000];
+    private final ContextMessage captureMessage;
+    private final Map<Integer, ContextMessage> formatMessages = new LinkedHashMap<>();
+    private final LongSet symbolsLooked;
+    private final LongSet stringsLooked;
+    private final LongSet computedKeys;
+    /** Symbol items sent, by lookup address (for repeats). */
+    private final Map<Long, ContextMessage.Item> symbolItems = new LinkedHashMap<>();
+    private final List<ContextMessage.Item> stringItems = new ArrayList<>();
+    private final TaskTable tasks;
+    private final Recorder recorder = new Recorder();
+    private ContextMessage.Builder symbolBuilder;
+    private ContextMessage.Builder taskBuilder;
+    private long dropped;
+    private long messages;
+    private long lastRepeat;
+
+    /**
+     * @param ctx what the kernel and host say
+     * @param out where messages go
+     */
+    ContextTracker(CaptureContext ctx, Out out) {
+        this(ctx, out, MAX_TASKS, MAX_SYMBOLS, MAX_STRINGS);
+    }
+
+    /** With other caps (tests). */
+    ContextTracker(CaptureContext ctx, Out out, int maxTasks, int maxSymbols, int maxStrings) {
+        this.tasks = new TaskTable(maxTasks);
+        this.symbolsLooked = new LongSet(maxSymbols);
+        this.computedKeys = new LongSet(maxSymbols);
+        this.stringsLooked = new LongSet(maxStrings);
+        this.ctx = ctx;
+        this.out = out;
+        this.layout = ctx.layout();
+        this.kernelOrder = layout.byteOrder();
+        this.longSize = layout.longSize();
+        this.captureMessage = ContextMessages.capture(ctx.capture());
+        java.util.Arrays.fill(lastPid, -1);
+    }
+
+    /** Sends CAPTURE; call once, before any other frame. */
+    void begin(long timeNs) throws IOException {
+        send(captureMessage, WireHeader.NO_CPU, timeNs, 0, false);
+        lastRepeat = System.nanoTime();
+    }
+
+    /** Sends a LOST message: {@code count} events lost on {@code cpu} (before its next event, or at the end). */
+    void lost(int cpu, long count, long timeNs) throws IOException {
+        send(ContextMessages.lost(count), cpu, timeNs, count, false);
+    }
+
+    /** Context messages sent (not counting repeats). */
+    long messages() {
+        return messages;
+    }
+
+    /** Addresses and tasks not described because a cap was reached. */
+    long dropped() {
+        return dropped;
+    }
+
+    /** Tasks described so far. */
+    int tasks() {
+        return tasks.size();
+    }
+
+    /** Symbol addresses described so far (found or not). */
+    int symbolCount() {
+        return symbolItems.size();
+    }
+
+    /** True when a repeat is due ({@link #REPEAT_NS} since the last). */
+    boolean repeatDue(long nowNanos) {
+        return nowNanos - lastRepeat >= REPEAT_NS;
+    }
+
+    /**
+     * Re-sends CAPTURE, every FORMAT, and the SYMBOLS and PROCESS known so far, to the outputs that
+     * repeat context (§6: late joiners on live interfaces).
+     */
+    void repeat(long timeNs) throws IOException {
+        lastRepeat = System.nanoTime();
+        out.send(captureMessage, WireHeader.NO_CPU, timeNs, 0, true);
+        for (ContextMessage m : formatMessages.values()) {
+            out.send(m, WireHeader.NO_CPU, timeNs, 0, true);
+        }
+        List<ContextMessage.Item> items = new ArrayList<>(symbolItems.values());
+        items.addAll(stringItems);
+        for (int i = 0; i < items.size(); i += ITEMS_PER_MESSAGE) {
+            out.send(new ContextMessage(FrameKind.SYMBOLS, items.subList(i, Math.min(items.size(), i + ITEMS_PER_MESSAGE))),
+                    WireHeader.NO_CPU, timeNs, 0, true);
+        }
+        ContextMessage.Builder[] b = {ContextMessage.builder(FrameKind.PROCESS)};
+        int[] n = {0};
+        List<ContextMessage> procs = new ArrayList<>();
+        tasks.forEach(slot -> {
+            b[0].task(tasks.pid(slot), tasks.tgid(slot), tasks.comm(slot));
+            if (++n[0] == ITEMS_PER_MESSAGE) {
+                procs.add(b[0].build());
+                b[0] = ContextMessage.builder(FrameKind.PROCESS);
+                n[0] = 0;
+            }
+        });
+        if (!b[0].isEmpty()) {
+            procs.add(b[0].build());
+        }
+        for (ContextMessage m : procs) {
+            out.send(m, WireHeader.NO_CPU, timeNs, 0, true);
+        }
+    }
+
+    private void send(ContextMessage m, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException {
+        messages++;
+        out.send(m, cpu, timeNs, lost, repeatOnly);
+    }
+
+    // ------------------------------------------------------------------ the hot path
+
+    /**
+     * Sends what the event at {@code payload} in {@code buf} needs and was not sent yet.
+     *
+     * @param buf     holds the payload (any byte order: the kernel's is applied here)
+     * @param payload the payload's index in {@code buf}
+     * @param length  the payload's length
+     * @param format  the event's format
+     * @param cpu     its CPU
+     * @param timeNs  its time (the context frames get it too, so a file stays in time order)
+     */
+    void beforeEvent(ByteBuffer buf, int payload, int length, EventFormat format, int cpu, long timeNs)
+            throws IOException {
+        int id = format.id() & 0xffff;
+        Plan p = plans[id];
+        if (p == null) {
+            p = plan(format);
+            plans[id] = p;
+            sendFormat(format, timeNs);
+        }
+        if (p.onlyCommonPid) {
+            // most events: only their task to check, usually the CPU's previous one
+            int off = p.pidOffsets[0];
+            if (off + 4 <= length) {
+                int pid = (int) read(buf, payload + off, 4);
+                if (pid == lastPid[cpu & 0xffff]) {
+                    return;
+                }
+                if (tasks.slot(pid) < 0) {
+                    task(pid, -1, null, 0, 0, false);
+                    sendTasks(timeNs);
+                }
+                if (tasks.slot(pid) >= 0) {
+                    lastPid[cpu & 0xffff] = pid;
+                }
+            }
+            return;
+        }
+        // symbols: direct addresses
+        for (int i = 0; i < p.symOffsets.length; i++) {
+            int off = p.symOffsets[i];
+            if (off + p.symSizes[i] > length) {
+                continue;
+            }
+            long v = read(buf, payload + off, p.symSizes[i]);
+            if (v == 0) {
+                continue;
+            }
+            long address = p.symBacktrace[i] ? v - 1 : v;
+            if (!symbolsLooked.contains(address)) {
+                symbol(address);
+            }
+        }
+        if (p.computed.length > 0) {
+            long key = id;
+            boolean inside = true;
+            for (int i = 0; i < p.computed.length; i++) {
+                int off = p.computed[i];
+                if (off + p.computedSizes[i] > length) {
+                    inside = false;
+                    break;
+                }
+                key = key * 0x9E3779B97F4A7C15L + read(buf, payload + off, p.computedSizes[i]);
+                key ^= key >>> 29;
+            }
+            if (inside && !computedKeys.contains(key)) {
+                computed(p, buf, payload, length, cpu, key);
+            }
+        }
+        for (int i = 0; i < p.strOffsets.length; i++) {
+            int off = p.strOffsets[i];
+            if (off + p.strSizes[i] > length) {
+                continue;
+            }
+            long v = read(buf, payload + off, p.strSizes[i]);
+            if (v != 0 && !stringsLooked.contains(v)) {
+                string(v);
+            }
+        }
+        if (symbolBuilder != null) {
+            ContextMessage m = symbolBuilder.build();
+            symbolBuilder = null;
+            send(m, WireHeader.NO_CPU, timeNs, 0, false);
+        }
+        // tasks
+        for (int i = 0; i < p.pidOffsets.length; i++) {
+            int off = p.pidOffsets[i];
+            if (off + 4 > length) {
+                continue;
+            }
+            int pid = (int) read(buf, payload + off, 4);
+            int slot = tasks.slot(pid);
+            int commOff = p.commOffsets[i];
+            boolean hasComm = commOff >= 0 && commOff + 16 <= length;
+            if (slot >= 0 && (!hasComm || pid == 0)) {
+                continue;
+            }
+            long r0 = 0;
+            long r1 = 0;
+            if (hasComm) {
+                r0 = buf.getLong(payload + commOff);
+                r1 = buf.getLong(payload + commOff + 8);
+                if (slot >= 0 && tasks.sameRaw(slot, r0, r1)) {
+                    continue;
+                }
+            }
+            task(pid, slot, hasComm ? comm(buf, payload + commOff) : null, r0, r1, hasComm);
+        }
+        if (p.execPid >= 0 && p.execPid + 4 <= length) {
+            exec((int) read(buf, payload + p.execPid, 4), buf, payload, length, p);
+        }
+        sendTasks(timeNs);
+    }
+
+    private void sendTasks(long timeNs) throws IOException {
+        if (taskBuilder != null) {
+            ContextMessage m = taskBuilder.build();
+            taskBuilder = null;
+            send(m, WireHeader.NO_CPU, timeNs, 0, false);
+        }
+    }
+
+    /** An unsigned integer of the kernel's byte order at an index of {@code buf} (whatever its order). */
+    private long read(ByteBuffer buf, int at, int size) {
+        boolean swap = buf.order() != kernelOrder;
+        switch (size) {
+            case 8 -> {
+                long v = buf.getLong(at);
+                return swap ? Long.reverseBytes(v) : v;
+            }
+            case 4 -> {
+                int v = buf.getInt(at);
+                return (swap ? Integer.reverseBytes(v) : v) & 0xffff_ffffL;
+            }
+            case 2 -> {
+                short v = buf.getShort(at);
+                return (swap ? Short.reverseBytes(v) : v) & 0xffff;
+            }
+            default -> {
+                return buf.get(at) & 0xff;
+            }
+        }
+    }
+
+    private static String comm(ByteBuffer buf, int at) {
+        byte[] b = new byte[16];
+        int n = 0;
+        while (n < 16) {
+            byte c = buf.get(at + n);
+            if (c == 0) {
+                break;
+            }
+            b[n++] = c;
+        }
+        return new String(b, 0, n, StandardCharsets.UTF_8);
+    }
+
+    // ------------------------------------------------------------------ the slow paths
+
+    private void sendFormat(EventFormat f, long timeNs) throws IOException {
+        String text = ctx.formatText() == null ? null : ctx.formatText().apply(f);
+        byte[] description = null;
+        if (ctx.descriptions() != null) {
+            try {
+                description = ctx.descriptions().apply(f);
+            } catch (RuntimeException e) {
+                description = null; // the receiver decodes it from the format text alone
+            }
+        }
+        Map<String, Long> enums = new TreeMap<>();
+        Set<String> idents = identifiers(f);
+        if (!idents.isEmpty()) {
+            KernelEnums known = ctx.enums() == null ? KernelEnums.empty() : ctx.enums().get();
+            for (String name : idents) {
+                Long v = known.value(name);
+                if (v != null) {
+                    enums.put(name, v);
+                }
+            }
+        }
+        ContextMessage m = ContextMessages.format(f, text == null ? "" : text, description, enums);
+        formatMessages.put(f.id(), m);
+        send(m, WireHeader.NO_CPU, timeNs, 0, false);
+    }
+
+    private SymbolResolver resolver() {
+        return ctx.symbols() == null ? null : ctx.symbols().get();
+    }
+
+    private void symbol(long address) {
+        if (!symbolsLooked.add(address)) {
+            dropped++;
+            return;
+        }
+        SymbolResolver r = resolver();
+        SymbolResolver.Symbol s = r == null ? null : r.lookup(address);
+        ContextMessage.Builder b = symbols();
+        if (s == null) {
+            byte[] a = ByteBuffer.allocate(8).putLong(address).array();
+            b.bytes(ContextMessage.SYMBOL_UNKNOWN, a);
+            symbolItems.put(address, new ContextMessage.Item(ContextMessage.SYMBOL_UNKNOWN, a));
+            return;
+        }
+        String name = s.module() == null ? s.name() : s.name() + " [" + s.module() + "]";
+        ContextMessage.Builder one = ContextMessage.builder(FrameKind.SYMBOLS).symbol(address, s.start(), s.size(), name);
+        ContextMessage.Item item = one.build().items().get(0);
+        b.symbol(address, s.start(), s.size(), name);
+        symbolItems.put(address, item);
+    }
+
+    private void string(long address) {
+        if (!stringsLooked.add(address)) {
+            dropped++;
+            return;
+        }
+        String s = ctx.printk().lookup(address);
+        if (s != null) {
+            ContextMessage.Item item = ContextMessage.builder(FrameKind.SYMBOLS).printk(address, s).build().items().get(0);
+            symbols().printk(address, s);
+            stringItems.add(item);
+        }
+    }
+
+    private ContextMessage.Builder symbols() {
+        if (symbolBuilder == null) {
+            symbolBuilder = ContextMessage.builder(FrameKind.SYMBOLS);
+        }
+        return symbolBuilder;
+    }
+
+    /** An address computed by the print fmt: render the record once, recording what it looks up. */
+    private void computed(Plan p, ByteBuffer buf, int payload, int length, int cpu, long key) {
+        if (!computedKeys.add(key)) {
+            dropped++;
+            return;
+        }
+        byte[] copy = new byte[length];
+        buf.get(payload, copy);
+        EventRecord r = new EventRecord(p.format, layout, cpu, 0, ByteBuffer.wrap(copy).order(layout.byteOrder()));
+        recorder.target = resolver();
+        recorder.seen.clear();
+        p.printer.render(r, new PrintContext(recorder, ctx.printk(), ctx.hz(),
+                ctx.enums() == null ? null : ctx.enums().get(), ctx.variables()));
+        for (long a : recorder.seen) {
+            if (!symbolsLooked.contains(a)) {
+                symbol(a);
+            }
+        }
+    }
+
+    /** A resolver that notes every address looked up. */
+    private static final class Recorder implements SymbolResolver {
+        SymbolResolver target;
+        final List<Long> seen = new ArrayList<>();
+
+        @Override
+        public Symbol lookup(long address) {
+            seen.add(address);
+            return target == null ? null : target.lookup(address);
+        }
+    }
+
+    private void task(int pid, int slot, String comm, long r0, long r1, boolean fromRecord) {
+        String name = comm;
+        int tgid;
+        if (slot >= 0) {
+            // a known task with another name in this record
+            if (comm.equals(tasks.comm(slot))) {
+                tasks.setRaw(slot, r0, r1);
+                return;
+            }
+            tgid = tasks.tgid(slot);
+        } else {
+            if (tasks.full()) {
+                dropped++;
+                return;
+            }
+            CaptureContext.Task t = ctx.tasks().lookup(pid);
+            tgid = t == null ? -1 : t.tgid();
+            if (name == null) {
+                name = t == null ? "<...>" : t.comm();
+            }
+            if (pid == 0) {
+                name = "<idle>";
+                tgid = 0;
+            }
+        }
+        int s = tasks.put(pid, tgid, name);
+        if (fromRecord && s >= 0) {
+            tasks.setRaw(s, r0, r1);
+        }
+        processes().task(pid, tgid, name);
+    }
+
+    /** {@code sched_process_exec}: the task's name is now its new program's. */
+    private void exec(int pid, ByteBuffer buf, int payload, int length, Plan p) {
+        CaptureContext.Task t = ctx.tasks().running(pid); // a cached name may be the pid's former holder's
+        String name = t == null ? null : t.comm();
+        if (name == null && p.execFile != null) {
+            byte[] copy = new byte[length];
+            buf.get(payload, copy);
+            try {
+                String file = new EventRecord(p.format, layout, -1, 0, ByteBuffer.wrap(copy).order(layout.byteOrder()))
+                        .string(p.execFile);
+                name = file.substring(file.lastIndexOf('/') + 1);
+                if (name.getBytes(StandardCharsets.UTF_8).length > 15) {
+                    name = new String(java.util.Arrays.copyOf(name.getBytes(StandardCharsets.UTF_8), 15),
+                            StandardCharsets.UTF_8);
+                }
+            } catch (RuntimeException e) {
+                return;
+            }
+        }
+        if (name == null) {
+            return;
+        }
+        int slot = tasks.slot(pid);
+        if (slot >= 0 && name.equals(tasks.comm(slot))) {
+            return;
+        }
+        int tgid = t != null ? t.tgid() : slot >= 0 ? tasks.tgid(slot) : -1;
+        if (slot < 0 && tasks.full()) {
+            dropped++;
+            return;
+        }
+        int s = tasks.put(pid, tgid, name);
+        if (s >= 0) {
+            tasks.setRaw(s, 0, 0);
+        }
+        processes().task(pid, tgid, name);
+    }
+
+    private ContextMessage.Builder processes() {
+        if (taskBuilder == null) {
+            taskBuilder = ContextMessage.builder(FrameKind.PROCESS);
+        }
+        return taskBuilder;
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    /** Where an event's context-relevant values sit in its payload. */
+    static final class Plan {
+        final EventFormat format;
+        final EventPrinter printer;
+        final int[] pidOffsets;
+        final int[] commOffsets;
+        final int[] symOffsets;
+        final int[] symSizes;
+        final boolean[] symBacktrace;
+        final int[] computed;
+        final int[] computedSizes;
+        final int[] strOffsets;
+        final int[] strSizes;
+        final int execPid;
+        final Field execFile;
+        /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
+        final boolean onlyCommonPid;
+
+        Plan(EventFormat format, EventPrinter printer, List<int[]> pids, List<int[]> syms, List<int[]> computed,
+             List<int[]> strings, int execPid, Field execFile) {
+            this.format = format;
+            this.printer = printer;
+            this.pidOffsets = pids.stream().mapToInt(a -> a[0]).toArray();
+            this.commOffsets = pids.stream().mapToInt(a -> a[1]).toArray();
+            this.symOffsets = syms.stream().mapToInt(a -> a[0]).toArray();
+            this.symSizes = syms.stream().mapToInt(a -> a[1]).toArray();
+            this.symBacktrace = new boolean[syms.size()];
+            for (int i = 0; i < syms.size(); i++) {
+                symBacktrace[i] = syms.get(i)[2] != 0;
+            }
+            this.computed = computed.stream().mapToInt(a -> a[0]).toArray();
+            this.computedSizes = computed.stream().mapToInt(a -> a[1]).toArray();
+            this.strOffsets = strings.stream().mapToInt(a -> a[0]).toArray();
+            this.strSizes = strings.stream().mapToInt(a -> a[1]).toArray();
+            this.execPid = execPid;
+            this.execFile = execFile;
+            this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
+                    && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
+        }
+    }
+
+    /** The plan of an event (public for tests through {@link #plan(EventFormat, KernelLayout)}). */
+    Plan plan(EventFormat f) {
+        return plan(f, layout);
+    }
+
+    static Plan plan(EventFormat f, KernelLayout layout) {
+        int longSize = layout.longSize();
+        List<int[]> pids = new ArrayList<>();
+        boolean exec = f.system().equals("sched") && f.name().equals("sched_process_exec");
+        boolean rename = f.system().equals("task") && f.name().equals("task_rename");
+        int execPid = -1;
+        for (Field fd : f.fields()) {
+            if (fd.common() || fd.kind() != FieldKind.INTEGER || fd.size() != 4
+                    || !(fd.name().equals("pid") || fd.name().endsWith("_pid"))) {
+                continue;
+            }
+            String base = fd.name().substring(0, fd.name().length() - 3);
+            Field comm = f.field(rename && fd.name().equals("pid") ? "newcomm" : base + "comm");
+            if (comm != null && comm.kind() == FieldKind.CHAR_ARRAY && comm.size() == 16) {
+                pids.add(new int[] {fd.offset(), comm.offset()});
+            } else if (exec && fd.name().equals("pid")) {
+                execPid = fd.offset();
+            }
+        }
+        Field common = f.field("common_pid");
+        if (common != null && common.size() == 4) {
+            // after the pids the record names (their comm is the record's): usually one of them
+            pids.add(new int[] {common.offset(), -1});
+        }
+        EventPrinter printer = EventPrinter.compile(f, layout);
+        List<int[]> syms = new ArrayList<>();
+        List<int[]> computed = new ArrayList<>();
+        List<int[]> strings = new ArrayList<>();
+        PrintFmt pf = printer.printFmt();
+        if (pf != null) {
+            int ai = 0;
+            for (FormatSegment seg : pf.segments()) {
+                if (!(seg instanceof FormatSegment.Conversion c)) {
+                    continue;
+                }
+                ai += c.argumentCount() - 1;
+                if (ai >= pf.args().size()) {
+                    break;
+                }
+                Expr arg = pf.args().get(ai++);
+                if (isSymbol(c)) {
+                    int[] d = direct(arg, longSize);
+                    if (d != null && d[1] == longSize) {
+                        syms.add(new int[] {d[0], d[1], c.extension().charAt(0) == 'B' ? 1 : 0});
+                    } else {
+                        sources(arg, computed);
+                    }
+                } else if (c.conversion() == 's') {
+                    Expr a = strip(arg);
+                    List<Expr> options = a instanceof Expr.Ternary t ? List.of(strip(t.then()), strip(t.otherwise())) : List.of(a);
+                    for (Expr o : options) {
+                        if (o instanceof Expr.FieldRef r && r.field() != null && pointerLike(r.field(), longSize)) {
+                            strings.add(new int[] {r.field().offset(), r.field().size()});
+                        }
+                    }
+                }
+            }
+        }
+        Field file = exec ? f.field("filename") : null;
+        return new Plan(f, printer, pids, syms, dedup(computed), strings, execPid, file);
+    }
+
+    private static List<int[]> dedup(List<int[]> l) {
+        Map<Long, int[]> m = new LinkedHashMap<>();
+        for (int[] a : l) {
+            m.putIfAbsent(((long) a[0] << 32) | a[1], a);
+        }
+        return new ArrayList<>(m.values());
+    }
+
+    private static boolean isSymbol(FormatSegment.Conversion c) {
+        return c.conversion() == 'p' && !c.extension().isEmpty() && "SsBFf".indexOf(c.extension().charAt(0)) >= 0;
+    }
+
+    private static boolean pointerLike(Field f, int longSize) {
+        return f.kind() == FieldKind.POINTER || (f.kind() == FieldKind.INTEGER && f.size() == longSize);
+    }
+
+    private static Expr strip(Expr e) {
+        while (e instanceof Expr.Cast c) {
+            e = c.operand();
+        }
+        return e;
+    }
+
+    /** {offset, size} when the argument is one field (through casts) or a constant element of a field array. */
+    private static int[] direct(Expr arg, int longSize) {
+        Expr e = strip(arg);
+        if (e instanceof Expr.FieldRef r && r.field() != null && !r.field().common()
+                && (r.field().kind() == FieldKind.POINTER || r.field().kind() == FieldKind.INTEGER)) {
+            return new int[] {r.field().offset(), r.field().size()};
+        }
+        if (e instanceof Expr.Index ix && strip(ix.base()) instanceof Expr.FieldRef r && r.field() != null
+                && r.field().kind() == FieldKind.ARRAY && ix.index() instanceof Expr.IntLit k) {
+            int el = r.field().elementSize();
+            if (k.value() >= 0 && r.field().arrayLength() > 0 && k.value() < r.field().arrayLength() && el > 0) {
+                return new int[] {r.field().offset() + (int) k.value() * el, el};
+            }
+        }
+        return null;
+    }
+
+    /** Every fixed-size field (or constant array element) an expression reads. */
+    private static void sources(Expr e, List<int[]> out) {
+        if (e == null) {
+            return;
+        }
+        int[] d = direct(e, 8);
+        if (d != null && (d[1] == 1 || d[1] == 2 || d[1] == 4 || d[1] == 8)) {
+            out.add(d);
+            return;
+        }
+        for (Expr child : children(e)) {
+            sources(child, out);
+        }
+    }
+
+    /** The identifiers an event's print fmt names (enum constants, variables). */
+    static Set<String> identifiers(EventFormat f) {
+        Set<String> out = new LinkedHashSet<>();
+        PrintFmt pf = EventPrinter.compile(f, KernelLayout.host()).printFmt();
+        if (pf != null) {
+            pf.args().forEach(a -> identifiers(a, out));
+        }
+        return out;
+    }
+
+    private static void identifiers(Expr e, Set<String> out) {
+        if (e instanceof Expr.Ident id) {
+            out.add(id.name());
+        }
+        for (Expr child : children(e)) {
+            identifiers(child, out);
+        }
+    }
+
+    /** The sub-expressions of an expression. */
+    private static List<Expr> children(Expr e) {
+        if (e instanceof Expr.Cast c) {
+            return List.of(c.operand());
+        } else if (e instanceof Expr.Unary u) {
+            return List.of(u.operand());
+        } else if (e instanceof Expr.Binary b) {
+            return List.of(b.left(), b.right());
+        } else if (e instanceof Expr.Ternary t) {
+            return List.of(t.cond(), t.then(), t.otherwise());
+        } else if (e instanceof Expr.Index ix) {
+            return List.of(ix.base(), ix.index());
+        } else if (e instanceof Expr.Member m) {
+            return List.of(m.base());
+        } else if (e instanceof Expr.SizeofExpr se) {
+            return List.of(se.operand());
+        } else if (e instanceof Expr.Call call) {
+            return call.args();
+        } else if (e instanceof Expr.Braced br) {
+            return br.items();
+        }
+        return List.of();
+    }
+
+    /** What the print fmts of these events need loaded ({@link CaptureContext#live}). */
+    static Needs needs(Collection<EventFormat> formats, KernelLayout layout) {
+        boolean symbols = false;
+        boolean printk = false;
+        boolean idents = false;
+        boolean calibration = false;
+        for (EventFormat f : formats) {
+            Plan p = plan(f, layout);
+            symbols |= p.symOffsets.length > 0 || p.computed.length > 0;
+            printk |= p.strOffsets.length > 0;
+            Set<String> ids = identifiers(f);
+            idents |= !ids.isEmpty();
+            calibration |= ids.contains("vmemmap_base") || f.printFmt().contains("struct page");
+        }
+        return new Needs(symbols, printk, idents, calibration);
+    }
+}

@@ -1,0 +1,73 @@
+package org.tracewire.capture;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pcapng writer thread's channel: every byte written, in order, whatever the block sizes
+ * (smaller and larger than its buffers, more than all its buffers at once); a failing file is
+ * reported by a later write or by close, never lost.
+ */
+class AsyncFileChannelTest {
+    @Test
+    void everyByteArrivesInOrder(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("f");
+        Random rnd = new Random(7);
+        byte[] all = new byte[9 * AsyncFileChannel.BUFFER_BYTES + 12345];
+        rnd.nextBytes(all);
+        try (AsyncFileChannel ch = new AsyncFileChannel(FileChannel.open(f, StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE), f.toString())) {
+            int at = 0;
+            while (at < all.length) {
+                int n = Math.min(all.length - at, rnd.nextInt(3 * AsyncFileChannel.BUFFER_BYTES / 2) + 1);
+                ByteBuffer b = ByteBuffer.allocateDirect(n);
+                b.put(all, at, n).flip();
+                ch.write(b);
+                assertTrue(!b.hasRemaining());
+                at += n;
+            }
+        }
+        assertArrayEquals(all, Files.readAllBytes(f));
+    }
+
+    @Test
+    void aFailingFileIsReported() throws IOException {
+        WritableByteChannel broken = new WritableByteChannel() {
+            @Override
+            public int write(ByteBuffer src) throws IOException {
+                throw new IOException("No space left on device");
+            }
+
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        AsyncFileChannel ch = new AsyncFileChannel(broken, "broken");
+        ch.write(ByteBuffer.allocate(AsyncFileChannel.BUFFER_BYTES)); // a full block: handed to the writer
+        IOException e = assertThrows(IOException.class, () -> {
+            for (int i = 0; i < 100; i++) {
+                ch.write(ByteBuffer.allocate(AsyncFileChannel.BUFFER_BYTES));
+                Thread.sleep(10);
+            }
+            ch.close();
+        });
+        assertTrue(e.getMessage().contains("No space left on device"), e.getMessage());
+    }
+}
