@@ -139,12 +139,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
             }
         }
         int hz = KernelContext.configHz(Path.of("/proc/config.gz"));
-        Map<String, Long> constants = new LinkedHashMap<>();
-        if (hz > 0) {
-            constants.put("HZ", (long) hz);
-        }
-        variables.values().forEach(constants::put);
-        variables.typeSizes().forEach((t, s) -> constants.put("sizeof(" + t + ")", (long) s));
+        Map<String, Long> constants = ContextMessages.constants(hz, variables);
         ClockSync clock = session.clock();
         String host = SectionInfo.hostName();
         long pid = ProcessHandle.current().pid();

@@ -90,7 +90,7 @@ final class ImportCommand implements Callable<Integer> {
                     "import " + input.toAbsolutePath().normalize() + " " + Files.size(input) + " "
                             + Files.getLastModifiedTime(input).toMillis(),
                     release, null, host, f.clock(), offset, 0, f.kernelLayout(), f.headerPageText(), f.headerEventText(),
-                    FirstSight.constants(context), new Main.Version().getVersion()[0],
+                    ContextMessages.constants(context.hz(), context.variables()), new Main.Version().getVersion()[0],
                     f.catalog().formats().stream().map(EventFormat::fullName).toList()));
             FirstSight sight = new FirstSight(f.kernelLayout(), context, f.cmdlines(), null,
                     fmt -> f.formatText(fmt.fullName()), null);

@@ -1,10 +1,12 @@
 package org.tracewire.wire;
 
 import java.nio.ByteOrder;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.printfmt.KernelVariables;
 
 /**
  * Builds the context messages of {@code docs/wire-format.md} §4.1–4.5 from their parts, so every
@@ -35,6 +37,24 @@ public final class ContextMessages {
     public record Capture(String captureId, String kernelRelease, String bootId, String host, String clock,
                           long clockOffsetNs, long clockErrorNs, KernelLayout layout, String headerPage,
                           String headerEvent, Map<String, Long> constants, String version, List<String> events) {
+    }
+
+    /**
+     * The constants of a CAPTURE message (§4.1 item 12) from what is known of the kernel: {@code HZ}
+     * (left out when 0, unknown), each kernel variable by name, each type size as
+     * {@code sizeof(TYPE)}; in that order.
+     *
+     * @param hz        {@code CONFIG_HZ}, 0 when unknown
+     * @param variables the calibrated kernel variables and type sizes
+     */
+    public static Map<String, Long> constants(int hz, KernelVariables variables) {
+        Map<String, Long> r = new LinkedHashMap<>();
+        if (hz > 0) {
+            r.put("HZ", (long) hz);
+        }
+        variables.values().forEach(r::put);
+        variables.typeSizes().forEach((t, n) -> r.put("sizeof(" + t + ")", (long) n));
+        return r;
     }
 
     /** The CAPTURE message. */

@@ -5,7 +5,6 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -98,20 +97,6 @@ public final class FirstSight {
         PrintContext noted = new PrintContext(noting, PrintkFormats.view(strings), source.hz(), source.enums(),
                 source.variables());
         this.renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "local"), layout, noted);
-    }
-
-    /**
-     * The constants of a CAPTURE message (§4.1 item 12) that a print context knows: {@code HZ}, the
-     * kernel variables and the type sizes ({@code sizeof(page)}).
-     */
-    public static Map<String, Long> constants(PrintContext c) {
-        Map<String, Long> r = new LinkedHashMap<>();
-        if (c.hz() > 0) {
-            r.put("HZ", (long) c.hz());
-        }
-        c.variables().values().forEach(r::put);
-        c.variables().typeSizes().forEach((t, n) -> r.put("sizeof(" + t + ")", (long) n));
-        return r;
     }
 
     /**

@@ -2,7 +2,6 @@ package org.tracewire.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 /**
  * Decodes tracewire version-2 frames ({@code docs/wire-format.md} §8), bare (pcapng link type 162)
@@ -84,12 +83,5 @@ public final class WireDecoder {
                     + " bytes in a message of " + length + " bytes");
         }
         return new WireFrame(source, h, null, new ContextFragment(id, index, count, length, bytes));
-    }
-
-    /** The bytes of a buffer (position to limit), for messages in errors and tests. */
-    static byte[] bytes(ByteBuffer b) {
-        byte[] r = new byte[b.remaining()];
-        b.duplicate().get(r);
-        return Arrays.copyOf(r, r.length);
     }
 }

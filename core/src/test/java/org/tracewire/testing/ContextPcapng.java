@@ -102,7 +102,7 @@ public final class ContextPcapng {
     public static Path write(Path file, List<EventRecord> records, Source s, Map<Integer, Long> lost) throws IOException {
         var capture = ContextMessages.capture(new ContextMessages.Capture(s.captureId(), "6.18.0-test", null, s.host(),
                 s.clock(), s.clockOffset(), 0, s.layout(), s.headerPage(), s.headerEvent(),
-                FirstSight.constants(s.context()), "test", List.of()));
+                ContextMessages.constants(s.context().hz(), s.context().variables()), "test", List.of()));
         FirstSight sight = new FirstSight(s.layout(), s.context(), s.tasks(), null, s.formatText(), null);
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
             int iface = w.addInterface(InterfaceInfo.tracewire("tracewire", "ftrace events of " + s.host(),

@@ -45,7 +45,7 @@ class FirstSightTest {
         FirstSight sight = new FirstSight(src.layout(), full, src.tasks(), pid -> pid + 1, src.formatText(), null);
         WireContext ctx = new WireContext();
         ctx.apply(ContextMessages.capture(new ContextMessages.Capture("t", null, null, null, "local", 0, 0, src.layout(),
-                null, null, FirstSight.constants(full), "test", List.of())), WireHeader.NO_CPU);
+                null, null, ContextMessages.constants(full.hz(), full.variables()), "test", List.of())), WireHeader.NO_CPU);
         Set<Long> described = new HashSet<>();
         Set<Integer> tasks = new HashSet<>();
         int symbolMessages = 0;

@@ -44,7 +44,7 @@ class FrameRowsTest {
     static List<ByteBuffer> frames(List<EventRecord> recs, ContextPcapng.Source src) throws Exception {
         List<ByteBuffer> out = new ArrayList<>();
         var capture = ContextMessages.capture(new ContextMessages.Capture("live", "6.18", null, "host", src.clock(),
-                src.clockOffset(), 0, src.layout(), src.headerPage(), src.headerEvent(), FirstSight.constants(src.context()),
+                src.clockOffset(), 0, src.layout(), src.headerPage(), src.headerEvent(), ContextMessages.constants(src.context().hz(), src.context().variables()),
                 "test", List.of()));
         RecordFrames rf = new RecordFrames(new FrameEncoder(1514 - 14), capture,
                 new FirstSight(src.layout(), src.context(), src.tasks(), null, src.formatText(), null), src.clockOffset(),
