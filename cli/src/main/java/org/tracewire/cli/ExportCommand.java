@@ -46,19 +46,6 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {"Convert a pcapng of tracewire frames (wire format v2) into a trace-cmd trace.dat (version 6), from the file alone."})
 final class ExportCommand implements Callable<Integer> {
-    /** {@code events/header_event} as every kernel since 2.6.31 has it, for a capture that did not carry it. */
-    static final String STANDARD_HEADER_EVENT = """
-            # compressed entry header
-            \ttype_len    :    5 bits
-            \ttime_delta  :   27 bits
-            \tarray       :   32 bits
-
-            \tpadding     : type == 29
-            \ttime_extend : type == 30
-            \ttime_stamp : type == 31
-            \tdata max type_len  == 28
-            """;
-
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The pcapng of tracewire frames.")
     Path input;
 
@@ -90,7 +77,7 @@ final class ExportCommand implements Callable<Integer> {
             }
             String he = c.captureText(ContextMessage.CAPTURE_HEADER_EVENT);
             if (he == null) {
-                he = STANDARD_HEADER_EVENT;
+                he = org.tracewire.format.HeaderEvent.STANDARD_TEXT;
             }
             KernelLayout kernel = c.layout();
             SubBufferLayout layout;

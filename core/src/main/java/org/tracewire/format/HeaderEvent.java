@@ -16,6 +16,23 @@ package org.tracewire.format;
 public record HeaderEvent(int typeLenBits, int timeDeltaBits, int paddingType, int timeExtendType,
                           int timeStampType, int maxDataType) {
 
+    /**
+     * The text of {@code events/header_event} for the {@link #standard()} layout, as the kernel
+     * prints it ({@code ring_buffer_print_entry_header()}): what a writer of trace.dat files states
+     * when its source did not carry the file.
+     */
+    public static final String STANDARD_TEXT = """
+            # compressed entry header
+            \ttype_len    :    5 bits
+            \ttime_delta  :   27 bits
+            \tarray       :   32 bits
+
+            \tpadding     : type == 29
+            \ttime_extend : type == 30
+            \ttime_stamp : type == 31
+            \tdata max type_len  == 28
+            """;
+
     /** The layout every kernel since 2.6.3x has used. */
     public static HeaderEvent standard() {
         return new HeaderEvent(5, 27, 29, 30, 31, 28);

@@ -110,17 +110,7 @@ class FormatParserTest {
                 .replace("offset:16", "offset:12"), "hp32");
         assertEquals(4, KernelLayout.fromHeaderPage(hp32, ByteOrder.LITTLE_ENDIAN).longSize());
 
-        String event = """
-                # compressed entry header
-                \ttype_len    :    5 bits
-                \ttime_delta  :   27 bits
-                \tarray       :   32 bits
-
-                \tpadding     : type == 29
-                \ttime_extend : type == 30
-                \ttime_stamp : type == 31
-                \tdata max type_len  == 28
-                """;
+        String event = HeaderEvent.STANDARD_TEXT;
         assertEquals(HeaderEvent.standard(), FormatParser.parseHeaderEvent(event, "header_event"));
         assertThrows(FormatException.class,
                 () -> FormatParser.parseHeaderEvent(event.replace("27 bits", "26 bits"), "he"));
