@@ -22,10 +22,12 @@ tracewire_prereqs() {
     echo "tracewire: not a Debian-like system (no dpkg-query); make sure these are installed: ${TRACEWIRE_PACKAGES[*]}" >&2
     return 0
   fi
-  local missing=() pkg status
+  local missing=() pkg installed
+  # one dpkg-query for all of them (a package it does not know is simply not in its output)
+  installed=" $(dpkg-query -W -f='${Package}=${db:Status-Abbrev}\n' "${TRACEWIRE_PACKAGES[@]}" 2>/dev/null \
+    | sed -n 's/^\([^=]*\)=ii.*/\1/p' | tr '\n' ' ')"
   for pkg in "${TRACEWIRE_PACKAGES[@]}"; do
-    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
-    [[ $status == ii* ]] || missing+=("$pkg")
+    [[ $installed == *" $pkg "* ]] || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then

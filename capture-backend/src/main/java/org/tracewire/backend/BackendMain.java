@@ -52,7 +52,7 @@ public final class BackendMain {
         System.err.println("backend: acting for uid " + user.uid() + " (" + user.source() + ")");
         BackendServer server = new BackendServer(tracefs, out, (iface, pcapng, t, session) ->
                 FrameOutputs.open(session, iface, null, pcapng == null ? null : Path.of(pcapng),
-                        Ethernet.DEFAULT_MAX_FRAME, f -> user.openForWriting(f, "pcapng")), t -> {
+                        Ethernet.DEFAULT_MAX_FRAME, (f, extra) -> user.openForWriting(f, "pcapng", extra)), t -> {
             KernelTextRenderer renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "mono"),
                     t.layout(), KernelContext.of(t));
             return renderer::body;

@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -191,16 +192,19 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      *
      * @param file    an absolute path
      * @param purpose what the file is, for messages (e.g. {@code pcapng})
+     * @param extra   further options of the channel (e.g. {@code ExtendedOpenOption.DIRECT})
      * @return a channel positioned at 0 on the empty file
      * @throws IOException when the user could not write there (a directory they cannot search or
      *                     write, a symbolic link, a file they do not own, not a regular file), with
-     *                     a message naming the purpose, the path and the reason
+     *                     a message naming the purpose, the path and the reason; also when the file
+     *                     system refuses an extra option (the file then exists, empty, and a call
+     *                     without it reuses it)
      */
-    public FileChannel openForWriting(Path file, String purpose) throws IOException {
-        return open(file, purpose, true);
+    public FileChannel openForWriting(Path file, String purpose, OpenOption... extra) throws IOException {
+        return open(file, purpose, true, extra);
     }
 
-    private FileChannel open(Path file, String purpose, boolean really) throws IOException {
+    private FileChannel open(Path file, String purpose, boolean really, OpenOption... extra) throws IOException {
         String what = purpose + ": " + file;
         if (!file.isAbsolute()) {
             throw new IOException(what + ": the path must be absolute");
@@ -267,7 +271,9 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
                 } else if (!isRoot()) {
                     Posix.fchown(fd, uid, gid);
                 }
-                FileChannel ch = FileChannel.open(fdPath, StandardOpenOption.WRITE);
+                OpenOption[] o = Arrays.copyOf(extra, extra.length + 1);
+                o[extra.length] = StandardOpenOption.WRITE;
+                FileChannel ch = FileChannel.open(fdPath, o);
                 ch.truncate(0);
                 return ch;
             } catch (LastErrorException e) {

@@ -3,10 +3,14 @@ package org.tracewire.capture;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import com.sun.nio.file.ExtendedOpenOption;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
@@ -41,15 +45,56 @@ public final class FrameOutputs {
     @FunctionalInterface
     public interface FileOpener {
         /** Creates the file, or truncates an existing one, as this process may ({@code ./tracewire capture}). */
-        FileOpener PLAIN = f -> FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        FileOpener PLAIN = (f, extra) -> {
+            OpenOption[] o = Arrays.copyOf(extra, extra.length + 3);
+            o[extra.length] = StandardOpenOption.CREATE;
+            o[extra.length + 1] = StandardOpenOption.WRITE;
+            o[extra.length + 2] = StandardOpenOption.TRUNCATE_EXISTING;
+            return FileChannel.open(f, o);
+        };
 
         /**
-         * @param file the file
+         * @param file  the file
+         * @param extra further options of the channel: {@link ExtendedOpenOption#DIRECT} for a file
+         *              written with {@code O_DIRECT}
          * @return a channel on the empty file, positioned at 0
-         * @throws IOException when it cannot (or may not) be opened, saying why
+         * @throws IOException when it cannot (or may not) be opened, saying why (also when the file
+         *                     system refuses an extra option)
          */
-        FileChannel open(Path file) throws IOException;
+        FileChannel open(Path file, OpenOption... extra) throws IOException;
+    }
+
+    /**
+     * Whether a regular pcapng file is written with {@code O_DIRECT} when its file system allows it
+     * (system property {@code tracewire.pcapng.direct}, default true; false: through the page cache).
+     */
+    static boolean directWanted() {
+        return !"false".equals(System.getProperty("tracewire.pcapng.direct"));
+    }
+
+    /**
+     * The writer of a regular pcapng file: {@code O_DIRECT} when wanted and the file system takes it
+     * (ext4, xfs, btrfs, tmpfs of Linux 6.6 and later), else through the page cache.
+     *
+     * @throws IOException when the file cannot be opened at all
+     */
+    static AsyncFileChannel fileChannel(Path pcapng, FileOpener opener) throws IOException {
+        if (directWanted()) {
+            FileChannel direct = null;
+            try {
+                direct = opener.open(pcapng, ExtendedOpenOption.DIRECT);
+                long block = Files.getFileStore(pcapng).getBlockSize();
+                if (block > 0 && block <= AsyncFileChannel.BUFFER_BYTES) {
+                    return AsyncFileChannel.direct(direct, (int) block);
+                }
+            } catch (IOException | IllegalArgumentException | UnsupportedOperationException e) {
+                // the file system refuses O_DIRECT (or has an odd block size): the page cache it is
+            }
+            if (direct != null) {
+                direct.close();
+            }
+        }
+        return new AsyncFileChannel(opener.open(pcapng), pcapng.toString());
     }
 
     /**
@@ -116,9 +161,9 @@ public final class FrameOutputs {
                 } else if (PcapngOutput.isLive(pcapng)) {
                     outputs.add(new PcapngOutput(pcapng.toString(), opener.open(pcapng), true, section, iface));
                 } else {
-                    // a regular file: the kernel's copy into the page cache happens on a writer thread
-                    outputs.add(new PcapngOutput(pcapng.toString(), new AsyncFileChannel(opener.open(pcapng),
-                            pcapng.toString()), false, section, iface));
+                    // a regular file: written by a thread of its own, with O_DIRECT where it can be
+                    outputs.add(new PcapngOutput(pcapng.toString(), fileChannel(pcapng, opener), false, section,
+                            iface));
                 }
             }
             return outputs;

@@ -1,6 +1,7 @@
 package org.tracewire.capture;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +42,51 @@ class AsyncFileChannelTest {
             }
         }
         assertArrayEquals(all, Files.readAllBytes(f));
+    }
+
+    /**
+     * With O_DIRECT (the temporary folder's file system permitting): whole aligned blocks to the
+     * disk, the last one padded and the file cut back to exactly the bytes written, for totals on,
+     * just below and just above a block boundary.
+     */
+    @Test
+    void aDirectFileHoldsEveryByteAndNoPadding(@TempDir Path dir) throws IOException {
+        int block = (int) Files.getFileStore(dir).getBlockSize();
+        Random rnd = new Random(11);
+        for (int total : new int[] {0, 1, block - 1, block, block + 1, 3 * AsyncFileChannel.BUFFER_BYTES + 7,
+                2 * AsyncFileChannel.BUFFER_BYTES}) {
+            Path f = dir.resolve("d" + total);
+            byte[] all = new byte[total];
+            rnd.nextBytes(all);
+            AsyncFileChannel ch = FrameOutputs.fileChannel(f, FrameOutputs.FileOpener.PLAIN);
+            Assumptions.assumeTrue(ch.isDirect(), "the file system of " + dir + " refuses O_DIRECT");
+            try (ch) {
+                int at = 0;
+                while (at < all.length) {
+                    int n = Math.min(all.length - at, rnd.nextInt(70_000) + 1);
+                    ch.write(ByteBuffer.wrap(all, at, n));
+                    at += n;
+                }
+            }
+            assertArrayEquals(all, Files.readAllBytes(f), "total " + total);
+        }
+    }
+
+    @Test
+    void withoutDirectTheFileGoesThroughThePageCache(@TempDir Path dir) throws IOException {
+        String old = System.getProperty("tracewire.pcapng.direct");
+        System.setProperty("tracewire.pcapng.direct", "false");
+        try (AsyncFileChannel ch = FrameOutputs.fileChannel(dir.resolve("p"), FrameOutputs.FileOpener.PLAIN)) {
+            assertFalse(ch.isDirect());
+            ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+        } finally {
+            if (old == null) {
+                System.clearProperty("tracewire.pcapng.direct");
+            } else {
+                System.setProperty("tracewire.pcapng.direct", old);
+            }
+        }
+        assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(dir.resolve("p")));
     }
 
     @Test
