@@ -105,6 +105,21 @@ public final class ExtcapInstaller {
      * @return the script
      */
     public static String script(Path java, String classPath, Path home, String version) {
+        return script(java, List.of(), classPath, home, version);
+    }
+
+    /**
+     * The script's text, its JVM started with {@code jvmOptions} (the launcher's
+     * {@code capture_jvm_opts}: the capture process's memory limits, docs/capture.md "Memory").
+     *
+     * @param java       absolute path of the java executable
+     * @param jvmOptions options for that JVM, each one word (quoted for the shell here)
+     * @param classPath  the class path holding org.tracewire.cli.Main and its dependencies
+     * @param home       the tracewire repository root (for the snapshot and messages), or null
+     * @param version    tracewire's version, for the comment
+     * @return the script
+     */
+    public static String script(Path java, List<String> jvmOptions, String classPath, Path home, String version) {
         StringBuilder sb = new StringBuilder();
         sb.append("#!/bin/sh\n");
         sb.append(MARKER).append(" (").append(version).append("), written by `tracewire extcap --install`.\n");
@@ -124,6 +139,9 @@ public final class ExtcapInstaller {
         sb.append("\n    exit 0 ;;\n");
         sb.append("esac\n");
         sb.append("exec ").append(quote(java.toString()));
+        for (String o : jvmOptions) {
+            sb.append(' ').append(quote(o));
+        }
         if (home != null) {
             sb.append(" -Dtracewire.home=").append(quote(home.toString()));
             sb.append(" -Dtracewire.snapshot=").append(quote(home.resolve("snapshots/linux-6.18").toString()));
@@ -215,6 +233,20 @@ public final class ExtcapInstaller {
     }
 
     /** Quotes a word for {@code /bin/sh} (single quotes). */
+    /**
+     * The JVM options the launcher hands a capture-type JVM in system property
+     * {@value #JVM_OPTIONS_PROPERTY} (its {@code capture_jvm_opts}, words separated by blanks).
+     *
+     * @return the options, empty when the property is unset (not started by the launcher)
+     */
+    public static List<String> launcherJvmOptions() {
+        String v = System.getProperty(JVM_OPTIONS_PROPERTY, "").strip();
+        return v.isEmpty() ? List.of() : List.of(v.split("\\s+"));
+    }
+
+    /** System property that carries the launcher's {@code capture_jvm_opts}. */
+    public static final String JVM_OPTIONS_PROPERTY = "tracewire.captureJvmOpts";
+
     static String quote(String s) {
         return "'" + s.replace("'", "'\\''") + "'";
     }

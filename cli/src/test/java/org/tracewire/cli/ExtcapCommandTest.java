@@ -189,6 +189,22 @@ class ExtcapCommandTest {
         assertEquals("#!/bin/sh\necho someone else's\n", Files.readString(installed), "a foreign file is left alone");
     }
 
+    /** The launcher's capture JVM limits go into the installed script, quoted, before the class path. */
+    @Test
+    void theInstalledScriptStartsItsJvmWithTheCaptureLimits(@TempDir Path dir) throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        String script = ExtcapInstaller.script(java, List.of("-Xmx128m", "-XX:MaxDirectMemorySize=176m"),
+                ExtcapInstaller.classPath(null), null, "test");
+        assertTrue(script.contains(" '-Xmx128m' '-XX:MaxDirectMemorySize=176m' -cp "), script);
+        Path installed = ExtcapInstaller.install(dir, script);
+        Process c = new ProcessBuilder(installed.toString(), "--extcap-config", "--extcap-interface", "tracewire")
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String config = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(c.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, c.exitValue());
+        assertTrue(config.contains("{call=--events}"), config);
+    }
+
     /**
      * Wireshark asks every extcap for its interfaces and DLTs at each start: the script answers
      * those itself (the same lines as the Java command) without starting a JVM.
