@@ -65,6 +65,11 @@ public final class WireContext {
     public record Task(int pid, int tgid, String comm) {
     }
 
+    /** The id of the capture this context describes (its CAPTURE message's), or null before one came. */
+    public String captureId() {
+        return captureId;
+    }
+
     /**
      * Applies one message.
      *

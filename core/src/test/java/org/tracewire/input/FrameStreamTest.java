@@ -21,6 +21,7 @@ import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.MacAddress;
 import org.tracewire.wire.RecordFrames;
+import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireHeader;
 
 /**
@@ -125,5 +126,40 @@ class FrameStreamTest {
         assertEquals(List.of("0 packets not tracewire frames, 0 malformed frames, 1 frames of events without a format "
                 + "in the file skipped", "1 event frames before their capture's CAPTURE context skipped (the stream was "
                 + "joined late)", "1 frames of reserved kinds skipped"), s.summary());
+    }
+
+    /**
+     * A capture that stops in the middle of a fragmented context message, then another capture from
+     * the same source (a live view across two runs): the new capture numbers its messages afresh, so
+     * without forgetting the old fragments its first fragmented message of that kind would be glued
+     * to the old one's first fragment (the first tasks would keep the old capture's names).
+     */
+    @Test
+    void aNewCaptureForgetsTheOldCapturesPendingFragments() throws Exception {
+        ContextPcapng.Source src = ContextPcapng.snapshot(FixtureRecords.load().subList(0, 10));
+        FrameStream s = new FrameStream();
+        for (String run : List.of("one", "two")) {
+            FrameEncoder enc = new FrameEncoder(); // a new capture: message ids from the start
+            ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(run, null, null, "h", "local", 0,
+                    0, src.layout(), null, null, Map.of(), "test", List.of()));
+            ContextMessage.Builder tasks = ContextMessage.builder(FrameKind.PROCESS);
+            for (int pid = 1000; pid < 1200; pid++) {
+                tasks.task(pid, pid, run + "-task-" + pid); // the same length in both runs
+            }
+            List<ByteBuffer> frames = new ArrayList<>(enc.context(capture, WireHeader.NO_CPU, true, 1));
+            List<ByteBuffer> process = enc.context(tasks.build(), 0, true, 2);
+            assertTrue(process.size() > 2, "a message of several fragments");
+            // run one ends after the first fragment of its PROCESS message; run two sends all of its own
+            frames.addAll(run.equals("one") ? process.subList(0, 1) : process);
+            for (ByteBuffer f : frames) {
+                assertNull(s.bare("x", f, 1));
+            }
+        }
+        Map<Integer, WireContext.Task> tasks = s.context("x").tasks();
+        assertEquals(200, tasks.size());
+        for (WireContext.Task t : tasks.values()) {
+            assertEquals("two-task-" + t.pid(), t.comm());
+        }
+        assertEquals(List.of(), s.summary());
     }
 }
