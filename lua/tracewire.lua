@@ -2463,7 +2463,8 @@ local function anget(number)
     ((((((n0 * 256 + n1) * 256 + n2) * 256 + n3) * 256 + n4) * 256 + n5) * 256 + n6)
 end
 
--- ev's analysis role: { role, field index, space, kind, name or false, size, signed } or false.
+-- ev's analysis role: { role, field index, space, kind, name or false, size, signed, offset, end
+-- (offset + size) } or false.
 local function anrole(ev)
   local spec = AN_SPECS[ev.full]
   local name = false
@@ -2485,7 +2486,7 @@ local function anrole(ev)
   end
   local f = ev.f[idx[2]]
   if f.kind ~= "int" or not (f.size == 1 or f.size == 2 or f.size == 4 or f.size == 8) then return false end
-  return { spec[1], idx[2], spec.space, spec.kind, name, f.size, f.signed }
+  return { spec[1], idx[2], spec.space, spec.kind, name, f.size, f.signed, f.offset, f.offset + f.size }
 end
 
 local function le32(s, o)
@@ -2565,10 +2566,11 @@ local function anpair(i, number, t)
   ANL[n + 1], ANL[n + 2], ANL[n + 3] = number, SF[i], ns
 end
 
--- Feeds frame number (first pass, in frame order) of the event in ctx: cpu from the header, time
--- (hi, lo: the header's ns), pid its common_pid. A field outside the record leaves the frame out
--- (the Java tracker's RecordException).
-function analyse(ctx, number, cpu, hi, lo, pid)
+-- Feeds frame number (first pass, in frame order) of the event in ctx: cpu from the header, pid its
+-- common_pid; the time is the header's (ns, bytes 8..15 of ctx.s). A field outside the record
+-- leaves the frame out (the Java tracker's RecordException). The time is read only when a start or
+-- a pair needs it.
+function analyse(ctx, number, cpu, pid)
   if number <= AN_LAST then return end
   AN_LAST = number
   local ev = ctx.ev
@@ -2576,36 +2578,57 @@ function analyse(ctx, number, cpu, hi, lo, pid)
   local r = ev.an
   if r == nil then r = anrole(ev); ev.an = r end
   if not r then return end
-  local f = ev.f[r[2]]
-  if f.offset + f.size > ctx.pl then return end
-  local v = anint(ctx.s, ctx.b + f.offset, r[6], r[7], ctx.le)
-  local role, space = r[1], AN_SPACES[r[3]]
-  if AN_H0 == nil then AN_H0, AN_L0 = hi, lo end
-  local t = (hi - AN_H0) * 4294967296 + (lo - AN_L0)
-  if role == 1 then
-    if space[v] == nil then anstart(space, v, number, t, 0, false) end
-  elseif role == 2 then
-    local i = anremove(space, v)
-    if i then anpair(i, number, t) end
+  if r[9] > ctx.pl then return end
+  local s, o, size, v = ctx.s, ctx.b + r[8], r[6], nil
+  if size == 4 then
+    local a, b, c, d = byte(s, o + 1, o + 4)
+    if ctx.le then v = ((d * 256 + c) * 256 + b) * 256 + a else v = ((a * 256 + b) * 256 + c) * 256 + d end
+    if r[7] and v >= 2147483648 then v = v - 4294967296 end
   else
-    if role == 3 then
-      anremove(space, pid)
-      anstart(space, pid, number, t, v, r[5])
-    elseif role == 4 then
-      local i = anremove(space, pid)
-      if i and SID[i] == v and SNM[i] == r[5] then anpair(i, number, t) end
-    else
-      -- per CPU and irq/vec: cpu * 2^33 + v is one number per pair (|v| < 2^32)
-      local key = cpu * 8589934592 + v
-      if role == 5 then
-        anremove(space, key)
-        anstart(space, key, number, t, v, false)
-      else
-        local i = anremove(space, key)
-        if i then anpair(i, number, t) end
-      end
-    end
+    v = anint(s, o, size, r[7], ctx.le)
   end
+  local role, space = r[1], AN_SPACES[r[3]]
+  local i, t
+  if AN_H0 == nil then
+    local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+    AN_H0, AN_L0 = ((a * 256 + b) * 256 + c) * 256 + d, ((e * 256 + f) * 256 + g) * 256 + h
+  end
+  if role == 1 then
+    if space[v] == nil then
+      local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+      t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+      anstart(space, v, number, t, 0, false)
+    end
+    return
+  elseif role == 2 then
+    i = space[v]
+    if not i then return end
+    space[v] = nil; anfree(i)
+  elseif role == 3 then
+    anremove(space, pid)
+    local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+    t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+    anstart(space, pid, number, t, v, r[5])
+    return
+  elseif role == 4 then
+    i = anremove(space, pid)
+    if not (i and SID[i] == v and SNM[i] == r[5]) then return end
+  else
+    -- per CPU and irq/vec: cpu * 2^33 + v is one number per pair (|v| < 2^32)
+    local key = cpu * 8589934592 + v
+    i = anremove(space, key)
+    if role == 5 then
+      local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+      t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+      anstart(space, key, number, t, v, false)
+      return
+    end
+    if not i then return end
+  end
+  -- an end: the pair of slot i
+  local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+  t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+  anpair(i, number, t)
 end
 
 local function nstime(ns)
@@ -3402,7 +3425,7 @@ local function dissect(tvb, pinfo, root)
   local ctx = CTX
   ctx.ev = ev or nil; ctx.s = s; ctx.b = 16; ctx.pl = pl; ctx.le = le; ctx.pd = nil; ctx.cx = st
   -- latency analysis: every frame of the first pass, in order, with or without a tree
-  analyse(ctx, number, cpu, be32(s, 8), be32(s, 12), pid)
+  analyse(ctx, number, cpu, pid)
   local bodytext
   if ev then
     local ok, r = pcall(eventtext, ctx)
