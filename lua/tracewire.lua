@@ -2186,6 +2186,13 @@ local PC_BITS = { HF.preempt_depth, HF.migrate_disable }
 local HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res, HF.cpu,
   HF.seq, HF.time }
 local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value }
+-- Every item eventtree may add besides an event's typed fields (allfields): in mode 1, a frame
+-- for which none of these nor of its event's typed fields is referenced needs no items at all.
+local EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
+  HF.payload, HF.text }
+for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST }) do
+  for k = 1, #l do EVENT_ITEMS[#EVENT_ITEMS + 1] = l[k] end
+end
 
 -- Whether a ProtoField is referenced (mode 1: TreeItem:referenced, 0.2 us a call). The answers
 -- are kept for one pass over the frames: the fields a filter references change only between
@@ -3456,7 +3463,7 @@ local function dissect(tvb, pinfo, root)
   if flags % 64 >= 32 then
     tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. pl .. " payload bytes captured")
   end
-  if mode > 0 then
+  if mode == 2 or (mode == 1 and (anyref(tree, EVENT_ITEMS) or (ev and anyref(tree, allfields(ev))))) then
     eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
   end
   cols.info = bodytext
