@@ -2186,6 +2186,13 @@ local PC_BITS = { HF.preempt_depth, HF.migrate_disable }
 local HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res, HF.cpu,
   HF.seq, HF.time }
 local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value }
+-- Every item eventtree may add besides an event's typed fields (allfields): in mode 1, a frame
+-- for which none of these nor of its event's typed fields is referenced needs no items at all.
+local EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
+  HF.payload, HF.text }
+for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST }) do
+  for k = 1, #l do EVENT_ITEMS[#EVENT_ITEMS + 1] = l[k] end
+end
 
 -- Whether a ProtoField is referenced (mode 1: TreeItem:referenced, 0.2 us a call). The answers
 -- are kept for one pass over the frames: the fields a filter references change only between
@@ -2330,33 +2337,141 @@ local AN_SPECS = {
 -- State of the first pass (reset by tw.init). Pending starts live in AN_MAX numbered slots
 -- (parallel arrays, so a start allocates no table): frame, time, id, name, space and key, and a
 -- doubly linked list oldest first (0 ends it) for the eviction; each space maps its key to a slot.
--- Results per frame number in one ByteArray, AN_REC bytes per frame (zero: no pair): 4 bytes (big-
--- endian) the start frame on an end frame, or 2^31 + the end frame on a start frame; then 7 bytes
--- latency (ns) on an end frame. Not in Lua tables: the collector would walk a table of one entry
--- per frame on every cycle (measured: half the decode speed of a small plugin at 100k frames); a
--- userdata is one object to it.
 -- Times are ns since the first analysed frame (exact below 2^53 ns, 104 days).
 local AN_LAST, AN_H0, AN_L0
 local AN_SPACES, AN_HEAD, AN_TAIL, AN_COUNT, AN_NSLOTS, AN_NFREE
 local SF, ST, SID, SNM, SSP, SKEY, SPREV, SNEXT, SFREE
-local ANB, ANB_FRAMES
+-- Pairs, in the order their ends come: appended to a log (one array of numbers, three per pair: end
+-- frame, start frame, latency ns; no table and no C call per pair); a full log (AN_LOG pairs) is
+-- packed into a string of 15 bytes per pair (Struct.pack, one call: 7.5 bytes per frame at most,
+-- as a pair takes two frames) and the log starts over. Reading a frame other than the one just
+-- analysed (a revisit: the GUI, tshark -2) first merges the packed pairs into the store: one Lua
+-- string of AN_CHUNK records per chunk of frames (ANS[c], chunk c = frames c * AN_CHUNK + 1 ...;
+-- a chunk without a pair has none), AN_REC bytes per frame (all zero: no pair): 4 bytes (big-
+-- endian) the start frame on an end frame, or 2^31 + the end frame on a start frame; then 7 bytes
+-- the pair's latency (ns). Strings are leaves to the collector (no walk per entry, as a table of
+-- one entry per frame would need: measured, half the decode speed of a small plugin at 100k
+-- frames), and a merge rebuilds only the chunks it touches. Memory: at most 7.5 bytes per frame
+-- before the first revisit, AN_REC bytes per frame of a chunk holding a pair after it.
 local AN_REC = 11
-local AN_MAXFRAMES = 150000000  -- ByteArray sizes are C ints
-local BA_SET, BA_GET
-do
-  local x = ByteArray.new()
-  BA_SET, BA_GET = x.set_index, x.get_index
-end
+local AN_CHUNK = 1024
+local AN_LOG = 4096
+local AN_LOGFMT = ">" .. string.rep("I4I4I7", AN_LOG)
+local AN_MAXFRAMES = 150000000  -- as the ByteArray store before it (sizes were C ints)
+local ANS, ANZ, ANZR = nil, string.rep("\0", AN_REC * AN_CHUNK), {}
+local ANL, NLOG, ANSEG, NSEG = {}, 0, {}, 0
+local char, concat, tsort, unpack = string.char, table.concat, table.sort, table.unpack or unpack
+local spack, sunpack = Struct.pack, Struct.unpack
 function anreset()
   AN_LAST, AN_H0, AN_L0 = 0, nil, nil
   AN_SPACES = { wake = {}, raw = {}, sys = {}, irq = {}, softirq = {} }
   AN_HEAD, AN_TAIL, AN_COUNT, AN_NSLOTS, AN_NFREE = 0, 0, 0, 0, 0
   SF, ST, SID, SNM, SSP, SKEY, SPREV, SNEXT, SFREE = {}, {}, {}, {}, {}, {}, {}, {}, {}
-  ANB, ANB_FRAMES = ByteArray.new(), 0
+  ANS, NLOG, ANSEG, NSEG = {}, 0, {}, 0
 end
 anreset()
 
--- ev's analysis role: { role, field index, space, kind, name or false, size, signed } or false.
+-- AN_REC bytes: x (4 bytes, big-endian), ns (7 bytes, big-endian).
+local function anenc(x, ns)
+  local x3 = x % 256; x = (x - x3) / 256
+  local x2 = x % 256; x = (x - x2) / 256
+  local x1 = x % 256; local x0 = (x - x1) / 256
+  local n6 = ns % 256; ns = (ns - n6) / 256
+  local n5 = ns % 256; ns = (ns - n5) / 256
+  local n4 = ns % 256; ns = (ns - n4) / 256
+  local n3 = ns % 256; ns = (ns - n3) / 256
+  local n2 = ns % 256; ns = (ns - n2) / 256
+  local n1 = ns % 256; local n0 = (ns - n1) / 256
+  return char(x0, x1, x2, x3, n0, n1, n2, n3, n4, n5, n6)
+end
+
+-- n zero records (a gap in a chunk that held none before).
+local function anzeros(n)
+  local z = ANZR[n]
+  if not z then z = sub(ANZ, 1, n * AN_REC); ANZR[n] = z end
+  return z
+end
+
+-- Merges n pairs (end, start, ns at 3k-2, 3k-1, 3k of l) into the store: both records of every
+-- pair, chunk by chunk in frame order.
+local function anmerge(l, n)
+  -- sort keys: frame * 2^14 + pair index (+ 2^13 for the start record); n <= AN_LOG = 2^12
+  local keys = {}
+  for k = 1, n do
+    keys[k] = l[3 * k - 2] * 16384 + k
+    keys[n + k] = l[3 * k - 1] * 16384 + 8192 + k
+  end
+  tsort(keys)
+  local k, m = 1, 2 * n
+  while k <= m do
+    local key = keys[k]
+    local f = (key - key % 16384) / 16384
+    local c = (f - 1 - (f - 1) % AN_CHUNK) / AN_CHUNK
+    local old = ANS[c]
+    local base = c * AN_CHUNK
+    local pieces, np, pos = {}, 0, 0   -- pos: records of the chunk already placed
+    while true do
+      local r = key % 16384
+      local off = f - 1 - base
+      if off > pos then
+        np = np + 1
+        if not old then pieces[np] = anzeros(off - pos)
+        else pieces[np] = sub(old, pos * AN_REC + 1, off * AN_REC) end
+      end
+      np = np + 1
+      if r > 8192 then r = r - 8192; pieces[np] = anenc(2147483648 + l[3 * r - 2], l[3 * r])
+      else pieces[np] = anenc(l[3 * r - 1], l[3 * r]) end
+      pos = off + 1
+      k = k + 1
+      if k > m then break end
+      key = keys[k]
+      f = (key - key % 16384) / 16384
+      if f > base + AN_CHUNK then break end
+    end
+    if pos < AN_CHUNK then
+      np = np + 1
+      if not old then pieces[np] = anzeros(AN_CHUNK - pos)
+      else pieces[np] = sub(old, pos * AN_REC + 1) end
+    end
+    ANS[c] = concat(pieces)
+  end
+end
+
+-- Merges the packed pairs and the log into the store.
+local function anflush()
+  for i = 1, NSEG do
+    local l = { sunpack(AN_LOGFMT, ANSEG[i]) }
+    ANSEG[i] = nil
+    anmerge(l, AN_LOG)
+  end
+  NSEG = 0
+  if NLOG > 0 then anmerge(ANL, NLOG); NLOG = 0 end
+end
+
+-- The record of frame number: x (0: none), ns.
+local function anget(number)
+  if number > AN_MAXFRAMES then return 0, 0 end
+  if NLOG > 0 or NSEG > 0 then
+    -- the frame just analysed: its record is the log's last pair or none yet (a start's end
+    -- comes later); the log is packed only when the next pair comes
+    if number == AN_LAST then
+      local o = 3 * NLOG
+      if NLOG > 0 and ANL[o - 2] == number then return ANL[o - 1], ANL[o] end
+    else
+      anflush()
+    end
+  end
+  local c = (number - 1 - (number - 1) % AN_CHUNK) / AN_CHUNK
+  local s = ANS[c]
+  if not s then return 0, 0 end
+  local o = (number - 1 - c * AN_CHUNK) * AN_REC
+  local x0, x1, x2, x3, n0, n1, n2, n3, n4, n5, n6 = byte(s, o + 1, o + AN_REC)
+  return ((x0 * 256 + x1) * 256 + x2) * 256 + x3,
+    ((((((n0 * 256 + n1) * 256 + n2) * 256 + n3) * 256 + n4) * 256 + n5) * 256 + n6)
+end
+
+-- ev's analysis role: { role, field index, space, kind, name or false, size, signed, offset, end
+-- (offset + size) } or false.
 local function anrole(ev)
   local spec = AN_SPECS[ev.full]
   local name = false
@@ -2378,7 +2493,7 @@ local function anrole(ev)
   end
   local f = ev.f[idx[2]]
   if f.kind ~= "int" or not (f.size == 1 or f.size == 2 or f.size == 4 or f.size == 8) then return false end
-  return { spec[1], idx[2], spec.space, spec.kind, name, f.size, f.signed }
+  return { spec[1], idx[2], spec.space, spec.kind, name, f.size, f.signed, f.offset, f.offset + f.size }
 end
 
 local function le32(s, o)
@@ -2444,44 +2559,25 @@ local function anstart(space, key, f, t, id, nm)
   space[key] = i
 end
 
--- Writes v (0 <= v < 256^n) as n big-endian bytes at byte offset o of ANB.
-local function anputn(o, v, n)
-  for k = n - 1, 0, -1 do
-    local q = math.floor(v / 256)
-    BA_SET(ANB, o + k, v - q * 256)
-    v = q
-  end
-end
-
--- Reads n big-endian bytes at byte offset o of ANB.
-local function angetn(o, n)
-  local v = 0
-  for k = 0, n - 1 do v = v * 256 + BA_GET(ANB, o + k) end
-  return v
-end
-
 local function anpair(i, number, t)
   local ns = t - ST[i]
   if ns < 0 or number > AN_MAXFRAMES then return end
-  if number > ANB_FRAMES then
-    local f = ANB_FRAMES * 2
-    if f < 65536 then f = 65536 end
-    while f < number do f = f * 2 end
-    if f > AN_MAXFRAMES then f = AN_MAXFRAMES end
-    ANB:set_size(f * AN_REC)
-    ANB_FRAMES = f
+  local n = NLOG
+  if n == AN_LOG then
+    NSEG = NSEG + 1
+    ANSEG[NSEG] = spack(AN_LOGFMT, unpack(ANL, 1, 3 * AN_LOG))
+    n = 0
   end
-  local start = SF[i]
-  local o = (number - 1) * AN_REC
-  anputn(o, start, 4)
-  anputn(o + 4, ns, 7)
-  anputn((start - 1) * AN_REC, 2147483648 + number, 4)
+  NLOG = n + 1
+  n = 3 * n
+  ANL[n + 1], ANL[n + 2], ANL[n + 3] = number, SF[i], ns
 end
 
--- Feeds frame number (first pass, in frame order) of the event in ctx: cpu from the header, time
--- (hi, lo: the header's ns), pid its common_pid. A field outside the record leaves the frame out
--- (the Java tracker's RecordException).
-function analyse(ctx, number, cpu, hi, lo, pid)
+-- Feeds frame number (first pass, in frame order) of the event in ctx: cpu from the header, pid its
+-- common_pid; the time is the header's (ns, bytes 8..15 of ctx.s). A field outside the record
+-- leaves the frame out (the Java tracker's RecordException). The time is read only when a start or
+-- a pair needs it.
+function analyse(ctx, number, cpu, pid)
   if number <= AN_LAST then return end
   AN_LAST = number
   local ev = ctx.ev
@@ -2489,36 +2585,57 @@ function analyse(ctx, number, cpu, hi, lo, pid)
   local r = ev.an
   if r == nil then r = anrole(ev); ev.an = r end
   if not r then return end
-  local f = ev.f[r[2]]
-  if f.offset + f.size > ctx.pl then return end
-  local v = anint(ctx.s, ctx.b + f.offset, r[6], r[7], ctx.le)
-  local role, space = r[1], AN_SPACES[r[3]]
-  if AN_H0 == nil then AN_H0, AN_L0 = hi, lo end
-  local t = (hi - AN_H0) * 4294967296 + (lo - AN_L0)
-  if role == 1 then
-    if space[v] == nil then anstart(space, v, number, t, 0, false) end
-  elseif role == 2 then
-    local i = anremove(space, v)
-    if i then anpair(i, number, t) end
+  if r[9] > ctx.pl then return end
+  local s, o, size, v = ctx.s, ctx.b + r[8], r[6], nil
+  if size == 4 then
+    local a, b, c, d = byte(s, o + 1, o + 4)
+    if ctx.le then v = ((d * 256 + c) * 256 + b) * 256 + a else v = ((a * 256 + b) * 256 + c) * 256 + d end
+    if r[7] and v >= 2147483648 then v = v - 4294967296 end
   else
-    if role == 3 then
-      anremove(space, pid)
-      anstart(space, pid, number, t, v, r[5])
-    elseif role == 4 then
-      local i = anremove(space, pid)
-      if i and SID[i] == v and SNM[i] == r[5] then anpair(i, number, t) end
-    else
-      -- per CPU and irq/vec: cpu * 2^33 + v is one number per pair (|v| < 2^32)
-      local key = cpu * 8589934592 + v
-      if role == 5 then
-        anremove(space, key)
-        anstart(space, key, number, t, v, false)
-      else
-        local i = anremove(space, key)
-        if i then anpair(i, number, t) end
-      end
-    end
+    v = anint(s, o, size, r[7], ctx.le)
   end
+  local role, space = r[1], AN_SPACES[r[3]]
+  local i, t
+  if AN_H0 == nil then
+    local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+    AN_H0, AN_L0 = ((a * 256 + b) * 256 + c) * 256 + d, ((e * 256 + f) * 256 + g) * 256 + h
+  end
+  if role == 1 then
+    if space[v] == nil then
+      local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+      t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+      anstart(space, v, number, t, 0, false)
+    end
+    return
+  elseif role == 2 then
+    i = space[v]
+    if not i then return end
+    space[v] = nil; anfree(i)
+  elseif role == 3 then
+    anremove(space, pid)
+    local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+    t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+    anstart(space, pid, number, t, v, r[5])
+    return
+  elseif role == 4 then
+    i = anremove(space, pid)
+    if not (i and SID[i] == v and SNM[i] == r[5]) then return end
+  else
+    -- per CPU and irq/vec: cpu * 2^33 + v is one number per pair (|v| < 2^32)
+    local key = cpu * 8589934592 + v
+    i = anremove(space, key)
+    if role == 5 then
+      local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+      t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+      anstart(space, key, number, t, v, false)
+      return
+    end
+    if not i then return end
+  end
+  -- an end: the pair of slot i
+  local a, b, c, d, e, f, g, h = byte(s, 9, 16)
+  t = (((a * 256 + b) * 256 + c) * 256 + d - AN_H0) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h - AN_L0)
+  anpair(i, number, t)
 end
 
 local function nstime(ns)
@@ -2536,17 +2653,16 @@ end
 -- Adds the "Latency analysis" subtree of frame number (event ev) to tree (mode 1: only when one
 -- of its fields is referenced).
 function antree(tree, mode, tvb, number, ev)
-  if number > ANB_FRAMES or (mode == 1 and not anyref(tree, AF_LIST)) then return end
-  local o = (number - 1) * AN_REC
-  local x = angetn(o, 4)
-  if x == 0 then return end
+  if mode == 1 and not anyref(tree, AF_LIST) then return end
   local kind = ev and ev.an and ev.an[4]
   if not kind then return end
+  local x, ns = anget(number)
+  if x == 0 then return end
   local r = tvb(0, 0)
   local t = tree:add(AF.analysis, r)
   t:set_generated()
   if x < 2147483648 then
-    local ns, st = angetn(o + 4, 7), x
+    local st = x
     t:set_text("Latency analysis: " .. kind .. ", " .. nstext(ns) .. " since frame " .. st)
     t:add(AF.kind, r, kind):set_generated()
     t:add(AF.latency, r, nstime(ns)):set_generated()
@@ -2554,8 +2670,7 @@ function antree(tree, mode, tvb, number, ev)
     t:add(AF.start_frame, r, st):set_generated()
   else
     local en = x - 2147483648
-    t:set_text("Latency analysis: start of a " .. kind .. " pair, " .. nstext(angetn((en - 1) * AN_REC + 4, 7))
-      .. " until frame " .. en)
+    t:set_text("Latency analysis: start of a " .. kind .. " pair, " .. nstext(ns) .. " until frame " .. en)
     t:add(AF.end_frame, r, en):set_generated()
   end
 end
@@ -3317,7 +3432,7 @@ local function dissect(tvb, pinfo, root)
   local ctx = CTX
   ctx.ev = ev or nil; ctx.s = s; ctx.b = 16; ctx.pl = pl; ctx.le = le; ctx.pd = nil; ctx.cx = st
   -- latency analysis: every frame of the first pass, in order, with or without a tree
-  analyse(ctx, number, cpu, be32(s, 8), be32(s, 12), pid)
+  analyse(ctx, number, cpu, pid)
   local bodytext
   if ev then
     local ok, r = pcall(eventtext, ctx)
@@ -3348,7 +3463,7 @@ local function dissect(tvb, pinfo, root)
   if flags % 64 >= 32 then
     tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. pl .. " payload bytes captured")
   end
-  if mode > 0 then
+  if mode == 2 or (mode == 1 and (anyref(tree, EVENT_ITEMS) or (ev and anyref(tree, allfields(ev))))) then
     eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
   end
   cols.info = bodytext
