@@ -2692,6 +2692,16 @@ local resetcontext, scopeat, fmtev, dissectcontext
 ;(function()
 local SCOPES, NSCOPES = {}, 0
 local PENDING, NPENDING, PENDING_BYTES, PENDING_ORDER = {}, 0, 0, 0
+-- Forgets the messages of scope key still being reassembled (its capture restarted: the new capture
+-- numbers its messages afresh, and its fragments would meet the old ones).
+local function droppending(key)
+  local prefix = tostring(key) .. "/"
+  for pk, p in pairs(PENDING) do
+    if sub(pk, 1, #prefix) == prefix then
+      PENDING[pk] = nil; NPENDING = NPENDING - 1; PENDING_BYTES = PENDING_BYTES - p.bytes
+    end
+  end
+end
 local REVISIT, REVISIT_BYTES = {}, 0      -- frame number -> reassembled message (several fragments)
 local REASSEMBLED_IN = {}                 -- frame number of a fragment -> frame that completed it
 local NREASSEMBLED_IN = 0
@@ -2906,6 +2916,7 @@ local function applymsg(key, k, msg, number)
     if capid and st.capid and st.capid ~= capid then
       st = newstate(key, number, st)
       SCOPES[key] = st
+      droppending(key)
     end
     if capid then st.capid = capid end
     for ty, v in pairs(info) do st.info[ty] = v end

@@ -59,6 +59,15 @@ class ExpertTest {
                 .putInt(length).put(bytes).array();
     }
 
+    /** A PROCESS message naming tasks 1000..1199 "RUN-task-PID" (the same length for every run name of one letter). */
+    static byte[] tasks(String run) {
+        ContextMessage.Builder b = ContextMessage.builder(FrameKind.PROCESS);
+        for (int pid = 1000; pid < 1200; pid++) {
+            b.task(pid, pid, run + "-task-" + pid);
+        }
+        return b.build().toBytes();
+    }
+
     static byte[] payload(EventRecord r) {
         byte[] p = new byte[r.payload().remaining()];
         r.payload().duplicate().get(p);
@@ -144,12 +153,28 @@ class ExpertTest {
             sp[1] = (byte) (stat.id() >> 8);
             c.raw(bare(2, 0, WireHeader.FLAG_LITTLE_ENDIAN, 0, sp), 1);
             AT.put("bad description", c.written());
+            // capture "a" ends in the middle of a PROCESS message of several fragments (id 600) ...
+            byte[] oldTasks = tasks("a");
+            int nf = (oldTasks.length + FrameEncoder.FRAGMENT_BYTES - 1) / FrameEncoder.FRAGMENT_BYTES;
+            c.raw(bare(2, 4, 0, WireHeader.NO_CPU, fragment(600, 0, nf, oldTasks.length,
+                    java.util.Arrays.copyOf(oldTasks, FrameEncoder.FRAGMENT_BYTES))), 1);
             // another capture id: the context is forgotten
             c.capture("b");
             c.event(switchRec);
             AT.put("switch after reset", c.written());
             c.raw(bare(2, 0, WireHeader.FLAG_LITTLE_ENDIAN, 0, payload(wakeupRec)), 1);
             AT.put("wakeup after reset", c.written());
+            // ... and capture "b" numbers its messages afresh: its own PROCESS message 600, the same length
+            byte[] newTasks = tasks("b");
+            for (int i = 0; i < nf; i++) {
+                int from = i * FrameEncoder.FRAGMENT_BYTES;
+                c.raw(bare(2, 4, 0, WireHeader.NO_CPU, fragment(600, i, nf, newTasks.length, java.util.Arrays.copyOfRange(
+                        newTasks, from, Math.min(newTasks.length, from + FrameEncoder.FRAGMENT_BYTES)))), 1);
+            }
+            byte[] ev = payload(switchRec);
+            ByteBuffer.wrap(ev).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(4, 1005); // common_pid
+            c.raw(bare(2, 0, WireHeader.FLAG_LITTLE_ENDIAN, 0, ev), 1);
+            AT.put("task of the new capture", c.written());
             // comm of a pid changes between two of its events
             int pid = switchRec.pid();
             c.message(ContextMessage.builder(FrameKind.PROCESS).task(pid, 4000, "before").build(), WireHeader.NO_CPU);
@@ -188,10 +213,12 @@ class ExpertTest {
         assertEquals(at("truncated"), frames(plugin, pcap, "tracewire.expert.truncated"));
         assertEquals(at("lost"), frames(plugin, pcap, "tracewire.expert.lost"));
         assertEquals(at("lost"), frames(plugin, pcap, "tracewire.lost == 42"));
-        assertEquals(at("switch after reset", "comm before", "comm after"), frames(plugin, pcap, "tracewire.expert.no_context"));
+        assertEquals(at("switch after reset", "task of the new capture", "comm before", "comm after"),
+                frames(plugin, pcap, "tracewire.expert.no_context"));
         assertEquals(List.of(), frames(plugin, pcap, "_ws.lua.error || tracewire.expert.internal"));
         assertEquals(at("switch known", "wakeup from context", "truncated", "waking from fragments", "switch after reset",
-                "comm before", "comm after"), frames(plugin, pcap, "tracewire.kind == 0 && tracewire.event"));
+                "task of the new capture", "comm before", "comm after"),
+                frames(plugin, pcap, "tracewire.kind == 0 && tracewire.event"));
     }
 
     @Test
@@ -210,6 +237,8 @@ class ExpertTest {
         assertEquals("LOST 42 events on CPU 1", rows.get(AT.get("lost"))[1]);
         assertEquals("before", rows.get(AT.get("comm before"))[2]);
         assertEquals("after", rows.get(AT.get("comm after"))[2]);
+        // the new capture's PROCESS message, although capture "a" left a fragment of its message of that id
+        assertEquals("b-task-1005", rows.get(AT.get("task of the new capture"))[2]);
         // a second pass sees the comm each frame had when it was first dissected
         Tools.Run two = Tools.tshark(plugin, pcap, "-2", "-Y", "tracewire.kind == 0", "-T", "fields", "-e",
                 "frame.number", "-e", "tracewire.comm");
