@@ -69,13 +69,16 @@ cp "$here/lua/tracewire.lua" "$work/runtime.lua"
 
 # run PLUGIN MODE -> "wall cpu" seconds; checks that the plugin decoded (no Lua error)
 run() {
-  local p=$1 mode=$2 x=() f=()
+  local p=$1 mode=$2 x=() f=() pre=
+  # "-je": the same plugin with tshark on jemalloc (LD_PRELOAD) instead of glibc's malloc
+  case $p in *-je) pre=$jemalloc; p=${p%-je} ;; esac
   [ "$p" = none ] || x=(-X "lua_script:$work/$p.lua")
   if [ "$mode" = fields ]; then
     if [ "$p" = none ]; then f=(-T fields -e frame.number -e _ws.col.Info)
     else f=(-T fields -e tracewire.event -e _ws.col.Info); fi
   fi
-  /usr/bin/time -f "%e %U %S" -o "$work/time" tshark -n "${x[@]}" -r "$input" "${f[@]}" >"$work/out" 2>"$work/err"
+  LD_PRELOAD=$pre /usr/bin/time -f "%e %U %S" -o "$work/time" tshark -n "${x[@]}" -r "$input" "${f[@]}" >"$work/out" \
+    2>"$work/err"
   local lines
   lines=$(wc -l <"$work/out")
   [ "$lines" -eq "$n" ] || { echo "bench-dissector: $p $mode printed $lines lines for $n frames" >&2; exit 1; }
@@ -86,11 +89,16 @@ run() {
   echo "$e $(echo "$u + $s" | bc)"
 }
 rate() { echo "$n / $1" | bc; }
+# With jemalloc installed (Debian libjemalloc2), the plugins also run on it: glibc's malloc makes
+# every per-frame allocation slower once 12,000 ProtoFields are registered (docs/dissector.md).
+jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1 || true)
+plugins=(none sched all runtime)
+[ -z "$jemalloc" ] || plugins+=(sched-je all-je)
 declare -A bw bc
 printf '%-4s %-8s %-8s %12s %12s\n' rep plugin mode "wall fr/s" "cpu fr/s"
 for r in $(seq "$reps"); do
   for mode in summary fields; do
-    for p in none sched all runtime; do
+    for p in "${plugins[@]}"; do
       read -r w c < <(run "$p" "$mode")
       printf '%-4s %-8s %-8s %12s %12s\n' "$r" "$p" "$mode" "$(rate "$w")" "$(rate "$c")"
       k=$p.$mode
@@ -109,4 +117,11 @@ for mode in summary fields; do
     "$(rate "${bw[runtime.$mode]}")" "$(rate "${bc[runtime.$mode]}")" \
     "$(echo "scale=2; ${bw[none.$mode]} / ${bw[all.$mode]}" | bc)" "$(echo "scale=2; ${bc[none.$mode]} / ${bc[all.$mode]}" | bc)" \
     "$(echo "scale=2; ${bw[sched.$mode]} / ${bw[all.$mode]}" | bc)" "$(echo "scale=2; ${bc[sched.$mode]} / ${bc[all.$mode]}" | bc)"
+  if [ -n "$jemalloc" ]; then
+    printf '%-8s on jemalloc: sched %s | %s  all %s | %s   all/none %s | %s  all/sched %s | %s\n' "$mode" \
+      "$(rate "${bw[sched-je.$mode]}")" "$(rate "${bc[sched-je.$mode]}")" \
+      "$(rate "${bw[all-je.$mode]}")" "$(rate "${bc[all-je.$mode]}")" \
+      "$(echo "scale=2; ${bw[none.$mode]} / ${bw[all-je.$mode]}" | bc)" "$(echo "scale=2; ${bc[none.$mode]} / ${bc[all-je.$mode]}" | bc)" \
+      "$(echo "scale=2; ${bw[sched-je.$mode]} / ${bw[all-je.$mode]}" | bc)" "$(echo "scale=2; ${bc[sched-je.$mode]} / ${bc[all-je.$mode]}" | bc)"
+  fi
 done
