@@ -232,7 +232,6 @@ public final class ExtcapInstaller {
         return lines.size() > 1 && lines.get(1).startsWith(MARKER);
     }
 
-    /** Quotes a word for {@code /bin/sh} (single quotes). */
     /**
      * The JVM options the launcher hands a capture-type JVM in system property
      * {@value #JVM_OPTIONS_PROPERTY} (its {@code capture_jvm_opts}, words separated by blanks).
@@ -247,6 +246,7 @@ public final class ExtcapInstaller {
     /** System property that carries the launcher's {@code capture_jvm_opts}. */
     public static final String JVM_OPTIONS_PROPERTY = "tracewire.captureJvmOpts";
 
+    /** Quotes a word for {@code /bin/sh} (single quotes). */
     static String quote(String s) {
         return "'" + s.replace("'", "'\\''") + "'";
     }
