@@ -134,7 +134,8 @@ class CaptureEngineTest {
                     session.clock(), frames, List.of(sink));
             engine.start();
             session.start();
-            for (int i = 0; i < 20; i++) {
+            // about 4 events a round on a quiet machine (80 for 20 rounds once): enough rounds for well over 100
+            for (int i = 0; i < 80; i++) {
                 new ProcessBuilder("sh", "-c", "cat /proc/version > /dev/null").start().waitFor();
             }
             session.stop();
