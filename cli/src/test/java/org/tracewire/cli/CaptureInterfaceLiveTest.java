@@ -9,7 +9,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -29,6 +32,30 @@ import org.tracewire.tracefs.Tracefs;
 @Tag("live")
 @Tag("tshark")
 class CaptureInterfaceLiveTest {
+    /**
+     * A thread that waits until {@code ready}, then {@code afterMs} more, then runs tshark with
+     * {@code args} (its output and errors into {@code log}) for up to 60 s; started. A failure leaves
+     * no file, which the caller's assertions report.
+     */
+    static Thread tsharkWhen(BooleanSupplier ready, long afterMs, Path log, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("tshark"));
+        cmd.addAll(List.of(args));
+        Thread starter = new Thread(() -> {
+            try {
+                while (!ready.getAsBoolean()) {
+                    Thread.sleep(20);
+                }
+                Thread.sleep(afterMs);
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                p.waitFor(60, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // the assertions report a missing file
+            }
+        });
+        starter.start();
+        return starter;
+    }
+
     @Test
     void tsharkOnTheTapSeesEveryFrame(@TempDir Path dir) throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
@@ -37,19 +64,8 @@ class CaptureInterfaceLiveTest {
         String iface = "twt" + (ProcessHandle.current().pid() % 100000);
         Path file = dir.resolve("tap.pcapng");
         Path log = dir.resolve("tshark.log");
-        Thread starter = new Thread(() -> {
-            try {
-                while (!Files.exists(Path.of("/sys/class/net", iface))) {
-                    Thread.sleep(20);
-                }
-                Process p = new ProcessBuilder("tshark", "-i", iface, "-w", file.toString())
-                        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-                p.waitFor(60, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // the assertions below report a missing file
-            }
-        });
-        starter.start();
+        Thread starter = tsharkWhen(() -> Files.exists(Path.of("/sys/class/net", iface)), 0, log,
+                "-i", iface, "-w", file.toString());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
                 "--duration", "3", "-i", iface, "--delay", "3", "--linger", "2"}, new PrintStream(out),
@@ -76,20 +92,9 @@ class CaptureInterfaceLiveTest {
         Path file = dir.resolve("late.pcapng");
         Path log = dir.resolve("tshark.log");
         Path instance = top.root().resolve("instances/tracewire-" + ProcessHandle.current().pid());
-        Thread starter = new Thread(() -> {
-            try {
-                while (!org.tracewire.testing.TestInstances.isTracing(instance)) {
-                    Thread.sleep(20);
-                }
-                Thread.sleep(1500); // well after the first CAPTURE and FORMAT frames
-                Process p = new ProcessBuilder("tshark", "-i", iface, "-a", "duration:4", "-w", file.toString())
-                        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-                p.waitFor(60, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // the assertions below report a missing file
-            }
-        });
-        starter.start();
+        // 1.5 s after tracing began: well after the first CAPTURE and FORMAT frames
+        Thread starter = tsharkWhen(() -> org.tracewire.testing.TestInstances.isTracing(instance), 1500, log,
+                "-i", iface, "-a", "duration:4", "-w", file.toString());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
                 "--duration", "6", "-i", iface, "--linger", "0"}, new PrintStream(out),
