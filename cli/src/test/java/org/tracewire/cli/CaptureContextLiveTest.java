@@ -3,11 +3,6 @@ package org.tracewire.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,6 +24,7 @@ import org.tracewire.record.EventRecord;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.testing.HostState;
+import org.tracewire.testing.LoopbackTraffic;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.WireContext;
@@ -65,23 +61,7 @@ class CaptureContextLiveTest {
                 Path f = dir.resolve("w" + (round % 4));
                 Files.write(f, new byte[65536 * (1 + round % 3)]);
                 Files.readAllBytes(f);
-                try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                    Thread t = new Thread(() -> {
-                        try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
-                            in.readAllBytes();
-                        } catch (Exception ignored) {
-                            // the client's side is what matters
-                        }
-                    });
-                    t.start();
-                    try (Socket c = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-                         OutputStream out = c.getOutputStream()) {
-                        for (int i = 0; i < 20; i++) {
-                            out.write(new byte[4000]);
-                        }
-                    }
-                    t.join(5000);
-                }
+                LoopbackTraffic.send(20, 4000);
                 new ProcessBuilder("sh", "-c", "printf tw-renamed > /proc/self/comm; sleep 0.01 & kill -USR1 $! 2>/dev/null;"
                         + " for i in 1 2 3; do /bin/true; done; ls / > /dev/null; sleep 0.02")
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();

@@ -1,11 +1,5 @@
 package org.tracewire.tracetext;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +8,7 @@ import java.util.Map;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.record.EventRecord;
+import org.tracewire.testing.LoopbackTraffic;
 import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.RingBufferDrain;
 import org.tracewire.ringbuffer.SubBuffer;
@@ -99,23 +94,7 @@ public final class KernelOracle {
                 ch.write(java.nio.ByteBuffer.allocate(4096));
                 ch.force(true);
             }
-            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                Thread t = new Thread(() -> {
-                    try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
-                        in.readAllBytes();
-                    } catch (IOException ignored) {
-                        // the client side asserts nothing either
-                    }
-                });
-                t.start();
-                try (Socket c = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-                     OutputStream out = c.getOutputStream()) {
-                    for (int i = 0; i < 10; i++) {
-                        out.write(new byte[1000]);
-                    }
-                }
-                t.join(5000);
-            }
+            LoopbackTraffic.send(10, 1000);
             Process p = new ProcessBuilder("sh", "-c", "sleep 0.05; kill -CONT $$; ls / >/dev/null; sync")
                     .inheritIO().start();
             p.waitFor();
