@@ -260,7 +260,7 @@ class FixtureDecodeTest {
         long pid = byPid.keySet().stream().filter(p -> p != 0).findFirst().orElse(0L);
         for (long p : new long[] {pid, 1}) {
             assertEquals(byPid.getOrDefault(p, new TreeSet<>()),
-                    frameNumbers(plugin, pcap, "tracewire.sched.sched_switch.prev_pid == " + p), "prev_pid == " + p);
+                    Tools.frameNumbers(plugin, pcap, "tracewire.sched.sched_switch.prev_pid == " + p), "prev_pid == " + p);
         }
         // comm from the PROCESS context is a filterable field too
         int somePid = records.stream().mapToInt(EventRecord::pid).filter(p -> p > 0).findFirst().orElseThrow();
@@ -270,7 +270,7 @@ class FixtureDecodeTest {
                 want.add(eventFrameNumbers.get(i));
             }
         }
-        assertEquals(want, frameNumbers(plugin, pcap, "tracewire.comm == \"task" + somePid + "\""));
+        assertEquals(want, Tools.frameNumbers(plugin, pcap, "tracewire.comm == \"task" + somePid + "\""));
         // a visible tree lists only the flag bits that are set; a filter still sees the unset ones
         TreeSet<Integer> irqsOn = new TreeSet<>();
         for (int i = 0; i < records.size(); i++) {
@@ -279,19 +279,7 @@ class FixtureDecodeTest {
             }
         }
         assertTrue(!irqsOn.isEmpty() && irqsOn.size() < records.size(), "both kinds of frames: " + irqsOn.size());
-        assertEquals(irqsOn, frameNumbers(plugin, pcap, "tracewire.common_flags.irqs_off == 0"));
-    }
-
-    static TreeSet<Integer> frameNumbers(Path plugin, Path pcap, String filter) throws Exception {
-        Tools.Run r = Tools.tshark(plugin, pcap, "-Y", filter, "-T", "fields", "-e", "frame.number");
-        assertEquals(0, r.exit(), r.err());
-        TreeSet<Integer> got = new TreeSet<>();
-        for (String l : r.out().split("\n")) {
-            if (!l.isBlank()) {
-                got.add(Integer.parseInt(l.trim()));
-            }
-        }
-        return got;
+        assertEquals(irqsOn, Tools.frameNumbers(plugin, pcap, "tracewire.common_flags.irqs_off == 0"));
     }
 
     @Test

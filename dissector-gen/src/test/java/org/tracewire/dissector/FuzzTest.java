@@ -353,33 +353,21 @@ class FuzzTest {
         }
     }
 
-    static Set<Integer> frameNumbers(Path plugin, String filter) throws Exception {
-        Tools.Run r = Tools.tshark(plugin, pcap, "-Y", filter, "-T", "fields", "-e", "frame.number");
-        assertEquals(0, r.exit(), r.err());
-        Set<Integer> s = new HashSet<>();
-        for (String l : r.out().split("\n")) {
-            if (!l.isBlank()) {
-                s.add(Integer.parseInt(l.trim()));
-            }
-        }
-        return s;
-    }
-
     static void check(Path plugin, String label) throws Exception {
         Tools.Run all = Tools.tshark(plugin, pcap, "-T", "fields", "-e", "frame.number");
         assertEquals(0, all.exit(), all.err());
         int n = all.out().split("\n").length;
         assertTrue(n >= MIN_FRAMES, "all frames decoded: " + n);
         assertTrue(!all.err().toLowerCase().contains("lua"), all.err());
-        Set<Integer> errors = frameNumbers(plugin, "_ws.lua.error || tracewire.expert.internal");
+        Set<Integer> errors = Tools.frameNumbers(plugin, pcap, "_ws.lua.error || tracewire.expert.internal");
         assertTrue(errors.isEmpty(), errors.size() + " frames with Lua errors, e.g. " + errors.stream().sorted().limit(10).toList());
-        Set<Integer> flagged = frameNumbers(plugin, "tracewire.expert.malformed || tracewire.expert.version");
+        Set<Integer> flagged = Tools.frameNumbers(plugin, pcap, "tracewire.expert.malformed || tracewire.expert.version");
         Set<Integer> missing = new HashSet<>(REJECTED);
         missing.removeAll(flagged);
         assertTrue(missing.isEmpty(), missing.size() + " rejected frames lack the malformed expert, e.g. "
                 + missing.stream().sorted().limit(10).toList());
-        int decoded = frameNumbers(plugin, "tracewire.kind == 0 && tracewire.text").size();
-        int caps = frameNumbers(plugin, "tracewire.expert.context_cap || tracewire.expert.fragment").size();
+        int decoded = Tools.frameNumbers(plugin, pcap, "tracewire.kind == 0 && tracewire.text").size();
+        int caps = Tools.frameNumbers(plugin, pcap, "tracewire.expert.context_cap || tracewire.expert.fragment").size();
         System.out.printf("[fuzz %s] %d frames (%d event, %d context or random; %d mutated): %d rejected by WireDecoder, "
                 + "%d flagged malformed/version, %d events decoded, %d cap/fragment notes, 0 Lua errors%n", label, n,
                 eventFrames, contextFrames, mutated, REJECTED.size(), flagged.size(), decoded, caps);

@@ -1,11 +1,14 @@
 package org.tracewire.dissector;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.KernelLayout;
@@ -98,6 +101,19 @@ final class Tools {
                 "-r", capture.toAbsolutePath().toString()));
         cmd.addAll(List.of(args));
         return run(cmd);
+    }
+
+    /** The numbers of the frames of {@code capture} that display filter {@code filter} matches with {@code plugin}. */
+    static TreeSet<Integer> frameNumbers(Path plugin, Path capture, String filter) throws Exception {
+        Run r = tshark(plugin, capture, "-Y", filter, "-T", "fields", "-e", "frame.number");
+        assertEquals(0, r.exit(), r.err());
+        TreeSet<Integer> got = new TreeSet<>();
+        for (String l : r.out().split("\n")) {
+            if (!l.isBlank()) {
+                got.add(Integer.parseInt(l.trim()));
+            }
+        }
+        return got;
     }
 
     static Path tempDir() throws IOException {
