@@ -225,17 +225,10 @@ public final class FrameStream {
             scopes.put(scope, s);
         }
         int cpu = f.header().cpu();
-        if (m.message().kind() == FrameKind.CAPTURE) {
-            String id = m.message().text(ContextMessage.CAPTURE_ID);
-            String before = s.context.captureId();
-            if (before != null && id != null && !id.equals(before)) {
-                // another capture in this scope: fragments still pending belong to the old one, and the new
-                // one numbers its messages afresh (their ids would meet the old fragments)
-                assembler.reset(scope);
-            }
-        }
-        if (applyContext) {
-            s.context.apply(m.message(), cpu);
+        if (applyContext && s.context.apply(m.message(), cpu)) {
+            // another capture in this scope: fragments still pending belong to the old one, and the new
+            // one numbers its messages afresh (their ids would meet the old fragments)
+            assembler.reset(scope);
         }
         if (m.message().kind() == FrameKind.LOST) {
             ContextMessage.Item i = m.message().first(ContextMessage.LOST_EVENTS);

@@ -103,7 +103,9 @@ public final class PcapngInput implements RecordInput {
                 try {
                     ContextMessage.Parsed m = assembler.add(scope, f);
                     if (m != null && (contexts.containsKey(scope) || contexts.size() < FrameStream.MAX_SCOPES)) {
-                        contexts.computeIfAbsent(scope, k -> new WireContext()).apply(m.message(), f.header().cpu());
+                        if (contexts.computeIfAbsent(scope, k -> new WireContext()).apply(m.message(), f.header().cpu())) {
+                            assembler.reset(scope); // another capture: its message ids start afresh
+                        }
                     }
                 } catch (WireFormatException ignored) {
                     // a contradictory fragment: that message is lost, the rest stands

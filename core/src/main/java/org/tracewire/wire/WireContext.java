@@ -65,20 +65,20 @@ public final class WireContext {
     public record Task(int pid, int tgid, String comm) {
     }
 
-    /** The id of the capture this context describes (its CAPTURE message's), or null before one came. */
-    public String captureId() {
-        return captureId;
-    }
-
     /**
      * Applies one message.
      *
      * @param cpu the header cpu of its frames (used by LOST)
+     * @return true when it was the CAPTURE message of another capture than the one described so far
+     *         (everything before was forgotten; the reader forgets that scope's fragments still in
+     *         reassembly too, as the new capture numbers its messages afresh)
      */
-    public void apply(ContextMessage m, int cpu) {
+    public boolean apply(ContextMessage m, int cpu) {
         try {
             switch (m.kind()) {
-                case CAPTURE -> capture(m);
+                case CAPTURE -> {
+                    return capture(m);
+                }
                 case FORMAT -> format(m);
                 case SYMBOLS -> symbols(m);
                 case PROCESS -> processes(m);
@@ -94,6 +94,7 @@ public final class WireContext {
         } catch (RuntimeException e) {
             problem(m.kind() + " message: " + e.getMessage());
         }
+        return false;
     }
 
     private void problem(String text) {
@@ -103,9 +104,10 @@ public final class WireContext {
         }
     }
 
-    private void capture(ContextMessage m) {
+    private boolean capture(ContextMessage m) {
         String id = m.text(ContextMessage.CAPTURE_ID);
-        if (captureId != null && id != null && !id.equals(captureId)) {
+        boolean another = captureId != null && id != null && !id.equals(captureId);
+        if (another) {
             captureItems.clear();
             formats.clear();
             formatTexts.clear();
@@ -121,6 +123,7 @@ public final class WireContext {
         for (ContextMessage.Item i : m.items()) {
             captureItems.put(i.type(), i);
         }
+        return another;
     }
 
     private void format(ContextMessage m) {

@@ -21,6 +21,11 @@ import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixturePcapng;
 import org.tracewire.testing.FixtureRecords;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireHeader;
 
 /** A pcapng of real records reads back as the same records, with the formats of the file's own FORMAT context. */
 class PcapngInputTest {
@@ -105,5 +110,42 @@ class PcapngInputTest {
         IOException none = assertThrows(IOException.class, () -> RecordInput.open(empty, null));
         assertTrue(none.getMessage().contains("no tracewire capture context"), none.getMessage());
         assertFalse(PcapngInput.hasMagic(new byte[] {1, 2, 3, 4}));
+    }
+
+    /**
+     * Two captures in one interface of a file, the first ending inside a fragmented PROCESS message:
+     * the second numbers its messages afresh, and its own message of that id is read whole, not
+     * glued to the first one's leftover fragment (as {@code FrameStreamTest} for a live stream).
+     */
+    @Test
+    void aSecondCaptureInOneInterfaceDoesNotInheritPendingFragments() throws IOException {
+        Path file = dir.resolve("two-captures.pcapng");
+        var layout = FixtureRecords.load().get(0).layout();
+        try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
+            int tw = w.addInterface(InterfaceInfo.tracewire("tracewire", "two captures", 65535));
+            for (String run : List.of("one", "two")) {
+                FrameEncoder enc = new FrameEncoder();
+                ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(run, null, null, "h",
+                        "local", 0, 0, layout, null, null, java.util.Map.of(), "test", List.of()));
+                ContextMessage.Builder tasks = ContextMessage.builder(FrameKind.PROCESS);
+                for (int pid = 1000; pid < 1200; pid++) {
+                    tasks.task(pid, pid, run + "-task-" + pid);
+                }
+                List<java.nio.ByteBuffer> frames = new ArrayList<>(enc.context(capture, WireHeader.NO_CPU, true, 1));
+                List<java.nio.ByteBuffer> process = enc.context(tasks.build(), 0, true, 2);
+                assertTrue(process.size() > 2, "a message of several fragments");
+                frames.addAll(run.equals("one") ? process.subList(0, 1) : process);
+                for (java.nio.ByteBuffer f : frames) {
+                    w.writePacket(tw, 1, f, f.remaining(), 0);
+                }
+            }
+        }
+        var contexts = PcapngInput.readContext(file);
+        assertEquals(1, contexts.size());
+        var ctx = contexts.values().iterator().next();
+        assertEquals(200, ctx.tasks().size());
+        for (var t : ctx.tasks().values()) {
+            assertEquals("two-task-" + t.pid(), t.comm());
+        }
     }
 }
