@@ -96,19 +96,6 @@ public final class ExtcapInstaller {
     }
 
     /**
-     * The script's text.
-     *
-     * @param java      absolute path of the java executable
-     * @param classPath the class path holding org.tracewire.cli.Main and its dependencies
-     * @param home      the tracewire repository root (for the snapshot and messages), or null
-     * @param version   tracewire's version, for the comment
-     * @return the script
-     */
-    public static String script(Path java, String classPath, Path home, String version) {
-        return script(java, List.of(), classPath, home, version);
-    }
-
-    /**
      * The script's text, its JVM started with {@code jvmOptions} (the launcher's
      * {@code capture_jvm_opts}: the capture process's memory limits, docs/capture.md "Memory").
      *

@@ -160,7 +160,7 @@ class ExtcapCommandTest {
     void theInstalledScriptRunsTheExtcapWithoutABuild(@TempDir Path dir) throws Exception {
         Path folder = dir.resolve("it's extcap");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        String script = ExtcapInstaller.script(java, ExtcapInstaller.classPath(null), null, "test");
+        String script = ExtcapInstaller.script(java, List.of(), ExtcapInstaller.classPath(null), null, "test");
         assertFalse(script.contains("mvn") || script.contains("/tracewire\" ") , script);
         Path installed = ExtcapInstaller.install(folder, script);
         assertEquals(folder.resolve("tracewire"), installed);
@@ -211,7 +211,7 @@ class ExtcapCommandTest {
      */
     @Test
     void theScriptAnswersInterfacesAndDltsWithoutAJvm(@TempDir Path dir) throws Exception {
-        String script = ExtcapInstaller.script(dir.resolve("no-such-java"), "/nonexistent", null, "9.9");
+        String script = ExtcapInstaller.script(dir.resolve("no-such-java"), List.of(), "/nonexistent", null, "9.9");
         Path installed = ExtcapInstaller.install(dir, script);
         for (List<String> q : List.of(List.of("--extcap-interfaces", "--extcap-version=4.0"),
                 List.of("--extcap-dlts", "--extcap-interface", "tracewire"))) {
