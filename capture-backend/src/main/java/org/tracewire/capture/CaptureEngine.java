@@ -6,7 +6,6 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -21,49 +20,48 @@ import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.ringbuffer.TracePipeRaw;
 import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.TracefsInstance;
-import org.tracewire.wire.FrameEncoder;
 
 /**
  * Reads every CPU's ring buffer of a capture instance and hands the records, merged into one
  * stream in time-stamp order, to the frame outputs and the record sinks.
  *
- * <p>Two threads per CPU. Its <em>drainer</em> waits with {@code poll()} (at most {@link #POLL_MS}
- * ms, since the kernel wakes pollers only at the {@code buffer_percent} watermark) and then reads
- * sub-buffers non-blocking until EAGAIN or a page comes back less than 3/4 full (a blocking
- * {@code read()} would wake on every event, see {@code ../shared/README.md}), into pages of a pool
- * of at most {@link #STASH_PER_CPU} bytes ({@link #STASH_TOTAL} over all CPUs), which it queues: the
- * kernel's buffer is emptied at the pace of a copy, even while the per-record code still runs
- * interpreted (the first second at full-speed rates lost hundreds of thousands of events before).
- * Its <em>processor</em> does the per-record work, in the order the pages were read: it walks each
- * page in place ({@link SubBuffer#scan}), numbers the records, converts their time, attaches lost
- * counts and encodes each event frame with its own {@link FrameEncoder} (the 16-byte header and a
- * copy of the record payload, {@code docs/wire-format.md} §3) into an {@link EventBatch}, so the
- * CPUs' records are copied in parallel and nothing is allocated per record. After a read that found
- * the buffer empty the drainer queues a mark with the trace-clock time before that read, minus
- * {@link #SLACK_NS}; the processor, reaching it, publishes its batch and then that watermark: no
- * later record of that CPU can be older.
+ * <p>One <em>drainer</em> thread per CPU keeps the kernel's buffer empty: it waits with
+ * {@code poll()} (at most {@link #POLL_MS} ms, since the kernel wakes pollers only at the
+ * {@code buffer_percent} watermark) and then reads sub-buffers non-blocking until EAGAIN or a page
+ * comes back less than 3/4 full (a blocking {@code read()} would wake on every event, see
+ * {@code ../shared/README.md}), into pages of a pool of at most {@link #STASH_PER_CPU} bytes
+ * ({@link #STASH_TOTAL} over all CPUs), which it queues. So the kernel's buffer is emptied at the
+ * pace of a copy, even while the per-record code still runs interpreted (the first second at
+ * full-speed rates lost hundreds of thousands of events before). The drainer also settles each
+ * page's lost events (below). After a read that found the buffer empty it queues a mark with the
+ * trace-clock time before that read, minus {@link #SLACK_NS}: no later record of that CPU can be
+ * older.
  *
- * <p>One emitter thread merges: it emits the oldest head entry among the CPUs as long as it is
- * not newer than the watermark of every CPU that has nothing queued, so frames leave in the order
- * the events happened (a bounded reorder window). Emitting is handing the ready frame to the
- * {@link FrameSink} (which sends the context it needs first, numbers it and writes it to the
- * outputs), plus building an {@link EventRecord} for record sinks (the desktop app's stream) when
- * there are any. On {@link #stop()} the readers drain their buffers until EAGAIN and everything
- * queued is emitted.
+ * <p>One <em>emitter</em> thread does all per-record work, on the pages in place: it walks a CPU's
+ * next page ({@link SubBuffer#scan}) into a small index (time stamp, offset, length per record),
+ * then merges: it emits the oldest head record among the CPUs as long as it is not newer than the
+ * watermark of every CPU that has nothing queued, so frames leave in the order the events happened
+ * (a bounded reorder window). Emitting is handing the record's payload to the {@link FrameSink}
+ * (which sends the context it needs first, encodes the frame — into a lone pcapng file's buffer
+ * directly — numbers it and writes it to the outputs), plus building an {@link EventRecord} for
+ * record sinks (the desktop app's stream) when there are any. A record's bytes are copied once
+ * from the page read to the frame written, and nothing is allocated per record. (An earlier design
+ * encoded frames on a thread per CPU into batches the emitter copied again: at full-speed rates
+ * that cost about twice the CPU per event.) On {@link #stop()} the drainers drain their buffers
+ * until the kernel counts no unread entry and everything queued is emitted.
  *
  * <p>Lost events are counted exactly, per CPU, against the kernel's own counters
  * ({@link RingBufferStats}, {@code per_cpu/cpuN/stats} of the instance). A page the kernel flags
  * with {@code RB_MISSED_EVENTS} ({@code ring_buffer_read_page}) carries its count only when there
  * was room after the data ({@code RB_MISSED_STORED}); otherwise — and whenever an earlier page left
- * the reader unsure where the kernel's {@code last_overrun} stands — the reader reads the CPU's
+ * the drainer unsure where the kernel's {@code last_overrun} stands — the drainer reads the CPU's
  * stats and attributes the kernel's lost events (overrun + commit overrun + dropped) not attributed
  * yet, capped by the page's stored count when it has one. The attributed count goes with the CPU's
- * next record (a LOST message before its frame). After the final drain the reader reads the stats once more and
- * attributes the remainder: events lost after the last page read, which no event frame can carry
- * (they go into a LOST message at the end of the stream, and a pcapng file's Interface Statistics
- * drops). So per CPU, at the end, records read +
- * lost = the events the kernel tried to record ({@link RingBufferStats#attempted()}), checked in
- * {@link CpuStats#agreesWithKernel()}.
+ * next record (a LOST message before its frame). After the final drain the drainer reads the stats
+ * once more and attributes the remainder: events lost after the last page read, which no event
+ * frame can carry (they go into a LOST message at the end of the stream, and a pcapng file's
+ * Interface Statistics drops). So per CPU, at the end, records read + lost = the events the kernel
+ * tried to record ({@link RingBufferStats#attempted()}), checked in {@link CpuStats#agreesWithKernel()}.
  */
 public final class CaptureEngine {
     /** Longest wait in poll(), ms. */
@@ -72,18 +70,10 @@ public final class CaptureEngine {
     public static final long SLACK_NS = 20_000_000L;
     /** Longest idle wait of the emitter, ns (readers wake it when they have news). */
     static final long IDLE_WAIT_NS = 50_000_000L;
-    /** Batches per CPU between its reader and the emitter. */
-    static final int BATCHES_PER_CPU = 8;
-    /** Entries per batch at most. */
-    static final int BATCH_ENTRIES = 4096;
-    /** Bytes per batch. */
-    static final int BATCH_BYTES = 1 << 20;
     /** Most bytes of sub-buffers read and not yet processed, per CPU (and at most {@link #STASH_TOTAL} in all). */
     static final int STASH_PER_CPU = 64 << 20;
     /** Most bytes of sub-buffers read and not yet processed, all CPUs. */
     static final long STASH_TOTAL = 256L << 20;
-    /** Batch bytes of an entry besides its record payload: headroom and the frame header. */
-    static final int FRAME_EXTRA = FrameOutput.HEADROOM + org.tracewire.wire.WireHeader.SIZE;
 
     private final TracefsInstance instance;
     private final SubBufferLayout layout;
@@ -96,6 +86,8 @@ public final class CaptureEngine {
     private final AtomicLong emitted = new AtomicLong();
     /** Events emitted (emitter thread), published through {@link #emitted} with release stores. */
     private long emittedCount;
+    /** True when frame times are wall-clock ns (a measured clock), false for the raw trace clock. */
+    private final boolean wallClock;
     private final EventSink[] sinkArray;
     private final AtomicLong unknownEvents = new AtomicLong();
     /** Times the final drain re-reads when the kernel still counts unread entries. */
@@ -126,6 +118,7 @@ public final class CaptureEngine {
             }
         });
         this.clock = clock;
+        this.wallClock = clock.measured();
         this.frames = frames;
         this.sinks = List.copyOf(sinks);
         this.sinkArray = this.sinks.toArray(new EventSink[0]);
@@ -153,11 +146,10 @@ public final class CaptureEngine {
             readers.add(new CpuReader(cpu, TracePipeRaw.open(instance.tracePipeRaw(cpu), cpu), base));
         }
         emitter = new Thread(this::emitLoop, "tracewire-emitter");
+        emitter.start();
         for (CpuReader r : readers) {
-            r.thread.start();
             r.drainer.start();
         }
-        emitter.start();
     }
 
     /**
@@ -170,7 +162,6 @@ public final class CaptureEngine {
         stopping = true;
         for (CpuReader r : readers) {
             r.drainer.join();
-            r.thread.join();
         }
         if (emitter != null) {
             emitter.join();
@@ -217,16 +208,13 @@ public final class CaptureEngine {
         stopping = true;
     }
 
-    private final class CpuReader implements Runnable, SubBuffer.RecordVisitor {
+    /**
+     * One CPU: its drainer thread, the queue of pages it read, and the emitter's cursor over the
+     * page being emitted.
+     */
+    private final class CpuReader implements SubBuffer.RecordVisitor {
         final int cpu;
         final TracePipeRaw in;
-        final Thread thread;
-        /** Filled batches, oldest first, for the emitter. */
-        final BlockingQueue<EventBatch> full = new ArrayBlockingQueue<>(BATCHES_PER_CPU);
-        /** Emptied batches, back from the emitter. */
-        final BlockingQueue<EventBatch> free = new ArrayBlockingQueue<>(BATCHES_PER_CPU);
-        volatile long watermark = Long.MIN_VALUE;
-        volatile boolean finished;
         final AtomicLong records = new AtomicLong();
         final AtomicLong pages = new AtomicLong();
         /** Lost events attributed so far (to frames, or after the last one). */
@@ -239,30 +227,41 @@ public final class CaptureEngine {
         final AtomicLong statsReads = new AtomicLong();
         /** Lost events no emitted frame carried (after the last one, or on frames not emitted); set by the emitter at the end. */
         volatile long lostAfterLast;
-        /** Lost counts of the frames emitted (emitter thread). */
-        long lostInFrames;
+
+        // drainer-thread state: pages read from the kernel, waiting for the emitter
+        final Thread drainer;
+        final BlockingQueue<Object> pagesRead = new LinkedBlockingQueue<>();
+        final BlockingQueue<Page> freePages = new LinkedBlockingQueue<>();
+        int pagesAllocated;
+        int settleTries;
         /**
          * True while {@link #lost} equals the kernel's {@code last_overrun} − base exactly, so a
          * stored count can be taken as it is; false once a page had no stored count.
          */
         boolean inSync;
-        // reader-thread state
-        final FrameEncoder encoder = new FrameEncoder();
-        final boolean wallClock = clock.measured();
-        final ByteOrder order = layout.kernel().byteOrder();
-        ByteBuffer payload;
-        EventBatch batch;
-        long sequence;
-        long pendingLost;
-        int settleTries;
-        long unknown;
-        long pageRecords;
 
-        // drainer-thread state: pages read from the kernel, waiting here to be processed
-        final Thread drainer;
-        final BlockingQueue<Object> pagesRead = new LinkedBlockingQueue<>();
-        final BlockingQueue<Page> freePages = new LinkedBlockingQueue<>();
-        int pagesAllocated;
+        // emitter-thread state: the page being emitted and its index
+        /** The page being emitted, or null. */
+        Page page;
+        /** Per record of {@link #page}: trace-clock time stamp, payload offset and length. */
+        final long[] ts;
+        final int[] off;
+        final int[] len;
+        /** Records indexed in {@link #page}, and the next one to emit. */
+        int count;
+        int next;
+        /** Records of the page scanned whose event id has no format (counted, not indexed). */
+        long unknown;
+        /** Lost events to put before this CPU's next emitted record. */
+        long pendingLost;
+        /** Lost counts of the frames emitted. */
+        long lostInFrames;
+        /** Per-CPU number of the next record with a format (the record sinks' sequence). */
+        long sequence;
+        /** Highest mark time seen: no record of this CPU still to come is older. */
+        long watermark = Long.MIN_VALUE;
+        /** The last mark was seen: nothing more will come. */
+        boolean finished;
 
         CpuReader(int cpu, TracePipeRaw in, RingBufferStats base) {
             this.cpu = cpu;
@@ -270,22 +269,23 @@ public final class CaptureEngine {
             this.base = base;
             // last_overrun <= overrun: with no overrun yet, the reader's cursor is at the base too
             this.inSync = base.overrun() == 0;
-            this.thread = new Thread(this, "tracewire-cpu" + cpu);
-            this.thread.setDaemon(true);
             this.drainer = new Thread(this::drain, "tracewire-read" + cpu);
             this.drainer.setDaemon(true);
-            for (int i = 0; i < BATCHES_PER_CPU; i++) {
-                free.add(new EventBatch(BATCH_ENTRIES, BATCH_BYTES));
-            }
+            // a record takes at least 8 bytes (4-byte header, 4 of payload)
+            int most = layout.subBufferSize() / 8 + 1;
+            ts = new long[most];
+            off = new int[most];
+            len = new int[most];
         }
 
         /**
-         * The drainer: keeps the kernel's buffer of this CPU empty, whatever the processing costs
-         * (at the start the JIT has not compiled the per-record code yet, and a page then takes ten
-         * times longer): waits in {@code poll()}, reads sub-buffers non-blocking into pages of a pool
-         * (at most {@link #stashPages} pages), queues them for {@link #run}, and after a read that found
-         * the buffer empty queues a {@link Mark} with the time before that read. At stop, drains
-         * until the kernel counts no unread entry, then queues the last mark.
+         * The drainer: keeps the kernel's buffer of this CPU empty, whatever the per-record work
+         * costs (at the start the JIT has not compiled it yet, and a page then takes ten times
+         * longer): waits in {@code poll()}, reads sub-buffers non-blocking into pages of a pool (at
+         * most {@link #stashPages} pages), settles their lost events and queues them for the
+         * emitter, and after a read that found the buffer empty queues a {@link Mark} with the time
+         * before that read. At stop, drains until the kernel counts no unread entry, settles the
+         * counts and queues the last mark.
          */
         private void drain() {
             int fullEnough = (layout.subBufferSize() - layout.dataOffset()) * 3 / 4;
@@ -306,18 +306,27 @@ public final class CaptureEngine {
                             empty = true;
                             break;
                         }
-                        int data = SubBuffer.header(pg.buf, layout, cpu).dataLength();
+                        SubBuffer.PageHeader header = SubBuffer.header(pg.buf, layout, cpu);
+                        pg.header = header;
+                        pg.lost = header.lostEvents() != 0 ? attribute(header.lostEvents()) : 0;
+                        pages.incrementAndGet();
                         pagesRead.add(pg);
-                        if (!last && data < fullEnough) {
+                        LockSupport.unpark(emitter);
+                        if (!last && header.dataLength() < fullEnough) {
                             break;
                         }
                     }
                     if (empty) {
                         pagesRead.add(new Mark(now, false));
+                        LockSupport.unpark(emitter);
                     }
                     if (last) {
                         if (empty && drained()) {
+                            if (failure.get() == null) {
+                                settle();
+                            }
                             pagesRead.add(new Mark(now, true));
+                            LockSupport.unpark(emitter);
                             return;
                         }
                         continue;
@@ -329,6 +338,7 @@ public final class CaptureEngine {
             } catch (Throwable t) {
                 fail(t);
                 pagesRead.add(new Mark(Long.MIN_VALUE, true));
+                LockSupport.unpark(emitter);
             }
         }
 
@@ -340,7 +350,7 @@ public final class CaptureEngine {
             }
             if (pagesAllocated < stashPages) {
                 pagesAllocated++;
-                return new Page(layout.subBufferSize(), order);
+                return new Page(layout.subBufferSize(), layout.kernel().byteOrder());
             }
             while (failure.get() == null) {
                 pg = freePages.poll(100, TimeUnit.MILLISECONDS);
@@ -360,102 +370,6 @@ public final class CaptureEngine {
             RingBufferStats now = RingBufferStats.read(instance, cpu);
             statsReads.incrementAndGet();
             return now.entries() == 0 || ++settleTries >= FINAL_DRAIN_TRIES;
-        }
-
-        /** The processor: pages in the order read, into batches; marks move the watermark. */
-        @Override
-        public void run() {
-            try {
-                batch = free.take();
-                while (true) {
-                    Object o = pagesRead.poll(100, TimeUnit.MILLISECONDS);
-                    if (o == null) {
-                        if (failure.get() != null) {
-                            return;
-                        }
-                        continue;
-                    }
-                    if (o instanceof Page pg) {
-                        payload = pg.view;
-                        take(pg.buf);
-                        freePages.add(pg);
-                        continue;
-                    }
-                    Mark m = (Mark) o;
-                    publish();
-                    if (m.last) {
-                        if (failure.get() == null) {
-                            settle();
-                        }
-                        return;
-                    }
-                    watermark = Math.max(watermark, m.time);
-                    LockSupport.unpark(emitter);
-                }
-            } catch (Throwable t) {
-                fail(t);
-            } finally {
-                finished = true;
-                LockSupport.unpark(emitter);
-            }
-        }
-
-        /** Decodes and encodes one page into the batch; returns its data length. */
-        private int take(ByteBuffer page) throws InterruptedException {
-            SubBuffer.PageHeader header = SubBuffer.header(page, layout, cpu);
-            pages.incrementAndGet();
-            if (header.lostEvents() != 0) {
-                pendingLost += attribute(header.lostEvents());
-            }
-            pageRecords = 0;
-            try {
-                SubBuffer.scan(page, layout, header, cpu, this);
-            } catch (Interrupted e) {
-                throw e.cause;
-            } finally {
-                records.addAndGet(pageRecords);
-                if (unknown > 0) {
-                    unknownEvents.addAndGet(unknown);
-                    unknown = 0;
-                }
-            }
-            return header.dataLength();
-        }
-
-        @Override
-        public void record(long timestamp, ByteBuffer page, int offset, int length, int pageOffset) {
-            pageRecords++;
-            int id = page.getShort(offset) & 0xffff;
-            EventFormat f = id < formatsById.length ? formatsById[id] : null;
-            if (f == null) {
-                unknown++;
-                return;
-            }
-            int need = FRAME_EXTRA + length;
-            if (!batch.fits(need)) {
-                try {
-                    publish();
-                } catch (InterruptedException e) {
-                    throw new Interrupted(e);
-                }
-            }
-            long lost = pendingLost;
-            pendingLost = 0;
-            long time = wallClock ? clock.toWallNs(timestamp) : timestamp;
-            EventBatch b = batch;
-            int i = b.count++;
-            ByteBuffer out = b.bytes;
-            b.traceTs[i] = timestamp;
-            b.timeNs[i] = time;
-            b.sequence[i] = sequence;
-            b.lost[i] = lost;
-            b.eventId[i] = id;
-            payload.limit(offset + length).position(offset);
-            int start = out.position() + FrameOutput.HEADROOM;
-            out.position(start);
-            b.frameOffset[i] = start;
-            b.frameLength[i] = encoder.event(order, payload, cpu, time, !wallClock, out);
-            sequence++;
         }
 
         /**
@@ -495,40 +409,83 @@ public final class CaptureEngine {
             kernel = delta;
         }
 
-        /** Hands the current batch to the emitter when it holds anything. */
-        private void publish() throws InterruptedException {
-            if (batch == null || batch.count == 0) {
-                return;
-            }
-            EventBatch b = batch;
-            batch = null;
-            while (!full.offer(b, 100, TimeUnit.MILLISECONDS)) {
-                if (failure.get() != null) {
-                    throw new InterruptedException("capture failed");
-                }
-            }
-            LockSupport.unpark(emitter);
-            batch = nextFree();
+        /** Emitter: true when the current page has a record left to emit. */
+        boolean hasRecord() {
+            return next < count;
         }
 
-        private EventBatch nextFree() throws InterruptedException {
-            while (true) {
-                EventBatch b = free.poll(100, TimeUnit.MILLISECONDS);
-                if (b != null) {
-                    b.clear();
-                    return b;
+        /**
+         * Emitter: when the current page is done, takes what the drainer queued until a page with
+         * records to emit: pages are indexed, marks move the watermark, the last mark finishes.
+         * Returns the emptied page to the pool.
+         */
+        void advance() {
+            while (next >= count && !finished) {
+                Object o = pagesRead.poll();
+                if (o == null) {
+                    return;
                 }
-                if (failure.get() != null) {
-                    throw new InterruptedException("capture failed");
+                if (o instanceof Page pg) {
+                    release();
+                    index(pg);
+                    continue;
+                }
+                Mark m = (Mark) o;
+                if (m.last) {
+                    finished = true;
+                    release();
+                    return;
+                }
+                watermark = Math.max(watermark, m.time);
+            }
+        }
+
+        /** Emitter: gives the current page back to the drainer's pool. */
+        void release() {
+            if (page != null) {
+                freePages.add(page);
+                page = null;
+            }
+        }
+
+        /** Emitter: walks a page into the index; its lost events go before the CPU's next record. */
+        private void index(Page pg) {
+            page = pg;
+            count = 0;
+            next = 0;
+            pendingLost += pg.lost;
+            try {
+                SubBuffer.scan(pg.buf, layout, pg.header, cpu, this);
+            } finally {
+                records.addAndGet(count + unknown);
+                if (unknown > 0) {
+                    unknownEvents.addAndGet(unknown);
+                    unknown = 0;
                 }
             }
+        }
+
+        @Override
+        public void record(long timestamp, ByteBuffer buf, int offset, int length, int pageOffset) {
+            int id = buf.getShort(offset) & 0xffff;
+            if (id >= formatsById.length || formatsById[id] == null) {
+                unknown++;
+                return;
+            }
+            int i = count++;
+            ts[i] = timestamp;
+            off[i] = offset;
+            len[i] = length;
         }
     }
 
-    /** A sub-buffer of the stash between a CPU's drainer and processor, with its view for the encoder. */
+    /** A sub-buffer read from the kernel, with its header, lost count and a view for the outputs. */
     private static final class Page {
         final ByteBuffer buf;
         final ByteBuffer view;
+        SubBuffer.PageHeader header;
+        /** Lost events the drainer attributed to this page (they go before its first record). */
+        long lost;
 
         Page(int size, ByteOrder order) {
             buf = ByteBuffer.allocateDirect(size).order(order);
@@ -543,19 +500,9 @@ public final class CaptureEngine {
     private record Mark(long time, boolean last) {
     }
 
-    /** Carries an InterruptedException out of a {@link SubBuffer.RecordVisitor}. */
-    private static final class Interrupted extends RuntimeException {
-        final InterruptedException cause;
-
-        Interrupted(InterruptedException cause) {
-            super(cause);
-            this.cause = cause;
-        }
-    }
-
     private void emitLoop() {
         int n = readers.size();
-        EventBatch[] heads = new EventBatch[n];
+        CpuReader[] rs = readers.toArray(new CpuReader[0]);
         KernelLayout kernel = layout.kernel();
         try {
             while (true) {
@@ -564,46 +511,37 @@ public final class CaptureEngine {
                 int best = -1;
                 long bestTs = Long.MAX_VALUE;
                 for (int i = 0; i < n; i++) {
-                    CpuReader r = readers.get(i);
-                    EventBatch h = heads[i];
-                    if (h != null && h.exhausted()) {
-                        r.free.add(h);
-                        h = heads[i] = null;
-                    }
-                    if (h == null) {
-                        // the watermark before the queue: a reader publishes its batch first
-                        boolean finishedBefore = r.finished;
-                        long mark = r.watermark;
-                        h = heads[i] = r.full.poll();
-                        if (h == null) {
-                            if (!finishedBefore) {
+                    CpuReader r = rs[i];
+                    if (!r.hasRecord()) {
+                        r.advance();
+                        if (!r.hasRecord()) {
+                            if (!r.finished) {
                                 allFinished = false;
-                                bound = Math.min(bound, mark);
+                                bound = Math.min(bound, r.watermark);
                             }
                             continue;
                         }
                     }
                     allFinished = false;
-                    long ts = h.traceTs[h.next];
+                    long ts = r.ts[r.next];
                     if (ts < bestTs) {
                         bestTs = ts;
                         best = i;
                     }
                 }
                 if (best >= 0 && bestTs <= bound) {
-                    // emit a run of the best CPU's events: up to the next head of another CPU (or the bound)
+                    // emit a run of the best CPU's records: up to the next head of another CPU (or the bound)
                     long until = bound;
                     for (int i = 0; i < n; i++) {
-                        EventBatch o = heads[i];
-                        if (i != best && o != null && !o.exhausted()) {
-                            until = Math.min(until, o.traceTs[o.next]);
+                        CpuReader o = rs[i];
+                        if (i != best && o.hasRecord()) {
+                            until = Math.min(until, o.ts[o.next]);
                         }
                     }
-                    EventBatch h = heads[best];
-                    CpuReader r = readers.get(best);
+                    CpuReader r = rs[best];
                     do {
-                        emit(h, h.next++, r, kernel);
-                    } while (h.next < h.count && h.traceTs[h.next] <= until);
+                        emit(r, r.next++, kernel);
+                    } while (r.next < r.count && r.ts[r.next] <= until);
                     continue;
                 }
                 if (allFinished) {
@@ -615,7 +553,7 @@ public final class CaptureEngine {
                 if (frames != null) {
                     frames.idle(); // a live pcapng (FIFO) pushes out what it holds
                 }
-                // until a reader publishes a batch or moves its watermark (it unparks us)
+                // until a drainer queues a page or a mark (it unparks us)
                 LockSupport.parkNanos(this, IDLE_WAIT_NS);
             }
             for (CpuReader r : readers) {
@@ -634,17 +572,25 @@ public final class CaptureEngine {
         }
     }
 
-    private void emit(EventBatch b, int i, CpuReader reader, KernelLayout kernel) throws IOException {
+    private void emit(CpuReader r, int i, KernelLayout kernel) throws IOException {
+        long sequence = r.sequence++;
         if (emittedCount >= limit) {
             return;
         }
-        int cpu = reader.cpu;
-        reader.lostInFrames += b.lost[i];
-        EventFormat format = formatsById[b.eventId[i]];
-        int frame = b.frameOffset[i];
-        int length = b.frameLength[i];
+        int cpu = r.cpu;
+        ByteBuffer page = r.page.buf;
+        int offset = r.off[i];
+        int length = r.len[i];
+        EventFormat format = formatsById[page.getShort(offset) & 0xffff];
+        long lost = r.pendingLost;
+        r.pendingLost = 0;
+        r.lostInFrames += lost;
+        long traceTs = r.ts[i];
+        long time = wallClock ? clock.toWallNs(traceTs) : traceTs;
         if (frames != null) {
-            frames.event(b.bytes, frame, length, format, cpu, b.timeNs[i], b.lost[i]);
+            ByteBuffer view = r.page.view;
+            view.limit(offset + length).position(offset);
+            frames.event(view, format, cpu, time, !wallClock, lost);
         }
         CapturedEvent e = null;
         for (EventSink s : sinkArray) {
@@ -652,10 +598,10 @@ public final class CaptureEngine {
                 continue; // the sink has no room: no copy, no record (it counts what it did not take)
             }
             if (e == null) {
-                byte[] copy = new byte[length - org.tracewire.wire.WireHeader.SIZE];
-                b.bytes.clear().get(frame + org.tracewire.wire.WireHeader.SIZE, copy);
-                EventRecord rec = new EventRecord(format, kernel, cpu, b.traceTs[i], ByteBuffer.wrap(copy));
-                e = new CapturedEvent(rec, b.timeNs[i], b.sequence[i], b.lost[i]);
+                byte[] copy = new byte[length];
+                page.get(offset, copy);
+                EventRecord rec = new EventRecord(format, kernel, cpu, traceTs, ByteBuffer.wrap(copy));
+                e = new CapturedEvent(rec, time, sequence, lost);
             }
             s.accept(e);
         }

@@ -12,17 +12,17 @@ import org.tracewire.wire.WireHeader;
 
 /**
  * Where a capture's frames ({@code docs/wire-format.md}, version 2) go: every {@link FrameOutput},
- * in order, with the context that makes them self-describing. The capture engine's reader threads
- * encode each event frame ({@link FrameEncoder#event}: the 16-byte header and a copy of the record
- * payload) into their batches, leaving {@link FrameOutput#HEADROOM} bytes in front; its emitter
- * thread hands them here in time order ({@link #event}), and calls {@link #finish} at the end.
+ * in order, with the context that makes them self-describing. The capture engine's emitter thread
+ * hands each event's record payload here in time order ({@link #event}), and calls {@link #finish}
+ * at the end; this class encodes the event frame ({@link FrameEncoder#event}: the 16-byte header
+ * and a copy of the payload), straight into a lone pcapng output's buffer when it can.
  *
  * <p>Here, on that one thread: the context messages each event needs are sent before it
  * ({@link ContextTracker}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
- * gets its per-cpu-value sequence number (§2: numbered in the order frames leave, context frames
- * included, so a gap means a frame lost after emission), and live interface outputs get the whole
- * context again every 2 s. Without a {@link CaptureContext} no context frames are sent (bare event
- * frames, for tests).
+ * gets its per-cpu-value sequence number from the one {@link FrameEncoder} (§2: numbered in the
+ * order frames leave, context frames included, so a gap means a frame lost after emission), and
+ * live interface outputs get the whole context again every 2 s. Without a {@link CaptureContext}
+ * no context frames are sent (bare event frames, for tests).
  */
 public final class FrameSink implements AutoCloseable {
     /** Events between two checks of the clock for a due repeat. */
@@ -33,10 +33,13 @@ public final class FrameSink implements AutoCloseable {
     private final boolean anyRepeats;
     private final CaptureContext context;
     private final ContextTracker tracker;
-    private final FrameEncoder encoder = new FrameEncoder();
     private final boolean littleEndian;
-    private final int[] sequences = new int[0x10000];
-    private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + 2048);
+    /** Numbers every frame, event and context, per cpu value in the order they leave (§2). */
+    private final FrameEncoder encoder = new FrameEncoder();
+    /** Frames of events and of context fragments are built here, with the headroom in front. */
+    private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + FrameEncoder.MAX_FRAME);
+    /** The one output when it is a pcapng file or FIFO that takes frames encoded in place, else null. */
+    private final PcapngOutput inPlace;
     // written by the emitting thread only; published with release stores (no fence per event), read anywhere
     private long frameCount;
     private long byteCount;
@@ -58,6 +61,7 @@ public final class FrameSink implements AutoCloseable {
         this.outputs = List.copyOf(outputs);
         this.outs = this.outputs.toArray(new FrameOutput[0]);
         this.anyRepeats = this.outputs.stream().anyMatch(FrameOutput::repeatsContext);
+        this.inPlace = outs.length == 1 && outs[0] instanceof PcapngOutput p && p.encodesInPlace(encoder) ? p : null;
         this.context = context;
         this.tracker = context == null ? null : new ContextTracker(context, this::sendContext);
         this.littleEndian = context == null || context.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
@@ -87,39 +91,52 @@ public final class FrameSink implements AutoCloseable {
     }
 
     /**
-     * Writes one event frame to every output, after the context it needs.
+     * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
+     * record payload) and writes it to every output, after the context it needs. A capture whose
+     * only output is a pcapng file or FIFO has the frame encoded straight into the file's buffer
+     * ({@link PcapngOutput#writeEvent}); otherwise it is encoded once into a scratch buffer with
+     * {@link FrameOutput#HEADROOM} in front and handed to each output.
      *
-     * @param buf    holds the frame (big-endian header at {@code frame}); the {@link FrameOutput#HEADROOM}
-     *               bytes before it are free; position and limit are changed
-     * @param frame  index of the frame in {@code buf}
-     * @param length frame bytes (16 + payload)
-     * @param format the event's format
-     * @param cpu    its CPU
-     * @param timeNs its time (the frame header's)
-     * @param lost   events its CPU lost since its previous event (a LOST message goes first), else 0
+     * @param payload  the record payload from its position ({@code common_type}) to its limit, in the
+     *                 kernel's byte order (the buffer's order); absolute indexes are those of the
+     *                 record's page; position and limit are changed
+     * @param format   the event's format
+     * @param cpu      its CPU, 0..65534
+     * @param timeNs   its time (the frame header's): ns since the epoch, or the raw trace clock
+     * @param rawClock true when {@code timeNs} is the raw trace clock (flagged in the header)
+     * @param lost     events its CPU lost since its previous event (a LOST message goes first), else 0
      * @throws IOException when an output fails
      */
-    public void event(ByteBuffer buf, int frame, int length, EventFormat format, int cpu, long timeNs, long lost)
+    public void event(ByteBuffer payload, EventFormat format, int cpu, long timeNs, boolean rawClock, long lost)
             throws IOException {
         if (!begun) {
             begin(timeNs);
         }
         lastTime = timeNs;
-        buf.limit(frame + length);
+        int from = payload.position();
+        int to = payload.limit();
         if (tracker != null) {
             if (lost > 0) {
                 tracker.lost(cpu, lost, timeNs);
             }
-            tracker.beforeEvent(buf, frame + WireHeader.SIZE, length - WireHeader.SIZE, format, cpu, timeNs);
+            tracker.beforeEvent(payload, from, to - from, format, cpu, timeNs);
             if (anyRepeats && ++sinceCheck >= REPEAT_CHECK_EVENTS) {
                 sinceCheck = 0;
                 repeatIfDue();
             }
+            payload.limit(to).position(from);
         }
-        putSequence(buf, frame, cpu);
-        for (FrameOutput out : outs) {
-            buf.limit(frame + length).position(frame);
-            out.write(buf, timeNs, 0);
+        int length;
+        if (inPlace != null) {
+            length = inPlace.writeEvent(encoder, payload, cpu, timeNs, rawClock);
+        } else {
+            ByteBuffer s = scratch;
+            s.clear().position(FrameOutput.HEADROOM);
+            length = encoder.event(payload.order(), payload, cpu, timeNs, rawClock, s);
+            for (FrameOutput out : outs) {
+                s.limit(FrameOutput.HEADROOM + length).position(FrameOutput.HEADROOM);
+                out.write(s, timeNs, 0);
+            }
         }
         frames.lazySet(++frameCount);
         events.lazySet(++eventCount);
@@ -151,11 +168,6 @@ public final class FrameSink implements AutoCloseable {
         }
     }
 
-    private void putSequence(ByteBuffer buf, int frame, int cpu) {
-        int s = sequences[cpu]++;
-        buf.putInt(frame + 4, buf.order() == ByteOrder.BIG_ENDIAN ? s : Integer.reverseBytes(s));
-    }
-
     /** {@link ContextTracker.Out}: each fragment frame through the scratch buffer to the outputs. */
     private void sendContext(ContextMessage m, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException {
         List<ByteBuffer> fragments = encoder.context(m, cpu, littleEndian, timeNs);
@@ -165,7 +177,6 @@ public final class FrameSink implements AutoCloseable {
                     : ByteBuffer.allocateDirect(FrameOutput.HEADROOM + n);
             s.clear().position(FrameOutput.HEADROOM);
             s.put(f).flip().position(FrameOutput.HEADROOM);
-            putSequence(s, FrameOutput.HEADROOM, cpu);
             for (FrameOutput out : outputs) {
                 if (repeatOnly && !out.repeatsContext()) {
                     continue;

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.WireHeader;
 
 /**
  * Frames into a pcapng file: bare tracewire frames on an interface of link type 162
@@ -29,6 +31,7 @@ public final class PcapngOutput implements FrameOutput {
     private final String file;
     private final PcapngWriter writer;
     private final int iface;
+    private final int snapLength;
     private final boolean live;
     private long lastFlush = System.nanoTime();
 
@@ -90,6 +93,7 @@ public final class PcapngOutput implements FrameOutput {
         try {
             w = new PcapngWriter(channel, section);
             this.iface = w.addInterface(iface);
+            this.snapLength = iface.snapLength() == 0 ? Integer.MAX_VALUE : iface.snapLength();
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -111,6 +115,39 @@ public final class PcapngOutput implements FrameOutput {
         if (live && System.nanoTime() - lastFlush >= LIVE_FLUSH_NS) {
             flush();
         }
+    }
+
+    /**
+     * True when {@link #writeEvent} can take every frame {@code encoder} writes: the interface's snap
+     * length is at least the encoder's largest frame.
+     */
+    boolean encodesInPlace(FrameEncoder encoder) {
+        return snapLength >= encoder.maxFrameSize();
+    }
+
+    /**
+     * Encodes one event frame straight into the file's buffer, inside its Enhanced Packet Block
+     * (the frame is written once, not encoded elsewhere and copied here): what
+     * {@link #write} does for a frame {@code encoder.event(...)} made. Only when
+     * {@link #encodesInPlace} holds.
+     *
+     * @param encoder  the capture's encoder (numbers the frame)
+     * @param payload  the record payload, position to limit, in the kernel's byte order (its order)
+     * @param cpu      the CPU
+     * @param timeNs   the frame's time, ns (the packet's time stamp)
+     * @param rawClock true when {@code timeNs} is the raw trace clock
+     * @return the frame's length, bytes
+     * @throws IOException when flushing to the file fails
+     */
+    int writeEvent(FrameEncoder encoder, ByteBuffer payload, int cpu, long timeNs, boolean rawClock) throws IOException {
+        int max = Math.min(WireHeader.SIZE + payload.remaining(), encoder.maxFrameSize());
+        ByteBuffer b = writer.beginPacket(iface, timeNs, max);
+        int n = encoder.event(payload.order(), payload, cpu, timeNs, rawClock, b);
+        writer.endPacket(n);
+        if (live && System.nanoTime() - lastFlush >= LIVE_FLUSH_NS) {
+            flush();
+        }
+        return n;
     }
 
     @Override

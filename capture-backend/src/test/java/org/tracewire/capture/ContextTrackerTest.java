@@ -304,12 +304,12 @@ class ContextTrackerTest {
         List<EventRecord> records = FixtureRecords.load();
         CaptureContext ctx = context(records, pid -> new CaptureContext.Task(pid, "task" + pid));
         Path file = dir.resolve("f.pcapng");
-        Frames fr = new Frames(records);
         try (FrameSink sink = new FrameSink(List.of(pcapng(file)), ctx)) {
             sink.begin(1);
             for (int i = 0; i < records.size(); i++) {
                 EventRecord r = records.get(i);
-                sink.event(fr.buf, fr.offsets[i], fr.lengths[i], r.format(), r.cpu(), time(r), i == 5 ? 3 : 0);
+                ByteBuffer payload = r.payload().duplicate().order(r.layout().byteOrder());
+                sink.event(payload, r.format(), r.cpu(), time(r), false, i == 5 ? 3 : 0);
             }
             sink.lostAtEnd(0, 4);
             sink.flush();

@@ -48,6 +48,11 @@ public final class PcapngWriter implements AutoCloseable {
     private ByteBuffer buf;
     private final List<Stats> interfaces = new ArrayList<>();
     private boolean closed;
+    /** The interface of the packet {@link #beginPacket} began and {@link #endPacket} has not ended, or null. */
+    private Stats open;
+    private int openStart;
+    private int openMax;
+    private long openTime;
 
     private static final class Stats {
         final int snapLength;
@@ -175,6 +180,76 @@ public final class PcapngWriter implements AutoCloseable {
         s.last = Math.max(s.last, timeNs);
     }
 
+    /**
+     * Starts an Enhanced Packet Block whose packet bytes the caller writes in place (no copy through
+     * an intermediate buffer): returns this writer's buffer positioned at the packet data, with at
+     * least {@code maxLength} bytes of room. Write the packet there, then call {@link #endPacket}
+     * before any other call on this writer. No drop count (use {@link #writePacket} for that).
+     *
+     * @param interfaceId    an interface added with {@link #addInterface}
+     * @param timeNs         time stamp in ns since 1970-01-01 UTC (unsigned 64 bits)
+     * @param maxLength      the most packet bytes the caller will write: at most the interface's
+     *                       snap length when it has one
+     * @return the buffer to write the packet into, at its position (native byte order; set the order
+     *         you need on a duplicate, or write with explicit byte order)
+     * @throws IOException              when flushing earlier blocks to make room fails
+     * @throws IllegalArgumentException for an unknown interface, or {@code maxLength} negative or
+     *                                  beyond the snap length
+     */
+    public ByteBuffer beginPacket(int interfaceId, long timeNs, int maxLength) throws IOException {
+        checkOpen();
+        Stats s = stats(interfaceId);
+        if (maxLength < 0 || (s.snapLength > 0 && maxLength > s.snapLength)) {
+            throw new IllegalArgumentException("packet of up to " + maxLength + " bytes on an interface with snap length "
+                    + s.snapLength);
+        }
+        ensure(32 + pad(maxLength));
+        open = s;
+        openStart = buf.position();
+        openMax = maxLength;
+        openTime = timeNs;
+        buf.putInt(EPB).putInt(0).putInt(interfaceId).putInt((int) (timeNs >>> 32)).putInt((int) timeNs)
+                .putInt(0).putInt(0);
+        return buf;
+    }
+
+    /**
+     * Ends the block {@link #beginPacket} started: the packet is the {@code length} bytes after the
+     * position {@code beginPacket} returned (the buffer's position is ignored); pads and closes the
+     * block and counts the packet.
+     *
+     * @param length packet bytes written, 0..the {@code maxLength} given to {@code beginPacket}
+     * @throws IllegalStateException    when no packet was begun
+     * @throws IllegalArgumentException when {@code length} is outside 0..maxLength
+     */
+    public void endPacket(int length) {
+        Stats s = open;
+        if (s == null) {
+            throw new IllegalStateException("endPacket without beginPacket");
+        }
+        if (length < 0 || length > openMax) {
+            throw new IllegalArgumentException("packet of " + length + " bytes, begun for at most " + openMax);
+        }
+        open = null;
+        int start = openStart;
+        int len = 32 + pad(length);
+        buf.putInt(start + 4, len).putInt(start + 20, length).putInt(start + 24, length);
+        int data = start + 28;
+        for (int i = data + length; i < data + pad(length); i++) {
+            buf.put(i, (byte) 0);
+        }
+        buf.putInt(start + len - 4, len);
+        buf.position(start + len);
+        s.packets++;
+        long t = openTime;
+        if (t < s.first) {
+            s.first = t;
+        }
+        if (t > s.last) {
+            s.last = t;
+        }
+    }
+
     /** Writes a whole array as one packet without drops. */
     public void writePacket(int interfaceId, long timeNs, byte[] packet) throws IOException {
         writePacket(interfaceId, timeNs, ByteBuffer.wrap(packet), packet.length, 0);
@@ -252,6 +327,9 @@ public final class PcapngWriter implements AutoCloseable {
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("pcapng writer is closed");
+        }
+        if (open != null) {
+            throw new IllegalStateException("a packet was begun and not ended (endPacket)");
         }
     }
 
