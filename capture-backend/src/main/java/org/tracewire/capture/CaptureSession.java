@@ -39,6 +39,14 @@ public final class CaptureSession implements AutoCloseable {
      */
     public static final int DEFAULT_BUFFER_KB = 8192;
 
+    /**
+     * The instance's {@code buffer_subbuf_size_kb} (kernel 6.8+; older kernels keep their page-size
+     * sub-buffers), KiB: the drainers read one sub-buffer per {@code read()}, so a larger one costs
+     * fewer reads, queue hand-offs and wake-ups per event (the system property
+     * {@code tracewire.subbufKb} overrides it; 0 keeps the kernel's default).
+     */
+    public static final int SUB_BUFFER_KB = 4;
+
     /** The instance's {@code buffer_percent}: pollers of trace_pipe_raw wake at this fill level. */
     public static final int BUFFER_PERCENT = 20;
 
@@ -136,6 +144,10 @@ public final class CaptureSession implements AutoCloseable {
             }
             if (clock != null) {
                 inst.setClock(clock);
+            }
+            int subKb = Integer.getInteger("tracewire.subbufKb", SUB_BUFFER_KB);
+            if (subKb > 0 && inst.exists("buffer_subbuf_size_kb")) {
+                inst.write("buffer_subbuf_size_kb", Integer.toString(subKb));
             }
             if (inst.exists("buffer_percent")) {
                 // wake the readers' poll() at a fifth of the buffer, not half: more headroom when
