@@ -40,12 +40,27 @@ public final class CaptureSession implements AutoCloseable {
     public static final int DEFAULT_BUFFER_KB = 8192;
 
     /**
-     * The instance's {@code buffer_subbuf_size_kb} (kernel 6.8+; older kernels keep their page-size
-     * sub-buffers), KiB: the drainers read one sub-buffer per {@code read()}, so a larger one costs
-     * fewer reads, queue hand-offs and wake-ups per event (the system property
-     * {@code tracewire.subbufKb} overrides it; 0 keeps the kernel's default).
+     * The largest {@code buffer_subbuf_size_kb} a capture gives its instance (kernel 6.8+; older
+     * kernels keep their page-size sub-buffers), KiB. The drainers read one sub-buffer per
+     * {@code read()}, so larger ones cost fewer reads, queue hand-offs and wake-ups per event:
+     * measured at full-speed getppid loops (README, Benchmarks), 64 KiB took 62% of a core where
+     * 4 KiB (the kernel's default) took 67–70%, at 5% more events; 256 KiB was no better.
      */
-    public static final int SUB_BUFFER_KB = 4;
+    public static final int MAX_SUB_BUFFER_KB = 64;
+
+    /**
+     * The sub-buffer size for a per-CPU buffer of {@code bufferKb}: a sixteenth of it, a power of two
+     * from 4 to {@link #MAX_SUB_BUFFER_KB} KiB, so even a small buffer has sub-buffers enough to
+     * swap with its reader and lose events at fine grain. The system property
+     * {@code tracewire.subbufKb} overrides it (0 keeps the kernel's default).
+     *
+     * @param bufferKb the per-CPU buffer size asked for, KiB, or 0 or less for the kernel's default
+     * @return KiB
+     */
+    static int subBufferKb(int bufferKb) {
+        int kb = bufferKb > 0 ? bufferKb : DEFAULT_BUFFER_KB;
+        return Integer.highestOneBit(Math.max(4, Math.min(MAX_SUB_BUFFER_KB, kb / 16)));
+    }
 
     /** The instance's {@code buffer_percent}: pollers of trace_pipe_raw wake at this fill level. */
     public static final int BUFFER_PERCENT = 20;
@@ -145,7 +160,7 @@ public final class CaptureSession implements AutoCloseable {
             if (clock != null) {
                 inst.setClock(clock);
             }
-            int subKb = Integer.getInteger("tracewire.subbufKb", SUB_BUFFER_KB);
+            int subKb = Integer.getInteger("tracewire.subbufKb", subBufferKb(bufferKb));
             if (subKb > 0 && inst.exists("buffer_subbuf_size_kb")) {
                 inst.write("buffer_subbuf_size_kb", Integer.toString(subKb));
             }

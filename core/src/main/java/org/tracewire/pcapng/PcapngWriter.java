@@ -208,9 +208,14 @@ public final class PcapngWriter implements AutoCloseable {
         openStart = buf.position();
         openMax = maxLength;
         openTime = timeNs;
-        buf.putInt(EPB).putInt(0).putInt(interfaceId).putInt((int) (timeNs >>> 32)).putInt((int) timeNs)
-                .putInt(0).putInt(0);
-        return buf;
+        int p = openStart;
+        ByteBuffer b = buf;
+        b.putInt(p, EPB);
+        b.putInt(p + 8, interfaceId);
+        b.putInt(p + 12, (int) (timeNs >>> 32));
+        b.putInt(p + 16, (int) timeNs);
+        b.position(p + 28);
+        return b;
     }
 
     /**
@@ -233,13 +238,17 @@ public final class PcapngWriter implements AutoCloseable {
         open = null;
         int start = openStart;
         int len = 32 + pad(length);
-        buf.putInt(start + 4, len).putInt(start + 20, length).putInt(start + 24, length);
-        int data = start + 28;
-        for (int i = data + length; i < data + pad(length); i++) {
-            buf.put(i, (byte) 0);
+        ByteBuffer b = buf;
+        b.putInt(start + 4, len);
+        b.putInt(start + 20, length);
+        b.putInt(start + 24, length);
+        int end = start + 28 + length;
+        int padding = pad(length) - length;
+        if (padding != 0) {
+            b.putInt(end, 0); // zeros over the 1..3 padding bytes (the trailer overwrites the rest)
         }
-        buf.putInt(start + len - 4, len);
-        buf.position(start + len);
+        b.putInt(start + len - 4, len);
+        b.position(start + len);
         s.packets++;
         long t = openTime;
         if (t < s.first) {

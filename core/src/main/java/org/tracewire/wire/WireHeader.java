@@ -79,14 +79,12 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
             throw new java.nio.BufferOverflowException();
         }
         int p = out.position();
-        ByteOrder o = out.order();
-        out.order(ByteOrder.BIG_ENDIAN);
-        out.put(p, (byte) version);
-        out.put(p + 1, (byte) (kindCode | flags));
-        out.putShort(p + 2, (short) cpu);
-        out.putInt(p + 4, (int) sequence);
-        out.putLong(p + 8, timeNs);
-        out.order(o);
+        // big-endian on the wire whatever the buffer's order: two 8-byte stores (no order switch)
+        long first = ((long) (version & 0xff) << 56) | ((long) ((kindCode | flags) & 0xff) << 48)
+                | ((long) (cpu & 0xffff) << 32) | (sequence & 0xffff_ffffL);
+        boolean big = out.order() == ByteOrder.BIG_ENDIAN;
+        out.putLong(p, big ? first : Long.reverseBytes(first));
+        out.putLong(p + 8, big ? timeNs : Long.reverseBytes(timeNs));
         out.position(p + SIZE);
     }
 
