@@ -94,7 +94,7 @@ public final class CaptureEngine {
     static final int FINAL_DRAIN_TRIES = 20;
     private long limit = Long.MAX_VALUE;
     private volatile Thread emitter;
-    /** Pages a CPU's drainer may hold ahead of its processor. */
+    /** Pages a CPU's drainer may hold ahead of the emitter. */
     private int stashPages;
     private volatile boolean stopping;
 
@@ -139,7 +139,9 @@ public final class CaptureEngine {
      */
     public void start() throws IOException {
         int cpus = Math.max(1, instance.cpus().size());
-        stashPages = (int) Math.max(256, Math.min(STASH_PER_CPU, STASH_TOTAL / cpus) / layout.subBufferSize());
+        // at least 1 MiB per CPU (and 16 pages), whatever the sub-buffer size
+        long stashBytes = Math.max(1 << 20, Math.min(STASH_PER_CPU, STASH_TOTAL / cpus));
+        stashPages = (int) Math.max(16, stashBytes / layout.subBufferSize());
         for (int cpu : instance.cpus()) {
             // the baseline of the kernel's counters: tracing is off, the clock markers were consumed
             RingBufferStats base = RingBufferStats.read(instance, cpu);

@@ -21,6 +21,17 @@ class CaptureSessionTest {
     }
 
     @Test
+    void subBuffersAreASixteenthOfTheBufferWithin4And64KiB() {
+        assertEquals(64, CaptureSession.subBufferKb(8192));
+        assertEquals(64, CaptureSession.subBufferKb(0), "the default buffer");
+        assertEquals(64, CaptureSession.subBufferKb(1 << 20));
+        assertEquals(32, CaptureSession.subBufferKb(512));
+        assertEquals(16, CaptureSession.subBufferKb(300), "a power of two, rounded down");
+        assertEquals(4, CaptureSession.subBufferKb(64));
+        assertEquals(4, CaptureSession.subBufferKb(8));
+    }
+
+    @Test
     @Tag("live")
     void badFilterAbortsWithTheKernelsPositionAndLeavesNothing() {
         Tracefs top = Prerequisites.requireTracefs();
@@ -52,6 +63,11 @@ class CaptureSessionTest {
             assertTrue(inst.isEnabled("sched", "sched_switch"));
             assertTrue(inst.isEnabled("irq", "irq_handler_entry"));
             assertEquals("mono", inst.currentClock());
+            if (inst.exists("buffer_subbuf_size_kb")) {
+                // 512 KiB per CPU: 32 KiB sub-buffers, and the layout the drainers read with says so
+                assertEquals("32", inst.read("buffer_subbuf_size_kb").strip());
+                assertEquals(32 * 1024, s.layout().subBufferSize());
+            }
             assertTrue(top.instanceNames().contains(inst.name()));
             assertEquals(topClock, top.currentClock(), "the top-level clock is untouched");
         }
