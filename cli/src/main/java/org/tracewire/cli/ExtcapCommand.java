@@ -359,7 +359,9 @@ final class ExtcapCommand implements Callable<Integer> {
         String cp = classPath != null ? classPath : ExtcapInstaller.classPath(home);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Path installed = ExtcapInstaller.install(folder,
-                ExtcapInstaller.script(java, ExtcapInstaller.launcherJvmOptions(), cp, home, version()));
+                ExtcapInstaller.script(java, ExtcapInstaller.launcherJvmOptions(), cp, home, version(),
+                        Map.of(ExtcapProtocol.INTERFACE, ExtcapProtocol.config(clocks()),
+                                ExtcapProtocol.INTERFACE_SSH, ExtcapProtocol.configSsh())));
         out.println("extcap: " + installed + " (interfaces '" + ExtcapProtocol.INTERFACE + "' and '" + ExtcapProtocol.INTERFACE_SSH + "'; check with tshark -D)");
         if (!noDissector) {
             Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));

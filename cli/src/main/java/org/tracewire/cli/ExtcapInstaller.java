@@ -104,9 +104,14 @@ public final class ExtcapInstaller {
      * @param classPath  the class path holding org.tracewire.cli.Main and its dependencies
      * @param home       the tracewire repository root (for the snapshot and messages), or null
      * @param version    tracewire's version, for the comment
+     * @param configs    the {@code --extcap-config} answer of each interface, computed at install
+     *                   time (they change only with the kernel's trace clocks): the script prints
+     *                   them itself; an interface not in the map, and a reload of an option
+     *                   ({@code --extcap-reload-option}), go to the JVM
      * @return the script
      */
-    public static String script(Path java, List<String> jvmOptions, String classPath, Path home, String version) {
+    public static String script(Path java, List<String> jvmOptions, String classPath, Path home, String version,
+                                Map<String, List<String>> configs) {
         StringBuilder sb = new StringBuilder();
         sb.append("#!/bin/sh\n");
         sb.append(MARKER).append(" (").append(version).append("), written by `tracewire extcap --install`.\n");
@@ -124,6 +129,25 @@ public final class ExtcapInstaller {
             sb.append(' ').append(quote(line));
         }
         sb.append("\n    exit 0 ;;\n");
+        // tshark and Wireshark ask for the options before every capture: answered here too, so a
+        // capture starts one JVM, not two (under a full-speed load a JVM start took 1-1.5 s of the
+        // capture's first seconds)
+        if (!configs.isEmpty()) {
+            sb.append("  *\" --extcap-reload-option \"*) ;;\n");
+            sb.append("  *\" --extcap-config \"*)\n    case \" $* \" in\n");
+            // in name order, so the script is the same for the same answers
+            List<String> names = new ArrayList<>(configs.keySet());
+            names.sort(null);
+            for (String name : names) {
+                sb.append("      *\" --extcap-interface ").append(name).append(" \"*|*\" --extcap-interface=").append(name)
+                        .append(" \"*)\n        printf '%s\\n'");
+                for (String line : configs.get(name)) {
+                    sb.append(' ').append(quote(line));
+                }
+                sb.append("\n        exit 0 ;;\n");
+            }
+            sb.append("    esac ;;\n");
+        }
         sb.append("esac\n");
         sb.append("exec ").append(quote(java.toString()));
         for (String o : jvmOptions) {

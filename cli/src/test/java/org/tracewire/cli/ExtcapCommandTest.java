@@ -160,7 +160,7 @@ class ExtcapCommandTest {
     void theInstalledScriptRunsTheExtcapWithoutABuild(@TempDir Path dir) throws Exception {
         Path folder = dir.resolve("it's extcap");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        String script = ExtcapInstaller.script(java, List.of(), ExtcapInstaller.classPath(null), null, "test");
+        String script = ExtcapInstaller.script(java, List.of(), ExtcapInstaller.classPath(null), null, "test", Map.of());
         assertFalse(script.contains("mvn") || script.contains("/tracewire\" ") , script);
         Path installed = ExtcapInstaller.install(folder, script);
         assertEquals(folder.resolve("tracewire"), installed);
@@ -194,7 +194,7 @@ class ExtcapCommandTest {
     void theInstalledScriptStartsItsJvmWithTheCaptureLimits(@TempDir Path dir) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         String script = ExtcapInstaller.script(java, List.of("-Xmx128m", "-XX:MaxDirectMemorySize=176m"),
-                ExtcapInstaller.classPath(null), null, "test");
+                ExtcapInstaller.classPath(null), null, "test", Map.of());
         assertTrue(script.contains(" '-Xmx128m' '-XX:MaxDirectMemorySize=176m' -cp "), script);
         Path installed = ExtcapInstaller.install(dir, script);
         Process c = new ProcessBuilder(installed.toString(), "--extcap-config", "--extcap-interface", "tracewire")
@@ -211,19 +211,32 @@ class ExtcapCommandTest {
      */
     @Test
     void theScriptAnswersInterfacesAndDltsWithoutAJvm(@TempDir Path dir) throws Exception {
-        String script = ExtcapInstaller.script(dir.resolve("no-such-java"), List.of(), "/nonexistent", null, "9.9");
+        List<String> clocks = List.of("local", "mono", "boot");
+        String script = ExtcapInstaller.script(dir.resolve("no-such-java"), List.of(), "/nonexistent", null, "9.9",
+                Map.of("tracewire", ExtcapProtocol.config(clocks), "tracewire-ssh", ExtcapProtocol.configSsh()));
         Path installed = ExtcapInstaller.install(dir, script);
         for (List<String> q : List.of(List.of("--extcap-interfaces", "--extcap-version=4.0"),
-                List.of("--extcap-dlts", "--extcap-interface", "tracewire"))) {
+                List.of("--extcap-dlts", "--extcap-interface", "tracewire"),
+                List.of("--extcap-config", "--extcap-interface", "tracewire"),
+                List.of("--extcap-interface", "tracewire-ssh", "--extcap-config", "--extcap-version=4.0"))) {
             List<String> cmd = new java.util.ArrayList<>(List.of(installed.toString()));
             cmd.addAll(q);
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(10, TimeUnit.SECONDS));
             assertEquals(0, p.exitValue(), q + ": " + out);
-            List<String> expected = q.get(0).equals("--extcap-dlts") ? ExtcapProtocol.dlts() : ExtcapProtocol.interfaces("9.9");
+            List<String> expected = q.contains("--extcap-dlts") ? ExtcapProtocol.dlts()
+                    : q.contains("tracewire-ssh") ? ExtcapProtocol.configSsh()
+                    : q.contains("--extcap-config") ? ExtcapProtocol.config(clocks)
+                    : ExtcapProtocol.interfaces("9.9");
             assertEquals(expected, out.lines().toList(), q.toString());
         }
+        // a reload of an option is the JVM's: here, with no java, the script fails rather than answer
+        Process r = new ProcessBuilder(installed.toString(), "--extcap-config", "--extcap-interface", "tracewire",
+                "--extcap-reload-option", "clock").redirectErrorStream(true).start();
+        r.getInputStream().readAllBytes();
+        assertTrue(r.waitFor(10, TimeUnit.SECONDS));
+        assertTrue(r.exitValue() != 0, "went to the (missing) JVM");
     }
 
     @Test
