@@ -72,6 +72,14 @@ public final class CaptureEngine {
     static final long IDLE_WAIT_NS = 50_000_000L;
     /** Most bytes of sub-buffers read and not yet processed, per CPU (and at most {@link #STASH_TOTAL} in all). */
     static final int STASH_PER_CPU = 64 << 20;
+    /**
+     * Most bytes of sub-buffers read and not yet emitted, per CPU, when the frames go to a live
+     * reader ({@link FrameSink#live()}: Wireshark's extcap FIFO, a pipe, an interface): a reader
+     * slower than the capture (dumpcap reads about 0.1-0.2 M frames/s from a pipe here) then sees
+     * the kernel's losses, counted, within about a second, instead of a view that falls up to
+     * 64 MiB per CPU behind and a backlog nobody reads when it stops.
+     */
+    static final int LIVE_STASH_PER_CPU = 8 << 20;
     /** Most bytes of sub-buffers read and not yet processed, all CPUs. */
     static final long STASH_TOTAL = 256L << 20;
 
@@ -140,7 +148,8 @@ public final class CaptureEngine {
     public void start() throws IOException {
         int cpus = Math.max(1, instance.cpus().size());
         // at least 1 MiB per CPU (and 16 pages), whatever the sub-buffer size
-        long stashBytes = Math.max(1 << 20, Math.min(STASH_PER_CPU, STASH_TOTAL / cpus));
+        int perCpu = frames != null && frames.live() ? LIVE_STASH_PER_CPU : STASH_PER_CPU;
+        long stashBytes = Math.max(1 << 20, Math.min(perCpu, STASH_TOTAL / cpus));
         stashPages = (int) Math.max(16, stashBytes / layout.subBufferSize());
         for (int cpu : instance.cpus()) {
             // the baseline of the kernel's counters: tracing is off, the clock markers were consumed

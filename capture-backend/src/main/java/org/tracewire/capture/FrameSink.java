@@ -67,6 +67,19 @@ public final class FrameSink implements AutoCloseable {
         this.littleEndian = context == null || context.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
     }
 
+    /**
+     * True when a reader takes the frames as they come: an output that is a FIFO, pipe or device
+     * ({@link PcapngOutput#live()}) or a network interface ({@link FrameOutput#repeatsContext()}).
+     */
+    public boolean live() {
+        for (FrameOutput o : outs) {
+            if (o.repeatsContext() || (o instanceof PcapngOutput p && p.live())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The context the frames carry, or null. */
     public CaptureContext context() {
         return context;
