@@ -3,9 +3,14 @@
 # pcapng into Wireshark's FIFO, dumpcap writing it to a file) against `tracewire capture -w`
 # (pcapng straight into a file), interleaved on the same sched workload at rising rates:
 # stress-ng --switch 2 --switch-freq RATE (0 = as fast as it can), events sched:sched_switch +
-# sched:sched_wakeup. One row per run: frames, their rate over first..last frame, events the
-# kernel reported lost (the frames' drop counts: epb_dropcount / the capture's summary), and
-# pages with an uncounted loss.
+# sched:sched_wakeup. One row per run: frames written, the span of their event times, frames per
+# second of that span, events lost and counted (the frames' drop counts: epb_dropcount, and the
+# capture's summary), and for the extcap the frames dumpcap delivered per second of tshark's run
+# (a reader slower than the events makes the view lag, then the kernel's losses, counted, bound
+# the lag: the span then covers only the start of the run).
+# At the end: dumpcap's own ceiling, the last pcapng-path file fed through a FIFO into dumpcap on
+# the otherwise idle machine (Wireshark 4.0's dumpcap reads a pipe with a select() and two read()s
+# per block and writes each block with its own write()).
 #
 # Usage (root, after `./tracewire extcap --install`): scripts/bench-extcap.sh [-s SECONDS] [RATE ...]
 #   defaults: -s 4; 25000 50000 100000 200000 0
@@ -37,7 +42,7 @@ measure() {
   echo "$n $secs $drops"
 }
 
-printf '%-10s %-8s %10s %10s %12s %s\n' switch-freq path frames seconds frames/s "lost (kernel)"
+printf '%-10s %-8s %10s %10s %12s %12s %s\n' switch-freq path frames span frames/span delivered/s "lost (kernel, counted)"
 for rate in "${rates[@]}"; do
   for path in extcap pcapng; do
     f="$tmp/$path-$rate.pcapng"
@@ -45,7 +50,9 @@ for rate in "${rates[@]}"; do
     sleep 1
     if [ "$path" = extcap ]; then
       # the extcap's JVM start and session set-up come out of tshark's duration
+      t0=$(date +%s.%N)
       tshark -i tracewire -a duration:$((dur + 2)) -w "$f" >"$tmp/log" 2>&1
+      wall=$(echo "$(date +%s.%N) - $t0" | bc -l)
       lost=""
     else
       "$here/tracewire" capture -e sched:sched_switch -e sched:sched_wakeup --duration "$dur" --no-iface \
@@ -54,9 +61,20 @@ for rate in "${rates[@]}"; do
     fi
     kill "$sp" 2>/dev/null || true; wait "$sp" 2>/dev/null || true; sp=""
     read -r n secs drops < <(measure "$f")
-    printf '%-10s %-8s %10s %10s %12.0f %s\n' "$rate" "$path" "$n" "$secs" "$(echo "$n / $secs" | bc -l)" \
-      "drop counts $drops${lost:+; $lost}"
-    rm -f "$f"
+    delivered=-
+    [ "$path" = extcap ] && delivered=$(printf '%.0f' "$(echo "$n / $wall" | bc -l)")
+    printf '%-10s %-8s %10s %10.2f %12.0f %12s %s\n' "$rate" "$path" "$n" "$secs" "$(echo "$n / $secs" | bc -l)" \
+      "$delivered" "drop counts $drops${lost:+; $lost}"
+    if [ "$path" = pcapng ]; then mv "$f" "$tmp/last.pcapng"; else rm -f "$f"; fi
     sleep 2
   done
 done
+if [ -f "$tmp/last.pcapng" ]; then
+  mkfifo "$tmp/fifo"
+  cat "$tmp/last.pcapng" >"$tmp/fifo" &
+  t0=$(date +%s.%N)
+  dumpcap -q -i "$tmp/fifo" -w "$tmp/through.pcapng" >/dev/null 2>&1
+  wall=$(echo "$(date +%s.%N) - $t0" | bc -l)
+  n=$(capinfos -c -M "$tmp/through.pcapng" | sed -n 's/^Number of packets:[[:space:]]*//p')
+  printf '# dumpcap reading a FIFO (idle machine): %s frames in %.1f s = %.0f frames/s\n' "$n" "$wall" "$(echo "$n / $wall" | bc -l)"
+fi
