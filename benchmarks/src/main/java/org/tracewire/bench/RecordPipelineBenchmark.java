@@ -35,9 +35,13 @@ import org.tracewire.wire.WireHeader;
 /**
  * Per-core throughput of the capture path on real sub-buffers of this machine (the page fixture:
  * sched, irq, timer, syscalls, kmem, block, net, … records). One operation = one record.
- * {@link #scanEncode}: what a capture's reader thread does per record (walk the page in place,
- * look up the format, encode the frame into a batch buffer): decode + encode, where encoding is, in
- * wire format v2, the 16-byte header and a copy of the record payload.
+ * {@link #scanEmitPcapng}: what the capture's emitter does per record (walk the page in place into
+ * the index, look up the format, hand the payload to the {@code FrameSink}, which encodes the frame
+ * straight into the pcapng writer's buffer inside its Enhanced Packet Block), minus the merge of the
+ * CPUs and the context (no {@code CaptureContext}), into a channel that discards.
+ * {@link #scanEncode}: the same walk with the frame encoded into a batch buffer, the per-record work
+ * of the earlier engine's per-CPU processor threads (kept for comparison): decode + encode, where
+ * encoding is, in wire format v2, the 16-byte header and a copy of the record payload.
  * {@link #decode}: sub-buffer decode + an {@link EventRecord} per record with every integer field
  * read. JMH's {@code records} line is the per-core rate in records/s.
  */
@@ -133,6 +137,65 @@ public class RecordPipelineBenchmark {
             view = page.duplicate(); // the engine keeps one view of its one page buffer
             SubBuffer.PageHeader h = SubBuffer.header(page, layout, cpus[i]);
             SubBuffer.scan(page, layout, h, cpus[i], encodeIntoBatch);
+        }
+        counter.records += records;
+    }
+
+    /** The emitter's frame sink: one pcapng output into a channel that discards what it is given. */
+    org.tracewire.capture.FrameSink sink;
+
+    /** The emitter's per-record work ({@link #scanEmitPcapng}). */
+    private final SubBuffer.RecordVisitor emitIntoPcapng = this::emitIntoPcapng;
+
+    private void emitIntoPcapng(long ts, ByteBuffer page, int offset, int length, int pageOffset) {
+        EventFormat f = byId[page.getShort(offset) & 0xffff];
+        if (f == null) {
+            return; // the engine skips (and counts) records of unknown ids
+        }
+        view.limit(offset + length).position(offset);
+        try {
+            sink.event(view, f, scanCpu, ts, false, 0);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Decode + emit as the capture's emitter does it: {@link SubBuffer#header} and
+     * {@link SubBuffer#scan} over each page in place, the format by id, the frame encoded by
+     * {@code FrameSink.event} into the pcapng writer's 256 KiB buffer (flushed to a channel that
+     * discards); nothing allocated per record.
+     */
+    @Benchmark
+    public void scanEmitPcapng(Records counter) throws java.io.IOException {
+        if (sink == null) {
+            java.nio.channels.WritableByteChannel discard = new java.nio.channels.WritableByteChannel() {
+                @Override
+                public int write(ByteBuffer src) {
+                    int n = src.remaining();
+                    src.position(src.limit());
+                    return n;
+                }
+
+                @Override
+                public boolean isOpen() {
+                    return true;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            sink = new org.tracewire.capture.FrameSink(List.of(new org.tracewire.capture.PcapngOutput("discard", discard,
+                    false, org.tracewire.pcapng.SectionInfo.host(), org.tracewire.pcapng.InterfaceInfo.tracewire("tw",
+                    "bench", org.tracewire.wire.FrameEncoder.MAX_FRAME))), null);
+        }
+        for (int i = 0; i < PAGES; i++) {
+            ByteBuffer page = direct.get(i);
+            scanCpu = cpus[i];
+            view = page.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            SubBuffer.PageHeader h = SubBuffer.header(page, layout, cpus[i]);
+            SubBuffer.scan(page, layout, h, cpus[i], emitIntoPcapng);
         }
         counter.records += records;
     }
