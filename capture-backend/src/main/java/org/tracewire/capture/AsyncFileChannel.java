@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import org.tracewire.pcapng.BufferExchange;
 
 /**
  * A channel that hands what is written to a thread of its own, which writes it to the real channel
@@ -25,7 +26,7 @@ import java.util.concurrent.BlockingQueue;
  * the file system's block size and every write is whole blocks; the last block is padded with zeros
  * and the file truncated to the bytes written ({@code open(2)}, "O_DIRECT").
  */
-final class AsyncFileChannel implements WritableByteChannel {
+final class AsyncFileChannel implements BufferExchange {
     /** Buffers between the writing thread and the file. */
     static final int BUFFERS = 4;
     /** Bytes per buffer. */
@@ -154,6 +155,59 @@ final class AsyncFileChannel implements WritableByteChannel {
             }
         }
         return n;
+    }
+
+    /**
+     * {@link BufferExchange}: lends the buffer being filled (the pcapng writer then writes its blocks
+     * straight into it; {@link #write} would copy them in).
+     */
+    @Override
+    public ByteBuffer lend() throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        check();
+        if (current == null) {
+            current = take();
+        }
+        return current;
+    }
+
+    /**
+     * {@link BufferExchange}: hands the filled buffer to the writing thread and lends the next. With
+     * {@code O_DIRECT} only whole blocks go: the bytes after the last block boundary (less than a
+     * block) are copied to the start of the next buffer, which is returned positioned after them;
+     * while less than one block is filled the same buffer comes back.
+     */
+    @Override
+    public ByteBuffer exchange(ByteBuffer filled) throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        if (filled != current) {
+            throw new IllegalArgumentException("not the buffer this channel lent last");
+        }
+        check();
+        int n = filled.position();
+        int aligned = n - n % block;
+        if (aligned == 0) {
+            return filled;
+        }
+        ByteBuffer next = take();
+        int tail = n - aligned;
+        if (tail > 0) {
+            next.put(0, filled, aligned, tail);
+        }
+        next.position(tail);
+        filled.position(aligned);
+        handOver();
+        current = next;
+        return next;
+    }
+
+    @Override
+    public int bufferCapacity() {
+        return BUFFER_BYTES;
     }
 
     private ByteBuffer take() throws IOException {

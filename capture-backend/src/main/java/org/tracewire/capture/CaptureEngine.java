@@ -540,6 +540,11 @@ public final class CaptureEngine {
                         best = i;
                     }
                 }
+                if (best >= 0 && bound == Long.MAX_VALUE) {
+                    // every CPU still to be heard from has a record in hand: the steady state at high rates
+                    mergeHeads(rs, kernel);
+                    continue;
+                }
                 if (best >= 0 && bestTs <= bound) {
                     // emit a run of the best CPU's records: up to the next head of another CPU (or the bound)
                     long until = bound;
@@ -580,6 +585,36 @@ public final class CaptureEngine {
             }
         } catch (Throwable t) {
             fail(t);
+        }
+    }
+
+    /**
+     * Emits the oldest head record among the CPUs, again and again, as long as every CPU that has not
+     * finished has a record in hand (no watermark then bounds the order); returns when one runs
+     * out. At high rates the CPUs' records interleave one by one, so this is the per-record merge:
+     * a compare per CPU, without the general loop's watermark bookkeeping.
+     */
+    private void mergeHeads(CpuReader[] rs, KernelLayout kernel) throws IOException {
+        int n = rs.length;
+        while (true) {
+            CpuReader best = null;
+            long bestTs = Long.MAX_VALUE;
+            for (int i = 0; i < n; i++) {
+                CpuReader r = rs[i];
+                if (r.next < r.count) {
+                    long ts = r.ts[r.next];
+                    if (best == null || ts < bestTs) {
+                        bestTs = ts;
+                        best = r;
+                    }
+                } else if (!r.finished) {
+                    return; // its next page decides: back to the general loop
+                }
+            }
+            if (best == null) {
+                return;
+            }
+            emit(best, best.next++, kernel);
         }
     }
 

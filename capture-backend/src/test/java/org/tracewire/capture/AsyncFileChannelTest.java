@@ -72,6 +72,49 @@ class AsyncFileChannelTest {
         }
     }
 
+    /**
+     * Filling the lent buffers ({@code BufferExchange}, what the pcapng writer does) instead of
+     * copying in: every byte in order, with O_DIRECT (the tail after the last block boundary carried
+     * into the next buffer) and without, for fills smaller than a block, around it, and up to a whole
+     * buffer; handing back a buffer it did not lend is refused.
+     */
+    @Test
+    void lentBuffersFilledInPlaceArriveInOrder(@TempDir Path dir) throws IOException {
+        Random rnd = new Random(13);
+        for (boolean direct : new boolean[] {true, false}) {
+            String old = System.getProperty("tracewire.pcapng.direct");
+            System.setProperty("tracewire.pcapng.direct", Boolean.toString(direct));
+            Path f = dir.resolve("x" + direct);
+            byte[] all = new byte[5 * AsyncFileChannel.BUFFER_BYTES + 4321];
+            rnd.nextBytes(all);
+            try (AsyncFileChannel ch = FrameOutputs.fileChannel(f, FrameOutputs.FileOpener.PLAIN)) {
+                ByteBuffer b = ch.lend();
+                assertThrows(IllegalArgumentException.class, () -> ch.exchange(ByteBuffer.allocateDirect(16)));
+                int at = 0;
+                while (at < all.length) {
+                    int n = Math.min(all.length - at, rnd.nextInt(5) == 0 ? rnd.nextInt(100) : rnd.nextInt(70_000) + 1);
+                    if (b.remaining() < n) {
+                        b = ch.exchange(b);
+                        assertTrue(b.remaining() >= AsyncFileChannel.BUFFER_BYTES - 65536, "room after an exchange");
+                        n = Math.min(n, b.remaining());
+                    }
+                    b.put(all, at, n);
+                    at += n;
+                    if (rnd.nextInt(50) == 0) {
+                        b = ch.exchange(b); // an early hand-over, as a flush does
+                    }
+                }
+            } finally {
+                if (old == null) {
+                    System.clearProperty("tracewire.pcapng.direct");
+                } else {
+                    System.setProperty("tracewire.pcapng.direct", old);
+                }
+            }
+            assertArrayEquals(all, Files.readAllBytes(f), "direct " + direct);
+        }
+    }
+
     @Test
     void withoutDirectTheFileGoesThroughThePageCache(@TempDir Path dir) throws IOException {
         String old = System.getProperty("tracewire.pcapng.direct");

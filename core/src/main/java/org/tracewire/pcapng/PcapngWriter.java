@@ -20,7 +20,9 @@ import java.util.Objects;
  * (options from {@link InterfaceInfo}), Enhanced Packet Blocks with
  * nanosecond time stamps, and at {@link #close()} an Interface Statistics Block per interface.
  * All blocks are in the host's byte order (the SHB's byte-order magic 0x1A2B3C4D tells readers
- * which), every block and option padded to 32 bits. Output is buffered (256 KiB); not thread-safe.
+ * which), every block and option padded to 32 bits. Output is buffered (256 KiB; or, on a
+ * channel that lends its buffers ({@link BufferExchange}), written straight into those); not
+ * thread-safe.
  *
  * <p>Statistics written at close, per interface: {@code isb_starttime} / {@code isb_endtime} =
  * the smallest / largest packet time stamp (omitted without packets), {@code isb_ifrecv} =
@@ -45,6 +47,8 @@ public final class PcapngWriter implements AutoCloseable {
     private static final int BUFFER = 256 * 1024;
 
     private final WritableByteChannel out;
+    /** {@link #out} when it lends its buffers: blocks are written straight into them, else null. */
+    private final BufferExchange exchange;
     private ByteBuffer buf;
     private final List<Stats> interfaces = new ArrayList<>();
     private boolean closed;
@@ -75,7 +79,8 @@ public final class PcapngWriter implements AutoCloseable {
      */
     public PcapngWriter(WritableByteChannel out, SectionInfo section) throws IOException {
         this.out = Objects.requireNonNull(out, "out");
-        this.buf = ByteBuffer.allocateDirect(BUFFER).order(ByteOrder.nativeOrder());
+        this.exchange = out instanceof BufferExchange x ? x : null;
+        this.buf = (exchange != null ? exchange.lend() : ByteBuffer.allocateDirect(BUFFER)).order(ByteOrder.nativeOrder());
         byte[] hw = utf8(section.hardware());
         byte[] os = utf8(section.os());
         byte[] app = utf8(section.userApplication());
@@ -285,6 +290,10 @@ public final class PcapngWriter implements AutoCloseable {
 
     /** Writes the buffered blocks to the channel. */
     public void flush() throws IOException {
+        if (exchange != null) {
+            buf = exchange.exchange(buf).order(ByteOrder.nativeOrder());
+            return;
+        }
         buf.flip();
         while (buf.hasRemaining()) {
             out.write(buf);
@@ -345,6 +354,10 @@ public final class PcapngWriter implements AutoCloseable {
     private void ensure(int len) throws IOException {
         if (buf.remaining() < len) {
             flush();
+            if (exchange != null && buf.remaining() < len) {
+                throw new IllegalArgumentException("a block of " + len + " bytes does not fit the channel's "
+                        + exchange.bufferCapacity() + "-byte buffers");
+            }
             if (buf.capacity() < len) {
                 buf = ByteBuffer.allocateDirect(len).order(ByteOrder.nativeOrder());
             }
