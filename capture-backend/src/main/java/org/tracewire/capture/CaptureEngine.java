@@ -46,8 +46,9 @@ import org.tracewire.tracefs.TracefsInstance;
  * directly — numbers it and writes it to the outputs), plus building an {@link EventRecord} for
  * record sinks (the desktop app's stream) when there are any. A record's bytes are copied once
  * from the page read to the frame written, and nothing is allocated per record. (An earlier design
- * encoded frames on a thread per CPU into batches the emitter copied again: at full-speed rates
- * that cost about twice the CPU per event.) On {@link #stop()} the drainers drain their buffers
+ * encoded frames on a thread per CPU into batches the emitter copied again: under full-speed getppid
+ * loops it took 63-64% of a core while tracing, for 3.7-3.9 M events/s, where this one took 52-56%
+ * for 4.0-4.2 M/s; docs/capture.md.) On {@link #stop()} the drainers drain their buffers
  * until the kernel counts no unread entry and everything queued is emitted.
  *
  * <p>Lost events are counted exactly, per CPU, against the kernel's own counters

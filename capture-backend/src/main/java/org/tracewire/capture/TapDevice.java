@@ -30,7 +30,7 @@ public final class TapDevice implements AutoCloseable {
 
     private final String name;
     private int fd;
-    /** Direct buffers recently written from and their native addresses (the capture engine's batches). */
+    /** Direct buffers recently written from and their native addresses (the frame sink's scratch buffer). */
     private final ByteBuffer[] buffers = new ByteBuffer[32];
     private final long[] addresses = new long[32];
     private int known;
