@@ -4,6 +4,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -26,12 +27,14 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Linux ftrace events as network packets for Wireshark.",
-        subcommands = {FormatsCommand.class, CaptureCommand.class, BackendCommand.class, FilterCommand.class, DissectorCommand.class,
-                ReportCommand.class, ImportCommand.class, ExportCommand.class, MergeCommand.class, ExtcapCommand.class,
-                CommandLine.HelpCommand.class},
         footer = {"", "Launcher-only subcommand:",
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
+    /** The subcommands, in the order the usage lists them. */
+    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, CaptureCommand.class, BackendCommand.class,
+            FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
+            MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
+
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;
     /** Exit code of a usage error. */
@@ -107,7 +110,7 @@ public final class Main implements Callable<Integer> {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         PrintWriter o = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
         PrintWriter e = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = commandLine(args);
         cl.setAllowSubcommandsAsOptionParameters(true); // --view filter names a view, not the subcommand
         cl.setOut(o);
         cl.setErr(e);
@@ -127,6 +130,28 @@ public final class Main implements Callable<Integer> {
             o.flush();
             e.flush();
         }
+    }
+
+    /**
+     * The command line for {@code args}: when the first argument names a subcommand, only that one
+     * is added (picocli builds the model of every subcommand it is given, about 0.05 CPU-s of each
+     * capture process's start for the ten it would not run); otherwise all of them (usage,
+     * {@code help}, the desktop app's options).
+     */
+    static CommandLine commandLine(String[] args) {
+        CommandLine cl = new CommandLine(new Main());
+        String first = args.length > 0 ? args[0] : "";
+        List<Class<?>> add = SUBCOMMANDS;
+        for (Class<?> c : SUBCOMMANDS) {
+            Command a = c.getAnnotation(Command.class);
+            if (c != CommandLine.HelpCommand.class && a != null && a.name().equals(first)) {
+                add = List.of(c);
+            }
+        }
+        for (Class<?> c : add) {
+            cl.addSubcommand(c);
+        }
+        return cl;
     }
 
     /** A user error (unknown event, bad combination of options): one line, exit code 2. */

@@ -58,6 +58,28 @@ class FormatsCommandTest {
         assertEquals(fallback, r.out().lines().filter(l -> l.startsWith("fallback ")).count(), "one line per fallback event");
     }
 
+    /**
+     * A command line naming a subcommand builds only that one (start-up of every capture process);
+     * usage, {@code help} and no arguments see them all, and an unknown name is still refused.
+     */
+    @Test
+    void onlyTheNamedSubcommandIsBuiltAndUsageListsAll() {
+        assertEquals(java.util.Set.of("capture"), Main.commandLine(new String[] {"capture", "--duration", "1"})
+                .getSubcommands().keySet());
+        assertEquals(Main.SUBCOMMANDS.size(), Main.commandLine(new String[0]).getSubcommands().size());
+        assertEquals(Main.SUBCOMMANDS.size(), Main.commandLine(new String[] {"help", "capture"}).getSubcommands().size());
+        Result usage = run("--help");
+        for (String name : new String[] {"formats", "capture", "backend", "filter", "dissector", "report", "import",
+                "export", "merge", "extcap", "help"}) {
+            assertTrue(usage.out().contains("  " + name + " "), name + " in the usage:\n" + usage.out());
+        }
+        Result help = run("help", "report");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().contains("Usage: tracewire report"), help.out());
+        Result unknown = run("captur");
+        assertEquals(Main.EXIT_USAGE, unknown.code(), unknown.out() + unknown.err());
+    }
+
     @Test
     void checkParsesEverySnapshotFormat() throws IOException {
         Path snap = Prerequisites.snapshot();
