@@ -110,7 +110,13 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public HistogramViewModel(TaskExecutor executor, RowRecords records) {
         this.executor = executor;
         this.records = records;
-        this.feeder = new SerialFeeder<>(executor, this::aggregate, this::publish, e -> status.set("histogram: " + e.getMessage()));
+        // each run aggregates into the aggregator and for the event current when it starts: a run
+        // of an older spec that starts late must not add its rows to the newer aggregate too
+        this.feeder = new SerialFeeder<EventRow, HistTable>(executor, () -> {
+            HistAggregator agg = aggregator;
+            String ev = event.get();
+            return rows -> aggregate(agg, ev, rows);
+        }, this::publish, e -> status.set("histogram: " + e.getMessage()));
         event.addListener((o, a, b) -> eventChanged());
         for (javafx.beans.Observable p : List.of(key1, key1Modifier, key1Buckets, key2, key2Modifier, sortField, descending, size,
                 filter, values)) {
@@ -374,13 +380,11 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         };
     }
 
-    /** Background: rows of the chosen event into the current aggregator. */
-    private HistTable aggregate(List<EventRow> rows) {
-        HistAggregator agg = aggregator;
+    /** Background: rows of event {@code ev} into {@code agg} (the aggregator of the run's spec). */
+    private HistTable aggregate(HistAggregator agg, String ev, List<EventRow> rows) {
         if (agg == null) {
             return null;
         }
-        String ev = event.get();
         for (EventRow r : rows) {
             if (r.pid() != 0 && r.comm() != null && !r.comm().startsWith("<")) {
                 comms.put(r.pid(), r.comm());

@@ -15,7 +15,7 @@ import java.util.function.Function;
  */
 public final class SerialFeeder<T, R> {
     private final TaskExecutor executor;
-    private final Function<List<T>, R> work;
+    private final java.util.function.Supplier<Function<List<T>, R>> workOfRun;
     private final Consumer<R> done;
     private final Consumer<Throwable> failed;
     private List<T> waiting = new ArrayList<>();
@@ -29,8 +29,24 @@ public final class SerialFeeder<T, R> {
      * @param failed   receives a run's failure (UI thread)
      */
     public SerialFeeder(TaskExecutor executor, Function<List<T>, R> work, Consumer<R> done, Consumer<Throwable> failed) {
+        this(executor, () -> work, done, failed);
+    }
+
+    /**
+     * A feeder whose consumer depends on state the UI thread changes (e.g. the aggregate a changed
+     * spec replaces): {@code workOfRun} is called on the UI thread as each run starts, so the run
+     * works on what was current then, even when it starts on the background thread after a
+     * {@link #reset} (a run of an older generation must not feed the newer state).
+     *
+     * @param executor  background work
+     * @param workOfRun gives, on the UI thread, the consumer of the run about to start
+     * @param done      receives a run's result (UI thread)
+     * @param failed    receives a run's failure (UI thread)
+     */
+    public SerialFeeder(TaskExecutor executor, java.util.function.Supplier<Function<List<T>, R>> workOfRun, Consumer<R> done,
+                        Consumer<Throwable> failed) {
         this.executor = executor;
-        this.work = work;
+        this.workOfRun = workOfRun;
         this.done = done;
         this.failed = failed;
     }
@@ -55,6 +71,7 @@ public final class SerialFeeder<T, R> {
         waiting = new ArrayList<>();
         running = true;
         long gen = generation;
+        Function<List<T>, R> work = workOfRun.get();
         executor.execute(() -> work.apply(run), r -> {
             running = false;
             if (gen == generation) {
