@@ -65,6 +65,8 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, List<LatencyRow>> feeder;
     private final List<LatencyRow> all = new ArrayList<>();
     private CaptureViewModel capture;
+    /** Times {@link #cleared()} ran (UI thread writes, background runs read). */
+    private volatile long clears;
 
     /**
      * @param executor background work
@@ -72,7 +74,12 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      */
     public LatencyViewModel(TaskExecutor executor, RowRecords records) {
         this.records = records;
-        this.feeder = new SerialFeeder<>(executor, this::track, this::add, e -> status.set("latency: " + e.getMessage()));
+        // a run handed out before cleared() that starts after it must not feed the old rows into the
+        // cleared tracker (they would pair with the new ones): it checks the clear count it began with
+        this.feeder = new SerialFeeder<EventRow, List<LatencyRow>>(executor, () -> {
+            long clearsAtStart = clears;
+            return rows -> clearsAtStart == clears ? track(rows) : List.of();
+        }, this::add, e -> status.set("latency: " + e.getMessage()));
         kind.addListener((o, a, b) -> refilter());
     }
 
@@ -89,6 +96,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void cleared() {
+        clears++;
         feeder.reset();
         synchronized (tracker) {
             tracker.clearPending();

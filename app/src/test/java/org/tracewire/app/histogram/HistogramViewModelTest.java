@@ -54,39 +54,12 @@ class HistogramViewModelTest {
      */
     @Test
     void aRunThatStartsAfterTheSpecChangedDoesNotFeedTheNewAggregate() {
-        java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
-        org.tracewire.app.util.TaskExecutor later = new org.tracewire.app.util.TaskExecutor() {
-            @Override
-            public <T> void execute(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onSuccess,
-                                    java.util.function.Consumer<? super Throwable> onFailure) {
-                queued.add(() -> {
-                    T r;
-                    try {
-                        r = work.call();
-                    } catch (Exception e) {
-                        onFailure.accept(e);
-                        return;
-                    }
-                    onSuccess.accept(r);
-                });
-            }
-
-            @Override
-            public void runOnUi(Runnable action) {
-                action.run();
-            }
-
-            @Override
-            public void shutdown() {
-            }
-        };
+        org.tracewire.app.util.QueuedTaskExecutor later = new org.tracewire.app.util.QueuedTaskExecutor();
         HistogramViewModel vm = new HistogramViewModel(later, TestRows.records());
         vm.appended(TestRows.fixture());
         vm.eventProperty().set(SWITCH); // a run over the history is handed to the executor, not started yet
         assertTrue(vm.applyTriggerText("hist:keys=common_cpu"), vm.errorProperty().get()); // a new aggregate
-        while (!queued.isEmpty()) {
-            queued.poll().run(); // the old run starts only now, then the new one
-        }
+        later.runAll(); // the old run starts only now, then the new one
         assertEquals(switches().size(), vm.tableProperty().get().hits(), "every sched_switch counted once");
     }
 

@@ -61,6 +61,27 @@ class LatencyViewModelTest {
         return r.integer(f);
     }
 
+    /**
+     * Rows handed to a background run before the table was cleared, whose run starts only after
+     * the clear: they must not reach the cleared tracker, or their wakeups and syscall entries would
+     * pair with the rows after the clear.
+     */
+    @Test
+    void aRunThatStartsAfterAClearDoesNotFeedTheClearedTracker() {
+        org.tracewire.app.util.QueuedTaskExecutor later = new org.tracewire.app.util.QueuedTaskExecutor();
+        LatencyViewModel vm = new LatencyViewModel(later, TestRows.records());
+        List<EventRow> rows = TestRows.fixture();
+        int half = rows.size() / 2;
+        vm.appended(rows.subList(0, half)); // handed out, not started
+        vm.cleared();
+        vm.appended(rows.subList(half, rows.size()));
+        later.runAll();
+        List<EventRecord> records = FixtureRecords.load();
+        long expected = expectedPairs(records.subList(half, records.size())).size();
+        assertTrue(expected > 100, "pairs in the second half: " + expected);
+        assertEquals(expected, vm.totalProperty().get());
+    }
+
     @Test
     void latenciesShownEqualOnesComputedFromTheSameEvents() {
         CaptureViewModel capture = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
