@@ -11,19 +11,11 @@ import java.util.function.Consumer;
  */
 public final class QueuedTaskExecutor implements TaskExecutor {
     private final ArrayDeque<Runnable> queued = new ArrayDeque<>();
+    private final DirectTaskExecutor direct = new DirectTaskExecutor();
 
     @Override
     public <T> void execute(Callable<T> work, Consumer<? super T> onSuccess, Consumer<? super Throwable> onFailure) {
-        queued.add(() -> {
-            T result;
-            try {
-                result = work.call();
-            } catch (Exception e) {
-                onFailure.accept(e);
-                return;
-            }
-            onSuccess.accept(result);
-        });
+        queued.add(() -> direct.execute(work, onSuccess, onFailure));
     }
 
     /** Runs the queued work in order, and whatever that queues, until none is left. */
