@@ -255,10 +255,11 @@ public final class CaptureEngine {
         // emitter-thread state: the page being emitted and its index
         /** The page being emitted, or null. */
         Page page;
-        /** Per record of {@link #page}: trace-clock time stamp, payload offset and length. */
+        /** Per record of {@link #page}: trace-clock time stamp, payload offset and length, format. */
         final long[] ts;
         final int[] off;
         final int[] len;
+        final EventFormat[] format;
         /** Records indexed in {@link #page}, and the next one to emit. */
         int count;
         int next;
@@ -288,6 +289,7 @@ public final class CaptureEngine {
             ts = new long[most];
             off = new int[most];
             len = new int[most];
+            format = new EventFormat[most];
         }
 
         /**
@@ -480,7 +482,8 @@ public final class CaptureEngine {
         @Override
         public void record(long timestamp, ByteBuffer buf, int offset, int length, int pageOffset) {
             int id = buf.getShort(offset) & 0xffff;
-            if (id >= formatsById.length || formatsById[id] == null) {
+            EventFormat f = id < formatsById.length ? formatsById[id] : null;
+            if (f == null) {
                 unknown++;
                 return;
             }
@@ -488,6 +491,7 @@ public final class CaptureEngine {
             ts[i] = timestamp;
             off[i] = offset;
             len[i] = length;
+            format[i] = f;
         }
     }
 
@@ -628,7 +632,7 @@ public final class CaptureEngine {
         ByteBuffer page = r.page.buf;
         int offset = r.off[i];
         int length = r.len[i];
-        EventFormat format = formatsById[page.getShort(offset) & 0xffff];
+        EventFormat format = r.format[i];
         long lost = r.pendingLost;
         r.pendingLost = 0;
         r.lostInFrames += lost;

@@ -31,7 +31,6 @@ public final class PcapngOutput implements FrameOutput {
     private final String file;
     private final PcapngWriter writer;
     private final int iface;
-    private final int snapLength;
     private final boolean live;
     private long lastFlush = System.nanoTime();
 
@@ -93,7 +92,6 @@ public final class PcapngOutput implements FrameOutput {
         try {
             w = new PcapngWriter(channel, section);
             this.iface = w.addInterface(iface);
-            this.snapLength = iface.snapLength() == 0 ? Integer.MAX_VALUE : iface.snapLength();
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -122,7 +120,8 @@ public final class PcapngOutput implements FrameOutput {
      * length is at least the encoder's largest frame.
      */
     boolean encodesInPlace(FrameEncoder encoder) {
-        return snapLength >= encoder.maxFrameSize();
+        int snap = writer.snapLength(iface);
+        return snap == 0 || snap >= encoder.maxFrameSize();
     }
 
     /**

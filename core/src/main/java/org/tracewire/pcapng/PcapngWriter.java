@@ -68,6 +68,14 @@ public final class PcapngWriter implements AutoCloseable {
         Stats(int snapLength) {
             this.snapLength = snapLength;
         }
+
+        /** One packet written at {@code timeNs} after {@code drops} lost ones. */
+        void count(long timeNs, long drops) {
+            packets++;
+            this.drops += drops;
+            first = Math.min(first, timeNs);
+            last = Math.max(last, timeNs);
+        }
     }
 
     /**
@@ -179,10 +187,7 @@ public final class PcapngWriter implements AutoCloseable {
             buf.putInt(0);
         }
         end(start, len);
-        s.packets++;
-        s.drops += dropCount;
-        s.first = Math.min(s.first, timeNs);
-        s.last = Math.max(s.last, timeNs);
+        s.count(timeNs, dropCount);
     }
 
     /**
@@ -254,14 +259,7 @@ public final class PcapngWriter implements AutoCloseable {
         }
         b.putInt(start + len - 4, len);
         b.position(start + len);
-        s.packets++;
-        long t = openTime;
-        if (t < s.first) {
-            s.first = t;
-        }
-        if (t > s.last) {
-            s.last = t;
-        }
+        s.count(openTime, 0);
     }
 
     /** Writes a whole array as one packet without drops. */
@@ -281,6 +279,15 @@ public final class PcapngWriter implements AutoCloseable {
     /** Packets written on an interface so far. */
     public long packets(int interfaceId) {
         return stats(interfaceId).packets;
+    }
+
+    /**
+     * An interface's snap length: the most packet bytes it keeps, 0 for no limit.
+     *
+     * @throws IllegalArgumentException for an unknown interface
+     */
+    public int snapLength(int interfaceId) {
+        return stats(interfaceId).snapLength;
     }
 
     /** Bytes of blocks written into the buffer and not yet flushed to the channel. */

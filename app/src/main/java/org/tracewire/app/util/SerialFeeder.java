@@ -23,20 +23,10 @@ public final class SerialFeeder<T, R> {
     private long generation;
 
     /**
-     * @param executor background work
-     * @param work     consumes the elements of a run (background thread, never two at once)
-     * @param done     receives a run's result (UI thread)
-     * @param failed   receives a run's failure (UI thread)
-     */
-    public SerialFeeder(TaskExecutor executor, Function<List<T>, R> work, Consumer<R> done, Consumer<Throwable> failed) {
-        this(executor, () -> work, done, failed);
-    }
-
-    /**
-     * A feeder whose consumer depends on state the UI thread changes (e.g. the aggregate a changed
-     * spec replaces): {@code workOfRun} is called on the UI thread as each run starts, so the run
-     * works on what was current then, even when it starts on the background thread after a
-     * {@link #reset} (a run of an older generation must not feed the newer state).
+     * The consumer may depend on state the UI thread changes (the aggregate a changed spec replaces,
+     * a tracker a clear empties): {@code workOfRun} is called on the UI thread as each run starts,
+     * so the run works on what was current then, even when it starts on the background thread after
+     * a {@link #reset} (a run of an older generation must not feed the newer state).
      *
      * @param executor  background work
      * @param workOfRun gives, on the UI thread, the consumer of the run about to start
