@@ -209,7 +209,12 @@ final class ContextTracker {
     // ------------------------------------------------------------------ the hot path
 
     /**
-     * Sends what the event at {@code payload} in {@code buf} needs and was not sent yet.
+     * Sends what the event at {@code payload} in {@code buf} needs and was not sent yet. Reads the
+     * buffer with absolute gets only (its position and limit are not changed).
+     *
+     * <p>This is the per-event call, kept small so the JIT inlines it into the emitter: the common
+     * case, an event with only its {@code common_pid} to check whose task is its CPU's previous
+     * one, returns here; everything else goes to {@link #check}.
      *
      * @param buf     holds the payload (any byte order: the kernel's is applied here)
      * @param payload the payload's index in {@code buf}
@@ -219,6 +224,25 @@ final class ContextTracker {
      * @param timeNs  its time (the context frames get it too, so a file stays in time order)
      */
     void beforeEvent(ByteBuffer buf, int payload, int length, EventFormat format, int cpu, long timeNs)
+            throws IOException {
+        Plan p = plans[format.id() & 0xffff];
+        if (p != null) {
+            int off = p.onlyPidAt;
+            if (off >= 0 && off + 4 <= length && pid(buf, payload + off) == lastPid[cpu & 0xffff]) {
+                return;
+            }
+        }
+        check(buf, payload, length, format, cpu, timeNs);
+    }
+
+    /** A task pid (4 bytes of the kernel's byte order) at an index of {@code buf}, whatever its order. */
+    private int pid(ByteBuffer buf, int at) {
+        int v = buf.getInt(at);
+        return buf.order() == kernelOrder ? v : Integer.reverseBytes(v);
+    }
+
+    /** {@link #beforeEvent} past its fast path: a new event id, a new task, symbols, strings, exec. */
+    private void check(ByteBuffer buf, int payload, int length, EventFormat format, int cpu, long timeNs)
             throws IOException {
         int id = format.id() & 0xffff;
         Plan p = plans[id];
@@ -231,7 +255,7 @@ final class ContextTracker {
             // most events: only their task to check, usually the CPU's previous one
             int off = p.pidOffsets[0];
             if (off + 4 <= length) {
-                int pid = (int) read(buf, payload + off, 4);
+                int pid = pid(buf, payload + off);
                 if (pid == lastPid[cpu & 0xffff]) {
                     return;
                 }
@@ -565,6 +589,8 @@ final class ContextTracker {
         final Field execFile;
         /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
         final boolean onlyCommonPid;
+        /** With {@link #onlyCommonPid}: the offset of {@code common_pid}, else -1 (the per-event fast path's test). */
+        final int onlyPidAt;
 
         Plan(EventFormat format, EventPrinter printer, List<int[]> pids, List<int[]> syms, List<int[]> computed,
              List<int[]> strings, int execPid, Field execFile) {
@@ -586,6 +612,7 @@ final class ContextTracker {
             this.execFile = execFile;
             this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
                     && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
+            this.onlyPidAt = onlyCommonPid ? pidOffsets[0] : -1;
         }
     }
 

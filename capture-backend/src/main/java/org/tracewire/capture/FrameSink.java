@@ -27,6 +27,11 @@ import org.tracewire.wire.WireHeader;
 public final class FrameSink implements AutoCloseable {
     /** Events between two checks of the clock for a due repeat. */
     static final int REPEAT_CHECK_EVENTS = 4096;
+    /**
+     * Event frames between two publications of the counters (a power of 2): publishing them costs
+     * four ordered stores, more than the rest of the count, at millions of events a second.
+     */
+    static final int PUBLISH_EVENTS = 256;
 
     private final List<FrameOutput> outputs;
     private final FrameOutput[] outs;
@@ -40,7 +45,8 @@ public final class FrameSink implements AutoCloseable {
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + FrameEncoder.MAX_FRAME);
     /** The one output when it is a pcapng file or FIFO that takes frames encoded in place, else null. */
     private final PcapngOutput inPlace;
-    // written by the emitting thread only; published with release stores (no fence per event), read anywhere
+    // written by the emitting thread only; published with release stores (no fence) by publish(): after
+    // every PUBLISH_EVENTS event frames, every context frame, and in flush(), idle(), finish()
     private long frameCount;
     private long byteCount;
     private long eventCount;
@@ -112,7 +118,7 @@ public final class FrameSink implements AutoCloseable {
      *
      * @param payload  the record payload from its position ({@code common_type}) to its limit, in the
      *                 kernel's byte order (the buffer's order); absolute indexes are those of the
-     *                 record's page; position and limit are changed
+     *                 record's page; position and limit are not changed
      * @param format   the event's format
      * @param cpu      its CPU, 0..65534
      * @param timeNs   its time (the frame header's): ns since the epoch, or the raw trace clock
@@ -126,18 +132,16 @@ public final class FrameSink implements AutoCloseable {
             begin(timeNs);
         }
         lastTime = timeNs;
-        int from = payload.position();
-        int to = payload.limit();
         if (tracker != null) {
             if (lost > 0) {
                 tracker.lost(cpu, lost, timeNs);
             }
-            tracker.beforeEvent(payload, from, to - from, format, cpu, timeNs);
+            int from = payload.position();
+            tracker.beforeEvent(payload, from, payload.limit() - from, format, cpu, timeNs);
             if (anyRepeats && ++sinceCheck >= REPEAT_CHECK_EVENTS) {
                 sinceCheck = 0;
                 repeatIfDue();
             }
-            payload.limit(to).position(from);
         }
         int length;
         if (inPlace != null) {
@@ -151,9 +155,19 @@ public final class FrameSink implements AutoCloseable {
                 out.write(s, timeNs, 0);
             }
         }
-        frames.lazySet(++frameCount);
-        events.lazySet(++eventCount);
-        bytes.lazySet(byteCount += length);
+        frameCount++;
+        byteCount += length;
+        if ((++eventCount & (PUBLISH_EVENTS - 1)) == 0) {
+            publish();
+        }
+    }
+
+    /** Makes the counters the emitting thread keeps visible to {@link #frames()} and the others. */
+    private void publish() {
+        frames.lazySet(frameCount);
+        events.lazySet(eventCount);
+        bytes.lazySet(byteCount);
+        contextFrames.lazySet(contextCount);
     }
 
     /**
@@ -174,11 +188,15 @@ public final class FrameSink implements AutoCloseable {
         }
     }
 
-    /** Ends the stream: a capture without any event still starts with its CAPTURE frame. */
+    /**
+     * Ends the stream: a capture without any event still starts with its CAPTURE frame. The
+     * counters are exact from here on.
+     */
     public void finish() throws IOException {
         if (!begun) {
             begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(java.time.Instant.now()));
         }
+        publish();
     }
 
     /** {@link ContextTracker.Out}: each fragment frame through the scratch buffer to the outputs. */
@@ -198,9 +216,10 @@ public final class FrameSink implements AutoCloseable {
                 out.write(s, timeNs, lost);
             }
             lost = 0;
-            frames.lazySet(++frameCount);
-            contextFrames.lazySet(++contextCount);
-            bytes.lazySet(byteCount += n);
+            frameCount++;
+            contextCount++;
+            byteCount += n;
+            publish();
         }
     }
 
@@ -210,8 +229,9 @@ public final class FrameSink implements AutoCloseable {
         }
     }
 
-    /** Pushes out anything the outputs buffer. */
+    /** Pushes out anything the outputs buffer (and publishes the counters). */
     public void flush() throws IOException {
+        publish();
         for (FrameOutput out : outputs) {
             out.flush();
         }
@@ -222,6 +242,7 @@ public final class FrameSink implements AutoCloseable {
      * context on live interfaces when due. Called from the emitting thread.
      */
     public void idle() throws IOException {
+        publish();
         if (begun) {
             repeatIfDue();
         }
@@ -229,6 +250,10 @@ public final class FrameSink implements AutoCloseable {
             out.idle();
         }
     }
+
+    // The counters below may be read from any thread. While events flow they lag the emitter by
+    // less than PUBLISH_EVENTS event frames; they never decrease, and are exact once the emitter is
+    // idle, has flushed, or has finished.
 
     /** Frames written (event and context frames; per output). */
     public long frames() {

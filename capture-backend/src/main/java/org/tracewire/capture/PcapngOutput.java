@@ -128,7 +128,9 @@ public final class PcapngOutput implements FrameOutput {
      * Encodes one event frame straight into the file's buffer, inside its Enhanced Packet Block
      * (the frame is written once, not encoded elsewhere and copied here): what
      * {@link #write} does for a frame {@code encoder.event(...)} made. Only when
-     * {@link #encodesInPlace} holds.
+     * {@link #encodesInPlace} holds. The frame's length is known from the payload's
+     * ({@link FrameEncoder#eventSize}), so the block is written whole first
+     * ({@link PcapngWriter#reservePacket}) and the frame then encoded at its index.
      *
      * @param encoder  the capture's encoder (numbers the frame)
      * @param payload  the record payload, position to limit, in the kernel's byte order (its order)
@@ -136,13 +138,16 @@ public final class PcapngOutput implements FrameOutput {
      * @param timeNs   the frame's time, ns (the packet's time stamp)
      * @param rawClock true when {@code timeNs} is the raw trace clock
      * @return the frame's length, bytes
-     * @throws IOException when flushing to the file fails
+     * @throws IOException              when flushing to the file fails
+     * @throws IllegalArgumentException for a cpu outside 0..65534 (nothing written)
      */
     int writeEvent(FrameEncoder encoder, ByteBuffer payload, int cpu, long timeNs, boolean rawClock) throws IOException {
-        int max = Math.min(WireHeader.SIZE + payload.remaining(), encoder.maxFrameSize());
-        ByteBuffer b = writer.beginPacket(iface, timeNs, max);
-        int n = encoder.event(payload.order(), payload, cpu, timeNs, rawClock, b);
-        writer.endPacket(n);
+        if (cpu < 0 || cpu >= WireHeader.NO_CPU) { // before the block is written
+            throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
+        }
+        int n = encoder.eventSize(payload.remaining());
+        int at = writer.reservePacket(iface, timeNs, n);
+        encoder.event(payload.order(), payload, cpu, timeNs, rawClock, writer.buffer(), at);
         if (live && System.nanoTime() - lastFlush >= LIVE_FLUSH_NS) {
             flush();
         }

@@ -10,8 +10,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -50,7 +49,9 @@ public final class PcapngWriter implements AutoCloseable {
     /** {@link #out} when it lends its buffers: blocks are written straight into them, else null. */
     private final BufferExchange exchange;
     private ByteBuffer buf;
-    private final List<Stats> interfaces = new ArrayList<>();
+    /** Per interface id, its snap length and counts; {@link #interfaceCount} of them are used. */
+    private Stats[] interfaces = new Stats[1];
+    private int interfaceCount;
     private boolean closed;
     /** The interface of the packet {@link #beginPacket} began and {@link #endPacket} has not ended, or null. */
     private Stats open;
@@ -71,8 +72,13 @@ public final class PcapngWriter implements AutoCloseable {
 
         /** One packet written at {@code timeNs} after {@code drops} lost ones. */
         void count(long timeNs, long drops) {
-            packets++;
             this.drops += drops;
+            count(timeNs);
+        }
+
+        /** One packet written at {@code timeNs}, none lost before it. */
+        void count(long timeNs) {
+            packets++;
             first = Math.min(first, timeNs);
             last = Math.max(last, timeNs);
         }
@@ -146,8 +152,11 @@ public final class PcapngWriter implements AutoCloseable {
         putOption(IF_HARDWARE, hw);
         buf.putInt(0);
         end(start, len);
-        interfaces.add(new Stats(info.snapLength()));
-        return interfaces.size() - 1;
+        if (interfaceCount == interfaces.length) {
+            interfaces = Arrays.copyOf(interfaces, 2 * interfaceCount);
+        }
+        interfaces[interfaceCount] = new Stats(info.snapLength());
+        return interfaceCount++;
     }
 
     /**
@@ -214,16 +223,15 @@ public final class PcapngWriter implements AutoCloseable {
                     + s.snapLength);
         }
         ensure(32 + pad(maxLength));
+        ByteBuffer b = buf;
+        int p = b.position();
         open = s;
-        openStart = buf.position();
+        openStart = p;
         openMax = maxLength;
         openTime = timeNs;
-        int p = openStart;
-        ByteBuffer b = buf;
-        b.putInt(p, EPB);
+        // the interface id, the time stamp's high and low 32 bits; endPacket writes the rest
         b.putInt(p + 8, interfaceId);
-        b.putInt(p + 12, (int) (timeNs >>> 32));
-        b.putInt(p + 16, (int) timeNs);
+        b.putLong(p + 12, twoInts(b, (int) (timeNs >>> 32), (int) timeNs));
         b.position(p + 28);
         return b;
     }
@@ -249,9 +257,8 @@ public final class PcapngWriter implements AutoCloseable {
         int start = openStart;
         int len = 32 + pad(length);
         ByteBuffer b = buf;
-        b.putInt(start + 4, len);
-        b.putInt(start + 20, length);
-        b.putInt(start + 24, length);
+        b.putLong(start, twoInts(b, EPB, len)); // block type, block length
+        b.putLong(start + 20, twoInts(b, length, length)); // captured length, original length
         int end = start + 28 + length;
         int padding = pad(length) - length;
         if (padding != 0) {
@@ -259,7 +266,56 @@ public final class PcapngWriter implements AutoCloseable {
         }
         b.putInt(start + len - 4, len);
         b.position(start + len);
-        s.count(openTime, 0);
+        s.count(openTime);
+    }
+
+    /**
+     * Writes an Enhanced Packet Block of exactly {@code length} packet bytes, all but those bytes,
+     * which the caller writes afterwards at the returned index of {@link #buffer()}: the fastest way
+     * to write a packet whose length is known before its bytes (one call, no open packet). The block
+     * (header, padding, trailer) is complete and counted when this returns, and the buffer's position
+     * is past it; write the {@code length} bytes at the index (absolute puts) before any other call
+     * on this writer, which may flush the buffer. No drop count (use {@link #writePacket} for that).
+     *
+     * @param interfaceId an interface added with {@link #addInterface}
+     * @param timeNs      time stamp in ns since 1970-01-01 UTC (unsigned 64 bits)
+     * @param length      the packet's length, bytes: at most the interface's snap length when it has one
+     * @return the index in {@link #buffer()} of the packet's first byte
+     * @throws IOException              when flushing earlier blocks to make room fails
+     * @throws IllegalArgumentException for an unknown interface, or {@code length} negative or beyond
+     *                                  the snap length
+     */
+    public int reservePacket(int interfaceId, long timeNs, int length) throws IOException {
+        checkOpen();
+        Stats s = stats(interfaceId);
+        if (length < 0 || (s.snapLength > 0 && length > s.snapLength)) {
+            throw new IllegalArgumentException("packet of " + length + " bytes on an interface with snap length "
+                    + s.snapLength);
+        }
+        int len = 32 + pad(length);
+        ensure(len);
+        ByteBuffer b = buf;
+        int p = b.position();
+        b.putLong(p, twoInts(b, EPB, len)); // block type, block length
+        b.putLong(p + 8, twoInts(b, interfaceId, (int) (timeNs >>> 32))); // interface, time stamp high
+        b.putLong(p + 16, twoInts(b, (int) timeNs, length)); // time stamp low, captured length
+        b.putInt(p + 24, length); // original length
+        if ((length & 3) != 0) {
+            b.putInt(p + len - 8, 0); // zeros over the 1..3 padding bytes (below the packet's end: rewritten by it)
+        }
+        b.putInt(p + len - 4, len);
+        b.position(p + len);
+        s.count(timeNs);
+        return p + 28;
+    }
+
+    /**
+     * The buffer blocks are written into, for the packet bytes of {@link #reservePacket} (native byte
+     * order; write with absolute puts, and change neither its position, limit nor order). The writer
+     * may replace it when it flushes: take it again after each {@code reservePacket}.
+     */
+    public ByteBuffer buffer() {
+        return buf;
     }
 
     /** Writes a whole array as one packet without drops. */
@@ -315,8 +371,8 @@ public final class PcapngWriter implements AutoCloseable {
             return;
         }
         try {
-            for (int i = 0; i < interfaces.size(); i++) {
-                writeStatistics(i, interfaces.get(i));
+            for (int i = 0; i < interfaceCount; i++) {
+                writeStatistics(i, interfaces[i]);
             }
             flush();
         } finally {
@@ -343,10 +399,10 @@ public final class PcapngWriter implements AutoCloseable {
     }
 
     private Stats stats(int interfaceId) {
-        if (interfaceId < 0 || interfaceId >= interfaces.size()) {
-            throw new IllegalArgumentException("unknown interface " + interfaceId + " (" + interfaces.size() + " added)");
+        if (interfaceId < 0 || interfaceId >= interfaceCount) {
+            throw new IllegalArgumentException("unknown interface " + interfaceId + " (" + interfaceCount + " added)");
         }
-        return interfaces.get(interfaceId);
+        return interfaces[interfaceId];
     }
 
     private void checkOpen() {
@@ -403,12 +459,22 @@ public final class PcapngWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Two adjacent 32-bit fields, {@code first} at the lower index, as the 8-byte value that
+     * {@code b.putLong} stores as those two fields in {@code b}'s byte order (one store, not two).
+     */
+    private static long twoInts(ByteBuffer b, int first, int second) {
+        return b.order() == ByteOrder.BIG_ENDIAN
+                ? ((long) first << 32) | (second & 0xffff_ffffL)
+                : ((long) second << 32) | (first & 0xffff_ffffL);
+    }
+
     static int pad(int n) {
         return (n + 3) & ~3;
     }
 
     private static byte[] utf8(String s) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        return b.length > 0xffff ? java.util.Arrays.copyOf(b, 0xffff) : b;
+        return b.length > 0xffff ? Arrays.copyOf(b, 0xffff) : b;
     }
 }

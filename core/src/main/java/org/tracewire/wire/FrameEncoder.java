@@ -80,14 +80,60 @@ public final class FrameEncoder {
             length = maxFrameSize - WireHeader.SIZE;
             flags |= WireHeader.FLAG_TRUNCATED;
         }
-        if (out.remaining() < WireHeader.SIZE + length) {
+        int at = out.position();
+        if (out.limit() - at < WireHeader.SIZE + length) {
             throw new BufferOverflowException();
         }
-        WireHeader.write(out, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequences[cpu], timeNs);
-        sequences[cpu] = (sequences[cpu] + 1) & 0xffff_ffffL;
-        int p = payload.position();
-        out.put(out.position(), payload, p, length);
-        out.position(out.position() + length);
+        long sequence = sequences[cpu];
+        WireHeader.writeAt(out, at, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence, timeNs);
+        sequences[cpu] = (sequence + 1) & 0xffff_ffffL;
+        out.put(at + WireHeader.SIZE, payload, payload.position(), length);
+        out.position(at + WireHeader.SIZE + length);
+        return WireHeader.SIZE + length;
+    }
+
+    /**
+     * The length of the EVENT frame {@link #event} writes for a payload of {@code payloadLength}
+     * bytes: 16 + the payload, or {@link #maxFrameSize()} when the payload is cut.
+     */
+    public int eventSize(int payloadLength) {
+        return Math.min(WireHeader.SIZE + payloadLength, maxFrameSize);
+    }
+
+    /**
+     * Writes one EVENT frame at absolute index {@code at} of {@code out}: what
+     * {@link #event(ByteOrder, ByteBuffer, int, long, boolean, ByteBuffer)} writes, without
+     * changing {@code out}'s position (nor the payload's position and limit). The frame is
+     * {@link #eventSize}{@code (payload.remaining())} bytes.
+     *
+     * @param order   the kernel's byte order (sets {@link WireHeader#FLAG_LITTLE_ENDIAN})
+     * @param payload the record payload, from its position to its limit
+     * @param cpu     0..65534
+     * @param timeNs  ns since the Unix epoch (or the raw clock with {@code rawClock})
+     * @param out     where the frame goes (any byte order: the header is big-endian, the payload copied as it is)
+     * @param at      the index of the frame's first byte in {@code out}
+     * @return bytes written
+     * @throws IndexOutOfBoundsException when the frame does not fit below {@code out}'s limit (nothing
+     *                                   written, the sequence not used)
+     * @throws IllegalArgumentException  for a cpu outside 0..65534
+     */
+    public int event(ByteOrder order, ByteBuffer payload, int cpu, long timeNs, boolean rawClock, ByteBuffer out,
+                     int at) {
+        if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
+            throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
+        }
+        int length = payload.remaining();
+        int flags = (order == ByteOrder.LITTLE_ENDIAN ? WireHeader.FLAG_LITTLE_ENDIAN : 0)
+                | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0);
+        if (WireHeader.SIZE + length > maxFrameSize) {
+            length = maxFrameSize - WireHeader.SIZE;
+            flags |= WireHeader.FLAG_TRUNCATED;
+        }
+        java.util.Objects.checkFromIndexSize(at, WireHeader.SIZE + length, out.limit());
+        long sequence = sequences[cpu];
+        WireHeader.writeAt(out, at, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence, timeNs);
+        sequences[cpu] = (sequence + 1) & 0xffff_ffffL;
+        out.put(at + WireHeader.SIZE, payload, payload.position(), length);
         return WireHeader.SIZE + length;
     }
 

@@ -79,13 +79,23 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
             throw new java.nio.BufferOverflowException();
         }
         int p = out.position();
+        writeAt(out, p, version, kindCode, flags, cpu, sequence, timeNs);
+        out.position(p + SIZE);
+    }
+
+    /**
+     * Writes a header at absolute index {@code at} (position unchanged): two 8-byte stores.
+     *
+     * @throws IndexOutOfBoundsException when the 16 bytes do not fit below the limit
+     */
+    static void writeAt(ByteBuffer out, int at, int version, int kindCode, int flags, int cpu, long sequence,
+                        long timeNs) {
         // big-endian on the wire whatever the buffer's order: two 8-byte stores (no order switch)
         long first = ((long) (version & 0xff) << 56) | ((long) ((kindCode | flags) & 0xff) << 48)
                 | ((long) (cpu & 0xffff) << 32) | (sequence & 0xffff_ffffL);
         boolean big = out.order() == ByteOrder.BIG_ENDIAN;
-        out.putLong(p, big ? first : Long.reverseBytes(first));
-        out.putLong(p + 8, big ? timeNs : Long.reverseBytes(timeNs));
-        out.position(p + SIZE);
+        out.putLong(at, big ? first : Long.reverseBytes(first));
+        out.putLong(at + 8, big ? timeNs : Long.reverseBytes(timeNs));
     }
 
     /**

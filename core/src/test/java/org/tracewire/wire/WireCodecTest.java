@@ -60,6 +60,47 @@ class WireCodecTest {
         assertNull(f.source());
     }
 
+    /**
+     * An event frame written at an index ({@code event(..., out, at)}) has the bytes of one written
+     * at the position, for payloads of every length mod 8, cut ones, either buffer order, heap and
+     * direct; it sizes as {@code eventSize} says and moves no position or limit.
+     */
+    @Test
+    void eventsWrittenAtAnIndexEqualEventsWrittenAtThePosition() {
+        Random rnd = new Random(5);
+        for (ByteOrder outOrder : List.of(ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN)) {
+            for (int len = 0; len < 80; len++) {
+                FrameEncoder a = new FrameEncoder(64);
+                FrameEncoder b = new FrameEncoder(64);
+                byte[] bytes = new byte[len + 3];
+                rnd.nextBytes(bytes);
+                ByteBuffer payload = (len % 2 == 0 ? ByteBuffer.allocateDirect(len + 3).put(bytes).clear()
+                        : ByteBuffer.wrap(bytes)).order(ByteOrder.BIG_ENDIAN).position(3);
+                ByteBuffer relative = ByteBuffer.allocate(100).order(outOrder).position(5);
+                ByteBuffer absolute = ByteBuffer.allocateDirect(100).order(outOrder).position(1).limit(90);
+                int n = a.event(ByteOrder.LITTLE_ENDIAN, payload, len % 7, 77L * len, len % 3 == 0, relative);
+                assertEquals(n, b.eventSize(len));
+                assertEquals(n, b.event(ByteOrder.LITTLE_ENDIAN, payload, len % 7, 77L * len, len % 3 == 0, absolute, 5));
+                assertEquals(3, payload.position());
+                assertEquals(len + 3, payload.limit());
+                assertEquals(1, absolute.position());
+                assertEquals(90, absolute.limit());
+                byte[] x = new byte[n];
+                byte[] y = new byte[n];
+                relative.get(5, x);
+                absolute.get(5, y);
+                assertArrayEquals(x, y, "payload of " + len + " bytes, " + outOrder);
+                assertEquals(a.nextSequence(len % 7), b.nextSequence(len % 7));
+            }
+        }
+        FrameEncoder enc = new FrameEncoder();
+        ByteBuffer small = ByteBuffer.allocate(40);
+        assertThrows(IndexOutOfBoundsException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 1, 0, false, small, 20));
+        assertEquals(0, enc.nextSequence(1), "nothing written, no sequence used");
+        assertThrows(IllegalArgumentException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), WireHeader.NO_CPU, 0,
+                false, small, 0));
+    }
+
     @Test
     void ethernetWrapsAndTruncates() {
         FrameEncoder enc = new FrameEncoder();
