@@ -152,9 +152,8 @@ public class RecordPipelineBenchmark {
         if (f == null) {
             return; // the engine skips (and counts) records of unknown ids
         }
-        view.limit(offset + length).position(offset);
         try {
-            sink.event(view, f, scanCpu, ts, false, 0);
+            sink.event(view, offset, length, f, scanCpu, ts, false, 0);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -639,9 +639,7 @@ public final class CaptureEngine {
         long traceTs = r.ts[i];
         long time = wallClock ? clock.toWallNs(traceTs) : traceTs;
         if (frames != null) {
-            ByteBuffer view = r.page.view;
-            view.limit(offset + length).position(offset);
-            frames.event(view, format, cpu, time, !wallClock, lost);
+            frames.event(r.page.view, offset, length, format, cpu, time, !wallClock, lost);
         }
         CapturedEvent e = null;
         for (EventSink s : sinkArray) {

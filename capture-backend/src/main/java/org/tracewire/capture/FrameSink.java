@@ -111,23 +111,38 @@ public final class FrameSink implements AutoCloseable {
 
     /**
      * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
+     * record payload) and writes it to every output, after the context it needs: what
+     * {@link #event(ByteBuffer, int, int, EventFormat, int, long, boolean, long)} does for the
+     * payload from {@code payload}'s position to its limit (neither is changed).
+     */
+    public void event(ByteBuffer payload, EventFormat format, int cpu, long timeNs, boolean rawClock, long lost)
+            throws IOException {
+        int from = payload.position();
+        event(payload, from, payload.limit() - from, format, cpu, timeNs, rawClock, lost);
+    }
+
+    /**
+     * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
      * record payload) and writes it to every output, after the context it needs. A capture whose
      * only output is a pcapng file or FIFO has the frame encoded straight into the file's buffer
      * ({@link PcapngOutput#writeEvent}); otherwise it is encoded once into a scratch buffer with
-     * {@link FrameOutput#HEADROOM} in front and handed to each output.
+     * {@link FrameOutput#HEADROOM} in front and handed to each output. The payload is read at its
+     * index, with absolute gets: no view of it needs its position and limit set.
      *
-     * @param payload  the record payload from its position ({@code common_type}) to its limit, in the
-     *                 kernel's byte order (the buffer's order); absolute indexes are those of the
-     *                 record's page; position and limit are not changed
+     * @param page     holds the record payload, in the kernel's byte order (the buffer's order, which
+     *                 the context is read in); e.g. the record's page; not changed
+     * @param offset   the payload's index in {@code page} ({@code common_type})
+     * @param length   the payload's length, bytes (to the record's end)
      * @param format   the event's format
      * @param cpu      its CPU, 0..65534
      * @param timeNs   its time (the frame header's): ns since the epoch, or the raw trace clock
      * @param rawClock true when {@code timeNs} is the raw trace clock (flagged in the header)
      * @param lost     events its CPU lost since its previous event (a LOST message goes first), else 0
-     * @throws IOException when an output fails
+     * @throws IOException               when an output fails
+     * @throws IndexOutOfBoundsException when the payload is not inside {@code page}'s limit
      */
-    public void event(ByteBuffer payload, EventFormat format, int cpu, long timeNs, boolean rawClock, long lost)
-            throws IOException {
+    public void event(ByteBuffer page, int offset, int length, EventFormat format, int cpu, long timeNs,
+                      boolean rawClock, long lost) throws IOException {
         if (!begun) {
             begin(timeNs);
         }
@@ -136,30 +151,32 @@ public final class FrameSink implements AutoCloseable {
             if (lost > 0) {
                 tracker.lost(cpu, lost, timeNs);
             }
-            int from = payload.position();
-            tracker.beforeEvent(payload, from, payload.limit() - from, format, cpu, timeNs);
+            tracker.beforeEvent(page, offset, length, format, cpu, timeNs);
             if (anyRepeats && ++sinceCheck >= REPEAT_CHECK_EVENTS) {
                 sinceCheck = 0;
                 repeatIfDue();
             }
         }
-        int length;
-        if (inPlace != null) {
-            length = inPlace.writeEvent(encoder, payload, cpu, timeNs, rawClock);
-        } else {
-            ByteBuffer s = scratch;
-            s.clear().position(FrameOutput.HEADROOM);
-            length = encoder.event(payload.order(), payload, cpu, timeNs, rawClock, s);
-            for (FrameOutput out : outs) {
-                s.limit(FrameOutput.HEADROOM + length).position(FrameOutput.HEADROOM);
-                out.write(s, timeNs, 0);
-            }
-        }
+        int n = inPlace != null ? inPlace.writeEvent(encoder, page.order(), page, offset, length, cpu, timeNs, rawClock)
+                : toOutputs(page, offset, length, cpu, timeNs, rawClock);
         frameCount++;
-        byteCount += length;
+        byteCount += n;
         if ((++eventCount & (PUBLISH_EVENTS - 1)) == 0) {
             publish();
         }
+    }
+
+    /** {@link #event} without an in-place output: encoded once into the scratch buffer, written to each output. */
+    private int toOutputs(ByteBuffer page, int offset, int length, int cpu, long timeNs, boolean rawClock)
+            throws IOException {
+        ByteBuffer s = scratch;
+        s.clear();
+        int n = encoder.event(page.order(), page, offset, length, cpu, timeNs, rawClock, s, FrameOutput.HEADROOM);
+        for (FrameOutput out : outs) {
+            s.limit(FrameOutput.HEADROOM + n).position(FrameOutput.HEADROOM);
+            out.write(s, timeNs, 0);
+        }
+        return n;
     }
 
     /** Makes the counters the emitting thread keeps visible to {@link #frames()} and the others. */

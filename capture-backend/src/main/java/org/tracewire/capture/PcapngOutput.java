@@ -2,10 +2,12 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Objects;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
@@ -133,21 +135,27 @@ public final class PcapngOutput implements FrameOutput {
      * ({@link PcapngWriter#reservePacket}) and the frame then encoded at its index.
      *
      * @param encoder  the capture's encoder (numbers the frame)
-     * @param payload  the record payload, position to limit, in the kernel's byte order (its order)
+     * @param order    the kernel's byte order
+     * @param src      holds the record payload
+     * @param from     the payload's index in {@code src}
+     * @param length   the payload's length, bytes
      * @param cpu      the CPU
      * @param timeNs   the frame's time, ns (the packet's time stamp)
      * @param rawClock true when {@code timeNs} is the raw trace clock
      * @return the frame's length, bytes
-     * @throws IOException              when flushing to the file fails
-     * @throws IllegalArgumentException for a cpu outside 0..65534 (nothing written)
+     * @throws IOException               when flushing to the file fails
+     * @throws IllegalArgumentException  for a cpu outside 0..65534 (nothing written)
+     * @throws IndexOutOfBoundsException when the payload is not inside {@code src}'s limit (nothing written)
      */
-    int writeEvent(FrameEncoder encoder, ByteBuffer payload, int cpu, long timeNs, boolean rawClock) throws IOException {
+    int writeEvent(FrameEncoder encoder, ByteOrder order, ByteBuffer src, int from, int length, int cpu, long timeNs,
+                   boolean rawClock) throws IOException {
         if (cpu < 0 || cpu >= WireHeader.NO_CPU) { // before the block is written
             throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
         }
-        int n = encoder.eventSize(payload.remaining());
+        Objects.checkFromIndexSize(from, length, src.limit());
+        int n = encoder.eventSize(length);
         int at = writer.reservePacket(iface, timeNs, n);
-        encoder.event(payload.order(), payload, cpu, timeNs, rawClock, writer.buffer(), at);
+        encoder.event(order, src, from, length, cpu, timeNs, rawClock, writer.buffer(), at);
         if (live && System.nanoTime() - lastFlush >= LIVE_FLUSH_NS) {
             flush();
         }

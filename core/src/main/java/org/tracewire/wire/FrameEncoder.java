@@ -102,27 +102,30 @@ public final class FrameEncoder {
 
     /**
      * Writes one EVENT frame at absolute index {@code at} of {@code out}: what
-     * {@link #event(ByteOrder, ByteBuffer, int, long, boolean, ByteBuffer)} writes, without
-     * changing {@code out}'s position (nor the payload's position and limit). The frame is
-     * {@link #eventSize}{@code (payload.remaining())} bytes.
+     * {@link #event(ByteOrder, ByteBuffer, int, long, boolean, ByteBuffer)} writes for the payload
+     * {@code src[from, from + length)}, without changing any buffer's position or limit (no view of
+     * the payload to set up). The frame is {@link #eventSize}{@code (length)} bytes.
      *
-     * @param order   the kernel's byte order (sets {@link WireHeader#FLAG_LITTLE_ENDIAN})
-     * @param payload the record payload, from its position to its limit
-     * @param cpu     0..65534
-     * @param timeNs  ns since the Unix epoch (or the raw clock with {@code rawClock})
-     * @param out     where the frame goes (any byte order: the header is big-endian, the payload copied as it is)
-     * @param at      the index of the frame's first byte in {@code out}
+     * @param order  the kernel's byte order (sets {@link WireHeader#FLAG_LITTLE_ENDIAN})
+     * @param src    holds the record payload (copied as it is, whatever the buffer's order)
+     * @param from   the payload's index in {@code src} ({@code common_type})
+     * @param length the payload's length, bytes (tail padding included)
+     * @param cpu    0..65534
+     * @param timeNs ns since the Unix epoch (or the raw clock with {@code rawClock})
+     * @param out    where the frame goes (any byte order: the header is big-endian)
+     * @param at     the index of the frame's first byte in {@code out}
      * @return bytes written
-     * @throws IndexOutOfBoundsException when the frame does not fit below {@code out}'s limit (nothing
-     *                                   written, the sequence not used)
+     * @throws IndexOutOfBoundsException when the payload is not inside {@code src}'s limit or the frame
+     *                                   does not fit below {@code out}'s limit (nothing written, the
+     *                                   sequence not used)
      * @throws IllegalArgumentException  for a cpu outside 0..65534
      */
-    public int event(ByteOrder order, ByteBuffer payload, int cpu, long timeNs, boolean rawClock, ByteBuffer out,
-                     int at) {
+    public int event(ByteOrder order, ByteBuffer src, int from, int length, int cpu, long timeNs, boolean rawClock,
+                     ByteBuffer out, int at) {
         if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
             throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
         }
-        int length = payload.remaining();
+        java.util.Objects.checkFromIndexSize(from, length, src.limit());
         int flags = (order == ByteOrder.LITTLE_ENDIAN ? WireHeader.FLAG_LITTLE_ENDIAN : 0)
                 | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0);
         if (WireHeader.SIZE + length > maxFrameSize) {
@@ -133,7 +136,7 @@ public final class FrameEncoder {
         long sequence = sequences[cpu];
         WireHeader.writeAt(out, at, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence, timeNs);
         sequences[cpu] = (sequence + 1) & 0xffff_ffffL;
-        out.put(at + WireHeader.SIZE, payload, payload.position(), length);
+        out.put(at + WireHeader.SIZE, src, from, length);
         return WireHeader.SIZE + length;
     }
 

@@ -61,9 +61,11 @@ class WireCodecTest {
     }
 
     /**
-     * An event frame written at an index ({@code event(..., out, at)}) has the bytes of one written
-     * at the position, for payloads of every length mod 8, cut ones, either buffer order, heap and
-     * direct; it sizes as {@code eventSize} says and moves no position or limit.
+     * An event frame written at an index from a payload's index and length
+     * ({@code event(order, src, from, length, ..., out, at)}) has the bytes of one written at the
+     * position from a payload's position to its limit, for payloads of every length mod 8, cut ones,
+     * either buffer order, heap and direct; it sizes as {@code eventSize} says and moves no
+     * position or limit.
      */
     @Test
     void eventsWrittenAtAnIndexEqualEventsWrittenAtThePosition() {
@@ -80,7 +82,7 @@ class WireCodecTest {
                 ByteBuffer absolute = ByteBuffer.allocateDirect(100).order(outOrder).position(1).limit(90);
                 int n = a.event(ByteOrder.LITTLE_ENDIAN, payload, len % 7, 77L * len, len % 3 == 0, relative);
                 assertEquals(n, b.eventSize(len));
-                assertEquals(n, b.event(ByteOrder.LITTLE_ENDIAN, payload, len % 7, 77L * len, len % 3 == 0, absolute, 5));
+                assertEquals(n, b.event(ByteOrder.LITTLE_ENDIAN, payload, 3, len, len % 7, 77L * len, len % 3 == 0, absolute, 5));
                 assertEquals(3, payload.position());
                 assertEquals(len + 3, payload.limit());
                 assertEquals(1, absolute.position());
@@ -95,10 +97,12 @@ class WireCodecTest {
         }
         FrameEncoder enc = new FrameEncoder();
         ByteBuffer small = ByteBuffer.allocate(40);
-        assertThrows(IndexOutOfBoundsException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 1, 0, false, small, 20));
+        assertThrows(IndexOutOfBoundsException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 0, 12, 1, 0, false, small, 20));
+        assertThrows(IndexOutOfBoundsException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 4, 12, 1, 0, false,
+                ByteBuffer.allocate(64), 0), "payload beyond its buffer");
         assertEquals(0, enc.nextSequence(1), "nothing written, no sequence used");
-        assertThrows(IllegalArgumentException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), WireHeader.NO_CPU, 0,
-                false, small, 0));
+        assertThrows(IllegalArgumentException.class, () -> enc.event(ByteOrder.LITTLE_ENDIAN, payload(), 0, 12,
+                WireHeader.NO_CPU, 0, false, small, 0));
     }
 
     @Test
