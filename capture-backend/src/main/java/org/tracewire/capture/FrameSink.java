@@ -27,11 +27,6 @@ import org.tracewire.wire.WireHeader;
 public final class FrameSink implements AutoCloseable {
     /** Events between two checks of the clock for a due repeat. */
     static final int REPEAT_CHECK_EVENTS = 4096;
-    /**
-     * Event frames between two publications of the counters (a power of 2): publishing them costs
-     * four ordered stores, more than the rest of the count, at millions of events a second.
-     */
-    static final int PUBLISH_EVENTS = 256;
 
     private final List<FrameOutput> outputs;
     private final FrameOutput[] outs;
@@ -45,8 +40,7 @@ public final class FrameSink implements AutoCloseable {
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + FrameEncoder.MAX_FRAME);
     /** The one output when it is a pcapng file or FIFO that takes frames encoded in place, else null. */
     private final PcapngOutput inPlace;
-    // written by the emitting thread only; published with release stores (no fence) by publish(): after
-    // every PUBLISH_EVENTS event frames, every context frame, and in flush(), idle(), finish()
+    // written by the emitting thread only; published with release stores (no fence per event), read anywhere
     private long frameCount;
     private long byteCount;
     private long eventCount;
@@ -159,11 +153,9 @@ public final class FrameSink implements AutoCloseable {
         }
         int n = inPlace != null ? inPlace.writeEvent(encoder, page.order(), page, offset, length, cpu, timeNs, rawClock)
                 : toOutputs(page, offset, length, cpu, timeNs, rawClock);
-        frameCount++;
-        byteCount += n;
-        if ((++eventCount & (PUBLISH_EVENTS - 1)) == 0) {
-            publish();
-        }
+        frames.lazySet(++frameCount);
+        events.lazySet(++eventCount);
+        bytes.lazySet(byteCount += n);
     }
 
     /** {@link #event} without an in-place output: encoded once into the scratch buffer, written to each output. */
@@ -177,14 +169,6 @@ public final class FrameSink implements AutoCloseable {
             out.write(s, timeNs, 0);
         }
         return n;
-    }
-
-    /** Makes the counters the emitting thread keeps visible to {@link #frames()} and the others. */
-    private void publish() {
-        frames.lazySet(frameCount);
-        events.lazySet(eventCount);
-        bytes.lazySet(byteCount);
-        contextFrames.lazySet(contextCount);
     }
 
     /**
@@ -205,15 +189,11 @@ public final class FrameSink implements AutoCloseable {
         }
     }
 
-    /**
-     * Ends the stream: a capture without any event still starts with its CAPTURE frame. The
-     * counters are exact from here on.
-     */
+    /** Ends the stream: a capture without any event still starts with its CAPTURE frame. */
     public void finish() throws IOException {
         if (!begun) {
             begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(java.time.Instant.now()));
         }
-        publish();
     }
 
     /** {@link ContextTracker.Out}: each fragment frame through the scratch buffer to the outputs. */
@@ -233,10 +213,9 @@ public final class FrameSink implements AutoCloseable {
                 out.write(s, timeNs, lost);
             }
             lost = 0;
-            frameCount++;
-            contextCount++;
-            byteCount += n;
-            publish();
+            frames.lazySet(++frameCount);
+            contextFrames.lazySet(++contextCount);
+            bytes.lazySet(byteCount += n);
         }
     }
 
@@ -246,9 +225,8 @@ public final class FrameSink implements AutoCloseable {
         }
     }
 
-    /** Pushes out anything the outputs buffer (and publishes the counters). */
+    /** Pushes out anything the outputs buffer. */
     public void flush() throws IOException {
-        publish();
         for (FrameOutput out : outputs) {
             out.flush();
         }
@@ -259,7 +237,6 @@ public final class FrameSink implements AutoCloseable {
      * context on live interfaces when due. Called from the emitting thread.
      */
     public void idle() throws IOException {
-        publish();
         if (begun) {
             repeatIfDue();
         }
@@ -267,10 +244,6 @@ public final class FrameSink implements AutoCloseable {
             out.idle();
         }
     }
-
-    // The counters below may be read from any thread. While events flow they lag the emitter by
-    // less than PUBLISH_EVENTS event frames; they never decrease, and are exact once the emitter is
-    // idle, has flushed, or has finished.
 
     /** Frames written (event and context frames; per output). */
     public long frames() {
