@@ -36,8 +36,9 @@ import org.tracewire.wire.WireHeader;
  * Per-core throughput of the capture path on real sub-buffers of this machine (the page fixture:
  * sched, irq, timer, syscalls, kmem, block, net, … records). One operation = one record.
  * {@link #scanEmitPcapng}: what the capture's emitter does per record (walk the page in place into
- * the index, look up the format, hand the payload to the {@code FrameSink}, which encodes the frame
- * straight into the pcapng writer's buffer inside its Enhanced Packet Block), minus the merge of the
+ * the index, look up the format, hand the payload (its page, index and length, as the engine does)
+ * to the {@code FrameSink}, which encodes the frame straight into the pcapng writer's buffer inside
+ * its Enhanced Packet Block), minus the merge of the
  * CPUs and the context (no {@code CaptureContext}), into a channel that discards.
  * {@link #scanEncode}: the same walk with the frame encoded into a batch buffer, the per-record work
  * of the earlier engine's per-CPU processor threads (kept for comparison): decode + encode, where

@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Writes tracewire version-2 frames ({@code docs/wire-format.md}) without the Ethernet header:
@@ -73,23 +74,13 @@ public final class FrameEncoder {
         if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
             throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
         }
-        int length = payload.remaining();
-        int flags = (order == ByteOrder.LITTLE_ENDIAN ? WireHeader.FLAG_LITTLE_ENDIAN : 0)
-                | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0);
-        if (WireHeader.SIZE + length > maxFrameSize) {
-            length = maxFrameSize - WireHeader.SIZE;
-            flags |= WireHeader.FLAG_TRUNCATED;
-        }
         int at = out.position();
-        if (out.limit() - at < WireHeader.SIZE + length) {
+        if (out.limit() - at < eventSize(payload.remaining())) {
             throw new BufferOverflowException();
         }
-        long sequence = sequences[cpu];
-        WireHeader.writeAt(out, at, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence, timeNs);
-        sequences[cpu] = (sequence + 1) & 0xffff_ffffL;
-        out.put(at + WireHeader.SIZE, payload, payload.position(), length);
-        out.position(at + WireHeader.SIZE + length);
-        return WireHeader.SIZE + length;
+        int n = event(order, payload, payload.position(), payload.remaining(), cpu, timeNs, rawClock, out, at);
+        out.position(at + n);
+        return n;
     }
 
     /**
@@ -125,14 +116,14 @@ public final class FrameEncoder {
         if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
             throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
         }
-        java.util.Objects.checkFromIndexSize(from, length, src.limit());
+        Objects.checkFromIndexSize(from, length, src.limit());
         int flags = (order == ByteOrder.LITTLE_ENDIAN ? WireHeader.FLAG_LITTLE_ENDIAN : 0)
                 | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0);
         if (WireHeader.SIZE + length > maxFrameSize) {
             length = maxFrameSize - WireHeader.SIZE;
             flags |= WireHeader.FLAG_TRUNCATED;
         }
-        java.util.Objects.checkFromIndexSize(at, WireHeader.SIZE + length, out.limit());
+        Objects.checkFromIndexSize(at, WireHeader.SIZE + length, out.limit());
         long sequence = sequences[cpu];
         WireHeader.writeAt(out, at, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence, timeNs);
         sequences[cpu] = (sequence + 1) & 0xffff_ffffL;
