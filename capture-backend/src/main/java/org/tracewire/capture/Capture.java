@@ -144,8 +144,6 @@ public final class Capture implements AutoCloseable {
             frames = outputs.open(session);
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
                     ? frames.context().formats() : formatsOf(top, session.events());
-            // the JIT compiles the per-record path now, not in the trace's first second
-            CaptureWarmUp.runIfUseful(session, formats, frames, sinks);
             CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), formats,
                     session.clock(), frames, sinks);
             if (count > 0) {

@@ -147,14 +147,6 @@ public final class CaptureEngine {
      * @throws IOException when a file cannot be opened
      */
     public void start() throws IOException {
-        start(instance::tracePipeRaw);
-    }
-
-    /**
-     * {@link #start()} with each CPU's records read from {@code tracePipeRawOf.apply(cpu)} instead of
-     * the instance's {@code trace_pipe_raw} ({@link CaptureWarmUp}: files of synthetic sub-buffers).
-     */
-    void start(java.util.function.IntFunction<java.nio.file.Path> tracePipeRawOf) throws IOException {
         int cpus = Math.max(1, instance.cpus().size());
         // at least 1 MiB per CPU (and 16 pages), whatever the sub-buffer size
         int perCpu = frames != null && frames.live() ? LIVE_STASH_PER_CPU : STASH_PER_CPU;
@@ -163,7 +155,7 @@ public final class CaptureEngine {
         for (int cpu : instance.cpus()) {
             // the baseline of the kernel's counters: tracing is off, the clock markers were consumed
             RingBufferStats base = RingBufferStats.read(instance, cpu);
-            readers.add(new CpuReader(cpu, TracePipeRaw.open(tracePipeRawOf.apply(cpu), cpu), base));
+            readers.add(new CpuReader(cpu, TracePipeRaw.open(instance.tracePipeRaw(cpu), cpu), base));
         }
         emitter = new Thread(this::emitLoop, "tracewire-emitter");
         emitter.start();

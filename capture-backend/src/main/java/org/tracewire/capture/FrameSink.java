@@ -80,14 +80,6 @@ public final class FrameSink implements AutoCloseable {
         return false;
     }
 
-    /**
-     * True when the one output is a pcapng file or FIFO that takes event frames encoded straight
-     * into its buffer ({@link PcapngOutput#writeEvent}).
-     */
-    public boolean encodesInPlace() {
-        return inPlace != null;
-    }
-
     /** The context the frames carry, or null. */
     public CaptureContext context() {
         return context;
