@@ -53,11 +53,6 @@ public final class PcapngWriter implements AutoCloseable {
     private Stats[] interfaces = new Stats[1];
     private int interfaceCount;
     private boolean closed;
-    /** The interface of the packet {@link #beginPacket} began and {@link #endPacket} has not ended, or null. */
-    private Stats open;
-    private int openStart;
-    private int openMax;
-    private long openTime;
 
     private static final class Stats {
         final int snapLength;
@@ -200,79 +195,9 @@ public final class PcapngWriter implements AutoCloseable {
     }
 
     /**
-     * Starts an Enhanced Packet Block whose packet bytes the caller writes in place (no copy through
-     * an intermediate buffer): returns this writer's buffer positioned at the packet data, with at
-     * least {@code maxLength} bytes of room. Write the packet there, then call {@link #endPacket}
-     * before any other call on this writer. No drop count (use {@link #writePacket} for that).
-     *
-     * @param interfaceId    an interface added with {@link #addInterface}
-     * @param timeNs         time stamp in ns since 1970-01-01 UTC (unsigned 64 bits)
-     * @param maxLength      the most packet bytes the caller will write: at most the interface's
-     *                       snap length when it has one
-     * @return the buffer to write the packet into, at its position (native byte order; set the order
-     *         you need on a duplicate, or write with explicit byte order)
-     * @throws IOException              when flushing earlier blocks to make room fails
-     * @throws IllegalArgumentException for an unknown interface, or {@code maxLength} negative or
-     *                                  beyond the snap length
-     */
-    public ByteBuffer beginPacket(int interfaceId, long timeNs, int maxLength) throws IOException {
-        checkOpen();
-        Stats s = stats(interfaceId);
-        if (maxLength < 0 || (s.snapLength > 0 && maxLength > s.snapLength)) {
-            throw new IllegalArgumentException("packet of up to " + maxLength + " bytes on an interface with snap length "
-                    + s.snapLength);
-        }
-        ensure(32 + pad(maxLength));
-        ByteBuffer b = buf;
-        int p = b.position();
-        open = s;
-        openStart = p;
-        openMax = maxLength;
-        openTime = timeNs;
-        // the interface id, the time stamp's high and low 32 bits; endPacket writes the rest
-        b.putInt(p + 8, interfaceId);
-        b.putLong(p + 12, twoInts(b, (int) (timeNs >>> 32), (int) timeNs));
-        b.position(p + 28);
-        return b;
-    }
-
-    /**
-     * Ends the block {@link #beginPacket} started: the packet is the {@code length} bytes after the
-     * position {@code beginPacket} returned (the buffer's position is ignored); pads and closes the
-     * block and counts the packet.
-     *
-     * @param length packet bytes written, 0..the {@code maxLength} given to {@code beginPacket}
-     * @throws IllegalStateException    when no packet was begun
-     * @throws IllegalArgumentException when {@code length} is outside 0..maxLength
-     */
-    public void endPacket(int length) {
-        Stats s = open;
-        if (s == null) {
-            throw new IllegalStateException("endPacket without beginPacket");
-        }
-        if (length < 0 || length > openMax) {
-            throw new IllegalArgumentException("packet of " + length + " bytes, begun for at most " + openMax);
-        }
-        open = null;
-        int start = openStart;
-        int len = 32 + pad(length);
-        ByteBuffer b = buf;
-        b.putLong(start, twoInts(b, EPB, len)); // block type, block length
-        b.putLong(start + 20, twoInts(b, length, length)); // captured length, original length
-        int end = start + 28 + length;
-        int padding = pad(length) - length;
-        if (padding != 0) {
-            b.putInt(end, 0); // zeros over the 1..3 padding bytes (the trailer overwrites the rest)
-        }
-        b.putInt(start + len - 4, len);
-        b.position(start + len);
-        s.count(openTime);
-    }
-
-    /**
      * Writes an Enhanced Packet Block of exactly {@code length} packet bytes, all but those bytes,
      * which the caller writes afterwards at the returned index of {@link #buffer()}: the fastest way
-     * to write a packet whose length is known before its bytes (one call, no open packet). The block
+     * to write a packet whose length is known before its bytes (one call). The block
      * (header, padding, trailer) is complete and counted when this returns, and the buffer's position
      * is past it; write the {@code length} bytes at the index (absolute puts) before any other call
      * on this writer, which may flush the buffer. No drop count (use {@link #writePacket} for that).
@@ -408,9 +333,6 @@ public final class PcapngWriter implements AutoCloseable {
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("pcapng writer is closed");
-        }
-        if (open != null) {
-            throw new IllegalStateException("a packet was begun and not ended (endPacket)");
         }
     }
 
