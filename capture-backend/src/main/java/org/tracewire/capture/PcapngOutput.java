@@ -12,7 +12,6 @@ import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.wire.FrameEncoder;
-import org.tracewire.wire.WireHeader;
 
 /**
  * Frames into a pcapng file: bare tracewire frames on an interface of link type 162
@@ -149,9 +148,7 @@ public final class PcapngOutput implements FrameOutput {
      */
     int writeEvent(FrameEncoder encoder, ByteOrder order, ByteBuffer src, int from, int length, int cpu, long timeNs,
                    boolean rawClock) throws IOException {
-        if (cpu < 0 || cpu >= WireHeader.NO_CPU) { // before the block is written
-            throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
-        }
+        FrameEncoder.checkEventCpu(cpu); // before the block is written
         Objects.checkFromIndexSize(from, length, src.limit());
         int n = encoder.eventSize(length);
         int at = writer.reservePacket(iface, timeNs, n);

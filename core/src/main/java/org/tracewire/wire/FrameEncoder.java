@@ -62,18 +62,16 @@ public final class FrameEncoder {
      *
      * @param order   the kernel's byte order (sets {@link WireHeader#FLAG_LITTLE_ENDIAN})
      * @param payload the record payload, from {@code common_type} to the record's end (tail padding included)
-     * @param cpu     0..65535
+     * @param cpu     0..65534
      * @param timeNs  ns since the Unix epoch (or the raw clock with {@code rawClock})
      * @return bytes written: 16 + payload length, or {@link #maxFrameSize()} when cut (then the frame
      *         carries {@link WireHeader#FLAG_TRUNCATED})
      * @throws BufferOverflowException  when {@code out} has less room than the frame (nothing written,
      *                                  the sequence not used)
-     * @throws IllegalArgumentException for a cpu outside 0..65535
+     * @throws IllegalArgumentException for a cpu outside 0..65534
      */
     public int event(ByteOrder order, ByteBuffer payload, int cpu, long timeNs, boolean rawClock, ByteBuffer out) {
-        if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
-            throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
-        }
+        checkEventCpu(cpu);
         int at = out.position();
         if (out.limit() - at < eventSize(payload.remaining())) {
             throw new BufferOverflowException();
@@ -81,6 +79,18 @@ public final class FrameEncoder {
         int n = event(order, payload, payload.position(), payload.remaining(), cpu, timeNs, rawClock, out, at);
         out.position(at + n);
         return n;
+    }
+
+    /**
+     * Checks the cpu of an EVENT frame's header: 0..65534 ({@link WireHeader#NO_CPU}, 65535, is for
+     * context frames that concern no CPU).
+     *
+     * @throws IllegalArgumentException for a cpu outside 0..65534
+     */
+    public static void checkEventCpu(int cpu) {
+        if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
+            throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
+        }
     }
 
     /**
@@ -113,9 +123,7 @@ public final class FrameEncoder {
      */
     public int event(ByteOrder order, ByteBuffer src, int from, int length, int cpu, long timeNs, boolean rawClock,
                      ByteBuffer out, int at) {
-        if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
-            throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
-        }
+        checkEventCpu(cpu);
         Objects.checkFromIndexSize(from, length, src.limit());
         int flags = (order == ByteOrder.LITTLE_ENDIAN ? WireHeader.FLAG_LITTLE_ENDIAN : 0)
                 | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0);
