@@ -495,17 +495,18 @@ public final class CaptureEngine {
         }
     }
 
-    /** A sub-buffer read from the kernel, with its header, lost count and a view for the outputs. */
+    /**
+     * A sub-buffer read from the kernel, with its header and lost count. While the emitter has it,
+     * it is only read at absolute indexes (the scan, the frame sink, the record copy).
+     */
     private static final class Page {
         final ByteBuffer buf;
-        final ByteBuffer view;
         SubBuffer.PageHeader header;
         /** Lost events the drainer attributed to this page (they go before its first record). */
         long lost;
 
         Page(int size, ByteOrder order) {
             buf = ByteBuffer.allocateDirect(size).order(order);
-            view = buf.duplicate().order(order);
         }
     }
 
@@ -639,7 +640,7 @@ public final class CaptureEngine {
         long traceTs = r.ts[i];
         long time = wallClock ? clock.toWallNs(traceTs) : traceTs;
         if (frames != null) {
-            frames.event(r.page.view, offset, length, format, cpu, time, !wallClock, lost);
+            frames.event(page, offset, length, format, cpu, time, !wallClock, lost);
         }
         CapturedEvent e = null;
         for (EventSink s : sinkArray) {

@@ -105,18 +105,6 @@ public final class FrameSink implements AutoCloseable {
 
     /**
      * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
-     * record payload) and writes it to every output, after the context it needs: what
-     * {@link #event(ByteBuffer, int, int, EventFormat, int, long, boolean, long)} does for the
-     * payload from {@code payload}'s position to its limit (neither is changed).
-     */
-    public void event(ByteBuffer payload, EventFormat format, int cpu, long timeNs, boolean rawClock, long lost)
-            throws IOException {
-        int from = payload.position();
-        event(payload, from, payload.limit() - from, format, cpu, timeNs, rawClock, lost);
-    }
-
-    /**
-     * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
      * record payload) and writes it to every output, after the context it needs. A capture whose
      * only output is a pcapng file or FIFO has the frame encoded straight into the file's buffer
      * ({@link PcapngOutput#writeEvent}); otherwise it is encoded once into a scratch buffer with

@@ -309,7 +309,8 @@ class ContextTrackerTest {
             for (int i = 0; i < records.size(); i++) {
                 EventRecord r = records.get(i);
                 ByteBuffer payload = r.payload().duplicate().order(r.layout().byteOrder());
-                sink.event(payload, r.format(), r.cpu(), time(r), false, i == 5 ? 3 : 0);
+                sink.event(payload, payload.position(), payload.remaining(), r.format(), r.cpu(), time(r), false,
+                        i == 5 ? 3 : 0);
             }
             sink.lostAtEnd(0, 4);
             sink.flush();
