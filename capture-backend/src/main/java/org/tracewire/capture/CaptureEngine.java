@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.posix.CpuAffinity;
 import org.tracewire.record.EventRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
@@ -30,7 +32,14 @@ import org.tracewire.tracefs.TracefsInstance;
  * {@code buffer_percent} watermark) and then reads sub-buffers non-blocking until EAGAIN or a page
  * comes back less than 3/4 full (a blocking {@code read()} would wake on every event, see
  * {@code ../shared/README.md}), into pages of a pool of at most {@link #STASH_PER_CPU} bytes
- * ({@link #STASH_TOTAL} over all CPUs), which it queues. So the kernel's buffer is emptied at the
+ * ({@link #STASH_TOTAL} over all CPUs), which it queues. A drainer runs on its own CPU when the
+ * process may run there ({@code sched_setaffinity}, property {@code tracewire.pinReaders}, default
+ * true): the sub-buffers it copies were just written there, so the copy reads them from that CPU's
+ * cache (under full-speed getppid loops the drainers then took 9-12 ms of CPU per million events
+ * instead of 14-23, docs/capture.md). A pinned drainer that shows no sign of life for
+ * {@link #RESCUE_NS} (its CPU monopolised, e.g. by a real-time task) is given back every CPU it was
+ * allowed, by the emitter, so a busy CPU can lose events to its buffer's size, never stall the
+ * capture. So the kernel's buffer is emptied at the
  * pace of a copy, even while the per-record code still runs interpreted (the first second at
  * full-speed rates lost hundreds of thousands of events before). The drainer also settles each
  * page's lost events (below). After a read that found the buffer empty it queues a mark with the
@@ -65,6 +74,10 @@ import org.tracewire.tracefs.TracefsInstance;
  * tried to record ({@link RingBufferStats#attempted()}), checked in {@link CpuStats#agreesWithKernel()}.
  */
 public final class CaptureEngine {
+    /** How long a pinned drainer may go without a sign of life before it may run on any CPU again, ns. */
+    static final long RESCUE_NS = 500_000_000L;
+    /** Whether drainers run on their own CPU (property {@code tracewire.pinReaders}, default true). */
+    static final boolean PIN_READERS = !"false".equals(System.getProperty("tracewire.pinReaders"));
     /** Longest wait in poll(), ms. */
     public static final int POLL_MS = 50;
     /** Allowance for records committed just after a reader found the buffer empty, ns. */
@@ -106,6 +119,8 @@ public final class CaptureEngine {
     /** Pages a CPU's drainer may hold ahead of the emitter. */
     private int stashPages;
     private volatile boolean stopping;
+    /** The CPUs the thread that started the engine may run on (what an unpinned drainer gets), or null. */
+    private BitSet allowedCpus;
 
     /**
      * @param instance the capture instance (tracing may already be on)
@@ -152,6 +167,13 @@ public final class CaptureEngine {
         int perCpu = frames != null && frames.live() ? LIVE_STASH_PER_CPU : STASH_PER_CPU;
         long stashBytes = Math.max(1 << 20, Math.min(perCpu, STASH_TOTAL / cpus));
         stashPages = (int) Math.max(16, stashBytes / layout.subBufferSize());
+        if (PIN_READERS) {
+            try {
+                allowedCpus = CpuAffinity.get(0);
+            } catch (RuntimeException e) {
+                allowedCpus = null; // no affinity calls here (not Linux?): drainers stay where the scheduler puts them
+            }
+        }
         for (int cpu : instance.cpus()) {
             // the baseline of the kernel's counters: tracing is off, the clock markers were consumed
             RingBufferStats base = RingBufferStats.read(instance, cpu);
@@ -205,6 +227,16 @@ public final class CaptureEngine {
         return unknownEvents.get();
     }
 
+    /** The CPUs whose drainer runs pinned to its CPU now (see the class comment). */
+    List<Integer> pinnedReaders() {
+        return readers.stream().filter(r -> r.pinned).map(r -> r.cpu).toList();
+    }
+
+    /** The CPUs whose pinned drainer was starved and given back every CPU ({@link #RESCUE_NS}). */
+    List<Integer> rescuedReaders() {
+        return readers.stream().filter(r -> r.rescued).map(r -> r.cpu).toList();
+    }
+
     /** Per-CPU counters so far. */
     public List<CpuStats> stats() {
         List<CpuStats> out = new ArrayList<>();
@@ -239,6 +271,14 @@ public final class CaptureEngine {
         final AtomicLong statsReads = new AtomicLong();
         /** Lost events no emitted frame carried (after the last one, or on frames not emitted); set by the emitter at the end. */
         volatile long lostAfterLast;
+        /** The drainer's Linux thread id once it runs (0 before). */
+        volatile int tid;
+        /** True while the drainer is pinned to {@link #cpu}. */
+        volatile boolean pinned;
+        /** True once the emitter unpinned a starved drainer ({@link #rescueIfStarved}). */
+        volatile boolean rescued;
+        /** {@link System#nanoTime()} of the drainer's last sign of life (a page read, a wake-up). */
+        volatile long heartbeat;
 
         // drainer-thread state: pages read from the kernel, waiting for the emitter
         final Thread drainer;
@@ -302,6 +342,8 @@ public final class CaptureEngine {
          * counts and queues the last mark.
          */
         private void drain() {
+            heartbeat = System.nanoTime();
+            pin();
             int fullEnough = (layout.subBufferSize() - layout.dataOffset()) * 3 / 4;
             try {
                 while (true) {
@@ -309,6 +351,7 @@ public final class CaptureEngine {
                     long now = clock.traceNow() - SLACK_NS;
                     boolean empty = false;
                     while (true) {
+                        heartbeat = System.nanoTime();
                         Page pg = freePage();
                         if (pg == null) {
                             return; // failed elsewhere
@@ -356,6 +399,43 @@ public final class CaptureEngine {
             }
         }
 
+        /**
+         * Drainer: runs on this CPU from now on when the process may run there (see the class
+         * comment); stays unpinned when it may not, or the kernel refuses.
+         */
+        private void pin() {
+            tid = CpuAffinity.currentThreadId();
+            if (allowedCpus == null || !allowedCpus.get(cpu) || allowedCpus.cardinality() < 2) {
+                return;
+            }
+            BitSet own = new BitSet();
+            own.set(cpu);
+            try {
+                CpuAffinity.set(0, own);
+                pinned = true;
+            } catch (RuntimeException e) {
+                // CPU gone offline or outside our cpuset since start(): the scheduler places us
+            }
+        }
+
+        /**
+         * Emitter: gives a pinned drainer that showed no sign of life for {@link #RESCUE_NS} every
+         * CPU it was allowed, so it can run elsewhere than its monopolised CPU.
+         *
+         * @param now {@link System#nanoTime()}
+         */
+        void rescueIfStarved(long now) {
+            if (pinned && now - heartbeat > RESCUE_NS) {
+                pinned = false;
+                try {
+                    CpuAffinity.set(tid, allowedCpus);
+                    rescued = true;
+                } catch (RuntimeException e) {
+                    fail(new IOException("cannot unpin the reader of cpu " + cpu + ": " + e.getMessage(), e));
+                }
+            }
+        }
+
         /** A page of the pool: a free one, a new one while under the cap, else waits for one. */
         private Page freePage() throws InterruptedException {
             Page pg = freePages.poll();
@@ -367,6 +447,7 @@ public final class CaptureEngine {
                 return new Page(layout.subBufferSize(), layout.kernel().byteOrder());
             }
             while (failure.get() == null) {
+                heartbeat = System.nanoTime(); // waiting for the emitter is not being starved
                 pg = freePages.poll(100, TimeUnit.MILLISECONDS);
                 if (pg != null) {
                     return pg;
@@ -574,6 +655,10 @@ public final class CaptureEngine {
                 }
                 if (frames != null) {
                     frames.idle(); // a live pcapng (FIFO) pushes out what it holds
+                }
+                long now = System.nanoTime();
+                for (CpuReader r : rs) {
+                    r.rescueIfStarved(now);
                 }
                 // until a drainer queues a page or a mark (it unparks us)
                 LockSupport.parkNanos(this, IDLE_WAIT_NS);

@@ -1,6 +1,7 @@
 package org.tracewire.capture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -86,6 +87,123 @@ class CaptureEngineTest {
             long expected = nextSeq.getOrDefault(e.record().cpu(), 0L);
             assertEquals(expected, e.sequence());
             nextSeq.put(e.record().cpu(), expected + 1);
+        }
+    }
+
+    /** The {@code Cpus_allowed_list} of this JVM's thread named {@code name} (from /proc/self/task). */
+    static String cpusAllowed(String name) throws java.io.IOException {
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path t : tasks.toList()) {
+                if (java.nio.file.Files.readString(t.resolve("comm")).strip().equals(name)) {
+                    for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                        if (line.startsWith("Cpus_allowed_list:")) {
+                            return line.substring("Cpus_allowed_list:".length()).strip();
+                        }
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no thread named " + name);
+    }
+
+    /** A CPU set in the kernel's list format ({@code 0-3,8}), as /proc prints {@code Cpus_allowed_list}. */
+    static String cpuList(java.util.BitSet cpus) {
+        StringBuilder sb = new StringBuilder();
+        for (int from = cpus.nextSetBit(0); from >= 0; ) {
+            int to = cpus.nextClearBit(from) - 1;
+            sb.append(sb.length() > 0 ? "," : "").append(from).append(to > from ? "-" + to : "");
+            from = cpus.nextSetBit(to + 1);
+        }
+        return sb.toString();
+    }
+
+    /** The CPUs this JVM may run on, at least two, else the test is skipped (or fails on CI). */
+    static java.util.BitSet twoCpus() {
+        java.util.BitSet allowed = org.tracewire.posix.CpuAffinity.get(0);
+        if (allowed.cardinality() < 2) {
+            Prerequisites.system().unmet("needs at least two CPUs to run on, has " + allowed);
+        }
+        return allowed;
+    }
+
+    /**
+     * Each CPU's drainer runs on that CPU (it copies sub-buffers the kernel just wrote there),
+     * as the kernel reports the thread's affinity in /proc.
+     */
+    @Test
+    @Tag("live")
+    void readersRunOnTheirOwnCpu() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        java.util.BitSet allowed = twoCpus();
+        try (CaptureSession session = CaptureSession.open(top, List.of(
+                new EventSelection("sched", "sched_switch", null)), 1024, "mono")) {
+            var inst = session.instance();
+            CaptureEngine engine = new CaptureEngine(inst, session.layout(), top.formats().byId(), session.clock(),
+                    null, List.of(new ListSink()));
+            engine.start();
+            try {
+                long until = System.nanoTime() + 5_000_000_000L;
+                while (engine.pinnedReaders().size() < allowed.cardinality() && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
+                for (int cpu : inst.cpus()) {
+                    if (allowed.get(cpu)) {
+                        assertEquals(String.valueOf(cpu), cpusAllowed("tracewire-read" + cpu), "cpu " + cpu);
+                        assertTrue(engine.pinnedReaders().contains(cpu), "cpu " + cpu);
+                    }
+                }
+            } finally {
+                engine.stop();
+            }
+        }
+    }
+
+    /**
+     * A pinned drainer whose CPU a real-time task monopolises (a SCHED_FIFO busy loop there; the
+     * kernel leaves normal tasks at most 5% of it) is given back every CPU, and the capture ends with
+     * every event read or counted lost, per the kernel's stats.
+     */
+    @Test
+    @Tag("live")
+    void aStarvedReaderMayRunElsewhere() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        java.util.BitSet allowed = twoCpus();
+        Prerequisites.requireTool("chrt");
+        Prerequisites.requireTool("taskset");
+        int busy = allowed.length() - 1;
+        try (CaptureSession session = CaptureSession.open(top, List.of(
+                new EventSelection("sched", "sched_switch", null),
+                new EventSelection("sched", "sched_wakeup", null)), 1024, "mono")) {
+            var inst = session.instance();
+            CaptureEngine engine = new CaptureEngine(inst, session.layout(), top.formats().byId(), session.clock(),
+                    null, List.of(new ListSink()));
+            engine.start();
+            try {
+                session.start();
+                long until = System.nanoTime() + 5_000_000_000L;
+                while (!engine.pinnedReaders().contains(busy) && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
+                assertTrue(engine.pinnedReaders().contains(busy), "the reader of cpu " + busy + " was never pinned");
+                // SCHED_FIFO on that CPU for 2.5 s; the test (a normal task elsewhere) ends it
+                Process hog = new ProcessBuilder("taskset", "-c", String.valueOf(busy), "chrt", "-f", "10",
+                        "sh", "-c", "while :; do :; done").redirectErrorStream(true).start();
+                try {
+                    if (hog.waitFor(2500, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                        fail("the busy loop ended early: " + new String(hog.getInputStream().readAllBytes()));
+                    }
+                } finally {
+                    hog.destroyForcibly().waitFor();
+                }
+                assertEquals(List.of(busy), engine.rescuedReaders());
+                assertEquals(cpuList(allowed), cpusAllowed("tracewire-read" + busy));
+                session.stop();
+            } finally {
+                engine.stop();
+            }
+            for (CpuStats s : engine.stats()) {
+                assertTrue(s.agreesWithKernel(), s.toString());
+            }
         }
     }
 

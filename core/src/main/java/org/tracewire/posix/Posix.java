@@ -84,6 +84,21 @@ public final class Posix {
     /** close(2). */
     public static native int close(int fd) throws LastErrorException;
 
+    /**
+     * sched_setaffinity(2): the CPUs a thread may run on.
+     *
+     * @param tid  the thread id ({@link #gettid()}), 0 for the calling thread
+     * @param size bytes of {@code mask} given (8 per word)
+     * @param mask {@code cpu_set_t} as 64-bit words: CPU {@code i} is bit {@code i % 64} of word {@code i / 64}
+     */
+    public static native int sched_setaffinity(int tid, long size, long[] mask) throws LastErrorException;
+
+    /** sched_getaffinity(2): the CPUs a thread may run on, into {@code mask} (as for {@link #sched_setaffinity}). */
+    public static native int sched_getaffinity(int tid, long size, long[] mask) throws LastErrorException;
+
+    /** gettid(2): the calling thread's id (glibc 2.30+). */
+    public static native int gettid();
+
     /** ioctl(2) with a pointer argument. */
     public static native int ioctl(int fd, long request, byte[] arg) throws LastErrorException;
 

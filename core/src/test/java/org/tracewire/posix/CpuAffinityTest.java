@@ -1,0 +1,89 @@
+package org.tracewire.posix;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class CpuAffinityTest {
+    /** The kernel's view of a thread of this process: {@code Cpus_allowed_list} as a set. */
+    private static BitSet procAllowed(int tid) throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/task/" + tid + "/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                BitSet s = new BitSet();
+                for (String part : line.substring(line.indexOf(':') + 1).strip().split(",")) {
+                    String[] r = part.split("-");
+                    s.set(Integer.parseInt(r[0]), Integer.parseInt(r[r.length - 1]) + 1);
+                }
+                return s;
+            }
+        }
+        throw new AssertionError("no Cpus_allowed_list for thread " + tid);
+    }
+
+    /** What {@link CpuAffinity#get} returns is what /proc says, for the calling thread. */
+    @Test
+    void getAgreesWithProc() throws Exception {
+        int tid = CpuAffinity.currentThreadId();
+        assertTrue(tid > 0);
+        assertEquals(procAllowed(tid), CpuAffinity.get(0));
+        assertEquals(procAllowed(tid), CpuAffinity.get(tid));
+    }
+
+    /**
+     * A thread pinned to one CPU by another thread (by its id) shows exactly that CPU in /proc, and
+     * is given its whole set back the same way.
+     */
+    @Test
+    void setPinsAnotherThreadAndGivesItsCpusBack() throws Exception {
+        BitSet all = CpuAffinity.get(0);
+        int cpu = all.length() - 1;
+        AtomicReference<Integer> tid = new AtomicReference<>();
+        Object gate = new Object();
+        Thread t = new Thread(() -> {
+            tid.set(CpuAffinity.currentThreadId());
+            synchronized (gate) {
+                try {
+                    gate.wait(10_000);
+                } catch (InterruptedException ignored) {
+                    // end
+                }
+            }
+        });
+        t.start();
+        try {
+            while (tid.get() == null) {
+                Thread.sleep(1);
+            }
+            BitSet one = new BitSet();
+            one.set(cpu);
+            CpuAffinity.set(tid.get(), one);
+            assertEquals(one, procAllowed(tid.get()));
+            assertEquals(one, CpuAffinity.get(tid.get()));
+            CpuAffinity.set(tid.get(), all);
+            assertEquals(all, procAllowed(tid.get()));
+        } finally {
+            synchronized (gate) {
+                gate.notifyAll();
+            }
+            t.join();
+        }
+    }
+
+    /** An empty set is refused before the kernel; a thread that does not exist is the kernel's ESRCH (3). */
+    @Test
+    void refusals() {
+        assertThrows(IllegalArgumentException.class, () -> CpuAffinity.set(0, new BitSet()));
+        BitSet far = new BitSet();
+        far.set(CpuAffinity.MAX_CPUS);
+        assertThrows(IllegalArgumentException.class, () -> CpuAffinity.set(0, far));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> CpuAffinity.get(Integer.MAX_VALUE));
+        assertTrue(e.getMessage().contains("errno 3"), e.getMessage());
+    }
+}
