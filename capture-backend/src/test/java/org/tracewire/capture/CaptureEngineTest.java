@@ -117,6 +117,24 @@ class CaptureEngineTest {
         return sb.toString();
     }
 
+    /** An engine over the session's instance, started, its records going to a {@link ListSink}. */
+    static CaptureEngine startedEngine(Tracefs top, CaptureSession session) throws java.io.IOException {
+        CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
+                session.clock(), null, List.of(new ListSink()));
+        engine.start();
+        return engine;
+    }
+
+    /** Waits up to 5 s until the engine's pinned drainers satisfy {@code ok}; returns whether they do. */
+    static boolean awaitPinned(CaptureEngine engine, java.util.function.Predicate<List<Integer>> ok)
+            throws InterruptedException {
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (!ok.test(engine.pinnedReaders()) && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        return ok.test(engine.pinnedReaders());
+    }
+
     /** The CPUs this JVM may run on, at least two, else the test is skipped (or fails on CI). */
     static java.util.BitSet twoCpus() {
         java.util.BitSet allowed = org.tracewire.posix.CpuAffinity.get(0);
@@ -138,14 +156,9 @@ class CaptureEngineTest {
         try (CaptureSession session = CaptureSession.open(top, List.of(
                 new EventSelection("sched", "sched_switch", null)), 1024, "mono")) {
             var inst = session.instance();
-            CaptureEngine engine = new CaptureEngine(inst, session.layout(), top.formats().byId(), session.clock(),
-                    null, List.of(new ListSink()));
-            engine.start();
+            CaptureEngine engine = startedEngine(top, session);
             try {
-                long until = System.nanoTime() + 5_000_000_000L;
-                while (engine.pinnedReaders().size() < allowed.cardinality() && System.nanoTime() < until) {
-                    Thread.sleep(10);
-                }
+                awaitPinned(engine, pinned -> pinned.size() >= allowed.cardinality());
                 for (int cpu : inst.cpus()) {
                     if (allowed.get(cpu)) {
                         assertEquals(String.valueOf(cpu), cpusAllowed("tracewire-read" + cpu), "cpu " + cpu);
@@ -174,17 +187,11 @@ class CaptureEngineTest {
         try (CaptureSession session = CaptureSession.open(top, List.of(
                 new EventSelection("sched", "sched_switch", null),
                 new EventSelection("sched", "sched_wakeup", null)), 1024, "mono")) {
-            var inst = session.instance();
-            CaptureEngine engine = new CaptureEngine(inst, session.layout(), top.formats().byId(), session.clock(),
-                    null, List.of(new ListSink()));
-            engine.start();
+            CaptureEngine engine = startedEngine(top, session);
             try {
                 session.start();
-                long until = System.nanoTime() + 5_000_000_000L;
-                while (!engine.pinnedReaders().contains(busy) && System.nanoTime() < until) {
-                    Thread.sleep(10);
-                }
-                assertTrue(engine.pinnedReaders().contains(busy), "the reader of cpu " + busy + " was never pinned");
+                assertTrue(awaitPinned(engine, pinned -> pinned.contains(busy)),
+                        "the reader of cpu " + busy + " was never pinned");
                 // SCHED_FIFO on that CPU for 2.5 s; the test (a normal task elsewhere) ends it
                 Process hog = new ProcessBuilder("taskset", "-c", String.valueOf(busy), "chrt", "-f", "10",
                         "sh", "-c", "while :; do :; done").redirectErrorStream(true).start();
