@@ -21,6 +21,9 @@
 #       events' filters and set_event_notrace_pid alone (checked on trace-cmd 3.1.6), it does not
 #       exclude its own threads in the kernel; tracewire's default exclusion costs the kernel about
 #       12% of its events/s at full speed (docs/capture.md, "What excluding ourselves costs")
+#   Each recorder listed after trace-cmd in -t gets, per round, its events/s and cpu% as ratios of
+#   trace-cmd's in that round (issue #12's targets: >= 0.9x the events/s at <= 3x the cpu), and at
+#   the end their range over the runs where neither lost an event.
 #   -n: run every recorder, and dumpcap, under `nice -n NICE` (e.g. -10: the recorders take the
 #       CPU before the workload does; default 0)
 set -euo pipefail
@@ -75,10 +78,11 @@ start_workload() {   # $1 rate, $2 seconds
 cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
 ev_args=(); for e in "${events[@]}"; do ev_args+=(-e "$e"); done
 pattern=$(printf '%s\n' "${events[@]}" | sed 's/.*://' | paste -sd'|')
-declare -A best best_cpu
+declare -A best best_cpu ratio_min ratio_max cpu_ratio_min cpu_ratio_max
 printf "# workload %s, %s s per run, events %s, recorders at nice %s\n" "$workload" "$dur" "${events[*]}" "$niceness"
 printf "%-16s %9s %12s %10s %8s %s\n" recorder rate events/s lost cpu% "note (cpu% = process user+sys / run seconds, startup included)"
 for r in "${rates[@]}"; do
+  tc_rate=""; tc_cpu=""; tc_lost=""   # trace-cmd's figures in this round, for the others' ratios
   for tool in ${tools//,/ }; do
     start_workload "$r" $((dur + 9))
     sleep 1.5
@@ -123,6 +127,18 @@ for r in "${rates[@]}"; do
     stop_workload; wait 2>/dev/null || true; sleep 0.5
     rate=$(echo "$n / $dur" | bc -l)
     cpu=$(cpu_of "$tmp/time")
+    if [ "$tool" = trace-cmd ]; then
+      tc_rate=$rate; tc_cpu=$cpu; tc_lost=$lost
+    elif [ -n "$tc_rate" ] && (( $(echo "$tc_rate > 0 && $tc_cpu > 0" | bc) )); then
+      x=$(printf "%.2f" "$(echo "$rate / $tc_rate" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $tc_cpu" | bc -l)")
+      note="${x}x trace-cmd's events/s at ${c}x its cpu; $note"
+      if [ "$lost" = 0 ] && [ "$ok" = 1 ] && [ "$tc_lost" = 0 ]; then
+        { [ -z "${ratio_min[$tool]:-}" ] || (( $(echo "$x < ${ratio_min[$tool]:-}" | bc) )); } && ratio_min[$tool]=$x
+        { [ -z "${ratio_max[$tool]:-}" ] || (( $(echo "$x > ${ratio_max[$tool]:-}" | bc) )); } && ratio_max[$tool]=$x
+        { [ -z "${cpu_ratio_min[$tool]:-}" ] || (( $(echo "$c < ${cpu_ratio_min[$tool]:-}" | bc) )); } && cpu_ratio_min[$tool]=$c
+        { [ -z "${cpu_ratio_max[$tool]:-}" ] || (( $(echo "$c > ${cpu_ratio_max[$tool]:-}" | bc) )); } && cpu_ratio_max[$tool]=$c
+      fi
+    fi
     printf "%-16s %9s %12.0f %10s %8s %s\n" "$tool" "$r" "$rate" "$lost" "$cpu" "$note"
     if [ "$lost" = 0 ] && [ "$ok" = 1 ] && (( $(echo "$rate > ${best[$tool]:-0}" | bc) )); then
       best[$tool]=$(printf "%.0f" "$rate"); best_cpu[$tool]=$cpu
@@ -133,3 +149,12 @@ echo "# highest rate held with zero loss ($workload):"
 for tool in ${tools//,/ }; do
   printf "#   %-10s %10s events/s  (cpu %s%%)\n" "$tool" "${best[$tool]:-none}" "${best_cpu[$tool]:--}"
 done
+if [ ${#ratio_min[@]} -gt 0 ]; then
+  echo "# against trace-cmd in the same round (runs with zero loss of both):"
+  for tool in ${tools//,/ }; do
+    if [ -n "${ratio_min[$tool]:-}" ]; then
+      printf "#   %-10s %s-%sx its events/s at %s-%sx its cpu\n" "$tool" \
+        "${ratio_min[$tool]}" "${ratio_max[$tool]}" "${cpu_ratio_min[$tool]}" "${cpu_ratio_max[$tool]}"
+    fi
+  done
+fi
