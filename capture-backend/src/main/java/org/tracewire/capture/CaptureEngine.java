@@ -170,7 +170,7 @@ public final class CaptureEngine {
         if (PIN_READERS) {
             try {
                 allowedCpus = CpuAffinity.get(0);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError e) {
                 allowedCpus = null; // no affinity calls here (not Linux?): drainers stay where the scheduler puts them
             }
         }
@@ -343,9 +343,9 @@ public final class CaptureEngine {
          */
         private void drain() {
             heartbeat = System.nanoTime();
-            pin();
             int fullEnough = (layout.subBufferSize() - layout.dataOffset()) * 3 / 4;
             try {
+                pin();
                 while (true) {
                     boolean last = stopping;
                     long now = clock.traceNow() - SLACK_NS;
@@ -404,17 +404,18 @@ public final class CaptureEngine {
          * comment); stays unpinned when it may not, or the kernel refuses.
          */
         private void pin() {
-            tid = CpuAffinity.currentThreadId();
             if (allowedCpus == null || !allowedCpus.get(cpu) || allowedCpus.cardinality() < 2) {
                 return;
             }
             BitSet own = new BitSet();
             own.set(cpu);
             try {
+                tid = CpuAffinity.currentThreadId(); // first: only a drainer the emitter can unpin is pinned
                 CpuAffinity.set(0, own);
                 pinned = true;
-            } catch (RuntimeException e) {
-                // CPU gone offline or outside our cpuset since start(): the scheduler places us
+            } catch (RuntimeException | LinkageError e) {
+                // no /proc, CPU gone offline or outside our cpuset since start(), no such libc call:
+                // the scheduler places us, as without pinning
             }
         }
 

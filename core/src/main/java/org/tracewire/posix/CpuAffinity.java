@@ -1,11 +1,14 @@
 package org.tracewire.posix;
 
 import com.sun.jna.LastErrorException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.BitSet;
 
 /**
  * The CPUs a thread may run on ({@code sched_setaffinity(2)}, {@code sched_getaffinity(2)}), for
- * Linux thread ids. Masks are {@link BitSet}s of CPU numbers; up to {@link #MAX_CPUS} CPUs.
+ * Linux thread ids ({@link #currentThreadId()}). Masks are {@link BitSet}s of CPU numbers; up to {@link #MAX_CPUS} CPUs.
  */
 public final class CpuAffinity {
     /** The largest CPU count a mask here covers (a 1024-bit {@code cpu_set_t}, glibc's default size). */
@@ -15,9 +18,21 @@ public final class CpuAffinity {
     private CpuAffinity() {
     }
 
-    /** The calling thread's Linux thread id ({@code gettid(2)}). */
+    /**
+     * The calling thread's Linux thread id, as {@code gettid(2)} returns it: read from the
+     * {@code /proc/thread-self} link ({@code PID/task/TID}, Linux 3.17+), since glibc before 2.30
+     * has no {@code gettid} wrapper (and a missing symbol would fail every call of {@link Posix}).
+     *
+     * @throws IllegalStateException when /proc is not mounted or the link is not of that form
+     */
     public static int currentThreadId() {
-        return Posix.gettid();
+        Path link = Path.of("/proc/thread-self");
+        try {
+            Path target = Files.readSymbolicLink(link);
+            return Integer.parseInt(target.getFileName().toString());
+        } catch (IOException | NumberFormatException | NullPointerException e) {
+            throw new IllegalStateException("cannot read the thread id from " + link + ": " + e, e);
+        }
     }
 
     /**

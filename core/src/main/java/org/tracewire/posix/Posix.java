@@ -96,9 +96,6 @@ public final class Posix {
     /** sched_getaffinity(2): the CPUs a thread may run on, into {@code mask} (as for {@link #sched_setaffinity}). */
     public static native int sched_getaffinity(int tid, long size, long[] mask) throws LastErrorException;
 
-    /** gettid(2): the calling thread's id (glibc 2.30+). */
-    public static native int gettid();
-
     /** ioctl(2) with a pointer argument. */
     public static native int ioctl(int fd, long request, byte[] arg) throws LastErrorException;
 

@@ -54,12 +54,15 @@ class CpuAffinityTest {
                     // end
                 }
             }
-        });
+        }, "cpuaff-probe");
         t.start();
         try {
             while (tid.get() == null) {
                 Thread.sleep(1);
             }
+            // the id is that thread's own (the JVM names the kernel's task after the Java thread)
+            assertEquals("cpuaff-probe", Files.readString(Path.of("/proc/self/task/" + tid.get() + "/comm")).strip());
+            assertTrue(tid.get() != CpuAffinity.currentThreadId());
             BitSet one = new BitSet();
             one.set(cpu);
             CpuAffinity.set(tid.get(), one);
