@@ -273,7 +273,7 @@ public final class CaptureEngine {
         volatile long lostAfterLast;
         /** The drainer's Linux thread id once it runs (0 before). */
         volatile int tid;
-        /** True while the drainer is pinned to {@link #cpu}. */
+        /** True while the drainer runs, pinned to {@link #cpu}. */
         volatile boolean pinned;
         /** True once the emitter unpinned a starved drainer ({@link #rescueIfStarved}). */
         volatile boolean rescued;
@@ -396,6 +396,8 @@ public final class CaptureEngine {
                 fail(t);
                 pagesRead.add(new Mark(Long.MIN_VALUE, true));
                 LockSupport.unpark(emitter);
+            } finally {
+                pinned = false; // a drainer that ended needs no rescue (and its thread id is gone)
             }
         }
 
@@ -432,7 +434,7 @@ public final class CaptureEngine {
                     CpuAffinity.set(tid, allowedCpus);
                     rescued = true;
                 } catch (RuntimeException e) {
-                    fail(new IOException("cannot unpin the reader of cpu " + cpu + ": " + e.getMessage(), e));
+                    // the drainer ended meanwhile (ESRCH): nothing to rescue
                 }
             }
         }

@@ -146,7 +146,7 @@ class CaptureEngineTest {
 
     /**
      * Each CPU's drainer runs on that CPU (it copies sub-buffers the kernel just wrote there),
-     * as the kernel reports the thread's affinity in /proc.
+     * as the kernel reports the thread's affinity in /proc; once stopped, none counts as pinned.
      */
     @Test
     @Tag("live")
@@ -168,6 +168,8 @@ class CaptureEngineTest {
             } finally {
                 engine.stop();
             }
+            // ended drainers count as pinned no more: the emitter never tries to rescue a thread gone
+            assertEquals(List.of(), engine.pinnedReaders());
         }
     }
 
