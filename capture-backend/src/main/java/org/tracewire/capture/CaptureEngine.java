@@ -119,7 +119,10 @@ public final class CaptureEngine {
     /** Pages a CPU's drainer may hold ahead of the emitter. */
     private int stashPages;
     private volatile boolean stopping;
-    /** The CPUs the thread that started the engine may run on (what an unpinned drainer gets), or null. */
+    /**
+     * The CPUs the thread that started the engine may run on (what a rescued drainer gets), or null
+     * when drainers are not pinned (fewer than two such CPUs, no affinity calls, or pinning off).
+     */
     private BitSet allowedCpus;
 
     /**
@@ -169,7 +172,9 @@ public final class CaptureEngine {
         stashPages = (int) Math.max(16, stashBytes / layout.subBufferSize());
         if (PIN_READERS) {
             try {
-                allowedCpus = CpuAffinity.get(0);
+                BitSet allowed = CpuAffinity.get(0);
+                // a drainer pinned to the only CPU it may use could not be rescued anywhere
+                allowedCpus = allowed.cardinality() >= 2 ? allowed : null;
             } catch (RuntimeException | LinkageError e) {
                 allowedCpus = null; // no affinity calls here (not Linux?): drainers stay where the scheduler puts them
             }
@@ -406,7 +411,7 @@ public final class CaptureEngine {
          * comment); stays unpinned when it may not, or the kernel refuses.
          */
         private void pin() {
-            if (allowedCpus == null || !allowedCpus.get(cpu) || allowedCpus.cardinality() < 2) {
+            if (allowedCpus == null || !allowedCpus.get(cpu)) {
                 return;
             }
             BitSet own = new BitSet();

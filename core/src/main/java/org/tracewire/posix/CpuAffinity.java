@@ -4,6 +4,7 @@ import com.sun.jna.LastErrorException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -64,9 +65,7 @@ public final class CpuAffinity {
         if (cpus.isEmpty() || cpus.length() > MAX_CPUS) {
             throw new IllegalArgumentException("CPU set " + cpus + " is empty or goes past CPU " + (MAX_CPUS - 1));
         }
-        long[] words = cpus.toLongArray();
-        long[] mask = new long[WORDS];
-        System.arraycopy(words, 0, mask, 0, words.length);
+        long[] mask = Arrays.copyOf(cpus.toLongArray(), WORDS);
         try {
             Posix.sched_setaffinity(tid, WORDS * 8L, mask);
         } catch (LastErrorException e) {

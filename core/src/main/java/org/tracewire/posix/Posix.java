@@ -87,7 +87,7 @@ public final class Posix {
     /**
      * sched_setaffinity(2): the CPUs a thread may run on.
      *
-     * @param tid  the thread id ({@link #gettid()}), 0 for the calling thread
+     * @param tid  the thread id ({@link CpuAffinity#currentThreadId()}), 0 for the calling thread
      * @param size bytes of {@code mask} given (8 per word)
      * @param mask {@code cpu_set_t} as 64-bit words: CPU {@code i} is bit {@code i % 64} of word {@code i / 64}
      */
