@@ -11,6 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.ProcThreads;
 import org.tracewire.tracefs.Tracefs;
 
 class CaptureEngineTest {
@@ -90,33 +91,6 @@ class CaptureEngineTest {
         }
     }
 
-    /** The {@code Cpus_allowed_list} of this JVM's thread named {@code name} (from /proc/self/task). */
-    static String cpusAllowed(String name) throws java.io.IOException {
-        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
-            for (java.nio.file.Path t : tasks.toList()) {
-                if (java.nio.file.Files.readString(t.resolve("comm")).strip().equals(name)) {
-                    for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
-                        if (line.startsWith("Cpus_allowed_list:")) {
-                            return line.substring("Cpus_allowed_list:".length()).strip();
-                        }
-                    }
-                }
-            }
-        }
-        throw new AssertionError("no thread named " + name);
-    }
-
-    /** A CPU set in the kernel's list format ({@code 0-3,8}), as /proc prints {@code Cpus_allowed_list}. */
-    static String cpuList(java.util.BitSet cpus) {
-        StringBuilder sb = new StringBuilder();
-        for (int from = cpus.nextSetBit(0); from >= 0; ) {
-            int to = cpus.nextClearBit(from) - 1;
-            sb.append(sb.length() > 0 ? "," : "").append(from).append(to > from ? "-" + to : "");
-            from = cpus.nextSetBit(to + 1);
-        }
-        return sb.toString();
-    }
-
     /** An engine over the session's instance, started, its records going to a {@link ListSink}. */
     static CaptureEngine startedEngine(Tracefs top, CaptureSession session) throws java.io.IOException {
         CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
@@ -161,7 +135,10 @@ class CaptureEngineTest {
                 awaitPinned(engine, pinned -> pinned.size() >= allowed.cardinality());
                 for (int cpu : inst.cpus()) {
                     if (allowed.get(cpu)) {
-                        assertEquals(String.valueOf(cpu), cpusAllowed("tracewire-read" + cpu), "cpu " + cpu);
+                        java.util.BitSet own = new java.util.BitSet();
+                        own.set(cpu);
+                        assertEquals(own, ProcThreads.cpusAllowed(ProcThreads.idNamed("tracewire-read" + cpu)),
+                                "cpu " + cpu);
                         assertTrue(engine.pinnedReaders().contains(cpu), "cpu " + cpu);
                     }
                 }
@@ -205,7 +182,7 @@ class CaptureEngineTest {
                     hog.destroyForcibly().waitFor();
                 }
                 assertEquals(List.of(busy), engine.rescuedReaders());
-                assertEquals(cpuList(allowed), cpusAllowed("tracewire-read" + busy));
+                assertEquals(allowed, ProcThreads.cpusAllowed(ProcThreads.idNamed("tracewire-read" + busy)));
                 session.stop();
             } finally {
                 engine.stop();

@@ -4,35 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.tracewire.testing.ProcThreads;
 
 class CpuAffinityTest {
-    /** The kernel's view of a thread of this process: {@code Cpus_allowed_list} as a set. */
-    private static BitSet procAllowed(int tid) throws Exception {
-        for (String line : Files.readAllLines(Path.of("/proc/self/task/" + tid + "/status"))) {
-            if (line.startsWith("Cpus_allowed_list:")) {
-                BitSet s = new BitSet();
-                for (String part : line.substring(line.indexOf(':') + 1).strip().split(",")) {
-                    String[] r = part.split("-");
-                    s.set(Integer.parseInt(r[0]), Integer.parseInt(r[r.length - 1]) + 1);
-                }
-                return s;
-            }
-        }
-        throw new AssertionError("no Cpus_allowed_list for thread " + tid);
-    }
-
     /** What {@link CpuAffinity#get} returns is what /proc says, for the calling thread. */
     @Test
     void getAgreesWithProc() throws Exception {
         int tid = CpuAffinity.currentThreadId();
         assertTrue(tid > 0);
-        assertEquals(procAllowed(tid), CpuAffinity.get(0));
-        assertEquals(procAllowed(tid), CpuAffinity.get(tid));
+        assertEquals(ProcThreads.cpusAllowed(tid), CpuAffinity.get(0));
+        assertEquals(ProcThreads.cpusAllowed(tid), CpuAffinity.get(tid));
     }
 
     /**
@@ -61,15 +45,15 @@ class CpuAffinityTest {
                 Thread.sleep(1);
             }
             // the id is that thread's own (the JVM names the kernel's task after the Java thread)
-            assertEquals("cpuaff-probe", Files.readString(Path.of("/proc/self/task/" + tid.get() + "/comm")).strip());
+            assertEquals(tid.get(), ProcThreads.idNamed("cpuaff-probe"));
             assertTrue(tid.get() != CpuAffinity.currentThreadId());
             BitSet one = new BitSet();
             one.set(cpu);
             CpuAffinity.set(tid.get(), one);
-            assertEquals(one, procAllowed(tid.get()));
+            assertEquals(one, ProcThreads.cpusAllowed(tid.get()));
             assertEquals(one, CpuAffinity.get(tid.get()));
             CpuAffinity.set(tid.get(), all);
-            assertEquals(all, procAllowed(tid.get()));
+            assertEquals(all, ProcThreads.cpusAllowed(tid.get()));
         } finally {
             synchronized (gate) {
                 gate.notifyAll();
