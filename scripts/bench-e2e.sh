@@ -79,6 +79,12 @@ cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
 ev_args=(); for e in "${events[@]}"; do ev_args+=(-e "$e"); done
 pattern=$(printf '%s\n' "${events[@]}" | sed 's/.*://' | paste -sd'|')
 declare -A best best_cpu ratio_min ratio_max cpu_ratio_min cpu_ratio_max
+# widen MIN_ARRAY MAX_ARRAY KEY VALUE: the range MIN[KEY]..MAX[KEY] grows to take VALUE in
+widen() {
+  local -n lo=$1 hi=$2
+  if [ -z "${lo[$3]:-}" ] || (( $(echo "$4 < ${lo[$3]}" | bc) )); then lo[$3]=$4; fi
+  if [ -z "${hi[$3]:-}" ] || (( $(echo "$4 > ${hi[$3]}" | bc) )); then hi[$3]=$4; fi
+}
 printf "# workload %s, %s s per run, events %s, recorders at nice %s\n" "$workload" "$dur" "${events[*]}" "$niceness"
 printf "%-16s %9s %12s %10s %8s %s\n" recorder rate events/s lost cpu% "note (cpu% = process user+sys / run seconds, startup included)"
 for r in "${rates[@]}"; do
@@ -133,10 +139,8 @@ for r in "${rates[@]}"; do
       x=$(printf "%.2f" "$(echo "$rate / $tc_rate" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $tc_cpu" | bc -l)")
       note="${x}x trace-cmd's events/s at ${c}x its cpu; $note"
       if [ "$lost" = 0 ] && [ "$ok" = 1 ] && [ "$tc_lost" = 0 ]; then
-        { [ -z "${ratio_min[$tool]:-}" ] || (( $(echo "$x < ${ratio_min[$tool]:-}" | bc) )); } && ratio_min[$tool]=$x
-        { [ -z "${ratio_max[$tool]:-}" ] || (( $(echo "$x > ${ratio_max[$tool]:-}" | bc) )); } && ratio_max[$tool]=$x
-        { [ -z "${cpu_ratio_min[$tool]:-}" ] || (( $(echo "$c < ${cpu_ratio_min[$tool]:-}" | bc) )); } && cpu_ratio_min[$tool]=$c
-        { [ -z "${cpu_ratio_max[$tool]:-}" ] || (( $(echo "$c > ${cpu_ratio_max[$tool]:-}" | bc) )); } && cpu_ratio_max[$tool]=$c
+        widen ratio_min ratio_max "$tool" "$x"
+        widen cpu_ratio_min cpu_ratio_max "$tool" "$c"
       fi
     fi
     printf "%-16s %9s %12.0f %10s %8s %s\n" "$tool" "$r" "$rate" "$lost" "$cpu" "$note"
