@@ -35,7 +35,7 @@ import org.tracewire.tracefs.TracefsInstance;
  * ({@link #STASH_TOTAL} over all CPUs), which it queues. A drainer runs on its own CPU when the
  * process may run there ({@code sched_setaffinity}, property {@code tracewire.pinReaders}, default
  * true): the sub-buffers it copies were just written there, so the copy reads them from that CPU's
- * cache (under full-speed getppid loops the drainers then took 9-12 ms of CPU per million events
+ * cache (under full-speed getppid loops the drainers then took 9-13 ms of CPU per million events
  * instead of 14-23, docs/capture.md). A pinned drainer that shows no sign of life for
  * {@link #RESCUE_NS} (its CPU monopolised, e.g. by a real-time task) is given back every CPU it was
  * allowed, by the emitter, so a busy CPU can lose events to its buffer's size, never stall the
