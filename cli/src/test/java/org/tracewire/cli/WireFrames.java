@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.tracewire.pcapng.PcapngReader;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
@@ -55,14 +56,31 @@ final class WireFrames {
         ContextAssembler assembler = new ContextAssembler();
         List<Decoded> out = new ArrayList<>();
         for (PcapngReader.Packet p : packets) {
-            WireFrame f = WireDecoder.decodeBare(p.frame());
-            ContextMessage m = null;
-            if (f.fragment() != null) {
-                ContextMessage.Parsed parsed = assembler.add(0, f);
-                m = parsed == null ? null : parsed.message();
-            }
-            out.add(new Decoded(p, f, m));
+            out.add(decode(assembler, p));
         }
         return out;
+    }
+
+    /**
+     * Like {@link #read(List)} for a whole file, one packet at a time and keeping none: for captures
+     * of millions of frames, whose decoded list would not fit a test's heap.
+     *
+     * @param pcapng  the file's bytes
+     * @param decoded gets each packet, decoded, in file order
+     * @param others  gets each block that is not a packet (SHB, IDB, ISB)
+     */
+    static void forEach(byte[] pcapng, Consumer<Decoded> decoded, Consumer<PcapngReader.Block> others) {
+        ContextAssembler assembler = new ContextAssembler();
+        PcapngReader.forEach(pcapng, p -> decoded.accept(decode(assembler, p)), others);
+    }
+
+    private static Decoded decode(ContextAssembler assembler, PcapngReader.Packet p) {
+        WireFrame f = WireDecoder.decodeBare(p.frame());
+        ContextMessage m = null;
+        if (f.fragment() != null) {
+            ContextMessage.Parsed parsed = assembler.add(0, f);
+            m = parsed == null ? null : parsed.message();
+        }
+        return new Decoded(p, f, m);
     }
 }

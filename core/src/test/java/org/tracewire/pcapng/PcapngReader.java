@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * A small, strict pcapng reader for tests: checks block lengths (leading = trailing, multiple of
@@ -40,16 +41,49 @@ public final class PcapngReader {
     final List<Block> blocks = new ArrayList<>();
 
     public PcapngReader(byte[] file) {
+        order = orderOf(file);
+        parse(file, order, blocks::add);
+    }
+
+    /**
+     * Visits a file's packets (its Enhanced Packet Blocks) in file order and hands every other block
+     * to {@code others}, keeping none of them: for captures of millions of packets, which
+     * {@link #PcapngReader(byte[])} and {@link #packets()} would hold in memory all at once (a test's
+     * heap then bounds the capture it can check). Checks every block as the constructor does.
+     *
+     * @param file    the whole pcapng file
+     * @param packets gets each packet
+     * @param others  gets each block that is not an EPB (SHB, IDB, ISB)
+     * @throws AssertionError on a malformed block, as the constructor
+     */
+    public static void forEach(byte[] file, Consumer<Packet> packets, Consumer<Block> others) {
+        ByteOrder order = orderOf(file);
+        parse(file, order, b -> {
+            if (b.type() == PcapngWriter.EPB) {
+                packets.accept(packet(b, order));
+            } else {
+                others.accept(b);
+            }
+        });
+    }
+
+    /** The section's byte order, from the SHB at the start of the file. */
+    private static ByteOrder orderOf(byte[] file) {
         ByteBuffer b = ByteBuffer.wrap(file);
         if (b.getInt(0) != PcapngWriter.SHB) {
             throw new AssertionError("no SHB at 0");
         }
         int magic = b.order(ByteOrder.BIG_ENDIAN).getInt(8);
-        order = magic == PcapngWriter.BYTE_ORDER_MAGIC ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-        b.order(order);
-        if (b.getInt(8) != PcapngWriter.BYTE_ORDER_MAGIC) {
+        ByteOrder order = magic == PcapngWriter.BYTE_ORDER_MAGIC ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        if (b.order(order).getInt(8) != PcapngWriter.BYTE_ORDER_MAGIC) {
             throw new AssertionError("bad byte-order magic");
         }
+        return order;
+    }
+
+    /** Checks the file's blocks one by one and hands each to {@code sink}, in file order. */
+    private static void parse(byte[] file, ByteOrder order, Consumer<Block> sink) {
+        ByteBuffer b = ByteBuffer.wrap(file).order(order);
         int pos = 0;
         while (pos < file.length) {
             int type = b.getInt(pos);
@@ -98,7 +132,7 @@ public final class PcapngReader {
             if (!sawEnd) {
                 throw new AssertionError("block at " + pos + ": options without opt_endofopt");
             }
-            blocks.add(new Block(type, len, body, options));
+            sink.accept(new Block(type, len, body, options));
             pos += len;
         }
     }
@@ -111,16 +145,21 @@ public final class PcapngReader {
     public List<Packet> packets() {
         List<Packet> out = new ArrayList<>();
         for (Block b : ofType(PcapngWriter.EPB)) {
-            ByteBuffer body = b.body();
-            long time = ((long) body.getInt(4) << 32) | (body.getInt(8) & 0xffffffffL);
-            int cap = body.getInt(12);
-            byte[] frame = new byte[cap];
-            body.get(20, frame);
-            byte[] drops = b.option(4);
-            long drop = drops == null ? 0 : ByteBuffer.wrap(drops).order(order).getLong();
-            out.add(new Packet(time, drop, frame));
+            out.add(packet(b, order));
         }
         return out;
+    }
+
+    /** An EPB's packet: time stamp, {@code epb_dropcount} (option 4, 0 without it) and bytes. */
+    private static Packet packet(Block b, ByteOrder order) {
+        ByteBuffer body = b.body();
+        long time = ((long) body.getInt(4) << 32) | (body.getInt(8) & 0xffffffffL);
+        int cap = body.getInt(12);
+        byte[] frame = new byte[cap];
+        body.get(20, frame);
+        byte[] drops = b.option(4);
+        long drop = drops == null ? 0 : ByteBuffer.wrap(drops).order(order).getLong();
+        return new Packet(time, drop, frame);
     }
 
     /** One packet: time stamp (ns), epb_dropcount, bytes. */
