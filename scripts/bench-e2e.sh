@@ -16,11 +16,14 @@
 #
 # Usage (root): scripts/bench-e2e.sh [-s SECONDS] [-w sched|syscalls] [-t TOOLS] [-n NICE] [RATE ...]
 #   defaults: -s 4; sched: 25000 50000 100000 200000 0; syscalls: 200000 400000 600000 800000 1200000
-#   -t: comma list of trace-cmd,pcapng,pcapng-self,tap (default trace-cmd,pcapng,tap);
+#   -t: comma list of trace-cmd,trace-cmd-excl,pcapng,pcapng-self,tap (default trace-cmd,pcapng,tap);
 #       pcapng-self is the pcapng path with --trace-self: like `trace-cmd record`, which leaves the
 #       events' filters and set_event_notrace_pid alone (checked on trace-cmd 3.1.6), it does not
 #       exclude its own threads in the kernel; tracewire's default exclusion costs the kernel about
-#       12% of its events/s at full speed (docs/capture.md, "What excluding ourselves costs")
+#       12% of its events/s at full speed (docs/capture.md, "What excluding ourselves costs").
+#       trace-cmd-excl is trace-cmd excluding its own threads the way tracewire's default does
+#       (its process, from its start, in the top-level set_event_notrace_pid with event-fork on;
+#       cleared after the run): the like-for-like peer of pcapng, which also gets its ratios to it
 #   Each recorder listed after trace-cmd in -t gets, per round, its events/s and cpu% as ratios of
 #   trace-cmd's in that round (issue #12's targets: >= 0.9x the events/s at <= 3x the cpu), and at
 #   the end their range over the runs where neither lost an event.
@@ -47,12 +50,19 @@ T=/sys/kernel/tracing
 tmp=$(mktemp -d /tmp/tracewire-bench.XXXXXX)
 iface=twbench0
 on0=$(cat $T/tracing_on)
+fork0=$(cat $T/options/event-fork)
+excluding=0   # 1 while trace-cmd-excl's pid list is in the top-level instance
 workload_pids=()
 stop_workload() {   # only the processes this script started (and their children), by pid
   local p
   for p in "${workload_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
   workload_pids=(); }
-cleanup() { stop_workload; echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on; rm -rf "$tmp"; }
+# the pid list a trace-cmd-excl run wrote goes by truncating without writing (see the reset below)
+unexclude() { : > $T/set_event_notrace_pid; echo "$fork0" > $T/options/event-fork; excluding=0; }
+cleanup() {
+  stop_workload; echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on
+  [ "$excluding" = 0 ] || unexclude
+  rm -rf "$tmp"; }
 trap cleanup EXIT
 "$here/tracewire" formats "${events[0]}" >/dev/null   # build once, outside the measurements
 
@@ -92,7 +102,7 @@ start_workload() {   # $1 rate, $2 seconds
 cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
 ev_args=(); for e in "${events[@]}"; do ev_args+=(-e "$e"); done
 pattern=$(printf '%s\n' "${events[@]}" | sed 's/.*://' | paste -sd'|')
-declare -A best best_cpu ratio_min ratio_max cpu_ratio_min cpu_ratio_max
+declare -A best best_cpu ratio_min ratio_max cpu_ratio_min cpu_ratio_max xratio_min xratio_max xcpu_ratio_min xcpu_ratio_max
 # widen MIN_ARRAY MAX_ARRAY KEY VALUE: the range MIN[KEY]..MAX[KEY] grows to take VALUE in
 widen() {
   local -n lo=$1 hi=$2
@@ -103,6 +113,7 @@ printf "# workload %s, %s s per run, events %s, recorders at nice %s\n" "$worklo
 printf "%-16s %9s %12s %10s %8s %s\n" recorder rate events/s lost cpu% "note (cpu% = process user+sys / run seconds, startup included)"
 for r in "${rates[@]}"; do
   tc_rate=""; tc_cpu=""; tc_lost=""   # trace-cmd's figures in this round, for the others' ratios
+  tx_rate=""; tx_cpu=""; tx_lost=""   # trace-cmd-excl's, for pcapng's like-for-like ratios
   for tool in ${tools//,/ }; do
     start_workload "$r" $((dur + 9))
     sleep 1.5
@@ -112,6 +123,17 @@ for r in "${rates[@]}"; do
         /usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" trace-cmd record -q -k -d "${ev_args[@]}" \
           -o "$tmp/t.dat" sleep "$dur" >/dev/null 2>&1
         echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on   # -k leaves events on and tracing off
+        ;;&
+      trace-cmd-excl)
+        echo 1 > $T/options/event-fork; excluding=1
+        # the shell lists its own pid, then becomes trace-cmd: its recorders inherit the exclusion
+        /usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" sh -c \
+          'echo $$ > "$1"/set_event_notrace_pid; shift; exec trace-cmd record -q -k -d "$@"' sh "$T" "${ev_args[@]}" \
+          -o "$tmp/t.dat" sleep "$dur" >/dev/null 2>&1
+        unexclude
+        echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on
+        ;;&
+      trace-cmd|trace-cmd-excl)
         n=$(trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -c -E " ($pattern):" || true)
         lost=$( (trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -oE 'LOST [0-9]+ EVENTS' | awk '{s+=$2} END {print s+0}'; \
                  trace-cmd report --stat -i "$tmp/t.dat" 2>/dev/null | awk '/^overrun:/{s+=$2} END {print s+0}') | awk '{s+=$1} END {print s}')
@@ -147,6 +169,17 @@ for r in "${rates[@]}"; do
     stop_workload; wait 2>/dev/null || true; sleep 0.5
     rate=$(echo "$n / $dur" | bc -l)
     cpu=$(cpu_of "$tmp/time")
+    if [ "$tool" = pcapng ] && [ -n "$tx_rate" ] && (( $(echo "$tx_rate > 0 && $tx_cpu > 0" | bc) )); then
+      x=$(printf "%.2f" "$(echo "$rate / $tx_rate" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $tx_cpu" | bc -l)")
+      note="${x}x trace-cmd-excl's events/s at ${c}x its cpu; $note"
+      if [ "$lost" = 0 ] && [ "$ok" = 1 ] && [ "$tx_lost" = 0 ]; then
+        widen xratio_min xratio_max "$tool" "$x"
+        widen xcpu_ratio_min xcpu_ratio_max "$tool" "$c"
+      fi
+    fi
+    if [ "$tool" = trace-cmd-excl ]; then
+      tx_rate=$rate; tx_cpu=$cpu; tx_lost=$lost
+    fi
     if [ "$tool" = trace-cmd ]; then
       tc_rate=$rate; tc_cpu=$cpu; tc_lost=$lost
     elif [ -n "$tc_rate" ] && (( $(echo "$tc_rate > 0 && $tc_cpu > 0" | bc) )); then
@@ -175,4 +208,9 @@ if [ ${#ratio_min[@]} -gt 0 ]; then
         "${ratio_min[$tool]}" "${ratio_max[$tool]}" "${cpu_ratio_min[$tool]}" "${cpu_ratio_max[$tool]}"
     fi
   done
+fi
+if [ -n "${xratio_min[pcapng]:-}" ]; then
+  echo "# pcapng against trace-cmd-excl in the same round (both excluding their own threads; zero loss of both):"
+  printf "#   %-10s %s-%sx its events/s at %s-%sx its cpu\n" pcapng \
+    "${xratio_min[pcapng]}" "${xratio_max[pcapng]}" "${xcpu_ratio_min[pcapng]}" "${xcpu_ratio_max[pcapng]}"
 fi
