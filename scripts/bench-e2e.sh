@@ -109,6 +109,31 @@ widen() {
   if [ -z "${lo[$3]:-}" ] || (( $(echo "$4 < ${lo[$3]}" | bc) )); then lo[$3]=$4; fi
   if [ -z "${hi[$3]:-}" ] || (( $(echo "$4 > ${hi[$3]}" | bc) )); then hi[$3]=$4; fi
 }
+# ratio_to PEER PEER_RATE PEER_CPU PEER_LOST PREFIX: this run's events/s and cpu as ratios of the
+# peer's in this round, put in front of the note; with zero loss on both sides they widen this
+# tool's ranges in PREFIXratio_min/max and PREFIXcpu_ratio_min/max (reads rate, cpu, lost, ok, tool)
+ratio_to() {
+  (( $(echo "$2 > 0 && $3 > 0" | bc) )) || return 0
+  local x c
+  x=$(printf "%.2f" "$(echo "$rate / $2" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $3" | bc -l)")
+  note="${x}x $1's events/s at ${c}x its cpu; $note"
+  if [ "$lost" = 0 ] && [ "$ok" = 1 ] && [ "$4" = 0 ]; then
+    widen "${5}ratio_min" "${5}ratio_max" "$tool" "$x"
+    widen "${5}cpu_ratio_min" "${5}cpu_ratio_max" "$tool" "$c"
+  fi
+}
+# print_ranges PREFIX HEADER: the ranges ratio_to gathered under PREFIX, a line per tool, if any
+print_ranges() {
+  local -n lo=${1}ratio_min hi=${1}ratio_max clo=${1}cpu_ratio_min chi=${1}cpu_ratio_max
+  [ ${#lo[@]} -gt 0 ] || return 0
+  echo "$2"
+  local t
+  for t in ${tools//,/ }; do
+    if [ -n "${lo[$t]:-}" ]; then
+      printf "#   %-10s %s-%sx its events/s at %s-%sx its cpu\n" "$t" "${lo[$t]}" "${hi[$t]}" "${clo[$t]}" "${chi[$t]}"
+    fi
+  done
+}
 printf "# workload %s, %s s per run, events %s, recorders at nice %s\n" "$workload" "$dur" "${events[*]}" "$niceness"
 printf "%-16s %9s %12s %10s %8s %s\n" recorder rate events/s lost cpu% "note (cpu% = process user+sys / run seconds, startup included)"
 for r in "${rates[@]}"; do
@@ -122,7 +147,6 @@ for r in "${rates[@]}"; do
       trace-cmd)
         /usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" trace-cmd record -q -k -d "${ev_args[@]}" \
           -o "$tmp/t.dat" sleep "$dur" >/dev/null 2>&1
-        echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on   # -k leaves events on and tracing off
         ;;&
       trace-cmd-excl)
         echo 1 > $T/options/event-fork; excluding=1
@@ -131,9 +155,9 @@ for r in "${rates[@]}"; do
           'echo $$ > "$1"/set_event_notrace_pid; shift; exec trace-cmd record -q -k -d "$@"' sh "$T" "${ev_args[@]}" \
           -o "$tmp/t.dat" sleep "$dur" >/dev/null 2>&1
         unexclude
-        echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on
         ;;&
       trace-cmd|trace-cmd-excl)
+        echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on   # -k leaves events on and tracing off
         n=$(trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -c -E " ($pattern):" || true)
         lost=$( (trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -oE 'LOST [0-9]+ EVENTS' | awk '{s+=$2} END {print s+0}'; \
                  trace-cmd report --stat -i "$tmp/t.dat" 2>/dev/null | awk '/^overrun:/{s+=$2} END {print s+0}') | awk '{s+=$1} END {print s}')
@@ -169,26 +193,16 @@ for r in "${rates[@]}"; do
     stop_workload; wait 2>/dev/null || true; sleep 0.5
     rate=$(echo "$n / $dur" | bc -l)
     cpu=$(cpu_of "$tmp/time")
-    if [ "$tool" = pcapng ] && [ -n "$tx_rate" ] && (( $(echo "$tx_rate > 0 && $tx_cpu > 0" | bc) )); then
-      x=$(printf "%.2f" "$(echo "$rate / $tx_rate" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $tx_cpu" | bc -l)")
-      note="${x}x trace-cmd-excl's events/s at ${c}x its cpu; $note"
-      if [ "$lost" = 0 ] && [ "$ok" = 1 ] && [ "$tx_lost" = 0 ]; then
-        widen xratio_min xratio_max "$tool" "$x"
-        widen xcpu_ratio_min xcpu_ratio_max "$tool" "$c"
-      fi
+    if [ "$tool" = pcapng ] && [ -n "$tx_rate" ]; then
+      ratio_to trace-cmd-excl "$tx_rate" "$tx_cpu" "$tx_lost" x
     fi
     if [ "$tool" = trace-cmd-excl ]; then
       tx_rate=$rate; tx_cpu=$cpu; tx_lost=$lost
     fi
     if [ "$tool" = trace-cmd ]; then
       tc_rate=$rate; tc_cpu=$cpu; tc_lost=$lost
-    elif [ -n "$tc_rate" ] && (( $(echo "$tc_rate > 0 && $tc_cpu > 0" | bc) )); then
-      x=$(printf "%.2f" "$(echo "$rate / $tc_rate" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $tc_cpu" | bc -l)")
-      note="${x}x trace-cmd's events/s at ${c}x its cpu; $note"
-      if [ "$lost" = 0 ] && [ "$ok" = 1 ] && [ "$tc_lost" = 0 ]; then
-        widen ratio_min ratio_max "$tool" "$x"
-        widen cpu_ratio_min cpu_ratio_max "$tool" "$c"
-      fi
+    elif [ -n "$tc_rate" ]; then
+      ratio_to trace-cmd "$tc_rate" "$tc_cpu" "$tc_lost" ""
     fi
     printf "%-16s %9s %12.0f %10s %8s %s\n" "$tool" "$r" "$rate" "$lost" "$cpu" "$note"
     if [ "$lost" = 0 ] && [ "$ok" = 1 ] && (( $(echo "$rate > ${best[$tool]:-0}" | bc) )); then
@@ -200,17 +214,5 @@ echo "# highest rate held with zero loss ($workload):"
 for tool in ${tools//,/ }; do
   printf "#   %-10s %10s events/s  (cpu %s%%)\n" "$tool" "${best[$tool]:-none}" "${best_cpu[$tool]:--}"
 done
-if [ ${#ratio_min[@]} -gt 0 ]; then
-  echo "# against trace-cmd in the same round (runs with zero loss of both):"
-  for tool in ${tools//,/ }; do
-    if [ -n "${ratio_min[$tool]:-}" ]; then
-      printf "#   %-10s %s-%sx its events/s at %s-%sx its cpu\n" "$tool" \
-        "${ratio_min[$tool]}" "${ratio_max[$tool]}" "${cpu_ratio_min[$tool]}" "${cpu_ratio_max[$tool]}"
-    fi
-  done
-fi
-if [ -n "${xratio_min[pcapng]:-}" ]; then
-  echo "# pcapng against trace-cmd-excl in the same round (both excluding their own threads; zero loss of both):"
-  printf "#   %-10s %s-%sx its events/s at %s-%sx its cpu\n" pcapng \
-    "${xratio_min[pcapng]}" "${xratio_max[pcapng]}" "${xcpu_ratio_min[pcapng]}" "${xcpu_ratio_max[pcapng]}"
-fi
+print_ranges "" "# against trace-cmd in the same round (runs with zero loss of both):"
+print_ranges x "# pcapng against trace-cmd-excl in the same round (both excluding their own threads; zero loss of both):"
