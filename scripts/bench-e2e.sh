@@ -125,7 +125,7 @@ ratio_to() {
 # print_ranges PREFIX HEADER: the ranges ratio_to gathered under PREFIX, a line per tool, if any
 print_ranges() {
   local -n lo=${1}ratio_min hi=${1}ratio_max clo=${1}cpu_ratio_min chi=${1}cpu_ratio_max
-  [ ${#lo[@]} -gt 0 ] || return 0
+  [ -n "${lo[*]+set}" ] || return 0   # (${#lo[@]} of an empty array is "unbound" under set -u)
   echo "$2"
   local t
   for t in ${tools//,/ }; do
