@@ -87,22 +87,21 @@ class CaptureLossLiveTest {
         // frame by frame, keeping none: the load is every process's read()/write(), so a busy host
         // makes millions of frames (a list of them all ran a 2 GiB test heap out)
         Map<Integer, long[]> acc = new TreeMap<>();
-        long[] totals = new long[2]; // packets, event frames
+        long[] packets = {0};
         List<PcapngReader.Block> isbs = new ArrayList<>();
         WireFrames.forEach(Files.readAllBytes(file), d -> {
-            totals[0]++;
+            packets[0]++;
             long[] a = acc.computeIfAbsent(d.frame().header().cpu(), k -> new long[4]);
             a[3] += d.packet().dropCount();
             if (d.isEvent()) {
                 a[0]++;
-                totals[1]++;
                 a[1] += a[2]; // what was pending came before this event
                 a[2] = 0;
             } else if (d.kind() == FrameKind.LOST) {
                 a[2] += d.lost();
             }
         }, b -> {
-            if (b.type() == 5) {
+            if (b.type() == 5) { // Interface Statistics Block
                 isbs.add(b);
             }
         });
@@ -116,7 +115,8 @@ class CaptureLossLiveTest {
         HostState after = HostState.of(top);
         assertEquals(before.settings(), after.settings(), "top-level settings changed");
         assertFalse(after.instances().contains("tracewire-" + ProcessHandle.current().pid()), "instance left behind");
-        return new Result(s, line, perCpu, totals[0], totals[1], isbDrops, isbRecv);
+        long eventFrames = perCpu.values().stream().mapToLong(PerCpu::frames).sum();
+        return new Result(s, line, perCpu, packets[0], eventFrames, isbDrops, isbRecv);
     }
 
     private static long option64(PcapngReader.Block b, int code) {
