@@ -31,13 +31,13 @@ import org.tracewire.tracefs.Tracefs;
  */
 @Tag("live")
 @Tag("tshark")
-class CaptureInterfaceLiveTest {
+public class CaptureInterfaceLiveTest {
     /**
      * A thread that waits until {@code ready}, then {@code afterMs} more, then runs tshark with
      * {@code args} (its output and errors into {@code log}) for up to 60 s; started. A failure leaves
      * no file, which the caller's assertions report.
      */
-    static Thread tsharkWhen(BooleanSupplier ready, long afterMs, Path log, String... args) {
+    public static Thread tsharkWhen(BooleanSupplier ready, long afterMs, Path log, String... args) {
         List<String> cmd = new ArrayList<>(List.of("tshark"));
         cmd.addAll(List.of(args));
         Thread starter = new Thread(() -> {

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,12 +13,14 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.tracewire.capture.ContextRelay;
 import org.tracewire.capture.FrameOutput;
 import org.tracewire.capture.FrameOutputs;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
 import org.tracewire.wire.WireHeader;
 
@@ -28,9 +29,10 @@ import org.tracewire.wire.WireHeader;
  * {@code tracewire capture ARGS --no-iface -w - --stop-on-stdin-eof} there through the system's
  * {@code ssh} ({@link SshTarget}, {@link RemoteCommand}), reads the pcapng it writes to its
  * standard output, checks it (one section, one interface of link type 162, tracewire version-2
- * frames) and writes every frame, context frames included, to the local outputs, which are opened
- * once the remote section and interface are
- * known, so a local pcapng keeps the remote host's identity (its {@code shb_hardware},
+ * frames) and writes every frame, context frames included, to the local outputs through a
+ * {@link ContextRelay} (a local TAP or {@code --send-on} interface also gets the remote's context
+ * again every 2 s, for a capture tool started late). The outputs are opened once the remote
+ * section and interface are known, so a local pcapng keeps the remote host's identity (its {@code shb_hardware},
  * {@code shb_os}, the interface's "ftrace events of HOST", {@code if_os} and the clock mapping
  * in its comment). The remote's progress and summary lines (its stderr) are shown prefixed with
  * the host.
@@ -226,6 +228,7 @@ public final class RemoteCapture {
             watchdog.start();
         }
         List<FrameOutput> outs = null;
+        ContextRelay relay = null;
         long frames = 0;
         long lost = 0;
         long epbDrops = 0;
@@ -233,7 +236,6 @@ public final class RemoteCapture {
         InterfaceInfo iface = null;
         String streamError = null;
         IOException outputError = null;
-        ByteBuffer buf = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + (1 << 16));
         try (PcapngPacketReader r = new PcapngPacketReader(p.getInputStream())) {
             while (true) {
                 PcapngPacketReader.Packet packet = r.next();
@@ -248,6 +250,7 @@ public final class RemoteCapture {
                             + options.target().destination() + " by " + SectionInfo.hostName()));
                     try {
                         outs = factory.open(local, iface);
+                        relay = new ContextRelay(outs);
                     } catch (IOException e) {
                         outputError = e;
                         break;
@@ -269,16 +272,12 @@ public final class RemoteCapture {
                 }
                 byte[] d = packet.data();
                 if (d.length < WireHeader.SIZE || (d[0] & 0xff) != WireHeader.VERSION
-                        || d.length > buf.capacity() - FrameOutput.HEADROOM) {
+                        || d.length > FrameEncoder.MAX_FRAME) {
                     streamError = "frame " + (frames + 1) + " is not a tracewire version-2 frame";
                     break;
                 }
                 try {
-                    for (FrameOutput o : outs) {
-                        buf.clear().position(FrameOutput.HEADROOM);
-                        buf.put(d).flip().position(FrameOutput.HEADROOM);
-                        o.write(buf, packet.timeNs(), packet.dropCount());
-                    }
+                    relay.relay(d, packet.timeNs(), packet.dropCount());
                     if (!r.ready()) { // the stream paused: let live readers (Wireshark) see what we have
                         for (FrameOutput o : outs) {
                             o.flush();
@@ -299,6 +298,13 @@ public final class RemoteCapture {
                 stop();
                 if (!p.waitFor(GRACE_S, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
+                }
+            }
+            if (relay != null && outputError == null) {
+                try {
+                    relay.finish(); // fragments of a message the stream never finished, as they came
+                } catch (IOException e) {
+                    outputError = e;
                 }
             }
             if (outs != null) {

@@ -130,6 +130,42 @@ class RemoteCaptureLiveTest {
         assertEquals("", errors.strip(), "Lua errors");
     }
 
+    /**
+     * A remote capture onto a local TAP, with tshark started on it 1.5 s after it appeared (the
+     * remote's own CAPTURE and FORMAT frames came before): the relay's repeats give that file the
+     * whole context, so it renders from itself ({@code docs/wire-format.md} §6, as a local capture).
+     */
+    @Test
+    void aLateJoinerOnTheLocalTapGetsTheRemoteContextFromTheRepeats() throws Exception {
+        String iface = "twr" + (ProcessHandle.current().pid() % 100000);
+        Path file = dir.resolve("late-remote.pcapng");
+        Path log = dir.resolve("tshark-late.log");
+        Thread starter = org.tracewire.cli.CaptureInterfaceLiveTest.tsharkWhen(
+                () -> Files.exists(Path.of("/sys/class/net", iface)), 1500, log, "-i", iface, "-a", "duration:4",
+                "-w", file.toString());
+        List<String> args = new ArrayList<>(List.of("capture", "--remote", "root@" + sshd.address, "--remote-path",
+                remoteBin.toString()));
+        args.addAll(sshd.sshArgs());
+        args.addAll(List.of("-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--duration", "6", "-i", iface));
+        Run r = run(args);
+        starter.join(30_000);
+        assertEquals(0, r.rc, r.err + "\nsshd: " + sshd.log());
+        long rendered = 0;
+        try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+            for (var it = in.events(); it.hasNext(); ) {
+                var rec = it.next().record();
+                var result = in.renderer().printer(rec.format()).renderDetailed(rec, in.context().printContext());
+                assertFalse(result.fallback(), "rendered as the kernel prints it: " + result);
+                rendered++;
+            }
+            assertTrue(in.context().hasCapture(), "CAPTURE repeated");
+            assertEquals(2, in.context().catalog().formats().size(), "both FORMATs repeated");
+            assertEquals(List.of(), in.context().problems());
+        }
+        assertTrue(rendered > 100, rendered + " events rendered; tshark: " + Files.readString(log));
+        assertFalse(Files.exists(Path.of("/sys/class/net", iface)), "interface left behind");
+    }
+
     @Test
     void aMissingRemoteTracewireIsSaidClearly() throws Exception {
         List<String> args = new ArrayList<>(List.of("capture", "--remote", "root@" + sshd.address, "--remote-path",
