@@ -53,7 +53,17 @@ import org.tracewire.wire.WireHeader;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class RecordPipelineBenchmark {
-    static final int PAGES = 256;
+    /** Sub-buffers read live for {@code pagesOf=live-sched}. */
+    static final int LIVE_PAGES = 256;
+    /**
+     * Pages each invocation walks, each a direct buffer of its own (the fixture's cycled): 256 is
+     * 1 MiB, in cache as a benchmark loop keeps it; 16384 is 64 MiB, past this machine's 32 MiB L3,
+     * so each page comes from memory as a live capture's freshly read pages do (measured
+     * 2026-11-24, {@code -f 2 -wi 3 -i 5}: {@code scanEmitPcapng} 34.8 ± 2.4 M records/s on 256
+     * pages, 30.7 ± 1.9 M/s on 16384: about 4 ns more per record).
+     */
+    @org.openjdk.jmh.annotations.Param({"256"})
+    public int pageCount;
     /**
      * Which pages: {@code all} = the checked-in fixture (every kind of record), {@code live-sched}
      * = pages read now from this kernel with only sched_switch and sched_wakeup enabled (the
@@ -79,8 +89,8 @@ public class RecordPipelineBenchmark {
             case "live-sched" -> liveSchedPages();
             default -> throw new IllegalArgumentException("pagesOf " + pagesOf);
         };
-        cpus = new int[PAGES];
-        for (int i = 0; i < PAGES; i++) {
+        cpus = new int[pageCount];
+        for (int i = 0; i < pageCount; i++) {
             PageFixture.Page p = all.get(i % all.size());
             pages.add(ByteBuffer.wrap(p.bytes()));
             cpus[i] = p.cpu();
@@ -132,7 +142,7 @@ public class RecordPipelineBenchmark {
      */
     @Benchmark
     public void scanEncode(Records counter) {
-        for (int i = 0; i < PAGES; i++) {
+        for (int i = 0; i < pageCount; i++) {
             ByteBuffer page = direct.get(i);
             scanCpu = cpus[i];
             view = page.duplicate(); // the engine keeps one view of its one page buffer
@@ -190,7 +200,7 @@ public class RecordPipelineBenchmark {
                     false, org.tracewire.pcapng.SectionInfo.host(), org.tracewire.pcapng.InterfaceInfo.tracewire("tw",
                     "bench", org.tracewire.wire.FrameEncoder.MAX_FRAME))), null);
         }
-        for (int i = 0; i < PAGES; i++) {
+        for (int i = 0; i < pageCount; i++) {
             ByteBuffer page = direct.get(i);
             scanCpu = cpus[i];
             view = page.duplicate().order(ByteOrder.LITTLE_ENDIAN);
@@ -215,7 +225,7 @@ public class RecordPipelineBenchmark {
             for (int cpu : inst.cpus()) {
                 try (var in = org.tracewire.ringbuffer.TracePipeRaw.open(inst.tracePipeRaw(cpu), cpu)) {
                     ByteBuffer page = ByteBuffer.allocateDirect(4096);
-                    while (in.readSubBuffer(page) > 0 && out.size() < 4 * PAGES) {
+                    while (in.readSubBuffer(page) > 0 && out.size() < 4 * LIVE_PAGES) {
                         byte[] b = new byte[page.limit()];
                         page.get(0, b);
                         out.add(new PageFixture.Page(cpu, b));
@@ -223,7 +233,7 @@ public class RecordPipelineBenchmark {
                 }
             }
         }
-        if (out.size() < PAGES) {
+        if (out.size() < LIVE_PAGES) {
             throw new IllegalStateException("only " + out.size() + " sched pages read");
         }
         return out;
@@ -253,7 +263,7 @@ public class RecordPipelineBenchmark {
         long raw = 0;
         long frames = 0;
         long n = 0;
-        for (int i = 0; i < PAGES; i++) {
+        for (int i = 0; i < pageCount; i++) {
             for (RawRecord r : SubBuffer.decode(pages.get(i), layout, cpus[i]).records()) {
                 int payload = r.payload().remaining();
                 raw += payload + (payload > 112 ? 8 : 4);
@@ -273,7 +283,7 @@ public class RecordPipelineBenchmark {
      */
     @Benchmark
     public void decodeEncodePcapng(Records counter) throws java.io.IOException {
-        for (int i = 0; i < PAGES; i++) {
+        for (int i = 0; i < pageCount; i++) {
             SubBuffer sb = SubBuffer.decode(pages.get(i), layout, cpus[i]);
             for (RawRecord r : sb.records()) {
                 EventFormat f = formats.get(r.eventId());
@@ -295,11 +305,11 @@ public class RecordPipelineBenchmark {
         public long records;
     }
 
-    /** Decodes {@value #PAGES} pages and reads every integer field of every record. */
+    /** Decodes {@link #pageCount} pages and reads every integer field of every record. */
     @Benchmark
     public long decode(Blackhole bh, Records counter) {
         long sum = 0;
-        for (int i = 0; i < PAGES; i++) {
+        for (int i = 0; i < pageCount; i++) {
             SubBuffer sb = SubBuffer.decode(pages.get(i), layout, cpus[i]);
             for (RawRecord r : sb.records()) {
                 EventFormat f = formats.get(r.eventId());
