@@ -76,7 +76,7 @@ public final class BackendServer {
     private final Object stopLock = new Object();
     private Running running;
     /** Final stats of a capture the backend stopped by itself, for the next {@code stopCapture}. */
-    private Messages.Stats stoppedByLimit;
+    private Messages.Stats stoppedEarly;
 
     private record Running(Capture capture, StreamSink stream, List<ScheduledFuture<?>> timers) {
     }
@@ -270,7 +270,7 @@ public final class BackendServer {
         Running r = new Running(capture, stream, new ArrayList<>());
         synchronized (this) {
             running = r;
-            stoppedByLimit = null;
+            stoppedEarly = null;
         }
         if (stream != null) {
             r.timers().add(timer.scheduleAtFixedRate(() -> {
@@ -285,6 +285,10 @@ public final class BackendServer {
         }
         r.timers().add(timer.scheduleAtFixedRate(() -> {
             try {
+                if (r.capture().failure() != null) {
+                    stopOnFailure(r);
+                    return;
+                }
                 send(stats(), null);
             } catch (RuntimeException ignored) {
                 // stdout gone: the read loop ends too
@@ -312,10 +316,30 @@ public final class BackendServer {
             }
             Messages.Stats fin = stopCapture();
             synchronized (this) {
-                stoppedByLimit = fin;
+                stoppedEarly = fin;
             }
             error(null, "capture stopped by the backend after its limit of " + limits.maxSeconds()
                     + " s; stopCapture returns its final stats");
+        }
+    }
+
+    /**
+     * A capture whose engine failed (an output that failed, e.g. a FIFO whose reader went away:
+     * EPIPE) is stopped at the next stats tick rather than left tracing until {@code stopCapture}:
+     * the drain pushes "capture ended with an error: ..." and the next {@code stopCapture} returns
+     * its final stats, as after the time limit.
+     */
+    private void stopOnFailure(Running r) {
+        synchronized (stopLock) {
+            synchronized (this) {
+                if (running != r) {
+                    return;
+                }
+            }
+            Messages.Stats fin = stopCapture();
+            synchronized (this) {
+                stoppedEarly = fin;
+            }
         }
     }
 
@@ -354,8 +378,8 @@ public final class BackendServer {
                 r = running;
                 running = null;
                 if (r == null) {
-                    Messages.Stats s = stoppedByLimit == null ? Messages.Stats.ZERO : stoppedByLimit;
-                    stoppedByLimit = null;
+                    Messages.Stats s = stoppedEarly == null ? Messages.Stats.ZERO : stoppedEarly;
+                    stoppedEarly = null;
                     return s;
                 }
             }

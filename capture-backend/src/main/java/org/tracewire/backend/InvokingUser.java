@@ -31,7 +31,8 @@ import org.tracewire.posix.Posix;
  * {@code O_CREAT|O_EXCL|O_NOFOLLOW} relative to the checked directory (no race with a directory
  * renamed or replaced by a symbolic link meanwhile) and {@code fchown}s it to uid:gid, mode 0600.
  * An existing file is reused (truncated) only when it is a regular file owned by that uid with one
- * link; symbolic links are refused. For root every check passes, except that symbolic links are
+ * link, or written as a stream when it is such a FIFO (Wireshark's extcap pipe; opened once a reader
+ * has it open, waiting up to 10 s for one); symbolic links are refused. For root every check passes, except that symbolic links are
  * still refused.
  *
  * @param uid    the invoking user's uid
@@ -42,6 +43,8 @@ import org.tracewire.posix.Posix;
 public record InvokingUser(int uid, int gid, Set<Integer> groups, String source) {
     /** Mode of the files the backend creates (before the umask): owner read/write only, as dumpcap. */
     public static final int FILE_MODE = 0600;
+    /** How long {@link #openForWriting} waits for a reader to open an existing FIFO, ns. */
+    static final long FIFO_READER_WAIT_NS = 10_000_000_000L;
 
     /** Looks up a user's primary group and groups (the user database; a stand-in in tests). */
     public interface Accounts {
@@ -188,14 +191,17 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
 
     /**
      * Opens {@code file} for writing as this user would: created (mode {@value #FILE_MODE} octal,
-     * owned by uid:gid) when missing, truncated when it is this user's own regular file.
+     * owned by uid:gid) when missing, truncated when it is this user's own regular file, written as
+     * it is when it is this user's own FIFO (waiting up to {@link #FIFO_READER_WAIT_NS} for a reader
+     * to open it).
      *
      * @param file    an absolute path
      * @param purpose what the file is, for messages (e.g. {@code pcapng})
      * @param extra   further options of the channel (e.g. {@code ExtendedOpenOption.DIRECT})
-     * @return a channel positioned at 0 on the empty file
+     * @return a channel positioned at 0 on the empty file, or a channel onto the FIFO
      * @throws IOException when the user could not write there (a directory they cannot search or
-     *                     write, a symbolic link, a file they do not own, not a regular file), with
+     *                     write, a symbolic link, a file they do not own, neither a regular file nor
+     *                     a FIFO; a FIFO no reader opened in time), with
      *                     a message naming the purpose, the path and the reason; also when the file
      *                     system refuses an extra option (the file then exists, empty, and a call
      *                     without it reuses it)
@@ -251,17 +257,28 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
             if (!really) {
                 return null;
             }
+            boolean fifo = existing != null && isFifo(existing);
             int fd;
-            try {
-                fd = existing == null
-                        ? Posix.open(entry.toString(), Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
-                                | Posix.O_CLOEXEC, FILE_MODE)
-                        : Posix.open(entry.toString(), Posix.O_WRONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK
-                                | Posix.O_CLOEXEC);
-            } catch (LastErrorException e) {
-                throw new IOException(what + ": " + (e.getErrorCode() == Posix.ELOOP ? "is a symbolic link; refused"
-                        : e.getErrorCode() == Posix.EEXIST ? "was created meanwhile by someone else; refused"
-                        : "cannot open (errno " + e.getErrorCode() + ")"));
+            long readerDeadline = System.nanoTime() + FIFO_READER_WAIT_NS;
+            while (true) {
+                try {
+                    fd = existing == null
+                            ? Posix.open(entry.toString(), Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
+                                    | Posix.O_CLOEXEC, FILE_MODE)
+                            : Posix.open(entry.toString(), Posix.O_WRONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK
+                                    | Posix.O_CLOEXEC);
+                    break;
+                } catch (LastErrorException e) {
+                    if (fifo && e.getErrorCode() == Posix.ENXIO && System.nanoTime() < readerDeadline) {
+                        sleepForReader(what);
+                        continue; // no reader has the FIFO open yet (Wireshark's dumpcap opens it a moment later)
+                    }
+                    throw new IOException(what + ": " + (e.getErrorCode() == Posix.ELOOP ? "is a symbolic link; refused"
+                            : e.getErrorCode() == Posix.EEXIST ? "was created meanwhile by someone else; refused"
+                            : fifo && e.getErrorCode() == Posix.ENXIO ? "no reader opened the FIFO within "
+                                    + FIFO_READER_WAIT_NS / 1_000_000_000L + " s"
+                            : "cannot open (errno " + e.getErrorCode() + ")"));
+                }
             }
             try {
                 Path fdPath = Path.of("/proc/self/fd/" + fd);
@@ -274,7 +291,9 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
                 OpenOption[] o = Arrays.copyOf(extra, extra.length + 1);
                 o[extra.length] = StandardOpenOption.WRITE;
                 FileChannel ch = FileChannel.open(fdPath, o);
-                ch.truncate(0);
+                if (!fifo) {
+                    ch.truncate(0);
+                }
                 return ch;
             } catch (LastErrorException e) {
                 throw new IOException(what + ": cannot give it to " + who() + " (errno " + e.getErrorCode() + ")");
@@ -286,15 +305,18 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         }
     }
 
-    /** An existing file may be replaced when it is a regular file of this user's, with one link, writable by them. */
+    /**
+     * An existing file may be written when it is a regular file (then truncated) or a FIFO (written
+     * as a stream: Wireshark's extcap pipe) of this user's, with one link, writable by them.
+     */
     private void checkExisting(Map<String, Object> a, String what) throws IOException {
         int mode = (Integer) a.get("mode");
         int type = mode & 0170000;
         if (type == 0120000) {
             throw new IOException(what + ": is a symbolic link; refused");
         }
-        if (type != 0100000) {
-            throw new IOException(what + ": exists and is not a regular file");
+        if (type != 0100000 && type != 0010000) {
+            throw new IOException(what + ": exists and is neither a regular file nor a FIFO");
         }
         if (isRoot()) {
             return;
@@ -307,6 +329,19 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         }
         if (!may(uid, (Integer) a.get("gid"), mode, 2)) {
             throw new IOException(what + ": " + who() + " may not write it");
+        }
+    }
+
+    private static boolean isFifo(Map<String, Object> a) {
+        return ((Integer) a.get("mode") & 0170000) == 0010000;
+    }
+
+    private static void sleepForReader(String what) throws IOException {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(what + ": interrupted while waiting for the FIFO's reader", e);
         }
     }
 }

@@ -138,6 +138,45 @@ class InvokingUserTest {
         assertEquals(65534, Files.getAttribute(sticky.resolve("new.pcapng"), "unix:uid"));
     }
 
+    /**
+     * Wireshark's extcap pipe: a FIFO of the user's is written as a stream once a reader has it open
+     * (not truncated); a FIFO of someone else's, or a symbolic link to the user's, is refused.
+     */
+    @Test
+    @Tag("live")
+    void aFifoOfTheUsersIsWrittenOnceItsReaderOpensIt(@TempDir Path tmp) throws Exception {
+        Prerequisites.requireRoot();
+        Prerequisites.requireTool("mkfifo");
+        InvokingUser nobody = new InvokingUser(65534, 65534, Set.of(65534), "test");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path dir = Files.createDirectory(tmp.resolve("wireshark_extcap"));
+        Files.setOwner(dir, dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
+        Files.setAttribute(fifo, "unix:uid", 65534);
+        nobody.checkWritable(fifo, "pcapng");
+        // the reader opens it a moment after the writer asked (as dumpcap does)
+        java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                Thread.sleep(300);
+                return Files.readAllBytes(fifo);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (FileChannel ch = nobody.openForWriting(fifo, "pcapng")) {
+            ch.write(ByteBuffer.wrap("streamed".getBytes()));
+        }
+        assertEquals("streamed", new String(read.get(10, java.util.concurrent.TimeUnit.SECONDS)));
+        assertTrue(Files.exists(fifo) && !Files.isRegularFile(fifo), "still the FIFO");
+
+        Path foreign = tmp.resolve("foreign-fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", "-m", "666", foreign.toString()).start().waitFor());
+        assertRefused(nobody, foreign, "exists and is not owned by uid 65534");
+        Files.createSymbolicLink(dir.resolve("link"), fifo);
+        assertRefused(nobody, dir.resolve("link"), "is a symbolic link; refused");
+    }
+
     private static void assertRefused(InvokingUser u, Path p, String why) {
         IOException e = assertThrows(IOException.class, () -> u.openForWriting(p, "pcapng").close(), p.toString());
         assertEquals("pcapng: " + p + ": " + why, e.getMessage());

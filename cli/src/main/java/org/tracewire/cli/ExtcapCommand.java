@@ -1,14 +1,23 @@
 package org.tracewire.cli;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.FilterRejectedException;
@@ -18,6 +27,10 @@ import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.dissector.PluginInstaller;
+import org.tracewire.protocol.BackendClient;
+import org.tracewire.protocol.BackendLauncher;
+import org.tracewire.protocol.BackendListener;
+import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsLocator;
@@ -52,17 +65,15 @@ import picocli.CommandLine.Unmatched;
  * on the FIFO: frame times are the events' times, lost events are drop counts, the FIFO is
  * flushed at least every 100 ms. SIGTERM/SIGINT (CaptureRun's shutdown hook) and a closed FIFO
  * (EPIPE) end it with tracing stopped and the instance removed. A BPF capture filter
- * ({@code --extcap-capture-filter}) is refused. Exit codes: 0, 1 a failure (message on stderr,
+ * ({@code --extcap-capture-filter}) is refused. Run by a user who is not root, it starts the
+ * privileged backend as the desktop app does and has it write into the FIFO
+ * ({@link #captureViaBackend}). Exit codes: 0, 1 a failure (message on stderr,
  * which Wireshark shows as "Error by extcap pipe"), 2 usage.
  */
 @Command(name = "extcap", mixinStandardHelpOptions = true,
         description = {"Wireshark extcap: --install puts a 'tracewire' capture interface into Wireshark; "
                 + "the --extcap-* and --capture options are Wireshark's calls."})
 final class ExtcapCommand implements Callable<Integer> {
-    /** The message when capturing is impossible without root. */
-    static final String NEEDS_ROOT = "capturing needs root: run Wireshark/tshark as root, "
-            + "or capture with `sudo tracewire capture -w FILE.pcapng` and open the file";
-
     @Option(names = "--install", description = "Install the extcap entry where the installed Wireshark looks "
             + "(tshark -G folders) and the Lua plugin into the personal plugin folder.")
     boolean install;
@@ -197,8 +208,21 @@ final class ExtcapCommand implements Callable<Integer> {
             throw new Main.UsageException("--buffer-kb must not be negative");
         }
         if (!Tracefs.isRoot()) {
-            err.println("tracewire: " + NEEDS_ROOT);
-            return Main.EXIT_FAILURE;
+            Path launcher = BackendLauncher.home().resolve("tracewire");
+            BackendLauncher.Result how = BackendLauncher.command(launcher, false, System.getenv());
+            if (!how.ok()) {
+                err.println("tracewire: " + how.problem());
+                return Main.EXIT_FAILURE;
+            }
+            exitZeroOnSignals();
+            try {
+                return captureViaBackend(err, how.command());
+            } catch (Exception | Error e) {
+                if (terminating) {
+                    return 0;
+                }
+                throw e;
+            }
         }
         exitZeroOnSignals();
         try {
@@ -250,6 +274,141 @@ final class ExtcapCommand implements Callable<Integer> {
                 return 0; // Wireshark closed its end: a normal end, cleaned up by CaptureRun
             }
             throw e;
+        }
+    }
+
+    /** How long the extcap waits for the backend to answer its first command (pkexec may ask for a password first). */
+    static final long BACKEND_START_WAIT_S = 300;
+
+    /**
+     * A capture for a user who is not root, through the privileged backend ({@code ./tracewire
+     * backend}, docs/backend-protocol.md) started as the desktop app starts it
+     * ({@link BackendLauncher}: pkexec with a display, else {@code sudo -A}): the backend checks the
+     * FIFO as that user's (their own FIFO, no symbolic link) and writes the pcapng into it with the
+     * same engine as a capture as root. Ends when Wireshark stops the extcap (SIGTERM: the shutdown
+     * hook stops the capture and quits the backend) or closes the FIFO (the backend's capture fails
+     * with EPIPE, stops and says so), both exit 0; any other error the backend reports ends it with 1.
+     *
+     * @param command the backend's command line
+     * @return the exit code
+     */
+    int captureViaBackend(PrintWriter err, List<String> command) throws Exception {
+        List<Messages.CaptureEvent> selected;
+        try {
+            selected = ExtcapProtocol.backendEvents(events, filters);
+        } catch (IllegalArgumentException e) {
+            err.println("tracewire: " + e.getMessage());
+            return Main.EXIT_USAGE;
+        }
+        // the backend's stderr is kept, not passed on: Wireshark shows anything an extcap writes there
+        // as an error ("Error by extcap pipe"), even the backend's "acting for uid ..." line
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.PIPE).start();
+        } catch (IOException e) {
+            err.println("tracewire: cannot start the backend (" + String.join(" ", command) + "): " + e.getMessage());
+            return Main.EXIT_FAILURE;
+        }
+        Deque<String> backendLog = keepTail(process.getErrorStream(), BACKEND_LOG_LINES);
+        BackendClient client = new BackendClient(process.getInputStream(), process.getOutputStream(), process);
+        CompletableFuture<String> ended = new CompletableFuture<>();
+        client.addListener(new BackendListener() {
+            @Override
+            public void onError(String message) {
+                ended.complete(message);
+            }
+
+            @Override
+            public void onClosed(String reason) {
+                ended.complete("the backend ended (" + reason + ")");
+            }
+        });
+        Runnable stop = () -> {
+            try {
+                client.stopCapture().get(10, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // not running any more, or gone: closing still ends it
+            }
+            client.close(); // quit: the backend removes its instance and exits
+        };
+        Thread onSignal = new Thread(stop, "tracewire-extcap-stop");
+        Runtime.getRuntime().addShutdownHook(onSignal); // SIGTERM/SIGINT: exitZeroOnSignals exits the JVM
+        try {
+            try {
+                awaitBackend(client);
+                client.startCapture(new Messages.CaptureRequest(selected, null, fifo.toAbsolutePath().toString(),
+                        buffer.bufferKb, buffer.clock, false)).get();
+            } catch (ExecutionException | TimeoutException e) {
+                if (terminating) {
+                    return 0;
+                }
+                Throwable c = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+                err.println("tracewire: " + (c instanceof TimeoutException ? "the backend did not answer" : c.getMessage()));
+                printLog(err, backendLog);
+                return Main.EXIT_FAILURE;
+            }
+            String why = ended.get();
+            if (terminating || closedPipe(new IOException(why))) {
+                return 0; // Wireshark stopped us, or closed its end: the backend stopped the capture
+            }
+            err.println("tracewire: " + why);
+            printLog(err, backendLog);
+            return Main.EXIT_FAILURE;
+        } finally {
+            if (!terminating) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onSignal);
+                    stop.run();
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs it
+                }
+            }
+        }
+    }
+
+    /** Lines of the backend's stderr kept for a failure's message. */
+    static final int BACKEND_LOG_LINES = 20;
+
+    /** Reads {@code in} to its end on a daemon thread, keeping its last {@code lines} lines (thread-safe deque). */
+    static Deque<String> keepTail(InputStream in, int lines) {
+        Deque<String> tail = new java.util.concurrent.ConcurrentLinkedDeque<>();
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    tail.addLast(line);
+                    while (tail.size() > lines) {
+                        tail.pollFirst();
+                    }
+                }
+            } catch (IOException ignored) {
+                // the backend is gone
+            }
+        }, "tracewire-backend-stderr");
+        t.setDaemon(true);
+        t.start();
+        return tail;
+    }
+
+    /** The backend's last stderr lines, indented under the extcap's message. */
+    private static void printLog(PrintWriter err, Deque<String> log) {
+        for (String line : log) {
+            err.println("  " + line);
+        }
+    }
+
+    /** Waits until the backend answers {@code hello}: after pkexec's or sudo's password prompt, if any. */
+    private static void awaitBackend(BackendClient client) throws ExecutionException, TimeoutException,
+            InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BACKEND_START_WAIT_S);
+        while (true) {
+            try {
+                client.hello().get();
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TimeoutException) || !client.isOpen() || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.tracewire.capture.CaptureSession;
 import org.tracewire.capture.EventSelection;
+import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
@@ -103,26 +104,49 @@ public final class ExtcapProtocol {
      *                                  event not given
      */
     public static List<String> remoteEventArgs(String events, String filters) {
-        Map<String, String> byEvent = parseFilters(filters);
         List<String> args = new ArrayList<>();
+        for (Messages.CaptureEvent e : namedEvents(events, filters, "over SSH")) {
+            args.add("-e");
+            args.add(e.event());
+            if (e.filter() != null) {
+                args.add("-f");
+                args.add(e.filter());
+            }
+        }
+        return args;
+    }
+
+    /**
+     * The events of a capture through the privileged backend (the extcap run by a user who is not
+     * root), as {@code startCapture} takes them: checked for their form here, the backend checks
+     * that they exist and the kernel accepts the filters.
+     *
+     * @param events  comma- or space-separated {@code SYSTEM:EVENT}
+     * @param filters {@code EVENT=FILTER} entries separated by {@code ;}, or null
+     * @return the events, in the order given, each with its filter or null
+     * @throws IllegalArgumentException as {@link #remoteEventArgs}
+     */
+    public static List<Messages.CaptureEvent> backendEvents(String events, String filters) {
+        return namedEvents(events, filters, "through the backend (not root)");
+    }
+
+    /** Events named one by one ({@code SYSTEM:*} is resolved only where tracefs is readable), with their filters. */
+    private static List<Messages.CaptureEvent> namedEvents(String events, String filters, String where) {
+        Map<String, String> byEvent = parseFilters(filters);
+        List<Messages.CaptureEvent> out = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
         for (String p : events == null ? new String[0] : events.trim().split("[,\\s]+")) {
             if (p.isEmpty() || !seen.add(p)) {
                 continue;
             }
             if (EventSelector.parse(p).isWholeSystem()) {
-                throw new IllegalArgumentException("'" + p + "': over SSH name each event (SYSTEM:EVENT); "
-                        + "SYSTEM:* is resolved only by a local capture");
+                throw new IllegalArgumentException("'" + p + "': " + where + " name each event (SYSTEM:EVENT); "
+                        + "SYSTEM:* is resolved only by a local capture as root");
             }
             EventSelector.parseEvent(p);
-            args.add("-e");
-            args.add(p);
-            if (byEvent.containsKey(p)) {
-                args.add("-f");
-                args.add(byEvent.get(p));
-            }
+            out.add(new Messages.CaptureEvent(p, byEvent.get(p)));
         }
-        if (args.isEmpty()) {
+        if (out.isEmpty()) {
             throw new IllegalArgumentException("no events given (e.g. " + DEFAULT_EVENTS + ")");
         }
         for (String k : byEvent.keySet()) {
@@ -130,7 +154,7 @@ public final class ExtcapProtocol {
                 throw new IllegalArgumentException("kernel filter for '" + k + "', which is not among the events");
             }
         }
-        return args;
+        return out;
     }
 
     /** The answer to {@code --extcap-dlts}: LINKTYPE_USER15 (DLT 162), the link type of the pcapng the capture streams. */

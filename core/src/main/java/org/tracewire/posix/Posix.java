@@ -21,7 +21,7 @@ public final class Posix {
     public static final int O_DIRECTORY = ARM64 ? 0x4000 : 0x10000, O_NOFOLLOW = ARM64 ? 0x8000 : 0x20000;
     /** errno values. */
     public static final int EINTR = 4, EAGAIN = 11, EPERM = 1, EACCES = 13, ENOENT = 2, EEXIST = 17, ENOTDIR = 20,
-            ELOOP = 40;
+            ELOOP = 40, ENXIO = 6;
     /** poll(2) event. */
     public static final short POLLIN = 0x1;
 

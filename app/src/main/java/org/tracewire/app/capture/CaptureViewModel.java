@@ -17,8 +17,8 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.tracewire.app.backend.BackendClient;
-import org.tracewire.app.backend.BackendListener;
+import org.tracewire.protocol.BackendClient;
+import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
 import org.tracewire.app.util.TaskExecutor;
 

@@ -10,7 +10,7 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.tracewire.app.backend.BackendClient;
+import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.browser.BrowserViewModel;
 import org.tracewire.app.capture.CaptureEventSpec;
 import org.tracewire.app.capture.CaptureViewModel;

@@ -11,7 +11,7 @@ import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import org.tracewire.app.backend.BackendLauncher;
+import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.app.util.TaskExecutor;
 
 /**

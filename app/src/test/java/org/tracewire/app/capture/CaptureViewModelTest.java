@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.tracewire.app.backend.BackendException;
+import org.tracewire.protocol.BackendException;
 import org.tracewire.app.util.DirectTaskExecutor;
 
 class CaptureViewModelTest {

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.tracewire.app.backend.BackendClient;
+import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.printfmt.PrintContext;
 import org.tracewire.protocol.Messages;

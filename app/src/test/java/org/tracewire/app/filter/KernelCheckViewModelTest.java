@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.tracewire.app.backend.BackendClient;
+import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.backend.BackendServer;
 import org.tracewire.testing.Prerequisites;

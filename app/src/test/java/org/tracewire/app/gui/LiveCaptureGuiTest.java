@@ -20,7 +20,7 @@ import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
-import org.tracewire.app.backend.BackendClient;
+import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.Messages;
 import org.tracewire.app.capture.CaptureView;
 import org.tracewire.app.capture.CaptureViewModel;

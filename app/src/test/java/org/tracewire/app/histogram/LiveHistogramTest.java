@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.analysis.HistEntry;
 import org.tracewire.analysis.HistTable;
-import org.tracewire.app.backend.BackendClient;
+import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.PcapngFrames;

@@ -1,4 +1,4 @@
-package org.tracewire.app.backend;
+package org.tracewire.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -23,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.tracewire.protocol.Messages;
 
 /** BackendClient against a scripted backend on pipes. */
 class BackendClientTest {

@@ -1,4 +1,4 @@
-package org.tracewire.app.backend;
+package org.tracewire.protocol;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,9 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.tracewire.protocol.Messages;
-import org.tracewire.protocol.Protocol;
-import org.tracewire.protocol.ProtocolException;
 
 /**
  * The app's only link to the privileged backend ({@code ./tracewire backend}, protocol in

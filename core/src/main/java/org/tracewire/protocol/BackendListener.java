@@ -1,7 +1,6 @@
-package org.tracewire.app.backend;
+package org.tracewire.protocol;
 
 import java.util.List;
-import org.tracewire.protocol.Messages;
 
 /**
  * Receives the backend's pushed messages. Called on the client's reader thread: implementations

@@ -1,4 +1,4 @@
-package org.tracewire.app.backend;
+package org.tracewire.protocol;
 
 import java.io.File;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package org.tracewire.app.backend;
+package org.tracewire.protocol;
 
 /** The backend answered with an {@code error}, broke the protocol, or is not running. */
 public class BackendException extends RuntimeException {
