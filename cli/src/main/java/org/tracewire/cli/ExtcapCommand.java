@@ -289,8 +289,10 @@ final class ExtcapCommand implements Callable<Integer> {
      * hook stops the capture and quits the backend) or closes the FIFO (the backend's capture fails
      * with EPIPE, stops and says so), both exit 0; any other error the backend reports ends it with 1.
      *
-     * @param command the backend's command line
-     * @return the exit code
+     * @param err     where the extcap's messages go (Wireshark shows them on a non-zero exit)
+     * @param command the backend's command line ({@link BackendLauncher#command})
+     * @return the exit code: 0, 1 a failure (said on {@code err}), 2 a malformed event list
+     * @throws Exception when waiting is interrupted, or another unexpected failure
      */
     int captureViaBackend(PrintWriter err, List<String> command) throws Exception {
         List<Messages.CaptureEvent> selected;
