@@ -286,7 +286,10 @@ public final class BackendServer {
         r.timers().add(timer.scheduleAtFixedRate(() -> {
             try {
                 if (r.capture().failure() != null) {
-                    stopOnFailure(r);
+                    // an output failed (e.g. a FIFO whose reader went away: EPIPE): stopped now rather
+                    // than left tracing until stopCapture; the drain pushes "capture ended with an
+                    // error: ..." and the next stopCapture returns its final stats, as after the limit
+                    stopEarly(r);
                     return;
                 }
                 send(stats(), null);
@@ -308,38 +311,30 @@ public final class BackendServer {
 
     /** The time limit: stops the capture {@code r} if it still runs; the app learns it from an error message. */
     private void stopByLimit(Running r) {
-        synchronized (stopLock) {
-            synchronized (this) {
-                if (running != r) {
-                    return;
-                }
-            }
-            Messages.Stats fin = stopCapture();
-            synchronized (this) {
-                stoppedEarly = fin;
-            }
+        if (stopEarly(r)) {
             error(null, "capture stopped by the backend after its limit of " + limits.maxSeconds()
                     + " s; stopCapture returns its final stats");
         }
     }
 
     /**
-     * A capture whose engine failed (an output that failed, e.g. a FIFO whose reader went away:
-     * EPIPE) is stopped at the next stats tick rather than left tracing until {@code stopCapture}:
-     * the drain pushes "capture ended with an error: ..." and the next {@code stopCapture} returns
-     * its final stats, as after the time limit.
+     * Stops the capture {@code r} if it is still the one running, keeping its final stats for the
+     * next {@code stopCapture}.
+     *
+     * @return false when {@code r} no longer runs (stopped meanwhile)
      */
-    private void stopOnFailure(Running r) {
+    private boolean stopEarly(Running r) {
         synchronized (stopLock) {
             synchronized (this) {
                 if (running != r) {
-                    return;
+                    return false;
                 }
             }
             Messages.Stats fin = stopCapture();
             synchronized (this) {
                 stoppedEarly = fin;
             }
+            return true;
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.testing.NobodysFifo;
 import org.tracewire.testing.Prerequisites;
 
 class InvokingUserTest {
@@ -148,12 +149,8 @@ class InvokingUserTest {
         Prerequisites.requireRoot();
         Prerequisites.requireTool("mkfifo");
         InvokingUser nobody = new InvokingUser(65534, 65534, Set.of(65534), "test");
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path dir = Files.createDirectory(tmp.resolve("wireshark_extcap"));
-        Files.setOwner(dir, dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
-        Path fifo = dir.resolve("fifo");
-        assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
-        Files.setAttribute(fifo, "unix:uid", 65534);
+        Path fifo = NobodysFifo.create(tmp, "fifo");
+        Path dir = fifo.getParent();
         nobody.checkWritable(fifo, "pcapng");
         // the reader opens it a moment after the writer asked (as dumpcap does)
         java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {

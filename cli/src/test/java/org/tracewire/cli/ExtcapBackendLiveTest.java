@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.testing.HostState;
+import org.tracewire.testing.NobodysFifo;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.FrameKind;
@@ -49,12 +50,7 @@ class ExtcapBackendLiveTest {
         Prerequisites.requireRoot();
         Prerequisites.requireTool("mkfifo");
         HostState before = HostState.of(top);
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path users = Files.createDirectory(dir.resolve("wireshark_extcap"));
-        Files.setOwner(users, users.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
-        Path fifo = users.resolve("tracewire_fifo");
-        assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
-        Files.setAttribute(fifo, "unix:uid", 65534);
+        Path fifo = NobodysFifo.create(dir, "tracewire_fifo");
 
         Path bin = Files.createDirectory(dir.resolve("bin"));
         write(bin.resolve("sudo"), "#!/bin/sh\n[ \"$1\" = -A ] && shift\nSUDO_UID=65534 SUDO_GID=65534 exec \"$@\"\n");
@@ -130,7 +126,7 @@ class ExtcapBackendLiveTest {
         assertTrue(captureFirst, "the stream starts with its CAPTURE frame");
         assertTrue(events > 10, events + " sched events in 3 s");
         assertTrue(context >= 3, "CAPTURE and both FORMATs: " + context);
-        assertEquals(65534, Files.getAttribute(fifo, "unix:uid"), "still the user's FIFO");
+        assertEquals(NobodysFifo.UID, Files.getAttribute(fifo, "unix:uid"), "still the user's FIFO");
         assertEquals(before, HostState.of(top), "no instance or setting left behind");
     }
 
