@@ -32,8 +32,8 @@ import org.tracewire.posix.Posix;
  * renamed or replaced by a symbolic link meanwhile) and {@code fchown}s it to uid:gid, mode 0600.
  * An existing file is reused (truncated) only when it is a regular file owned by that uid with one
  * link, or written as a stream when it is such a FIFO (Wireshark's extcap pipe; opened once a reader
- * has it open, waiting up to 10 s for one); symbolic links are refused. For root every check passes, except that symbolic links are
- * still refused.
+ * has it open, waiting up to 10 s for one); symbolic links are refused. For root every check
+ * passes, except that symbolic links are still refused.
  *
  * @param uid    the invoking user's uid
  * @param gid    their primary gid, or -1 when unknown (files keep root's group; mode 0600)
