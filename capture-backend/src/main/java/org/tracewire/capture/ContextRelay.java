@@ -171,16 +171,6 @@ public final class ContextRelay {
 
     /** One bare frame (position to limit) to every output, or to the live ones for a repeat. */
     private void write(ByteBuffer frame, long timeNs, long lost, boolean repeatOnly) throws IOException {
-        int n = frame.remaining();
-        ByteBuffer s = n + FrameOutput.HEADROOM <= scratch.capacity() ? scratch
-                : ByteBuffer.allocateDirect(FrameOutput.HEADROOM + n);
-        for (FrameOutput out : outputs) {
-            if (repeatOnly && !out.repeatsContext()) {
-                continue;
-            }
-            s.clear().position(FrameOutput.HEADROOM);
-            s.put(frame.duplicate()).flip().position(FrameOutput.HEADROOM);
-            out.write(s, timeNs, lost);
-        }
+        FrameOutput.writeEach(outputs, scratch, frame, timeNs, lost, repeatOnly);
     }
 }

@@ -2,6 +2,7 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import org.tracewire.wire.Ethernet;
 
 /**
@@ -73,4 +74,33 @@ public interface FrameOutput extends AutoCloseable {
 
     @Override
     void close() throws IOException;
+
+    /**
+     * Writes one bare frame to each output in turn (for a context repeat only to those that
+     * {@link #repeatsContext()}): copied once into {@code scratch} behind {@link #HEADROOM} free
+     * bytes (into a direct buffer of its own when it does not fit), and each output given it from
+     * its first byte, since an output may move the position and use the headroom.
+     *
+     * @param outputs    the outputs, in order
+     * @param scratch    a direct buffer the caller owns (its content is overwritten)
+     * @param frame      the frame, position to limit; its position is moved to its limit
+     * @param timeNs     the frame's time ({@link #write})
+     * @param lost       events lost just before it ({@link #write})
+     * @param repeatOnly true for a context repeat: outputs that do not repeat context are skipped
+     * @throws IOException when an output fails
+     */
+    static void writeEach(List<FrameOutput> outputs, ByteBuffer scratch, ByteBuffer frame, long timeNs, long lost,
+                          boolean repeatOnly) throws IOException {
+        int n = frame.remaining();
+        ByteBuffer s = n + HEADROOM <= scratch.capacity() ? scratch : ByteBuffer.allocateDirect(HEADROOM + n);
+        s.clear().position(HEADROOM);
+        s.put(frame);
+        for (FrameOutput out : outputs) {
+            if (repeatOnly && !out.repeatsContext()) {
+                continue;
+            }
+            s.limit(HEADROOM + n).position(HEADROOM);
+            out.write(s, timeNs, lost);
+        }
+    }
 }

@@ -189,17 +189,7 @@ public final class FrameSink implements AutoCloseable {
         List<ByteBuffer> fragments = encoder.context(m, cpu, littleEndian, timeNs);
         for (ByteBuffer f : fragments) {
             int n = f.remaining();
-            ByteBuffer s = n + FrameOutput.HEADROOM <= scratch.capacity() ? scratch
-                    : ByteBuffer.allocateDirect(FrameOutput.HEADROOM + n);
-            s.clear().position(FrameOutput.HEADROOM);
-            s.put(f).flip().position(FrameOutput.HEADROOM);
-            for (FrameOutput out : outputs) {
-                if (repeatOnly && !out.repeatsContext()) {
-                    continue;
-                }
-                s.limit(FrameOutput.HEADROOM + n).position(FrameOutput.HEADROOM);
-                out.write(s, timeNs, lost);
-            }
+            FrameOutput.writeEach(outputs, scratch, f, timeNs, lost, repeatOnly);
             lost = 0;
             frames.lazySet(++frameCount);
             contextFrames.lazySet(++contextCount);
