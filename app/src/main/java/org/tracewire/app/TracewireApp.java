@@ -1,7 +1,6 @@
 package org.tracewire.app;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -81,11 +80,7 @@ public final class TracewireApp extends Application {
      */
     public static MainViewModel createViewModel(TaskExecutor executor, SessionStore store, Map<String, String> env) {
         Supplier<BackendClient> backend = () -> {
-            Path launcher = BackendLauncher.home().resolve("tracewire");
-            if (!Files.isExecutable(launcher)) {
-                throw new BackendException("cannot find the tracewire launcher at " + launcher);
-            }
-            BackendLauncher.Result r = BackendLauncher.command(launcher, Tracefs.isRoot(), env);
+            BackendLauncher.Result r = BackendLauncher.command(Tracefs.isRoot(), env);
             if (!r.ok()) {
                 throw new BackendException(r.problem());
             }

@@ -207,26 +207,20 @@ final class ExtcapCommand implements Callable<Integer> {
         if (buffer.bufferKb < 0) {
             throw new Main.UsageException("--buffer-kb must not be negative");
         }
-        if (!Tracefs.isRoot()) {
-            Path launcher = BackendLauncher.home().resolve("tracewire");
-            BackendLauncher.Result how = BackendLauncher.command(launcher, false, System.getenv());
+        Callable<Integer> capture;
+        if (Tracefs.isRoot()) {
+            capture = () -> captureAsRoot(err);
+        } else {
+            BackendLauncher.Result how = BackendLauncher.command(false, System.getenv());
             if (!how.ok()) {
                 err.println("tracewire: " + how.problem());
                 return Main.EXIT_FAILURE;
             }
-            exitZeroOnSignals();
-            try {
-                return captureViaBackend(err, how.command());
-            } catch (Exception | Error e) {
-                if (terminating) {
-                    return 0;
-                }
-                throw e;
-            }
+            capture = () -> captureViaBackend(err, how.command());
         }
         exitZeroOnSignals();
         try {
-            return captureAsRoot(err);
+            return capture.call();
         } catch (Exception | Error e) {
             if (terminating) {
                 return 0; // stopped by Wireshark while starting or stopping: nothing to report

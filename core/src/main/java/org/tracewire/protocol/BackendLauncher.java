@@ -33,6 +33,23 @@ public final class BackendLauncher {
     }
 
     /**
+     * The command line that starts the backend through the {@code tracewire} launcher in
+     * {@link #home()}: {@link #command(Path, boolean, Map)}, or the problem that the launcher is not
+     * there (or not executable).
+     *
+     * @param root true when this process runs as root
+     * @param env  the environment (PATH, DISPLAY, SUDO_ASKPASS)
+     * @return the command, or a reason why none is possible
+     */
+    public static Result command(boolean root, Map<String, String> env) {
+        Path launcher = home().resolve("tracewire");
+        if (!Files.isExecutable(launcher)) {
+            return new Result(List.of(), "cannot find the tracewire launcher at " + launcher);
+        }
+        return command(launcher, root, env);
+    }
+
+    /**
      * The command line that starts the backend.
      *
      * @param launcher the {@code tracewire} script

@@ -179,6 +179,27 @@ class BackendClientTest {
         assertTrue(!none.ok() && none.problem().contains("needs root"), none.toString());
     }
 
+    /** The launcher in {@code tracewire.home}: its command when it is executable there, else where it was looked for. */
+    @Test
+    void theHomeLauncherIsFoundOrItsAbsenceSaid(@org.junit.jupiter.api.io.TempDir Path home) throws IOException {
+        String before = System.getProperty("tracewire.home");
+        System.setProperty("tracewire.home", home.toString());
+        try {
+            Path exe = home.resolve("tracewire");
+            BackendLauncher.Result missing = BackendLauncher.command(true, Map.of());
+            assertEquals("cannot find the tracewire launcher at " + exe, missing.problem());
+            java.nio.file.Files.writeString(exe, "#!/bin/sh\n");
+            exe.toFile().setExecutable(true);
+            assertEquals(List.of(exe.toString(), "backend"), BackendLauncher.command(true, Map.of()).command());
+        } finally {
+            if (before == null) {
+                System.clearProperty("tracewire.home");
+            } else {
+                System.setProperty("tracewire.home", before);
+            }
+        }
+    }
+
     private static void waitFor(java.util.function.BooleanSupplier cond) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!cond.getAsBoolean()) {
