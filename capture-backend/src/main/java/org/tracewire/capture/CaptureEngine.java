@@ -106,7 +106,10 @@ public final class CaptureEngine {
     private final List<CpuReader> readers = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicLong emitted = new AtomicLong();
-    /** Events emitted (emitter thread), published through {@link #emitted} with release stores. */
+    /**
+     * Events emitted (emitter thread), published through {@link #emitted} with a release store at
+     * each turn of the emitter's loop (a page or a run of records, not each record) and at the end.
+     */
     private long emittedCount;
     /** True when frame times are wall-clock ns (a measured clock), false for the raw trace clock. */
     private final boolean wallClock;
@@ -612,6 +615,7 @@ public final class CaptureEngine {
         KernelLayout kernel = layout.kernel();
         try {
             while (true) {
+                emitted.lazySet(emittedCount); // published per page or run, not per record
                 boolean allFinished = true;
                 long bound = Long.MAX_VALUE;
                 int best = -1;
@@ -671,6 +675,7 @@ public final class CaptureEngine {
                 // until a drainer queues a page or a mark (it unparks us)
                 LockSupport.parkNanos(this, IDLE_WAIT_NS);
             }
+            emitted.lazySet(emittedCount);
             for (CpuReader r : readers) {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
@@ -748,6 +753,6 @@ public final class CaptureEngine {
             }
             s.accept(e);
         }
-        emitted.lazySet(++emittedCount);
+        emittedCount++;
     }
 }

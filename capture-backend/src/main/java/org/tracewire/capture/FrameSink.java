@@ -25,7 +25,11 @@ import org.tracewire.wire.WireHeader;
  * no context frames are sent (bare event frames, for tests).
  */
 public final class FrameSink implements AutoCloseable {
-    /** Events between two checks of the clock for a due repeat. */
+    /**
+     * Events between two checks of the clock for a due repeat, and between two publications of the
+     * counts ({@link #frames()} and the others lag the emitter by fewer events, and are exact after
+     * {@link #flush()}, {@link #idle()} and {@link #finish()}).
+     */
     static final int REPEAT_CHECK_EVENTS = 4096;
 
     private final List<FrameOutput> outputs;
@@ -134,16 +138,31 @@ public final class FrameSink implements AutoCloseable {
                 tracker.lost(cpu, lost, timeNs);
             }
             tracker.beforeEvent(page, offset, length, format, cpu, timeNs);
-            if (anyRepeats && ++sinceCheck >= REPEAT_CHECK_EVENTS) {
-                sinceCheck = 0;
-                repeatIfDue();
-            }
         }
         int n = inPlace != null ? inPlace.writeEvent(encoder, page.order(), page, offset, length, cpu, timeNs, rawClock)
                 : toOutputs(page, offset, length, cpu, timeNs, rawClock);
-        frames.lazySet(++frameCount);
-        events.lazySet(++eventCount);
-        bytes.lazySet(byteCount += n);
+        frameCount++;
+        eventCount++;
+        byteCount += n;
+        if (++sinceCheck >= REPEAT_CHECK_EVENTS) {
+            everyFewEvents();
+        }
+    }
+
+    /** Every {@link #REPEAT_CHECK_EVENTS} events: the counts published, the context repeated when due. */
+    private void everyFewEvents() throws IOException {
+        sinceCheck = 0;
+        publish();
+        if (anyRepeats) {
+            repeatIfDue();
+        }
+    }
+
+    /** Makes the counts of the emitting thread visible to other threads (release stores). */
+    private void publish() {
+        frames.lazySet(frameCount);
+        events.lazySet(eventCount);
+        bytes.lazySet(byteCount);
     }
 
     /** {@link #event} without an in-place output: encoded once into the scratch buffer, written to each output. */
@@ -182,6 +201,7 @@ public final class FrameSink implements AutoCloseable {
         if (!begun) {
             begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(java.time.Instant.now()));
         }
+        publish();
     }
 
     /** {@link ContextTracker.Out}: each fragment frame through the scratch buffer to the outputs. */
@@ -191,9 +211,10 @@ public final class FrameSink implements AutoCloseable {
             int n = f.remaining();
             FrameOutput.writeEach(outputs, scratch, f, timeNs, lost, repeatOnly);
             lost = 0;
-            frames.lazySet(++frameCount);
+            frameCount++;
+            byteCount += n;
             contextFrames.lazySet(++contextCount);
-            bytes.lazySet(byteCount += n);
+            publish();
         }
     }
 
@@ -205,6 +226,7 @@ public final class FrameSink implements AutoCloseable {
 
     /** Pushes out anything the outputs buffer. */
     public void flush() throws IOException {
+        publish();
         for (FrameOutput out : outputs) {
             out.flush();
         }
@@ -215,6 +237,7 @@ public final class FrameSink implements AutoCloseable {
      * context on live interfaces when due. Called from the emitting thread.
      */
     public void idle() throws IOException {
+        publish();
         if (begun) {
             repeatIfDue();
         }

@@ -12,6 +12,7 @@ import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.WireHeader;
 
 /**
  * Frames into a pcapng file: bare tracewire frames on an interface of link type 162
@@ -127,11 +128,10 @@ public final class PcapngOutput implements FrameOutput {
 
     /**
      * Encodes one event frame straight into the file's buffer, inside its Enhanced Packet Block
-     * (the frame is written once, not encoded elsewhere and copied here): what
-     * {@link #write} does for a frame {@code encoder.event(...)} made. Only when
-     * {@link #encodesInPlace} holds. The frame's length is known from the payload's
-     * ({@link FrameEncoder#eventSize}), so the block is written whole first
-     * ({@link PcapngWriter#reservePacket}) and the frame then encoded at its index.
+     * (the frame is written once, not encoded elsewhere and copied here): what {@link #write} does
+     * for a frame {@code encoder.event(...)} made. Only when {@link #encodesInPlace} holds. The
+     * header comes from {@link FrameEncoder#eventHeader} and the writer puts it and the payload into
+     * the block ({@link PcapngWriter#writePacket(int, long, long, long, ByteBuffer, int, int)}).
      *
      * @param encoder  the capture's encoder (numbers the frame)
      * @param order    the kernel's byte order
@@ -148,15 +148,14 @@ public final class PcapngOutput implements FrameOutput {
      */
     int writeEvent(FrameEncoder encoder, ByteOrder order, ByteBuffer src, int from, int length, int cpu, long timeNs,
                    boolean rawClock) throws IOException {
-        FrameEncoder.checkEventCpu(cpu); // before the block is written
-        Objects.checkFromIndexSize(from, length, src.limit());
-        int n = encoder.eventSize(length);
-        int at = writer.reservePacket(iface, timeNs, n);
-        encoder.event(order, src, from, length, cpu, timeNs, rawClock, writer.buffer(), at);
+        Objects.checkFromIndexSize(from, length, src.limit()); // before the frame is numbered
+        int copied = encoder.eventPayloadLength(length);
+        long first = encoder.eventHeader(order, length, cpu, rawClock);
+        writer.writePacket(iface, timeNs, first, timeNs, src, from, copied);
         if (live && System.nanoTime() - lastFlush >= LIVE_FLUSH_NS) {
             flush();
         }
-        return n;
+        return WireHeader.SIZE + copied;
     }
 
     @Override

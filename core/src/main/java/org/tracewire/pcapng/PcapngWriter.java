@@ -195,52 +195,57 @@ public final class PcapngWriter implements AutoCloseable {
     }
 
     /**
-     * Writes an Enhanced Packet Block of exactly {@code length} packet bytes, all but those bytes,
-     * which the caller writes afterwards at the returned index of {@link #buffer()}: the fastest way
-     * to write a packet whose length is known before its bytes (one call). The block
-     * (header, padding, trailer) is complete and counted when this returns, and the buffer's position
-     * is past it; write the {@code length} bytes at the index (absolute puts) before any other call
-     * on this writer, which may flush the buffer. No drop count (use {@link #writePacket} for that).
+     * Writes an Enhanced Packet Block whose packet is a 16-byte prefix, two 8-byte values stored
+     * big-endian ({@code prefixHigh} first), followed by {@code length} bytes copied from
+     * {@code src[from, from + length)}: the per-packet path of a capture, where the prefix is a
+     * frame header and the bytes a record payload. The same block {@link #writePacket} writes for
+     * those 16 + {@code length} bytes, without an intermediate copy, a drop count or a change of
+     * {@code src}'s position.
      *
      * @param interfaceId an interface added with {@link #addInterface}
      * @param timeNs      time stamp in ns since 1970-01-01 UTC (unsigned 64 bits)
-     * @param length      the packet's length, bytes: at most the interface's snap length when it has one
-     * @return the index in {@link #buffer()} of the packet's first byte
-     * @throws IOException              when flushing earlier blocks to make room fails
-     * @throws IllegalArgumentException for an unknown interface, or {@code length} negative or beyond
-     *                                  the snap length
+     * @param prefixHigh  the packet's bytes 0..7, most significant byte first
+     * @param prefixLow   the packet's bytes 8..15, most significant byte first
+     * @param src         holds the rest of the packet (any byte order: copied as it is)
+     * @param from        index of its first byte in {@code src}
+     * @param length      its length, bytes; 16 + {@code length} at most the interface's snap length
+     * @throws IOException               when flushing earlier blocks to make room fails
+     * @throws IllegalArgumentException  for an unknown interface, or a packet beyond the snap length
+     * @throws IndexOutOfBoundsException when the bytes are not inside {@code src}'s limit (nothing written)
+     * @throws IllegalStateException     when the writer is closed
      */
-    public int reservePacket(int interfaceId, long timeNs, int length) throws IOException {
+    public void writePacket(int interfaceId, long timeNs, long prefixHigh, long prefixLow, ByteBuffer src, int from,
+                            int length) throws IOException {
         checkOpen();
         Stats s = stats(interfaceId);
-        if (length < 0 || (s.snapLength > 0 && length > s.snapLength)) {
-            throw new IllegalArgumentException("packet of " + length + " bytes on an interface with snap length "
+        Objects.checkFromIndexSize(from, length, src.limit());
+        int cap = 16 + length;
+        if (s.snapLength > 0 && cap > s.snapLength) {
+            throw new IllegalArgumentException("packet of " + cap + " bytes on an interface with snap length "
                     + s.snapLength);
         }
-        int len = 32 + pad(length);
-        ensure(len);
+        int len = 32 + pad(cap);
         ByteBuffer b = buf;
         int p = b.position();
-        b.putLong(p, twoInts(b, EPB, len)); // block type, block length
-        b.putLong(p + 8, twoInts(b, interfaceId, (int) (timeNs >>> 32))); // interface, time stamp high
-        b.putLong(p + 16, twoInts(b, (int) timeNs, length)); // time stamp low, captured length
-        b.putInt(p + 24, length); // original length
+        if (b.limit() - p < len) {
+            ensure(len);
+            b = buf;
+            p = b.position();
+        }
+        // the buffer is in native order: each putLong stores two 32-bit fields, or 8 big-endian bytes
+        b.putLong(p, twoInts(EPB, len)); // block type, block length
+        b.putLong(p + 8, twoInts(interfaceId, (int) (timeNs >>> 32))); // interface, time stamp high
+        b.putLong(p + 16, twoInts((int) timeNs, cap)); // time stamp low, captured length
+        b.putInt(p + 24, cap); // original length
+        b.putLong(p + 28, NATIVE_BIG ? prefixHigh : Long.reverseBytes(prefixHigh));
+        b.putLong(p + 36, NATIVE_BIG ? prefixLow : Long.reverseBytes(prefixLow));
         if ((length & 3) != 0) {
             b.putInt(p + len - 8, 0); // zeros over the 1..3 padding bytes (below the packet's end: rewritten by it)
         }
+        b.put(p + 44, src, from, length);
         b.putInt(p + len - 4, len);
         b.position(p + len);
         s.count(timeNs);
-        return p + 28;
-    }
-
-    /**
-     * The buffer blocks are written into, for the packet bytes of {@link #reservePacket} (native byte
-     * order; write with absolute puts, and change neither its position, limit nor order). The writer
-     * may replace it when it flushes: take it again after each {@code reservePacket}.
-     */
-    public ByteBuffer buffer() {
-        return buf;
     }
 
     /** Writes a whole array as one packet without drops. */
@@ -381,12 +386,16 @@ public final class PcapngWriter implements AutoCloseable {
         }
     }
 
+    /** True on a big-endian machine: {@link #buf} is in native order. */
+    private static final boolean NATIVE_BIG = ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN;
+
     /**
      * Two adjacent 32-bit fields, {@code first} at the lower index, as the 8-byte value that
-     * {@code b.putLong} stores as those two fields in {@code b}'s byte order (one store, not two).
+     * {@code putLong} stores as those two fields into a buffer of native order, {@link #buf}'s
+     * (one store, not two).
      */
-    private static long twoInts(ByteBuffer b, int first, int second) {
-        return b.order() == ByteOrder.BIG_ENDIAN
+    private static long twoInts(int first, int second) {
+        return NATIVE_BIG
                 ? ((long) first << 32) | (second & 0xffff_ffffL)
                 : ((long) second << 32) | (first & 0xffff_ffffL);
     }

@@ -125,18 +125,46 @@ public final class FrameEncoder {
                      ByteBuffer out, int at) {
         checkEventCpu(cpu);
         Objects.checkFromIndexSize(from, length, src.limit());
+        int copied = eventPayloadLength(length);
+        Objects.checkFromIndexSize(at, WireHeader.SIZE + copied, out.limit());
+        long first = eventHeader(order, length, cpu, rawClock);
+        boolean big = out.order() == ByteOrder.BIG_ENDIAN;
+        out.putLong(at, big ? first : Long.reverseBytes(first));
+        out.putLong(at + 8, big ? timeNs : Long.reverseBytes(timeNs));
+        out.put(at + WireHeader.SIZE, src, from, copied);
+        return WireHeader.SIZE + copied;
+    }
+
+    /**
+     * The payload bytes an EVENT frame holds for a payload of {@code length} bytes: all of them, or
+     * as many as fit {@link #maxFrameSize()} (the frame is then flagged truncated).
+     */
+    public int eventPayloadLength(int length) {
+        return Math.min(length, maxFrameSize - WireHeader.SIZE);
+    }
+
+    /**
+     * Numbers the next EVENT frame of {@code cpu} and returns its header's first 8 bytes as one
+     * value, most significant byte first (§2: version, kind and flags, cpu, sequence); the header's
+     * other 8 bytes are the time, ns. For a writer that puts the header in front of the payload
+     * itself ({@link org.tracewire.pcapng.PcapngWriter#writePacket(int, long, long, long, ByteBuffer,
+     * int, int)}), with {@link #eventPayloadLength} of the payload after it.
+     *
+     * @param order         the kernel's byte order (sets {@link WireHeader#FLAG_LITTLE_ENDIAN})
+     * @param payloadLength the payload's whole length, bytes (sets {@link WireHeader#FLAG_TRUNCATED}
+     *                      when the frame cannot hold it)
+     * @param cpu           0..65534
+     * @param rawClock      true when the time is the raw trace clock
+     * @throws IllegalArgumentException for a cpu outside 0..65534 (the sequence not used)
+     */
+    public long eventHeader(ByteOrder order, int payloadLength, int cpu, boolean rawClock) {
+        checkEventCpu(cpu);
         int flags = (order == ByteOrder.LITTLE_ENDIAN ? WireHeader.FLAG_LITTLE_ENDIAN : 0)
-                | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0);
-        if (WireHeader.SIZE + length > maxFrameSize) {
-            length = maxFrameSize - WireHeader.SIZE;
-            flags |= WireHeader.FLAG_TRUNCATED;
-        }
-        Objects.checkFromIndexSize(at, WireHeader.SIZE + length, out.limit());
+                | (rawClock ? WireHeader.FLAG_RAW_CLOCK : 0)
+                | (WireHeader.SIZE + payloadLength > maxFrameSize ? WireHeader.FLAG_TRUNCATED : 0);
         long sequence = sequences[cpu];
-        WireHeader.writeAt(out, at, WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence, timeNs);
         sequences[cpu] = (sequence + 1) & 0xffff_ffffL;
-        out.put(at + WireHeader.SIZE, src, from, length);
-        return WireHeader.SIZE + length;
+        return WireHeader.first(WireHeader.VERSION, FrameKind.EVENT.code(), flags, cpu, sequence);
     }
 
     /**

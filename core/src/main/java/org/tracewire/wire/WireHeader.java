@@ -91,11 +91,16 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
     static void writeAt(ByteBuffer out, int at, int version, int kindCode, int flags, int cpu, long sequence,
                         long timeNs) {
         // big-endian on the wire whatever the buffer's order: two 8-byte stores (no order switch)
-        long first = ((long) (version & 0xff) << 56) | ((long) ((kindCode | flags) & 0xff) << 48)
-                | ((long) (cpu & 0xffff) << 32) | (sequence & 0xffff_ffffL);
+        long first = first(version, kindCode, flags, cpu, sequence);
         boolean big = out.order() == ByteOrder.BIG_ENDIAN;
         out.putLong(at, big ? first : Long.reverseBytes(first));
         out.putLong(at + 8, big ? timeNs : Long.reverseBytes(timeNs));
+    }
+
+    /** A header's first 8 bytes as one value, most significant byte first: version, kind | flags, cpu, sequence. */
+    static long first(int version, int kindCode, int flags, int cpu, long sequence) {
+        return ((long) (version & 0xff) << 56) | ((long) ((kindCode | flags) & 0xff) << 48)
+                | ((long) (cpu & 0xffff) << 32) | (sequence & 0xffff_ffffL);
     }
 
     /**

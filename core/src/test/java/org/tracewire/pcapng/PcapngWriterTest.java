@@ -138,38 +138,42 @@ class PcapngWriterTest {
     }
 
     /**
-     * Packets whose blocks are reserved ({@code reservePacket}) and then filled come out byte for byte
-     * as {@code writePacket} writes them, for every padding, across buffer flushes, mixed with copied
-     * ones, and count into the statistics; bad lengths are refused.
+     * Packets written as a 16-byte prefix and bytes copied from a buffer come out byte for byte as
+     * {@code writePacket} writes the whole packet, for every padding, across buffer flushes, mixed
+     * with copied ones, and count into the statistics; bad lengths and indexes are refused.
      */
     @Test
-    void packetsReservedEqualPacketsCopiedIn() throws Exception {
+    void packetsWithAPrefixEqualPacketsCopiedIn() throws Exception {
         Random rnd = new Random(12);
         ByteArrayOutputStream viaCopy = new ByteArrayOutputStream();
-        ByteArrayOutputStream reserved = new ByteArrayOutputStream();
-        try (PcapngWriter a = new PcapngWriter(viaCopy, SECTION); PcapngWriter b = new PcapngWriter(reserved, SECTION)) {
+        ByteArrayOutputStream prefixed = new ByteArrayOutputStream();
+        ByteBuffer src = ByteBuffer.allocateDirect(300);
+        try (PcapngWriter a = new PcapngWriter(viaCopy, SECTION); PcapngWriter b = new PcapngWriter(prefixed, SECTION)) {
             InterfaceInfo iface = InterfaceInfo.tracewire("tw", "x", 1000);
             a.addInterface(iface);
             b.addInterface(iface);
             for (int i = 0; i < 4000; i++) {
                 int n = i < 10 ? i : rnd.nextInt(200);
-                byte[] p = new byte[n];
+                byte[] p = new byte[16 + n];
                 rnd.nextBytes(p);
                 long t = 1_700_000_000_000_000_000L + i * 1000L + rnd.nextInt(999);
-                a.writePacket(0, t, ByteBuffer.wrap(p), n, 0);
+                a.writePacket(0, t, ByteBuffer.wrap(p), p.length, 0);
                 if (i % 17 == 0) {
-                    b.writePacket(0, t, ByteBuffer.wrap(p), n, 0);
+                    b.writePacket(0, t, ByteBuffer.wrap(p), p.length, 0);
                     continue;
                 }
-                int at = b.reservePacket(0, t, n);
-                assertEquals(at + 32 + (n + 3 & ~3) - 28, b.buffered(), "position past the block");
-                b.buffer().put(at, p);
+                ByteBuffer bp = ByteBuffer.wrap(p); // big-endian: the prefix as two values
+                int from = rnd.nextInt(300 - n + 1);
+                src.put(from, p, 16, n);
+                b.writePacket(0, t, bp.getLong(0), bp.getLong(8), src, from, n);
             }
             assertEquals(a.packets(0), b.packets(0));
-            assertThrows(IllegalArgumentException.class, () -> b.reservePacket(0, 1, 1001), "beyond the snap length");
-            assertThrows(IllegalArgumentException.class, () -> b.reservePacket(0, 1, -1), "negative");
-            assertThrows(IllegalArgumentException.class, () -> b.reservePacket(1, 1, 8), "unknown interface");
+            assertThrows(IllegalArgumentException.class, () -> b.writePacket(0, 1, 0, 0, ByteBuffer.allocate(1000), 0, 985),
+                    "beyond the snap length");
+            assertThrows(IndexOutOfBoundsException.class, () -> b.writePacket(0, 1, 0, 0, src, 290, 11), "beyond src");
+            assertThrows(IndexOutOfBoundsException.class, () -> b.writePacket(0, 1, 0, 0, src, 0, -1), "negative");
+            assertThrows(IllegalArgumentException.class, () -> b.writePacket(1, 1, 0, 0, src, 0, 8), "unknown interface");
         }
-        assertArrayEquals(viaCopy.toByteArray(), reserved.toByteArray());
+        assertArrayEquals(viaCopy.toByteArray(), prefixed.toByteArray());
     }
 }
