@@ -144,6 +144,11 @@ public final class Capture implements AutoCloseable {
             frames = outputs.open(session);
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
                     ? frames.context().formats() : formatsOf(top, session.events());
+            if (frames != null) {
+                // tracing is off: the JIT compiles the per-record code now, not in the first traced second
+                CaptureEngine.warmUp(session.layout(), formats, session.clock(), frames.context(),
+                        List.copyOf(session.instance().cpus()), CaptureEngine.WARM_UP_NS);
+            }
             CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), formats,
                     session.clock(), frames, sinks);
             if (count > 0) {

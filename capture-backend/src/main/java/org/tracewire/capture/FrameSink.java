@@ -44,7 +44,8 @@ public final class FrameSink implements AutoCloseable {
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + FrameEncoder.MAX_FRAME);
     /** The one output when it is a pcapng file or FIFO that takes frames encoded in place, else null. */
     private final PcapngOutput inPlace;
-    // written by the emitting thread only; published with release stores (no fence per event), read anywhere
+    // written by the emitting thread only; published with release stores every REPEAT_CHECK_EVENTS events and
+    // at flush(), idle() and finish() (not per event), read anywhere
     private long frameCount;
     private long byteCount;
     private long eventCount;

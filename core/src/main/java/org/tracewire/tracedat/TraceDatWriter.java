@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.tracewire.ringbuffer.SubBuffer;
+import org.tracewire.ringbuffer.SubBufferBuilder;
 import org.tracewire.ringbuffer.SubBufferLayout;
 
 /**
@@ -281,16 +282,8 @@ public final class TraceDatWriter implements AutoCloseable {
     private final class CpuPages implements AutoCloseable {
         final Path path;
         final FileChannel file;
-        final ByteBuffer page = ByteBuffer.allocate(pageSize).order(order);
-        final int tdBits = layout.headerEvent().timeDeltaBits();
-        final long tdMask = (1L << tdBits) - 1;
-        final boolean big = order == ByteOrder.BIG_ENDIAN;
+        final SubBufferBuilder page = new SubBufferBuilder(layout);
         long bytes;
-        boolean open;
-        int pos;
-        long prevTs;
-        long lost; // of the page being filled
-        int records;
 
         CpuPages() throws IOException {
             path = Files.createTempFile("tracewire-export", ".cpu");
@@ -298,96 +291,38 @@ public final class TraceDatWriter implements AutoCloseable {
                     StandardOpenOption.DELETE_ON_CLOSE);
         }
 
+        /**
+         * Adds a record: a new page for lost events before it, for a time going backwards, or when
+         * the page is full; false (nothing written) for a record that fits no page.
+         */
         boolean add(long ts, ByteBuffer payload, long lostBefore) throws IOException {
-            int len = payload.remaining();
-            int padded = (len + 3) & ~3;
-            boolean small = padded > 0 && padded <= layout.headerEvent().maxDataType() * 4;
-            int recBytes = (small ? 4 : 8) + padded;
-            int capacity = pageSize - layout.dataOffset();
-            int reserve = layout.kernel().longSize();
-            if (recBytes + 8 + reserve > capacity) {
+            if (!page.fitsEmptyPage(payload.remaining())) {
                 return false;
             }
-            if (open && (lostBefore != 0 || Long.compareUnsigned(ts, prevTs) < 0)) {
+            if (page.isOpen() && (lostBefore != 0 || Long.compareUnsigned(ts, page.lastTimestamp()) < 0)) {
                 finish();
             }
-            long delta = open ? ts - prevTs : 0;
-            int ext = delta > tdMask ? 8 : 0;
-            if (open && pos + ext + recBytes + (lost > 0 ? reserve : 0) > pageSize) {
+            if (page.isOpen() && !page.tryAdd(ts, payload)) {
                 finish();
-                delta = 0;
-                ext = 0;
             }
-            if (!open) {
-                start(ts, lostBefore);
-                delta = 0;
+            if (!page.isOpen()) {
+                page.start(ts, lostBefore);
+                if (!page.tryAdd(ts, payload)) {
+                    throw new IllegalStateException("a record that fits an empty page did not");
+                }
             }
-            if (ext > 0) {
-                page.putInt(pos, word(layout.headerEvent().timeExtendType(), delta & tdMask));
-                page.putInt(pos + 4, (int) (delta >>> tdBits));
-                pos += 8;
-                delta = 0;
-            }
-            if (small) {
-                page.putInt(pos, word(padded / 4, delta));
-                pos += 4;
-            } else {
-                page.putInt(pos, word(0, delta));
-                page.putInt(pos + 4, padded + 4);
-                pos += 8;
-            }
-            page.put(pos, payload, payload.position(), len);
-            for (int i = len; i < padded; i++) {
-                page.put(pos + i, (byte) 0);
-            }
-            pos += padded;
-            prevTs = ts;
-            records++;
             return true;
         }
 
-        private int word(int typeLen, long delta) {
-            return big ? (typeLen << tdBits) | (int) delta : typeLen | (int) (delta << 5);
-        }
-
-        private void start(long ts, long lostBefore) {
-            page.clear();
-            page.put(0, new byte[pageSize]);
-            page.putLong(layout.timestampOffset(), ts);
-            pos = layout.dataOffset();
-            prevTs = ts;
-            lost = lostBefore;
-            records = 0;
-            open = true;
-        }
-
         void finish() throws IOException {
-            if (!open) {
+            if (!page.isOpen()) {
                 return;
             }
-            long commit = pos - layout.dataOffset();
-            if (lost != 0) {
-                commit |= SubBuffer.MISSED_EVENTS;
-                if (lost > 0) {
-                    commit |= SubBuffer.MISSED_STORED;
-                    if (layout.kernel().longSize() == 8) {
-                        page.putLong(pos, lost);
-                    } else {
-                        page.putInt(pos, (int) Math.min(lost, 0xffffffffL));
-                    }
-                }
-            }
-            if (layout.commitSize() == 8) {
-                page.putLong(layout.commitOffset(), commit);
-            } else {
-                page.putInt(layout.commitOffset(), (int) commit);
-            }
-            ByteBuffer b = page.duplicate().position(0).limit(pageSize);
+            ByteBuffer b = page.finish();
             while (b.hasRemaining()) {
                 file.write(b, bytes + b.position());
             }
             bytes += pageSize;
-            open = false;
         }
 
         @Override
