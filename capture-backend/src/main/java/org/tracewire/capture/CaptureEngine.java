@@ -167,6 +167,8 @@ public final class CaptureEngine {
     public static final long WARM_UP_NS = Math.max(0, Long.getLong("tracewire.warmUpMs", 300)) * 1_000_000L;
     /** Synthetic sub-buffers per CPU that one round of the warm-up walks. */
     static final int WARM_UP_PAGES = 32;
+    /** Most CPUs the warm-up's synthetic pages are for (the first of the capture's). */
+    static final int WARM_UP_CPUS = 4;
 
     /**
      * Runs the emitter's per-record code over synthetic sub-buffers of the capture's events, into a
@@ -188,7 +190,7 @@ public final class CaptureEngine {
      * @param formats  the capture's events by id
      * @param clock    the capture's clock (read only)
      * @param context  what the capture's context messages say, or null (none sent)
-     * @param cpus     the capture's CPUs
+     * @param cpus     the capture's CPUs (the first {@link #WARM_UP_CPUS} get synthetic pages)
      * @param budgetNs wall time to run, ns; at least one round runs when positive
      * @return records the warm-up emitted (0 when there was nothing to warm up)
      * @throws IOException when the engine failed on the synthetic records (a bug: the capture would too)
@@ -199,6 +201,8 @@ public final class CaptureEngine {
             return 0;
         }
         long until = System.nanoTime() + budgetNs;
+        // the merge's code is the same for any count of CPUs: a few keep the synthetic pages small
+        cpus = cpus.subList(0, Math.min(cpus.size(), WARM_UP_CPUS));
         List<List<Page>> pages = warmUpPages(layout, formats, cpus);
         WritableByteChannel discard = new WritableByteChannel() {
             @Override

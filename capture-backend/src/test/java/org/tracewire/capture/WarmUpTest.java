@@ -91,6 +91,10 @@ class WarmUpTest {
 
         long more = CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, cpus, 50_000_000L);
         assertTrue(more >= perRound && more % perRound == 0, more + " records: whole rounds of " + perRound);
+        List<Integer> many = java.util.stream.IntStream.range(0, 64).boxed().toList();
+        assertEquals(recordsPerRound(formats, many.subList(0, CaptureEngine.WARM_UP_CPUS)).values().stream()
+                .mapToLong(Long::longValue).sum(), CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, many, 1),
+                "64 CPUs: pages for the first " + CaptureEngine.WARM_UP_CPUS + " only");
         assertEquals(0, CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, cpus, 0), "budget 0: none");
     }
 }
