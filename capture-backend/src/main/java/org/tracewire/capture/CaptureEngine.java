@@ -1,8 +1,10 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -204,23 +206,7 @@ public final class CaptureEngine {
         // the merge's code is the same for any count of CPUs: a few keep the synthetic pages small
         cpus = cpus.subList(0, Math.min(cpus.size(), WARM_UP_CPUS));
         List<List<Page>> pages = warmUpPages(layout, formats, cpus);
-        WritableByteChannel discard = new WritableByteChannel() {
-            @Override
-            public int write(ByteBuffer src) {
-                int n = src.remaining();
-                src.position(src.limit());
-                return n;
-            }
-
-            @Override
-            public boolean isOpen() {
-                return true;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        WritableByteChannel discard = Channels.newChannel(OutputStream.nullOutputStream());
         RingBufferStats zero = new RingBufferStats(0, 0, 0, 0, 0, 0);
         long emitted = 0;
         try (FrameSink sink = new FrameSink(List.of(new PcapngOutput("warm-up", discard, false, SectionInfo.host(),
