@@ -20,9 +20,9 @@ import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.posix.CpuAffinity;
-import org.tracewire.record.EventRecord;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.record.EventRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferBuilder;
 import org.tracewire.ringbuffer.SubBufferLayout;
@@ -179,7 +179,8 @@ public final class CaptureEngine {
      * second. Called before tracing starts, so that the JIT compiles this code then. Otherwise it is
      * compiled in the first traced second, and the compiler and the not yet compiled code take CPU
      * from the traced workload: under full-speed getppid loops the first second recorded 4.3-4.6 M
-     * events/s against 5.0-5.4 M/s in the seconds after (docs/capture.md, "JIT warm-up").
+     * events/s against 5.0-5.4 M/s in the seconds after (docs/capture.md, "The per-event path
+     * trimmed, and a JIT warm-up").
      *
      * <p>The synthetic records are of the capture's events ({@link EventFormat#fixedSize()} bytes,
      * {@code common_type} and {@code common_pid} set, the rest zeros), this process's pid as their
@@ -206,6 +207,9 @@ public final class CaptureEngine {
         // the merge's code is the same for any count of CPUs: a few keep the synthetic pages small
         cpus = cpus.subList(0, Math.min(cpus.size(), WARM_UP_CPUS));
         List<List<Page>> pages = warmUpPages(layout, formats, cpus);
+        if (pages.isEmpty()) {
+            return 0; // only events too large for a page: nothing to warm up with
+        }
         WritableByteChannel discard = Channels.newChannel(OutputStream.nullOutputStream());
         RingBufferStats zero = new RingBufferStats(0, 0, 0, 0, 0, 0);
         long emitted = 0;
@@ -230,13 +234,20 @@ public final class CaptureEngine {
         return emitted;
     }
 
-    /** {@link #warmUp}'s sub-buffers: per CPU, {@link #WARM_UP_PAGES} pages of records of every event in turn. */
+    /**
+     * {@link #warmUp}'s sub-buffers: per CPU, {@link #WARM_UP_PAGES} pages of records of every event
+     * in turn (events too large for a page left out); empty when no event fits a page.
+     */
     private static List<List<Page>> warmUpPages(SubBufferLayout layout, Map<Integer, EventFormat> formats,
                                                 List<Integer> cpus) {
         ByteOrder order = layout.kernel().byteOrder();
         List<ByteBuffer> payloads = new ArrayList<>();
         int pid = (int) ProcessHandle.current().pid();
+        SubBufferBuilder fits = new SubBufferBuilder(layout);
         for (EventFormat f : formats.values()) {
+            if (!fits.fitsEmptyPage(Math.max(8, f.fixedSize()))) {
+                continue; // too large for any page: not an event the warm-up needs
+            }
             ByteBuffer b = ByteBuffer.allocate(Math.max(8, f.fixedSize())).order(order);
             b.putShort(0, (short) f.id());
             Field pidField = f.fieldsByName().get("common_pid");
@@ -244,6 +255,9 @@ public final class CaptureEngine {
                 b.putInt(pidField.offset(), pid);
             }
             payloads.add(b);
+        }
+        if (payloads.isEmpty()) {
+            return List.of();
         }
         int n = cpus.size();
         List<List<Page>> out = new ArrayList<>();
@@ -254,9 +268,6 @@ public final class CaptureEngine {
             while (cpuPages.size() < WARM_UP_PAGES) {
                 long ts = 1_000_000_000L + (k * n + i) * 100; // the CPUs' records interleave in time
                 ByteBuffer payload = payloads.get((int) (k % payloads.size())).duplicate();
-                if (!builder.fitsEmptyPage(payload.remaining())) {
-                    break; // an event too large for a page: not one a warm-up needs
-                }
                 if (!builder.isOpen()) {
                     builder.start(ts, 0);
                 }
