@@ -245,10 +245,11 @@ public final class CaptureEngine {
         int pid = (int) ProcessHandle.current().pid();
         SubBufferBuilder fits = new SubBufferBuilder(layout);
         for (EventFormat f : formats.values()) {
-            if (!fits.fitsEmptyPage(Math.max(8, f.fixedSize()))) {
+            int size = Math.max(8, f.fixedSize());
+            if (!fits.fitsEmptyPage(size)) {
                 continue; // too large for any page: not an event the warm-up needs
             }
-            ByteBuffer b = ByteBuffer.allocate(Math.max(8, f.fixedSize())).order(order);
+            ByteBuffer b = ByteBuffer.allocate(size).order(order);
             b.putShort(0, (short) f.id());
             Field pidField = f.fieldsByName().get("common_pid");
             if (pidField != null && pidField.size() == 4 && pidField.offset() + 4 <= b.capacity()) {

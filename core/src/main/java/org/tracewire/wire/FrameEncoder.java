@@ -87,7 +87,7 @@ public final class FrameEncoder {
      *
      * @throws IllegalArgumentException for a cpu outside 0..65534
      */
-    public static void checkEventCpu(int cpu) {
+    private static void checkEventCpu(int cpu) {
         if (cpu < 0 || cpu >= WireHeader.NO_CPU) {
             throw new IllegalArgumentException("cpu " + cpu + " outside 0..65534");
         }
@@ -127,10 +127,7 @@ public final class FrameEncoder {
         Objects.checkFromIndexSize(from, length, src.limit());
         int copied = eventPayloadLength(length);
         Objects.checkFromIndexSize(at, WireHeader.SIZE + copied, out.limit());
-        long first = eventHeader(order, length, cpu, rawClock);
-        boolean big = out.order() == ByteOrder.BIG_ENDIAN;
-        out.putLong(at, big ? first : Long.reverseBytes(first));
-        out.putLong(at + 8, big ? timeNs : Long.reverseBytes(timeNs));
+        WireHeader.putAt(out, at, eventHeader(order, length, cpu, rawClock), timeNs);
         out.put(at + WireHeader.SIZE, src, from, copied);
         return WireHeader.SIZE + copied;
     }

@@ -91,7 +91,14 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
     static void writeAt(ByteBuffer out, int at, int version, int kindCode, int flags, int cpu, long sequence,
                         long timeNs) {
         // big-endian on the wire whatever the buffer's order: two 8-byte stores (no order switch)
-        long first = first(version, kindCode, flags, cpu, sequence);
+        putAt(out, at, first(version, kindCode, flags, cpu, sequence), timeNs);
+    }
+
+    /**
+     * Stores a header at absolute index {@code at}: its first 8 bytes ({@link #first}) and the time,
+     * each big-endian whatever {@code out}'s byte order.
+     */
+    static void putAt(ByteBuffer out, int at, long first, long timeNs) {
         boolean big = out.order() == ByteOrder.BIG_ENDIAN;
         out.putLong(at, big ? first : Long.reverseBytes(first));
         out.putLong(at + 8, big ? timeNs : Long.reverseBytes(timeNs));
