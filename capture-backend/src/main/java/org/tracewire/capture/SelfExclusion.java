@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsInstance;
 
@@ -115,10 +116,52 @@ public final class SelfExclusion {
     }
 
     /**
-     * Warnings for events that can feed back on the capture: each event of ours (a frame written,
-     * a page read) can cause further events.
+     * The system calls a capture process makes, any thread of it, at any time: what
+     * {@code strace -f} saw of a whole {@code ./tracewire capture} from the JVM's start (the
+     * launcher's shell before it is not the capture) to its exit, the JVM's own threads included,
+     * plus those of the outputs and the backend that run did not use (a TAP's
+     * {@code ioctl}, a FIFO's or socket's writes, the app's socket, the file's last
+     * {@code ftruncate}). While tracing, the capture's own threads made {@code read} (a sub-buffer,
+     * a stats file), {@code futex} (hand-offs), {@code write} (a file block, a frame, a progress
+     * line), {@code poll}, {@code openat} / {@code close} / {@code lseek} / {@code newfstatat} /
+     * {@code pread64} (stats files), {@code mprotect} / {@code mmap} / {@code munmap} (the JVM)
+     * and a few more (measured 2026-11-25; {@code OwnSyscallsLiveTest} checks that a capture's own
+     * threads call nothing else). A {@code syscalls} event of any other call cannot record our
+     * threads, so it cannot feed back.
+     */
+    public static final Set<String> OWN_SYSCALLS = Set.of(
+            // while tracing (strace -f of a capture, 2026-11-25)
+            "read", "write", "futex", "gettid", "mprotect", "lseek", "openat", "newfstatat", "close", "poll",
+            "pread64", "mmap", "munmap", "clock_nanosleep", "sched_getaffinity", "sched_setaffinity",
+            "rt_sigreturn", "rt_sigprocmask", "readlink", "prctl",
+            // from the JVM's start to its exit (it may make them again at any time), its child processes' too
+            "rt_sigaction", "statx", "getdents64", "access", "fcntl", "set_robust_list", "rseq", "clone3", "madvise",
+            "brk", "dup", "dup2", "prlimit64", "exit", "exit_group", "getpid", "socket", "socketpair", "pipe2",
+            "ioctl", "unlink", "mkdir", "rmdir", "sched_yield", "geteuid", "getuid", "fchdir", "getcwd", "statfs",
+            "fstatfs", "set_tid_address", "getrandom", "ftruncate", "execve", "arch_prctl", "sysinfo", "connect",
+            "setsockopt", "getsockname", "wait4", "uname", "flock", "clock_getres",
+            // the outputs and the backend that run did not use (TAP, FIFO, the app's socket) and their kin
+            "writev", "pwrite64", "pwritev", "readv", "ppoll", "epoll_wait", "epoll_pwait", "epoll_ctl", "sendto",
+            "sendmsg", "recvfrom", "recvmsg", "accept", "accept4", "bind", "listen", "shutdown", "fchown", "fsync",
+            "fdatasync", "kill", "tgkill", "nanosleep", "fstat", "clone", "clock_gettime");
+
+    /** Calls a capture makes for every frame of a network output: each frame's call is an event of its own. */
+    private static final Set<String> PER_FRAME_SYSCALLS = Set.of("write", "writev", "sendto", "sendmsg");
+
+    /**
+     * Warnings for events that can feed back on the capture: events of its own threads' work (a
+     * page read, a frame or a block written, a thread woken) when they are traced, and, with a
+     * network output, events of what each frame causes outside the capture.
      *
-     * @param events    the selected events
+     * <p>With {@code traceSelf}: a {@code syscalls} event of a call in {@link #OWN_SYSCALLS} (or any
+     * {@code raw_syscalls} event), and the systems our work shows up in ({@code sched}, {@code irq},
+     * {@code timer}, {@code kmem}, {@code writeback}, {@code block}, {@code ext4}, {@code filemap},
+     * {@code net}, {@code skb}, {@code napi}); a call the capture never makes ({@code getppid}) gets
+     * no warning. With a network output as well, a per-frame call ({@code write}, {@code sendto}
+     * ...), {@code raw_syscalls} or a network event makes at least one more event per frame: that
+     * feedback grows until the buffer overflows, and the warning says so.
+     *
+     * @param events    the selected events; an event name {@code *} stands for all of its system
      * @param traceSelf the capture's own threads are traced
      * @param tap       frames go to a network interface (a capture tool on it is not excluded)
      * @return one line per concern, empty when none
@@ -128,20 +171,39 @@ public final class SelfExclusion {
         for (EventSelection e : events) {
             String sys = e.system();
             String ev = e.event();
-            boolean syscall = sys.equals("raw_syscalls") || sys.equals("syscalls");
-            if (traceSelf && (syscall || sys.equals("sched") || sys.equals("net") || sys.equals("skb")
-                    || sys.equals("napi") || sys.equals("irq") || sys.equals("timer") || sys.equals("kmem")
-                    || sys.equals("writeback") || sys.equals("block") || sys.equals("ext4") || sys.equals("filemap"))) {
-                out.add(e.fullName() + " records tracewire's own threads (trace-self): each frame written or page read"
-                        + " causes more of them (feedback); expect the rate to climb until the buffer overflows");
-            } else if (tap && (sys.equals("net") || sys.equals("skb") || sys.equals("napi")
-                    || (syscall && (ev.contains("read") || ev.contains("recv") || ev.contains("poll")
-                    || ev.contains("select") || sys.equals("raw_syscalls"))))) {
+            boolean raw = sys.equals("raw_syscalls");
+            boolean syscall = raw || sys.equals("syscalls");
+            boolean whole = ev.equals(EventSelector.WHOLE_SYSTEM);
+            String call = syscallName(ev);
+            boolean net = sys.equals("net") || sys.equals("skb") || sys.equals("napi");
+            boolean ownWork = raw || net || (syscall && (whole || OWN_SYSCALLS.contains(call)))
+                    || Set.of("sched", "irq", "timer", "kmem", "writeback", "block", "ext4", "filemap").contains(sys);
+            boolean perFrame = tap && (raw || net || (syscall && (whole || PER_FRAME_SYSCALLS.contains(call))));
+            if (traceSelf && perFrame) {
+                out.add(e.fullName() + " records tracewire's own threads (trace-self), and each frame sent to the"
+                        + " interface makes at least one more of it (feedback): expect the rate to climb until the"
+                        + " buffer overflows");
+            } else if (traceSelf && ownWork) {
+                out.add(e.fullName() + " records tracewire's own threads too (trace-self): their work for each page"
+                        + " read and each block or frame written shows up in it (feedback)");
+            } else if (tap && (net || raw || (syscall && (whole || ev.contains("read") || ev.contains("recv")
+                    || ev.contains("poll") || ev.contains("select"))))) {
                 out.add(e.fullName() + " can still feed back through the interface: tracewire's own threads are "
                         + "excluded, but a capture tool reading the interface (Wireshark, dumpcap) and the kernel's "
                         + "network processing of each frame are not");
             }
         }
         return out;
+    }
+
+    /** The system call of a {@code syscalls} event name: {@code sys_enter_write} → {@code write}. */
+    static String syscallName(String event) {
+        if (event.startsWith("sys_enter_")) {
+            return event.substring("sys_enter_".length());
+        }
+        if (event.startsWith("sys_exit_")) {
+            return event.substring("sys_exit_".length());
+        }
+        return event;
     }
 }

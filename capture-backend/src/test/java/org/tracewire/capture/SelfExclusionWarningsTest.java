@@ -1,0 +1,68 @@
+package org.tracewire.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link SelfExclusion#feedbackWarnings}: which events can feed back on a capture, and how it says so. */
+class SelfExclusionWarningsTest {
+    private static List<String> warnings(String event, boolean traceSelf, boolean tap) {
+        return SelfExclusion.feedbackWarnings(List.of(EventSelection.parse(event, null)), traceSelf, tap);
+    }
+
+    @Test
+    void aCallTheCaptureNeverMakesCannotFeedBack() {
+        // the full-speed benchmark's events: no thread of a capture calls getppid() while tracing
+        assertEquals(List.of(), warnings("syscalls:sys_enter_getppid", true, false));
+        assertEquals(List.of(), warnings("syscalls:sys_exit_getppid", true, true));
+        assertEquals(List.of(), warnings("syscalls:sys_enter_openat", false, false));
+    }
+
+    @Test
+    void ourOwnCallsAndWorkAreNamedWithTraceSelf() {
+        for (String e : List.of("syscalls:sys_enter_read", "syscalls:sys_exit_futex", "syscalls:sys_enter_write",
+                "sched:sched_switch", "block:block_rq_issue", "raw_syscalls:sys_enter")) {
+            List<String> w = warnings(e, true, false);
+            assertEquals(1, w.size(), e + ": " + w);
+            assertTrue(w.get(0).startsWith(e + " records tracewire's own threads too"), w.get(0));
+            assertTrue(w.get(0).contains("feedback"), w.get(0));
+        }
+        // excluded (the default) and no network output: nothing to warn of
+        assertEquals(List.of(), warnings("syscalls:sys_enter_write", false, false));
+        assertEquals(List.of(), warnings("sched:sched_switch", false, false));
+    }
+
+    @Test
+    void aPerFrameCallWithANetworkOutputClimbs() {
+        for (String e : List.of("syscalls:sys_enter_write", "syscalls:sys_enter_sendto", "raw_syscalls:sys_exit",
+                "net:net_dev_xmit")) {
+            List<String> w = warnings(e, true, true);
+            assertEquals(1, w.size(), e + ": " + w);
+            assertTrue(w.get(0).contains("expect the rate to climb until the buffer overflows"), w.get(0));
+        }
+        // a read with a network output, traced: our own reads, not one per frame
+        List<String> read = warnings("syscalls:sys_enter_read", true, true);
+        assertEquals(1, read.size());
+        assertTrue(read.get(0).contains("records tracewire's own threads too"), read.get(0));
+    }
+
+    @Test
+    void excludedButANetworkOutputStillWarnsOfOtherReaders() {
+        for (String e : List.of("syscalls:sys_enter_recvfrom", "syscalls:sys_enter_poll", "net:netif_receive_skb",
+                "raw_syscalls:sys_enter")) {
+            List<String> w = warnings(e, false, true);
+            assertEquals(1, w.size(), e + ": " + w);
+            assertTrue(w.get(0).contains("can still feed back through the interface"), w.get(0));
+        }
+        assertEquals(List.of(), warnings("syscalls:sys_enter_write", false, true));
+    }
+
+    @Test
+    void syscallNames() {
+        assertEquals("write", SelfExclusion.syscallName("sys_enter_write"));
+        assertEquals("exit_group", SelfExclusion.syscallName("sys_exit_exit_group"));
+        assertEquals("sched_switch", SelfExclusion.syscallName("sched_switch"));
+    }
+}
