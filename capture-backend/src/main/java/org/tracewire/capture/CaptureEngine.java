@@ -494,6 +494,9 @@ public final class CaptureEngine {
                     boolean last = stopping;
                     long now = clock.traceNow() - SLACK_NS;
                     boolean empty = false;
+                    // a sub-buffer less than 3/4 full whose first record is not older than `now`: the
+                    // CPU's records come in time order, so none older than `now` is left unread
+                    boolean caughtUp = false;
                     while (true) {
                         heartbeat = System.nanoTime();
                         Page pg = freePage();
@@ -513,11 +516,13 @@ public final class CaptureEngine {
                         pages.incrementAndGet();
                         pagesRead.add(pg);
                         LockSupport.unpark(emitter);
-                        if (!last && header.dataLength() < fullEnough) {
+                        if (!last && header.dataLength() < fullEnough && header.timestamp() >= now) {
+                            caughtUp = true;
                             break;
                         }
+                        // else the next read, with the same `now`: more, the rest, or EAGAIN
                     }
-                    if (empty) {
+                    if (empty || caughtUp) {
                         pagesRead.add(new Mark(now, false));
                         LockSupport.unpark(emitter);
                     }
@@ -532,7 +537,9 @@ public final class CaptureEngine {
                         }
                         continue;
                     }
-                    if (empty) {
+                    if (empty || caughtUp) {
+                        // also after catching up: a capture of its own read() calls (--trace-self)
+                        // would otherwise read one sub-buffer per event of its own, as fast as it can
                         in.awaitData(POLL_MS);
                     }
                 }
