@@ -37,10 +37,13 @@ import org.tracewire.wire.FrameEncoder;
  *
  * <p>One <em>drainer</em> thread per CPU keeps the kernel's buffer empty: it waits with
  * {@code poll()} (at most {@link #POLL_MS} ms, since the kernel wakes pollers only at the
- * {@code buffer_percent} watermark) and then reads sub-buffers non-blocking until EAGAIN or a page
- * comes back less than 3/4 full (a blocking {@code read()} would wake on every event, see
- * {@code ../shared/README.md}), into pages of a pool of at most {@link #STASH_PER_CPU} bytes
- * ({@link #STASH_TOTAL} over all CPUs), which it queues. A drainer runs on its own CPU when the
+ * {@code buffer_percent} watermark) and then reads sub-buffers non-blocking until EAGAIN, or until
+ * a sub-buffer less than 3/4 full whose first record is not older than the time taken before the
+ * reads (caught up with the writer, since a CPU's records come in time order; waiting then keeps a
+ * capture of its own {@code read()} calls from reading one sub-buffer per event of its own; a
+ * blocking {@code read()} would wake on every event, see {@code ../shared/README.md}), into pages
+ * of a pool of at most {@link #STASH_PER_CPU} bytes ({@link #STASH_TOTAL} over all CPUs), which it
+ * queues. A drainer runs on its own CPU when the
  * process may run there ({@code sched_setaffinity}, property {@code tracewire.pinReaders}, default
  * true): the sub-buffers it copies were just written there, so the copy reads them from that CPU's
  * cache (under full-speed getppid loops the drainers then took 9-13 ms of CPU per million events
@@ -50,9 +53,9 @@ import org.tracewire.wire.FrameEncoder;
  * capture. So the kernel's buffer is emptied at the
  * pace of a copy, even while the per-record code still runs interpreted (the first second at
  * full-speed rates lost hundreds of thousands of events before). The drainer also settles each
- * page's lost events (below). After a read that found the buffer empty it queues a mark with the
- * trace-clock time before that read, minus {@link #SLACK_NS}: no later record of that CPU can be
- * older.
+ * page's lost events (below). After a read that found the buffer empty, or once caught up, it queues
+ * a mark with the trace-clock time before its reads, minus {@link #SLACK_NS}: no later record of
+ * that CPU can be older.
  *
  * <p>One <em>emitter</em> thread does all per-record work, on the pages in place: it walks a CPU's
  * next page ({@link SubBuffer#scan}) into a small index (time stamp, offset, length per record),
