@@ -85,8 +85,8 @@ public final class ContextRelay {
         if (capture != null && nanoTime.getAsLong() - lastRepeat >= ContextTracker.REPEAT_NS) {
             repeat(timeNs);
         }
-        FrameKind kind = frame.length >= WireHeader.SIZE ? FrameKind.of(frame[1] & 0x0f) : null;
-        int cpu = frame.length >= WireHeader.SIZE ? ((frame[2] & 0xff) << 8) | (frame[3] & 0xff) : -1;
+        FrameKind kind = frame.length >= WireHeader.SIZE ? FrameKind.of(WireHeader.kindCode(frame)) : null;
+        int cpu = frame.length >= WireHeader.SIZE ? WireHeader.cpu(frame) : -1;
         if (kind == null || kind == FrameKind.EVENT || kind == FrameKind.LOST || cpu != WireHeader.NO_CPU) {
             write(ByteBuffer.wrap(frame), timeNs, dropCount, false);
             return;

@@ -39,9 +39,10 @@ final class EthernetFraming {
         frame.put(start, header);
         int len = Ethernet.HEADER + frame.remaining();
         flagAt = -1;
-        if (len > maxFrame && frame.remaining() > 1 && (frame.get(p + 1) & 0x0f) == FrameKind.EVENT.code()) {
+        if (len > maxFrame && frame.remaining() > WireHeader.KIND_BYTE
+                && WireHeader.kindCodeAt(frame, p) == FrameKind.EVENT.code()) {
             len = maxFrame;
-            flagAt = p + 1;
+            flagAt = p + WireHeader.KIND_BYTE;
             frame.put(flagAt, (byte) (frame.get(flagAt) | WireHeader.FLAG_TRUNCATED));
             truncated++;
         }

@@ -40,6 +40,8 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
     public static final int FLAG_RAW_CLOCK = 0x40;
     /** Bits of byte 1 that are flags. */
     public static final int FLAG_MASK = 0xF0;
+    /** Index of the kind-and-flags byte in the header. */
+    public static final int KIND_BYTE = 1;
 
     public WireHeader {
         if (version < 0 || version > 0xff || kindCode < 0 || kindCode > 15 || (flags & ~FLAG_MASK) != 0
@@ -47,6 +49,35 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
             throw new IllegalArgumentException("header field out of range: version " + version + ", kind "
                     + kindCode + ", flags 0x" + Integer.toHexString(flags) + ", cpu " + cpu + ", sequence " + sequence);
         }
+    }
+
+    /**
+     * The kind code (0..15) of the header that starts at {@code at}, read without the rest of the
+     * header and without checking the version (for code that only routes frames it wrote itself).
+     *
+     * @throws IndexOutOfBoundsException when {@code at + KIND_BYTE} is outside {@code frame}'s limit
+     */
+    public static int kindCodeAt(ByteBuffer frame, int at) {
+        return frame.get(at + KIND_BYTE) & 0x0f;
+    }
+
+    /**
+     * The kind code (0..15) of a frame held in an array from index 0, like {@link #kindCodeAt}.
+     *
+     * @throws ArrayIndexOutOfBoundsException when the array is shorter than 2 bytes
+     */
+    public static int kindCode(byte[] frame) {
+        return frame[KIND_BYTE] & 0x0f;
+    }
+
+    /**
+     * The cpu field (big-endian, 0..65535; {@link #NO_CPU} for context about no CPU) of a frame held
+     * in an array from index 0.
+     *
+     * @throws ArrayIndexOutOfBoundsException when the array is shorter than 4 bytes
+     */
+    public static int cpu(byte[] frame) {
+        return ((frame[2] & 0xff) << 8) | (frame[3] & 0xff);
     }
 
     /** The frame's kind, or null for a reserved kind code. */

@@ -60,6 +60,25 @@ class WireCodecTest {
         assertNull(f.source());
     }
 
+    /** The header's kind and cpu read alone ({@code WireHeader.kindCodeAt}, {@code kindCode}, {@code cpu}). */
+    @Test
+    void kindAndCpuReadWithoutTheWholeHeader() {
+        for (FrameKind k : FrameKind.values()) {
+            for (int cpu : new int[] {0, 3, 0x1234, WireHeader.NO_CPU}) {
+                ByteBuffer out = ByteBuffer.allocate(40);
+                out.position(7); // at an index, behind other bytes
+                new WireHeader(WireHeader.VERSION, k.code(), WireHeader.FLAG_LITTLE_ENDIAN | WireHeader.FLAG_RAW_CLOCK,
+                        cpu, 0xfffffffeL, -1L).write(out);
+                assertEquals(k.code(), WireHeader.kindCodeAt(out, 7), k + " cpu " + cpu);
+                byte[] frame = java.util.Arrays.copyOfRange(out.array(), 7, 7 + WireHeader.SIZE);
+                assertEquals(k.code(), WireHeader.kindCode(frame), k + " cpu " + cpu);
+                assertEquals(cpu, WireHeader.cpu(frame), k + " cpu " + cpu);
+                assertEquals(cpu, WireHeader.read(ByteBuffer.wrap(frame), 0, 0).cpu());
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> WireHeader.kindCodeAt(ByteBuffer.allocate(1), 0));
+    }
+
     /**
      * An event frame written at an index from a payload's index and length
      * ({@code event(order, src, from, length, ..., out, at)}) has the bytes of one written at the
