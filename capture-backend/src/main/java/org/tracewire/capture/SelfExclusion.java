@@ -24,8 +24,9 @@ import org.tracewire.tracefs.TracefsInstance;
  *
  * <p>Without it a capture of, say, {@code syscalls:sys_enter_write} with a TAP output records its
  * own {@code write()} of each frame, which is another event, which is another frame: feedback
- * until the buffer overflows. trace-cmd filters its own threads out the same way by default
- * ({@code --no-filter} keeps them); {@code capture --trace-self} and the backend's
+ * until the buffer overflows. trace-cmd names the same idea: its {@code --no-filter} keeps its own
+ * threads (its {@code record -k -d} of 3.1.6 sets no filter and no pid list, checked during a run:
+ * docs/capture.md, "Never tracing ourselves"); {@code capture --trace-self} and the backend's
  * {@code traceSelf} keep ours.
  */
 public final class SelfExclusion {
