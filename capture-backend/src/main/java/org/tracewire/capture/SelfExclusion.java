@@ -146,6 +146,10 @@ public final class SelfExclusion {
             "sendmsg", "recvfrom", "recvmsg", "accept", "accept4", "bind", "listen", "shutdown", "fchown", "fsync",
             "fdatasync", "kill", "tgkill", "nanosleep", "fstat", "clone", "clock_gettime");
 
+    /** Systems whose events a capture's own work causes (wake-ups, timers, allocations, block and file writes). */
+    private static final Set<String> OWN_WORK_SYSTEMS = Set.of("sched", "irq", "timer", "kmem", "writeback", "block",
+            "ext4", "filemap");
+
     /** Calls a capture makes for every frame of a network output: each frame's call is an event of its own. */
     private static final Set<String> PER_FRAME_SYSCALLS = Set.of("write", "writev", "sendto", "sendmsg");
 
@@ -178,7 +182,7 @@ public final class SelfExclusion {
             String call = syscallName(ev);
             boolean net = sys.equals("net") || sys.equals("skb") || sys.equals("napi");
             boolean ownWork = raw || net || (syscall && (whole || OWN_SYSCALLS.contains(call)))
-                    || Set.of("sched", "irq", "timer", "kmem", "writeback", "block", "ext4", "filemap").contains(sys);
+                    || OWN_WORK_SYSTEMS.contains(sys);
             boolean perFrame = tap && (raw || net || (syscall && (whole || PER_FRAME_SYSCALLS.contains(call))));
             if (traceSelf && perFrame) {
                 out.add(e.fullName() + " records tracewire's own threads (trace-self), and each frame sent to the"
@@ -197,8 +201,11 @@ public final class SelfExclusion {
         return out;
     }
 
-    /** The system call of a {@code syscalls} event name: {@code sys_enter_write} → {@code write}. */
-    static String syscallName(String event) {
+    /**
+     * The system call of a {@code syscalls} event name: {@code sys_enter_write} → {@code write};
+     * any other name is returned as it is.
+     */
+    public static String syscallName(String event) {
         if (event.startsWith("sys_enter_")) {
             return event.substring("sys_enter_".length());
         }

@@ -12,6 +12,14 @@ class SelfExclusionWarningsTest {
         return SelfExclusion.feedbackWarnings(List.of(EventSelection.parse(event, null)), traceSelf, tap);
     }
 
+    /** Asserts that {@code event} gets exactly one warning, and that it contains {@code text}. */
+    private static String onlyWarning(String event, boolean traceSelf, boolean tap, String text) {
+        List<String> w = warnings(event, traceSelf, tap);
+        assertEquals(1, w.size(), event + ": " + w);
+        assertTrue(w.get(0).contains(text), w.get(0));
+        return w.get(0);
+    }
+
     @Test
     void aCallTheCaptureNeverMakesCannotFeedBack() {
         // the full-speed benchmark's events: no thread of a capture calls getppid() while tracing
@@ -24,10 +32,8 @@ class SelfExclusionWarningsTest {
     void ourOwnCallsAndWorkAreNamedWithTraceSelf() {
         for (String e : List.of("syscalls:sys_enter_read", "syscalls:sys_exit_futex", "syscalls:sys_enter_write",
                 "sched:sched_switch", "block:block_rq_issue", "raw_syscalls:sys_enter")) {
-            List<String> w = warnings(e, true, false);
-            assertEquals(1, w.size(), e + ": " + w);
-            assertTrue(w.get(0).startsWith(e + " records tracewire's own threads too"), w.get(0));
-            assertTrue(w.get(0).contains("feedback"), w.get(0));
+            String w = onlyWarning(e, true, false, "feedback");
+            assertTrue(w.startsWith(e + " records tracewire's own threads too"), w);
         }
         // excluded (the default) and no network output: nothing to warn of
         assertEquals(List.of(), warnings("syscalls:sys_enter_write", false, false));
@@ -38,23 +44,17 @@ class SelfExclusionWarningsTest {
     void aPerFrameCallWithANetworkOutputClimbs() {
         for (String e : List.of("syscalls:sys_enter_write", "syscalls:sys_enter_sendto", "raw_syscalls:sys_exit",
                 "net:net_dev_xmit")) {
-            List<String> w = warnings(e, true, true);
-            assertEquals(1, w.size(), e + ": " + w);
-            assertTrue(w.get(0).contains("expect the rate to climb until the buffer overflows"), w.get(0));
+            onlyWarning(e, true, true, "expect the rate to climb until the buffer overflows");
         }
         // a read with a network output, traced: our own reads, not one per frame
-        List<String> read = warnings("syscalls:sys_enter_read", true, true);
-        assertEquals(1, read.size());
-        assertTrue(read.get(0).contains("records tracewire's own threads too"), read.get(0));
+        onlyWarning("syscalls:sys_enter_read", true, true, "records tracewire's own threads too");
     }
 
     @Test
     void excludedButANetworkOutputStillWarnsOfOtherReaders() {
         for (String e : List.of("syscalls:sys_enter_recvfrom", "syscalls:sys_enter_poll", "net:netif_receive_skb",
                 "raw_syscalls:sys_enter")) {
-            List<String> w = warnings(e, false, true);
-            assertEquals(1, w.size(), e + ": " + w);
-            assertTrue(w.get(0).contains("can still feed back through the interface"), w.get(0));
+            onlyWarning(e, false, true, "can still feed back through the interface");
         }
         assertEquals(List.of(), warnings("syscalls:sys_enter_write", false, true));
     }

@@ -98,7 +98,7 @@ class OwnSyscallsLiveTest {
             int id = d.frame().body().getShort(0) & 0xffff;
             EventFormat f = formats.get(id);
             assertTrue(f != null, "event id " + id + " is not one of this kernel's");
-            String call = f.name().replaceFirst("^sys_(enter|exit)_", "");
+            String call = SelfExclusion.syscallName(f.name());
             (ours.contains((long) d.pid()) ? own : others).merge(call, 1L, Long::sum);
         }, b -> { });
         System.out.printf("[live] %d event frames; the capture's own %d threads made: %s; other processes: %d calls%n",
