@@ -57,11 +57,11 @@ import org.tracewire.wire.FrameEncoder;
  * a mark with the trace-clock time before its reads, minus {@link #SLACK_NS}: no later record of
  * that CPU can be older.
  *
- * <p>One <em>emitter</em> thread does all per-record work, on the pages in place: it walks a CPU's
- * next page ({@link SubBuffer#scan}) into a small index (time stamp, offset, length per record),
- * then merges: it emits the oldest head record among the CPUs as long as it is not newer than the
- * watermark of every CPU that has nothing queued, so frames leave in the order the events happened
- * (a bounded reorder window). Emitting is handing the record's payload to the {@link FrameSink}
+ * <p>One <em>emitter</em> thread does all per-record work, on the pages in place: it keeps a
+ * {@link SubBuffer.Cursor} per CPU on the next record with a format (records of other ids are
+ * counted and skipped), and merges: it emits the oldest head record among the CPUs as long as it
+ * is not newer than the watermark of every CPU that has nothing queued, so frames leave in the
+ * order the events happened (a bounded reorder window). Emitting is handing the record's payload to the {@link FrameSink}
  * (which sends the context it needs first, encodes the frame — into a lone pcapng file's buffer
  * directly — numbers it and writes it to the outputs), plus building an {@link EventRecord} for
  * record sinks (the desktop app's stream) when there are any. A record's bytes are copied once
@@ -403,7 +403,7 @@ public final class CaptureEngine {
      * One CPU: its drainer thread, the queue of pages it read, and the emitter's cursor over the
      * page being emitted.
      */
-    private final class CpuReader implements SubBuffer.RecordVisitor {
+    private final class CpuReader {
         final int cpu;
         final TracePipeRaw in;
         final AtomicLong records = new AtomicLong();
@@ -439,18 +439,20 @@ public final class CaptureEngine {
          */
         boolean inSync;
 
-        // emitter-thread state: the page being emitted and its index
+        // emitter-thread state: the page being emitted and the cursor on its next record
         /** The page being emitted, or null. */
         Page page;
-        /** Per record of {@link #page}: trace-clock time stamp, payload offset and length, format. */
-        final long[] ts;
-        final int[] off;
-        final int[] len;
-        final EventFormat[] format;
-        /** Records indexed in {@link #page}, and the next one to emit. */
-        int count;
-        int next;
-        /** Records of the page scanned whose event id has no format (counted, not indexed). */
+        /** On {@link #page}'s record to emit next, while {@link #hasHead}. */
+        final SubBuffer.Cursor cursor;
+        /** True when the cursor is on a record to emit: {@link #head} and {@link #headFormat} are its. */
+        boolean hasHead;
+        /** The trace-clock time stamp of the record to emit next. */
+        long head;
+        /** The format of the record to emit next. */
+        EventFormat headFormat;
+        /** Records of {@link #page} walked so far (known ids or not), counted into {@link #records} at its end. */
+        long pageRecords;
+        /** Records of the page walked whose event id has no format (counted, not emitted). */
         long unknown;
         /** Lost events to put before this CPU's next emitted record. */
         long pendingLost;
@@ -471,12 +473,7 @@ public final class CaptureEngine {
             this.inSync = base.overrun() == 0;
             this.drainer = new Thread(this::drain, "tracewire-read" + cpu);
             this.drainer.setDaemon(true);
-            // a record takes at least 8 bytes (4-byte header, 4 of payload)
-            int most = layout.subBufferSize() / 8 + 1;
-            ts = new long[most];
-            off = new int[most];
-            len = new int[most];
-            format = new EventFormat[most];
+            this.cursor = new SubBuffer.Cursor(layout, cpu);
         }
 
         /**
@@ -663,23 +660,23 @@ public final class CaptureEngine {
 
         /** Emitter: true when the current page has a record left to emit. */
         boolean hasRecord() {
-            return next < count;
+            return hasHead;
         }
 
         /**
          * Emitter: when the current page is done, takes what the drainer queued until a page with
-         * records to emit: pages are indexed, marks move the watermark, the last mark finishes.
-         * Returns the emptied page to the pool.
+         * records to emit: pages are walked to their first record with a format, marks move the
+         * watermark, the last mark finishes. Returns the emptied page to the pool.
          */
         void advance() {
-            while (next >= count && !finished) {
+            while (!hasHead && !finished) {
                 Object o = pagesRead.poll();
                 if (o == null) {
                     return;
                 }
                 if (o instanceof Page pg) {
                     release();
-                    index(pg);
+                    begin(pg);
                     continue;
                 }
                 Mark m = (Mark) o;
@@ -700,42 +697,59 @@ public final class CaptureEngine {
             }
         }
 
-        /** Emitter: walks a page into the index; its lost events go before the CPU's next record. */
-        private void index(Page pg) {
+        /** Emitter: starts on a page; its lost events go before the CPU's next record. */
+        private void begin(Page pg) {
             page = pg;
-            count = 0;
-            next = 0;
             pendingLost += pg.lost;
-            try {
-                SubBuffer.scan(pg.buf, layout, pg.header, cpu, this);
-            } finally {
-                records.addAndGet(count + unknown);
-                if (unknown > 0) {
-                    unknownEvents.addAndGet(unknown);
-                    unknown = 0;
-                }
-            }
+            cursor.reset(pg.buf, pg.header);
+            step();
         }
 
-        @Override
-        public void record(long timestamp, ByteBuffer buf, int offset, int length, int pageOffset) {
-            int id = buf.getShort(offset) & 0xffff;
-            EventFormat f = id < formatsById.length ? formatsById[id] : null;
-            if (f == null) {
-                unknown++;
-                return;
+        /**
+         * Emitter: moves the cursor to the page's next record with a format (records of unknown ids
+         * are counted, not emitted); at the page's end, counts its records and has no head.
+         *
+         * @throws CorruptPageException from the walk, as {@link SubBuffer#scan} (the records before
+         *                              it have been emitted)
+         */
+        void step() {
+            SubBuffer.Cursor c = cursor;
+            ByteBuffer buf = page.buf;
+            try {
+                while (c.next()) {
+                    pageRecords++;
+                    int id = buf.getShort(c.offset()) & 0xffff;
+                    EventFormat f = id < formatsById.length ? formatsById[id] : null;
+                    if (f != null) {
+                        head = c.timestamp();
+                        headFormat = f;
+                        hasHead = true;
+                        return;
+                    }
+                    unknown++;
+                }
+            } catch (RuntimeException e) {
+                pageDone();
+                throw e;
             }
-            int i = count++;
-            ts[i] = timestamp;
-            off[i] = offset;
-            len[i] = length;
-            format[i] = f;
+            pageDone();
+        }
+
+        /** Emitter: the page walked to its end: its records counted, no head until the next page. */
+        private void pageDone() {
+            hasHead = false;
+            records.addAndGet(pageRecords);
+            pageRecords = 0;
+            if (unknown > 0) {
+                unknownEvents.addAndGet(unknown);
+                unknown = 0;
+            }
         }
     }
 
     /**
      * A sub-buffer read from the kernel, with its header and lost count. While the emitter has it,
-     * it is only read at absolute indexes (the scan, the frame sink, the record copy).
+     * it is only read at absolute indexes (the cursor, the frame sink, the record copy).
      */
     private static final class Page {
         final ByteBuffer buf;
@@ -779,7 +793,7 @@ public final class CaptureEngine {
                         }
                     }
                     allFinished = false;
-                    long ts = r.ts[r.next];
+                    long ts = r.head;
                     if (ts < bestTs) {
                         bestTs = ts;
                         best = i;
@@ -795,14 +809,15 @@ public final class CaptureEngine {
                     long until = bound;
                     for (int i = 0; i < n; i++) {
                         CpuReader o = rs[i];
-                        if (i != best && o.hasRecord()) {
-                            until = Math.min(until, o.ts[o.next]);
+                        if (i != best && o.hasHead) {
+                            until = Math.min(until, o.head);
                         }
                     }
                     CpuReader r = rs[best];
                     do {
-                        emit(r, r.next++, kernel);
-                    } while (r.next < r.count && r.ts[r.next] <= until);
+                        emit(r, kernel);
+                        r.step();
+                    } while (r.hasHead && r.head <= until);
                     continue;
                 }
                 if (allFinished) {
@@ -851,8 +866,8 @@ public final class CaptureEngine {
             long bestTs = Long.MAX_VALUE;
             for (int i = 0; i < n; i++) {
                 CpuReader r = rs[i];
-                if (r.next < r.count) {
-                    long ts = r.ts[r.next];
+                if (r.hasHead) {
+                    long ts = r.head;
                     if (best == null || ts < bestTs) {
                         bestTs = ts;
                         best = r;
@@ -864,24 +879,27 @@ public final class CaptureEngine {
             if (best == null) {
                 return;
             }
-            emit(best, best.next++, kernel);
+            emit(best, kernel);
+            best.step();
         }
     }
 
-    private void emit(CpuReader r, int i, KernelLayout kernel) throws IOException {
+    /** Emits the head record of {@code r} (the cursor stays on it). */
+    private void emit(CpuReader r, KernelLayout kernel) throws IOException {
         long sequence = r.sequence++;
         if (emittedCount >= limit) {
             return;
         }
         int cpu = r.cpu;
         ByteBuffer page = r.page.buf;
-        int offset = r.off[i];
-        int length = r.len[i];
-        EventFormat format = r.format[i];
+        SubBuffer.Cursor c = r.cursor;
+        int offset = c.offset();
+        int length = c.length();
+        EventFormat format = r.headFormat;
         long lost = r.pendingLost;
         r.pendingLost = 0;
         r.lostInFrames += lost;
-        long traceTs = r.ts[i];
+        long traceTs = r.head;
         long time = wallClock ? clock.toWallNs(traceTs) : traceTs;
         if (frames != null) {
             frames.event(page, offset, length, format, cpu, time, !wallClock, lost);

@@ -145,7 +145,8 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
 
     /**
      * Walks the records of a sub-buffer and hands each data record to {@code visitor}; padding,
-     * time extends and absolute time stamps only move the running time stamp. Allocates nothing.
+     * time extends and absolute time stamps only move the running time stamp. Allocates nothing per
+     * record (a {@link Cursor} does the walk).
      *
      * @param page    the sub-buffer as for {@link #header}
      * @param layout  the sub-buffer layout
@@ -156,54 +157,175 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
      *                              records before it have been visited)
      */
     public static void scan(ByteBuffer page, SubBufferLayout layout, PageHeader header, int cpu, RecordVisitor visitor) {
-        int end = layout.dataOffset() + header.dataLength();
-        HeaderEvent he = layout.headerEvent();
-        boolean big = layout.kernel().byteOrder() == ByteOrder.BIG_ENDIAN;
-        int tlBits = he.typeLenBits();
-        int tdBits = he.timeDeltaBits();
-        int tlMask = (1 << tlBits) - 1;
-        int tdMask = (int) ((1L << tdBits) - 1);
-        long ts = header.timestamp();
-        int pos = layout.dataOffset();
-        while (pos < end) {
-            if (pos + 4 > end) {
-                throw new CorruptPageException(cpu, pos, "record header runs past the data end " + end);
-            }
-            int word = page.getInt(pos);
-            int typeLen = big ? word >>> tdBits : word & tlMask;
-            long delta = big ? word & tdMask : word >>> tlBits;
-            if (typeLen == he.paddingType()) {
-                if (delta == 0) {
-                    break;
+        Cursor c = new Cursor(layout, cpu);
+        c.reset(page, header);
+        while (c.next()) {
+            visitor.record(c.timestamp, page, c.offset, c.length, c.recordOffset);
+        }
+    }
+
+    /**
+     * A walk over the data records of one sub-buffer at a time, one record per {@link #next()},
+     * as libtraceevent's {@code kbuffer_next_event} walks a page: the reader's position and running
+     * time stamp, with no object per record. Padding, time extends and absolute time stamps only
+     * move the time stamp ({@code rb_update_read_stamp}), as in {@link #scan}, which walks with one.
+     * A cursor is reused from page to page ({@link #reset}); it is not thread-safe.
+     */
+    public static final class Cursor {
+        private final int cpu;
+        private final boolean big;
+        private final int tlBits;
+        private final int tdBits;
+        private final int tlMask;
+        private final int tdMask;
+        private final int paddingType;
+        private final int timeExtendType;
+        private final int timeStampType;
+        private final int maxDataType;
+        private final int dataOffset;
+        private ByteBuffer page;
+        private int pos;
+        private int end;
+        private long timestamp;
+        private int offset;
+        private int length;
+        private int recordOffset;
+
+        /**
+         * @param layout the sub-buffer layout (record header bits, byte order, data offset)
+         * @param cpu    the CPU the pages come from, for error messages
+         */
+        public Cursor(SubBufferLayout layout, int cpu) {
+            HeaderEvent he = layout.headerEvent();
+            this.cpu = cpu;
+            this.big = layout.kernel().byteOrder() == ByteOrder.BIG_ENDIAN;
+            this.tlBits = he.typeLenBits();
+            this.tdBits = he.timeDeltaBits();
+            this.tlMask = (1 << tlBits) - 1;
+            this.tdMask = (int) ((1L << tdBits) - 1);
+            this.paddingType = he.paddingType();
+            this.timeExtendType = he.timeExtendType();
+            this.timeStampType = he.timeStampType();
+            this.maxDataType = he.maxDataType();
+            this.dataOffset = layout.dataOffset();
+        }
+
+        /**
+         * Starts on a page, before its first record.
+         *
+         * @param page   the sub-buffer as for {@link SubBuffer#header}; kept (not copied) until the
+         *               next reset: do not change it meanwhile
+         * @param header {@code header(page, layout, cpu)}
+         */
+        public void reset(ByteBuffer page, PageHeader header) {
+            this.page = page;
+            this.pos = dataOffset;
+            this.end = dataOffset + header.dataLength();
+            this.timestamp = header.timestamp();
+        }
+
+        /**
+         * Moves to the next data record.
+         *
+         * @return true when there is one ({@link #timestamp()}, {@link #offset()}, {@link #length()}
+         *         describe it), false at the end of the page's data
+         * @throws CorruptPageException when a record runs past the data or has an unknown type
+         *                              (names the CPU and the offset); the cursor then stays at
+         *                              that record
+         */
+        public boolean next() {
+            // the common case inline (a data record with its length in type_len), the rest apart:
+            // small enough for the JIT to inline into the caller's loop
+            int p = pos;
+            if (p + 4 <= end) {
+                int word = page.getInt(p);
+                int typeLen = big ? word >>> tdBits : word & tlMask;
+                if (typeLen != 0 && typeLen <= maxDataType) {
+                    int next = p + 4 + typeLen * 4;
+                    if (next <= end) {
+                        timestamp += big ? word & tdMask : word >>> tlBits;
+                        recordOffset = p;
+                        offset = p + 4;
+                        length = typeLen * 4;
+                        pos = next;
+                        return true;
+                    }
                 }
-                long padLen = array0(page, pos, end, cpu, "padding");
-                pos = advance(pos, 4 + padLen, end, cpu, "padding");
-            } else if (typeLen == he.timeExtendType()) {
-                long ext = array0(page, pos, end, cpu, "time extend");
-                ts += (ext << tdBits) | delta;
-                pos = advance(pos, 8, end, cpu, "time extend");
-            } else if (typeLen == he.timeStampType()) {
-                long abs = (array0(page, pos, end, cpu, "time stamp") << tdBits) | delta;
-                ts = fixAbsoluteTimeStamp(abs, ts);
-                pos = advance(pos, 8, end, cpu, "time stamp");
-            } else if (typeLen == 0) {
-                long len = array0(page, pos, end, cpu, "record length");
-                if (len < 4) {
-                    throw new CorruptPageException(cpu, pos, "record length word " + len + " is less than 4");
-                }
-                int next = advance(pos, 4 + len, end, cpu, "record");
-                ts += delta;
-                visitor.record(ts, page, pos + 8, (int) len - 4, pos);
-                pos = next;
-            } else if (typeLen <= he.maxDataType()) {
-                int len = typeLen * 4;
-                int next = advance(pos, 4 + len, end, cpu, "record");
-                ts += delta;
-                visitor.record(ts, page, pos + 4, len, pos);
-                pos = next;
-            } else {
-                throw new CorruptPageException(cpu, pos, "unknown record type_len " + typeLen);
             }
+            return nextSlow();
+        }
+
+        /** {@link #next} past its common case: the end, padding, time records, long records, errors. */
+        private boolean nextSlow() {
+            ByteBuffer b = page;
+            while (pos < end) {
+                if (pos + 4 > end) {
+                    throw new CorruptPageException(cpu, pos, "record header runs past the data end " + end);
+                }
+                int word = b.getInt(pos);
+                int typeLen = big ? word >>> tdBits : word & tlMask;
+                long delta = big ? word & tdMask : word >>> tlBits;
+                if (typeLen != 0 && typeLen <= maxDataType) {
+                    int len = typeLen * 4;
+                    int next = advance(pos, 4 + len, end, cpu, "record");
+                    timestamp += delta;
+                    recordOffset = pos;
+                    offset = pos + 4;
+                    length = len;
+                    pos = next;
+                    return true;
+                } else if (typeLen == paddingType) {
+                    if (delta == 0) {
+                        pos = end; // the empty rest of the page
+                        return false;
+                    }
+                    long padLen = array0(b, pos, end, cpu, "padding");
+                    pos = advance(pos, 4 + padLen, end, cpu, "padding");
+                } else if (typeLen == timeExtendType) {
+                    long ext = array0(b, pos, end, cpu, "time extend");
+                    timestamp += (ext << tdBits) | delta;
+                    pos = advance(pos, 8, end, cpu, "time extend");
+                } else if (typeLen == timeStampType) {
+                    long abs = (array0(b, pos, end, cpu, "time stamp") << tdBits) | delta;
+                    timestamp = fixAbsoluteTimeStamp(abs, timestamp);
+                    pos = advance(pos, 8, end, cpu, "time stamp");
+                } else if (typeLen == 0) {
+                    long len = array0(b, pos, end, cpu, "record length");
+                    if (len < 4) {
+                        throw new CorruptPageException(cpu, pos, "record length word " + len + " is less than 4");
+                    }
+                    int next = advance(pos, 4 + len, end, cpu, "record");
+                    timestamp += delta;
+                    recordOffset = pos;
+                    offset = pos + 8;
+                    length = (int) len - 4;
+                    pos = next;
+                    return true;
+                } else {
+                    throw new CorruptPageException(cpu, pos, "unknown record type_len " + typeLen);
+                }
+            }
+            return false;
+        }
+
+        /** The current record's absolute time in trace-clock units (see {@link RawRecord#timestamp()}). */
+        public long timestamp() {
+            return timestamp;
+        }
+
+        /** Byte offset of the current record's payload ({@code common_type}) in the page. */
+        public int offset() {
+            return offset;
+        }
+
+        /** The current record's payload length in bytes, including the kernel's alignment padding. */
+        public int length() {
+            return length;
+        }
+
+        /** Byte offset of the current record's header in the page. */
+        public int recordOffset() {
+            return recordOffset;
         }
     }
 

@@ -125,6 +125,47 @@ class SubBufferTest {
                 () -> SubBuffer.decode(ByteBuffer.allocate(10), layout(le), 0));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"LITTLE_ENDIAN", "BIG_ENDIAN"})
+    void cursorWalksPageAfterPageAsScanDoes(String orderName) {
+        ByteOrder order = orderName.equals("BIG_ENDIAN") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        SubBufferLayout layout = layout(order);
+        SubBuffer.Cursor c = new SubBuffer.Cursor(layout, 5);
+        // the same cursor over two pages: the second starts from its own header, not the first's state
+        ByteBuffer second = page(order, 0, 0);
+        second.putLong(0, 7_000_000L);
+        for (ByteBuffer pg : List.of(page(order, 0, 0), second)) {
+            long base = pg.getLong(0);
+            c.reset(pg, SubBuffer.header(pg, layout, 5));
+            assertTrue(c.next());
+            assertEquals(base + 10, c.timestamp());
+            assertEquals(20, c.offset());
+            assertEquals(8, c.length());
+            assertEquals(16, c.recordOffset());
+            assertEquals(0x0101, pg.getShort(c.offset()));
+            assertTrue(c.next()); // past the time extend: a record whose length is in its own word
+            assertEquals(base + 10 + (1L << 27) + 5, c.timestamp());
+            assertEquals(44, c.offset());
+            assertEquals(8, c.length());
+            assertEquals(36, c.recordOffset());
+            assertTrue(c.next()); // past the padding and the absolute time stamp
+            assertEquals((2L << 27) + 7 + 3, c.timestamp());
+            assertEquals(76, c.offset());
+            assertEquals(4, c.length());
+            assertFalse(c.next());
+            assertFalse(c.next(), "stays at the end");
+        }
+        // a record that runs past the data: the records before it, then the error naming its offset
+        ByteBuffer bad = page(order, 0, 0);
+        bad.putInt(36, header(order, 28, 0)); // 112 bytes of data claimed, 44 left
+        c.reset(bad, SubBuffer.header(bad, layout, 5));
+        assertTrue(c.next());
+        CorruptPageException e = assertThrows(CorruptPageException.class, c::next);
+        assertEquals(5, e.cpu());
+        assertEquals(36, e.offset());
+        assertEquals(36, assertThrows(CorruptPageException.class, c::next).offset(), "the cursor stays at that record");
+    }
+
     @Test
     void absoluteTimeStampKeepsTheTopBits() {
         long current = 0x0800_0000_0000_0100L;
