@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.tracewire.format.SyscallEvents;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsInstance;
@@ -179,11 +180,12 @@ public final class SelfExclusion {
             boolean raw = sys.equals("raw_syscalls");
             boolean syscall = raw || sys.equals("syscalls");
             boolean whole = ev.equals(EventSelector.WHOLE_SYSTEM);
-            String call = syscallName(ev);
+            String call = syscall && !raw ? SyscallEvents.callName(ev) : null; // null for other names too
             boolean net = sys.equals("net") || sys.equals("skb") || sys.equals("napi");
-            boolean ownWork = raw || net || (syscall && (whole || OWN_SYSCALLS.contains(call)))
+            boolean ownWork = raw || net || (syscall && (whole || (call != null && OWN_SYSCALLS.contains(call))))
                     || OWN_WORK_SYSTEMS.contains(sys);
-            boolean perFrame = tap && (raw || net || (syscall && (whole || PER_FRAME_SYSCALLS.contains(call))));
+            boolean perFrame = tap && (raw || net
+                    || (syscall && (whole || (call != null && PER_FRAME_SYSCALLS.contains(call)))));
             if (traceSelf && perFrame) {
                 out.add(e.fullName() + " records tracewire's own threads (trace-self), and each frame sent to the"
                         + " interface makes at least one more of it (feedback): expect the rate to climb until the"
@@ -199,19 +201,5 @@ public final class SelfExclusion {
             }
         }
         return out;
-    }
-
-    /**
-     * The system call of a {@code syscalls} event name: {@code sys_enter_write} → {@code write};
-     * any other name is returned as it is.
-     */
-    public static String syscallName(String event) {
-        if (event.startsWith("sys_enter_")) {
-            return event.substring("sys_enter_".length());
-        }
-        if (event.startsWith("sys_exit_")) {
-            return event.substring("sys_exit_".length());
-        }
-        return event;
     }
 }

@@ -58,11 +58,4 @@ class SelfExclusionWarningsTest {
         }
         assertEquals(List.of(), warnings("syscalls:sys_enter_write", false, true));
     }
-
-    @Test
-    void syscallNames() {
-        assertEquals("write", SelfExclusion.syscallName("sys_enter_write"));
-        assertEquals("exit_group", SelfExclusion.syscallName("sys_exit_exit_group"));
-        assertEquals("sched_switch", SelfExclusion.syscallName("sched_switch"));
-    }
 }

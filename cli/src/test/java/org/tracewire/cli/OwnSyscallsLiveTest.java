@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.capture.SelfExclusion;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.SyscallEvents;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
@@ -98,7 +99,7 @@ class OwnSyscallsLiveTest {
             int id = d.frame().body().getShort(0) & 0xffff;
             EventFormat f = formats.get(id);
             assertTrue(f != null, "event id " + id + " is not one of this kernel's");
-            String call = SelfExclusion.syscallName(f.name());
+            String call = SyscallEvents.callName(f.name());
             (ours.contains((long) d.pid()) ? own : others).merge(call, 1L, Long::sum);
         }, b -> { });
         System.out.printf("[live] %d event frames; the capture's own %d threads made: %s; other processes: %d calls%n",

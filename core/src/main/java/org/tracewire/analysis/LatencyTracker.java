@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.format.SyscallEvents;
 import org.tracewire.record.EventRecord;
 
 /**
@@ -275,8 +276,10 @@ public final class LatencyTracker {
                 case "sys_exit" -> of(Role.RAW_EXIT, f, "id", "ret", null, null);
                 default -> null;
             };
-            case "syscalls" -> n.startsWith("sys_enter_") ? of(Role.SYS_ENTER, f, "__syscall_nr", null, null, n.substring(10))
-                    : n.startsWith("sys_exit_") ? of(Role.SYS_EXIT, f, "__syscall_nr", "ret", null, n.substring(9)) : null;
+            case "syscalls" -> SyscallEvents.isEnter(n)
+                    ? of(Role.SYS_ENTER, f, "__syscall_nr", null, null, SyscallEvents.callName(n))
+                    : SyscallEvents.isExit(n) ? of(Role.SYS_EXIT, f, "__syscall_nr", "ret", null, SyscallEvents.callName(n))
+                    : null;
             case "irq" -> switch (n) {
                 case "irq_handler_entry" -> of(Role.IRQ_ENTRY, f, "irq", "name", null, null);
                 case "irq_handler_exit" -> of(Role.IRQ_EXIT, f, "irq", "ret", null, null);

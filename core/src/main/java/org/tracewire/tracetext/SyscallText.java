@@ -3,6 +3,7 @@ package org.tracewire.tracetext;
 import java.util.List;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.format.SyscallEvents;
 import org.tracewire.record.EventRecord;
 
 /**
@@ -24,8 +25,7 @@ public final class SyscallText {
 
     /** True for the events of the {@code syscalls} system this class renders. */
     public static boolean handles(EventFormat format) {
-        return format.system().equals("syscalls")
-                && (format.name().startsWith("sys_enter_") || format.name().startsWith("sys_exit_"));
+        return format.system().equals("syscalls") && SyscallEvents.callName(format.name()) != null;
     }
 
     /**
@@ -35,8 +35,8 @@ public final class SyscallText {
      */
     public static void append(StringBuilder out, EventRecord record) {
         EventFormat f = record.format();
-        boolean enter = f.name().startsWith("sys_enter_");
-        String call = "sys_" + f.name().substring(enter ? "sys_enter_".length() : "sys_exit_".length());
+        boolean enter = SyscallEvents.isEnter(f.name());
+        String call = "sys_" + SyscallEvents.callName(f.name());
         List<Field> fields = f.fields();
         if (enter) {
             out.append(call).append('(');
