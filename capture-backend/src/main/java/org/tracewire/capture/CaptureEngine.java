@@ -61,11 +61,12 @@ import org.tracewire.wire.FrameEncoder;
  * {@link SubBuffer.Cursor} per CPU on the next record with a format (records of other ids are
  * counted and skipped), and merges: it emits the oldest head record among the CPUs as long as it
  * is not newer than the watermark of every CPU that has nothing queued, so frames leave in the
- * order the events happened (a bounded reorder window). Emitting is handing the record's payload to the {@link FrameSink}
- * (which sends the context it needs first, encodes the frame — into a lone pcapng file's buffer
- * directly — numbers it and writes it to the outputs), plus building an {@link EventRecord} for
- * record sinks (the desktop app's stream) when there are any. A record's bytes are copied once
- * from the page read to the frame written, and nothing is allocated per record. (An earlier design
+ * order the events happened (a bounded reorder window). Emitting is handing the record's payload
+ * to the {@link FrameSink} (which sends the context it needs first, encodes the frame — into a
+ * lone pcapng file's buffer directly — numbers it and writes it to the outputs), plus building an
+ * {@link EventRecord} for record sinks (the desktop app's stream) when there are any. A record's
+ * bytes are copied once from the page read to the frame written, and nothing is allocated per
+ * record. (An earlier design
  * encoded frames on a thread per CPU into batches the emitter copied again: under full-speed getppid
  * loops it took 63-64% of a core while tracing, for 3.7-3.9 M events/s, where this one took 52-56%
  * for 4.0-4.2 M/s; docs/capture.md.) On {@link #stop()} the drainers drain their buffers
@@ -709,8 +710,8 @@ public final class CaptureEngine {
          * Emitter: moves the cursor to the page's next record with a format (records of unknown ids
          * are counted, not emitted); at the page's end, counts its records and has no head.
          *
-         * @throws CorruptPageException from the walk, as {@link SubBuffer#scan} (the records before
-         *                              it have been emitted)
+         * @throws org.tracewire.ringbuffer.CorruptPageException from the walk, as
+         *         {@link SubBuffer#scan} (the records before it have been emitted)
          */
         void step() {
             SubBuffer.Cursor c = cursor;

@@ -35,8 +35,9 @@ class SyscallEventsTest {
             }
             String call = SyscallEvents.callName(f.name());
             assertTrue(call != null && !call.isEmpty(), f.fullName());
-            // the other half of the pair has the same call ({@code SYSCALL_DEFINE} makes both)
-            String pair = SyscallEvents.isEnter(f.name()) ? SyscallEvents.EXIT_PREFIX + call : SyscallEvents.ENTER_PREFIX + call;
+            // the other half of the pair has the same call (SYSCALL_DEFINE makes both)
+            String pair = (SyscallEvents.isEnter(f.name()) ? SyscallEvents.EXIT_PREFIX : SyscallEvents.ENTER_PREFIX)
+                    + call;
             assertTrue(byId.values().stream().anyMatch(g -> g.system().equals("syscalls") && g.name().equals(pair)),
                     f.fullName() + " has no " + pair);
             if (SyscallEvents.isEnter(f.name())) {
