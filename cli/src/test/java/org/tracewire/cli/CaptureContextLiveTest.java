@@ -123,11 +123,12 @@ class CaptureContextLiveTest {
         Tracefs top = Prerequisites.requireTracefs();
         Prerequisites.requireTool("stress-ng");
         Path out = dir.resolve("sched.pcapng");
+        String[] load = {""};
         CaptureOracle.Run run = CaptureOracle.run(top, "oracle-size", List.of("sched:sched_switch"),
                 List.of("-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--duration", "2", "-w", out.toString(),
                         "--no-iface"), () -> {
                     try {
-                        CaptureOracle.sh("stress-ng", "--switch", "2", "--switch-freq", "50000", "-t", "1");
+                        load[0] = CaptureOracle.sh("stress-ng", "--switch", "2", "--switch-freq", "50000", "-t", "1");
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
@@ -153,7 +154,10 @@ class CaptureContextLiveTest {
         System.out.printf(Locale.ROOT, "sched capture: %d events, mean payload %.1f B, raw record %.1f B, frame %.1f B "
                         + "(%.3f x raw), pcapng %.1f B per event (%.3f x raw; EPB and context included)%n", events,
                 (double) payload / events, rawPer, framePer, framePer / rawPer, filePer, filePer / rawPer);
-        assertTrue(events > 10_000, events + " events");
+        // too few: did the load run? the oracle instance's sched_switch lines and stress-ng's words say
+        assertTrue(events > 10_000, events + " events; the oracle instance saw "
+                + run.kernel().values().stream().mapToLong(Integer::longValue).sum() + " sched_switch lines; stress-ng: "
+                + load[0].strip());
         assertTrue(framePer <= 1.3 * rawPer, "frame " + framePer + " B vs raw " + rawPer + " B");
         assertTrue(filePer <= 1.3 * rawPer + 32 + 1, "file " + filePer + " B per event vs raw " + rawPer + " B + EPB 32");
     }
