@@ -180,7 +180,7 @@ public final class SelfExclusion {
             boolean raw = sys.equals("raw_syscalls");
             boolean syscall = raw || sys.equals("syscalls");
             boolean whole = ev.equals(EventSelector.WHOLE_SYSTEM);
-            String call = syscall && !raw ? SyscallEvents.callName(ev) : null; // null for other names too
+            String call = sys.equals("syscalls") ? SyscallEvents.callName(ev) : null; // null for other names too
             boolean net = sys.equals("net") || sys.equals("skb") || sys.equals("napi");
             boolean ownWork = raw || net || (syscall && (whole || (call != null && OWN_SYSCALLS.contains(call))))
                     || OWN_WORK_SYSTEMS.contains(sys);

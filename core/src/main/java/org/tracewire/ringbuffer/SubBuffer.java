@@ -243,12 +243,7 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
                 if (typeLen != 0 && typeLen <= maxDataType) {
                     int next = p + 4 + typeLen * 4;
                     if (next <= end) {
-                        timestamp += big ? word & tdMask : word >>> tlBits;
-                        recordOffset = p;
-                        offset = p + 4;
-                        length = typeLen * 4;
-                        pos = next;
-                        return true;
+                        return take(p, p + 4, typeLen * 4, next, big ? word & tdMask : word >>> tlBits);
                     }
                 }
             }
@@ -267,13 +262,7 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
                 long delta = big ? word & tdMask : word >>> tlBits;
                 if (typeLen != 0 && typeLen <= maxDataType) {
                     int len = typeLen * 4;
-                    int next = advance(pos, 4 + len, end, cpu, "record");
-                    timestamp += delta;
-                    recordOffset = pos;
-                    offset = pos + 4;
-                    length = len;
-                    pos = next;
-                    return true;
+                    return take(pos, pos + 4, len, advance(pos, 4 + len, end, cpu, "record"), delta);
                 } else if (typeLen == paddingType) {
                     if (delta == 0) {
                         pos = end; // the empty rest of the page
@@ -294,18 +283,22 @@ public record SubBuffer(int cpu, long timestamp, int dataLength, boolean missedE
                     if (len < 4) {
                         throw new CorruptPageException(cpu, pos, "record length word " + len + " is less than 4");
                     }
-                    int next = advance(pos, 4 + len, end, cpu, "record");
-                    timestamp += delta;
-                    recordOffset = pos;
-                    offset = pos + 8;
-                    length = (int) len - 4;
-                    pos = next;
-                    return true;
+                    return take(pos, pos + 8, (int) len - 4, advance(pos, 4 + len, end, cpu, "record"), delta);
                 } else {
                     throw new CorruptPageException(cpu, pos, "unknown record type_len " + typeLen);
                 }
             }
             return false;
+        }
+
+        /** Makes the record at {@code at} the current one and moves past it, to {@code next}. */
+        private boolean take(int at, int payload, int len, int next, long delta) {
+            timestamp += delta;
+            recordOffset = at;
+            offset = payload;
+            length = len;
+            pos = next;
+            return true;
         }
 
         /** The current record's absolute time in trace-clock units (see {@link RawRecord#timestamp()}). */
