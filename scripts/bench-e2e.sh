@@ -25,7 +25,7 @@
 #       (its process, from its start, in the top-level set_event_notrace_pid with event-fork on;
 #       cleared after the run): the like-for-like peer of pcapng, which also gets its ratios to it
 #   events/s is the events recorded over the span of their own time stamps (first to last event:
-#   trace-cmd report's, the pcapng's frame times), not over -s: a capture's tracing window runs
+#   trace-cmd report --first-event/--last-event, the pcapng's frame times), not over -s: a capture's tracing window runs
 #   30-40 ms past its 4 s where trace-cmd's ends within 5 ms of its `sleep` (measured 2026-11-25),
 #   which divided by -s alike gave tracewire about 0.8% more than it recorded per second. The TAP
 #   path (dumpcap's frame times are arrival times) still divides by -s.
@@ -106,7 +106,6 @@ start_workload() {   # $1 rate, $2 seconds
 }
 cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
 ev_args=(); for e in "${events[@]}"; do ev_args+=(-e "$e"); done
-pattern=$(printf '%s\n' "${events[@]}" | sed 's/.*://' | paste -sd'|')
 declare -A best best_cpu ratio_min ratio_max cpu_ratio_min cpu_ratio_max xratio_min xratio_max xcpu_ratio_min xcpu_ratio_max
 # widen MIN_ARRAY MAX_ARRAY KEY VALUE: the range MIN[KEY]..MAX[KEY] grows to take VALUE in
 widen() {
@@ -163,13 +162,20 @@ for r in "${rates[@]}"; do
         ;;&
       trace-cmd|trace-cmd-excl)
         echo 0 > $T/events/enable; echo "$on0" > $T/tracing_on   # -k leaves events on and tracing off
-        # the events and the span of their time stamps ("SECS.USECS:" before the event's name)
-        read -r n span < <(trace-cmd report -i "$tmp/t.dat" 2>/dev/null | awk -v pat=" ($pattern):" '
-          $0 ~ pat { c++; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
-              t = substr($i, 1, length($i) - 1) + 0; if (c == 1 || t < lo) lo = t; if (t > hi) hi = t; break } }
-          END { printf "%d %.6f\n", c, hi - lo }')
-        lost=$( (trace-cmd report -i "$tmp/t.dat" 2>/dev/null | grep -oE 'LOST [0-9]+ EVENTS' | awk '{s+=$2} END {print s+0}'; \
-                 trace-cmd report --stat -i "$tmp/t.dat" 2>/dev/null | awk '/^overrun:/{s+=$2} END {print s+0}') | awk '{s+=$1} END {print s}')
+        # trace-cmd's own summaries of the file, instant where a full `trace-cmd report` of 3.1.6 grows
+        # quadratic in the events (9 M: 14 s, 20 M: 52 s, one CPU's 20 M: 166 s; measured 2026-11-25):
+        # --stat is the kernel's per-CPU counters at the end of the record: "read events" went into the
+        # file, as did the "entries" still in the buffer then (trace-cmd flushes them after); "overrun"
+        # and "dropped events" are the events the kernel lost. --first-event/--last-event give the span.
+        # On a 4-s record of getppid loops, read + entries (54,712,800 + 55,459) was the number of
+        # records a full read of the file finds (tracewire report: 54,768,259).
+        read -r n lost < <(trace-cmd report --stat -i "$tmp/t.dat" 2>/dev/null | awk '
+          /^entries:/ {n += $2} /^read events:/ {n += $3} /^overrun:/ {l += $2} /^dropped events:/ {l += $3}
+          END {print n + 0, l + 0}')
+        # "CPU<tab>First event: SECS.USECS<tab>Last event: SECS.USECS"
+        span=$(trace-cmd report --first-event --last-event -i "$tmp/t.dat" 2>/dev/null | awk '
+          /First event:/ { if (!seen || $4 < lo) lo = $4; if (!seen || $7 > hi) hi = $7; seen = 1 }
+          END { printf "%.6f\n", seen ? hi - lo : 0 }')
         rm -f "$tmp/t.dat"*
         ;;
       pcapng|pcapng-self)
