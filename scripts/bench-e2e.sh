@@ -25,10 +25,10 @@
 #       (its process, from its start, in the top-level set_event_notrace_pid with event-fork on;
 #       cleared after the run): the like-for-like peer of pcapng, which also gets its ratios to it
 #   events/s is the events recorded over the span of their own time stamps (first to last event:
-#   trace-cmd report --first-event/--last-event, the pcapng's frame times), not over -s: a capture's tracing window runs
-#   30-40 ms past its 4 s where trace-cmd's ends within 5 ms of its `sleep` (measured 2026-11-25),
-#   which divided by -s alike gave tracewire about 0.8% more than it recorded per second. The TAP
-#   path (dumpcap's frame times are arrival times) still divides by -s.
+#   trace-cmd report --first-event/--last-event, the pcapng's frame times), not over -s: a
+#   capture's tracing window runs 30-40 ms past its 4 s where trace-cmd's ends within 5 ms of its
+#   `sleep` (measured 2026-11-25), which divided by -s alike gave tracewire about 0.8% more than it
+#   recorded per second. The TAP path (dumpcap's frame times are arrival times) still divides by -s.
 #   Each recorder listed after trace-cmd in -t gets, per round, its events/s and cpu% as ratios of
 #   trace-cmd's in that round (issue #12's targets: >= 0.9x the events/s at <= 3x the cpu), and at
 #   the end their range and mean over the runs where that recorder lost nothing (the peer's
@@ -116,21 +116,21 @@ widen() {
   if [ -z "${lo[$3]:-}" ] || (( $(echo "$4 < ${lo[$3]}" | bc) )); then lo[$3]=$4; fi
   if [ -z "${hi[$3]:-}" ] || (( $(echo "$4 > ${hi[$3]}" | bc) )); then hi[$3]=$4; fi
 }
-# ratio_to PEER PEER_RATE PEER_CPU PEER_LOST PREFIX: this run's events/s and cpu as ratios of the
-# peer's in this round, put in front of the note; when this run lost nothing they widen this tool's
-# ranges in PREFIXratio_min/max and PREFIXcpu_ratio_min/max and add to its mean (PREFIXratio_sum/n),
-# whatever the peer lost: the peer's events/s are what it recorded, so its losses count against it
-# (trace-cmd at its default buffer loses events under full-speed getppid loops on a fast host)
-# (reads rate, cpu, lost, ok, tool)
+# ratio_to PEER PEER_RATE PEER_CPU PREFIX: this run's events/s and cpu as ratios of the peer's in
+# this round, put in front of the note; when this run lost nothing they widen this tool's ranges in
+# PREFIXratio_min/max and PREFIXcpu_ratio_min/max and add to its mean (PREFIXratio_sum/n), whatever
+# the peer lost: the peer's events/s are what it recorded, so its losses count against it (trace-cmd
+# at its default buffer loses events under full-speed getppid loops on a fast host). Reads rate,
+# cpu, lost, ok, tool.
 ratio_to() {
   (( $(echo "$2 > 0 && $3 > 0" | bc) )) || return 0
   local x c
   x=$(printf "%.2f" "$(echo "$rate / $2" | bc -l)"); c=$(printf "%.1f" "$(echo "$cpu / $3" | bc -l)")
   note="${x}x $1's events/s at ${c}x its cpu; $note"
   if [ "$lost" = 0 ] && [ "$ok" = 1 ]; then
-    widen "${5}ratio_min" "${5}ratio_max" "$tool" "$x"
-    widen "${5}cpu_ratio_min" "${5}cpu_ratio_max" "$tool" "$c"
-    local -n sum=${5}ratio_sum n=${5}ratio_n
+    widen "${4}ratio_min" "${4}ratio_max" "$tool" "$x"
+    widen "${4}cpu_ratio_min" "${4}cpu_ratio_max" "$tool" "$c"
+    local -n sum=${4}ratio_sum n=${4}ratio_n
     sum[$tool]=$(echo "${sum[$tool]:-0} + $x" | bc); n[$tool]=$(( ${n[$tool]:-0} + 1 ))
   fi
 }
@@ -150,8 +150,8 @@ print_ranges() {
 printf "# workload %s, %s s per run, events %s, recorders at nice %s\n" "$workload" "$dur" "${events[*]}" "$niceness"
 printf "%-16s %9s %12s %10s %8s %s\n" recorder rate events/s lost cpu% "note (cpu% = process user+sys / run seconds, startup included)"
 for r in "${rates[@]}"; do
-  tc_rate=""; tc_cpu=""; tc_lost=""   # trace-cmd's figures in this round, for the others' ratios
-  tx_rate=""; tx_cpu=""; tx_lost=""   # trace-cmd-excl's, for pcapng's like-for-like ratios
+  tc_rate=""; tc_cpu=""   # trace-cmd's figures in this round, for the others' ratios
+  tx_rate=""; tx_cpu=""   # trace-cmd-excl's, for pcapng's like-for-like ratios
   for tool in ${tools//,/ }; do
     start_workload "$r" $((dur + 9))
     sleep 1.5
@@ -224,15 +224,15 @@ for r in "${rates[@]}"; do
     fi
     cpu=$(cpu_of "$tmp/time")
     if [ "$tool" = pcapng ] && [ -n "$tx_rate" ]; then
-      ratio_to trace-cmd-excl "$tx_rate" "$tx_cpu" "$tx_lost" x
+      ratio_to trace-cmd-excl "$tx_rate" "$tx_cpu" x
     fi
     if [ "$tool" = trace-cmd-excl ]; then
-      tx_rate=$rate; tx_cpu=$cpu; tx_lost=$lost
+      tx_rate=$rate; tx_cpu=$cpu
     fi
     if [ "$tool" = trace-cmd ]; then
-      tc_rate=$rate; tc_cpu=$cpu; tc_lost=$lost
+      tc_rate=$rate; tc_cpu=$cpu
     elif [ -n "$tc_rate" ]; then
-      ratio_to trace-cmd "$tc_rate" "$tc_cpu" "$tc_lost" ""
+      ratio_to trace-cmd "$tc_rate" "$tc_cpu" ""
     fi
     printf "%-16s %9s %12.0f %10s %8s %s\n" "$tool" "$r" "$rate" "$lost" "$cpu" "$note"
     if [ "$lost" = 0 ] && [ "$ok" = 1 ] && (( $(echo "$rate > ${best[$tool]:-0}" | bc) )); then

@@ -94,8 +94,6 @@ public class EmitLoopBenchmark {
                 f -> snap.read("events/" + f.system() + "/" + f.name() + "/format"), () -> none,
                 PrintkFormats.parse(snap.read("printk_formats")), KernelEnums::empty, 250, KernelVariables.empty(),
                 pid -> new CaptureContext.Task(pid, "bench"), f -> new byte[0]);
-        long records = CaptureEngine.warmUp(layout, formats, ClockSync.none(), context, cpus, 1);
-        System.out.printf("%n%s: %d records per round%n", events, records);
     }
 
     /** Rounds of the emit loop over every CPU's synthetic pages for {@link #BUDGET_NS}. */
