@@ -57,7 +57,7 @@ for rate in "${rates[@]}"; do
     else
       "$here/tracewire" capture -e sched:sched_switch -e sched:sched_wakeup --duration "$dur" --no-iface \
         -w "$f" >"$tmp/log" 2>&1
-      lost=$(grep -o 'lost events:.*' "$tmp/log" | sed 's/, cpu [0-9]*% of one core//')
+      lost=$(grep -o 'lost events:.*' "$tmp/log" | sed 's/, cpu [0-9]*% of one core.*//')
     fi
     kill "$sp" 2>/dev/null || true; wait "$sp" 2>/dev/null || true; sp=""
     read -r n secs drops < <(measure "$f")

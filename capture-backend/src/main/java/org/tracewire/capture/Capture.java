@@ -49,10 +49,16 @@ public final class Capture implements AutoCloseable {
      * @param contextFrames context frames written (CAPTURE, FORMAT, SYMBOLS, PROCESS, LOST; repeats included)
      * @param bytes      frame bytes written (bare frames, per output)
      * @param cpus       per-CPU counters
-     * @param cpuSeconds CPU time this process used while tracing (user + system, s), startup excluded
+     * @param cpuSeconds CPU time this process used from {@link #startTracing()} to the end of the drain
+     *                   (user + system, s), startup excluded
+     * @param tracingSeconds    the tracing window: from {@link #startTracing()} to tracing off, s
+     * @param tracingCpuSeconds CPU time this process used in the tracing window (user + system, s)
+     * @param readAheadBytes    read-ahead memory the capture mapped ({@link ReadAhead}), bytes; 0 when it
+     *                          framed the events while tracing
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
-                          List<CpuStats> cpus, double cpuSeconds) {
+                          List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
+                          long readAheadBytes) {
         /** Events lost, all CPUs (exact: reconciled with the kernel's per-CPU stats). */
         public long lost() {
             return cpus.stream().mapToLong(CpuStats::lost).sum();
@@ -84,7 +90,13 @@ public final class Capture implements AutoCloseable {
                 }
                 sb.append(')');
             }
-            sb.append(String.format(Locale.ROOT, ", cpu %.0f%% of one core", seconds > 0 ? cpuSeconds / seconds * 100 : 0));
+            sb.append(String.format(Locale.ROOT, ", cpu %.0f%% of one core while tracing",
+                    tracingSeconds > 0 ? tracingCpuSeconds / tracingSeconds * 100 : 0));
+            if (seconds - tracingSeconds >= 0.05 || readAheadBytes > 0) {
+                sb.append(String.format(Locale.ROOT, " (%.0f%% over %.1f s in all: framing went on %.1f s after tracing"
+                        + "%s)", seconds > 0 ? cpuSeconds / seconds * 100 : 0, seconds, seconds - tracingSeconds,
+                        readAheadBytes > 0 ? String.format(Locale.ROOT, ", read-ahead %d MiB", readAheadBytes >> 20) : ""));
+            }
             return sb.toString();
         }
     }
@@ -138,6 +150,19 @@ public final class Capture implements AutoCloseable {
     public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
                                List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count)
             throws FilterRejectedException, IOException {
+        return open(top, events, bufferKb, clock, untraced, outputs, sinks, count, CaptureEngine.READ_AHEAD_DEFAULT);
+    }
+
+    /**
+     * Like {@link #open(Tracefs, List, int, String, List, Outputs, List, long)}, with the read-ahead
+     * a capture whose outputs are all files may hold while its emitter defers its work
+     * ({@link CaptureEngine#readAhead(long)}, {@link ReadAhead}).
+     *
+     * @param readAhead bytes over all CPUs; {@link CaptureEngine#READ_AHEAD_DEFAULT} for the default, 0 for none
+     */
+    public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                               List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count, long readAhead)
+            throws FilterRejectedException, IOException {
         CaptureSession session = CaptureSession.open(top, events, bufferKb, clock, untraced);
         FrameSink frames = null;
         try {
@@ -154,6 +179,7 @@ public final class Capture implements AutoCloseable {
             if (count > 0) {
                 engine.limit(count);
             }
+            engine.readAhead(readAhead);
             engine.start();
             return new Capture(session, engine, frames, List.copyOf(sinks));
         } catch (IOException | RuntimeException e) {
@@ -200,6 +226,8 @@ public final class Capture implements AutoCloseable {
         }
         drained = true;
         session.stop();
+        long tracingEnd = System.nanoTime();
+        double tracingCpu = processCpuSeconds() - cpuStart;
         try {
             engine.stop();
         } finally {
@@ -208,7 +236,8 @@ public final class Capture implements AutoCloseable {
             List<CpuStats> cpus = engine.stats();
             long read = cpus.stream().mapToLong(CpuStats::records).sum();
             summary = new Summary(secs, read, engine.emitted(), frames(), frames == null ? 0 : frames.contextFrames(),
-                    bytes(), cpus, processCpuSeconds() - cpuStart);
+                    bytes(), cpus, processCpuSeconds() - cpuStart, (tracingEnd - startNanos) / 1e9, tracingCpu,
+                    engine.readAheadMapped());
         }
         return summary;
     }

@@ -2,6 +2,8 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
@@ -108,6 +110,10 @@ public final class CaptureEngine {
     static final int LIVE_STASH_PER_CPU = 8 << 20;
     /** Most bytes of sub-buffers read and not yet processed, all CPUs. */
     static final long STASH_TOTAL = 256L << 20;
+    /** How often the emitter checks its allowance while it defers its work ({@link ReadAhead}), ns. */
+    static final long PACE_CHECK_NS = 1_000_000L;
+    /** {@link #readAhead(long)}'s value for {@link ReadAhead#defaultBytes()}. */
+    public static final long READ_AHEAD_DEFAULT = -1;
 
     private final TracefsInstance instance;
     private final SubBufferLayout layout;
@@ -133,6 +139,14 @@ public final class CaptureEngine {
     private volatile Thread emitter;
     /** Pages a CPU's drainer may hold ahead of the emitter. */
     private int stashPages;
+    /** The read-ahead asked for, bytes over all CPUs ({@link #READ_AHEAD_DEFAULT}: the default; 0: none). */
+    private long readAheadLimit = READ_AHEAD_DEFAULT;
+    /** True when the emitter defers its work while tracing ({@link ReadAhead}); set by {@link #start()}. */
+    private boolean deferring;
+    /** Queued pages of a CPU at which a deferring emitter works at full speed (3/4 of {@link #stashPages}). */
+    private int nearlyFull;
+    /** True while the emitter is parked to keep within its allowance ({@link ReadAhead.Pacer}). */
+    private volatile boolean pacing;
     private volatile boolean stopping;
     /**
      * The CPUs the thread that started the engine may run on (what a rescued drainer gets), or null
@@ -303,6 +317,37 @@ public final class CaptureEngine {
     }
 
     /**
+     * The read-ahead of a capture whose outputs are all files ({@link ReadAhead}): the most bytes of
+     * sub-buffers, over all CPUs, held while the emitter defers its work until tracing stops (each
+     * CPU gets an equal share, at least 1 MiB). Ignored when an output is live or a record sink is
+     * attached (the frames must leave as the events come). Call before {@link #start()}.
+     *
+     * @param bytes bytes, {@link #READ_AHEAD_DEFAULT} for {@link ReadAhead#defaultBytes()}, 0 to emit
+     *              while tracing (the pool is then the usual {@link #STASH_PER_CPU})
+     * @throws IllegalArgumentException when {@code bytes} is negative and not the default
+     */
+    public void readAhead(long bytes) {
+        if (bytes < 0 && bytes != READ_AHEAD_DEFAULT) {
+            throw new IllegalArgumentException("read-ahead must be >= 0 bytes: " + bytes);
+        }
+        this.readAheadLimit = bytes;
+    }
+
+    /** True when this capture defers the emitter's work while tracing ({@link ReadAhead}); known after {@link #start()}. */
+    public boolean deferring() {
+        return deferring;
+    }
+
+    /** Bytes of read-ahead memory mapped so far, all CPUs: the peak, as mappings are given back only by {@link #stop()} (0 when not {@link #deferring()}). */
+    public long readAheadMapped() {
+        long n = 0;
+        for (CpuReader r : readers) {
+            n += r.arenaBytes;
+        }
+        return n;
+    }
+
+    /**
      * Opens every CPU's {@code trace_pipe_raw} and starts the threads.
      *
      * @throws IOException when a file cannot be opened
@@ -310,9 +355,13 @@ public final class CaptureEngine {
     public void start() throws IOException {
         int cpus = Math.max(1, instance.cpus().size());
         // at least 1 MiB per CPU (and 16 pages), whatever the sub-buffer size
+        long readAhead = readAheadLimit == READ_AHEAD_DEFAULT ? ReadAhead.defaultBytes() : readAheadLimit;
+        deferring = readAhead > 0 && frames != null && !frames.live() && sinkArray.length == 0;
         int perCpu = frames != null && frames.live() ? LIVE_STASH_PER_CPU : STASH_PER_CPU;
-        long stashBytes = Math.max(1 << 20, Math.min(perCpu, STASH_TOTAL / cpus));
+        long stashBytes = deferring ? Math.max(1 << 20, readAhead / cpus)
+                : Math.max(1 << 20, Math.min(perCpu, STASH_TOTAL / cpus));
         stashPages = (int) Math.max(16, stashBytes / layout.subBufferSize());
+        nearlyFull = stashPages * 3 / 4;
         if (PIN_READERS) {
             try {
                 BitSet allowed = CpuAffinity.get(0);
@@ -350,6 +399,9 @@ public final class CaptureEngine {
         }
         for (CpuReader r : readers) {
             r.in.close();
+            if (r.arena != null) {
+                r.arena.close(); // every thread that touched its pages has ended
+            }
         }
         Throwable t = failure.get();
         if (t instanceof IOException io) {
@@ -433,6 +485,10 @@ public final class CaptureEngine {
         final BlockingQueue<Object> pagesRead = new LinkedBlockingQueue<>();
         final BlockingQueue<Page> freePages = new LinkedBlockingQueue<>();
         int pagesAllocated;
+        /** Where new pages come from while {@link #deferring} (else direct buffers), or null. */
+        ReadAhead.Arena arena;
+        /** Bytes {@link #arena} has mapped (read by other threads). */
+        volatile long arenaBytes;
         int settleTries;
         /**
          * True while {@link #lost} equals the kernel's {@code last_overrun} − base exactly, so a
@@ -516,7 +572,10 @@ public final class CaptureEngine {
                         pg.lost = header.lostEvents() != 0 ? attribute(header.lostEvents()) : 0;
                         pages.incrementAndGet();
                         pagesRead.add(pg);
-                        LockSupport.unpark(emitter);
+                        if (!pacing || pagesRead.size() >= nearlyFull) {
+                            // a pacing emitter wakes on its own: a wake-up per page would cost more than it saves
+                            LockSupport.unpark(emitter);
+                        }
                         if (!last && header.dataLength() < fullEnough && header.timestamp() >= now) {
                             caughtUp = true;
                             break;
@@ -599,6 +658,14 @@ public final class CaptureEngine {
             }
             if (pagesAllocated < stashPages) {
                 pagesAllocated++;
+                if (deferring) {
+                    if (arena == null) {
+                        arena = new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder());
+                    }
+                    Page fresh = new Page(arena.page(stashPages - pagesAllocated + 1));
+                    arenaBytes = arena.mappedBytes();
+                    return fresh;
+                }
                 return new Page(layout.subBufferSize(), layout.kernel().byteOrder());
             }
             while (failure.get() == null) {
@@ -761,6 +828,11 @@ public final class CaptureEngine {
         Page(int size, ByteOrder order) {
             buf = ByteBuffer.allocateDirect(size).order(order);
         }
+
+        /** A page over memory of the read-ahead's ({@link ReadAhead.Arena}), in the kernel's byte order. */
+        Page(ByteBuffer b) {
+            buf = b;
+        }
     }
 
     /**
@@ -774,8 +846,30 @@ public final class CaptureEngine {
         int n = readers.size();
         CpuReader[] rs = readers.toArray(new CpuReader[0]);
         KernelLayout kernel = layout.kernel();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        // deferring (ReadAhead): within the allowance while tracing, until a CPU's pages reach 3/4 of its share
+        ReadAhead.Pacer pacer = deferring ? new ReadAhead.Pacer(ReadAhead.EMITTER_CORES, System.nanoTime(),
+                threads.getCurrentThreadCpuTime(), IDLE_WAIT_NS) : null;
+        long paced = 0;
         try {
             while (true) {
+                if (pacer != null && !stopping) {
+                    long now = System.nanoTime();
+                    if (now - paced >= PACE_CHECK_NS) {
+                        long park;
+                        while (!stopping && !anyNearlyFull(rs, nearlyFull)
+                                && (park = pacer.parkNanos(now, threads.getCurrentThreadCpuTime())) > 0) {
+                            for (CpuReader r : rs) {
+                                r.rescueIfStarved(now);
+                            }
+                            pacing = true;
+                            LockSupport.parkNanos(this, park);
+                            pacing = false;
+                            now = System.nanoTime();
+                        }
+                        paced = now;
+                    }
+                }
                 emitted.lazySet(emittedCount); // published per page or run, not per record
                 boolean allFinished = true;
                 long bound = Long.MAX_VALUE;
@@ -852,6 +946,16 @@ public final class CaptureEngine {
         } catch (Throwable t) {
             fail(t);
         }
+    }
+
+    /** True when a CPU's queue holds at least {@code nearlyFull} pages (and marks). */
+    private static boolean anyNearlyFull(CpuReader[] rs, int nearlyFull) {
+        for (CpuReader r : rs) {
+            if (r.pagesRead.size() >= nearlyFull) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -36,10 +36,21 @@ public final class CaptureRun {
      *                   read the tail before the interface disappears
      * @param traceSelf  also record this process's own threads (default false: they are excluded,
      *                   {@link SelfExclusion})
+     * @param readAhead  read-ahead of a capture whose outputs are all files, bytes over all CPUs
+     *                   ({@link CaptureEngine#readAhead(long)}; {@link CaptureEngine#READ_AHEAD_DEFAULT}
+     *                   for {@link ReadAhead#defaultBytes()}, 0 for none)
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                           Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
-                          boolean traceSelf) {
+                          boolean traceSelf, long readAhead) {
+        /** Options with the default read-ahead. */
+        public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
+                       Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
+                       boolean traceSelf) {
+            this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
+                    CaptureEngine.READ_AHEAD_DEFAULT);
+        }
+
         /** Options that exclude this process's threads. */
         public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                        Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS) {
@@ -59,7 +70,7 @@ public final class CaptureRun {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }
             return sink;
-        }, List.of(), o.count());
+        }, List.of(), o.count(), o.readAhead());
     }
 
     /**

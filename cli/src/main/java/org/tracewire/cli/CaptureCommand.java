@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.tracewire.capture.CaptureEngine;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.FilterRejectedException;
@@ -93,6 +94,11 @@ public final class CaptureCommand implements Callable<Integer> {
             + "Ethernet header (default: 1514); longer events are cut and flagged. A pcapng file keeps every event whole.")
     int maxFrame = Ethernet.DEFAULT_MAX_FRAME;
 
+    @Option(names = "--read-ahead", paramLabel = "MIB", description = "When every output is a file: MiB of sub-buffers "
+            + "(all CPUs) kept in memory while tracing, so framing them waits until tracing stops and the workload keeps "
+            + "the CPU (default: a quarter of the available memory, 256-2048 MiB; 0: frame while tracing).")
+    Long readAheadMib;
+
     @Option(names = "--trace-self", description = "Also record tracewire's own threads (excluded by default through "
             + "the instance's set_event_notrace_pid; like trace-cmd's --no-filter). Beware feedback.")
     boolean traceSelf;
@@ -165,8 +171,12 @@ public final class CaptureCommand implements Callable<Integer> {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
+        if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
+            throw new Main.UsageException("--read-ahead: MiB must be >= 0: " + readAheadMib);
+        }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
-                buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf);
+                buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
+                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20);
         AtomicBoolean stdinEnded = new AtomicBoolean();
         if (stopOnStdinEof) {
             watchStdin(stdinEnded);

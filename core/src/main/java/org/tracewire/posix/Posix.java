@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * The few libc calls the JDK does not offer on raw file descriptors: {@code open} with
  * {@code O_NONBLOCK} (or {@code O_NOFOLLOW}, {@code O_DIRECTORY}), {@code read}/{@code write} into
- * direct buffers, {@code poll}, {@code ioctl}, {@code fchown}, and the user database
+ * direct buffers, {@code poll}, {@code ioctl}, {@code fchown}, anonymous memory that can be given
+ * back ({@code mmap}, {@code munmap}), and the user database
  * ({@code getpwuid}, {@code getgrouplist}).
  * JNA direct mapping (the fast path, one native call per Java call); failures raise
  * {@link LastErrorException} carrying errno. Linux x86-64/arm64 constants.
@@ -24,6 +25,9 @@ public final class Posix {
             ELOOP = 40, ENXIO = 6;
     /** poll(2) event. */
     public static final short POLLIN = 0x1;
+    /** mmap(2) protections and flags (Linux, x86-64 and arm64 alike). */
+    public static final int PROT_READ = 0x1, PROT_WRITE = 0x2, MAP_PRIVATE = 0x02, MAP_ANONYMOUS = 0x20,
+            MAP_POPULATE = 0x8000;
 
     static {
         Native.register("c");
@@ -101,4 +105,21 @@ public final class Posix {
 
     /** poll(2) on an array of {@code struct pollfd} packed as shorts (fd in the first two, host order). */
     public static native int poll(short[] fds, long nfds, int timeout) throws LastErrorException;
+
+    /**
+     * mmap(2); tracewire maps only anonymous memory ({@link #MAP_PRIVATE} | {@link #MAP_ANONYMOUS},
+     * fd -1, offset 0), which the kernel hands out zeroed, page by page as it is first touched.
+     *
+     * @param addr   a hint, 0 for none
+     * @param length bytes
+     * @param prot   {@link #PROT_READ} | {@link #PROT_WRITE}
+     * @param flags  {@link #MAP_PRIVATE} | {@link #MAP_ANONYMOUS}, with {@link #MAP_POPULATE} to fault every
+     *               page in now (one call instead of a fault per page)
+     * @return the mapping's address (errno ENOMEM when there is no room)
+     */
+    public static native long mmap(long addr, long length, int prot, int flags, int fd, long offset)
+            throws LastErrorException;
+
+    /** munmap(2): gives a mapping (or part of one, whole pages) back to the kernel. */
+    public static native int munmap(long addr, long length) throws LastErrorException;
 }

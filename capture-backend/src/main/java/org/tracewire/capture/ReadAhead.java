@@ -1,0 +1,203 @@
+package org.tracewire.capture;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.tracewire.posix.Posix;
+
+/**
+ * The read-ahead of a capture that writes only files: the sub-buffers its drainers read while
+ * tracing and its emitter has not framed yet, so the per-record work can wait until tracing stops.
+ *
+ * <p>{@code trace-cmd record} splices the ring buffer's pages into per-CPU files while tracing and
+ * builds {@code trace.dat} afterwards; a tracewire capture must look at every record to frame it,
+ * and that work (30-45 ns per event on the emitter) is what a workload at full speed loses to the
+ * recorder. So when every output is a file ({@link FrameSink#live()} false, no record sink), the
+ * emitter keeps to {@link #EMITTER_CORES} of a core while tracing and the drainers keep the pages
+ * they read in memory, up to the read-ahead's limit; when any CPU's pages reach 3/4 of its share,
+ * or tracing stops, the emitter works at full speed again. A capture whose events cost the emitter
+ * less than its allowance never holds more than a few pages. Measured on a 2-core Xeon VM
+ * (interleaved with {@code trace-cmd record -k -d}, full-speed getppid loops on both CPUs, 4 s,
+ * docs/capture.md "Read-ahead"): without it 0.86-0.97x trace-cmd's events/s, with 1 GiB 0.93-0.97x,
+ * with 4 GiB 1.01-1.16x.
+ *
+ * <p>The pages live in anonymous memory mapped for the purpose ({@link Arena}: 1-MiB mappings,
+ * faulted in whole by {@code MAP_POPULATE}), outside the JVM's heap and direct-buffer limit, and
+ * are unmapped when the capture ends: a long-running backend gives the memory back. Fresh memory
+ * has a price of its own, paid by the drainers while tracing: on this machine kind (2-core VM) a
+ * GiB touched page by page took 0.41 s of CPU, with {@code MAP_POPULATE} 0.26 s, and advised to
+ * use transparent huge pages 0.57-1.03 s (so they are not used).
+ */
+public final class ReadAhead {
+    /** The largest default read-ahead, bytes (2 GiB): the launcher's memory ceiling counts it. */
+    public static final long MAX_DEFAULT = 2048L << 20;
+    /** The smallest default read-ahead, bytes: what a capture's pool of pages held before (256 MiB). */
+    public static final long MIN_DEFAULT = 256L << 20;
+    /** The emitter's allowance while tracing and the read-ahead has room, in cores (5% of one). */
+    public static final double EMITTER_CORES = 0.05;
+    /**
+     * Bytes of one mapping of an {@link Arena} (1 MiB). The drainer that needs a page populates the
+     * mapping, and under a full-speed load it shares its CPU with the workload: 16-MiB mappings took
+     * it 20 ms each on average and up to 73 ms, longer than the kernel's 8 MiB buffer lasts at
+     * 12 M events/s (28 ms), and those captures lost 19-175 k events; 1 MiB takes a sixteenth.
+     */
+    static final long MAPPING = 1L << 20;
+
+    private ReadAhead() {
+    }
+
+    /**
+     * The default read-ahead of all CPUs together, bytes: a quarter of the memory the kernel says is
+     * available ({@code MemAvailable} in {@code /proc/meminfo}), within {@link #MIN_DEFAULT} and
+     * {@link #MAX_DEFAULT}; {@link #MIN_DEFAULT} when the file cannot be read.
+     */
+    public static long defaultBytes() {
+        return defaultBytes(Path.of("/proc/meminfo"));
+    }
+
+    /**
+     * As {@link #defaultBytes()}, from a {@code meminfo} file.
+     *
+     * @param meminfo a file in {@code /proc/meminfo}'s shape ({@code MemAvailable:   N kB})
+     */
+    static long defaultBytes(Path meminfo) {
+        long available;
+        try {
+            available = memAvailable(Files.readAllLines(meminfo));
+        } catch (IOException | UncheckedIOException e) {
+            return MIN_DEFAULT;
+        }
+        if (available < 0) {
+            return MIN_DEFAULT;
+        }
+        return Math.max(MIN_DEFAULT, Math.min(MAX_DEFAULT, available / 4));
+    }
+
+    /** {@code MemAvailable} in bytes from {@code /proc/meminfo}'s lines, or -1 when absent or malformed. */
+    static long memAvailable(List<String> lines) {
+        for (String l : lines) {
+            if (l.startsWith("MemAvailable:")) {
+                String[] w = l.substring("MemAvailable:".length()).trim().split("\\s+");
+                try {
+                    long v = Long.parseLong(w[0]);
+                    return w.length > 1 && w[1].equals("kB") ? v * 1024 : v;
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Memory for one CPU's read-ahead pages: sub-buffer-sized {@link ByteBuffer}s cut from anonymous
+     * mappings of up to {@link #MAPPING} bytes ({@code mmap} with {@code MAP_POPULATE}), made as they are
+     * first needed and all unmapped by {@link #close()}. Pages are never handed back one by one: the
+     * engine recycles them through its pool. Not thread-safe (one drainer uses it); after
+     * {@link #close()} no buffer it gave may be touched again.
+     */
+    static final class Arena implements AutoCloseable {
+        private final int pageSize;
+        private final ByteOrder order;
+        private final List<long[]> mappings = new ArrayList<>();
+        private ByteBuffer current;
+
+        /**
+         * @param pageSize bytes of each page (the sub-buffer size)
+         * @param order    the byte order the pages are read in (the kernel's)
+         */
+        Arena(int pageSize, ByteOrder order) {
+            this.pageSize = pageSize;
+            this.order = order;
+        }
+
+        /**
+         * A new page of {@code pageSize} bytes (zeroed by the kernel).
+         *
+         * @param pagesStillAllowed how many more pages the caller may take, this one included: a new
+         *                          mapping is no larger than they need
+         * @throws com.sun.jna.LastErrorException ENOMEM when the kernel has no room for a mapping
+         */
+        ByteBuffer page(long pagesStillAllowed) {
+            if (current == null || current.remaining() < pageSize) {
+                long want = Math.max(pageSize, Math.min(MAPPING, pagesStillAllowed * pageSize));
+                long len = (want + 4095) & -4096L; // whole pages
+                long address = Posix.mmap(0, len, Posix.PROT_READ | Posix.PROT_WRITE,
+                        Posix.MAP_PRIVATE | Posix.MAP_ANONYMOUS | Posix.MAP_POPULATE, -1, 0);
+                mappings.add(new long[] {address, len});
+                current = new com.sun.jna.Pointer(address).getByteBuffer(0, len);
+            }
+            ByteBuffer b = current.slice(current.position(), pageSize).order(order);
+            current.position(current.position() + pageSize);
+            return b;
+        }
+
+        /** Bytes mapped so far. */
+        long mappedBytes() {
+            long n = 0;
+            for (long[] m : mappings) {
+                n += m[1];
+            }
+            return n;
+        }
+
+        /** Unmaps every mapping. Idempotent. */
+        @Override
+        public void close() {
+            for (long[] m : mappings) {
+                Posix.munmap(m[0], m[1]);
+            }
+            mappings.clear();
+            current = null;
+        }
+    }
+
+    /**
+     * Keeps a thread to an allowance of CPU time while tracing: {@link #parkNanos} says how long to
+     * park so that the thread's CPU time since {@link #Pacer} stays within {@code cores} × the wall
+     * time since then. GUI-free arithmetic on times the caller reads ({@link System#nanoTime()},
+     * {@code ThreadMXBean.getCurrentThreadCpuTime()}), so it is tested with made-up clocks.
+     */
+    static final class Pacer {
+        private final double cores;
+        private final long wall0;
+        private final long cpu0;
+        private final long longestPark;
+
+        /**
+         * @param cores       the allowance, in cores (&gt; 0)
+         * @param wallNs      the wall clock now, ns
+         * @param cpuNs       the thread's CPU time now, ns
+         * @param longestPark the longest park one call asks for, ns
+         */
+        Pacer(double cores, long wallNs, long cpuNs, long longestPark) {
+            if (!(cores > 0)) {
+                throw new IllegalArgumentException("allowance must be > 0 cores: " + cores);
+            }
+            this.cores = cores;
+            this.wall0 = wallNs;
+            this.cpu0 = cpuNs;
+            this.longestPark = longestPark;
+        }
+
+        /**
+         * How long to park now, ns: 0 while the thread is within its allowance, else the wall time
+         * after which it would be again (at most the longest park).
+         *
+         * @param wallNs the wall clock now, ns (same clock as at construction)
+         * @param cpuNs  the thread's CPU time now, ns
+         */
+        long parkNanos(long wallNs, long cpuNs) {
+            double over = (cpuNs - cpu0) - cores * (wallNs - wall0);
+            if (over <= 0) {
+                return 0;
+            }
+            return (long) Math.min(longestPark, Math.ceil(over / cores));
+        }
+    }
+}
