@@ -16,7 +16,9 @@
 #
 # Usage (root): scripts/bench-e2e.sh [-s SECONDS] [-w sched|syscalls] [-t TOOLS] [-n NICE] [RATE ...]
 #   defaults: -s 4; sched: 25000 50000 100000 200000 0; syscalls: 200000 400000 600000 800000 1200000
-#   -t: comma list of trace-cmd,trace-cmd-excl,pcapng,pcapng-self,tap (default trace-cmd,pcapng,tap);
+#   -t: comma list of trace-cmd,trace-cmd-excl,pcapng,pcapng-self,pcapng-self-ra0,tap (default
+#       trace-cmd,pcapng,tap); pcapng-self-ra0 is pcapng-self with --read-ahead 0 (the emitter frames
+#       every record while tracing, as before the read-ahead; docs/capture.md, "Read-ahead");
 #       pcapng-self is the pcapng path with --trace-self: like `trace-cmd record`, which leaves the
 #       events' filters and set_event_notrace_pid alone (checked on trace-cmd 3.1.6), it does not
 #       exclude its own threads in the kernel; tracewire's default exclusion costs the kernel about
@@ -187,8 +189,9 @@ for r in "${rates[@]}"; do
           END { printf "%.6f\n", seen ? hi - lo : 0 }')
         rm -f "$tmp/t.dat"*
         ;;
-      pcapng|pcapng-self)
+      pcapng|pcapng-self|pcapng-self-ra0)
         self=(); [ "$tool" = pcapng-self ] && self=(--trace-self)
+        [ "$tool" = pcapng-self-ra0 ] && self=(--trace-self --read-ahead 0)
         out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" "$here/tracewire" capture "${ev_args[@]}" \
           "${self[@]}" --no-iface -w "$tmp/t.pcapng" --duration "$dur" 2>/dev/null)
         n=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')

@@ -38,25 +38,34 @@ import org.tracewire.tracefs.Tracefs;
  */
 @Tag("live")
 class CaptureMemoryLiveTest {
-    /** The launcher's capture JVM flags and stated ceiling, as bash computes them on this machine. */
-    record Limits(List<String> jvmOptions, long ceilingMib) {
+    /**
+     * The launcher's capture JVM flags and stated ceilings, as bash computes them on this machine:
+     * {@code ceilingMib} for any capture ({@code capture_rss_ceiling_mib}, a read-ahead included),
+     * {@code stashCeilingMib} for one without a read-ahead ({@code capture_stash_rss_ceiling_mib}: a
+     * live output, the backend's stream, {@code --read-ahead 0}).
+     */
+    record Limits(List<String> jvmOptions, long ceilingMib, long stashCeilingMib) {
     }
 
     static Limits launcherLimits() throws Exception {
         Path launcher = Prerequisites.snapshot().getParent().getParent().resolve("tracewire");
         assertTrue(Files.isRegularFile(launcher), "no launcher at " + launcher);
         Process p = new ProcessBuilder("bash", "-c", "eval \"$(grep -E '^capture_[a-z_]+\\+?=' \"$0\")\";"
-                + " echo \"$capture_rss_ceiling_mib\"; echo \"$capture_jvm_opts\"", launcher.toString())
+                + " echo \"$capture_rss_ceiling_mib\"; echo \"$capture_jvm_opts\"; echo \"$capture_stash_rss_ceiling_mib\"",
+                launcher.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(10, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), out);
         String[] lines = out.strip().split("\n");
-        assertEquals(2, lines.length, "capture_rss_ceiling_mib and capture_jvm_opts from the launcher: " + out);
+        assertEquals(3, lines.length, "capture_rss_ceiling_mib, capture_jvm_opts and capture_stash_rss_ceiling_mib "
+                + "from the launcher: " + out);
         List<String> opts = Arrays.asList(lines[1].strip().split("\\s+"));
         assertTrue(opts.stream().anyMatch(o -> o.startsWith("-Xmx")), "no heap limit in " + opts);
         assertTrue(opts.stream().anyMatch(o -> o.startsWith("-XX:MaxDirectMemorySize=")), "no direct limit in " + opts);
-        return new Limits(opts, Long.parseLong(lines[0].strip()));
+        Limits l = new Limits(opts, Long.parseLong(lines[0].strip()), Long.parseLong(lines[2].strip()));
+        assertTrue(l.stashCeilingMib() > 0 && l.stashCeilingMib() <= l.ceilingMib(), l.toString());
+        return l;
     }
 
     @Test
@@ -109,13 +118,16 @@ class CaptureMemoryLiveTest {
         }
         String err = Files.readString(log);
         String summary = err.lines().filter(l -> l.contains("events read")).reduce((a, b) -> b).orElse("");
-        System.out.printf("[live] ceiling %d MiB (%s), peak RSS (VmHWM) %.1f MiB over %d samples%n  %s%n",
-                limits.ceilingMib(), String.join(" ", limits.jvmOptions()), hwmKb / 1024.0, samples, summary);
+        System.out.printf("[live] ceiling without a read-ahead %d MiB (%s), peak RSS (VmHWM) %.1f MiB over %d samples"
+                + "%n  %s%n", limits.stashCeilingMib(), String.join(" ", limits.jvmOptions()), hwmKb / 1024.0, samples,
+                summary);
         assertEquals(0, child.exitValue(), err);
         assertFalse(err.contains("OutOfMemoryError"), err);
         assertTrue(hwmKb > 0, "VmHWM was never read");
-        assertTrue(hwmKb <= limits.ceilingMib() * 1024, "peak RSS " + hwmKb / 1024 + " MiB over the ceiling of "
-                + limits.ceilingMib() + " MiB");
+        // a pipe is a live output: no read-ahead, the stash's ceiling
+        assertFalse(summary.contains("read-ahead"), summary);
+        assertTrue(hwmKb <= limits.stashCeilingMib() * 1024, "peak RSS " + hwmKb / 1024 + " MiB over the ceiling of "
+                + limits.stashCeilingMib() + " MiB");
         assertFalse(summary.contains("unknown"), summary);
         assertTrue(summary.contains("read + lost = the kernel's count on every CPU"), "per CPU: " + summary);
         long lost = 0;
@@ -130,6 +142,74 @@ class CaptureMemoryLiveTest {
                 "ISB isb_ifdrop vs the summary's lost events");
         assertFalse(top.instanceNames().contains("tracewire-" + child.pid()), "instance left behind");
         assertEquals(before.settings(), HostState.of(top).settings(), "top-level settings changed");
+    }
+
+    /**
+     * A capture into a file defers its framing ({@code org.tracewire.capture.ReadAhead}): under
+     * {@code stress-ng --switch 2} the emitter's 5% of a core cannot keep up, so the drainers keep the
+     * sub-buffers in the read-ahead, here 64 MiB, which must stay within that bound and the process
+     * under the launcher's ceiling for a capture without one (the read-ahead replaces the stash of
+     * 64 MiB per CPU); every record read is framed into the file once tracing stops, and every
+     * loss is counted.
+     */
+    @Test
+    void aDeferredCaptureToAFileKeepsWithinItsReadAheadAndFramesEveryRecord(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Prerequisites.requireTool("stress-ng");
+        Limits limits = launcherLimits();
+        Process load = new ProcessBuilder("stress-ng", "--switch", "2", "-t", "10").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Path log = dir.resolve("capture.log");
+        Path file = dir.resolve("deferred.pcapng");
+        long hwmKb = 0;
+        Process child = null;
+        try {
+            Thread.sleep(500);
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(limits.jvmOptions());
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture",
+                    "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface", "-w", file.toString(),
+                    "--duration", "4", "--read-ahead", "64"));
+            child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Path status = Path.of("/proc", Long.toString(child.pid()), "status");
+            while (child.isAlive()) {
+                hwmKb = Math.max(hwmKb, vmHwmKb(status));
+                Thread.sleep(50);
+            }
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the capture did not end");
+        } finally {
+            if (child != null) {
+                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            load.descendants().forEach(ProcessHandle::destroy);
+            load.destroy();
+            assertTrue(load.waitFor(10, TimeUnit.SECONDS), "stress-ng did not stop");
+        }
+        String out = Files.readString(log);
+        String summary = out.lines().filter(l -> l.contains("events read")).reduce((a, b) -> b).orElse("");
+        System.out.printf("[live] deferred: peak RSS (VmHWM) %.1f MiB, ceiling %d MiB%n  %s%n", hwmKb / 1024.0,
+                limits.ceilingMib(), summary);
+        assertEquals(0, child.exitValue(), out);
+        // 64 MiB of read-ahead in place of the stash (128 MiB on 2 CPUs): under the ceiling without a read-ahead
+        assertTrue(hwmKb <= limits.stashCeilingMib() * 1024, "peak RSS " + hwmKb / 1024 + " MiB over the ceiling of "
+                + limits.stashCeilingMib() + " MiB (and of " + limits.ceilingMib() + " MiB with the default read-ahead)");
+        assertTrue(summary.contains("read + lost = the kernel's count on every CPU"), "per CPU: " + summary);
+        Matcher ra = Pattern.compile("read-ahead (\\d+) MiB").matcher(summary);
+        assertTrue(ra.find(), "the emitter's allowance cannot frame a full-speed sched load: the read-ahead is used: "
+                + summary);
+        long readAheadMib = Long.parseLong(ra.group(1));
+        assertTrue(readAheadMib > 0 && readAheadMib <= 64, "read-ahead within --read-ahead 64: " + summary);
+        Matcher counts = Pattern.compile("(\\d+) events read, (\\d+) frames emitted \\((\\d+) of context").matcher(summary);
+        assertTrue(counts.find(), summary);
+        long read = Long.parseLong(counts.group(1));
+        long frames = Long.parseLong(counts.group(2));
+        long context = Long.parseLong(counts.group(3));
+        assertTrue(read > 100_000, "a full-speed sched load for 4 s: " + summary);
+        assertEquals(read, frames - context, "every record read is framed");
+        PcapngReader r = new PcapngReader(Files.readAllBytes(file));
+        assertEquals(frames, r.ofType(6).size(), "Enhanced Packet Blocks in the file vs frames emitted");
+        assertFalse(top.instanceNames().contains("tracewire-" + child.pid()), "instance left behind");
     }
 
     /** Copies the child's standard output (the pcapng) to {@code file}. */

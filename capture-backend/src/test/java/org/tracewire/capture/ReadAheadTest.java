@@ -1,0 +1,109 @@
+package org.tracewire.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link ReadAhead}: its default size, the emitter's allowance, and the memory its pages live in. */
+class ReadAheadTest {
+    private static final long MIB = 1L << 20;
+
+    @Test
+    void memAvailableIsReadInBytesFromMeminfo() {
+        assertEquals(23_555L * 1024, ReadAhead.memAvailable(List.of("MemTotal:       24731648 kB",
+                "MemFree:        22950732 kB", "MemAvailable:   23555 kB", "Buffers:            4096 kB")));
+        assertEquals(-1, ReadAhead.memAvailable(List.of("MemTotal:       24731648 kB")), "absent (kernels before 3.14)");
+        assertEquals(-1, ReadAhead.memAvailable(List.of("MemAvailable:   lots kB")), "malformed");
+    }
+
+    @Test
+    void theDefaultIsAQuarterOfTheAvailableMemoryWithinItsBounds(@TempDir Path dir) throws Exception {
+        assertEquals(512 * MIB, defaultFor(dir, 2L << 20), "2 GiB available: a quarter");
+        assertEquals(ReadAhead.MAX_DEFAULT, defaultFor(dir, 400L << 20), "400 GiB available: the upper bound");
+        assertEquals(ReadAhead.MIN_DEFAULT, defaultFor(dir, 300L << 10), "300 MiB available: the lower bound");
+        assertEquals(ReadAhead.MIN_DEFAULT, ReadAhead.defaultBytes(dir.resolve("missing")), "no meminfo");
+        long live = ReadAhead.defaultBytes();
+        assertTrue(live >= ReadAhead.MIN_DEFAULT && live <= ReadAhead.MAX_DEFAULT, "this machine's default " + live);
+    }
+
+    private static long defaultFor(Path dir, long availableKb) throws Exception {
+        Path f = dir.resolve("meminfo-" + availableKb);
+        Files.writeString(f, "MemTotal:       99999999 kB\nMemAvailable:   " + availableKb + " kB\n");
+        return ReadAhead.defaultBytes(f);
+    }
+
+    @Test
+    void thePacerParksOnlyOverTheAllowanceAndForTheTimeThatMakesItUp() {
+        long s = 1_000_000_000L;
+        ReadAhead.Pacer p = new ReadAhead.Pacer(0.05, 10 * s, 3 * s, 50_000_000L);
+        assertEquals(0, p.parkNanos(10 * s, 3 * s), "nothing used yet");
+        assertEquals(0, p.parkNanos(11 * s, 3 * s + 50_000_000L), "exactly 5% of the second since the start");
+        // 0.1 ms over a 5% allowance takes 2 ms of wall time to make up
+        assertEquals(2_000_000L, p.parkNanos(11 * s, 3 * s + 50_100_000L));
+        assertEquals(50_000_000L, p.parkNanos(11 * s, 3 * s + 200_000_000L), "capped at the longest park");
+        assertEquals(0, p.parkNanos(14 * s, 3 * s + 200_000_000L), "made up after 4 s");
+        assertThrows(IllegalArgumentException.class, () -> new ReadAhead.Pacer(0, 0, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new ReadAhead.Pacer(Double.NaN, 0, 0, 1));
+    }
+
+    @Test
+    void anArenaCutsDistinctPagesFromMappingsItGivesBack() throws Exception {
+        int pageSize = 64 << 10;
+        int pages = 64 * (int) (ReadAhead.MAPPING / pageSize); // 64 MiB
+        long rssBefore = rssKb();
+        List<ByteBuffer> got = new ArrayList<>();
+        ReadAhead.Arena arena = new ReadAhead.Arena(pageSize, ByteOrder.BIG_ENDIAN);
+        try {
+            for (int i = 0; i < pages; i++) {
+                ByteBuffer b = arena.page(pages - i);
+                assertEquals(pageSize, b.capacity());
+                assertEquals(ByteOrder.BIG_ENDIAN, b.order());
+                assertTrue(b.isDirect());
+                b.putInt(0, i).putInt(pageSize - 4, ~i);
+                got.add(b);
+            }
+            for (int i = 0; i < pages; i++) {
+                assertEquals(i, got.get(i).getInt(0), "page " + i + " overlaps another");
+                assertEquals(~i, got.get(i).getInt(pageSize - 4), "page " + i + "'s end overlaps another");
+            }
+            assertEquals(64 * MIB, arena.mappedBytes(), "whole mappings, no more than the pages asked for");
+            long rssFull = rssKb();
+            assertTrue(rssFull - rssBefore >= 60 * 1024, "the pages are resident (MAP_POPULATE): RSS " + rssBefore
+                    + " -> " + rssFull + " KiB");
+            arena.close();
+            long rssAfter = rssKb();
+            assertTrue(rssFull - rssAfter >= 60 * 1024, "close() gives the memory back: RSS " + rssFull + " -> "
+                    + rssAfter + " KiB");
+            assertEquals(0, arena.mappedBytes());
+        } finally {
+            arena.close(); // idempotent
+        }
+        ReadAhead.Arena small = new ReadAhead.Arena(pageSize, ByteOrder.LITTLE_ENDIAN);
+        try {
+            small.page(2);
+            assertEquals(2L * pageSize, small.mappedBytes(), "a mapping no larger than the pages still allowed");
+            assertEquals(ByteOrder.LITTLE_ENDIAN, small.page(1).order());
+        } finally {
+            small.close();
+        }
+    }
+
+    /** VmRSS of this process, KiB. */
+    private static long rssKb() throws Exception {
+        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("VmRSS:")) {
+                return Long.parseLong(l.replaceAll("\\D", ""));
+            }
+        }
+        throw new AssertionError("no VmRSS in /proc/self/status");
+    }
+}
