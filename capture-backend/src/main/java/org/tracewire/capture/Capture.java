@@ -257,6 +257,14 @@ public final class Capture implements AutoCloseable {
         return frames;
     }
 
+    /**
+     * Bytes of read-ahead mapped so far ({@link CaptureEngine#readAheadMapped()}): 0 unless the
+     * capture frames its events after tracing ({@link ReadAhead}).
+     */
+    public long readAheadMapped() {
+        return engine.readAheadMapped();
+    }
+
     /** The first error a reader or the emitter hit, or null. */
     public Throwable failure() {
         return engine.failure();

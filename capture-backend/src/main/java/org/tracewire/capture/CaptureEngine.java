@@ -74,6 +74,12 @@ import org.tracewire.wire.FrameEncoder;
  * for 4.0-4.2 M/s; docs/capture.md.) On {@link #stop()} the drainers drain their buffers
  * until the kernel counts no unread entry and everything queued is emitted.
  *
+ * <p>When every output is a file, the emitter defers its work while tracing ({@link ReadAhead}):
+ * it keeps to {@link ReadAhead#EMITTER_CORES} of a core, the drainers' pages come from a read-ahead
+ * of anonymous memory ({@link #readAhead(long)}, default {@link ReadAhead#defaultBytes()}) instead
+ * of the stash of direct buffers, and the emitter works at full speed once a CPU's queue reaches 3/4
+ * of its share or tracing stops; the read-ahead is unmapped by {@link #stop()}.
+ *
  * <p>Lost events are counted exactly, per CPU, against the kernel's own counters
  * ({@link RingBufferStats}, {@code per_cpu/cpuN/stats} of the instance). A page the kernel flags
  * with {@code RB_MISSED_EVENTS} ({@code ring_buffer_read_page}) carries its count only when there
@@ -320,7 +326,8 @@ public final class CaptureEngine {
      * The read-ahead of a capture whose outputs are all files ({@link ReadAhead}): the most bytes of
      * sub-buffers, over all CPUs, held while the emitter defers its work until tracing stops (each
      * CPU gets an equal share, at least 1 MiB). Ignored when an output is live or a record sink is
-     * attached (the frames must leave as the events come). Call before {@link #start()}.
+     * attached (the frames must leave as the events come), and with a {@link #limit(long)}. Call
+     * before {@link #start()}.
      *
      * @param bytes bytes, {@link #READ_AHEAD_DEFAULT} for {@link ReadAhead#defaultBytes()}, 0 to emit
      *              while tracing (the pool is then the usual {@link #STASH_PER_CPU})
@@ -356,7 +363,9 @@ public final class CaptureEngine {
         int cpus = Math.max(1, instance.cpus().size());
         // at least 1 MiB per CPU (and 16 pages), whatever the sub-buffer size
         long readAhead = readAheadLimit == READ_AHEAD_DEFAULT ? ReadAhead.defaultBytes() : readAheadLimit;
-        deferring = readAhead > 0 && frames != null && !frames.live() && sinkArray.length == 0;
+        // a --count capture stops when enough are emitted: deferring would only trace (and discard) longer
+        deferring = readAhead > 0 && frames != null && !frames.live() && sinkArray.length == 0
+                && limit == Long.MAX_VALUE;
         int perCpu = frames != null && frames.live() ? LIVE_STASH_PER_CPU : STASH_PER_CPU;
         long stashBytes = deferring ? Math.max(1 << 20, readAhead / cpus)
                 : Math.max(1 << 20, Math.min(perCpu, STASH_TOTAL / cpus));

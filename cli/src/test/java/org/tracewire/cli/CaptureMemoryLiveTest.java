@@ -84,12 +84,8 @@ class CaptureMemoryLiveTest {
         Process child = null;
         try {
             Thread.sleep(500);
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(limits.jvmOptions());
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture",
-                    "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface", "-w", "-", "--duration", "6"));
-            child = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+            child = new ProcessBuilder(captureCommand(limits, "-w", "-", "--duration", "6"))
+                    .redirectError(log.toFile()).start();
             Path status = Path.of("/proc", Long.toString(child.pid()), "status");
             long readFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
             // nobody reads the pcapng for 8 s: the pipe fills, the emitter blocks, the stash fills
@@ -109,12 +105,7 @@ class CaptureMemoryLiveTest {
             assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the capture did not end");
             reader.join(30_000);
         } finally {
-            if (child != null) {
-                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            load.descendants().forEach(ProcessHandle::destroy);
-            load.destroy();
-            assertTrue(load.waitFor(10, TimeUnit.SECONDS), "stress-ng did not stop");
+            stop(child, load);
         }
         String err = Files.readString(log);
         String summary = err.lines().filter(l -> l.contains("events read")).reduce((a, b) -> b).orElse("");
@@ -165,13 +156,8 @@ class CaptureMemoryLiveTest {
         Process child = null;
         try {
             Thread.sleep(500);
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(limits.jvmOptions());
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture",
-                    "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface", "-w", file.toString(),
-                    "--duration", "4", "--read-ahead", "64"));
-            child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            child = new ProcessBuilder(captureCommand(limits, "-w", file.toString(), "--duration", "4",
+                    "--read-ahead", "64")).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             Path status = Path.of("/proc", Long.toString(child.pid()), "status");
             while (child.isAlive()) {
                 hwmKb = Math.max(hwmKb, vmHwmKb(status));
@@ -179,12 +165,7 @@ class CaptureMemoryLiveTest {
             }
             assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the capture did not end");
         } finally {
-            if (child != null) {
-                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            load.descendants().forEach(ProcessHandle::destroy);
-            load.destroy();
-            assertTrue(load.waitFor(10, TimeUnit.SECONDS), "stress-ng did not stop");
+            stop(child, load);
         }
         String out = Files.readString(log);
         String summary = out.lines().filter(l -> l.contains("events read")).reduce((a, b) -> b).orElse("");
@@ -210,6 +191,30 @@ class CaptureMemoryLiveTest {
         PcapngReader r = new PcapngReader(Files.readAllBytes(file));
         assertEquals(frames, r.ofType(6).size(), "Enhanced Packet Blocks in the file vs frames emitted");
         assertFalse(top.instanceNames().contains("tracewire-" + child.pid()), "instance left behind");
+    }
+
+    /**
+     * The command line of a capture child: this JVM with the launcher's {@code capture_jvm_opts},
+     * capturing sched_switch + sched_wakeup without an interface, plus {@code args}.
+     */
+    private static List<String> captureCommand(Limits limits, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(limits.jvmOptions());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.tracewire.cli.Main", "capture",
+                "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface"));
+        cmd.addAll(Arrays.asList(args));
+        return cmd;
+    }
+
+    /** Ends the capture child (when it still runs) and the load with its children. */
+    private static void stop(Process child, Process load) throws InterruptedException {
+        if (child != null) {
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        load.descendants().forEach(ProcessHandle::destroy);
+        load.destroy();
+        assertTrue(load.waitFor(10, TimeUnit.SECONDS), "stress-ng did not stop");
     }
 
     /** Copies the child's standard output (the pcapng) to {@code file}. */
