@@ -199,6 +199,11 @@ for r in "${rates[@]}"; do
         lost=$(echo "$out" | grep -oE 'cpu[0-9]+ [0-9]+' | awk '{s+=$2} END {print s+0}')
         note="while tracing: $(echo "$out" | grep -oE 'cpu [0-9]+% of one core')"
         if echo "$out" | grep -q unknown; then note="$note, loss of unknown size"; ok=0; fi
+        if ! echo "$out" | grep -q "read + lost = the kernel's count on every CPU"; then
+          note="$note, read + lost differs from the kernel's count"; ok=0
+        fi
+        ra=$(echo "$out" | grep -oE 'framing went on [0-9.]+ s after tracing, read-ahead [0-9]+ MiB' || true)
+        [ -z "$ra" ] || note="$note; $ra"
         rm -f "$tmp/t.pcapng"
         ;;
       tap)

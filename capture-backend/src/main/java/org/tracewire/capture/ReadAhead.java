@@ -23,8 +23,9 @@ import org.tracewire.posix.Posix;
  * or tracing stops, the emitter works at full speed again. A capture whose events cost the emitter
  * less than its allowance never holds more than a few pages. Measured on a 2-core Xeon VM
  * (interleaved with {@code trace-cmd record -k -d}, full-speed getppid loops on both CPUs, 4 s,
- * docs/capture.md "Read-ahead"): without it 0.86-0.97x trace-cmd's events/s, with 1 GiB 0.93-0.97x,
- * with 4 GiB 1.01-1.16x.
+ * docs/capture.md "Read-ahead"): {@code --trace-self} recorded a mean 1.00x trace-cmd's events/s
+ * over twelve rounds with the read-ahead (0 lost), 0.83x over eight without it, at 27-33% of a core
+ * while tracing instead of 56-61%.
  *
  * <p>The pages live in anonymous memory mapped for the purpose ({@link Arena}: 1-MiB mappings,
  * faulted in whole by {@code MAP_POPULATE}), outside the JVM's heap and direct-buffer limit, and
@@ -44,7 +45,7 @@ public final class ReadAhead {
      * Bytes of one mapping of an {@link Arena} (1 MiB). The drainer that needs a page populates the
      * mapping, and under a full-speed load it shares its CPU with the workload: 16-MiB mappings took
      * it 20 ms each on average and up to 73 ms, longer than the kernel's 8 MiB buffer lasts at
-     * 12 M events/s (28 ms), and those captures lost 19-175 k events; 1 MiB takes a sixteenth.
+     * 12 M events/s (28 ms), and most such captures lost 11-333 k events; 1 MiB takes a sixteenth.
      */
     static final long MAPPING = 1L << 20;
 
