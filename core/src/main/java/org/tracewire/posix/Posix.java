@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * The few libc calls the JDK does not offer on raw file descriptors: {@code open} with
  * {@code O_NONBLOCK} (or {@code O_NOFOLLOW}, {@code O_DIRECTORY}), {@code read}/{@code write} into
  * direct buffers, {@code poll}, {@code ioctl}, {@code fchown}, anonymous memory that can be given
- * back ({@code mmap}, {@code munmap}), and the user database
+ * back ({@code mmap}, {@code munmap}, {@code madvise}), and the user database
  * ({@code getpwuid}, {@code getgrouplist}).
  * JNA direct mapping (the fast path, one native call per Java call); failures raise
  * {@link LastErrorException} carrying errno. Linux x86-64/arm64 constants.
@@ -122,4 +122,10 @@ public final class Posix {
 
     /** munmap(2): gives a mapping (or part of one, whole pages) back to the kernel. */
     public static native int munmap(long addr, long length) throws LastErrorException;
+
+    /** madvise(2) advice: drop the pages' contents and memory; the next touch maps zeroed pages. */
+    public static final int MADV_DONTNEED = 4;
+
+    /** madvise(2) on whole pages of a mapping, e.g. {@link #MADV_DONTNEED}. */
+    public static native int madvise(long addr, long length, int advice) throws LastErrorException;
 }
