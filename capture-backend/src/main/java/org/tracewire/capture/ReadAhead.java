@@ -23,9 +23,9 @@ import org.tracewire.posix.Posix;
  * or tracing stops, the emitter works at full speed again. A capture whose events cost the emitter
  * less than its allowance never holds more than a few pages. Measured on a 2-core Xeon VM
  * (interleaved with {@code trace-cmd record -k -d}, full-speed getppid loops on both CPUs, 4 s,
- * docs/capture.md "Read-ahead"): {@code --trace-self} recorded a mean 1.00x trace-cmd's events/s
- * over twelve rounds with the read-ahead (0 lost), 0.83x over eight without it, at 27-33% of a core
- * while tracing instead of 56-61%.
+ * docs/capture.md "Read-ahead"): {@code --trace-self} recorded a mean 0.99x trace-cmd's events/s
+ * over fifteen rounds with the read-ahead (0 lost), 0.81x over eleven without it, at 27-35% of a
+ * core while tracing instead of 56-61%.
  *
  * <p>The pages live in anonymous memory mapped for the purpose ({@link Arena}: 1-MiB mappings,
  * faulted in whole by {@code MAP_POPULATE}), outside the JVM's heap and direct-buffer limit, and
