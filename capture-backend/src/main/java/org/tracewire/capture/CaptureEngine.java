@@ -775,7 +775,8 @@ public final class CaptureEngine {
          */
         void release() {
             if (page != null) {
-                if (page.readAhead && !stopping && freePages.size() >= keepFree) {
+                // a deferring engine's pages all come from the read-ahead
+                if (deferring && !stopping && freePages.size() >= keepFree) {
                     ReadAhead.Arena.release(page.buf);
                 }
                 freePages.add(page);
@@ -842,18 +843,14 @@ public final class CaptureEngine {
         SubBuffer.PageHeader header;
         /** Lost events the drainer attributed to this page (they go before its first record). */
         long lost;
-        /** True for a page of the read-ahead ({@link ReadAhead.Arena}), false for a direct buffer. */
-        final boolean readAhead;
 
         Page(int size, ByteOrder order) {
             buf = ByteBuffer.allocateDirect(size).order(order);
-            readAhead = false;
         }
 
         /** A page over memory of the read-ahead's ({@link ReadAhead.Arena}), in the kernel's byte order. */
         Page(ByteBuffer b) {
             buf = b;
-            readAhead = true;
         }
     }
 

@@ -102,14 +102,16 @@ public final class ReadAhead {
     /**
      * Memory for one CPU's read-ahead pages: sub-buffer-sized {@link ByteBuffer}s cut from anonymous
      * mappings of up to {@link #MAPPING} bytes ({@code mmap} with {@code MAP_POPULATE}), made as they are
-     * first needed and all unmapped by {@link #close()}. Pages are never handed back one by one: the
-     * engine recycles them through its pool. Not thread-safe (one drainer uses it); after
-     * {@link #close()} no buffer it gave may be touched again.
+     * first needed and all unmapped by {@link #close()}. The engine recycles pages through its pool;
+     * {@link #release} gives one page's memory back but keeps it mapped. Not thread-safe (one drainer
+     * uses it); after {@link #close()} no buffer it gave may be touched again.
      */
     static final class Arena implements AutoCloseable {
         private final int pageSize;
         private final ByteOrder order;
         private final List<long[]> mappings = new ArrayList<>();
+        /** Bytes of {@link #mappings}, kept as they are made: the drainer asks after every new page. */
+        private long mapped;
         private ByteBuffer current;
 
         /**
@@ -135,6 +137,7 @@ public final class ReadAhead {
                 long address = Posix.mmap(0, len, Posix.PROT_READ | Posix.PROT_WRITE,
                         Posix.MAP_PRIVATE | Posix.MAP_ANONYMOUS | Posix.MAP_POPULATE, -1, 0);
                 mappings.add(new long[] {address, len});
+                mapped += len;
                 current = new com.sun.jna.Pointer(address).getByteBuffer(0, len);
             }
             ByteBuffer b = current.slice(current.position(), pageSize).order(order);
@@ -155,11 +158,7 @@ public final class ReadAhead {
 
         /** Bytes mapped so far. */
         long mappedBytes() {
-            long n = 0;
-            for (long[] m : mappings) {
-                n += m[1];
-            }
-            return n;
+            return mapped;
         }
 
         /** Unmaps every mapping. Idempotent. */
@@ -169,6 +168,7 @@ public final class ReadAhead {
                 Posix.munmap(m[0], m[1]);
             }
             mappings.clear();
+            mapped = 0;
             current = null;
         }
     }

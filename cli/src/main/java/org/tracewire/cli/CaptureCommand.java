@@ -172,7 +172,8 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
-            throw new Main.UsageException("--read-ahead: MiB must be >= 0: " + readAheadMib);
+            throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
+                    + readAheadMib);
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
