@@ -9,8 +9,9 @@
 # (a reader slower than the events makes the view lag, then the kernel's losses, counted, bound
 # the lag: the span then covers only the start of the run).
 # At the end: dumpcap's own ceiling, the last pcapng-path file fed through a FIFO into dumpcap on
-# the otherwise idle machine (Wireshark 4.0's dumpcap reads a pipe with a select() and two read()s
-# per block and writes each block with its own write()).
+# the otherwise idle machine (Wireshark 4.0's dumpcap makes four select()s, two read()s and one
+# write() per pcapng block: it reads the header, then the body, and flushes after every block;
+# docs/capture.md, "Live-view ceiling: what dumpcap does per frame").
 #
 # Usage (root, after `./tracewire extcap --install`): scripts/bench-extcap.sh [-s SECONDS] [RATE ...]
 #   defaults: -s 4; 25000 50000 100000 200000 0
