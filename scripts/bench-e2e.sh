@@ -108,14 +108,23 @@ start_workload() {   # $1 rate, $2 seconds
       fi ;;
   esac
 }
-# every process start_workload started is still there, and stress-ng still has its workers (a round
-# of 2026-11-26 recorded 461 sched events where the rounds around it recorded 1.4-1.8 M/s)
-workload_alive() {
+# the share of all CPUs' time spent busy (user, nice, system, irq, softirq) over the next 0.5 s
+busy_share() {
+  local a b
+  a=$(awk '/^cpu /{print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat); sleep 0.5
+  b=$(awk '/^cpu /{print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat)
+  echo "$a $b" | awk '{b = $3 - $1; i = $4 - $2; printf "%.2f\n", (b + i > 0 ? b / (b + i) : 0)}'
+}
+# every process start_workload started is still there, stress-ng still has its workers, and at full
+# speed (rate 0) the CPUs are busy: rounds of 2026-11-26 recorded 461 and 346 sched events where the
+# rounds around them recorded 1.4-1.8 M/s, with stress-ng and its workers there
+workload_alive() {   # $1 rate
   local p
   for p in "${workload_pids[@]}"; do
     kill -0 "$p" 2>/dev/null || return 1
     [ "$workload" != sched ] || [ -n "$(pgrep -P "$p")" ] || return 1
   done
+  [ "$1" != 0 ] || (( $(echo "$(busy_share) >= 0.75" | bc) ))
 }
 cpu_of() { awk '/^cpu /{printf "%.1f", ($2+$3)/'"$dur"'*100}' "$1"; }
 ev_args=(); for e in "${events[@]}"; do ev_args+=(-e "$e"); done
@@ -168,8 +177,8 @@ for r in "${rates[@]}"; do
     sleep 1.5
     note=""; ok=1; span=""
     # checked before the recorder starts and again inside its tracing window (after its start-up)
-    rm -f "$tmp/workload-gone"; workload_alive || : > "$tmp/workload-gone"
-    (sleep "$(echo "1 + $dur / 2" | bc -l)"; workload_alive || : > "$tmp/workload-gone") & checker=$!
+    rm -f "$tmp/workload-gone"; workload_alive "$r" || : > "$tmp/workload-gone"
+    (sleep "$(echo "0.5 + $dur / 2" | bc -l)"; workload_alive "$r" || : > "$tmp/workload-gone") & checker=$!
     case $tool in
       trace-cmd)
         /usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" trace-cmd record -q -k -d "${ev_args[@]}" \
@@ -240,7 +249,7 @@ for r in "${rates[@]}"; do
         ;;
     esac
     wait "$checker" 2>/dev/null || true
-    if [ -e "$tmp/workload-gone" ]; then note="${note:+$note; }the workload was not running throughout: left out"; ok=0; fi
+    if [ -e "$tmp/workload-gone" ]; then note="${note:+$note; }the workload was not running (or not busy at full speed) throughout: left out"; ok=0; fi
     stop_workload; wait 2>/dev/null || true; sleep 0.5
     # over the span of the events' times when there is one (see the usage), else over -s
     if [ -n "${span:-}" ] && (( $(echo "$span > 0" | bc) )); then
