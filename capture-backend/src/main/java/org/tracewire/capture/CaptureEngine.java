@@ -895,8 +895,8 @@ public final class CaptureEngine {
                             pacing = true;
                             do {
                                 LockSupport.parkNanos(this, park);
-                                if (stopping || anyNearlyFull(rs, nearlyFull)) {
-                                    break;
+                                if (stopping || failure.get() != null || anyNearlyFull(rs, nearlyFull)) {
+                                    break; // woken to stop, by a drainer that failed, or to make room
                                 }
                                 park = pacer.parkNanos(System.nanoTime(), threads.getCurrentThreadCpuTime());
                                 // what is left after a full park is the wake-up's own cost: parking
