@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.tracewire.capture.CaptureEngine;
@@ -51,7 +53,7 @@ import picocli.CommandLine.Spec;
 public final class CaptureCommand implements Callable<Integer> {
     /** One {@code -e SYSTEM:EVENT [-f FILTER]} pair. */
     static final class EventArg {
-        @Option(names = "-e", required = true, paramLabel = "SYSTEM:EVENT", description = "An event to capture.")
+        @Option(names = "-e", required = true, paramLabel = "EVENT", description = "Events to capture, as trace-cmd's -e: SYSTEM:EVENT, SYSTEM, EVENT, or a glob (sched:*wake*).")
         String event;
         @Option(names = "-f", paramLabel = "FILTER", description = "Kernel filter for the -e before it.")
         String filter;
@@ -155,18 +157,18 @@ public final class CaptureCommand implements Callable<Integer> {
         if (tap == null && sendOn == null && pcapng == null) {
             throw new Main.UsageException("no output: drop --no-iface, or give --send-on IFACE or -w FILE.pcapng");
         }
+        // trace-cmd's -e syntax (SYSTEM, SYSTEM:EVENT, globs): each -e becomes its events, each with
+        // the -f given after it; an event named twice keeps its first -e's filter.
         List<EventSelection> selections = new ArrayList<>();
+        Set<String> selected = new HashSet<>();
+        Tracefs top = Tracefs.live();
         for (EventArg e : events) {
             try {
-                selections.add(EventSelection.parse(e.event, e.filter));
-            } catch (IllegalArgumentException ex) {
-                throw new Main.UsageException(ex.getMessage());
-            }
-        }
-        Tracefs top = Tracefs.live();
-        for (EventSelection s : selections) {
-            try {
-                new EventSelector(s.system(), s.event()).resolve(top);
+                for (String name : EventSelector.parse(e.event).resolve(top)) {
+                    if (selected.add(name)) {
+                        selections.add(EventSelection.parse(name, e.filter));
+                    }
+                }
             } catch (IllegalArgumentException ex) {
                 throw new Main.UsageException(ex.getMessage());
             }
@@ -250,7 +252,7 @@ public final class CaptureCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>();
         for (EventArg e : events) {
             try {
-                EventSelection.parse(e.event, e.filter);
+                EventSelector.parse(e.event); // resolved on the remote host
             } catch (IllegalArgumentException ex) {
                 throw new Main.UsageException(ex.getMessage());
             }
