@@ -68,10 +68,10 @@ public final class CaptureCommand implements Callable<Integer> {
     @Option(names = "--count", paramLabel = "N", description = "Stop after N events.")
     long count;
 
-    @Option(names = "-i", paramLabel = "IFACE", description = "TAP interface to create (default: " + Protocol.DEFAULT_IFACE + ").")
+    @Option(names = "-i", paramLabel = "IFACE", description = "Create this TAP interface and send every frame on it (the default, " + Protocol.DEFAULT_IFACE + ", when neither -w nor --send-on is given).")
     String iface;
 
-    @Option(names = "--no-iface", description = "Do not create a TAP interface.")
+    @Option(names = "--no-iface", description = "Create no TAP interface (needed only without -w and --send-on).")
     boolean noIface;
 
     @Option(names = "--send-on", paramLabel = "IFACE", description = "Also send on this existing interface (libpcap).")
@@ -146,7 +146,9 @@ public final class CaptureCommand implements Callable<Integer> {
         if (noIface && iface != null) {
             throw new Main.UsageException("-i and --no-iface contradict each other");
         }
-        String tap = noIface ? null : iface != null ? iface : Protocol.DEFAULT_IFACE;
+        // -w FILE and --send-on IFACE are outputs of their own; the TAP is made when asked for with -i,
+        // or when no output is named at all (then tw0, for a live Wireshark).
+        String tap = noIface ? null : iface != null ? iface : pcapng == null && sendOn == null ? Protocol.DEFAULT_IFACE : null;
         if (tap != null) {
             try {
                 TapDevice.checkName(tap);
