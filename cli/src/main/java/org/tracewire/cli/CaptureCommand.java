@@ -22,6 +22,9 @@ import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
 import org.tracewire.capture.TapOutput;
 import org.tracewire.cli.remote.RemoteCapture;
+import org.tracewire.filter.CompiledFilter;
+import org.tracewire.filter.FilterProblem;
+import org.tracewire.filter.FilterSyntaxException;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
@@ -175,6 +178,9 @@ public final class CaptureCommand implements Callable<Integer> {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
+        if (!checkFilters(top, selections, err)) {
+            return Main.EXIT_FAILURE;
+        }
         if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
             throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
                     + readAheadMib);
@@ -197,6 +203,30 @@ public final class CaptureCommand implements Callable<Integer> {
             err.println("capture: " + e.getMessage());
             return Main.EXIT_FAILURE;
         }
+    }
+
+    /**
+     * Runs each {@code -f} through the filter checker the {@code filter} command uses (fields,
+     * types, string lengths, with a caret) before the kernel sees it.
+     *
+     * @return false after printing the first problem on {@code err}
+     */
+    private static boolean checkFilters(Tracefs top, List<EventSelection> selections, PrintWriter err) {
+        for (EventSelection s : selections) {
+            if (s.filter() == null) {
+                continue;
+            }
+            try {
+                CompiledFilter.compile(s.filter(), top.format(s.system(), s.event()), top.byteOrder());
+            } catch (FilterSyntaxException e) {
+                err.println("capture: -f for " + s.fullName() + ": position " + e.position() + ": " + e.detail());
+                for (String line : FilterProblem.pointer(s.filter(), e.position()).split("\n")) {
+                    err.println("  " + line);
+                }
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Smallest --max-frame: the Ethernet and tracewire headers and the 8 common bytes of a record. */
