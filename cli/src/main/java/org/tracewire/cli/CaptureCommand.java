@@ -21,6 +21,7 @@ import org.tracewire.capture.FrameOutputs;
 import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
 import org.tracewire.capture.TapOutput;
+import org.tracewire.capture.TaskScope;
 import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.filter.CompiledFilter;
 import org.tracewire.filter.FilterProblem;
@@ -39,6 +40,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -126,6 +128,18 @@ public final class CaptureCommand implements Callable<Integer> {
             + "ends: what a remote capture runs with, so a lost SSH connection leaves nothing behind.")
     boolean stopOnStdinEof;
 
+    @Option(names = "-P", paramLabel = "PID", description = "Record only this process: its threads and the tasks it "
+            + "starts from now on (the kernel's set_event_pid with event-fork; repeatable), as trace-cmd's -P.")
+    List<Long> pids = new ArrayList<>();
+
+    @Option(names = "--comm", paramLabel = "NAME", description = "Record only tasks named NAME (a glob with *: the "
+            + "kernel's comm filter, joined to each -f with &&).")
+    String comm;
+
+    @Parameters(paramLabel = "CMD", arity = "0..*", description = "After --: run CMD ARGS, record it and its children "
+            + "only, and stop when it exits (its exit status is reported), as trace-cmd record CMD.")
+    List<String> command = new ArrayList<>();
+
     @Spec
     CommandSpec spec;
 
@@ -178,6 +192,9 @@ public final class CaptureCommand implements Callable<Integer> {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
+        if (comm != null) {
+            selections = withComm(selections, comm);
+        }
         if (!checkFilters(top, selections, err)) {
             return Main.EXIT_FAILURE;
         }
@@ -185,23 +202,46 @@ public final class CaptureCommand implements Callable<Integer> {
             throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
                     + readAheadMib);
         }
+        for (long pid : pids) {
+            if (!java.nio.file.Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
+                throw new Main.UsageException("-P " + pid + ": no such process");
+            }
+        }
+        TracedCommand traced = command.isEmpty() ? null
+                : TracedCommand.start(command, pcapng != null && pcapng.toString().equals("-"), stopOnStdinEof);
+        List<Long> scoped = new ArrayList<>(pids);
+        if (traced != null) {
+            scoped.add(traced.pid());
+            err.println("capture: recording " + traced.describe() + " (pid " + traced.pid()
+                    + ") and its children");
+        }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
-                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20);
+                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20,
+                scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume));
         AtomicBoolean stdinEnded = new AtomicBoolean();
         if (stopOnStdinEof) {
             watchStdin(stdinEnded);
         }
         try {
             PrintWriter summaryOut = out;
-            CaptureRun.run(top, o, err, stdinEnded::get, s -> {
+            CaptureRun.run(top, o, err, () -> stdinEnded.get() || (traced != null && traced.exited()), s -> {
                 summaryOut.println(s.describe());
                 summaryOut.flush();
             });
+            if (traced != null) {
+                err.println(traced.exited() ? "capture: " + traced.describe() + " exited with status "
+                        + traced.status() : "capture: " + traced.describe() + " (pid " + traced.pid()
+                        + ") still runs: the capture ended first");
+            }
             return 0;
         } catch (FilterRejectedException e) {
             err.println("capture: " + e.getMessage());
             return Main.EXIT_FAILURE;
+        } finally {
+            if (traced != null && TracedCommand.isStopped(traced.pid())) {
+                traced.kill(); // never resumed: the capture failed before tracing
+            }
         }
     }
 
@@ -227,6 +267,28 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         return true;
+    }
+
+    /**
+     * Joins {@code comm == "NAME"} (or {@code comm ~ "GLOB"}) to each event's filter.
+     *
+     * @throws Main.UsageException for a name the filter cannot quote (a quote, a backslash, a
+     *                             control character) or longer than a task name (15 bytes)
+     */
+    static List<EventSelection> withComm(List<EventSelection> selections, String name) {
+        if (name.isEmpty() || name.chars().anyMatch(c -> c == '"' || c == '\\' || Character.isISOControl(c))) {
+            throw new Main.UsageException("--comm: a task name without quotes, backslashes or control characters");
+        }
+        if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15) {
+            throw new Main.UsageException("--comm: a task name has at most 15 bytes (TASK_COMM_LEN 16)");
+        }
+        String test = (name.contains("*") ? "comm ~ \"" : "comm == \"") + name + "\"";
+        List<EventSelection> out = new ArrayList<>();
+        for (EventSelection s : selections) {
+            String f = s.filter() == null || s.filter().isBlank() ? test : "(" + s.filter() + ") && " + test;
+            out.add(new EventSelection(s.system(), s.event(), f));
+        }
+        return out;
     }
 
     /** Smallest --max-frame: the Ethernet and tracewire headers and the 8 common bytes of a record. */
@@ -261,6 +323,10 @@ public final class CaptureCommand implements Callable<Integer> {
             throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
         }
         checkMaxFrame();
+        if (!command.isEmpty()) {
+            throw new Main.UsageException("a command to trace (-- CMD) does not apply to --remote: run it on the remote "
+                    + "host and give -P PID");
+        }
         if (delay > 0 || noIface || stopOnStdinEof) {
             throw new Main.UsageException("--delay, --no-iface and --stop-on-stdin-eof do not apply to --remote "
                     + "(there is no local TAP unless -i IFACE is given)");
@@ -294,6 +360,12 @@ public final class CaptureCommand implements Callable<Integer> {
                 args.add("-f");
                 args.add(e.filter);
             }
+        }
+        for (long pid : pids) {
+            args.addAll(List.of("-P", Long.toString(pid)));
+        }
+        if (comm != null) {
+            args.addAll(List.of("--comm", comm));
         }
         if (duration > 0) {
             args.addAll(List.of("--duration", Double.toString(duration)));
