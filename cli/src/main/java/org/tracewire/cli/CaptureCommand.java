@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.tracewire.capture.CaptureEngine;
@@ -20,6 +22,9 @@ import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
 import org.tracewire.capture.TapOutput;
 import org.tracewire.cli.remote.RemoteCapture;
+import org.tracewire.filter.CompiledFilter;
+import org.tracewire.filter.FilterProblem;
+import org.tracewire.filter.FilterSyntaxException;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
@@ -51,7 +56,7 @@ import picocli.CommandLine.Spec;
 public final class CaptureCommand implements Callable<Integer> {
     /** One {@code -e SYSTEM:EVENT [-f FILTER]} pair. */
     static final class EventArg {
-        @Option(names = "-e", required = true, paramLabel = "SYSTEM:EVENT", description = "An event to capture.")
+        @Option(names = "-e", required = true, paramLabel = "EVENT", description = "Events to capture, as trace-cmd's -e: SYSTEM:EVENT, SYSTEM, EVENT, or a glob (sched:*wake*).")
         String event;
         @Option(names = "-f", paramLabel = "FILTER", description = "Kernel filter for the -e before it.")
         String filter;
@@ -66,10 +71,10 @@ public final class CaptureCommand implements Callable<Integer> {
     @Option(names = "--count", paramLabel = "N", description = "Stop after N events.")
     long count;
 
-    @Option(names = "-i", paramLabel = "IFACE", description = "TAP interface to create (default: " + Protocol.DEFAULT_IFACE + ").")
+    @Option(names = "-i", paramLabel = "IFACE", description = "Create this TAP interface and send every frame on it (the default, " + Protocol.DEFAULT_IFACE + ", when neither -w nor --send-on is given).")
     String iface;
 
-    @Option(names = "--no-iface", description = "Do not create a TAP interface.")
+    @Option(names = "--no-iface", description = "Create no TAP interface (needed only without -w and --send-on).")
     boolean noIface;
 
     @Option(names = "--send-on", paramLabel = "IFACE", description = "Also send on this existing interface (libpcap).")
@@ -144,7 +149,9 @@ public final class CaptureCommand implements Callable<Integer> {
         if (noIface && iface != null) {
             throw new Main.UsageException("-i and --no-iface contradict each other");
         }
-        String tap = noIface ? null : iface != null ? iface : Protocol.DEFAULT_IFACE;
+        // -w FILE and --send-on IFACE are outputs of their own; the TAP is made when asked for with -i,
+        // or when no output is named at all (then tw0, for a live Wireshark).
+        String tap = noIface ? null : iface != null ? iface : pcapng == null && sendOn == null ? Protocol.DEFAULT_IFACE : null;
         if (tap != null) {
             try {
                 TapDevice.checkName(tap);
@@ -155,21 +162,24 @@ public final class CaptureCommand implements Callable<Integer> {
         if (tap == null && sendOn == null && pcapng == null) {
             throw new Main.UsageException("no output: drop --no-iface, or give --send-on IFACE or -w FILE.pcapng");
         }
+        // trace-cmd's -e syntax (SYSTEM, SYSTEM:EVENT, globs): each -e becomes its events, each with
+        // the -f given after it; an event named twice keeps its first -e's filter.
         List<EventSelection> selections = new ArrayList<>();
+        Set<String> selected = new HashSet<>();
+        Tracefs top = Tracefs.live();
         for (EventArg e : events) {
             try {
-                selections.add(EventSelection.parse(e.event, e.filter));
+                for (String name : EventSelector.parse(e.event).resolve(top)) {
+                    if (selected.add(name)) {
+                        selections.add(EventSelection.parse(name, e.filter));
+                    }
+                }
             } catch (IllegalArgumentException ex) {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
-        Tracefs top = Tracefs.live();
-        for (EventSelection s : selections) {
-            try {
-                new EventSelector(s.system(), s.event()).resolve(top);
-            } catch (IllegalArgumentException ex) {
-                throw new Main.UsageException(ex.getMessage());
-            }
+        if (!checkFilters(top, selections, err)) {
+            return Main.EXIT_FAILURE;
         }
         if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
             throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
@@ -193,6 +203,30 @@ public final class CaptureCommand implements Callable<Integer> {
             err.println("capture: " + e.getMessage());
             return Main.EXIT_FAILURE;
         }
+    }
+
+    /**
+     * Runs each {@code -f} through the filter checker the {@code filter} command uses (fields,
+     * types, string lengths, with a caret) before the kernel sees it.
+     *
+     * @return false after printing the first problem on {@code err}
+     */
+    private static boolean checkFilters(Tracefs top, List<EventSelection> selections, PrintWriter err) {
+        for (EventSelection s : selections) {
+            if (s.filter() == null) {
+                continue;
+            }
+            try {
+                CompiledFilter.compile(s.filter(), top.format(s.system(), s.event()), top.byteOrder());
+            } catch (FilterSyntaxException e) {
+                err.println("capture: -f for " + s.fullName() + ": position " + e.position() + ": " + e.detail());
+                for (String line : FilterProblem.pointer(s.filter(), e.position()).split("\n")) {
+                    err.println("  " + line);
+                }
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Smallest --max-frame: the Ethernet and tracewire headers and the 8 common bytes of a record. */
@@ -250,7 +284,7 @@ public final class CaptureCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>();
         for (EventArg e : events) {
             try {
-                EventSelection.parse(e.event, e.filter);
+                EventSelector.parse(e.event); // resolved on the remote host
             } catch (IllegalArgumentException ex) {
                 throw new Main.UsageException(ex.getMessage());
             }
