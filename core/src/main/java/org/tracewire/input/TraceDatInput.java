@@ -101,6 +101,11 @@ public final class TraceDatInput implements RecordInput {
     }
 
     @Override
+    public String failure() {
+        return file.truncation();
+    }
+
+    @Override
     public FormatCatalog catalog() {
         return file.catalog();
     }
