@@ -123,6 +123,13 @@ final class ImportCommand implements Callable<Integer> {
                 if (rs.unknownRecords() > 0) {
                     err.printf("import: %d records of event ids without a format skipped%n", rs.unknownRecords());
                 }
+                if (rs.shortRecords() > 0) {
+                    err.printf("import: %d records shorter than their event's common fields skipped%n", rs.shortRecords());
+                }
+                if (f.truncation() != null) {
+                    err.println("import: " + SafeText.escape(f.truncation()));
+                    return Main.EXIT_FAILURE;
+                }
             }
         }
         return 0;
