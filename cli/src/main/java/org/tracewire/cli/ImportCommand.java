@@ -109,7 +109,7 @@ final class ImportCommand implements Callable<Integer> {
                 frames.finish(Map.of(), last);
                 err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
                                 + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), SafeText.escape(output.toString()),
-                        raw ? "raw trace clock " + f.clock() : "wall clock from the DATE option");
+                        raw ? "raw trace clock " + SafeText.escape(f.clock()) : "wall clock from the DATE option");
                 if (frames.truncated() > 0) {
                     err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);
                 }
