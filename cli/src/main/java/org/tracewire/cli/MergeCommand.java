@@ -53,7 +53,10 @@ final class MergeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "merge: %d packets from %d files, %d interfaces -> %s%n", r.packets(), inputs.size(),
                     r.interfaces(), SafeText.escape(output.toString()));
             out.flush();
-            return 0;
+            for (String d : r.damaged()) {
+                err.println("merge: " + SafeText.escape(d) + ": its packets before that block were merged");
+            }
+            return r.damaged().isEmpty() ? 0 : Main.EXIT_FAILURE;
         } catch (IOException e) {
             Files.deleteIfExists(output);
             err.println("merge: " + SafeText.escape(e.getMessage()));

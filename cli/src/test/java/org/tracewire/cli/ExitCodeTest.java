@@ -73,6 +73,16 @@ class ExitCodeTest {
                 + ": pcapng offset \\d+ \\(block \\d+\\): the file ends inside a block of \\d+ bytes \\(\\d+ present\\): the file "
                 + "is cut short; the events of the blocks before it were read\n"), part.err());
 
+        Path merged = dir.resolve("merged.pcapng");
+        ReportCommandTest.Result m = cli("merge", whole.toString(), cut.toString(), "-w", merged.toString());
+        assertEquals(1, m.rc(), m.err());
+        assertTrue(m.err().matches("merge: " + java.util.regex.Pattern.quote(cut.toString()) + ": pcapng offset \\d+ \\(block "
+                + "\\d+\\): the file ends inside a block of \\d+ bytes \\(\\d+ present\\): its packets before that block were "
+                + "merged\n"), m.err());
+        ReportCommandTest.Result both = cli("report", merged.toString());
+        assertEquals(0, both.rc(), both.err());
+        assertEquals(recs.size() + lines.size(), both.out().lines().count(), "the whole file's events and the cut one's");
+
         Path dat = dir.resolve("cut.dat");
         ReportCommandTest.Result exp = cli("export", cut.toString(), "-o", dat.toString());
         assertEquals(1, exp.rc(), exp.err());
