@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.tracewire.text.SafeText;
 import org.tracewire.capture.CaptureEngine;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
@@ -283,7 +284,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
             return 0;
         } catch (FilterRejectedException e) {
-            err.println("capture: " + e.getMessage());
+            err.println("capture: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
         } finally {
             if (traced != null && TracedCommand.isStopped(traced.pid())) {
@@ -444,7 +445,7 @@ public final class CaptureCommand implements Callable<Integer> {
             out.flush();
             return 0;
         } catch (RemoteCapture.RemoteException e) {
-            err.println("capture: " + e.getMessage());
+            err.println("capture: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
         }
     }
