@@ -39,6 +39,9 @@ import org.tracewire.input.RecordInput;
  * Schema and examples: {@code docs/store.md}. Not thread-safe (one JDBC connection).
  */
 public final class CaptureStore implements AutoCloseable {
+    /** DuckDB's memory limit while building a store, MiB. */
+    static final int BUILD_MEMORY_MIB = 192;
+
     private final DuckDBConnection db;
     private final List<Source> sources;
 
@@ -129,6 +132,10 @@ public final class CaptureStore implements AutoCloseable {
         StoreBuilder.Result r;
         try (RecordInput in = RecordInput.open(source, null);
              DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + tmp)) {
+            try (Statement s = c.createStatement()) {
+                // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)
+                s.execute("SET memory_limit = '" + BUILD_MEMORY_MIB + "MB'");
+            }
             r = StoreBuilder.build(in, c, source.toAbsolutePath().toString());
             try (Statement s = c.createStatement()) {
                 s.execute("CHECKPOINT");
@@ -204,9 +211,10 @@ public final class CaptureStore implements AutoCloseable {
                 }
             }
             s.execute(src.toString());
-            for (String t : List.of("events", "lost", "captures")) {
+            for (String t : List.of("lost", "captures", "tasks")) {
                 s.execute("CREATE VIEW " + t + " AS " + union(t, all, hosts));
             }
+            s.execute("CREATE VIEW events AS " + union(EVENTS, all, hosts));
             for (Map.Entry<String, List<Integer>> t : tablesBySource.entrySet()) {
                 s.execute("CREATE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
             }
@@ -226,7 +234,18 @@ public final class CaptureStore implements AutoCloseable {
         }
     }
 
-    /** A view's body: the table of each source, with {@code host} first. */
+    /**
+     * The body of the {@code events} view over one store ({@code $S}): its rows with their event
+     * names, task names and tgids (tables of a few rows each) joined in.
+     */
+    private static final String EVENTS = """
+            (SELECT r.frame, r.ts, r.trace_ts, r.cpu, r.pid, t.tgid, t.comm, k.event, r.id, r.flags,
+                    r.preempt_count, r.file_offset, r.capture, c.buffer, r.truncated
+             FROM $S.event_rows r JOIN $S.event_tables k ON k.kind = r.kind
+             LEFT JOIN $S.tasks t ON t.capture = r.capture AND t.pid = r.pid
+             LEFT JOIN $S.captures c ON c.capture = r.capture)""";
+
+    /** A view's body: the table (or subquery over {@code $S}) of each source, with {@code host} first. */
     private static String union(String table, List<Integer> of, List<String[]> hosts) {
         StringBuilder sb = new StringBuilder();
         for (int i : of) {
@@ -242,7 +261,8 @@ public final class CaptureStore implements AutoCloseable {
             }
             String hostExpr = n == 1 ? Sql.literal(only) : n == 0 ? "NULL::VARCHAR" : host.append(" END").toString();
             sb.append(sb.length() == 0 ? "" : " UNION ALL BY NAME ").append("SELECT ").append(hostExpr)
-                    .append(" AS host, * FROM s").append(i).append('.').append(table);
+                    .append(" AS host, * FROM ")
+                    .append(table.startsWith("(") ? table.replace("$S", "s" + i) : "s" + i + "." + table);
         }
         return sb.toString();
     }

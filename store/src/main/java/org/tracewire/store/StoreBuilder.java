@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -21,6 +22,7 @@ import org.tracewire.input.RecordInput;
 import org.tracewire.input.TraceDatInput;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordException;
+import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.WireContext;
 
@@ -28,7 +30,10 @@ import org.tracewire.wire.WireContext;
  * Writes the events of one {@link RecordInput} into the tables of a DuckDB database through
  * DuckDB's appender (bulk insert, no SQL per row). The tables ({@code docs/store.md}):
  * <ul>
- * <li>{@code events}: one row per event (frame, time, CPU, task, event name, flags, file offset);</li>
+ * <li>{@code event_rows}: one row per event (frame, time, CPU, pid, event kind and id, flags, file
+ *     offset; the query layer's {@code events} view joins in the names);</li>
+ * <li>{@code tasks}: per capture and pid seen, the tgid and the task name the file gives (PROCESS
+ *     context, a trace.dat's saved cmdlines: what {@code report} prints);</li>
  * <li>{@code lost}: where the kernel lost events, per CPU;</li>
  * <li>one typed table per event ({@code sched_switch}, …), a column per format field
  *     ({@link TypedColumn}), keyed by {@code frame};</li>
@@ -48,8 +53,8 @@ public final class StoreBuilder {
     public static final int SCHEMA_VERSION = 1;
 
     /** Names a typed table may not take (the store's own tables and views). */
-    static final Set<String> RESERVED = Set.of("events", "lost", "captures", "event_tables", "meta", "sched_slice",
-            "sched_latency", "sources");
+    static final Set<String> RESERVED = Set.of("events", "event_rows", "lost", "captures", "event_tables", "meta",
+            "sched_slice", "sched_latency", "sources", "tasks");
 
     /**
      * What a build did.
@@ -65,12 +70,14 @@ public final class StoreBuilder {
     /** The typed table of one event (system:name). */
     private static final class Table {
         final String name;
+        final int kind;
         final List<TypedColumn> columns;
         final Map<String, TypedColumn> byName = new HashMap<>();
         final DuckDBAppender appender;
 
-        Table(String name, List<TypedColumn> columns, DuckDBAppender appender) {
+        Table(String name, int kind, List<TypedColumn> columns, DuckDBAppender appender) {
             this.name = name;
+            this.kind = kind;
             this.columns = columns;
             this.appender = appender;
             columns.forEach(c -> byName.put(c.field().name(), c));
@@ -85,7 +92,7 @@ public final class StoreBuilder {
     private final Map<EventFormat, Writer> writers = new IdentityHashMap<>();
     private final Map<String, Table> tables = new LinkedHashMap<>();
     private final Set<String> ambiguousNames = new HashSet<>();
-    private final Map<Object, Integer> captures = new LinkedHashMap<>();
+    private final Map<Object, CaptureState> captures = new LinkedHashMap<>();
     private DuckDBAppender events;
     private DuckDBAppender lost;
 
@@ -109,13 +116,14 @@ public final class StoreBuilder {
     private Result run(RecordInput in, String source) throws SQLException {
         try (Statement s = db.createStatement()) {
             s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
-            s.execute("CREATE TABLE events(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, pid INTEGER, tgid INTEGER,"
-                    + " comm VARCHAR, event VARCHAR, id USMALLINT, flags UTINYINT, preempt_count UTINYINT,"
-                    + " file_offset BIGINT, capture USMALLINT, buffer VARCHAR, truncated BOOLEAN)");
+            s.execute("CREATE TABLE event_rows(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, pid INTEGER,"
+                    + " kind USMALLINT, id USMALLINT, flags UTINYINT, preempt_count UTINYINT, file_offset BIGINT,"
+                    + " capture USMALLINT, truncated BOOLEAN)");
             s.execute("CREATE TABLE lost(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, count BIGINT, capture USMALLINT)");
             s.execute("CREATE TABLE captures(capture USMALLINT, hostname VARCHAR, kernel VARCHAR, boot_id VARCHAR,"
-                    + " capture_id VARCHAR, clock VARCHAR)");
-            s.execute("CREATE TABLE event_tables(event VARCHAR, system VARCHAR, name VARCHAR, id USMALLINT, table_name VARCHAR)");
+                    + " capture_id VARCHAR, clock VARCHAR, buffer VARCHAR)");
+            s.execute("CREATE TABLE event_tables(kind USMALLINT, event VARCHAR, system VARCHAR, name VARCHAR, table_name VARCHAR)");
+            s.execute("CREATE TABLE tasks(capture USMALLINT, pid INTEGER, tgid INTEGER, comm VARCHAR)");
         }
         Map<String, Set<String>> systemsByName = new HashMap<>();
         for (EventFormat f : in.catalog().formats()) {
@@ -127,15 +135,19 @@ public final class StoreBuilder {
             }
         });
         PcapngInput pcap = in instanceof PcapngInput p ? p : null;
-        events = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "events");
+        // One transaction for the whole build: the appender then writes a chunk (2,048 rows) to the
+        // table's storage when full, instead of committing it (a commit per chunk cost 10x).
+        db.setAutoCommit(false);
+        events = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "event_rows");
         lost = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "lost");
         long count = 0;
         long lostTotal = 0;
         String stoppedAt = null;
         long ordinal = 0;
         Object lastScope = null;
+        String lastBuffer = null;
         int capture = 0;
-        WireContext context = null;
+        CaptureState state = null;
         try {
             Iterator<RecordInput.Event> it = in.events();
             while (true) {
@@ -158,22 +170,23 @@ public final class StoreBuilder {
                     Object scope = pcap.lastScope();
                     if (scope != lastScope) {
                         lastScope = scope;
-                        context = pcap.context(scope);
-                        capture = captureIndex(scope, context);
+                        state = capture(scope, pcap.context(scope), "");
+                        capture = state.index;
                     }
-                } else if (captures.isEmpty()) {
-                    captureIndex("file", null);
+                } else if (!e.buffer().equals(lastBuffer)) {
+                    lastBuffer = e.buffer();
+                    state = capture("buffer " + lastBuffer, null, lastBuffer);
+                    capture = state.index;
                 }
+                state.renderer = e.renderer();
                 EventRecord r = e.record();
                 Writer w = writers.get(r.format());
                 if (w == null) {
                     w = writer(r);
                 }
                 int pid = w.pid == null ? 0 : (int) safeInt(r, w.pid);
-                Integer tgid = null;
-                if (context != null) {
-                    WireContext.Task t = context.tasks().get(pid);
-                    tgid = t == null ? null : t.tgid();
+                if (pid >= 0) {
+                    state.pids.set(pid);
                 }
                 long trace = r.timestampNs();
                 DuckDBAppender a = events;
@@ -183,13 +196,7 @@ public final class StoreBuilder {
                 a.append(trace);
                 a.append((short) r.cpu());
                 a.append(pid);
-                if (tgid != null) {
-                    a.append(tgid.intValue());
-                } else {
-                    a.appendNull();
-                }
-                a.append(e.renderer().comm(pid));
-                a.append(w.fullName);
+                a.append((short) w.table.kind);
                 a.append((short) r.format().id());
                 a.append((byte) (w.flags == null ? 0 : safeInt(r, w.flags)));
                 a.append((byte) (w.preempt == null ? 0 : safeInt(r, w.preempt)));
@@ -199,7 +206,6 @@ public final class StoreBuilder {
                     a.appendNull();
                 }
                 a.append((short) capture);
-                a.append(e.buffer());
                 a.append(e.truncated());
                 a.endRow();
 
@@ -243,6 +249,24 @@ public final class StoreBuilder {
                 t.appender.close();
             }
         }
+        try (DuckDBAppender ta = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
+            for (CaptureState c : captures.values()) {
+                Map<Integer, WireContext.Task> known = c.context == null ? Map.of() : c.context.tasks();
+                for (int pid = c.pids.nextSetBit(0); pid >= 0; pid = c.pids.nextSetBit(pid + 1)) {
+                    WireContext.Task task = known.get(pid);
+                    ta.beginRow();
+                    ta.append((short) c.index);
+                    ta.append(pid);
+                    if (task != null) {
+                        ta.append(task.tgid());
+                    } else {
+                        ta.appendNull();
+                    }
+                    ta.append(c.renderer.comm(pid));
+                    ta.endRow();
+                }
+            }
+        }
         if (pcap == null && in instanceof TraceDatInput td) {
             String uname = td.file().options().uname();
             String host = uname == null ? "" : uname.split(" ").length > 1 ? uname.split(" ")[1] : "";
@@ -261,6 +285,8 @@ public final class StoreBuilder {
         meta("complete", Boolean.toString(stoppedAt == null));
         meta("stopped_at", stoppedAt);
         meta("summary", String.join("\n", summary));
+        db.commit();
+        db.setAutoCommit(true);
         return new Result(count, lostTotal, stoppedAt, summary);
     }
 
@@ -280,23 +306,37 @@ public final class StoreBuilder {
         }
     }
 
-    private int captureIndex(Object scope, WireContext c) throws SQLException {
-        Integer i = captures.get(scope);
-        if (i != null) {
-            return i;
+    /** A capture (a pcapng scope, a trace.dat buffer) as the build sees it. */
+    private static final class CaptureState {
+        final int index;
+        final WireContext context;
+        final BitSet pids = new BitSet();
+        KernelTextRenderer renderer;
+
+        CaptureState(int index, WireContext context) {
+            this.index = index;
+            this.context = context;
         }
-        int n = captures.size();
-        captures.put(scope, n);
-        try (var ps = db.prepareStatement("INSERT INTO captures VALUES (?, ?, ?, ?, ?, ?)")) {
-            ps.setInt(1, n);
+    }
+
+    private CaptureState capture(Object scope, WireContext c, String buffer) throws SQLException {
+        CaptureState st = captures.get(scope);
+        if (st != null) {
+            return st;
+        }
+        st = new CaptureState(captures.size(), c);
+        captures.put(scope, st);
+        try (var ps = db.prepareStatement("INSERT INTO captures VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setInt(1, st.index);
             ps.setString(2, c == null ? "" : c.captureText(ContextMessage.CAPTURE_HOST));
             ps.setString(3, c == null ? null : c.captureText(ContextMessage.CAPTURE_KERNEL_RELEASE));
             ps.setString(4, c == null ? null : c.captureText(ContextMessage.CAPTURE_BOOT_ID));
             ps.setString(5, c == null ? null : c.captureText(ContextMessage.CAPTURE_ID));
             ps.setString(6, c == null ? null : c.clock());
+            ps.setString(7, buffer);
             ps.executeUpdate();
         }
-        return n;
+        return st;
     }
 
     /** The writer of a format seen for the first time: its event's table (created on first use). */
@@ -318,15 +358,16 @@ public final class StoreBuilder {
             try (Statement s = db.createStatement()) {
                 s.execute(ddl.toString());
             }
+            int kind = tables.size();
             try (var ps = db.prepareStatement("INSERT INTO event_tables VALUES (?, ?, ?, ?, ?)")) {
-                ps.setString(1, f.fullName());
-                ps.setString(2, f.system());
-                ps.setString(3, f.name());
-                ps.setInt(4, f.id());
+                ps.setInt(1, kind);
+                ps.setString(2, f.fullName());
+                ps.setString(3, f.system());
+                ps.setString(4, f.name());
                 ps.setString(5, name);
                 ps.executeUpdate();
             }
-            t = new Table(name, cols, db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, name));
+            t = new Table(name, kind, cols, db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, name));
             tables.put(f.fullName(), t);
         }
         // Another format of the same event (a second capture in the file): its fields by name and
