@@ -16,7 +16,8 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Prints a query's result: an aligned text table (numbers right-aligned, NULL as {@code NULL},
+ * Prints a query's result, streaming: an aligned text table (numbers right-aligned, NULL as {@code NULL},
+ * widths from the first {@value #WIDTH_ROWS} rows,
  * control characters escaped as {@code \xNN} so no text reaches a terminal raw), CSV (RFC 4180,
  * a header line, NULL as an empty field) or JSON lines (one object per row; integers as numbers,
  * lists as arrays, BLOBs as hex strings).
@@ -77,6 +78,7 @@ public final class QueryOutput {
                 }
             }
             default -> {
+                // widths from the first WIDTH_ROWS rows; later rows stream (wider cells then overflow)
                 List<String[]> cells = new ArrayList<>();
                 boolean[] numeric = new boolean[n];
                 int[] width = new int[n];
@@ -84,15 +86,11 @@ public final class QueryOutput {
                     numeric[i] = isNumeric(md.getColumnType(i + 1));
                     width[i] = escape(names.get(i)).length();
                 }
-                while (rs.next()) {
-                    String[] row = new String[n];
-                    for (int i = 0; i < n; i++) {
-                        row[i] = escape(text(rs.getObject(i + 1), "NULL"));
-                        width[i] = Math.max(width[i], row[i].length());
-                    }
-                    cells.add(row);
+                boolean more = rs.next();
+                while (more && cells.size() < WIDTH_ROWS) {
+                    cells.add(row(rs, n, width));
+                    more = rs.next();
                 }
-                rows = cells.size();
                 String[] head = new String[n];
                 String[] rule = new String[n];
                 for (int i = 0; i < n; i++) {
@@ -104,11 +102,30 @@ public final class QueryOutput {
                 for (String[] row : cells) {
                     out.println(line(row, width, numeric));
                 }
+                rows = cells.size();
+                int[] ignored = new int[n];
+                while (more) {
+                    out.println(line(row(rs, n, ignored), width, numeric));
+                    rows++;
+                    more = rs.next();
+                }
                 out.println("(" + rows + (rows == 1 ? " row)" : " rows)"));
             }
         }
         out.flush();
         return rows;
+    }
+
+    /** Rows read before the table form's column widths are fixed. */
+    static final int WIDTH_ROWS = 1000;
+
+    private static String[] row(ResultSet rs, int n, int[] width) throws SQLException {
+        String[] row = new String[n];
+        for (int i = 0; i < n; i++) {
+            row[i] = escape(text(rs.getObject(i + 1), "NULL"));
+            width[i] = Math.max(width[i], row[i].length());
+        }
+        return row;
     }
 
     private static boolean isNumeric(int sqlType) {
@@ -126,7 +143,7 @@ public final class QueryOutput {
             if (i > 0) {
                 sb.append("  ");
             }
-            String pad = " ".repeat(width[i] - cells[i].length());
+            String pad = " ".repeat(Math.max(0, width[i] - cells[i].length()));
             if (numeric[i]) {
                 sb.append(pad).append(cells[i]);
             } else if (i < cells.length - 1) {
