@@ -36,7 +36,7 @@ public final class Main implements Callable<Integer> {
     static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, ListCommand.class, StatCommand.class,
             CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
-            MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
+            MergeCommand.class, ExtcapCommand.class, SqlCommand.class, CommandLine.HelpCommand.class);
 
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;

@@ -263,6 +263,19 @@ public final class PcapngInput implements RecordInput {
         return !stream.rawClock();
     }
 
+    /**
+     * The file offset in bytes of the packet block of the event {@link #events()} returned last
+     * (see {@link PcapngPacketReader#packetOffset()}), or -1 before the first.
+     */
+    public long lastOffset() {
+        return reader.packetOffset();
+    }
+
+    /** The context scope ({@link #scope}) of the event {@link #events()} returned last, or null before the first. */
+    public Object lastScope() {
+        return stream.lastScope();
+    }
+
     /** The file read. */
     public Path file() {
         return file;

@@ -47,6 +47,7 @@ public final class PcapngPacketReader implements AutoCloseable {
     private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
     private final List<long[]> resolution = new ArrayList<>(); // {numerator ns per unit multiplier, divisor}
     private long offset;
+    private long packetOffset = -1;
     private final List<InterfaceInfo> infos = new ArrayList<>();
     private final List<Long> ifdrops = new ArrayList<>();
     private SectionInfo section;
@@ -213,6 +214,7 @@ public final class PcapngPacketReader implements AutoCloseable {
                 }
                 long[] r = resolution.get(iface);
                 long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
+                packetOffset = at;
                 return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
             }
         }
@@ -227,6 +229,14 @@ public final class PcapngPacketReader implements AutoCloseable {
                     + (len - size + n) + " present)");
         }
         return body;
+    }
+
+    /**
+     * The file offset in bytes of the Enhanced Packet Block of the packet {@link #next()} returned
+     * last (where a reader seeks to read that frame again), or -1 before the first packet.
+     */
+    public long packetOffset() {
+        return packetOffset;
     }
 
     /**
