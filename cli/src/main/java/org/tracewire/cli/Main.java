@@ -27,13 +27,26 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Linux ftrace events as network packets for Wireshark.",
-        footer = {"", "Launcher-only subcommand:",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open the desktop app, or one recorded capture in it:",
+                "    tracewire",
+                "    tracewire --open sched.pcapng",
+                "  Record context switches for 5 seconds, then print them:",
+                "    sudo tracewire capture -e sched:sched_switch --duration 5 -w sched.pcapng",
+                "    tracewire report sched.pcapng",
+                "  Help on one command:",
+                "    tracewire help capture",
+                "",
+                "Launcher-only subcommand (a source tree's ./tracewire):",
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
     /** The subcommands, in the order the usage lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
             MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
+
+    /** The heading of every command's examples (its usage footer). */
+    static final String EXAMPLES = "%nExamples:%n";
 
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;
