@@ -149,9 +149,13 @@ public final class Main implements Callable<Integer> {
      * The command line for {@code args}: when the first argument names a subcommand, only that one
      * is added (picocli builds the model of every subcommand it is given, about 0.05 CPU-s of each
      * capture process's start for the ten it would not run); otherwise all of them (usage,
-     * {@code help}, the desktop app's options).
+     * {@code help}, the desktop app's options, the man pages and completion the Debian package
+     * generates from this model: dist/).
+     *
+     * @param args the arguments after {@code tracewire}; empty for the whole model
+     * @return the command line, not yet run
      */
-    static CommandLine commandLine(String[] args) {
+    public static CommandLine commandLine(String[] args) {
         CommandLine cl = new CommandLine(new Main());
         String first = args.length > 0 ? args[0] : "";
         List<Class<?>> add = SUBCOMMANDS;
