@@ -85,7 +85,12 @@ public final class PackageFiles {
                 try (PrintWriter pw = new PrintWriter(adoc)) {
                     ManPageGenerator.writeSingleManPage(pw, spec);
                 }
-                String roff = asciidoctor.convert(adoc.toString(), options);
+                // the usage's "Examples:" heading becomes the man page's EXAMPLES section
+                String text = adoc.toString().replaceAll("(?m)^(==+ .*):$", "$1");
+                if (spec == cl.getCommandSpec()) {
+                    text += seeAlso(specs);
+                }
+                String roff = asciidoctor.convert(text, options);
                 Path page = dir.resolve(spec.qualifiedName("-") + ".1.gz");
                 Files.createDirectories(dir);
                 // gzip without a time stamp (GZIPOutputStream writes none): the same input gives the same file
@@ -96,6 +101,16 @@ public final class PackageFiles {
             }
         }
         return pages;
+    }
+
+    /** The main page's SEE ALSO section: each command's page, then the tools tracewire works with. */
+    static String seeAlso(List<CommandSpec> specs) {
+        List<String> refs = new ArrayList<>();
+        for (CommandSpec spec : specs.subList(1, specs.size())) {
+            refs.add("*" + spec.qualifiedName("-") + "*(1)");
+        }
+        refs.addAll(List.of("*tshark*(1)", "*wireshark*(1)", "*trace-cmd*(1)"));
+        return "\n== See also\n\n" + String.join(", ", refs) + "\n";
     }
 
     /** Copies {@code tracewire-N.png} to {@code N}x{@code N/apps/tracewire.png} (the hicolor theme's layout). */
