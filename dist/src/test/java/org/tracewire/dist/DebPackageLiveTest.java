@@ -27,10 +27,11 @@ import org.tracewire.testing.Prerequisites;
  * ({@code formats --check}, a 1-s capture into a pcapng that tshark decodes with the installed
  * Lua plugin and without Lua errors, also when {@code -X lua_script:} names a generated plugin),
  * {@code tshark -D} lists the extcap interfaces and a capture through {@code tshark -i tracewire}
- * records events, {@code man} shows the pages, bash completes {@code tracewire cap<TAB>} to
- * {@code capture}; then {@code apt-get purge} leaves none of the package's files.
+ * records events, the backend answers on its own class path, {@code man} shows the pages, bash
+ * completes {@code tracewire cap<TAB>} to {@code capture}; then {@code apt-get remove} leaves none of
+ * the package's files, and {@code dpkg --purge} leaves no trace in dpkg either.
  *
- * <p>Leaves the machine as found even when an assertion fails: the purge runs in a finally, and
+ * <p>Leaves the machine as found even when an assertion fails: {@code dpkg --purge} runs in a finally, and
  * any file the package would overwrite (e.g. an extcap entry that {@code tracewire extcap
  * --install} left) is saved before and put back after. Refuses to run when a tracewire package
  * is already installed (it would remove it). Touches no file of the source tree.
@@ -65,17 +66,28 @@ class DebPackageLiveTest {
                 assertTrue(Files.exists(f, LinkOption.NOFOLLOW_LINKS), f + " not installed");
             }
             works(tmp);
+            // `apt remove` alone must take every file (the package has no configuration files)
+            Run remove = run(tmp, 600, "apt-get", "-o", "DPkg::Lock::Timeout=300", "remove", "-y", PACKAGE);
+            assertEquals(0, remove.code, remove.out);
+            assertGone(installedFiles, saved);
         } finally {
-            Run purge = run(tmp, 600, "apt-get", "-o", "DPkg::Lock::Timeout=300", "purge", "-y", PACKAGE);
+            // dpkg, not apt: after a remove apt no longer knows a package that came from a file
+            Run purge = run(tmp, 600, "dpkg", "--purge", PACKAGE);
             restore(saved);
             assertEquals(0, purge.code, purge.out);
         }
-        assertFalse(installed(), "still installed after apt-get purge");
+        assertFalse(installed(), "still installed after dpkg --purge");
+        assertGone(installedFiles, saved);
+    }
+
+    /** None of the package's files is left (those it replaced are back as they were), nor its own folder. */
+    private static void assertGone(List<Path> installedFiles, Map<Path, Saved> saved) {
+        assertFalse(installedFiles.isEmpty());
         for (Path f : installedFiles) {
             if (saved.containsKey(f) || Files.isDirectory(f, LinkOption.NOFOLLOW_LINKS)) {
                 continue; // put back as it was / a folder other packages share
             }
-            assertFalse(Files.exists(f, LinkOption.NOFOLLOW_LINKS), f + " left behind by apt-get purge");
+            assertFalse(Files.exists(f, LinkOption.NOFOLLOW_LINKS), f + " left behind");
         }
         assertFalse(Files.exists(Path.of("/usr/share/tracewire")), "/usr/share/tracewire left behind");
     }
@@ -85,6 +97,13 @@ class DebPackageLiveTest {
         Run formats = run(tmp, 300, TRACEWIRE.toString(), "formats", "--check");
         assertEquals(0, formats.code, formats.out);
         assertTrue(formats.out.matches("(?s)formats: \\d+ parsed.*"), formats.out);
+
+        // the backend on its own class path (backend.classpath: no GUI library) answers hello
+        Path hello = tmp.resolve("hello.json");
+        Files.writeString(hello, "{\"type\":\"hello\",\"id\":1}\n{\"type\":\"quit\",\"id\":2}\n");
+        Run backend = run(tmp, 120, "bash", "-c", TRACEWIRE + " backend < " + hello);
+        assertEquals(0, backend.code, backend.out);
+        assertTrue(backend.out.contains("{\"type\":\"hello\",\"id\":1,"), backend.out);
 
         Path pcap = tmp.resolve("x.pcapng");
         Run capture = run(tmp, 300, TRACEWIRE.toString(), "capture", "-e", "sched:sched_switch", "--duration", "1", "--no-iface",
