@@ -38,7 +38,7 @@ final class DissectorCommand implements Callable<Integer> {
             description = "Events with generated tables (repeatable); SYSTEM:* selects a system. Others still show generically.")
     List<String> events = new ArrayList<>();
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE.lua", description = "Write the plugin to this file (atomically).")
+    @Option(names = {"-w", "-o", "--output"}, paramLabel = "FILE.lua", description = "Write the plugin to this file (atomically).")
     Path output;
 
     @Option(names = "--install", description = "Install into the invoking user's Wireshark personal plugin folder "

@@ -52,7 +52,7 @@ final class ExportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The pcapng of tracewire frames.")
     Path input;
 
-    @Option(names = "-o", required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
+    @Option(names = {"-w", "-o"}, required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
     Path output;
 
     @Spec

@@ -41,7 +41,8 @@ import picocli.CommandLine.Spec;
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
     /** The subcommands, in the order the usage lists them. */
-    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, CaptureCommand.class, BackendCommand.class,
+    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, ListCommand.class, StatCommand.class,
+            CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
             MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
 
