@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         footer = {"  Install the plugin with typed fields for every event of this kernel:",
                 "    sudo tracewire dissector --install",
                 "  Write a plugin with tables for the scheduler's events only:",
-                "    tracewire dissector -e 'sched:*' -o sched.lua"})
+                "    tracewire dissector -e 'sched:*' -w sched.lua"})
 final class DissectorCommand implements Callable<Integer> {
     @Option(names = "--tracefs", paramLabel = "DIR", description = "A tracefs mount or snapshot directory (holding events/).")
     Path tracefsDir;

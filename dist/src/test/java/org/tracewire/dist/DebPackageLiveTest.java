@@ -45,9 +45,13 @@ class DebPackageLiveTest {
     void installsWorksAndRemovesWithoutATrace(@TempDir Path tmp) throws Exception {
         Prerequisites.requireRoot();
         Prerequisites.requireTracefs();
-        for (String tool : List.of("apt-get", "dpkg", "dpkg-deb", "dpkg-query", "tshark", "man", "bash")) {
-            Prerequisites.requireTool(tool);
-        }
+        Prerequisites.requireTool("apt-get");
+        Prerequisites.requireTool("dpkg");
+        Prerequisites.requireTool("dpkg-deb");
+        Prerequisites.requireTool("dpkg-query");
+        Prerequisites.requireTool("tshark");
+        Prerequisites.requireTool("man");
+        Prerequisites.requireTool("bash");
         Path deb = deb();
         assertFalse(installed(), "a tracewire package is installed already: this test would remove it; "
                 + "remove it first (apt-get purge tracewire)");
@@ -119,7 +123,7 @@ class DebPackageLiveTest {
         assertEquals("", errors(tmp, pcap, List.of()), "Lua errors with the installed plugin");
         // a generated plugin named with -X lua_script: loads, the installed one steps aside
         Path lua = tmp.resolve("sched.lua");
-        Run gen = run(tmp, 300, TRACEWIRE.toString(), "dissector", "-e", "sched:*", "-o", lua.toString());
+        Run gen = run(tmp, 300, TRACEWIRE.toString(), "dissector", "-e", "sched:*", "-w", lua.toString());
         assertEquals(0, gen.code, gen.out);
         assertEquals("", errors(tmp, pcap, List.of("-X", "lua_script:" + lua)), "Lua errors with -X lua_script");
         Run typed = run(tmp, 300, "tshark", "-n", "-X", "lua_script:" + lua, "-r", pcap.toString(),
