@@ -57,7 +57,7 @@ class DebPackageLiveTest {
                 + "remove it first (apt-get purge tracewire)");
         List<Path> files = packageFiles(deb);
         assertTrue(files.contains(TRACEWIRE), files.toString());
-        Map<Path, Saved> saved = save(files, tmp.resolve("saved"));
+        Map<Path, Saved> saved = save(files);
         List<Path> installedFiles = List.of();
         try {
             Run apt = run(tmp, 600, "apt-get", "-o", "DPkg::Lock::Timeout=300", "install", "-y",
@@ -213,7 +213,7 @@ class DebPackageLiveTest {
     private record Saved(byte[] bytes, String perms, Path link) {
     }
 
-    private static Map<Path, Saved> save(List<Path> files, Path dir) throws IOException {
+    private static Map<Path, Saved> save(List<Path> files) throws IOException {
         Map<Path, Saved> saved = new LinkedHashMap<>();
         for (Path f : files) {
             if (Files.isSymbolicLink(f)) {
