@@ -58,7 +58,14 @@ import picocli.CommandLine.Spec;
  * ({@link RemoteCapture}) and writes its frames to the local outputs ({@code -w}, {@code -i},
  * {@code --send-on}; no TAP unless {@code -i} is given); root is needed there, not here.
  */
-@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as tracewire frames (TAP interface, existing interface, pcapng).")
+@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as tracewire frames (TAP interface, existing interface, pcapng).",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Record context switches for 5 seconds into a file for Wireshark (root):",
+                "    sudo tracewire capture -e sched:sched_switch --duration 5 -w sched.pcapng",
+                "  One process's system calls on TAP interface tw0 (kernel-filtered) until Ctrl-C:",
+                "    sudo tracewire capture -e raw_syscalls:sys_enter -f 'common_pid == 42'",
+                "  Capture on another host over SSH into a local file:",
+                "    tracewire capture --remote root@host -e sched:sched_wakeup -w host.pcapng"})
 public final class CaptureCommand implements Callable<Integer> {
     /** One {@code -e SYSTEM:EVENT [-f FILTER]} pair. */
     static final class EventArg {

@@ -22,7 +22,13 @@ import picocli.CommandLine.Spec;
  * trace clocks.
  */
 @Command(name = "list", mixinStandardHelpOptions = true,
-        description = "List event names (SYSTEM:EVENT, one a line), systems or trace clocks, as trace-cmd list does.")
+        description = "List event names (SYSTEM:EVENT, one a line), systems or trace clocks, as trace-cmd list does.",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  The scheduler's wake-up events, then the event systems (root):",
+                "    sudo tracewire list 'sched:*wake*'",
+                "    sudo tracewire list --systems",
+                "  The trace clocks, the current one in [brackets]:",
+                "    sudo tracewire list --clocks"})
 final class ListCommand implements Callable<Integer> {
     @Parameters(paramLabel = "EVENT", arity = "0..*",
             description = "Only the events these name: SYSTEM:EVENT, SYSTEM, EVENT or a glob (sched:*wake*).")

@@ -21,7 +21,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
         description = "Show what is traced now: top level and instances, enabled events, filters, buffers, per-CPU "
-                + "counters (root), as trace-cmd stat does.")
+                + "counters (root), as trace-cmd stat does.",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Everything traced now, then the top level only:",
+                "    sudo tracewire stat",
+                "    sudo tracewire stat --top"})
 final class StatCommand implements Callable<Integer> {
     @Option(names = {"-B", "--instance"}, paramLabel = "NAME", description = "Only this instance (repeatable).")
     List<String> instances = new ArrayList<>();

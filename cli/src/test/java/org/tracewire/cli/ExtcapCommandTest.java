@@ -196,7 +196,7 @@ class ExtcapCommandTest {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         String script = ExtcapInstaller.script(java, List.of("-Xmx128m", "-XX:MaxDirectMemorySize=176m"),
                 ExtcapInstaller.classPath(null), null, "test", Map.of());
-        assertTrue(script.contains(" '-Xmx128m' '-XX:MaxDirectMemorySize=176m' -cp "), script);
+        assertTrue(script.contains(" '-Xmx128m' '-XX:MaxDirectMemorySize=176m' '-cp' "), script);
         Path installed = ExtcapInstaller.install(dir, script);
         Process c = new ProcessBuilder(installed.toString(), "--extcap-config", "--extcap-interface", "tracewire")
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
