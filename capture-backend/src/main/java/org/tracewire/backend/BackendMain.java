@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import org.tracewire.capture.FrameOutputs;
+import org.tracewire.posix.InvokingUser;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsLocator;
 import org.tracewire.tracetext.KernelContext;

@@ -26,6 +26,7 @@ import org.tracewire.capture.SelfExclusion;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
+import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.Messages;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.protocol.ProtocolException;

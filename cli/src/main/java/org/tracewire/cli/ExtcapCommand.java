@@ -27,6 +27,7 @@ import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.dissector.PluginInstaller;
+import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.protocol.BackendListener;
@@ -521,15 +522,18 @@ final class ExtcapCommand implements Callable<Integer> {
         if (!noDissector) {
             Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));
             DissectorGenerator.Result r = DissectorGenerator.forTracefs(tracefs, List.of());
+            // as `dissector --install`: the invoking user's folder (SUDO_UID's under sudo), as that user
             Path user = PluginInstaller.currentTarget().pluginDir().resolve(PluginInstaller.FILE_NAME);
-            if (!r.lua().equals(readOrNull(user))) {
-                r.install(); // as `dissector --install`: the invoking user's folder (SUDO_USER's under sudo)
-            }
+            writeIfChanged(r, user);
             out.println("dissector: " + r.summary() + " -> " + user);
             Path lua = folders.get("Personal Lua Plugins"); // where this user's tshark loads Lua plugins from
             if (lua != null && !lua.resolve(PluginInstaller.FILE_NAME).equals(user)) {
-                writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
-                out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
+                try {
+                    writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
+                    out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
+                } catch (IOException e) {
+                    err.println("extcap: not written: " + e.getMessage());
+                }
             }
         }
         out.flush();
@@ -548,17 +552,21 @@ final class ExtcapCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Writes the plugin to {@code file} unless it already holds it, as the invoking user
+     * ({@link InvokingUser#current()}: under sudo the user's credentials read and write it).
+     */
     private static void writeIfChanged(DissectorGenerator.Result r, Path file) throws IOException {
-        if (!r.lua().equals(readOrNull(file))) {
-            Files.createDirectories(file.getParent());
-            r.write(file);
+        InvokingUser user = InvokingUser.current();
+        if (!r.lua().equals(user.act(() -> readOrNull(file)))) {
+            PluginInstaller.write(user, file, r.lua());
         }
     }
 
     private static String readOrNull(Path file) {
         try {
             return Files.readString(file);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }

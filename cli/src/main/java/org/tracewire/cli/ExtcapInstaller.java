@@ -2,17 +2,17 @@ package org.tracewire.cli;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.tracewire.io.AtomicFile;
+import org.tracewire.posix.InvokingUser;
 
 /**
  * Installs tracewire's extcap entry: a small {@code /bin/sh} script named {@value #FILE_NAME}
@@ -198,7 +198,9 @@ public final class ExtcapInstaller {
     }
 
     /**
-     * Writes the script into a folder (created when missing) atomically, mode 0755.
+     * Writes the script into a folder (created when missing) atomically, mode 0755, as this
+     * process ({@link InvokingUser#process()}: root into Wireshark's global folder; a folder on the
+     * way that is a symbolic link of another user's is refused, the file's own name never followed).
      *
      * @param folder the extcap folder
      * @param script {@link #script}
@@ -206,13 +208,13 @@ public final class ExtcapInstaller {
      * @throws IOException when a file that is not tracewire's is in the way, or writing fails
      */
     public static Path install(Path folder, String script) throws IOException {
-        Files.createDirectories(folder);
-        Path target = folder.resolve(FILE_NAME);
-        if (Files.exists(target) && !isOurs(target)) {
-            throw new IOException(target + " exists and is not tracewire's extcap; not replacing it");
-        }
-        AtomicFile.write(target, script.getBytes(StandardCharsets.UTF_8), PosixFilePermissions.fromString("rwxr-xr-x"));
-        return target;
+        byte[] bytes = script.getBytes(StandardCharsets.UTF_8);
+        return InvokingUser.process().replaceFile(folder.resolve(FILE_NAME), 0755, ExtcapInstaller::isOurs, ch -> {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+        });
     }
 
     /**
@@ -223,24 +225,16 @@ public final class ExtcapInstaller {
      * @throws IOException when the file there is not tracewire's
      */
     public static boolean uninstall(Path folder) throws IOException {
-        Path target = folder.resolve(FILE_NAME);
-        if (!Files.exists(target)) {
-            return false;
-        }
-        if (!isOurs(target)) {
-            throw new IOException(target + " is not tracewire's extcap; not removing it");
-        }
-        Files.delete(target);
-        return true;
+        return InvokingUser.process().removeFile(folder.resolve(FILE_NAME), ExtcapInstaller::isOurs);
     }
 
-    /** True when the file is a script this class wrote ({@link #MARKER} on its second line). */
-    static boolean isOurs(Path file) throws IOException {
-        if (!Files.isRegularFile(file) || Files.size(file) > 64 * 1024) {
+    /** True when the content is a script this class wrote ({@link #MARKER} on its second line); false for null. */
+    static boolean isOurs(byte[] content) {
+        if (content == null) {
             return false;
         }
-        List<String> lines = Files.readAllLines(file);
-        return lines.size() > 1 && lines.get(1).startsWith(MARKER);
+        String[] lines = new String(content, StandardCharsets.UTF_8).split("\n", 3);
+        return lines.length > 1 && lines[1].startsWith(MARKER);
     }
 
     /**
