@@ -119,6 +119,20 @@ public final class ExtcapInstaller {
         // Wireshark and tshark ask every extcap for its interfaces and DLTs each time they start:
         // answered here, without starting a JVM, so an installed tracewire costs them nothing.
         sb.append("case \" $* \" in\n");
+        // Wireshark checks a capture filter as it is typed (no --capture): the reason on stdout, or nothing
+        sb.append("  *\" --extcap-capture-filter\"*)\n    case \" $* \" in\n      *\" --capture \"*) ;;\n      *)\n");
+        sb.append("        f=; i=; p=\n");
+        sb.append("        for a in \"$@\"; do\n");
+        sb.append("          [ \"$p\" = --extcap-capture-filter ] && f=$a\n");
+        sb.append("          [ \"$p\" = --extcap-interface ] && i=$a\n");
+        sb.append("          case $a in --extcap-capture-filter=*) f=${a#*=} ;; --extcap-interface=*) i=${a#*=} ;; esac\n");
+        sb.append("          p=$a\n        done\n");
+        sb.append("        case $f in *[![:space:]]*)\n          case $i in\n");
+        for (String i : List.of(ExtcapProtocol.INTERFACE, ExtcapProtocol.INTERFACE_SSH)) {
+            sb.append("            ").append(i).append(") printf '%s\\n' ").append(quote(ExtcapProtocol.captureFilterRefusal(i)))
+                    .append(" ;;\n");
+        }
+        sb.append("          esac ;;\n        esac\n        exit 0 ;;\n    esac ;;\n");
         sb.append("  *\" --extcap-interfaces \"*)\n    printf '%s\\n'");
         for (String line : ExtcapProtocol.interfaces(version)) {
             sb.append(' ').append(quote(line));
