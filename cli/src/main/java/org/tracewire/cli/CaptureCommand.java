@@ -296,6 +296,6 @@ public final class CaptureCommand implements Callable<Integer> {
      */
     private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
         return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, RemoteCapture.sourceMac(idb), maxFrame,
-                FrameOutputs.FileOpener.PLAIN);
+                FrameOutputs.FileOpener.INVOKING_USER);
     }
 }

@@ -145,6 +145,34 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         return uid == 0;
     }
 
+    /** True when this process is root acting for another user (through sudo or pkexec). */
+    public boolean actsForAnother() {
+        return uid != Posix.geteuid();
+    }
+
+    /**
+     * Opens an output file a command writes ({@code capture -w}, {@code import -w}, {@code merge -w}):
+     * as the invoking user ({@link #openForWriting}) when this process is root acting for another
+     * user, else created or truncated as this process.
+     *
+     * @param file    the file
+     * @param purpose what it is, for messages
+     * @param extra   further options of the channel
+     * @return a channel on the empty file (or onto the user's FIFO)
+     * @throws IOException when it cannot or may not be opened, saying why
+     */
+    public static FileChannel openOutput(Path file, String purpose, OpenOption... extra) throws IOException {
+        InvokingUser u = current();
+        if (u.actsForAnother()) {
+            return u.openForWriting(file.toAbsolutePath(), purpose, extra);
+        }
+        OpenOption[] o = Arrays.copyOf(extra, extra.length + 3);
+        o[extra.length] = StandardOpenOption.CREATE;
+        o[extra.length + 1] = StandardOpenOption.WRITE;
+        o[extra.length + 2] = StandardOpenOption.TRUNCATE_EXISTING;
+        return FileChannel.open(file, o);
+    }
+
     /** "uid 1000" for messages. */
     private String who() {
         return "uid " + uid;
