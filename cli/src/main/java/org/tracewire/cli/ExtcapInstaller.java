@@ -2,7 +2,6 @@ package org.tracewire.cli;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -222,13 +221,8 @@ public final class ExtcapInstaller {
      * @throws IOException when a file that is not tracewire's is in the way, or writing fails
      */
     public static Path install(Path folder, String script) throws IOException {
-        byte[] bytes = script.getBytes(StandardCharsets.UTF_8);
-        return InvokingUser.process().replaceFile(folder.resolve(FILE_NAME), 0755, ExtcapInstaller::isOurs, ch -> {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-        });
+        return InvokingUser.process().replaceFile(folder.resolve(FILE_NAME), 0755, ExtcapInstaller::isOurs,
+                script.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

@@ -38,10 +38,6 @@ class InstallerAttackLiveTest {
      */
     @Test
     void dissectorInstallNeverWritesThroughTheUsersLink(@TempDir Path tmp) throws Exception {
-        Prerequisites.requireRoot();
-        Prerequisites.requireTool("useradd");
-        Prerequisites.requireTool("setpriv");
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path rootDir = rootDirWithSecret(tmp);
         Map<Path, String> before = snapshot(rootDir);
         try (TestUser u = TestUser.create()) {
@@ -73,10 +69,6 @@ class InstallerAttackLiveTest {
      */
     @Test
     void theSymlinkSwapRaceNeverWins(@TempDir Path tmp) throws Exception {
-        Prerequisites.requireRoot();
-        Prerequisites.requireTool("useradd");
-        Prerequisites.requireTool("setpriv");
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path rootDir = rootDirWithSecret(tmp);
         Path secret = rootDir.resolve("secret");
         Map<Path, String> before = snapshot(rootDir);
@@ -96,6 +88,11 @@ class InstallerAttackLiveTest {
             int refused = 0;
             int wins = 0;
             try {
+                // the attacker is at work once its first link is there
+                for (int i = 0; i < 500 && !Files.isSymbolicLink(wireshark.resolve("plugins")); i++) {
+                    Thread.sleep(20);
+                }
+                assertTrue(Files.isSymbolicLink(wireshark.resolve("plugins")), "the attacker's loop did not start");
                 PluginInstaller.Target target = new PluginInstaller.Target(u.home(), u.invoking());
                 for (int i = 0; i < ROUNDS; i++) {
                     try {
@@ -127,8 +124,15 @@ class InstallerAttackLiveTest {
         }
     }
 
-    /** A root directory (0755) holding a root file of mode 0600. */
+    /**
+     * Checks the prerequisites (root, useradd, setpriv) and makes a root directory (0755) holding a
+     * root file of mode 0600, {@code secret}, in {@code tmp} (made searchable by all).
+     */
     private static Path rootDirWithSecret(Path tmp) throws IOException {
+        Prerequisites.requireRoot();
+        Prerequisites.requireTool("useradd");
+        Prerequisites.requireTool("setpriv");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path dir = Files.createDirectory(tmp.resolve("root-plugins"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path secret = Files.writeString(dir.resolve("secret"), "root's secret\n");

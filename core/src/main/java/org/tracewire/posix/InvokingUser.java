@@ -662,6 +662,22 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         }
     }
 
+    /**
+     * {@link #replaceFile(Path, int, java.util.function.Predicate, Content)} with the content given.
+     *
+     * @return the file, absolute
+     * @throws IOException as that method
+     */
+    public Path replaceFile(Path target, int mode, java.util.function.Predicate<byte[]> mayReplace, byte[] content)
+            throws IOException {
+        return replaceFile(target, mode, mayReplace, ch -> {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(content);
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+        });
+    }
+
     /** Reads a regular file of at most {@link #MAX_INSPECTED} bytes relative to a directory, without following a link; null otherwise. */
     private static byte[] readSmall(int dir, String name, Posix.Stat st) {
         if (st.type() != Posix.Stat.S_IFREG) {

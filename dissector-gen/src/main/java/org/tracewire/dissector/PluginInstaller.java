@@ -1,7 +1,6 @@
 package org.tracewire.dissector;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.tracewire.posix.InvokingUser;
@@ -56,12 +55,6 @@ public final class PluginInstaller {
 
     /** Writes plugin text to a file as {@code user}, atomically (mode 0644 for a new file). */
     public static Path write(InvokingUser user, Path file, String lua) throws IOException {
-        byte[] bytes = lua.getBytes(StandardCharsets.UTF_8);
-        return user.replaceFile(file, -1, null, ch -> {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-        });
+        return user.replaceFile(file, -1, null, lua.getBytes(StandardCharsets.UTF_8));
     }
 }
