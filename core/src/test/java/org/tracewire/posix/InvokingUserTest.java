@@ -205,6 +205,11 @@ class InvokingUserTest {
             u.replaceFile(granted.resolve("r.lua"), -1, null, ch -> ch.write(ByteBuffer.wrap("r".getBytes())));
             assertEquals(t.uid(), Files.getAttribute(granted.resolve("r.lua"), "unix:uid"));
             assertEquals("r", Files.readString(granted.resolve("r.lua")));
+            // reading through act is the user's too: their file yes, root's 0600 file no
+            assertEquals("r", u.act(() -> Files.readString(granted.resolve("r.lua"))));
+            Path secret = Files.writeString(tmp.resolve("secret"), "root's");
+            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+            assertThrows(java.nio.file.AccessDeniedException.class, () -> u.act(() -> Files.readString(secret)));
             assertRefused(nobody, granted.resolve("z.pcapng"), "the directory " + granted + " is not writable by uid 65534");
         }
     }
