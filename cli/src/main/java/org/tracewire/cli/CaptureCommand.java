@@ -25,7 +25,6 @@ import org.tracewire.capture.TapOutput;
 import org.tracewire.capture.TaskScope;
 import org.tracewire.capture.Uprobe;
 import org.tracewire.capture.UprobeGroup;
-import org.tracewire.capture.CaptureSession;
 import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.filter.CompiledFilter;
 import org.tracewire.filter.FilterProblem;
@@ -36,6 +35,7 @@ import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.tracefs.EventSelector;
+import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.Ethernet;
 import org.tracewire.wire.MacAddress;
@@ -212,7 +212,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         // what killed captures left: their instances first (they may hold their probes), then the probes
-        CaptureSession.removeStale(top);
+        OwnInstances.removeStale(top);
         UprobeGroup.removeStale(top);
         UprobeGroup probes = null;
         if (!uprobes.isEmpty()) {
@@ -463,6 +463,6 @@ public final class CaptureCommand implements Callable<Integer> {
      */
     private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
         return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, RemoteCapture.sourceMac(idb), maxFrame,
-                FrameOutputs.FileOpener.PLAIN);
+                FrameOutputs.FileOpener.INVOKING_USER);
     }
 }
