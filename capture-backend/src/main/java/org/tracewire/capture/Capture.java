@@ -55,10 +55,16 @@ public final class Capture implements AutoCloseable {
      * @param tracingCpuSeconds CPU time this process used in the tracing window (user + system, s)
      * @param readAheadBytes    read-ahead memory the capture mapped ({@link ReadAhead}), bytes; 0 when it
      *                          framed the events while tracing
+     * @param outputFailures    outputs that failed during the capture and were dropped (out of disk, a
+     *                          broken pipe, a stalled reader), empty when none did
+     * @param notWritten        events read but not written to an output that failed (the most of any)
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
                           List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
-                          long readAheadBytes) {
+                          long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten) {
+        public Summary {
+            outputFailures = List.copyOf(outputFailures);
+        }
         /** Events lost, all CPUs (exact: reconciled with the kernel's per-CPU stats). */
         public long lost() {
             return cpus.stream().mapToLong(CpuStats::lost).sum();
@@ -96,6 +102,13 @@ public final class Capture implements AutoCloseable {
                 sb.append(String.format(Locale.ROOT, " (%.0f%% over %.1f s in all: framing went on %.1f s after tracing"
                         + "%s)", seconds > 0 ? cpuSeconds / seconds * 100 : 0, seconds, seconds - tracingSeconds,
                         readAheadBytes > 0 ? String.format(Locale.ROOT, ", read-ahead %d MiB", readAheadBytes >> 20) : ""));
+            }
+            for (FrameSink.OutputFailure f : outputFailures) {
+                sb.append(String.format(Locale.ROOT, "; %s failed after %d events (%s): the events after them are "
+                        + "not in it", f.output(), f.eventsWritten(), f.reason()));
+            }
+            if (notWritten > 0) {
+                sb.append(String.format(Locale.ROOT, "; %d events read but not written", notWritten));
             }
             return sb.toString();
         }
@@ -228,18 +241,72 @@ public final class Capture implements AutoCloseable {
         session.stop();
         long tracingEnd = System.nanoTime();
         double tracingCpu = processCpuSeconds() - cpuStart;
+        Thread guard = stallGuard();
         try {
             engine.stop();
         } finally {
+            guard.interrupt();
             endNanos = System.nanoTime();
             double secs = (endNanos - startNanos) / 1e9;
             List<CpuStats> cpus = engine.stats();
             long read = cpus.stream().mapToLong(CpuStats::records).sum();
             summary = new Summary(secs, read, engine.emitted(), frames(), frames == null ? 0 : frames.contextFrames(),
                     bytes(), cpus, processCpuSeconds() - cpuStart, (tracingEnd - startNanos) / 1e9, tracingCpu,
-                    engine.readAheadMapped());
+                    engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
+                    frames == null ? 0 : frames.notWritten());
         }
         return summary;
+    }
+
+    /**
+     * How long the end of a capture waits for a live output's reader (a pipe, a FIFO) that takes
+     * nothing, before it gives up on that output (counting what it did not write): property
+     * {@code tracewire.outputStallSeconds}, default 5 s.
+     */
+    static final long STALL_NS = (long) (Double.parseDouble(System.getProperty("tracewire.outputStallSeconds", "5"))
+            * 1e9);
+
+    /**
+     * After tracing stopped: a daemon thread that watches the engine's progress (events emitted,
+     * bytes written) while it drains, and gives up on the live outputs when nothing moved for
+     * {@link #STALL_NS} ({@link FrameSink#abandonStalled}): a reader that stopped reading must not
+     * hold the capture, its summary and the instance's removal hostage. Interrupt it to end it.
+     */
+    private Thread stallGuard() {
+        Thread t = new Thread(() -> {
+            long last = -1;
+            long since = System.nanoTime();
+            try {
+                while (frames != null) {
+                    Thread.sleep(100);
+                    long progress = engine.emitted() + frames.bytes();
+                    long now = System.nanoTime();
+                    if (progress != last) {
+                        last = progress;
+                        since = now;
+                    } else if (now - since >= STALL_NS) {
+                        frames.abandonStalled(String.format(Locale.ROOT, "its reader took nothing for %.0f s",
+                                STALL_NS / 1e9));
+                        since = now;
+                    }
+                }
+            } catch (InterruptedException e) {
+                // the drain is over
+            }
+        }, "tracewire-stall-guard");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /**
+     * Events the kernel lost so far in this capture's instance, all CPUs, read from its per-CPU
+     * {@code stats} now (overrun + commit overrun + dropped since the start): what the progress line
+     * shows, since the engine attributes a loss only when it reads the next page (which a stalled
+     * output can hold up).
+     */
+    public long kernelLost() {
+        return engine.kernelLost();
     }
 
     /** The summary taken by {@link #drain()}, or null before it. */

@@ -449,6 +449,25 @@ public final class CaptureEngine {
         return readers.stream().filter(r -> r.rescued).map(r -> r.cpu).toList();
     }
 
+    /**
+     * Events the kernel lost so far, all CPUs: its per-CPU {@code stats} read now minus those at the
+     * start ({@link RingBufferStats#lost()}), or what the engine attributed when that is more (after
+     * the instance is gone).
+     */
+    public long kernelLost() {
+        long n = 0;
+        for (CpuReader r : readers) {
+            long k;
+            try {
+                k = RingBufferStats.read(instance, r.cpu).minus(r.base).lost();
+            } catch (RuntimeException e) {
+                k = 0; // the instance is gone: what was attributed is all there is
+            }
+            n += Math.max(k, r.lost.get());
+        }
+        return n;
+    }
+
     /** Per-CPU counters so far. */
     public List<CpuStats> stats() {
         List<CpuStats> out = new ArrayList<>();

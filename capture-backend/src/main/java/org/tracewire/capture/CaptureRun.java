@@ -162,7 +162,7 @@ public final class CaptureRun {
                 }
                 if (progress != null && now - lastPrint >= 1_000_000_000L) {
                     long n = capture.emitted();
-                    long lost = capture.cpuStats().stream().mapToLong(CpuStats::lost).sum();
+                    long lost = capture.kernelLost();
                     long readAhead = capture.readAheadMapped();
                     progress.printf(Locale.ROOT, "capture: %.0f s, %d events (%.0f/s), %d frames, lost %d%s%n", secs, n,
                             (n - lastCount) / ((now - lastPrint) / 1e9), sink.frames(), lost, readAhead == 0 ? ""

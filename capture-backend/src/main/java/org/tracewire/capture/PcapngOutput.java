@@ -34,7 +34,12 @@ public final class PcapngOutput implements FrameOutput {
     private final PcapngWriter writer;
     private final int iface;
     private final boolean live;
+    private final WritableByteChannel channel;
     private long lastFlush = System.nanoTime();
+    /** Set once the capture gave up on this output ({@link #abandon}): {@link #close()} is then quiet. */
+    private volatile boolean abandoned;
+    /** Why a stalled reader's channel was closed ({@link #interruptStalled}), or null. */
+    private volatile String stallReason;
 
     /**
      * True when {@code file} names a stream rather than a file to create: it exists and is not a
@@ -90,6 +95,7 @@ public final class PcapngOutput implements FrameOutput {
                         InterfaceInfo iface) throws IOException {
         this.file = name;
         this.live = live;
+        this.channel = channel;
         PcapngWriter w = null;
         try {
             w = new PcapngWriter(channel, section);
@@ -181,8 +187,44 @@ public final class PcapngOutput implements FrameOutput {
         return (live ? "pipe " : "file ") + file;
     }
 
+    /**
+     * Closes the channel under a write that blocks because the reader takes nothing (a pipe, a
+     * FIFO): that write then fails (an {@link java.nio.channels.AsynchronousCloseException}) and
+     * the capture drops this output, naming {@code reason}. Any thread.
+     *
+     * @param reason what the failure says, e.g. "the reader took nothing for 5 s"
+     */
+    void interruptStalled(String reason) {
+        stallReason = reason;
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closed is what we want
+        }
+    }
+
+    @Override
+    public String abandon(IOException e) {
+        abandoned = true;
+        String stalled = stallReason;
+        return stalled != null ? stalled : FrameOutput.reason(e);
+    }
+
+    /**
+     * Writes the Interface Statistics Block and closes the file. After {@link #abandon} it closes
+     * quietly: a file is then cut back to its last whole block (out of disk: {@code AsyncFileChannel}),
+     * a pipe is simply closed.
+     */
     @Override
     public void close() throws IOException {
-        writer.close();
+        if (!abandoned) {
+            writer.close();
+            return;
+        }
+        try {
+            writer.close();
+        } catch (IOException | RuntimeException ignored) {
+            // the failure was reported when the output was abandoned
+        }
     }
 }

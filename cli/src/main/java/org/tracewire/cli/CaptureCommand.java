@@ -184,10 +184,18 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         try {
             PrintWriter summaryOut = out;
-            CaptureRun.run(top, o, err, stdinEnded::get, s -> {
-                summaryOut.println(s.describe());
+            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err, stdinEnded::get, sum -> {
+                summaryOut.println(sum.describe());
                 summaryOut.flush();
             });
+            if (!s.outputFailures().isEmpty()) {
+                // the summary above says what each output holds; a capture that could not write all it read failed
+                for (var f : s.outputFailures()) {
+                    err.println("capture: " + f.output() + " failed: " + f.reason());
+                }
+                err.flush();
+                return Main.EXIT_FAILURE;
+            }
             return 0;
         } catch (FilterRejectedException e) {
             err.println("capture: " + e.getMessage());
