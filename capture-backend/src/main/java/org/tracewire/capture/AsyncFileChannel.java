@@ -59,9 +59,13 @@ final class AsyncFileChannel implements BufferExchange {
      * pcapng writer exchanges its buffer only between blocks). Added by the filling thread, taken by
      * the writing thread as its writes pass them.
      */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Long> boundaries = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> boundaries = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** The last block end the file holds whole (written by the writing thread). */
     private volatile long wholeBlocks;
+    /** {@link #counter}'s value at {@link #wholeBlocks}. */
+    private volatile long wholeCount;
+    /** Counts what the blocks before each exchange hold (e.g. event frames), or null. */
+    private java.util.function.LongSupplier counter;
     private ByteBuffer current;
     private boolean closed;
 
@@ -133,9 +137,11 @@ final class AsyncFileChannel implements BufferExchange {
                         target.write(b);
                     }
                     written = end;
-                    Long k;
-                    while ((k = boundaries.peek()) != null && k <= end) {
-                        wholeBlocks = boundaries.poll();
+                    long[] k;
+                    while ((k = boundaries.peek()) != null && k[0] <= end) {
+                        boundaries.poll();
+                        wholeCount = k[1];
+                        wholeBlocks = k[0];
                     }
                 } catch (IOException e) {
                     if (error == null) {
@@ -173,6 +179,26 @@ final class AsyncFileChannel implements BufferExchange {
     /** The end of the last whole pcapng block the file holds, bytes (any thread). */
     long wholeBlocks() {
         return wholeBlocks;
+    }
+
+    /**
+     * Counts what the file holds: at each exchange (a block boundary) {@code counter} is read on the
+     * filling thread, and {@link #wholeCount()} is its value at {@link #wholeBlocks()}.
+     *
+     * @param counter e.g. the event frames written into the buffers so far
+     */
+    void countWith(java.util.function.LongSupplier counter) {
+        this.counter = counter;
+    }
+
+    /** {@link #countWith}'s counter at the end of the last whole block on the file (0 before any). */
+    long wholeCount() {
+        return wholeCount;
+    }
+
+    /** The write error that stopped the file, or null. */
+    IOException error() {
+        return error;
     }
 
     /** @return whether the file is written with O_DIRECT ({@link #direct}) */
@@ -234,7 +260,8 @@ final class AsyncFileChannel implements BufferExchange {
         }
         check();
         int n = filled.position();
-        boundaries.add(base + n);
+        java.util.function.LongSupplier c = counter;
+        boundaries.add(new long[] {base + n, c == null ? 0 : c.getAsLong()});
         int aligned = n - n % block;
         if (aligned == 0) {
             return filled;

@@ -57,11 +57,14 @@ public final class Capture implements AutoCloseable {
      *                          framed the events while tracing
      * @param outputFailures    outputs that failed during the capture and were dropped (out of disk, a
      *                          broken pipe, a stalled reader), empty when none did
-     * @param notWritten        events read but not written to an output that failed (the most of any)
+     * @param notWritten        events read but not written: to an output that failed (the most of any),
+     *                          plus {@code notFramed}
+     * @param notFramed         events read but not framed because a second signal aborted the framing
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
                           List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
-                          long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten) {
+                          long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten,
+                          long notFramed) {
         public Summary {
             outputFailures = List.copyOf(outputFailures);
         }
@@ -104,11 +107,11 @@ public final class Capture implements AutoCloseable {
                         readAheadBytes > 0 ? String.format(Locale.ROOT, ", read-ahead %d MiB", readAheadBytes >> 20) : ""));
             }
             for (FrameSink.OutputFailure f : outputFailures) {
-                sb.append(String.format(Locale.ROOT, "; %s failed after %d events (%s): the events after them are "
-                        + "not in it", f.output(), f.eventsWritten(), f.reason()));
+                sb.append(String.format(Locale.ROOT, "; %s failed (%s): it holds the first %d events, %d events read "
+                        + "are not in it", f.output(), f.reason(), f.eventsWritten(), emitted - f.eventsWritten()));
             }
-            if (notWritten > 0) {
-                sb.append(String.format(Locale.ROOT, "; %d events read but not written", notWritten));
+            if (notFramed > 0) {
+                sb.append(String.format(Locale.ROOT, "; framing aborted: %d events read were not framed", notFramed));
             }
             return sb.toString();
         }
@@ -253,7 +256,7 @@ public final class Capture implements AutoCloseable {
             summary = new Summary(secs, read, engine.emitted(), frames(), frames == null ? 0 : frames.contextFrames(),
                     bytes(), cpus, processCpuSeconds() - cpuStart, (tracingEnd - startNanos) / 1e9, tracingCpu,
                     engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
-                    frames == null ? 0 : frames.notWritten());
+                    (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed());
         }
         return summary;
     }
@@ -297,6 +300,17 @@ public final class Capture implements AutoCloseable {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /**
+     * Stops framing: the events the engine has read and not emitted yet are only counted from now
+     * on ({@link CaptureEngine#abort()}); the drain still empties the kernel's buffers, so every
+     * loss stays counted. For a second Ctrl-C while a capture frames its read-ahead. Any thread.
+     *
+     * @return true when this call aborted it (false: already aborted)
+     */
+    public boolean abortFraming() {
+        return engine.abort();
     }
 
     /**

@@ -156,6 +156,11 @@ public final class CaptureEngine {
     /** True while the emitter is parked to keep within its allowance ({@link ReadAhead.Pacer}). */
     private volatile boolean pacing;
     private volatile boolean stopping;
+    /** Set by {@link #abort()}: records are counted, not emitted. */
+    private volatile boolean aborted;
+    /** Records with a format not emitted because of {@link #abort()} (emitter thread; published at the end). */
+    private volatile long notFramed;
+    private long notFramedCount;
     /**
      * The CPUs the thread that started the engine may run on (what a rescued drainer gets), or null
      * when drainers are not pinned (fewer than two such CPUs, no affinity calls, or pinning off).
@@ -989,6 +994,7 @@ public final class CaptureEngine {
                 LockSupport.parkNanos(this, IDLE_WAIT_NS);
             }
             emitted.lazySet(emittedCount);
+            notFramed = notFramedCount;
             for (CpuReader r : readers) {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
@@ -1046,10 +1052,37 @@ public final class CaptureEngine {
         }
     }
 
+    /**
+     * Stops emitting: from now on the records read are walked and counted ({@link #notFramed()}),
+     * not framed; the drainers go on emptying the kernel's buffers. Any thread.
+     *
+     * @return true when this call aborted (false when already aborted)
+     */
+    public boolean abort() {
+        if (aborted) {
+            return false;
+        }
+        aborted = true;
+        Thread e = emitter;
+        if (e != null) {
+            LockSupport.unpark(e);
+        }
+        return true;
+    }
+
+    /** Records read and not emitted because of {@link #abort()}. */
+    public long notFramed() {
+        return notFramed;
+    }
+
     /** Emits the head record of {@code r} (the cursor stays on it). */
     private void emit(CpuReader r, KernelLayout kernel) throws IOException {
         long sequence = r.sequence++;
         if (emittedCount >= limit) {
+            return;
+        }
+        if (aborted) {
+            notFramedCount++;
             return;
         }
         int cpu = r.cpu;

@@ -61,6 +61,29 @@ public final class CaptureRun {
     private CaptureRun() {
     }
 
+    /**
+     * Once the JVM shuts down (the first Ctrl-C or SIGTERM, whose hook stops the capture): the next
+     * SIGINT or SIGTERM aborts the framing that goes on after tracing ({@link Capture#abortFraming()}),
+     * so the capture ends at once with what it wrote, the rest counted.
+     */
+    private static void abortOnSignals(java.util.concurrent.atomic.AtomicReference<Capture> running,
+                                       PrintWriter progress) {
+        for (String name : List.of("INT", "TERM")) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
+                    Capture c = running.get();
+                    if (c != null && c.abortFraming() && progress != null) {
+                        progress.println("capture: framing aborted (second signal): the events not framed yet "
+                                + "are counted as not written");
+                        progress.flush();
+                    }
+                });
+            } catch (IllegalArgumentException e) {
+                // the signal is reserved here: the framing runs to its end
+            }
+        }
+    }
+
     private static Capture open(Tracefs top, Options o, CountDownLatch done) throws FilterRejectedException, IOException {
         List<Long> untraced = o.traceSelf() ? List.of() : List.of(ProcessHandle.current().pid());
         return Capture.open(top, o.events(), o.bufferKb(), o.clock(), untraced, session -> {
@@ -118,8 +141,11 @@ public final class CaptureRun {
             throws FilterRejectedException, IOException, InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Capture> running = new java.util.concurrent.atomic.AtomicReference<>();
         Thread hook = new Thread(() -> {
             stop.set(true);
+            // a second Ctrl-C or SIGTERM while the capture drains and frames what it read: stop framing
+            abortOnSignals(running, progress);
             try {
                 done.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException ignored) {
@@ -136,6 +162,7 @@ public final class CaptureRun {
             progress.flush();
         }
         try (Capture capture = open(top, o, done)) {
+            running.set(capture);
             FrameSink sink = capture.frameSink();
             if (o.delayS() > 0) {
                 if (progress != null) {

@@ -48,7 +48,8 @@ public final class FrameSink implements AutoCloseable {
      *
      * @param output        the output ({@link FrameOutput#describe()})
      * @param reason        why, e.g. "No space left on device"
-     * @param eventsWritten event frames handed to it before it failed (the one it failed on not counted)
+     * @param eventsWritten event frames it holds: for a file, those in the whole blocks on disk (it is
+     *                      cut back to them); else those handed to it before it failed
      */
     public record OutputFailure(String output, String reason, long eventsWritten) {
     }
@@ -84,6 +85,11 @@ public final class FrameSink implements AutoCloseable {
         this.outputs = List.copyOf(outputs);
         this.outs = this.outputs.toArray(new FrameOutput[0]);
         this.active = this.outputs;
+        for (FrameOutput o : outs) {
+            if (o instanceof PcapngOutput p) {
+                p.countEventsWith(() -> eventCount); // read on this sink's emitting thread
+            }
+        }
         this.anyRepeats = this.outputs.stream().anyMatch(FrameOutput::repeatsContext);
         this.inPlace = outs.length == 1 && outs[0] instanceof PcapngOutput p && p.encodesInPlace(encoder) ? p : null;
         this.context = context;
@@ -228,7 +234,8 @@ public final class FrameSink implements AutoCloseable {
             inPlace = null;
         }
         String why = out.abandon(e);
-        failures.add(new OutputFailure(out.describe(), why, eventCount));
+        long kept = out instanceof PcapngOutput p ? p.eventsKept(eventCount) : eventCount;
+        failures.add(new OutputFailure(out.describe(), why, kept));
     }
 
     /** Outputs that failed during the capture and were dropped (empty when none did). */

@@ -203,6 +203,30 @@ public final class PcapngOutput implements FrameOutput {
         }
     }
 
+    /**
+     * Lets a file output say how many event frames it holds whole ({@link #eventsKept}).
+     *
+     * @param events the event frames handed to this output so far (read on the emitting thread)
+     */
+    void countEventsWith(java.util.function.LongSupplier events) {
+        if (channel instanceof AsyncFileChannel a) {
+            a.countWith(events);
+        }
+    }
+
+    /**
+     * Event frames the output holds for certain after it failed: for a file, those in its whole
+     * blocks on disk (it is cut back to them at close); for a stream, {@code handed}.
+     *
+     * @param handed event frames handed to the output before it failed
+     */
+    long eventsKept(long handed) {
+        if (channel instanceof AsyncFileChannel a && a.error() != null) {
+            return Math.min(handed, a.wholeCount());
+        }
+        return handed;
+    }
+
     @Override
     public String abandon(IOException e) {
         abandoned = true;
