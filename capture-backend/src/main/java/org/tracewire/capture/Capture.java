@@ -126,6 +126,8 @@ public final class Capture implements AutoCloseable {
     private double cpuStart;
     private boolean drained;
     private boolean closed;
+    /** The on-disk read-ahead, deleted by {@link #close()}; null when there is none. */
+    private Spool spool;
     private Summary summary;
 
     private Capture(CaptureSession session, CaptureEngine engine, FrameSink frames, List<EventSink> sinks) {
@@ -179,8 +181,23 @@ public final class Capture implements AutoCloseable {
     public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
                                List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count, long readAhead)
             throws FilterRejectedException, IOException {
+        return open(top, events, bufferKb, clock, untraced, outputs, sinks, count, readAhead, null);
+    }
+
+    /**
+     * Like {@link #open(Tracefs, List, int, String, List, Outputs, List, long, long)}, with the read-ahead
+     * kept on disk beside the pcapng file ({@link Spool}) when the capture defers its framing and that
+     * file is its one output: a capture killed at any moment then loses at most what
+     * docs/capture-recovery.md states, the rest framed by {@code tracewire recover}.
+     *
+     * @param spoolFor the pcapng file to keep a spool beside, or null for none
+     */
+    public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                               List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count, long readAhead,
+                               java.nio.file.Path spoolFor) throws FilterRejectedException, IOException {
         CaptureSession session = CaptureSession.open(top, events, bufferKb, clock, untraced);
         FrameSink frames = null;
+        Spool spool = null;
         try {
             frames = outputs.open(session);
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
@@ -196,10 +213,34 @@ public final class Capture implements AutoCloseable {
                 engine.limit(count);
             }
             engine.readAhead(readAhead);
+            if (spoolFor != null && frames != null && frames.outputs().size() == 1
+                    && frames.outputs().get(0) instanceof PcapngOutput p && p.regularFile() && sinks.isEmpty()
+                    && count <= 0 && readAhead != 0) {
+                spool = Spool.create(spoolFor);
+                engine.spool(spool);
+            }
             engine.start();
-            return new Capture(session, engine, frames, List.copyOf(sinks));
+            if (spool != null && !engine.spooling()) {
+                spool.delete();
+                spool = null;
+            } else if (spool != null) {
+                spool.writeHeader(spoolHeader(session, frames, engine));
+                if (session.watchdog() != null) {
+                    session.watchdog().spool(spool.dir()); // on our death it saves the kernel's tail there
+                }
+            }
+            Capture c = new Capture(session, engine, frames, List.copyOf(sinks));
+            c.spool = spool;
+            return c;
         } catch (IOException | RuntimeException e) {
             closeAll(frames, sinks, e);
+            if (spool != null) {
+                try {
+                    spool.delete();
+                } catch (IOException ex) {
+                    e.addSuppressed(ex);
+                }
+            }
             try {
                 session.close();
             } catch (RuntimeException ex) {
@@ -207,6 +248,18 @@ public final class Capture implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** What the spool's header says of this capture ({@link Spool.Header}). */
+    private static Spool.Header spoolHeader(CaptureSession session, FrameSink frames, CaptureEngine engine) {
+        var capture = frames.context() == null ? null : frames.context().capture();
+        Map<Integer, org.tracewire.tracefs.RingBufferStats> bases = engine.bases();
+        return new Spool.Header(ProcessHandle.current().pid(), capture == null ? null : capture.bootId(),
+                capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
+                capture == null ? null : capture.clock(), session.clock(),
+                session.events().stream().map(EventSelection::fullName).toList(),
+                session.instance().read("events/header_page"), session.instance().read("events/header_event"),
+                session.layout().kernel().byteOrder(), List.copyOf(bases.keySet()), bases);
     }
 
     /** The formats of the selected events by id (only they are enabled in the instance). */
@@ -403,6 +456,16 @@ public final class Capture implements AutoCloseable {
             }
         }
         IOException first = closeAll(frames, sinks, null);
+        if (spool != null) {
+            // the file holds every frame it can (or the output failed and nothing more can go there)
+            try {
+                spool.delete();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
         session.close();
         if (first != null) {
             throw first;

@@ -93,7 +93,9 @@ public final class CaptureRun {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }
             return sink;
-        }, List.of(), o.count(), o.readAhead());
+        }, List.of(), o.count(), o.readAhead(),
+                o.pcapng() == null || FrameOutputs.isStdout(o.pcapng()) || PcapngOutput.isLive(o.pcapng()) ? null
+                        : o.pcapng());
     }
 
     /**

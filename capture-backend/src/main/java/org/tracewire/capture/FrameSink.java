@@ -238,6 +238,25 @@ public final class FrameSink implements AutoCloseable {
         failures.add(new OutputFailure(out.describe(), why, kept));
     }
 
+    /** Event frames handed to the outputs so far (the emitting thread only). */
+    long eventsHanded() {
+        return eventCount;
+    }
+
+    /**
+     * Event frames that are in the file for certain (written in whole blocks, not buffered), when
+     * the one output is a pcapng file written by {@link AsyncFileChannel}; else (or once an output
+     * failed) {@link Long#MAX_VALUE}: nothing to wait for. The spool's slots are reused only up to
+     * this ({@link Spool}). Any thread.
+     */
+    long eventsDurable() {
+        FrameOutput[] o = outs;
+        if (o.length == 1 && failures.isEmpty() && o[0] instanceof PcapngOutput p) {
+            return p.eventsDurable();
+        }
+        return Long.MAX_VALUE;
+    }
+
     /** Outputs that failed during the capture and were dropped (empty when none did). */
     public List<OutputFailure> failures() {
         return List.copyOf(failures);

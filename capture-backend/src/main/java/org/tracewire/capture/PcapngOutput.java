@@ -110,6 +110,20 @@ public final class PcapngOutput implements FrameOutput {
         }
     }
 
+    /**
+     * An output that goes on writing interface 0 of a file written before ({@link PcapngWriter#resume}).
+     *
+     * @param name   the file's name (for {@link #describe()})
+     * @param writer the resumed writer, closed by {@link #close()}
+     */
+    PcapngOutput(String name, PcapngWriter writer) {
+        this.file = name;
+        this.live = false;
+        this.channel = null;
+        this.writer = writer;
+        this.iface = 0;
+    }
+
     /** True when writing into a FIFO or device (flushed every {@link #LIVE_FLUSH_NS}). */
     public boolean live() {
         return live;
@@ -225,6 +239,16 @@ public final class PcapngOutput implements FrameOutput {
             return Math.min(handed, a.wholeCount());
         }
         return handed;
+    }
+
+    /** Event frames in the file's whole blocks on disk ({@link #countEventsWith}); MAX_VALUE for a stream. */
+    long eventsDurable() {
+        return channel instanceof AsyncFileChannel a ? a.wholeCount() : Long.MAX_VALUE;
+    }
+
+    /** True when this output is a regular file written by a thread of its own (not a pipe or FIFO). */
+    boolean regularFile() {
+        return channel instanceof AsyncFileChannel;
     }
 
     @Override

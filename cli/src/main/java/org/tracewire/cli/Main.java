@@ -33,7 +33,7 @@ public final class Main implements Callable<Integer> {
     /** The subcommands, in the order the usage lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
-            MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
+            MergeCommand.class, RecoverCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
 
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;
