@@ -815,7 +815,8 @@ public final class CaptureEngine {
                                 spoolFailure = e.getMessage(); // this CPU's pages in memory, as without a spool
                             }
                         }
-                        arena = fd >= 0 ? new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder(), fd)
+                        arena = fd >= 0 ? new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder(), fd,
+                                spool::reserve)
                                 : new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder());
                     }
                     Page fresh = new Page(arena.page(stashPages - pagesAllocated + 1));

@@ -136,11 +136,17 @@ public final class ReadAhead {
          * with anonymous memory ({@link #spoolFailure()}).
          *
          * @param spoolFd an open, empty file (read and write); not closed here
+         * @param reserve takes the bytes of each new mapping from the spool's budget (false: no room,
+         *                the mapping and those after it go to memory)
          */
-        Arena(int pageSize, ByteOrder order, int spoolFd) {
+        Arena(int pageSize, ByteOrder order, int spoolFd, java.util.function.LongPredicate reserve) {
             this(pageSize, order);
             this.spoolFd = spoolFd;
+            this.reserve = reserve;
         }
+
+        /** Takes room in the spool's budget for a mapping ({@link Spool#reserve}); null: no budget. */
+        private java.util.function.LongPredicate reserve;
 
         /** Why the spool file stopped taking pages (those after it live in anonymous memory), or null. */
         String spoolFailure() {
@@ -149,6 +155,10 @@ public final class ReadAhead {
 
         /** A mapping of {@code len} bytes: of the spool file while it takes them, else anonymous. */
         private long map(long len) {
+            if (spoolFd >= 0 && reserve != null && !reserve.test(len)) {
+                spoolFailure = "its share of the disk is used up";
+                spoolFd = -1;
+            }
             if (spoolFd >= 0) {
                 try {
                     Posix.fallocate(spoolFd, 0, spoolBytes, len);

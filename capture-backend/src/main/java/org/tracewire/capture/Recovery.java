@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.tracewire.format.EventFormat;
 import org.tracewire.pcapng.PcapngWriter;
+import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.wire.FrameEncoder;
 import org.tracewire.ringbuffer.CorruptPageException;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
@@ -94,6 +96,8 @@ public final class Recovery {
         long size;
         boolean complete;
         int snapLength;
+        /** True once an Interface Description Block was read: packets can be added to interface 0. */
+        boolean hasInterface;
         long packets;
         long drops;
         long first = Long.MAX_VALUE;
@@ -150,6 +154,7 @@ public final class Recovery {
                 }
                 if (type == 1 && body.length >= 8) {
                     s.snapLength = b.getInt(4);
+                    s.hasInterface = true;
                 } else if (type == 5) {
                     s.complete = true;
                 } else if (type == 6 && body.length >= 24) {
@@ -263,10 +268,19 @@ public final class Recovery {
                 }
             }
             FileChannel out = FileChannel.open(pcapng, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            out.position(scan.wholeEnd);
-            PcapngWriter writer = PcapngWriter.resume(out, scan.snapLength, scan.packets, scan.drops, scan.first,
-                    scan.last);
-            try (FrameSink sink = new FrameSink(List.of(new PcapngOutput(pcapng.toString(), writer)), context)) {
+            PcapngOutput output;
+            if (scan.hasInterface) {
+                out.position(scan.wholeEnd);
+                output = new PcapngOutput(pcapng.toString(), PcapngWriter.resume(out, scan.snapLength, scan.packets,
+                        scan.drops, scan.first, scan.last));
+            } else {
+                // killed before its first block reached the file: the header blocks as the capture writes them
+                out.truncate(0);
+                SectionInfo section = SectionInfo.host();
+                output = new PcapngOutput(pcapng.toString(), out, false, section, FrameOutputs.identity(section,
+                        header.clockName(), header.clock(), FrameEncoder.MAX_FRAME));
+            }
+            try (FrameSink sink = new FrameSink(List.of(output), context)) {
                 framed = CaptureEngine.replay(layout, formats, header.clock(), sink, pages, resume);
                 Map<Integer, Long> lost = new TreeMap<>();
                 Map<Integer, RingBufferStats> end = finalStats(dir, header.cpus());

@@ -127,9 +127,33 @@ public final class Spool implements AutoCloseable {
     private final Path dir;
     private final Map<Integer, Integer> fds = new HashMap<>();
     private boolean closed;
+    /**
+     * Bytes the spool files may still take: half the file system's free space when the capture
+     * started, so the spool never takes the room its pcapng file needs (pages beyond it live in
+     * memory, as without a spool).
+     */
+    private final java.util.concurrent.atomic.AtomicLong budget;
 
-    private Spool(Path dir) {
+    private Spool(Path dir, long budget) {
         this.dir = dir;
+        this.budget = new java.util.concurrent.atomic.AtomicLong(budget);
+    }
+
+    /**
+     * Takes {@code bytes} of the spool's budget for a new mapping.
+     *
+     * @return false when the budget has no room (the mapping then goes to memory)
+     */
+    boolean reserve(long bytes) {
+        while (true) {
+            long left = budget.get();
+            if (left < bytes) {
+                return false;
+            }
+            if (budget.compareAndSet(left, left - bytes)) {
+                return true;
+            }
+        }
     }
 
     /** The spool directory of a pcapng file: {@code FILE} + {@link #SUFFIX}, beside it. */
@@ -150,7 +174,13 @@ public final class Spool implements AutoCloseable {
         Path dir = dirFor(pcapng);
         delete(dir);
         Files.createDirectory(dir);
-        return new Spool(dir);
+        long free;
+        try {
+            free = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+            free = 0;
+        }
+        return new Spool(dir, free / 2);
     }
 
     /** The directory. */

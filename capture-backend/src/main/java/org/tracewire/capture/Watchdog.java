@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>the end of input without {@code done}: the JVM is gone (only the kernel closes that pipe
  *       then): it writes 0 to the instance's {@code tracing_on}, saves the spool's tail and stats
  *       when there is a spool, disables the instance's events ({@code events/enable}) and removes
- *       the instance.</li>
+ *       the instance (retried for up to 5 s while the dying process still holds a file of it).</li>
  * </ul>
  * A live capture is never touched: the pipe cannot reach its end while the JVM holds the write end.
  * Captures make no uprobes or other dynamic events, so there are none to remove.
@@ -56,7 +56,12 @@ public final class Watchdog implements AutoCloseable {
               : > "$spool/watchdog.done"
             fi
             echo 0 > "$inst/events/enable"
-            rmdir "$inst"
+            # the dying process may still hold a trace_pipe_raw for a moment (its descriptors close one
+            # by one, this pipe among them): retry for up to 5 s
+            i=0
+            while ! rmdir "$inst" 2>/dev/null && [ -d "$inst" ] && [ $i -lt 50 ]; do
+              sleep 0.1; i=$((i+1))
+            done
             """;
 
     private final Process process;
