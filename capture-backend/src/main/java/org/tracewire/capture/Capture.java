@@ -404,6 +404,14 @@ public final class Capture implements AutoCloseable {
         return engine.failure();
     }
 
+    /**
+     * Outputs that failed and were dropped so far ({@link FrameSink#failures()}; empty when none):
+     * a capture stops tracing when one fails (its owner checks), the summary then says what each holds.
+     */
+    public List<FrameSink.OutputFailure> outputFailures() {
+        return frames == null ? List.of() : frames.failures();
+    }
+
     /** Events handed to the outputs so far. */
     public long emitted() {
         return engine.emitted();

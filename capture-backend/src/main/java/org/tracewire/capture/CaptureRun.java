@@ -185,7 +185,8 @@ public final class CaptureRun {
                 Thread.sleep(50);
                 long now = System.nanoTime();
                 double secs = (now - start) / 1e9;
-                if (capture.failure() != null || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
+                // an output that failed (full disk, a reader gone) ends the tracing, as an error did before
+                if (capture.failure() != null || !capture.outputFailures().isEmpty() || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
                         || (o.count() > 0 && capture.emitted() >= o.count())) {
                     break;
                 }

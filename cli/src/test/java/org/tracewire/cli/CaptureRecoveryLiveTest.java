@@ -83,7 +83,7 @@ class CaptureRecoveryLiveTest {
         Tracefs top = Prerequisites.requireTracefs();
         Prerequisites.requireRoot();
         HostState before = HostState.of(top);
-        Process load = stress("--switch-freq", "50000");
+        Process load = stress("--switch-freq", "20000");
         Random random = new Random(Long.getLong("tracewire.test.seed", System.nanoTime()));
         try {
             for (int round = 0; round < 10; round++) {
