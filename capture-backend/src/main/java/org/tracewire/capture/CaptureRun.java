@@ -84,6 +84,19 @@ public final class CaptureRun {
         }
     }
 
+    /**
+     * The pcapng file to keep the read-ahead's spool beside ({@link Spool}): a regular file; none for
+     * standard output, a FIFO, or when the Java property {@code tracewire.spool} is {@code false}
+     * (the read-ahead then stays in memory, as before the spool: a killed capture loses it).
+     */
+    static Path spoolFor(Path pcapng) {
+        if (pcapng == null || FrameOutputs.isStdout(pcapng) || PcapngOutput.isLive(pcapng)
+                || "false".equals(System.getProperty("tracewire.spool"))) {
+            return null;
+        }
+        return pcapng;
+    }
+
     private static Capture open(Tracefs top, Options o, CountDownLatch done) throws FilterRejectedException, IOException {
         List<Long> untraced = o.traceSelf() ? List.of() : List.of(ProcessHandle.current().pid());
         return Capture.open(top, o.events(), o.bufferKb(), o.clock(), untraced, session -> {
@@ -93,9 +106,7 @@ public final class CaptureRun {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }
             return sink;
-        }, List.of(), o.count(), o.readAhead(),
-                o.pcapng() == null || FrameOutputs.isStdout(o.pcapng()) || PcapngOutput.isLive(o.pcapng()) ? null
-                        : o.pcapng());
+        }, List.of(), o.count(), o.readAhead(), spoolFor(o.pcapng()));
     }
 
     /**

@@ -1,12 +1,7 @@
 package org.tracewire.capture;
 
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -19,7 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.tracewire.format.EventFormat;
+import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
+import org.tracewire.wire.WireHeader;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.ringbuffer.CorruptPageException;
@@ -89,7 +86,7 @@ public final class Recovery {
         }
     }
 
-    /** What the file holds, read block by block. */
+    /** What the file holds, up to its last whole block. */
     static final class Scan {
         /** Bytes of whole blocks from the start. */
         long wholeEnd;
@@ -112,92 +109,51 @@ public final class Recovery {
     }
 
     /**
-     * Reads a tracewire pcapng (one section of this host's byte order, one interface) block by block
-     * up to its last whole block.
+     * Reads a tracewire pcapng up to its last whole block ({@link PcapngPacketReader}, which reads a
+     * file whose last block was cut short up to the block before).
      *
-     * @throws IOException when the file does not start as tracewire writes its files
+     * @throws IOException when the file is not a pcapng, or is malformed before its end
      */
     static Scan scan(Path file) throws IOException {
         Scan s = new Scan();
         s.size = Files.size(file);
-        ByteOrder order = ByteOrder.nativeOrder();
-        try (InputStream raw = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
-             DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 1 << 20))) {
-            long at = 0;
-            byte[] head = new byte[8];
-            while (true) {
-                int n = in.readNBytes(head, 0, 8);
-                if (n < 8) {
-                    break;
+        if (s.size < 28) {
+            return s; // killed before its header blocks reached the file
+        }
+        try (PcapngPacketReader r = new PcapngPacketReader(file)) {
+            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
+                long ts = p.timeNs();
+                s.packets++;
+                s.drops += p.dropCount();
+                s.first = Math.min(s.first, ts);
+                s.last = Math.max(s.last, ts);
+                byte[] d = p.data();
+                if (d.length < WireHeader.SIZE) {
+                    continue;
                 }
-                ByteBuffer h = ByteBuffer.wrap(head).order(order);
-                int type = h.getInt(0);
-                long len = h.getInt(4) & 0xffffffffL;
-                if (len < 12 || len % 4 != 0 || len > (64L << 20)) {
-                    if (at == 0) {
-                        throw new IOException(file + " is not a pcapng file tracewire wrote (bad first block)");
+                int cpu = WireHeader.cpu(d);
+                if (WireHeader.kindCode(d) == FrameKind.EVENT.code()) {
+                    long[] c = s.cpu(cpu);
+                    if (ts == c[0]) {
+                        c[1]++;
+                    } else if (ts > c[0]) {
+                        c[0] = ts;
+                        c[1] = 1;
                     }
-                    break; // garbage after the last whole block (never written whole)
+                    c[2]++;
+                    s.events++;
+                } else if (p.dropCount() > 0 && cpu != WireHeader.NO_CPU) {
+                    s.cpu(cpu)[3] += p.dropCount();
                 }
-                byte[] body = new byte[(int) len - 8];
-                try {
-                    in.readFully(body);
-                } catch (EOFException e) {
-                    break; // the block the kill cut
-                }
-                ByteBuffer b = ByteBuffer.wrap(body).order(order);
-                if (b.getInt(body.length - 4) != len) {
-                    break;
-                }
-                if (at == 0 && (type != 0x0A0D0D0A || b.getInt(0) != 0x1A2B3C4D)) {
-                    throw new IOException(file + " is not a pcapng file of this host's byte order (tracewire writes those)");
-                }
-                if (type == 1 && body.length >= 8) {
-                    s.snapLength = b.getInt(4);
-                    s.hasInterface = true;
-                } else if (type == 5) {
-                    s.complete = true;
-                } else if (type == 6 && body.length >= 24) {
-                    long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
-                    int cap = b.getInt(12);
-                    long drop = 0;
-                    int o = 20 + ((cap + 3) & ~3);
-                    while (o + 4 <= body.length - 4 && cap >= 0) {
-                        int code = b.getShort(o) & 0xffff;
-                        int olen = b.getShort(o + 2) & 0xffff;
-                        if (code == 0 || o + 4 + olen > body.length - 4) {
-                            break;
-                        }
-                        if (code == 4 && olen == 8) {
-                            drop = b.getLong(o + 4);
-                        }
-                        o += 4 + ((olen + 3) & ~3);
-                    }
-                    s.packets++;
-                    s.drops += drop;
-                    s.first = Math.min(s.first, ts);
-                    s.last = Math.max(s.last, ts);
-                    if (cap >= 4 && 20 + cap <= body.length) {
-                        int kind = body[21] & 0x0f;
-                        int cpu = ((body[22] & 0xff) << 8) | (body[23] & 0xff);
-                        if (kind == FrameKind.EVENT.code()) {
-                            long[] c = s.cpu(cpu);
-                            if (ts == c[0]) {
-                                c[1]++;
-                            } else if (ts > c[0]) {
-                                c[0] = ts;
-                                c[1] = 1;
-                            }
-                            c[2]++;
-                            s.events++;
-                        } else if (drop > 0 && cpu != 0xffff) {
-                            s.cpu(cpu)[3] += drop;
-                        }
-                    }
-                }
-                at += len;
-                s.wholeEnd = at;
             }
+            if (r.sections() != 1 || r.interfaces().size() > 1) {
+                throw new IOException(file + " holds " + r.sections() + " sections and " + r.interfaces().size()
+                        + " interfaces: not one capture's file");
+            }
+            s.hasInterface = r.interfaces().size() == 1;
+            s.snapLength = s.hasInterface ? r.interfaces().get(0).snapLength() : 0;
+            s.complete = s.hasInterface && r.statisticsDrops(0) >= 0;
+            s.wholeEnd = r.truncatedAt() >= 0 ? r.truncatedAt() : s.size;
         }
         return s;
     }

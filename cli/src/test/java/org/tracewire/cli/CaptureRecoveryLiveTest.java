@@ -65,7 +65,8 @@ class CaptureRecoveryLiveTest {
 
     static Process childCapture(Path log, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dtracewire.outputStallSeconds=2", "-cp", System.getProperty("java.class.path"),
+                "-Dtracewire.outputStallSeconds=2", "-Dtracewire.warmUpMs=0",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 "org.tracewire.cli.Main", "capture"));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
@@ -90,7 +91,7 @@ class CaptureRecoveryLiveTest {
                 Path file = dir.resolve("k" + round + ".pcapng");
                 Path log = dir.resolve("k" + round + ".log");
                 Process child = childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface",
-                        "--duration", "1.5", "-w", file.toString());
+                        "--duration", "1", "-w", file.toString());
                 String instance = "tracewire-" + child.pid();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 // tracing, with its spool in place (a new instance traces before the capture turns it off)
@@ -99,7 +100,7 @@ class CaptureRecoveryLiveTest {
                     assertTrue(System.nanoTime() < deadline, "the capture did not start: " + Files.readString(log));
                     Thread.sleep(10);
                 }
-                long killAfterMs = 100 + random.nextInt(2200); // during tracing (1.5 s), framing, or after the end
+                long killAfterMs = 50 + random.nextInt(1500); // during tracing (1 s), framing, or after the end
                 Thread.sleep(killAfterMs);
                 boolean killed = child.isAlive();
                 child.destroyForcibly();
