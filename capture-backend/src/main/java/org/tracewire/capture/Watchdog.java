@@ -111,6 +111,20 @@ public final class Watchdog implements AutoCloseable {
         control.flush();
     }
 
+    /**
+     * Closes the pipe without standing the watchdog down, as this process's death does (for tests):
+     * the watchdog then acts.
+     */
+    synchronized void orphan() throws IOException {
+        closed = true;
+        control.close();
+    }
+
+    /** Waits for the watchdog to end, at most {@code seconds}; true when it ended. */
+    boolean await(long seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS);
+    }
+
     /** True while the watchdog runs. */
     public boolean alive() {
         return process.isAlive();
