@@ -280,14 +280,23 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         try {
             PrintWriter summaryOut = out;
-            CaptureRun.run(top, o, err, () -> stdinEnded.get() || (traced != null && traced.exited()), s -> {
-                summaryOut.println(s.describe());
-                summaryOut.flush();
-            });
+            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err,
+                    () -> stdinEnded.get() || (traced != null && traced.exited()), sum -> {
+                        summaryOut.println(sum.describe());
+                        summaryOut.flush();
+                    });
             if (traced != null) {
                 err.println(traced.exited() ? "capture: " + traced.describe() + " exited with status "
                         + traced.status() : "capture: " + traced.describe() + " (pid " + traced.pid()
                         + ") still runs: the capture ended first");
+            }
+            if (!s.outputFailures().isEmpty()) {
+                // the summary above says what each output holds; a capture that could not write all it read failed
+                for (var f : s.outputFailures()) {
+                    err.println("capture: " + f.output() + " failed: " + f.reason());
+                }
+                err.flush();
+                return Main.EXIT_FAILURE;
             }
             return 0;
         } catch (FilterRejectedException e) {
