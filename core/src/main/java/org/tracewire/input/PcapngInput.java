@@ -232,18 +232,17 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public List<String> summary() {
-        long cut = reader.truncatedAt();
-        if (cut < 0) {
-            return stream.summary();
-        }
-        List<String> s = new ArrayList<>(stream.summary());
-        s.add("the file ends in a block cut short at offset " + cut + " (a killed capture, or a full disk): read up "
-                + "to its last whole block; `tracewire recover " + file + "` finishes a killed capture's file");
-        return s;
+        return stream.summary();
     }
 
     @Override
     public String failure() {
+        long cut = reader.truncatedAt();
+        if (cut >= 0) {
+            return file + ": pcapng offset " + cut + ": the file ends inside a block (a killed capture, or a full "
+                    + "disk): the events of the blocks before it were read; `tracewire recover " + file
+                    + "` finishes a killed capture's file";
+        }
         PcapngFormatException e = reader.failure();
         return e == null ? null : file + ": " + e.getMessage() + (e.truncated()
                 ? ": the file is cut short; the events of the blocks before it were read"
