@@ -110,7 +110,7 @@ class DebPackageLiveTest {
         assertTrue(backend.out.contains("{\"type\":\"hello\",\"id\":1,"), backend.out);
 
         Path pcap = tmp.resolve("x.pcapng");
-        Run capture = run(tmp, 300, TRACEWIRE.toString(), "capture", "-e", "sched:sched_switch", "--duration", "1", "--no-iface",
+        Run capture = run(tmp, 300, TRACEWIRE.toString(), "capture", "-e", "sched:sched_switch", "--duration", "1",
                 "-w", pcap.toString());
         assertEquals(0, capture.code, capture.out);
         assertTrue(Files.size(pcap) > 0, capture.out);
