@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.tracewire.text.SafeText;
 import org.tracewire.capture.CaptureEngine;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
@@ -22,6 +23,9 @@ import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
 import org.tracewire.capture.TapOutput;
 import org.tracewire.capture.TaskScope;
+import org.tracewire.capture.Uprobe;
+import org.tracewire.capture.UprobeGroup;
+import org.tracewire.capture.CaptureSession;
 import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.filter.CompiledFilter;
 import org.tracewire.filter.FilterProblem;
@@ -71,8 +75,13 @@ public final class CaptureCommand implements Callable<Integer> {
         String filter;
     }
 
-    @ArgGroup(exclusive = false, multiplicity = "1..*")
+    @ArgGroup(exclusive = false, multiplicity = "0..*")
     List<EventArg> events = new ArrayList<>();
+
+    @Option(names = "--uprobe", paramLabel = "SPEC", description = "Also record a user-space probe: "
+            + "'PATH:SYMBOL[+OFFSET][%%return] [FETCHARGS]' (PATH without / is looked up in $PATH), e.g. "
+            + "'bash:readline%%return line=+0($retval):string'; made for this capture, removed after it (repeatable).")
+    List<String> uprobes = new ArrayList<>();
 
     @Option(names = "--duration", paramLabel = "SECONDS", description = "Stop after this many seconds.")
     double duration;
@@ -183,6 +192,9 @@ public final class CaptureCommand implements Callable<Integer> {
         if (tap == null && sendOn == null && pcapng == null) {
             throw new Main.UsageException("no output: drop --no-iface, or give --send-on IFACE or -w FILE.pcapng");
         }
+        if (events.isEmpty() && uprobes.isEmpty()) {
+            throw new Main.UsageException("nothing to capture: give -e EVENT (or --uprobe SPEC)");
+        }
         // trace-cmd's -e syntax (SYSTEM, SYSTEM:EVENT, globs): each -e becomes its events, each with
         // the -f given after it; an event named twice keeps its first -e's filter.
         List<EventSelection> selections = new ArrayList<>();
@@ -199,6 +211,42 @@ public final class CaptureCommand implements Callable<Integer> {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
+        // what killed captures left: their instances first (they may hold their probes), then the probes
+        CaptureSession.removeStale(top);
+        UprobeGroup.removeStale(top);
+        UprobeGroup probes = null;
+        if (!uprobes.isEmpty()) {
+            List<Uprobe> specs = new ArrayList<>();
+            for (String u : uprobes) {
+                try {
+                    specs.add(Uprobe.parse(u, System.getenv("PATH")));
+                } catch (IllegalArgumentException ex) {
+                    throw new Main.UsageException(ex.getMessage());
+                }
+            }
+            try {
+                probes = UprobeGroup.create(top, specs);
+            } catch (IllegalArgumentException ex) {
+                err.println("capture: " + ex.getMessage());
+                return Main.EXIT_FAILURE;
+            }
+            for (String name : probes.events()) {
+                if (selected.add(name)) {
+                    selections.add(EventSelection.parse(name, null));
+                }
+            }
+        }
+        try {
+            return capture(top, selections, tap, out, err);
+        } finally {
+            if (probes != null) {
+                probes.close();
+            }
+        }
+    }
+
+    private int capture(Tracefs top, List<EventSelection> selections, String tap, PrintWriter out, PrintWriter err)
+            throws Exception {
         if (comm != null) {
             selections = withComm(selections, comm);
         }
@@ -243,7 +291,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
             return 0;
         } catch (FilterRejectedException e) {
-            err.println("capture: " + e.getMessage());
+            err.println("capture: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
         } finally {
             if (traced != null && TracedCommand.isStopped(traced.pid())) {
@@ -368,6 +416,12 @@ public final class CaptureCommand implements Callable<Integer> {
                 args.add(e.filter);
             }
         }
+        if (events.isEmpty() && uprobes.isEmpty()) {
+            throw new Main.UsageException("nothing to capture: give -e EVENT (or --uprobe SPEC)");
+        }
+        for (String u : uprobes) {
+            args.addAll(List.of("--uprobe", u)); // resolved on the remote host, against its binaries
+        }
         for (long pid : pids) {
             args.addAll(List.of("-P", Long.toString(pid)));
         }
@@ -398,7 +452,7 @@ public final class CaptureCommand implements Callable<Integer> {
             out.flush();
             return 0;
         } catch (RemoteCapture.RemoteException e) {
-            err.println("capture: " + e.getMessage());
+            err.println("capture: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
         }
     }
