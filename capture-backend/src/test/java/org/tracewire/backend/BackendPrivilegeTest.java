@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.Messages;
 import org.tracewire.protocol.Messages.CaptureEvent;
 import org.tracewire.protocol.Messages.CaptureRequest;

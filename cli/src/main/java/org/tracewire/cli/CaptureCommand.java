@@ -25,7 +25,6 @@ import org.tracewire.capture.TapOutput;
 import org.tracewire.capture.TaskScope;
 import org.tracewire.capture.Uprobe;
 import org.tracewire.capture.UprobeGroup;
-import org.tracewire.capture.CaptureSession;
 import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.filter.CompiledFilter;
 import org.tracewire.filter.FilterProblem;
@@ -36,6 +35,7 @@ import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.tracefs.EventSelector;
+import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.Ethernet;
 import org.tracewire.wire.MacAddress;
@@ -212,7 +212,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         // what killed captures left: their instances first (they may hold their probes), then the probes
-        CaptureSession.removeStale(top);
+        OwnInstances.removeStale(top);
         UprobeGroup.removeStale(top);
         UprobeGroup probes = null;
         if (!uprobes.isEmpty()) {
@@ -280,14 +280,23 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         try {
             PrintWriter summaryOut = out;
-            CaptureRun.run(top, o, err, () -> stdinEnded.get() || (traced != null && traced.exited()), s -> {
-                summaryOut.println(s.describe());
-                summaryOut.flush();
-            });
+            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err,
+                    () -> stdinEnded.get() || (traced != null && traced.exited()), sum -> {
+                        summaryOut.println(sum.describe());
+                        summaryOut.flush();
+                    });
             if (traced != null) {
                 err.println(traced.exited() ? "capture: " + traced.describe() + " exited with status "
                         + traced.status() : "capture: " + traced.describe() + " (pid " + traced.pid()
                         + ") still runs: the capture ended first");
+            }
+            if (!s.outputFailures().isEmpty()) {
+                // the summary above says what each output holds; a capture that could not write all it read failed
+                for (var f : s.outputFailures()) {
+                    err.println("capture: " + f.output() + " failed: " + f.reason());
+                }
+                err.flush();
+                return Main.EXIT_FAILURE;
             }
             return 0;
         } catch (FilterRejectedException e) {
@@ -463,6 +472,6 @@ public final class CaptureCommand implements Callable<Integer> {
      */
     private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
         return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, RemoteCapture.sourceMac(idb), maxFrame,
-                FrameOutputs.FileOpener.PLAIN);
+                FrameOutputs.FileOpener.INVOKING_USER);
     }
 }

@@ -46,7 +46,8 @@ public final class Main implements Callable<Integer> {
     static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, ListCommand.class, StatCommand.class,
             CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
-            MergeCommand.class, ExtcapCommand.class, SqlCommand.class, CommandLine.HelpCommand.class);
+            MergeCommand.class, RecoverCommand.class, ExtcapCommand.class, SqlCommand.class,
+            CommandLine.HelpCommand.class);
 
     /** The heading of every command's examples (its usage footer). */
     static final String EXAMPLES = "%nExamples:%n";

@@ -232,7 +232,14 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public List<String> summary() {
-        return stream.summary();
+        long cut = reader.truncatedAt();
+        if (cut < 0) {
+            return stream.summary();
+        }
+        List<String> s = new ArrayList<>(stream.summary());
+        s.add("the file ends in a block cut short at offset " + cut + " (a killed capture, or a full disk): read up "
+                + "to its last whole block; `tracewire recover " + file + "` finishes a killed capture's file");
+        return s;
     }
 
     @Override
