@@ -1,6 +1,6 @@
-# tracewire's JVM options for capture-type processes, sourced by the launchers: the source tree's
-# ./tracewire and the installed /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts
-# and the stated ceilings; defines nothing else and prints nothing.
+# tracewire's JVM options, sourced by the launchers: the source tree's ./tracewire and the installed
+# /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts with the stated ceilings, and
+# sql_jvm_opts; defines nothing else and prints nothing.
 # shellcheck shell=bash
 # The capture-type JVMs (`backend`; `capture` and `extcap`) get explicit limits, so the process's
 # memory ceiling is a stated number, whatever the machine's RAM (docs/capture.md, "Memory"):
@@ -38,3 +38,6 @@ capture_read_ahead_max_mib=2048   # ReadAhead.MAX_DEFAULT
 capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + capture_cpus ))
 capture_read_ahead_or_stash_mib=$(( capture_stash_mib > capture_read_ahead_max_mib ? capture_stash_mib : capture_read_ahead_max_mib ))
 capture_rss_ceiling_mib=$(( capture_stash_rss_ceiling_mib - capture_stash_mib + capture_read_ahead_or_stash_mib ))
+
+# sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling beyond)
+sql_jvm_opts="-Xmx256m"

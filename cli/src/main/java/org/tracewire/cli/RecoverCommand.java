@@ -19,7 +19,10 @@ import picocli.CommandLine.Spec;
  * the file is complete, 1 when it cannot be recovered.
  */
 @Command(name = "recover", mixinStandardHelpOptions = true,
-        description = "Finish the pcapng of a killed capture: frame the events left in FILE.pcapng.tw-spool/ into it.")
+        description = "Finish the pcapng of a killed capture: frame the events left in FILE.pcapng.tw-spool/ into it.",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  After `sudo tracewire capture ... -w sched.pcapng` was killed (kill -9):",
+                "    sudo tracewire recover sched.pcapng"})
 final class RecoverCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The killed capture's file (-w FILE).")
     Path file;

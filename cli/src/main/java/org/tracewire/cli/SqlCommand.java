@@ -28,7 +28,13 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Query recorded captures (pcapng of tracewire frames, trace.dat) with SQL (DuckDB).",
                 "Tables: events, lost, captures, sources, one typed table per event (sched_switch, sys_enter_openat, ...: a column per field),",
                 "views sched_slice and sched_latency; every row has a host column. The store of each file is built on first use",
-                "and kept in $XDG_CACHE_HOME/tracewire (default ~/.cache/tracewire) while the file is unchanged. See docs/store.md."})
+                "and kept in $XDG_CACHE_HOME/tracewire (default ~/.cache/tracewire) while the file is unchanged. See docs/store.md."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Events per type, then the longest wake-up latency (ns) as CSV:",
+                "    tracewire sql sched.pcapng 'SELECT event, count(*) FROM events GROUP BY 1'",
+                "    tracewire sql --csv sched.pcapng 'SELECT max(latency) FROM sched_latency'",
+                "  The tables and their columns:",
+                "    tracewire sql --schema sched.pcapng"})
 final class SqlCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "FILE... QUERY",
             description = "The capture files, then the query (one argument: quote it). With --schema, files only.")

@@ -110,10 +110,16 @@ class DebPackageLiveTest {
         assertTrue(backend.out.contains("{\"type\":\"hello\",\"id\":1,"), backend.out);
 
         Path pcap = tmp.resolve("x.pcapng");
-        Run capture = run(tmp, 300, TRACEWIRE.toString(), "capture", "-e", "sched:sched_switch", "--duration", "1", "--no-iface",
+        Run capture = run(tmp, 300, TRACEWIRE.toString(), "capture", "-e", "sched:sched_switch", "--duration", "1",
                 "-w", pcap.toString());
         assertEquals(0, capture.code, capture.out);
         assertTrue(Files.size(pcap) > 0, capture.out);
+
+        // the capture store (DuckDB, on sql's class path only) counts what the capture wrote
+        Run sql = run(tmp, 300, TRACEWIRE.toString(), "sql", "--csv", pcap.toString(),
+                "SELECT count(*) FROM sched_switch");
+        assertEquals(0, sql.code, sql.out);
+        assertTrue(sql.out.lines().skip(1).anyMatch(l -> l.strip().matches("[1-9]\\d*")), sql.out);
 
         // decoded by the installed plugin (the runtime, from the capture's context), no Lua error
         Run decoded = run(tmp, 300, "tshark", "-n", "-r", pcap.toString(), "-Y", "tracewire && !_ws.lua.error",
