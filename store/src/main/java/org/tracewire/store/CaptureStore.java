@@ -44,6 +44,8 @@ public final class CaptureStore implements AutoCloseable {
 
     private final DuckDBConnection db;
     private final List<Source> sources;
+    /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
+    private final Map<String, org.tracewire.format.EventFormat> formats = new HashMap<>();
 
     /**
      * One source file and its store.
@@ -147,6 +149,59 @@ public final class CaptureStore implements AutoCloseable {
         }
         Files.move(tmp, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         return r;
+    }
+
+    /**
+     * The rows of an event's typed table that a filter in the kernel's syntax selects, as a query
+     * ({@link org.tracewire.filter.SqlFilterCompiler}): the table's columns, and when the filter
+     * names them {@code task_comm} ({@code COMM}), {@code common_flags} and
+     * {@code common_preempt_count} joined in from {@code events}.
+     *
+     * @param event  {@code system:event}
+     * @param filter the filter text
+     * @return a SELECT (no ORDER BY)
+     * @throws IllegalArgumentException when no file of the store holds the event
+     * @throws org.tracewire.filter.FilterSyntaxException when the filter does not parse or fit the event
+     * @throws SQLException when DuckDB fails
+     */
+    public String filterQuery(String event, String filter) throws SQLException {
+        String table = null;
+        org.tracewire.format.EventFormat format = formats.get(event);
+        for (Source src : sources) {
+            try (java.sql.PreparedStatement ps = db.prepareStatement(
+                    "SELECT table_name FROM s" + sources.indexOf(src) + ".event_tables WHERE event = ?")) {
+                ps.setString(1, event);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        table = rs.getString(1);
+                    }
+                }
+            }
+            if (table != null) {
+                if (format == null) {
+                    try (RecordInput in = RecordInput.open(src.file, null)) {
+                        format = in.catalog().byName(event);
+                    } catch (IOException e) {
+                        throw new SQLException(src.file + ": " + e.getMessage(), e);
+                    }
+                    if (format != null) {
+                        formats.put(event, format);
+                    }
+                }
+                break;
+            }
+        }
+        if (table == null || format == null) {
+            throw new IllegalArgumentException("no file holds events of " + event);
+        }
+        org.tracewire.filter.Filter f = org.tracewire.filter.Filter.parse(filter);
+        String cond = org.tracewire.filter.SqlFilterCompiler.compile(f, format);
+        boolean join = cond.contains("\"" + org.tracewire.filter.SqlFilterCompiler.TASK_COMM + "\"")
+                || cond.contains("\"common_flags\"") || cond.contains("\"common_preempt_count\"");
+        String from = join ? "(SELECT t.*, e.comm AS task_comm, e.flags AS common_flags, e.preempt_count AS common_preempt_count"
+                + " FROM " + Sql.quote(table) + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)"
+                : Sql.quote(table);
+        return "SELECT * FROM " + from + " WHERE " + cond;
     }
 
     /** The sources, in the order given, with their stores' counts. */
