@@ -92,6 +92,20 @@ class SqlCommandTest {
     }
 
     @Test
+    void exportParquetWritesTheStoreOfSeveralFiles() throws Exception {
+        Path a = fixture("pa.pcapng", 300);
+        Path b = fixture("pb.pcapng", 500);
+        Path out = dir.resolve("pq");
+        Out o = run("export", a.toString(), b.toString(), "--parquet", out.toString());
+        assertEquals(0, o.exit(), o.err());
+        assertTrue(o.err().contains(out + ": ") && o.err().contains(" tables, 800 events"), o.err());
+        assertTrue(Files.isDirectory(out.resolve("events").resolve("host=fixture-2")), "Hive partition by host");
+        assertEquals(2, run("export", a.toString()).exit(), "neither -o nor --parquet");
+        assertEquals(2, run("export", a.toString(), "-o", dir.resolve("x.dat").toString(), "--parquet", out.toString()).exit());
+        assertEquals(2, run("export", a.toString(), b.toString(), "-o", dir.resolve("x.dat").toString()).exit());
+    }
+
+    @Test
     void usageErrorsAndRefusedQueries() throws Exception {
         Path a = fixture("u.pcapng", 100);
         String cache = dir.resolve("cache").toString();

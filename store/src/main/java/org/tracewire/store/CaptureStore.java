@@ -204,6 +204,55 @@ public final class CaptureStore implements AutoCloseable {
         return "SELECT * FROM " + from + " WHERE " + cond;
     }
 
+    /**
+     * Writes every table and view as Parquet under {@code dir}, Hive-partitioned, so that Spark,
+     * Trino or DuckDB read the dataset with no tracewire code: {@code dir/events/host=H/event=E/*.parquet}
+     * (the {@code events} rows), {@code dir/<table>/host=H/*.parquet} for each typed table,
+     * {@code lost}, {@code captures}, {@code tasks}, {@code sched_slice} and {@code sched_latency}.
+     * The partition columns are not repeated inside the files (Hive's convention).
+     *
+     * @param dir an empty or missing directory
+     * @return the tables written with their row counts
+     * @throws IOException  when {@code dir} exists and is not empty
+     * @throws SQLException when DuckDB fails
+     */
+    public Map<String, Long> exportParquet(Path dir) throws IOException, SQLException {
+        if (Files.exists(dir)) {
+            try (var l = Files.list(dir)) {
+                if (l.findAny().isPresent()) {
+                    throw new IOException(dir + ": not empty");
+                }
+            }
+        }
+        Files.createDirectories(dir);
+        List<String> tables = new ArrayList<>();
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()"
+                     + " AND table_schema = 'main' AND table_name <> 'sources' ORDER BY table_name")) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        }
+        Map<String, Long> written = new LinkedHashMap<>();
+        try (Statement s = db.createStatement()) {
+            for (String t : tables) {
+                String by = t.equals("events") ? "host, event" : "host";
+                Path out = dir.resolve(t);
+                long n;
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + Sql.quote(t))) {
+                    rs.next();
+                    n = rs.getLong(1);
+                }
+                if (n > 0) {
+                    s.execute("COPY (SELECT * FROM " + Sql.quote(t) + ") TO " + Sql.literal(out.toString())
+                            + " (FORMAT PARQUET, PARTITION_BY (" + by + "))");
+                }
+                written.put(t, n);
+            }
+        }
+        return written;
+    }
+
     /** The sources, in the order given, with their stores' counts. */
     public List<Source> sources() {
         return sources;
