@@ -55,14 +55,32 @@ final class ExportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The pcapng of tracewire frames.")
     Path input;
 
-    @Option(names = {"-w", "-o"}, required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
+    @Parameters(index = "1..*", arity = "0..*", paramLabel = "FILE",
+            description = "With --parquet: more capture files (pcapng or trace.dat), one host each.")
+    List<Path> more = new ArrayList<>();
+
+    @Option(names = {"-w", "-o"}, paramLabel = "FILE.dat", description = "The trace.dat to write.")
     Path output;
+
+    @Option(names = "--parquet", paramLabel = "DIR",
+            description = "Instead of -o: the capture store of the files as Parquet under DIR, Hive-partitioned "
+                    + "(events/host=H/event=E/, TABLE/host=H/): docs/store.md.")
+    Path parquet;
 
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
+        if ((output == null) == (parquet == null)) {
+            throw new Main.UsageException("give -w FILE.dat or --parquet DIR");
+        }
+        if (parquet != null) {
+            return ParquetExport.run(this);
+        }
+        if (!more.isEmpty()) {
+            throw new Main.UsageException("-w writes one file's trace.dat: one FILE");
+        }
         Main.requireFile(input);
         PrintWriter err = spec.commandLine().getErr();
         try (PcapngInput in = PcapngInput.open(input)) {
@@ -185,5 +203,38 @@ final class ExportCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder();
         new TreeMap<>(tasks).values().forEach(t -> sb.append(t.pid()).append(' ').append(SafeText.escape(t.comm())).append('\n'));
         return sb.toString();
+    }
+
+    /**
+     * {@code --parquet DIR}: through the capture store ({@code org.tracewire.store}), which the
+     * launcher puts on this command's class path (never on a capture process's).
+     */
+    private static final class ParquetExport {
+        static int run(ExportCommand c) throws Exception {
+            List<Path> files = new ArrayList<>();
+            files.add(c.input);
+            files.addAll(c.more);
+            files.forEach(Main::requireFile);
+            try {
+                Class.forName("org.duckdb.DuckDBDriver");
+            } catch (ClassNotFoundException | NoClassDefFoundError e) {
+                c.spec.commandLine().getErr().println("export: the capture store (DuckDB) is not on the class path: run it as ./tracewire export");
+                return Main.EXIT_FAILURE;
+            }
+            PrintWriter err = c.spec.commandLine().getErr();
+            org.tracewire.store.StoreCache cache = org.tracewire.store.StoreCache.ofUser(System.getenv());
+            org.tracewire.store.CaptureStore store;
+            try {
+                store = org.tracewire.store.CaptureStore.open(files, cache, line -> err.println("export: " + line));
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageException(e.getMessage());
+            }
+            try (store) {
+                Map<String, Long> written = store.exportParquet(c.parquet);
+                long tables = written.values().stream().filter(n -> n > 0).count();
+                err.println("export: " + c.parquet + ": " + tables + " tables, " + written.getOrDefault("events", 0L) + " events");
+            }
+            return 0;
+        }
     }
 }

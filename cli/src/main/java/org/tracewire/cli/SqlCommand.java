@@ -49,6 +49,15 @@ final class SqlCommand implements Callable<Integer> {
     @Option(names = "--schema", description = "List the tables and views with their columns and types (no query).")
     boolean schema;
 
+    @Option(names = "--event", paramLabel = "SYSTEM:EVENT",
+            description = "With --where: the event whose typed table the filter applies to.")
+    String event;
+
+    @Option(names = "--where", paramLabel = "FILTER",
+            description = {"A filter in the kernel's syntax (as capture -f: prev_pid > 100 && prev_comm ~ \"kworker*\") over --event's fields,",
+                    "compiled to SQL: the matching rows form the view 'matched'; without QUERY they are printed in frame order."})
+    String where;
+
     @Option(names = "--cache-dir", paramLabel = "DIR",
             description = "Where stores are kept (default $XDG_CACHE_HOME/tracewire, else ~/.cache/tracewire).")
     Path cacheDir;
@@ -61,7 +70,14 @@ final class SqlCommand implements Callable<Integer> {
         if (csv && json) {
             throw new Main.UsageException("--csv and --json exclude each other");
         }
-        List<String> files = schema ? args : args.subList(0, args.size() - 1);
+        if ((where == null) != (event == null)) {
+            throw new Main.UsageException("--where and --event go together");
+        }
+        if (schema && where != null) {
+            throw new Main.UsageException("--schema takes no --where");
+        }
+        boolean query = !schema && (where == null || !isFile(args.get(args.size() - 1)));
+        List<String> files = query ? args.subList(0, args.size() - 1) : args;
         if (files.isEmpty()) {
             throw new Main.UsageException(schema ? "no FILE given" : "give the files, then the query");
         }
@@ -82,6 +98,15 @@ final class SqlCommand implements Callable<Integer> {
         return Store.run(this, paths);
     }
 
+    /** True when the argument names an existing file (then, with --where, it is no query). */
+    private static boolean isFile(String arg) {
+        try {
+            return Files.isRegularFile(Path.of(arg));
+        } catch (java.nio.file.InvalidPathException e) {
+            return false;
+        }
+    }
+
     /** The part that needs the store module (loaded only once it is known to be there). */
     private static final class Store {
         static int run(SqlCommand c, List<Path> paths) throws Exception {
@@ -96,7 +121,17 @@ final class SqlCommand implements Callable<Integer> {
                 throw new Main.UsageException(e.getMessage());
             }
             try (store; Statement s = store.connection().createStatement()) {
-                String query = c.schema
+                boolean given = !c.schema && paths.size() < c.args.size();
+                if (c.where != null) {
+                    try {
+                        s.execute("CREATE TEMP VIEW matched AS " + store.filterQuery(c.event, c.where));
+                    } catch (org.tracewire.filter.FilterSyntaxException e) {
+                        throw new Main.UsageException("--where: " + e.getMessage());
+                    } catch (IllegalArgumentException e) {
+                        throw new Main.UsageException("--event: " + e.getMessage());
+                    }
+                }
+                String query = c.where != null && !given ? "SELECT * FROM matched ORDER BY host, frame" : c.schema
                         ? "SELECT table_name AS \"table\", column_name AS \"column\", data_type AS type FROM information_schema.columns"
                           + " WHERE table_catalog = current_database() AND table_schema = 'main'"
                           + " ORDER BY table_name, ordinal_position"

@@ -75,6 +75,37 @@ class SqlCommandTest {
     }
 
     @Test
+    void whereTakesAKernelFilter() throws Exception {
+        Path a = fixture("w.pcapng", 2000);
+        String cache = dir.resolve("cache").toString();
+        Out byFilter = run("sql", "--cache-dir", cache, "--csv", "--event", "sched:sched_switch", "--where",
+                "prev_pid != 0 && next_comm ~ \"*kworker*\" || prev_state & 1", a.toString(), "SELECT count(*) AS n FROM matched");
+        Out bySql = run("sql", "--cache-dir", cache, "--csv", a.toString(),
+                "SELECT count(*) AS n FROM sched_switch WHERE prev_pid <> 0 AND next_comm LIKE '%kworker%' OR prev_state & 1 <> 0");
+        assertEquals(0, byFilter.exit(), byFilter.err());
+        assertEquals(bySql.out(), byFilter.out());
+        assertTrue(Long.parseLong(bySql.out().strip().split("\\R")[1]) > 0, bySql.out());
+        Out rows = run("sql", "--cache-dir", cache, "--csv", "--event", "sched:sched_switch", "--where", "CPU == 1", a.toString());
+        assertTrue(rows.out().lines().skip(1).allMatch(l -> l.split(",")[3].equals("1")), rows.out());
+        assertEquals(2, run("sql", "--cache-dir", cache, "--event", "sched:sched_switch", "--where", "prev_pid ~ \"x\"", a.toString()).exit());
+        assertEquals(2, run("sql", "--cache-dir", cache, "--where", "CPU == 1", a.toString()).exit());
+    }
+
+    @Test
+    void exportParquetWritesTheStoreOfSeveralFiles() throws Exception {
+        Path a = fixture("pa.pcapng", 300);
+        Path b = fixture("pb.pcapng", 500);
+        Path out = dir.resolve("pq");
+        Out o = run("export", a.toString(), b.toString(), "--parquet", out.toString());
+        assertEquals(0, o.exit(), o.err());
+        assertTrue(o.err().contains(out + ": ") && o.err().contains(" tables, 800 events"), o.err());
+        assertTrue(Files.isDirectory(out.resolve("events").resolve("host=fixture-2")), "Hive partition by host");
+        assertEquals(2, run("export", a.toString()).exit(), "neither -o nor --parquet");
+        assertEquals(2, run("export", a.toString(), "-o", dir.resolve("x.dat").toString(), "--parquet", out.toString()).exit());
+        assertEquals(2, run("export", a.toString(), b.toString(), "-o", dir.resolve("x.dat").toString()).exit());
+    }
+
+    @Test
     void usageErrorsAndRefusedQueries() throws Exception {
         Path a = fixture("u.pcapng", 100);
         String cache = dir.resolve("cache").toString();

@@ -44,6 +44,8 @@ public final class CaptureStore implements AutoCloseable {
 
     private final DuckDBConnection db;
     private final List<Source> sources;
+    /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
+    private final Map<String, org.tracewire.format.EventFormat> formats = new HashMap<>();
 
     /**
      * One source file and its store.
@@ -147,6 +149,108 @@ public final class CaptureStore implements AutoCloseable {
         }
         Files.move(tmp, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         return r;
+    }
+
+    /**
+     * The rows of an event's typed table that a filter in the kernel's syntax selects, as a query
+     * ({@link org.tracewire.filter.SqlFilterCompiler}): the table's columns, and when the filter
+     * names them {@code task_comm} ({@code COMM}), {@code common_flags} and
+     * {@code common_preempt_count} joined in from {@code events}.
+     *
+     * @param event  {@code system:event}
+     * @param filter the filter text
+     * @return a SELECT (no ORDER BY)
+     * @throws IllegalArgumentException when no file of the store holds the event
+     * @throws org.tracewire.filter.FilterSyntaxException when the filter does not parse or fit the event
+     * @throws SQLException when DuckDB fails
+     */
+    public String filterQuery(String event, String filter) throws SQLException {
+        String table = null;
+        org.tracewire.format.EventFormat format = formats.get(event);
+        for (Source src : sources) {
+            try (java.sql.PreparedStatement ps = db.prepareStatement(
+                    "SELECT table_name FROM s" + sources.indexOf(src) + ".event_tables WHERE event = ?")) {
+                ps.setString(1, event);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        table = rs.getString(1);
+                    }
+                }
+            }
+            if (table != null) {
+                if (format == null) {
+                    try (RecordInput in = RecordInput.open(src.file, null)) {
+                        format = in.catalog().byName(event);
+                    } catch (IOException e) {
+                        throw new SQLException(src.file + ": " + e.getMessage(), e);
+                    }
+                    if (format != null) {
+                        formats.put(event, format);
+                    }
+                }
+                break;
+            }
+        }
+        if (table == null || format == null) {
+            throw new IllegalArgumentException("no file holds events of " + event);
+        }
+        org.tracewire.filter.Filter f = org.tracewire.filter.Filter.parse(filter);
+        String cond = org.tracewire.filter.SqlFilterCompiler.compile(f, format);
+        boolean join = cond.contains("\"" + org.tracewire.filter.SqlFilterCompiler.TASK_COMM + "\"")
+                || cond.contains("\"common_flags\"") || cond.contains("\"common_preempt_count\"");
+        String from = join ? "(SELECT t.*, e.comm AS task_comm, e.flags AS common_flags, e.preempt_count AS common_preempt_count"
+                + " FROM " + Sql.quote(table) + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)"
+                : Sql.quote(table);
+        return "SELECT * FROM " + from + " WHERE " + cond;
+    }
+
+    /**
+     * Writes every table and view as Parquet under {@code dir}, Hive-partitioned, so that Spark,
+     * Trino or DuckDB read the dataset with no tracewire code: {@code dir/events/host=H/event=E/*.parquet}
+     * (the {@code events} rows), {@code dir/<table>/host=H/*.parquet} for each typed table,
+     * {@code lost}, {@code captures}, {@code tasks}, {@code sched_slice} and {@code sched_latency}.
+     * The partition columns are not repeated inside the files (Hive's convention).
+     *
+     * @param dir an empty or missing directory
+     * @return the tables written with their row counts
+     * @throws IOException  when {@code dir} exists and is not empty
+     * @throws SQLException when DuckDB fails
+     */
+    public Map<String, Long> exportParquet(Path dir) throws IOException, SQLException {
+        if (Files.exists(dir)) {
+            try (var l = Files.list(dir)) {
+                if (l.findAny().isPresent()) {
+                    throw new IOException(dir + ": not empty");
+                }
+            }
+        }
+        Files.createDirectories(dir);
+        List<String> tables = new ArrayList<>();
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()"
+                     + " AND table_schema = 'main' AND table_name <> 'sources' ORDER BY table_name")) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        }
+        Map<String, Long> written = new LinkedHashMap<>();
+        try (Statement s = db.createStatement()) {
+            for (String t : tables) {
+                String by = t.equals("events") ? "host, event" : "host";
+                Path out = dir.resolve(t);
+                long n;
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + Sql.quote(t))) {
+                    rs.next();
+                    n = rs.getLong(1);
+                }
+                if (n > 0) {
+                    s.execute("COPY (SELECT * FROM " + Sql.quote(t) + ") TO " + Sql.literal(out.toString())
+                            + " (FORMAT PARQUET, PARTITION_BY (" + by + "))");
+                }
+                written.put(t, n);
+            }
+        }
+        return written;
     }
 
     /** The sources, in the order given, with their stores' counts. */

@@ -37,11 +37,16 @@ public final class StoreCache {
         this.maxBytes = maxBytes;
     }
 
-    /** The cache of this user: {@code $XDG_CACHE_HOME/tracewire}, else {@code ~/.cache/tracewire}. */
+    /**
+     * The cache of this user: {@code $XDG_CACHE_HOME/tracewire}, else {@code $HOME/.cache/tracewire}
+     * (the account's home when {@code HOME} is unset).
+     */
     public static StoreCache ofUser(Map<String, String> env) {
         String xdg = env.get("XDG_CACHE_HOME");
+        String home = env.get("HOME");
         Path base = xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute() ? Path.of(xdg)
-                : Path.of(System.getProperty("user.home"), ".cache");
+                : Path.of(home != null && !home.isBlank() && Path.of(home).isAbsolute() ? home
+                        : System.getProperty("user.home"), ".cache");
         long max = 8L << 30;
         String mib = env.get("TRACEWIRE_STORE_CACHE_MIB");
         if (mib != null && mib.matches("[0-9]{1,9}")) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -403,6 +404,43 @@ class CaptureStoreTest {
             Files.delete(p);
         }
         assertTrue(outcomes.getOrDefault("complete", 0) > 0, outcomes.toString());
+    }
+
+    @Test
+    void parquetExportIsHivePartitionedAndReadsBackTheSame() throws Exception {
+        Path a = fixture("pa.pcapng", 600);
+        Path b = fixture("pb.pcapng", 900);
+        Path out = dir.resolve("parquet");
+        try (CaptureStore store = CaptureStore.open(List.of(a, b), cache(), null);
+             Statement s = store.connection().createStatement()) {
+            Map<String, Long> written = store.exportParquet(out);
+            assertEquals(1500, written.get("events"));
+            assertTrue(written.containsKey("sched_switch") && written.containsKey("sched_slice"), written.toString());
+            assertTrue(Files.isDirectory(out.resolve("events/host=fixture-2/event=sched%3Asched_switch"))
+                    || Files.isDirectory(out.resolve("events/host=fixture-2/event=sched:sched_switch")), "Hive partitions");
+            String want = "SELECT host, event, count(*) AS n, sum(pid) AS p, sum(ts % 1000003) AS t FROM $T GROUP BY ALL ORDER BY ALL";
+            List<String> fromStore = rows(s, want.replace("$T", "events"));
+            List<String> fromParquet = rows(s, want.replace("$T", "read_parquet('" + out + "/events/*/*/*.parquet', hive_partitioning = true)"));
+            assertEquals(fromStore, fromParquet);
+            assertEquals(rows(s, "SELECT host, sum(dur) FROM sched_slice GROUP BY ALL ORDER BY ALL"),
+                    rows(s, "SELECT host, sum(dur) FROM read_parquet('" + out + "/sched_slice/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL"));
+            assertThrows(IOException.class, () -> store.exportParquet(out), "an existing, non-empty directory is refused");
+        }
+    }
+
+    private static List<String> rows(Statement s, String q) throws SQLException {
+        List<String> l = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery(q)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder sb = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    sb.append(rs.getString(i)).append('|');
+                }
+                l.add(sb.toString());
+            }
+        }
+        return l;
     }
 
     @Test
