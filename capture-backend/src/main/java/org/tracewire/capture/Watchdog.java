@@ -79,14 +79,25 @@ public final class Watchdog implements AutoCloseable {
      * @param instanceDir  the instance's directory ({@code .../instances/tracewire-PID})
      * @param subBufferSize the instance's sub-buffer size, bytes (what one read of {@code trace_pipe_raw} returns)
      * @return the running watchdog
-     * @throws IOException when {@code setsid} or {@code /bin/sh} cannot be started
+     * @throws IOException when {@code /bin/sh} cannot be started
      */
     public static Watchdog start(Path instanceDir, int subBufferSize) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(List.of("setsid", "/bin/sh", "-c", SCRIPT, "tracewire-watchdog",
-                instanceDir.toString(), Integer.toString(Math.max(4096, subBufferSize))));
-        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-        return new Watchdog(pb.start());
+        List<String> sh = List.of("/bin/sh", "-c", SCRIPT, "tracewire-watchdog", instanceDir.toString(),
+                Integer.toString(Math.max(4096, subBufferSize)));
+        List<String> cmd = new java.util.ArrayList<>(List.of("setsid"));
+        cmd.addAll(sh);
+        try {
+            return new Watchdog(builder(cmd).start());
+        } catch (IOException noSetsid) {
+            // no setsid (util-linux) here: the script ignores SIGINT itself, only a SIGKILL of the
+            // terminal's process group would take it along
+            return new Watchdog(builder(sh).start());
+        }
+    }
+
+    private static ProcessBuilder builder(List<String> cmd) {
+        return new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
     }
 
     /** The watchdog's process id. */
