@@ -615,7 +615,7 @@ public final class CaptureEngine {
         final BlockingQueue<Page> freePages = new LinkedBlockingQueue<>();
         int pagesAllocated;
         /** Where new pages come from while {@link #deferring} (else direct buffers), or null. */
-        ReadAhead.Arena arena;
+        volatile ReadAhead.Arena arena;
         /** Bytes {@link #arena} has mapped (read by other threads). */
         volatile long arenaBytes;
         /** Why this CPU's spool file could not be made (its pages then live in memory), or null. */
