@@ -74,7 +74,7 @@ public final class CaptureRun {
                     Capture c = running.get();
                     if (c != null && c.abortFraming() && progress != null) {
                         progress.println("capture: framing aborted (second signal): the events not framed yet "
-                                + "are counted as not written");
+                                + "are counted as lost at the end of the file");
                         progress.flush();
                     }
                 });
