@@ -22,9 +22,10 @@ import org.tracewire.tracefs.TracefsInstance;
  * aborts with the kernel's message and position.
  *
  * <p>{@link #close()} disables everything and removes the instance; a JVM shutdown hook does the
- * same on Ctrl-C and SIGTERM. An instance left by a killed run is removed by
- * {@link #removeStale(Tracefs)} at the next start: only names {@code tracewire-<pid>} whose pid is
- * no longer running.
+ * same on Ctrl-C and SIGTERM, and the session's {@link Watchdog} (a child process) does it the
+ * moment this process dies without cleaning up ({@code kill -9}). An instance left all the same
+ * (the watchdog killed too) is removed by {@link #removeStale(Tracefs)} at the next start: only
+ * names {@code tracewire-<pid>} whose pid is no longer running.
  */
 public final class CaptureSession implements AutoCloseable {
     /** Instance names of captures: {@code tracewire-<pid>}. */
