@@ -39,10 +39,19 @@ public final class CaptureRun {
      * @param readAhead  read-ahead of a capture whose outputs are all files, bytes over all CPUs
      *                   ({@link CaptureEngine#readAhead(long)}; {@link CaptureEngine#READ_AHEAD_DEFAULT}
      *                   for {@link ReadAhead#defaultBytes()}, 0 for none)
+     * @param scope      the only tasks to record ({@code -P}, a traced command), or null for all
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                           Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
-                          boolean traceSelf, long readAhead) {
+                          boolean traceSelf, long readAhead, TaskScope scope) {
+        /** Options that record every task (no {@link TaskScope}). */
+        public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
+                       Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
+                       boolean traceSelf, long readAhead) {
+            this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
+                    readAhead, null);
+        }
+
         /** Options with the default read-ahead. */
         public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                        Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
@@ -101,6 +110,9 @@ public final class CaptureRun {
         List<Long> untraced = o.traceSelf() ? List.of() : List.of(ProcessHandle.current().pid());
         return Capture.open(top, o.events(), o.bufferKb(), o.clock(), untraced, session -> {
             session.handOverCleanup(done); // its hook waits for our cleanup below instead of racing it
+            if (o.scope() != null) {
+                o.scope().apply(session.instance()); // tracing is still off
+            }
             FrameSink sink = FrameOutputs.open(session, o.tapName(), o.sendOn(), o.pcapng(), o.maxFrame());
             if (sink == null) {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
@@ -189,6 +201,9 @@ public final class CaptureRun {
                 }
             }
             capture.startTracing();
+            if (o.scope() != null) {
+                o.scope().tracingStarted();
+            }
             long start = System.nanoTime();
             long lastPrint = start;
             long lastCount = 0;

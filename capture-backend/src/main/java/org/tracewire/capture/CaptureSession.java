@@ -1,11 +1,8 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracefs.Tracefs;
@@ -24,13 +21,11 @@ import org.tracewire.tracefs.TracefsInstance;
  * <p>{@link #close()} disables everything and removes the instance; a JVM shutdown hook does the
  * same on Ctrl-C and SIGTERM, and the session's {@link Watchdog} (a child process) does it the
  * moment this process dies without cleaning up ({@code kill -9}). An instance left all the same
- * (the watchdog killed too) is removed by {@link #removeStale(Tracefs)} at the next start: only
- * names {@code tracewire-<pid>} whose pid is no longer running.
+ * (the watchdog killed too) is removed at the next start of any tracewire instance
+ * ({@link org.tracewire.tracefs.OwnInstances#removeStale}: every name tracewire gives an instance,
+ * whose pid is no longer running).
  */
 public final class CaptureSession implements AutoCloseable {
-    /** Instance names of captures: {@code tracewire-<pid>}. */
-    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)");
-
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
 
     /**
@@ -85,31 +80,6 @@ public final class CaptureSession implements AutoCloseable {
     }
 
     /**
-     * Removes the instances of dead tracewire captures ({@code tracewire-<pid>}, pid not running).
-     *
-     * @return the names removed
-     */
-    public static List<String> removeStale(Tracefs top) {
-        List<String> removed = new ArrayList<>();
-        for (String name : top.instanceNames()) {
-            Matcher m = INSTANCE_NAME.matcher(name);
-            if (m.matches() && !isAlive(Long.parseLong(m.group(1)))) {
-                try {
-                    top.instance(name).close();
-                    removed.add(name);
-                } catch (TracefsException e) {
-                    // another run may be removing it at the same moment; it is gone or stays for the next one
-                }
-            }
-        }
-        return removed;
-    }
-
-    private static boolean isAlive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /**
      * Like {@link #open(Tracefs, List, int, String, List)}, excluding this process's threads.
      */
     public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock)
@@ -148,12 +118,7 @@ public final class CaptureSession implements AutoCloseable {
         if (clock != null && !top.traceClocks().contains(clock)) {
             throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
         }
-        removeStale(top);
-        String name = "tracewire-" + ProcessHandle.current().pid();
-        if (top.instanceNames().contains(name)) {
-            top.instance(name).close();
-        }
-        TracefsInstance inst = top.createInstance(name);
+        TracefsInstance inst = org.tracewire.tracefs.OwnInstances.create(top, null);
         CaptureSession session = new CaptureSession(inst, events);
         try {
             inst.setTracingOn(false);

@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -147,10 +146,12 @@ public final class PcapngWriter implements AutoCloseable {
         this(Channels.newChannel(out), section);
     }
 
-    /** Creates (or truncates) a file and starts a section in it. */
+    /**
+     * Creates (or truncates) a file and starts a section in it; run as root for another user (sudo,
+     * pkexec), the file is that user's to write ({@link org.tracewire.posix.InvokingUser#openOutput}).
+     */
     public static PcapngWriter create(Path file, SectionInfo section) throws IOException {
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        FileChannel ch = org.tracewire.posix.InvokingUser.openOutput(file, "pcapng");
         try {
             return new PcapngWriter(ch, section);
         } catch (IOException | RuntimeException e) {
