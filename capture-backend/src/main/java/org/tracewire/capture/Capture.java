@@ -356,6 +356,14 @@ public final class Capture implements AutoCloseable {
     }
 
     /**
+     * Why the spool stopped taking pages ({@link CaptureEngine#spoolFailure()}: its share of the
+     * disk used up, or the disk full; those pages live in memory and a kill would lose them), or null.
+     */
+    public String spoolFailure() {
+        return engine.spooling() ? engine.spoolFailure() : null;
+    }
+
+    /**
      * Stops framing: the events the engine has read and not emitted yet are only counted from now
      * on ({@link CaptureEngine#abort()}); the drain still empties the kernel's buffers, so every
      * loss stays counted. For a second Ctrl-C while a capture frames its read-ahead. Any thread.

@@ -615,7 +615,7 @@ public final class CaptureEngine {
         final BlockingQueue<Page> freePages = new LinkedBlockingQueue<>();
         int pagesAllocated;
         /** Where new pages come from while {@link #deferring} (else direct buffers), or null. */
-        ReadAhead.Arena arena;
+        volatile ReadAhead.Arena arena;
         /** Bytes {@link #arena} has mapped (read by other threads). */
         volatile long arenaBytes;
         /** Why this CPU's spool file could not be made (its pages then live in memory), or null. */
@@ -648,6 +648,8 @@ public final class CaptureEngine {
         long pageRecords;
         /** Records of the page walked whose event id has no format (counted, not emitted). */
         long unknown;
+        /** Records of this CPU not framed because of {@link #abort()}: lost to the file (a LOST count at its end). */
+        long notFramed;
         /** Lost events to put before this CPU's next emitted record. */
         long pendingLost;
         /** Lost counts of the frames emitted. */
@@ -1169,8 +1171,9 @@ public final class CaptureEngine {
             for (CpuReader r : readers) {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
-                if (frames != null && after > 0) {
-                    frames.lostAtEnd(r.cpu, after);
+                // records read but not framed (a second signal) are lost to the file as well
+                if (frames != null && after + r.notFramed > 0) {
+                    frames.lostAtEnd(r.cpu, after + r.notFramed);
                 }
             }
             if (frames != null) {
@@ -1264,6 +1267,7 @@ public final class CaptureEngine {
         }
         if (aborted) {
             notFramedCount++;
+            r.notFramed++;
             return;
         }
         int cpu = r.cpu;

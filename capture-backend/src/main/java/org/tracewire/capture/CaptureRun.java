@@ -83,7 +83,7 @@ public final class CaptureRun {
                     Capture c = running.get();
                     if (c != null && c.abortFraming() && progress != null) {
                         progress.println("capture: framing aborted (second signal): the events not framed yet "
-                                + "are counted as not written");
+                                + "are counted as lost at the end of the file");
                         progress.flush();
                     }
                 });
@@ -207,6 +207,7 @@ public final class CaptureRun {
             long start = System.nanoTime();
             long lastPrint = start;
             long lastCount = 0;
+            boolean spoolWarned = false;
             while (!stop.get()) {
                 Thread.sleep(50);
                 long now = System.nanoTime();
@@ -215,6 +216,13 @@ public final class CaptureRun {
                 if (capture.failure() != null || !capture.outputFailures().isEmpty() || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
                         || (o.count() > 0 && capture.emitted() >= o.count())) {
                     break;
+                }
+                String spoolFull = spoolWarned || progress == null ? null : capture.spoolFailure();
+                if (spoolFull != null) {
+                    spoolWarned = true;
+                    progress.println("capture: warning: the spool beside the file takes no more pages (" + spoolFull
+                            + "): the read-ahead goes on in memory, which a killed capture would lose");
+                    progress.flush();
                 }
                 if (progress != null && now - lastPrint >= 1_000_000_000L) {
                     long n = capture.emitted();

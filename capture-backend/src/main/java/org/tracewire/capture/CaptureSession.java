@@ -19,9 +19,11 @@ import org.tracewire.tracefs.TracefsInstance;
  * aborts with the kernel's message and position.
  *
  * <p>{@link #close()} disables everything and removes the instance; a JVM shutdown hook does the
- * same on Ctrl-C and SIGTERM. An instance left by a killed run is removed at the next start of any
- * tracewire instance ({@link org.tracewire.tracefs.OwnInstances#removeStale}: every name tracewire
- * gives an instance, whose pid is no longer running).
+ * same on Ctrl-C and SIGTERM, and the session's {@link Watchdog} (a child process) does it the
+ * moment this process dies without cleaning up ({@code kill -9}). An instance left all the same
+ * (the watchdog killed too) is removed at the next start of any tracewire instance
+ * ({@link org.tracewire.tracefs.OwnInstances#removeStale}: every name tracewire gives an instance,
+ * whose pid is no longer running).
  */
 public final class CaptureSession implements AutoCloseable {
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");

@@ -27,8 +27,9 @@ import java.util.concurrent.TimeUnit;
  *       when there is a spool, disables the instance's events ({@code events/enable}) and removes
  *       the instance (retried for up to 5 s while the dying process still holds a file of it).</li>
  * </ul>
- * A live capture is never touched: the pipe cannot reach its end while the JVM holds the write end.
- * Captures make no uprobes or other dynamic events, so there are none to remove.
+ * Then it removes the capture's uprobes ({@link UprobeGroup}: group {@code tracewire_PID} of the
+ * tracefs {@code uprobe_events}). A live capture is never touched: the pipe cannot reach its end
+ * while the JVM holds the write end.
  */
 public final class Watchdog implements AutoCloseable {
     /**
@@ -62,6 +63,16 @@ public final class Watchdog implements AutoCloseable {
             while ! rmdir "$inst" 2>/dev/null && [ -d "$inst" ] && [ $i -lt 50 ]; do
               sleep 0.1; i=$((i+1))
             done
+            # the capture's uprobes (group tracewire_PID, UprobeGroup), now that no instance enables them
+            top=${inst%/instances/*}
+            pid=${inst##*/tracewire-}
+            case $pid in ''|*[!0-9]*) exit 0 ;; esac
+            if [ "$top" != "$inst" ] && [ -f "$top/uprobe_events" ]; then
+              grep -E "^[pr][^:]*:tracewire_$pid/" "$top/uprobe_events" | while IFS= read -r l; do
+                ev=${l#*:}; ev=${ev%% *}
+                echo "-:$ev" >> "$top/uprobe_events"
+              done
+            fi
             """;
 
     private final Process process;
@@ -79,14 +90,25 @@ public final class Watchdog implements AutoCloseable {
      * @param instanceDir  the instance's directory ({@code .../instances/tracewire-PID})
      * @param subBufferSize the instance's sub-buffer size, bytes (what one read of {@code trace_pipe_raw} returns)
      * @return the running watchdog
-     * @throws IOException when {@code setsid} or {@code /bin/sh} cannot be started
+     * @throws IOException when {@code /bin/sh} cannot be started
      */
     public static Watchdog start(Path instanceDir, int subBufferSize) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(List.of("setsid", "/bin/sh", "-c", SCRIPT, "tracewire-watchdog",
-                instanceDir.toString(), Integer.toString(Math.max(4096, subBufferSize))));
-        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-        return new Watchdog(pb.start());
+        List<String> sh = List.of("/bin/sh", "-c", SCRIPT, "tracewire-watchdog", instanceDir.toString(),
+                Integer.toString(Math.max(4096, subBufferSize)));
+        List<String> cmd = new java.util.ArrayList<>(List.of("setsid"));
+        cmd.addAll(sh);
+        try {
+            return new Watchdog(builder(cmd).start());
+        } catch (IOException noSetsid) {
+            // no setsid (util-linux) here: the script ignores SIGINT itself, only a SIGKILL of the
+            // terminal's process group would take it along
+            return new Watchdog(builder(sh).start());
+        }
+    }
+
+    private static ProcessBuilder builder(List<String> cmd) {
+        return new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
     }
 
     /** The watchdog's process id. */

@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tracewire.testing.Prerequisites;
 
 /**
  * The watchdog on a stand-in instance directory (plain files where tracefs has its control files):
@@ -16,7 +15,7 @@ import org.tracewire.testing.Prerequisites;
  */
 class WatchdogTest {
     private static Path instance(Path dir) throws Exception {
-        Path inst = Files.createDirectories(dir.resolve("tracewire-1"));
+        Path inst = Files.createDirectories(dir.resolve("instances/tracewire-1"));
         Files.writeString(inst.resolve("tracing_on"), "1\n");
         Files.createDirectories(inst.resolve("events"));
         Files.writeString(inst.resolve("events/enable"), "1\n");
@@ -25,7 +24,6 @@ class WatchdogTest {
 
     @Test
     void aCaptureThatCleanedUpStandsItsWatchdogDown(@TempDir Path dir) throws Exception {
-        Prerequisites.requireTool("setsid");
         Path inst = instance(dir);
         Watchdog w = Watchdog.start(inst, 4096);
         assertTrue(w.alive());
@@ -36,13 +34,14 @@ class WatchdogTest {
     }
 
     @Test
-    void theEndOfThePipeWithoutDoneStopsTracingAndSavesTheSpool(@TempDir Path dir) throws Exception {
-        Prerequisites.requireTool("setsid");
+    void theEndOfThePipeWithoutDoneStopsTracingSavesTheSpoolAndRemovesTheUprobes(@TempDir Path dir) throws Exception {
         Path inst = instance(dir);
         Path cpu = Files.createDirectories(inst.resolve("per_cpu/cpu0"));
         Files.writeString(cpu.resolve("stats"), "entries: 0\nread events: 7\n");
         Files.write(cpu.resolve("trace_pipe_raw"), new byte[8192]);
         Path spool = Files.createDirectories(dir.resolve("out.pcapng.tw-spool"));
+        Files.writeString(dir.resolve("uprobe_events"), "p:tracewire_1/open /bin/true:0x10\n"
+                + "p:tracewire_12/other /bin/true:0x10\np:mine/x /bin/true:0x20\n");
         Watchdog w = Watchdog.start(inst, 4096);
         w.spool(spool);
         w.orphan(); // as the capture's death closes the pipe
@@ -53,5 +52,7 @@ class WatchdogTest {
         assertEquals(8192, Files.size(spool.resolve("cpu0.tail")), "the kernel's unread pages saved");
         assertTrue(Files.exists(spool.resolve("watchdog.done")));
         assertFalse(w.alive());
+        assertTrue(Files.readString(dir.resolve("uprobe_events")).endsWith("p:mine/x /bin/true:0x20\n-:tracewire_1/open\n"),
+                "the capture's uprobes removed (only its group's): " + Files.readString(dir.resolve("uprobe_events")));
     }
 }

@@ -69,7 +69,12 @@ class CaptureRecoveryLiveTest {
                 "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 "org.tracewire.cli.Main", "capture"));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        if (List.of(args).contains("-")) {
+            pb.redirectError(log.toFile()); // standard output is the pcapng
+        } else {
+            pb.redirectErrorStream(true).redirectOutput(log.toFile()); // the summary is on standard output
+        }
         return pb.start();
     }
 
@@ -90,16 +95,9 @@ class CaptureRecoveryLiveTest {
             for (int round = 0; round < 10; round++) {
                 Path file = dir.resolve("k" + round + ".pcapng");
                 Path log = dir.resolve("k" + round + ".log");
-                Process child = childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface",
-                        "--duration", "1", "-w", file.toString());
+                Process child = schedCapture(log, "1", file.toString());
                 String instance = "tracewire-" + child.pid();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                // tracing, with its spool in place (a new instance traces before the capture turns it off)
-                while (!(tracing(top, instance) && Files.exists(Path.of(file + ".tw-spool", "header")))
-                        && child.isAlive()) {
-                    assertTrue(System.nanoTime() < deadline, "the capture did not start: " + Files.readString(log));
-                    Thread.sleep(10);
-                }
+                awaitSpooledTracing(top, child, file, log);
                 long killAfterMs = 50 + random.nextInt(1500); // during tracing (1 s), framing, or after the end
                 Thread.sleep(killAfterMs);
                 boolean killed = child.isAlive();
@@ -151,6 +149,25 @@ class CaptureRecoveryLiveTest {
         }
         // other tools' instances may come and go meanwhile on a shared machine: the settings must not
         assertEquals(before.settings(), HostState.of(top).settings(), "top-level tracing settings changed");
+    }
+
+    /** A child capture of sched_switch and sched_wakeup for {@code duration} seconds into {@code output}. */
+    static Process schedCapture(Path log, String duration, String output) throws Exception {
+        return childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface", "--duration",
+                duration, "-w", output);
+    }
+
+    /**
+     * Waits until the child traces with its spool in place (a new instance traces for a moment
+     * before the capture turns it off), or has ended.
+     */
+    static void awaitSpooledTracing(Tracefs top, Process child, Path file, Path log) throws Exception {
+        String instance = "tracewire-" + child.pid();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(tracing(top, instance) && Files.exists(Path.of(file + ".tw-spool", "header"))) && child.isAlive()) {
+            assertTrue(System.nanoTime() < deadline, "the capture did not start: " + Files.readString(log));
+            Thread.sleep(10);
+        }
     }
 
     private static boolean tracing(Tracefs top, String instance) {
@@ -235,8 +252,7 @@ class CaptureRecoveryLiveTest {
         try {
             Path log = dir.resolve("stalled.log");
             // the test never reads the child's standard output: a pipe that fills and stays full
-            Process child = childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface",
-                    "--duration", "3", "-w", "-");
+            Process child = schedCapture(log, "3", "-");
             assertTrue(child.waitFor(40, TimeUnit.SECONDS), "the capture ended without its reader");
             assertFalse(top.instanceNames().contains("tracewire-" + child.pid()), "its instance is removed");
             String said = Files.readString(log);
@@ -259,6 +275,47 @@ class CaptureRecoveryLiveTest {
             load.waitFor(10, TimeUnit.SECONDS);
         }
         // other tools' instances may come and go meanwhile on a shared machine: the settings must not
+        assertEquals(before.settings(), HostState.of(top).settings(), "top-level tracing settings changed");
+    }
+
+    /**
+     * SIGTERM, then a second one while the capture frames what it read: it ends at once with its
+     * summary, and the file's event frames + drop counts (the events not framed among them) equal
+     * the events read + lost that the summary reconciles with the kernel.
+     */
+    @Test
+    void aSecondSignalEndsFramingWithEveryEventCounted(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        Prerequisites.requireRoot();
+        HostState before = HostState.of(top);
+        Process load = stress();
+        try {
+            Path file = dir.resolve("twice.pcapng");
+            Path log = dir.resolve("twice.log");
+            Process child = schedCapture(log, "30", file.toString());
+            String instance = "tracewire-" + child.pid();
+            awaitSpooledTracing(top, child, file, log);
+            assertTrue(child.isAlive(), Files.readString(log));
+            Thread.sleep(2000);
+            child.destroy();
+            Thread.sleep(30);
+            child.destroy();
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+            String said = Files.readString(log);
+            assertTrue(said.contains("(read + lost = the kernel's count on every CPU)"), said);
+            Matcher read = Pattern.compile("(\\d+) events read, .* lost events: cpu0 (\\d+) cpu1 (\\d+)").matcher(said);
+            assertTrue(read.find(), said);
+            long expected = Long.parseLong(read.group(1)) + Long.parseLong(read.group(2)) + Long.parseLong(read.group(3));
+            Map<Integer, long[]> inFile = perCpu(file);
+            long events = inFile.values().stream().mapToLong(v -> v[0]).sum();
+            long drops = inFile.values().stream().mapToLong(v -> v[1]).sum();
+            assertEquals(expected, events + drops, "file events + drops = read + lost: " + said);
+            assertFalse(top.instanceNames().contains(instance), "its instance is removed");
+            assertFalse(Files.exists(Path.of(file + ".tw-spool")), "its spool is removed");
+        } finally {
+            load.destroy();
+            load.waitFor(10, TimeUnit.SECONDS);
+        }
         assertEquals(before.settings(), HostState.of(top).settings(), "top-level tracing settings changed");
     }
 }
