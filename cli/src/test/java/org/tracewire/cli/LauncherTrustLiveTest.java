@@ -42,6 +42,11 @@ class LauncherTrustLiveTest {
         assertRefused(launcher, prereqs + " is owned by uid 4242");
         Files.setAttribute(prereqs, "unix:uid", 0);
         Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-rw-r--"));
+        assertTrue(run(launcher).contains(RAN), "writable by root's group only: fine");
+        Files.setAttribute(prereqs, "unix:gid", 4242);
+        assertRefused(launcher, prereqs + " is writable by others");
+        Files.setAttribute(prereqs, "unix:gid", 0);
+        Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-r--rw-"));
         assertRefused(launcher, prereqs + " is writable by others");
         Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-r--r--"));
         Files.setAttribute(tmp, "unix:uid", 4242);

@@ -47,10 +47,9 @@ public record TestUser(String name, int uid, int gid, Path home) implements Auto
         return p.exitValue();
     }
 
-    /** Removes the user, its group and its home directory. */
+    /** Removes the user, its group and its home directory (the test ends the user's processes first). */
     @Override
     public void close() throws IOException, InterruptedException {
-        new ProcessBuilder("pkill", "-KILL", "-u", name).start().waitFor();
         run("userdel", "--remove", name);
     }
 
