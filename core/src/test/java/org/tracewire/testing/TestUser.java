@@ -50,7 +50,17 @@ public record TestUser(String name, int uid, int gid, Path home) implements Auto
     /** Removes the user, its group and its home directory (the test ends the user's processes first). */
     @Override
     public void close() throws IOException, InterruptedException {
-        run("userdel", "--remove", name);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                run("userdel", "--remove", name);
+                return;
+            } catch (IOException busy) {
+                if (attempt >= 25) {
+                    throw busy; // e.g. a process of the user's still runs
+                }
+                Thread.sleep(200); // a child of a process the test just ended may still be exiting
+            }
+        }
     }
 
     private static void run(String... cmd) throws IOException, InterruptedException {
