@@ -29,11 +29,26 @@ import org.tracewire.wire.Ethernet;
  * user already runs as many backends as allowed (the reason on stderr).
  */
 public final class BackendMain {
+    /** What {@code backend --help} prints. */
+    static final String USAGE = """
+            Usage: tracewire backend
+            The privileged capture process the desktop app and the extcap talk to: JSON lines on
+            standard input (commands) and standard output (replies, pushed events), until end of
+            input or {"type":"quit"} (docs/backend-protocol.md). It takes no arguments. Run as root
+            (through pkexec or sudo it acts for the invoking user). Example:
+              printf '%s\\n' '{"type":"hello"}' '{"type":"quit"}' | sudo ./tracewire backend""";
+
     private BackendMain() {
     }
 
     /** Runs the server on stdin/stdout and exits with its code. */
     public static void main(String[] args) {
+        if (args.length > 0) {
+            // it takes no arguments: --help (or anything else) must not start a server waiting on stdin
+            boolean help = args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"));
+            (help ? System.out : System.err).println(USAGE);
+            System.exit(help ? 0 : 2);
+        }
         System.exit(serve(System.in, System.out));
     }
 

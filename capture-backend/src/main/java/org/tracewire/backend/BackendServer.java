@@ -307,7 +307,7 @@ public final class BackendServer {
         }
         r.timers().add(timer.scheduleAtFixedRate(() -> {
             try {
-                if (r.capture().failure() != null) {
+                if (r.capture().failure() != null || !r.capture().outputFailures().isEmpty()) {
                     // an output failed (e.g. a FIFO whose reader went away: EPIPE): stopped now rather
                     // than left tracing until stopCapture; the drain pushes "capture ended with an
                     // error: ..." and the next stopCapture returns its final stats, as after the limit
@@ -405,6 +405,10 @@ public final class BackendServer {
             Capture c = r.capture();
             try {
                 c.drain();
+                for (var f : c.outputFailures()) {
+                    error(null, "capture ended with an error: " + f.output() + " failed (" + f.reason() + "): it holds "
+                            + "the first " + f.eventsWritten() + " events");
+                }
             } catch (IOException | InterruptedException | RuntimeException e) {
                 error(null, "capture ended with an error: " + e.getMessage());
             } finally {

@@ -67,6 +67,8 @@ public final class CaptureSession implements AutoCloseable {
     private final Thread shutdownHook;
     private volatile boolean closed;
     private volatile java.util.concurrent.CountDownLatch ownerDone;
+    /** Stops tracing and removes the instance if this process dies without cleaning up ({@link Watchdog}). */
+    private volatile Watchdog watchdog;
 
     private CaptureSession(TracefsInstance instance, List<EventSelection> events) {
         this.instance = instance;
@@ -118,13 +120,19 @@ public final class CaptureSession implements AutoCloseable {
         CaptureSession session = new CaptureSession(inst, events);
         try {
             inst.setTracingOn(false);
+            int subKb = Integer.getInteger("tracewire.subbufKb", subBufferKb(bufferKb));
+            try {
+                // from now on a killed capture's instance stops tracing at once (not at the next capture)
+                session.watchdog = Watchdog.start(inst.root(), Math.max(4, subKb) * 1024);
+            } catch (IOException e) {
+                throw new TracefsException("cannot start the capture's watchdog (setsid, /bin/sh): " + e.getMessage(), e);
+            }
             if (bufferKb > 0) {
                 inst.setBufferSizeKb(bufferKb);
             }
             if (clock != null) {
                 inst.setClock(clock);
             }
-            int subKb = Integer.getInteger("tracewire.subbufKb", subBufferKb(bufferKb));
             if (subKb > 0 && inst.exists("buffer_subbuf_size_kb")) {
                 inst.write("buffer_subbuf_size_kb", Integer.toString(subKb));
             }
@@ -192,6 +200,11 @@ public final class CaptureSession implements AutoCloseable {
         return untraced;
     }
 
+    /** The watchdog that cleans up after this process if it dies ({@link Watchdog}), or null. */
+    public Watchdog watchdog() {
+        return watchdog;
+    }
+
     /** The selected events. */
     public List<EventSelection> events() {
         return events;
@@ -230,6 +243,9 @@ public final class CaptureSession implements AutoCloseable {
         // trace_pipe_raw open) is retried by the next caller
         instance.close();
         closed = true;
+        if (watchdog != null) {
+            watchdog.close(); // cleaned up ourselves: the watchdog stands down
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException ignored) {

@@ -24,6 +24,7 @@ import org.tracewire.symbols.SymbolResolver;
 import org.tracewire.tracedat.TraceDatWriter;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.WireContext;
+import org.tracewire.text.SafeText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -41,15 +42,20 @@ import picocli.CommandLine.Model.CommandSpec;
  * symbols the SYMBOLS frames describe, printk formats of their strings, saved cmdlines of the PROCESS
  * frames' tasks, and {@code UNAME} from the host and kernel release. A file of several captures (a
  * {@code merge} of hosts) is refused: a trace.dat holds one kernel's trace. Truncated events are left
- * out (counted).
+ * out (counted). Task and symbol names go into the file's line-oriented sections escaped
+ * ({@link SafeText}), so a name cannot forge lines. A pcapng cut short or malformed at a block is
+ * exported up to that block, then the error and exit code 1.
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = {"Convert a pcapng of tracewire frames (wire format v2) into a trace-cmd trace.dat (version 6), from the file alone."})
+        description = {"Convert a pcapng of tracewire frames (wire format v2) into a trace-cmd trace.dat (version 6), from the file alone."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open a capture in KernelShark:",
+                "    tracewire export sched.pcapng -w sched.dat"})
 final class ExportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The pcapng of tracewire frames.")
     Path input;
 
-    @Option(names = "-o", required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
+    @Option(names = {"-w", "-o"}, required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
     Path output;
 
     @Spec
@@ -57,13 +63,11 @@ final class ExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(input)) {
-            throw new Main.UsageException(input + ": no such file");
-        }
+        Main.requireFile(input);
         PrintWriter err = spec.commandLine().getErr();
         try (PcapngInput in = PcapngInput.open(input)) {
             if (in.captureScopes().size() > 1) {
-                err.println("export: " + input + " holds " + in.captureScopes().size() + " captures (interfaces "
+                err.println("export: " + SafeText.escape(input.toString()) + " holds " + in.captureScopes().size() + " captures (interfaces "
                         + in.captureScopes() + "); a trace.dat holds one: split the file first, e.g. "
                         + "editcap or tshark -r FILE -Y 'frame.interface_id == N' -w ONE.pcapng");
                 return Main.EXIT_FAILURE;
@@ -71,7 +75,7 @@ final class ExportCommand implements Callable<Integer> {
             WireContext c = in.context();
             String hp = c.captureText(ContextMessage.CAPTURE_HEADER_PAGE);
             if (hp == null) {
-                err.println("export: " + input + ": its CAPTURE context has no header_page (item 10), "
+                err.println("export: " + SafeText.escape(input.toString()) + ": its CAPTURE context has no header_page (item 10), "
                         + "which a trace.dat needs for its page layout");
                 return Main.EXIT_FAILURE;
             }
@@ -86,7 +90,7 @@ final class ExportCommand implements Callable<Integer> {
                 HeaderEvent event = FormatParser.parseHeaderEvent(he, "header_event of " + input);
                 layout = SubBufferLayout.of(page, event, kernel);
             } catch (FormatException e) {
-                err.println("export: " + e.getMessage());
+                err.println("export: " + SafeText.escape(e.getMessage()));
                 return Main.EXIT_FAILURE;
             }
             String host = c.captureText(ContextMessage.CAPTURE_HOST);
@@ -118,14 +122,18 @@ final class ExportCommand implements Callable<Integer> {
                     records++;
                 }
                 writer.write(output, maxCpu + 1, texts);
-                err.printf("export: %d records written to %s%s%n", records - writer.skipped(), output,
+                err.printf("export: %d records written to %s%s%n", records - writer.skipped(), SafeText.escape(output.toString()),
                         writer.skipped() > 0 ? "; " + writer.skipped() + " too large for a page left out" : "");
             }
             if (truncated > 0) {
                 err.printf("export: %d truncated events left out%n", truncated);
             }
             for (String line : in.summary()) {
-                err.println("export: " + line);
+                err.println("export: " + SafeText.escape(line));
+            }
+            if (in.failure() != null) {
+                err.println("export: " + SafeText.escape(in.failure()));
+                return Main.EXIT_FAILURE;
             }
         }
         return 0;
@@ -137,9 +145,9 @@ final class ExportCommand implements Callable<Integer> {
         symbols.values().forEach(s -> byStart.putIfAbsent(s.start(), s));
         StringBuilder sb = new StringBuilder();
         for (SymbolResolver.Symbol s : byStart.values()) {
-            sb.append(String.format("%016x", s.start())).append(s.module() == null ? " T " : " t ").append(s.name());
+            sb.append(String.format("%016x", s.start())).append(s.module() == null ? " T " : " t ").append(SafeText.escape(s.name()));
             if (s.module() != null) {
-                sb.append("\t[").append(s.module()).append(']');
+                sb.append("\t[").append(SafeText.escape(s.module())).append(']');
             }
             sb.append('\n');
         }
@@ -175,7 +183,7 @@ final class ExportCommand implements Callable<Integer> {
     /** {@code saved_cmdlines} lines ({@code PID COMM}) of the tasks described. */
     static String cmdlines(Map<Integer, WireContext.Task> tasks) {
         StringBuilder sb = new StringBuilder();
-        new TreeMap<>(tasks).values().forEach(t -> sb.append(t.pid()).append(' ').append(t.comm()).append('\n'));
+        new TreeMap<>(tasks).values().forEach(t -> sb.append(t.pid()).append(' ').append(SafeText.escape(t.comm())).append('\n'));
         return sb.toString();
     }
 }

@@ -81,8 +81,15 @@ import picocli.CommandLine.Unmatched;
  * which Wireshark shows as "Error by extcap pipe"), 2 usage.
  */
 @Command(name = "extcap", mixinStandardHelpOptions = true,
-        description = {"Wireshark extcap: --install puts a 'tracewire' capture interface into Wireshark; "
-                + "the --extcap-* and --capture options are Wireshark's calls."})
+        description = {"Wireshark extcap: --install puts a 'tracewire' capture interface into Wireshark.",
+                "The --extcap-* and --capture options are Wireshark's calls."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Install the interface (root: Wireshark 4.0 reads only its global extcap folder):",
+                "    sudo tracewire extcap --install",
+                "  Then capture with it, choosing the events:",
+                "    tshark -i tracewire -o extcap.tracewire.events:sched:sched_switch -a duration:5",
+                "  What Wireshark sees:",
+                "    tracewire extcap --extcap-interfaces"})
 final class ExtcapCommand implements Callable<Integer> {
     @Option(names = "--install", description = "Install the extcap entry where the installed Wireshark looks "
             + "(tshark -G folders) and the Lua plugin into the personal plugin folder.")

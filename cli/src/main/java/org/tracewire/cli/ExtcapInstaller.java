@@ -111,10 +111,40 @@ public final class ExtcapInstaller {
      */
     public static String script(Path java, List<String> jvmOptions, String classPath, Path home, String version,
                                 Map<String, List<String>> configs) {
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        command.addAll(jvmOptions);
+        if (home != null) {
+            command.add("-Dtracewire.home=" + home);
+            command.add("-Dtracewire.snapshot=" + home.resolve("snapshots/linux-6.18"));
+        }
+        command.addAll(List.of("-cp", classPath, "org.tracewire.cli.Main"));
+        return script(command, version, "written by `tracewire extcap --install`.",
+                "Runs Java directly (no build); run `tracewire extcap --install` again after moving tracewire.", configs);
+    }
+
+    /**
+     * The script's text for any command that runs tracewire: the answers Wireshark asks for at
+     * every start ({@code --extcap-interfaces}, {@code --extcap-dlts}, and {@code configs}) are
+     * printed by the script itself, without starting a JVM; any other call execs
+     * {@code command extcap "$@"}. The Debian package's entry (dist/) is this with
+     * {@code command} = the installed launcher.
+     *
+     * @param command the words that start tracewire's {@code org.tracewire.cli.Main} (each quoted here)
+     * @param version tracewire's version, for the comment and the interface list
+     * @param origin  what wrote the script, for its second line after {@link #MARKER}
+     * @param note    a comment line for whoever reads the script, or null
+     * @param configs as {@link #script(Path, List, String, Path, String, Map)}
+     * @return the script
+     */
+    public static String script(List<String> command, String version, String origin, String note,
+                                Map<String, List<String>> configs) {
         StringBuilder sb = new StringBuilder();
         sb.append("#!/bin/sh\n");
-        sb.append(MARKER).append(" (").append(version).append("), written by `tracewire extcap --install`.\n");
-        sb.append("# Runs Java directly (no build); run `tracewire extcap --install` again after moving tracewire.\n");
+        sb.append(MARKER).append(" (").append(version).append("), ").append(origin).append('\n');
+        if (note != null) {
+            sb.append("# ").append(note).append('\n');
+        }
         // Wireshark and tshark ask every extcap for its interfaces and DLTs each time they start:
         // answered here, without starting a JVM, so an installed tracewire costs them nothing.
         sb.append("case \" $* \" in\n");
@@ -162,16 +192,27 @@ public final class ExtcapInstaller {
             sb.append("    esac ;;\n");
         }
         sb.append("esac\n");
-        sb.append("exec ").append(quote(java.toString()));
-        for (String o : jvmOptions) {
-            sb.append(' ').append(quote(o));
+        sb.append("exec");
+        for (String w : command) {
+            sb.append(' ').append(quote(w));
         }
-        if (home != null) {
-            sb.append(" -Dtracewire.home=").append(quote(home.toString()));
-            sb.append(" -Dtracewire.snapshot=").append(quote(home.resolve("snapshots/linux-6.18").toString()));
-        }
-        sb.append(" -cp ").append(quote(classPath)).append(" org.tracewire.cli.Main extcap \"$@\"\n");
+        sb.append(" extcap \"$@\"\n");
         return sb.toString();
+    }
+
+    /**
+     * The entry the Debian package installs (dist/): it execs the installed launcher, which gives
+     * a capture its JVM options ({@code capture_jvm_opts}). The interface list, the link types and
+     * the {@code tracewire-ssh} options are answered by the script; the {@code tracewire} options
+     * by the JVM, because they list the running kernel's trace clocks.
+     *
+     * @param launcher the installed launcher, e.g. /usr/bin/tracewire
+     * @param version  tracewire's version
+     * @return the script
+     */
+    public static String packagedScript(Path launcher, String version) {
+        return script(List.of(launcher.toString()), version, "installed by the tracewire Debian package.", null,
+                Map.of(ExtcapProtocol.INTERFACE_SSH, ExtcapProtocol.configSsh()));
     }
 
     /**

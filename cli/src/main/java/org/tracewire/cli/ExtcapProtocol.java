@@ -151,9 +151,9 @@ public final class ExtcapProtocol {
             if (p.isEmpty() || !seen.add(p)) {
                 continue;
             }
-            if (EventSelector.parse(p).isWholeSystem()) {
+            if (!EventSelector.parse(p).isOneEvent()) {
                 throw new IllegalArgumentException("'" + p + "': " + where + " name each event (SYSTEM:EVENT); "
-                        + "SYSTEM:* is resolved only by a local capture as root");
+                        + "SYSTEM, SYSTEM:* and globs are resolved only by a local capture as root");
             }
             EventSelector.parseEvent(p);
             out.add(new Messages.CaptureEvent(p, byEvent.get(p)));

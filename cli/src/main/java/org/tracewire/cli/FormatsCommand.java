@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.tracewire.text.SafeText;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatJson;
 import org.tracewire.format.Field;
@@ -37,7 +38,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "formats", mixinStandardHelpOptions = true,
         description = {"Print parsed trace event formats (default: all events).",
-                "Reads the live tracefs when readable (root), else the snapshot in the repository."})
+                "Reads the live tracefs when readable (root), else the snapshot in the repository."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Check that this kernel's every event format parses (root):",
+                "    sudo tracewire formats --check",
+                "  Show the fields of one event, or of a whole system:",
+                "    sudo tracewire formats sched:sched_switch 'irq:*'"})
 final class FormatsCommand implements Callable<Integer> {
     @Option(names = "--tracefs", paramLabel = "DIR",
             description = "A tracefs mount or snapshot directory (holding events/).")
@@ -85,7 +91,7 @@ final class FormatsCommand implements Callable<Integer> {
             try {
                 formats.add(tracefs.format(e[0], e[1]));
             } catch (FormatException ex) {
-                err.println("formats: " + ex.getMessage());
+                err.println("formats: " + SafeText.escape(ex.getMessage()));
                 failed++;
             }
         }
@@ -127,10 +133,10 @@ final class FormatsCommand implements Callable<Integer> {
         }
         out.println("formats: " + parsed + " parsed, " + ok + " print-fmt ok, " + fallbacks.size() + " print-fmt fallback");
         for (String f : fallbacks) {
-            out.println("fallback " + f);
+            out.println("fallback " + SafeText.escape(f));
         }
         for (String e : errors) {
-            out.println("error " + e);
+            out.println("error " + SafeText.escape(e));
         }
         out.flush();
         if (!errors.isEmpty()) {
@@ -142,21 +148,22 @@ final class FormatsCommand implements Callable<Integer> {
 
     /** The human-readable form of one format: header, field table, print fmt. */
     static void printHuman(EventFormat f, PrintWriter out) {
-        out.println(f.fullName() + "  (id " + f.id() + ")");
+        // a --tracefs directory is anybody's: its names and print fmts are shown escaped
+        out.println(SafeText.escape(f.fullName()) + "  (id " + f.id() + ")");
         List<Field> fields = f.allFields();
         int typeW = "type".length();
         int nameW = "name".length();
         for (Field x : fields) {
-            typeW = Math.max(typeW, x.type().length());
-            nameW = Math.max(nameW, nameWithSuffix(x).length());
+            typeW = Math.max(typeW, SafeText.escape(x.type()).length());
+            nameW = Math.max(nameW, SafeText.escape(nameWithSuffix(x)).length());
         }
         String row = "  %-" + typeW + "s  %-" + nameW + "s  %6s  %4s  %-6s  %s%n";
         out.printf(row, "type", "name", "offset", "size", "signed", "kind");
         for (Field x : fields) {
-            out.printf(row, x.type(), nameWithSuffix(x), x.offset(), x.size(), x.signed() ? "yes" : "no",
+            out.printf(row, SafeText.escape(x.type()), SafeText.escape(nameWithSuffix(x)), x.offset(), x.size(), x.signed() ? "yes" : "no",
                     x.kind().name().toLowerCase() + (x.relative() ? " (rel_loc)" : "") + (x.common() ? " (common)" : ""));
         }
-        out.println("  print fmt: " + f.printFmt());
+        out.println("  print fmt: " + SafeText.escape(f.printFmt()));
     }
 
     private static String nameWithSuffix(Field x) {

@@ -23,6 +23,7 @@ import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.FirstSight;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.WireHeader;
+import org.tracewire.text.SafeText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -47,7 +48,10 @@ import picocli.CommandLine.Model.CommandSpec;
  * turns that off).
  */
 @Command(name = "import", mixinStandardHelpOptions = true,
-        description = {"Convert a trace-cmd trace.dat (v6/v7) into a pcapng of tracewire frames (wire format v2, self-describing)."})
+        description = {"Convert a trace-cmd trace.dat (v6/v7) into a pcapng of tracewire frames (wire format v2, self-describing)."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open a trace-cmd recording in Wireshark:",
+                "    tracewire import trace.dat -w trace.pcapng"})
 final class ImportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.dat", description = "The trace.dat to read.")
     Path input;
@@ -68,9 +72,7 @@ final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(input)) {
-            throw new Main.UsageException(input + ": no such file");
-        }
+        Main.requireFile(input);
         int min = WireHeader.SIZE + 8;
         if (maxFrame < min || maxFrame > FrameEncoder.MAX_FRAME) {
             throw new Main.UsageException("--max-frame must be " + min + ".." + FrameEncoder.MAX_FRAME);
@@ -109,8 +111,8 @@ final class ImportCommand implements Callable<Integer> {
                 }
                 frames.finish(Map.of(), last);
                 err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
-                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), output,
-                        raw ? "raw trace clock " + f.clock() : "wall clock from the DATE option");
+                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), SafeText.escape(output.toString()),
+                        raw ? "raw trace clock " + SafeText.escape(f.clock()) : "wall clock from the DATE option");
                 if (frames.truncated() > 0) {
                     err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);
                 }
@@ -123,6 +125,13 @@ final class ImportCommand implements Callable<Integer> {
                 }
                 if (rs.unknownRecords() > 0) {
                     err.printf("import: %d records of event ids without a format skipped%n", rs.unknownRecords());
+                }
+                if (rs.shortRecords() > 0) {
+                    err.printf("import: %d records shorter than their event's common fields skipped%n", rs.shortRecords());
+                }
+                if (f.truncation() != null) {
+                    err.println("import: " + SafeText.escape(f.truncation()));
+                    return Main.EXIT_FAILURE;
                 }
             }
         }

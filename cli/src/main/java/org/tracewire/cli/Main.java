@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.tracewire.text.SafeText;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,20 +21,36 @@ import picocli.CommandLine.Spec;
  * {@code WAYLAND_DISPLAY}), else prints the list of subcommands. Deliberately not a JavaFX
  * {@code Application}, so it starts with JavaFX on the plain class path.
  *
- * <p>Exit codes: 0 success, 1 the command ran and found a failure (e.g. a format that does not
- * parse), 2 a usage error (unknown option, unknown event).
+ * <p>Exit codes: 0 success, 1 the command ran and found a failure or bad input (a format that does
+ * not parse, a missing, malformed or truncated file), 2 a usage error only (unknown option, unknown
+ * event, contradictory options). Error messages are one line, escaped ({@link SafeText}).
  */
 @Command(name = "tracewire",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Linux ftrace events as network packets for Wireshark.",
-        footer = {"", "Launcher-only subcommand:",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open the desktop app, or one recorded capture in it:",
+                "    tracewire",
+                "    tracewire --open sched.pcapng",
+                "  Record context switches for 5 seconds, then print them:",
+                "    sudo tracewire capture -e sched:sched_switch --duration 5 -w sched.pcapng",
+                "    tracewire report sched.pcapng",
+                "  Help on one command:",
+                "    tracewire help capture",
+                "",
+                "Launcher-only subcommand (a source tree's ./tracewire):",
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
     /** The subcommands, in the order the usage lists them. */
-    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, CaptureCommand.class, BackendCommand.class,
+    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, ListCommand.class, StatCommand.class,
+            CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
-            MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
+            MergeCommand.class, RecoverCommand.class, ExtcapCommand.class, SqlCommand.class,
+            CommandLine.HelpCommand.class);
+
+    /** The heading of every command's examples (its usage footer). */
+    static final String EXAMPLES = "%nExamples:%n";
 
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;
@@ -62,8 +79,8 @@ public final class Main implements Callable<Integer> {
      */
     @Override
     public Integer call() {
-        if (open != null && !java.nio.file.Files.isRegularFile(open)) {
-            throw new UsageException(open + ": no such file");
+        if (open != null) {
+            requireFile(open);
         }
         Optional<DesktopApp> app = hasDisplay(System.getenv()) ? DesktopApp.find() : Optional.empty();
         if (app.isPresent()) {
@@ -115,13 +132,14 @@ public final class Main implements Callable<Integer> {
         cl.setOut(o);
         cl.setErr(e);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            // messages quote file names and file content: escaped before the terminal sees them
             String cmd = commandLine.getCommandSpec().qualifiedName();
             if (ex instanceof UsageException) {
-                commandLine.getErr().println(cmd + ": " + ex.getMessage());
+                commandLine.getErr().println(cmd + ": " + SafeText.escape(ex.getMessage()));
                 return EXIT_USAGE;
             }
             String msg = ex.getMessage() != null ? ex.getMessage() : ex.toString();
-            commandLine.getErr().println(cmd + ": " + msg.lines().findFirst().orElse(msg));
+            commandLine.getErr().println(cmd + ": " + SafeText.escape(msg.lines().findFirst().orElse(msg)));
             return EXIT_FAILURE;
         });
         try {
@@ -136,9 +154,13 @@ public final class Main implements Callable<Integer> {
      * The command line for {@code args}: when the first argument names a subcommand, only that one
      * is added (picocli builds the model of every subcommand it is given, about 0.05 CPU-s of each
      * capture process's start for the ten it would not run); otherwise all of them (usage,
-     * {@code help}, the desktop app's options).
+     * {@code help}, the desktop app's options, the man pages and completion the Debian package
+     * generates from this model: dist/).
+     *
+     * @param args the arguments after {@code tracewire}; empty for the whole model
+     * @return the command line, not yet run
      */
-    static CommandLine commandLine(String[] args) {
+    public static CommandLine commandLine(String[] args) {
         CommandLine cl = new CommandLine(new Main());
         String first = args.length > 0 ? args[0] : "";
         List<Class<?>> add = SUBCOMMANDS;
@@ -154,7 +176,29 @@ public final class Main implements Callable<Integer> {
         return cl;
     }
 
-    /** A user error (unknown event, bad combination of options): one line, exit code 2. */
+    /**
+     * Checks that an input file named on the command line is a regular file.
+     *
+     * @param file the file
+     * @throws BadInputException (exit code 1, like any input that cannot be read) when it is not
+     */
+    static void requireFile(java.nio.file.Path file) {
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            throw new BadInputException(file + ": no such file");
+        }
+    }
+
+    /** Input that cannot be used (a missing or unreadable file): one line, exit code 1. */
+    static final class BadInputException extends RuntimeException {
+        BadInputException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A usage error (unknown option or event, bad combination or value of options): one line, exit
+     * code 2. Never for the content of an input file, which is bad input (exit code 1).
+     */
     static final class UsageException extends RuntimeException {
         UsageException(String message) {
             super(message);

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.tracewire.pcapng.PcapngMerger;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.text.SafeText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -23,7 +24,10 @@ import picocli.CommandLine.Spec;
  * pcapng (the message names it and the offset), 2 usage.
  */
 @Command(name = "merge", mixinStandardHelpOptions = true,
-        description = "Merge pcapng files (e.g. captures of several hosts) in time order, each host's interface kept.")
+        description = "Merge pcapng files (e.g. captures of several hosts) in time order, each host's interface kept.",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  One timeline of two hosts' captures:",
+                "    tracewire merge host-a.pcapng host-b.pcapng -w both.pcapng"})
 final class MergeCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "FILE.pcapng", description = "The captures to merge.")
     List<Path> inputs = new ArrayList<>();
@@ -39,9 +43,7 @@ final class MergeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         for (Path in : inputs) {
-            if (!Files.isRegularFile(in)) {
-                throw new Main.UsageException(in + ": no such file");
-            }
+            Main.requireFile(in);
             if (in.toAbsolutePath().normalize().equals(output.toAbsolutePath().normalize())) {
                 throw new Main.UsageException(in + " is both an input and the output");
             }
@@ -52,12 +54,15 @@ final class MergeCommand implements Callable<Integer> {
         try {
             PcapngMerger.Result r = PcapngMerger.merge(inputs, output, section);
             out.printf(Locale.ROOT, "merge: %d packets from %d files, %d interfaces -> %s%n", r.packets(), inputs.size(),
-                    r.interfaces(), output);
+                    r.interfaces(), SafeText.escape(output.toString()));
             out.flush();
-            return 0;
+            for (String d : r.damaged()) {
+                err.println("merge: " + SafeText.escape(d) + ": its packets before that block were merged");
+            }
+            return r.damaged().isEmpty() ? 0 : Main.EXIT_FAILURE;
         } catch (IOException e) {
             Files.deleteIfExists(output);
-            err.println("merge: " + e.getMessage());
+            err.println("merge: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
         }
     }

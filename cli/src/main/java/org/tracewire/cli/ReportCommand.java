@@ -15,6 +15,7 @@ import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.text.SafeText;
 import org.tracewire.tracetext.LatencyFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,7 +28,10 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code trace} text format ({@code comm-pid [cpu] flags time: event: text}, as
  * {@link KernelTextRenderer} renders live captures), or with {@code --json} one JSON object per
  * line with each event's fields. Lines of a file with several buffers start with {@code NAME: }.
- * Lost events and skipped records are summarised on stderr. The input is opened by
+ * Lost events and skipped records are summarised on stderr. Control characters of the file's text
+ * (task names, strings, print fmts) are shown escaped ({@link SafeText}); JSON escapes them as
+ * {@code \\uNNNN}. A file that is cut short or malformed at a block is reported up to that block,
+ * then the error (file offset, block or CPU) and exit code 1. The input is opened by
  * {@link RecordInput} by its content: trace-cmd's trace.dat v6/v7, or a pcapng of tracewire
  * version-2 frames, which describes itself (formats, symbols, printk strings, constants and task
  * names from its context frames): a pcapng is reported from the file alone, without tracefs. Each
@@ -35,7 +39,12 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Print the events of a trace file (trace-cmd trace.dat v6/v7, or a pcapng of tracewire frames) as the kernel's trace text.",
-                "--json: one JSON object per line per event: cpu, time (trace clock, ns), wall (ns since the epoch, when known), event, id, pid, comm, flags, lost, truncated, fields, text."})
+                "--json: one JSON object per line per event: cpu, time (trace clock, ns), wall (ns since the epoch, when known), event, id, pid, comm, flags, lost, truncated, fields, text."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Print a capture as the kernel's trace text:",
+                "    tracewire report sched.pcapng",
+                "  One JSON object per event, from a trace-cmd recording:",
+                "    tracewire report --json trace.dat"})
 final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "A trace.dat (trace-cmd record) or a pcapng of tracewire frames.")
     Path file;
@@ -53,24 +62,17 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(file)) {
-            throw new Main.UsageException(file + ": no such file");
-        }
+        Main.requireFile(file);
         Tracefs live = noLiveKernel || !isTraceDat(file) ? null : liveTracefs();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RecordInput opened;
-        try {
-            opened = RecordInput.open(file, live);
-        } catch (IllegalArgumentException e) {
-            throw new Main.UsageException(e.getMessage());
-        }
-        try (RecordInput in = opened) {
+        try (RecordInput in = RecordInput.open(file, live)) {
             boolean prefix = in.severalBuffers();
             boolean wall = in.wallClock();
             Iterator<RecordInput.Event> it = in.events();
             if (json) {
                 JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
+                g.setCharacterEscapes(JsonControls.INSTANCE);
                 g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
                 while (it.hasNext()) {
                     writeJson(g, it.next(), wall);
@@ -86,12 +88,16 @@ final class ReportCommand implements Callable<Integer> {
                         sb.append(e.buffer().isEmpty() ? "top" : e.buffer()).append(": ");
                     }
                     sb.append(e.renderer().line(e.record()));
-                    out.println(sb);
+                    out.println(SafeText.escapeKeepingLines(sb)); // the file's strings and print fmts are untrusted
                 }
             }
             out.flush();
             for (String line : in.summary()) {
-                err.println("report: " + line);
+                err.println("report: " + SafeText.escape(line));
+            }
+            if (in.failure() != null) {
+                err.println("report: " + SafeText.escape(in.failure()));
+                return Main.EXIT_FAILURE;
             }
         }
         return 0;
@@ -190,5 +196,29 @@ final class ReportCommand implements Callable<Integer> {
                 out.flush();
             }
         };
+    }
+
+    /**
+     * JSON string escapes for what Jackson writes raw by default: C1 controls and the invisible
+     * layout characters {@link SafeText} escapes, as {@code \\uNNNN} (C0 controls Jackson escapes itself).
+     */
+    static final class JsonControls extends com.fasterxml.jackson.core.io.CharacterEscapes {
+        static final JsonControls INSTANCE = new JsonControls();
+        private final int[] ascii = standardAsciiEscapesForJSON();
+
+        private JsonControls() {
+            ascii[0x7f] = ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public com.fasterxml.jackson.core.SerializableString getEscapeSequence(int ch) {
+            return SafeText.escape(String.valueOf((char) ch)).length() > 1
+                    ? new com.fasterxml.jackson.core.io.SerializedString(String.format("\\u%04x", ch)) : null;
+        }
     }
 }

@@ -170,7 +170,7 @@ class ExtcapTsharkLiveTest {
     }
 
     @Test
-    void aKilledExtcapsInstanceIsRemovedByTheNextCapture(@TempDir Path dir) throws Exception {
+    void aKilledExtcapsInstanceIsRemovedByItsWatchdog(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("tshark.log");
         ExtcapWatch watch = new ExtcapWatch();
         Process tshark = new ProcessBuilder("tshark", "-i", "tracewire", "-a", "duration:30", "-w",
@@ -186,7 +186,10 @@ class ExtcapTsharkLiveTest {
             assertTrue(tshark.waitFor(20, TimeUnit.SECONDS));
         }
         watch.close();
-        assertTrue(top.instanceNames().contains(instance), "a SIGKILLed extcap cannot remove its instance");
+        for (int i = 0; i < 100 && top.instanceNames().contains(instance); i++) {
+            Thread.sleep(50);
+        }
+        assertFalse(top.instanceNames().contains(instance), "a SIGKILLed extcap's watchdog removes its instance");
 
         ExtcapWatch next = new ExtcapWatch();
         Result t = run(List.of("tshark", "-i", "tracewire", "-a", "duration:3", "-w",
@@ -194,7 +197,6 @@ class ExtcapTsharkLiveTest {
         next.close();
         assertEquals(0, t.code, t.out);
         assertTrue(t.out.matches("(?s).*\\n[1-9]\\d* packets captured.*"), t.out);
-        assertFalse(top.instanceNames().contains(instance), "the next capture removed the stale instance");
         next.assertCleanedUp();
     }
 

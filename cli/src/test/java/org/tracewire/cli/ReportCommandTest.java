@@ -185,7 +185,7 @@ class ReportCommandTest {
                 + "wire format version 1 frames, not read by this version\n", r.err);
         Path text = Files.writeString(dir.resolve("x.txt"), "hello\n");
         Result t = cli("report", text.toString());
-        assertEquals(2, t.rc);
+        assertEquals(1, t.rc, "bad input, not a usage error");
         assertTrue(t.err.contains("neither a trace.dat nor a pcapng"), t.err);
     }
 }

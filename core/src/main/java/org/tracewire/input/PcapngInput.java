@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import org.tracewire.format.FormatCatalog;
+import org.tracewire.pcapng.PcapngFormatException;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.tracetext.KernelTextRenderer;
@@ -33,7 +34,9 @@ import org.tracewire.wire.WireHeader;
  * uses too), rendered with its own scope's context. No tracefs is needed. Task names are those the
  * file's PROCESS context gave last (as the kernel's {@code saved_cmdlines} when its text is read).
  * Packets that are not tracewire frames, malformed frames and events whose format the file lacks
- * are skipped and counted in {@link #summary()}. Streaming: the file is read twice, events never held
+ * are skipped and counted in {@link #summary()}. A block that is malformed or that the file ends
+ * inside (a capture killed while writing) ends the file there: the events before it are read and
+ * {@link #failure()} says where it stopped. Streaming: the file is read twice, events never held
  * in memory.
  */
 public final class PcapngInput implements RecordInput {
@@ -69,13 +72,18 @@ public final class PcapngInput implements RecordInput {
      *                     (then the message says whether it holds version-1 frames)
      */
     public static PcapngInput open(Path file) throws IOException {
-        Map<Object, WireContext> contexts = readContext(file);
+        PcapngFormatException[] failure = new PcapngFormatException[1];
+        Map<Object, WireContext> contexts = readContext(file, failure);
         for (Map.Entry<Object, WireContext> c : contexts.entrySet()) {
             if (c.getValue().hasCapture()) {
                 return new PcapngInput(file, contexts, c.getKey());
             }
         }
+        if (failure[0] != null && contexts.isEmpty()) {
+            throw new IOException(file + ": " + failure[0].getMessage() + ", before any tracewire capture context");
+        }
         throw new IOException(file + ": no tracewire capture context (CAPTURE frame) in the file"
+                + (failure[0] != null ? " (reading stopped at " + failure[0].getMessage() + ")" : "")
                 + (hasVersion1(file) ? ": it holds tracewire wire format version 1 frames, not read by this version" : ""));
     }
 
@@ -86,10 +94,15 @@ public final class PcapngInput implements RecordInput {
      * @throws IOException when the file cannot be read
      */
     public static Map<Object, WireContext> readContext(Path file) throws IOException {
+        return readContext(file, new PcapngFormatException[1]);
+    }
+
+    /** {@link #readContext(Path)}, up to a block it cannot read past, which it puts in {@code failure[0]}. */
+    private static Map<Object, WireContext> readContext(Path file, PcapngFormatException[] failure) throws IOException {
         Map<Object, WireContext> contexts = new LinkedHashMap<>();
         ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
-            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
+            for (PcapngPacketReader.Packet p = nextPacket(r); p != null; p = nextPacket(r)) {
                 WireFrame f;
                 try {
                     f = frame(p);
@@ -111,13 +124,26 @@ public final class PcapngInput implements RecordInput {
                     // a contradictory fragment: that message is lost, the rest stands
                 }
             }
+            failure[0] = r.failure();
         }
         return contexts;
     }
 
+    /**
+     * The next packet, or null at the end of the file or at a block it cannot read past (the reader
+     * keeps that {@link PcapngPacketReader#failure()}): the packets before a damaged block are used.
+     */
+    private static PcapngPacketReader.Packet nextPacket(PcapngPacketReader r) throws IOException {
+        try {
+            return r.next();
+        } catch (PcapngFormatException e) {
+            return null;
+        }
+    }
+
     private static boolean hasVersion1(Path file) throws IOException {
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
-            for (PcapngPacketReader.Packet p = r.next(); p != null; p = r.next()) {
+            for (PcapngPacketReader.Packet p = nextPacket(r); p != null; p = nextPacket(r)) {
                 byte[] d = p.data();
                 if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && d.length > 16 && (d[12] & 0xff) == 0x88
                         && (d[13] & 0xff) == 0xb5) {
@@ -180,7 +206,7 @@ public final class PcapngInput implements RecordInput {
 
             private Event read() {
                 try {
-                    for (PcapngPacketReader.Packet p = reader.next(); p != null; p = reader.next()) {
+                    for (PcapngPacketReader.Packet p = nextPacket(reader); p != null; p = nextPacket(reader)) {
                         Event e = stream.packet(p, ++packet);
                         if (e != null) {
                             return e;
@@ -206,7 +232,22 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public List<String> summary() {
-        return stream.summary();
+        long cut = reader.truncatedAt();
+        if (cut < 0) {
+            return stream.summary();
+        }
+        List<String> s = new ArrayList<>(stream.summary());
+        s.add("the file ends in a block cut short at offset " + cut + " (a killed capture, or a full disk): read up "
+                + "to its last whole block; `tracewire recover " + file + "` finishes a killed capture's file");
+        return s;
+    }
+
+    @Override
+    public String failure() {
+        PcapngFormatException e = reader.failure();
+        return e == null ? null : file + ": " + e.getMessage() + (e.truncated()
+                ? ": the file is cut short; the events of the blocks before it were read"
+                : ": the events of the blocks before it were read, nothing after it");
     }
 
     @Override
@@ -227,6 +268,19 @@ public final class PcapngInput implements RecordInput {
     @Override
     public boolean wallClock() {
         return !stream.rawClock();
+    }
+
+    /**
+     * The file offset in bytes of the packet block of the event {@link #events()} returned last
+     * (see {@link PcapngPacketReader#packetOffset()}), or -1 before the first.
+     */
+    public long lastOffset() {
+        return reader.packetOffset();
+    }
+
+    /** The context scope ({@link #scope}) of the event {@link #events()} returned last, or null before the first. */
+    public Object lastScope() {
+        return stream.lastScope();
     }
 
     /** The file read. */

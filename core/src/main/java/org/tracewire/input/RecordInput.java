@@ -57,6 +57,16 @@ public interface RecordInput extends AutoCloseable {
     /** Lines for stderr after the events: lost events, skipped records. */
     List<String> summary();
 
+    /**
+     * Why reading stopped before the end of the file, once {@link #events()} is exhausted: a block
+     * that is malformed or that the file ends inside (a capture killed while writing), with where
+     * (file offset, block or CPU); null when the whole file was read. The events before that point
+     * were returned.
+     */
+    default String failure() {
+        return null;
+    }
+
     /** The formats of the file's events. */
     FormatCatalog catalog();
 

@@ -97,7 +97,15 @@ public final class TraceDatInput implements RecordInput {
         if (records.unknownRecords() > 0) {
             lines.add(records.unknownRecords() + " records of event ids without a format skipped");
         }
+        if (records.shortRecords() > 0) {
+            lines.add(records.shortRecords() + " records shorter than their event's common fields skipped");
+        }
         return lines;
+    }
+
+    @Override
+    public String failure() {
+        return file.truncation();
     }
 
     @Override

@@ -20,7 +20,8 @@ import java.util.PriorityQueue;
  * inputs, then of the file. Each packet keeps its {@code epb_dropcount}; drops an input's
  * Interface Statistics Block counts beyond its packets' drop counts (events lost after the last
  * packet) are added to the output interface's {@code isb_ifdrop}. Every input must hold one
- * section; errors name the file.
+ * section; errors name the file. An input cut short or malformed after its section header gives
+ * its packets up to that block ({@link Result#damaged()} says where).
  */
 public final class PcapngMerger {
     /**
@@ -30,8 +31,14 @@ public final class PcapngMerger {
      * @param interfaces interfaces in the output (the sum of the inputs')
      * @param firstNs    time of the first packet (ns since the epoch), 0 without packets
      * @param lastNs     time of the last packet, 0 without packets
+     * @param damaged    for each input that is cut short or malformed after its section header,
+     *                   where ("FILE: pcapng offset N (block K): ..."): its packets before that
+     *                   block were merged; empty when every input was read to its end
      */
-    public record Result(long packets, int interfaces, long firstNs, long lastNs) {
+    public record Result(long packets, int interfaces, long firstNs, long lastNs, List<String> damaged) {
+        public Result {
+            damaged = List.copyOf(damaged);
+        }
     }
 
     private PcapngMerger() {
@@ -45,6 +52,7 @@ public final class PcapngMerger {
         final List<Long> epbDrops = new ArrayList<>();
         PcapngPacketReader.Packet head;
         long seq;
+        String damaged;
 
         Source(int index, Path file) throws IOException {
             this.index = index;
@@ -55,6 +63,12 @@ public final class PcapngMerger {
         void advance() throws IOException {
             try {
                 head = reader.next();
+            } catch (PcapngFormatException e) {
+                if (reader.sections() == 0) {
+                    throw new IOException(file + ": " + e.getMessage(), e);
+                }
+                head = null; // a file cut short (a killed capture) or damaged: its packets so far count
+                damaged = file + ": " + e.getMessage();
             } catch (IOException e) {
                 throw new IOException(file + ": " + e.getMessage(), e);
             }
@@ -126,7 +140,8 @@ public final class PcapngMerger {
                 }
                 interfaces += s.outIds.size();
             }
-            return new Result(packets, interfaces, first, last);
+            return new Result(packets, interfaces, first, last,
+                    sources.stream().map(s -> s.damaged).filter(java.util.Objects::nonNull).toList());
         } finally {
             for (Source s : sources) {
                 s.reader.close();

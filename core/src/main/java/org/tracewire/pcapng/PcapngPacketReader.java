@@ -2,7 +2,6 @@ package org.tracewire.pcapng;
 
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -21,8 +20,11 @@ import java.util.Map;
  * Blocks (time, captured bytes, {@code epb_dropcount}), Interface Statistics Blocks
  * ({@code isb_ifdrop}); the string options of sections and interfaces are kept ({@link #section()},
  * {@link #interfaces()}); other blocks are skipped. Blocks larger
- * than {@link #MAX_BLOCK} bytes are refused, so a corrupt length never allocates unboundedly.
- * Errors are {@link IOException}s naming the file offset.
+ * than {@link #MAX_BLOCK} bytes are refused, so a corrupt length never allocates unboundedly; every
+ * length is checked as the unsigned number it is, in {@code long} arithmetic. A malformed block, or
+ * one the file ends inside (a capture killed while writing), ends reading with a
+ * {@link PcapngFormatException} naming the file offset and block number, after every packet before
+ * it was returned.
  */
 public final class PcapngPacketReader implements AutoCloseable {
     /** The largest block accepted, in bytes. */
@@ -45,87 +47,156 @@ public final class PcapngPacketReader implements AutoCloseable {
     private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
     private final List<long[]> resolution = new ArrayList<>(); // {numerator ns per unit multiplier, divisor}
     private long offset;
+    private long packetOffset = -1;
     private final List<InterfaceInfo> infos = new ArrayList<>();
     private final List<Long> ifdrops = new ArrayList<>();
     private SectionInfo section;
     private int sections;
+    private long blocks;
+    private PcapngFormatException failure;
+    /** True for a file: a last block cut short ends the file instead of failing ({@link #truncatedAt()}). */
+    private final boolean tolerateCutEnd;
+    private long truncatedAt = -1;
 
-    /** Opens a file. */
+    /**
+     * Opens a file. A file whose last block was cut short (the writer was killed, or its disk
+     * filled, while writing it) is read up to its last whole block, as tshark reads it; the cut is
+     * reported by {@link #truncatedAt()}.
+     */
     public PcapngPacketReader(Path file) throws IOException {
-        this(Files.newInputStream(file));
+        this(Files.newInputStream(file), true);
     }
 
-    /** Reads a stream (closed by {@link #close()}). */
+    /** Reads a stream (closed by {@link #close()}); a block cut short by the stream's end is an error. */
     public PcapngPacketReader(InputStream stream) {
-        this.in = new DataInputStream(new BufferedInputStream(stream, 1 << 16));
+        this(stream, false);
     }
 
-    /** The next packet, or null at the end of the file. */
+    private PcapngPacketReader(InputStream stream, boolean tolerateCutEnd) {
+        this.in = new DataInputStream(new BufferedInputStream(stream, 1 << 16));
+        this.tolerateCutEnd = tolerateCutEnd;
+    }
+
+    /**
+     * The file offset of a last block cut short, after {@link #next()} returned null because of it;
+     * -1 when the file ended after a whole block (or was not read to its end yet).
+     */
+    public long truncatedAt() {
+        return truncatedAt;
+    }
+
+    /** Ends a file at a block cut short at {@code at} (returns true), or says it may not ({@code false}). */
+    private boolean cutEnd(long at) {
+        if (!tolerateCutEnd || at == 0) {
+            return false;
+        }
+        truncatedAt = at;
+        return true;
+    }
+
+    /**
+     * The next packet, or null at the end of the file.
+     *
+     * @throws PcapngFormatException at a malformed block, or one the file ends inside
+     *                               ({@link PcapngFormatException#truncated()}): every packet before
+     *                               it was returned; later calls throw the same exception again
+     * @throws IOException           when the stream cannot be read
+     */
     public Packet next() throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
+        try {
+            return read();
+        } catch (PcapngFormatException e) {
+            failure = e;
+            throw e;
+        }
+    }
+
+    /**
+     * The error that ended reading ({@link #next()} threw it), or null while the file reads well
+     * or after its clean end.
+     */
+    public PcapngFormatException failure() {
+        return failure;
+    }
+
+    private Packet read() throws IOException {
         while (true) {
             long at = offset;
+            long block = blocks + 1;
             byte[] head = new byte[8];
             int n = in.readNBytes(head, 0, 8);
             if (n == 0) {
                 return null;
             }
             if (n < 8) {
-                throw new IOException("pcapng offset " + at + ": truncated block header");
+                if (cutEnd(at)) {
+                    return null;
+                }
+                throw new PcapngFormatException(at, block, true, "the file ends inside a block header (" + n
+                        + " of 8 bytes)");
             }
             ByteBuffer h = ByteBuffer.wrap(head);
             int type = h.order(ByteOrder.BIG_ENDIAN).getInt(0);
             if (type == 0x0A0D0D0A) {
                 byte[] bom = new byte[4];
-                in.readFully(bom);
+                if (in.readNBytes(bom, 0, 4) < 4) {
+                    throw new PcapngFormatException(at, block, true, "the file ends inside a section header");
+                }
                 int magic = ByteBuffer.wrap(bom).order(ByteOrder.BIG_ENDIAN).getInt();
                 if (magic == 0x1A2B3C4D) {
                     order = ByteOrder.BIG_ENDIAN;
                 } else if (magic == 0x4D3C2B1A) {
                     order = ByteOrder.LITTLE_ENDIAN;
                 } else {
-                    throw new IOException("pcapng offset " + at + ": bad byte-order magic");
+                    throw new PcapngFormatException(at, block, false, "bad byte-order magic");
                 }
                 interfaces.clear();
                 resolution.clear();
                 infos.clear();
                 ifdrops.clear();
                 int len = h.order(order).getInt(4);
-                checkLength(at, len, 28);
-                byte[] rest = new byte[len - 12];
-                try {
-                    in.readFully(rest);
-                } catch (EOFException e) {
-                    throw new IOException("pcapng offset " + at + ": block runs past the end");
-                }
+                checkLength(at, block, len, 28);
+                byte[] rest = readBody(at, block, len, len - 12);
                 ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
+                if (sb.getInt(rest.length - 4) != len) {
+                    throw new PcapngFormatException(at, block, false, "trailing block length differs");
+                }
                 Map<Integer, String> o = options(sb, 12, rest.length - 4);
                 section = new SectionInfo(o.getOrDefault(2, ""), o.getOrDefault(3, ""), o.getOrDefault(4, ""),
                         o.getOrDefault(1, ""));
                 sections++;
+                blocks = block;
                 offset = at + len;
                 continue;
             }
             if (at == 0) {
-                throw new IOException("pcapng offset 0: not a pcapng file (no Section Header Block)");
+                throw new PcapngFormatException(0, 1, false, "not a pcapng file (no Section Header Block)");
             }
             h.order(order);
             type = h.getInt(0);
             int len = h.getInt(4);
-            checkLength(at, len, 12);
-            byte[] body = new byte[len - 8];
+            checkLength(at, block, len, 12);
+            byte[] body;
             try {
-                in.readFully(body);
-            } catch (EOFException e) {
-                throw new IOException("pcapng offset " + at + ": block of " + len + " bytes runs past the end");
+                body = readBody(at, block, len, len - 8);
+            } catch (PcapngFormatException e) {
+                if (e.truncated() && cutEnd(at)) {
+                    return null;
+                }
+                throw e;
             }
+            blocks = block;
             offset = at + len;
             ByteBuffer b = ByteBuffer.wrap(body).order(order);
             if (b.getInt(body.length - 4) != len) {
-                throw new IOException("pcapng offset " + at + ": trailing block length differs");
+                throw new PcapngFormatException(at, block, false, "trailing block length differs");
             }
             if (type == 1) {
                 if (body.length < 12) {
-                    throw new IOException("pcapng offset " + at + ": short interface block");
+                    throw new PcapngFormatException(at, block, false, "short interface block");
                 }
                 int linkType = b.getShort(0) & 0xffff;
                 interfaces.add(new int[] {linkType});
@@ -152,22 +223,24 @@ public final class PcapngPacketReader implements AutoCloseable {
                 }
             } else if (type == 6) {
                 if (body.length < 24) {
-                    throw new IOException("pcapng offset " + at + ": short packet block");
+                    throw new PcapngFormatException(at, block, false, "short packet block");
                 }
                 int iface = b.getInt(0);
                 if (iface < 0 || iface >= interfaces.size()) {
-                    throw new IOException("pcapng offset " + at + ": packet of undeclared interface " + iface);
+                    throw new PcapngFormatException(at, block, false, "packet of undeclared interface "
+                            + Integer.toUnsignedString(iface));
                 }
                 long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
-                int cap = b.getInt(12);
-                int padded = (cap + 3) & ~3;
-                if (cap < 0 || 20 + (long) padded > body.length - 4) {
-                    throw new IOException("pcapng offset " + at + ": captured length " + cap + " exceeds the block");
+                long cap = b.getInt(12) & 0xffffffffL; // unsigned 32 bits: padded in long arithmetic
+                long padded = (cap + 3) & ~3L;
+                if (20 + padded > body.length - 4) {
+                    throw new PcapngFormatException(at, block, false, "captured length " + cap + " exceeds the block ("
+                            + len + " bytes)");
                 }
-                byte[] data = new byte[cap];
+                byte[] data = new byte[(int) cap];
                 b.get(20, data);
                 long drops = 0;
-                int o = 20 + padded;
+                int o = 20 + (int) padded;
                 while (o + 4 <= body.length - 4) {
                     int code = b.getShort(o) & 0xffff;
                     int olen = b.getShort(o + 2) & 0xffff;
@@ -181,9 +254,29 @@ public final class PcapngPacketReader implements AutoCloseable {
                 }
                 long[] r = resolution.get(iface);
                 long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
+                packetOffset = at;
                 return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
             }
         }
+    }
+
+    /** The {@code size} bytes after a block's head, or a truncation error when the file ends first. */
+    private byte[] readBody(long at, long block, int len, int size) throws IOException {
+        byte[] body = new byte[size];
+        int n = in.readNBytes(body, 0, size);
+        if (n < size) {
+            throw new PcapngFormatException(at, block, true, "the file ends inside a block of " + len + " bytes ("
+                    + (len - size + n) + " present)");
+        }
+        return body;
+    }
+
+    /**
+     * The file offset in bytes of the Enhanced Packet Block of the packet {@link #next()} returned
+     * last (where a reader seeks to read that frame again), or -1 before the first packet.
+     */
+    public long packetOffset() {
+        return packetOffset;
     }
 
     /**
@@ -262,17 +355,10 @@ public final class PcapngPacketReader implements AutoCloseable {
         return r;
     }
 
-    private static void checkLength(long at, int len, int min) throws IOException {
+    private static void checkLength(long at, long block, int len, int min) throws PcapngFormatException {
         if (len < min || len % 4 != 0 || len > MAX_BLOCK) {
-            throw new IOException("pcapng offset " + at + ": bad block length " + len);
-        }
-    }
-
-    private void skip(long n, long at) throws IOException {
-        try {
-            in.skipNBytes(n);
-        } catch (EOFException e) {
-            throw new IOException("pcapng offset " + at + ": block runs past the end");
+            throw new PcapngFormatException(at, block, false, "bad block length " + Integer.toUnsignedString(len)
+                    + " (" + min + ".." + MAX_BLOCK + ", a multiple of 4)");
         }
     }
 

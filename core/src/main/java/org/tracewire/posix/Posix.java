@@ -36,8 +36,8 @@ public final class Posix {
     /** poll(2) event. */
     public static final short POLLIN = 0x1;
     /** mmap(2) protections and flags (Linux, x86-64 and arm64 alike). */
-    public static final int PROT_READ = 0x1, PROT_WRITE = 0x2, MAP_PRIVATE = 0x02, MAP_ANONYMOUS = 0x20,
-            MAP_POPULATE = 0x8000;
+    public static final int PROT_READ = 0x1, PROT_WRITE = 0x2, MAP_SHARED = 0x01, MAP_PRIVATE = 0x02,
+            MAP_ANONYMOUS = 0x20, MAP_POPULATE = 0x8000;
 
     static {
         Native.register("c");
@@ -202,8 +202,9 @@ public final class Posix {
     public static native int poll(short[] fds, long nfds, int timeout) throws LastErrorException;
 
     /**
-     * mmap(2); tracewire maps only anonymous memory ({@link #MAP_PRIVATE} | {@link #MAP_ANONYMOUS},
-     * fd -1, offset 0), which the kernel hands out zeroed, page by page as it is first touched.
+     * mmap(2); tracewire maps anonymous memory ({@link #MAP_PRIVATE} | {@link #MAP_ANONYMOUS},
+     * fd -1, offset 0), which the kernel hands out zeroed, page by page as it is first touched, and
+     * a capture's spool files ({@link #MAP_SHARED}, blocks reserved by {@link #fallocate} first).
      *
      * @param addr   a hint, 0 for none
      * @param length bytes
@@ -220,6 +221,13 @@ public final class Posix {
 
     /** madvise(2) advice: drop the pages' contents and memory; the next touch maps zeroed pages. */
     public static final int MADV_DONTNEED = 4;
+
+    /**
+     * fallocate(2) with mode 0: reserves the file's blocks from {@code offset} for {@code len} bytes
+     * (extending it), so writes through a shared mapping of them cannot fail for want of space
+     * (errno ENOSPC here instead of SIGBUS later).
+     */
+    public static native int fallocate(int fd, int mode, long offset, long len) throws LastErrorException;
 
     /** madvise(2) on whole pages of a mapping, e.g. {@link #MADV_DONTNEED}. */
     public static native int madvise(long addr, long length, int advice) throws LastErrorException;

@@ -92,6 +92,7 @@ public final class TraceDatFile implements AutoCloseable {
     private final List<TraceDatBuffer> buffers = new ArrayList<>();
     private final OptionsBuilder options = new OptionsBuilder();
     private TraceDatOptions optionsView;
+    private String truncation;
 
     private TraceDatFile(Path path, FileChannel channel, long fileSize) {
         this.path = path;
@@ -231,7 +232,7 @@ public final class TraceDatFile implements AutoCloseable {
             long at = c.position();
             long off = c.u64("cpu " + cpu + " data offset");
             long size = c.u64("cpu " + cpu + " data size");
-            checkRange(at, off, size, "cpu " + cpu + " data");
+            size = cutShort(at, off, size, name, cpu, pageSize, false);
             data.add(new TraceDatBuffer.CpuData(cpu, off, size, false));
         }
         // trace-cmd writes the trace clock after the offsets: u64 size, then the trace_clock text.
@@ -303,7 +304,8 @@ public final class TraceDatFile implements AutoCloseable {
             }
             List<TraceDatBuffer.CpuData> cpus = new ArrayList<>();
             for (long[] d : b.cpus) {
-                cpus.add(new TraceDatBuffer.CpuData((int) d[0], d[1], d[2], compressed));
+                long size = cutShort(b.sectionOffset, d[1], d[2], b.name, (int) d[0], b.pageSize, compressed);
+                cpus.add(new TraceDatBuffer.CpuData((int) d[0], d[1], size, compressed));
             }
             buffers.add(new TraceDatBuffer(b.name, b.clock, b.pageSize, cpus));
         }
@@ -458,7 +460,9 @@ public final class TraceDatFile implements AutoCloseable {
                             if (cpu > 65535) {
                                 throw new TraceDatException(dataAt, "cpu id " + cpu + " exceeds 65535");
                             }
-                            checkRange(dataAt, off, sz, "cpu " + cpu + " data");
+                            if (off < 0 || sz < 0) {
+                                checkRange(dataAt, off, sz, "cpu " + cpu + " data");
+                            }
                             b.cpus.add(new long[] {cpu, off, sz});
                         }
                         options.v7Buffers.add(b);
@@ -494,6 +498,38 @@ public final class TraceDatFile implements AutoCloseable {
         long off = o.u64("section offset");
         checkRange(optionAt, off, 16, "section");
         return off;
+    }
+
+    /**
+     * The size of a CPU's data that lies in the file: all of it, or, when it runs past the end of
+     * the file (a file cut short), the whole pages before the end (uncompressed) or the bytes
+     * before it (compressed: its chunks are checked as they are read), noted in
+     * {@link #truncation()}. Offsets and sizes that are negative as signed 64-bit numbers are
+     * malformed, not cut short.
+     */
+    private long cutShort(long at, long off, long size, String buffer, int cpu, int page, boolean compressed) {
+        String what = (buffer.isEmpty() ? "" : "buffer '" + buffer + "' ") + "cpu " + cpu + " data";
+        if (off < 0 || size < 0) {
+            checkRange(at, off, size, what);
+        }
+        if (off <= fileSize && size <= fileSize - off) {
+            return size;
+        }
+        long present = Math.max(0, fileSize - off);
+        long kept = compressed ? present : present - present % page;
+        if (truncation == null) {
+            truncation = "trace.dat offset " + off + ": " + what + " of " + size + " bytes runs past the end of the file ("
+                    + fileSize + " bytes): the file is cut short; the records of its " + kept + " bytes before the end were read";
+        }
+        return kept;
+    }
+
+    /**
+     * Where the file is cut short (a CPU's data that runs past its end, with the offset), or null
+     * when all its data is there. The records before the end are read.
+     */
+    public String truncation() {
+        return truncation;
     }
 
     private void checkRange(long at, long off, long size, String what) {

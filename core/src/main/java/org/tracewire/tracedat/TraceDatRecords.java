@@ -21,7 +21,8 @@ import org.tracewire.ringbuffer.SubBufferLayout;
  * the order of the kernel's text iterator: by time stamp, ties to the lower CPU (as
  * {@link org.tracewire.ringbuffer.RingBufferDrain#merge} does), each CPU's own order kept. Holds one
  * page (uncompressed data) or one decompressed chunk (v7 compressed data) per CPU at a time.
- * Records of event ids the file has no format for are skipped and counted.
+ * Records of event ids the file has no format for, and records shorter than their format's common
+ * fields (a corrupt page), are skipped and counted.
  *
  * <p>Errors: {@link TraceDatException} with the file offset of the page or chunk that does not
  * decode (thrown by {@link #hasNext()} / {@link #next()}).
@@ -42,6 +43,8 @@ public final class TraceDatRecords implements Iterator<TraceDatEvent>, AutoClose
     private final long offsetNs;
     private final long[] tsc;
     private long unknown;
+    private long tooShort;
+    private final Map<Integer, Integer> commonSize = new java.util.HashMap<>();
     private boolean started;
     private TraceDatEvent peeked;
 
@@ -111,6 +114,10 @@ public final class TraceDatRecords implements Iterator<TraceDatEvent>, AutoClose
                 unknown++;
                 continue;
             }
+            if (r.payload().limit() < commonSize.computeIfAbsent(f.id(), id -> commonSize(f))) {
+                tooShort++; // a corrupt page: the record cannot hold the pid and flags every line shows
+                continue;
+            }
             EventRecord rec = new EventRecord(f, layout, r.cpu(), time(r.timestamp()), r.payload());
             return new TraceDatEvent(s.bufferName, rec, r.timestamp(), seq, lost);
         }
@@ -127,6 +134,19 @@ public final class TraceDatRecords implements Iterator<TraceDatEvent>, AutoClose
             t += tsc[2];
         }
         return t + offsetNs;
+    }
+
+    private static int commonSize(EventFormat f) {
+        int end = 0;
+        for (org.tracewire.format.Field x : f.commonFields()) {
+            end = Math.max(end, x.offset() + x.size());
+        }
+        return end;
+    }
+
+    /** Records skipped because they are shorter than their format's common fields (so far). */
+    public long shortRecords() {
+        return tooShort;
     }
 
     /** Records skipped because the file has no format for their event id (so far). */

@@ -2,6 +2,7 @@ package org.tracewire.tracetext;
 
 import java.util.Set;
 import org.tracewire.record.EventRecord;
+import org.tracewire.text.SafeText;
 
 /**
  * The columns the text {@code trace} file writes before an event's own text, with the default
@@ -50,7 +51,7 @@ public final class TraceLinePrefix {
      */
     public void appendContext(StringBuilder out, EventRecord record) {
         int pid = record.pid();
-        String comm = cmdlines.comm(pid);
+        String comm = SafeText.escape(cmdlines.comm(pid)); // a task may name itself with any bytes
         pad(out, comm, 16, true);
         out.append('-');
         pad(out, Integer.toString(pid), 7, false);

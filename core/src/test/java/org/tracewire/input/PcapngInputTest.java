@@ -67,6 +67,46 @@ class PcapngInputTest {
         }
     }
 
+    /**
+     * A capture killed while writing leaves a file cut inside a block: the events of every complete
+     * block are read, then {@link RecordInput#failure()} says where the file ends.
+     */
+    @Test
+    void aFileCutInsideABlockGivesTheEventsBeforeIt() throws IOException {
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 500);
+        Path whole = FixturePcapng.write(dir.resolve("whole.pcapng"), recs);
+        byte[] bytes = Files.readAllBytes(whole);
+        Path cut = Files.write(dir.resolve("cut.pcapng"), java.util.Arrays.copyOf(bytes, bytes.length * 2 / 3 + 5));
+        int complete = 0;
+        try (org.tracewire.pcapng.PcapngPacketReader r = new org.tracewire.pcapng.PcapngPacketReader(cut)) {
+            try {
+                for (var p = r.next(); p != null; p = r.next()) {
+                    complete += PcapngInput.frame(p).kind() == FrameKind.EVENT ? 1 : 0;
+                }
+            } catch (org.tracewire.pcapng.PcapngFormatException e) {
+                assertTrue(e.truncated(), e.getMessage());
+            }
+        }
+        List<RecordInput.Event> got = new ArrayList<>();
+        try (RecordInput in = RecordInput.open(cut, null)) {
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                got.add(it.next());
+            }
+            assertTrue(in.failure() != null && in.failure().matches(java.util.regex.Pattern.quote(cut.toString())
+                    + ": pcapng offset \\d+ \\(block \\d+\\): the file ends inside a block of \\d+ bytes \\(\\d+ present\\): "
+                    + "the file is cut short; the events of the blocks before it were read"), in.failure());
+        }
+        assertTrue(got.size() > 100 && got.size() < recs.size(), "events read: " + got.size());
+        assertEquals(complete, got.size(), "every event frame of a complete block");
+        for (int i = 0; i < got.size(); i++) {
+            assertEquals(recs.get(i).timestampNs(), got.get(i).record().timestampNs());
+        }
+        try (RecordInput in = RecordInput.open(whole, null)) {
+            in.events().forEachRemaining(e -> { });
+            assertEquals(null, in.failure());
+        }
+    }
+
     @Test
     void foreignPacketsAreSkippedAndCounted() throws IOException {
         Path file = dir.resolve("mixed.pcapng");

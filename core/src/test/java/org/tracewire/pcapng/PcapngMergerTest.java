@@ -41,7 +41,7 @@ class PcapngMergerTest {
         Path b = capture(dir.resolve("b.pcapng"), "beta", new long[] {20, 30, 40, 60}, 0);
         Path out = dir.resolve("out.pcapng");
         PcapngMerger.Result r = PcapngMerger.merge(List.of(a, b), out, new SectionInfo("m", "Linux", "tracewire", "merged"));
-        assertEquals(new PcapngMerger.Result(8, 2, 10, 60), r);
+        assertEquals(new PcapngMerger.Result(8, 2, 10, 60, List.of()), r);
         List<String> order = new ArrayList<>();
         try (PcapngPacketReader in = new PcapngPacketReader(out)) {
             for (PcapngPacketReader.Packet p = in.next(); p != null; p = in.next()) {

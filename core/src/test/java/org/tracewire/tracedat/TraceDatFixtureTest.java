@@ -107,6 +107,38 @@ class TraceDatFixtureTest {
         }
     }
 
+    /**
+     * A v6 file cut inside its last CPU's data: the whole pages before the end are read (the same
+     * lines as the whole file gives for them), and {@link TraceDatFile#truncation()} says where.
+     */
+    @Test
+    void aFileCutInItsDataGivesTheRecordsOfItsWholePages() throws Exception {
+        Path p = Files.write(dir.resolve("t.dat"), fixture());
+        Path v6 = dir.resolve("v6.dat");
+        writeV6(p, v6);
+        byte[] bytes = Files.readAllBytes(v6);
+        TraceDatBuffer.CpuData last;
+        int page;
+        try (TraceDatFile f = TraceDatFile.open(v6)) {
+            List<TraceDatBuffer.CpuData> cpus = f.buffers().get(0).cpus();
+            last = cpus.stream().max(java.util.Comparator.comparingLong(TraceDatBuffer.CpuData::offset)).orElseThrow();
+            page = f.pageSize();
+            assertEquals(null, f.truncation());
+        }
+        assertTrue(last.size() >= 2L * page, "the last CPU has at least two pages: " + last.size());
+        long cutAt = last.offset() + page + page / 2; // half way into its second page
+        Path cut = Files.write(dir.resolve("cut.dat"), java.util.Arrays.copyOf(bytes, (int) cutAt));
+        List<String> all = lines(v6);
+        List<String> some = lines(cut);
+        assertTrue(some.size() < all.size() && some.size() > 0, some.size() + " of " + all.size());
+        assertTrue(all.containsAll(some));
+        try (TraceDatFile f = TraceDatFile.open(cut)) {
+            assertEquals("trace.dat offset " + last.offset() + ": cpu " + last.cpu() + " data of " + last.size()
+                    + " bytes runs past the end of the file (" + cutAt + " bytes): the file is cut short; the records of its "
+                    + page + " bytes before the end were read", f.truncation());
+        }
+    }
+
     @Test
     void notATraceDatFailsWithOffset() throws Exception {
         Path p = Files.write(dir.resolve("x.dat"), "hello".getBytes(StandardCharsets.US_ASCII));

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.tracewire.text.SafeText;
 import org.tracewire.capture.ContextRelay;
 import org.tracewire.capture.FrameOutput;
 import org.tracewire.capture.FrameOutputs;
@@ -412,7 +413,7 @@ public final class RemoteCapture {
                     }
                 }
                 synchronized (err) {
-                    err.println(host + ": " + line);
+                    err.println(host + ": " + SafeText.escape(line)); // the remote host's text
                     err.flush();
                 }
             }
