@@ -240,45 +240,44 @@ class ExtcapTsharkLiveTest {
     }
 
     /**
-     * An extcap that cannot capture (run by an unprivileged test user, no pkexec display and no
+     * An extcap that cannot capture (run by an unprivileged test user (a uid of no account), no pkexec display and no
      * SUDO_ASKPASS: no way to root) in Wireshark's arrangement (a FIFO of the user's, the extcap and
      * the capture tool reading it started together): dumpcap and tshark each end within 10 s, the
      * extcap says why.
      */
     @Test
     void anExtcapWithoutRootEndsDumpcapAndTsharkWithinTenSeconds(@TempDir Path dir) throws Exception {
-        Prerequisites.requireTool("useradd");
         Prerequisites.requireTool("setpriv");
         Prerequisites.requireTool("dumpcap");
         Prerequisites.requireTool("mkfifo");
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         String cp = readableClassPath(dir.resolve("cp"));
-        try (org.tracewire.testing.TestUser u = org.tracewire.testing.TestUser.create()) {
-            for (String reader : List.of("dumpcap", "tshark")) {
-                Path fifo = dir.resolve("fifo-" + reader);
-                assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
-                Files.setAttribute(fifo, "unix:uid", u.uid());
-                ProcessBuilder xb = new ProcessBuilder("setpriv", "--reuid=" + u.uid(), "--regid=" + u.gid(), "--init-groups",
-                        "--", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Dtracewire.home=" + Path.of("").toAbsolutePath().getParent(), "-cp", cp,
-                        "org.tracewire.cli.Main", "extcap", "--capture", "--extcap-interface", "tracewire", "--fifo", fifo.toString());
-                xb.environment().keySet().removeIf(k -> k.equals("DISPLAY") || k.equals("WAYLAND_DISPLAY")
-                        || k.equals("SUDO_ASKPASS") || k.startsWith("SUDO_") || k.equals("PKEXEC_UID"));
-                xb.environment().put("HOME", u.home().toString());
-                Path xlog = dir.resolve("extcap-" + reader + ".log");
-                Process x = xb.redirectErrorStream(true).redirectOutput(xlog.toFile()).start();
-                Bounded r = bounded(List.of(reader, "-i", fifo.toString(), "-a", "duration:3", "-w",
-                        dir.resolve(reader + ".pcapng").toString()), dir, 10);
-                boolean extcapEnded = x.waitFor(10, TimeUnit.SECONDS);
-                if (!extcapEnded) {
-                    x.destroyForcibly();
-                }
-                String said = Files.readString(xlog);
-                assertTrue(r.ended, reader + " still ran after 10 s: " + r.out + " / extcap: " + said);
-                assertTrue(extcapEnded, "the extcap still ran: " + said);
-                assertEquals(1, x.exitValue(), said);
-                assertTrue(said.contains("capturing needs root"), said);
+        org.tracewire.testing.TestUser u = org.tracewire.testing.TestUser.create(dir);
+        for (String reader : List.of("dumpcap", "tshark")) {
+            Path fifo = dir.resolve("fifo-" + reader);
+            assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
+            Files.setAttribute(fifo, "unix:uid", u.uid());
+            List<String> xcmd = new ArrayList<>(u.setpriv());
+            xcmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Dtracewire.home=" + Path.of("").toAbsolutePath().getParent(), "-cp", cp,
+                    "org.tracewire.cli.Main", "extcap", "--capture", "--extcap-interface", "tracewire", "--fifo", fifo.toString()));
+            ProcessBuilder xb = new ProcessBuilder(xcmd);
+            xb.environment().keySet().removeIf(k -> k.equals("DISPLAY") || k.equals("WAYLAND_DISPLAY")
+                    || k.equals("SUDO_ASKPASS") || k.startsWith("SUDO_") || k.equals("PKEXEC_UID"));
+            xb.environment().put("HOME", u.home().toString());
+            Path xlog = dir.resolve("extcap-" + reader + ".log");
+            Process x = xb.redirectErrorStream(true).redirectOutput(xlog.toFile()).start();
+            Bounded r = bounded(List.of(reader, "-i", fifo.toString(), "-a", "duration:3", "-w",
+                    dir.resolve(reader + ".pcapng").toString()), dir, 10);
+            boolean extcapEnded = x.waitFor(10, TimeUnit.SECONDS);
+            if (!extcapEnded) {
+                x.destroyForcibly();
             }
+            String said = Files.readString(xlog);
+            assertTrue(r.ended, reader + " still ran after 10 s: " + r.out + " / extcap: " + said);
+            assertTrue(extcapEnded, "the extcap still ran: " + said);
+            assertEquals(1, x.exitValue(), said);
+            assertTrue(said.contains("capturing needs root"), said);
         }
     }
 

@@ -16,7 +16,8 @@ import org.tracewire.testing.Prerequisites;
 
 /**
  * The launcher as root runs only from a tree no other user can change: a copy of {@code ./tracewire}
- * whose {@code scripts/prereqs.sh} is a stand-in that says it ran. Root's copy proceeds to it; a copy
+ * whose {@code scripts/prereqs.sh} is a stand-in that says it ran (and {@code scripts/jvm-opts.sh}
+ * an empty one). Root's copy proceeds to it; a copy
  * with a file or directory of another user's, or writable by others, stops before anything of the
  * tree runs, saying which and what to do.
  */
@@ -31,7 +32,9 @@ class LauncherTrustLiveTest {
         Path tree = Files.createDirectory(tmp.resolve("tree"));
         Path launcher = Files.copy(Path.of("..", "tracewire").toAbsolutePath().normalize(), tree.resolve("tracewire"));
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path prereqs = Files.createDirectory(tree.resolve("scripts")).resolve("prereqs.sh");
+        Path scripts = Files.createDirectory(tree.resolve("scripts"));
+        Files.writeString(scripts.resolve("jvm-opts.sh"), "capture_jvm_opts=\n"); // sourced before the prerequisites
+        Path prereqs = scripts.resolve("prereqs.sh");
         Files.writeString(prereqs, "tracewire_prereqs() { echo '" + RAN + "' >&2; return 1; }\n");
         Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-r--r--"));
 
@@ -42,6 +45,11 @@ class LauncherTrustLiveTest {
         assertRefused(launcher, prereqs + " is owned by uid 4242");
         Files.setAttribute(prereqs, "unix:uid", 0);
         Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-rw-r--"));
+        assertTrue(run(launcher).contains(RAN), "writable by root's group only: fine");
+        Files.setAttribute(prereqs, "unix:gid", 4242);
+        assertRefused(launcher, prereqs + " is writable by others");
+        Files.setAttribute(prereqs, "unix:gid", 0);
+        Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-r--rw-"));
         assertRefused(launcher, prereqs + " is writable by others");
         Files.setPosixFilePermissions(prereqs, PosixFilePermissions.fromString("rw-r--r--"));
         Files.setAttribute(tmp, "unix:uid", 4242);

@@ -7,30 +7,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.testing.TestUser;
 
 /**
- * Commands run as root through sudo write their outputs as the invoking user (a real test user):
+ * Commands run as root through sudo write their outputs as the invoking user (a test user):
  * {@code capture -w}, {@code dissector -o}, {@code merge -w} are refused where the user may not
  * write (nothing created) and give the user the files they may write.
  */
 @Tag("live")
 class SudoOutputsLiveTest {
     @Test
-    void outputsAreTheInvokingUsersToWrite() throws Exception {
+    void outputsAreTheInvokingUsersToWrite(@TempDir Path tmp) throws Exception {
         Prerequisites.requireTracefs();
         Prerequisites.requireRoot();
-        Prerequisites.requireTool("useradd");
         long pid = ProcessHandle.current().pid();
         Path etcPcapng = Path.of("/etc/tracewire-sudo-" + pid + ".pcapng");
         Path etcLua = Path.of("/etc/tracewire-sudo-" + pid + ".lua");
-        try (TestUser u = TestUser.create()) {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        TestUser u = TestUser.create(tmp);
+        try {
             Path mine = u.home().resolve("out.pcapng");
             Result r = run(u, "capture", "-e", "sched:sched_switch", "--no-iface", "--duration", "1", "-w", etcPcapng.toString());
             assertEquals(1, r.code, r.out);
@@ -71,7 +74,7 @@ class SudoOutputsLiveTest {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("SUDO_UID", Integer.toString(u.uid()));
         pb.environment().put("SUDO_GID", Integer.toString(u.gid()));
-        pb.environment().put("SUDO_USER", u.name());
+        pb.environment().put("SUDO_USER", "tracewire-test");
         pb.environment().remove("PKEXEC_UID");
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

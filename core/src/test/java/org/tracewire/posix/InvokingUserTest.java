@@ -168,7 +168,7 @@ class InvokingUserTest {
 
     /**
      * The kernel decides, with the user's credentials: a directory of mode 0777 whose ACL gives a
-     * real test user only {@code r-x} is refused for that user (nothing created) and open to others;
+     * test user (a uid of no account) only {@code r-x} is refused for that user (nothing created) and open to others;
      * a root directory of mode 0755 whose ACL gives the user {@code rwx} is writable by them, and
      * the file is theirs.
      */
@@ -176,46 +176,39 @@ class InvokingUserTest {
     @Tag("live")
     void aclsDecideAsTheKernelDoesForTheUser(@TempDir Path tmp) throws Exception {
         Prerequisites.requireRoot();
-        Prerequisites.requireTool("useradd");
-        Prerequisites.requireTool("setfacl");
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-        try (TestUser t = TestUser.create()) {
-            InvokingUser u = t.invoking();
-            Path denied = Files.createDirectory(tmp.resolve("denied"));
-            Files.setPosixFilePermissions(denied, PosixFilePermissions.fromString("rwxrwxrwx"));
-            setfacl("u:" + t.name() + ":r-x", denied);
-            assertRefused(u, denied.resolve("x.pcapng"), "the directory " + denied + " is not writable by uid " + t.uid());
-            IOException e = assertThrows(IOException.class, () -> u.replaceFile(denied.resolve("y"), -1, null, ch -> { }));
-            assertTrue(e.getMessage().endsWith("the directory " + denied + " is not writable by uid " + t.uid()), e.getMessage());
-            try (var l = Files.list(denied)) {
-                assertEquals(0, l.count(), "nothing created for the denied user");
-            }
-            InvokingUser nobody = new InvokingUser(65534, 65534, Set.of(65534), "test");
-            nobody.openForWriting(denied.resolve("n.pcapng"), "pcapng").close();
-            assertEquals(65534, Files.getAttribute(denied.resolve("n.pcapng"), "unix:uid"), "others may");
-
-            Path granted = Files.createDirectory(tmp.resolve("granted"));
-            setfacl("u:" + t.name() + ":rwx", granted);
-            assertEquals(0705, (Integer) Files.getAttribute(granted, "unix:mode") & 0707, "by its mode bits others may not write");
-            try (FileChannel ch = u.openForWriting(granted.resolve("x.pcapng"), "pcapng")) {
-                ch.write(ByteBuffer.wrap("acl".getBytes()));
-            }
-            assertEquals(t.uid(), Files.getAttribute(granted.resolve("x.pcapng"), "unix:uid"));
-            assertEquals(t.gid(), Files.getAttribute(granted.resolve("x.pcapng"), "unix:gid"));
-            u.replaceFile(granted.resolve("r.lua"), -1, null, ch -> ch.write(ByteBuffer.wrap("r".getBytes())));
-            assertEquals(t.uid(), Files.getAttribute(granted.resolve("r.lua"), "unix:uid"));
-            assertEquals("r", Files.readString(granted.resolve("r.lua")));
-            // reading through act is the user's too: their file yes, root's 0600 file no
-            assertEquals("r", u.act(() -> Files.readString(granted.resolve("r.lua"))));
-            Path secret = Files.writeString(tmp.resolve("secret"), "root's");
-            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-            assertThrows(java.nio.file.AccessDeniedException.class, () -> u.act(() -> Files.readString(secret)));
-            assertRefused(nobody, granted.resolve("z.pcapng"), "the directory " + granted + " is not writable by uid 65534");
+        TestUser t = TestUser.create(tmp);
+        InvokingUser u = t.invoking();
+        Path denied = Files.createDirectory(tmp.resolve("denied"));
+        Files.setPosixFilePermissions(denied, PosixFilePermissions.fromString("rwxrwxrwx"));
+        t.allowInAcl(denied, 5); // u:UID:r-x
+        assertRefused(u, denied.resolve("x.pcapng"), "the directory " + denied + " is not writable by uid " + t.uid());
+        IOException e = assertThrows(IOException.class, () -> u.replaceFile(denied.resolve("y"), -1, null, ch -> { }));
+        assertTrue(e.getMessage().endsWith("the directory " + denied + " is not writable by uid " + t.uid()), e.getMessage());
+        try (var l = Files.list(denied)) {
+            assertEquals(0, l.count(), "nothing created for the denied user");
         }
-    }
+        InvokingUser nobody = new InvokingUser(65534, 65534, Set.of(65534), "test");
+        nobody.openForWriting(denied.resolve("n.pcapng"), "pcapng").close();
+        assertEquals(65534, Files.getAttribute(denied.resolve("n.pcapng"), "unix:uid"), "others may");
 
-    private static void setfacl(String entry, Path p) throws Exception {
-        assertEquals(0, new ProcessBuilder("setfacl", "-m", entry, p.toString()).inheritIO().start().waitFor());
+        Path granted = Files.createDirectory(tmp.resolve("granted"));
+        t.allowInAcl(granted, 7); // u:UID:rwx
+        assertEquals(0705, (Integer) Files.getAttribute(granted, "unix:mode") & 0707, "by its mode bits others may not write");
+        try (FileChannel ch = u.openForWriting(granted.resolve("x.pcapng"), "pcapng")) {
+            ch.write(ByteBuffer.wrap("acl".getBytes()));
+        }
+        assertEquals(t.uid(), Files.getAttribute(granted.resolve("x.pcapng"), "unix:uid"));
+        assertEquals(t.gid(), Files.getAttribute(granted.resolve("x.pcapng"), "unix:gid"));
+        u.replaceFile(granted.resolve("r.lua"), -1, null, ch -> ch.write(ByteBuffer.wrap("r".getBytes())));
+        assertEquals(t.uid(), Files.getAttribute(granted.resolve("r.lua"), "unix:uid"));
+        assertEquals("r", Files.readString(granted.resolve("r.lua")));
+        // reading through act is the user's too: their file yes, root's 0600 file no
+        assertEquals("r", u.act(() -> Files.readString(granted.resolve("r.lua"))));
+        Path secret = Files.writeString(tmp.resolve("secret"), "root's");
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        assertThrows(java.nio.file.AccessDeniedException.class, () -> u.act(() -> Files.readString(secret)));
+        assertRefused(nobody, granted.resolve("z.pcapng"), "the directory " + granted + " is not writable by uid 65534");
     }
 
     private static void assertRefused(InvokingUser u, Path p, String why) {
