@@ -102,6 +102,9 @@ public final class PcapngPacketReader implements AutoCloseable {
                 return null;
             }
             if (n < 8) {
+                if (at == 0) {
+                    throw new PcapngFormatException(0, 1, false, "not a pcapng file (" + n + " bytes)");
+                }
                 throw new PcapngFormatException(at, block, true, "the file ends inside a block header (" + n
                         + " of 8 bytes)");
             }
