@@ -4,18 +4,25 @@
 # Usage: scripts/prereqs.sh          (./tracewire runs it; it can also be sourced: tracewire_prereqs)
 # Exit/return status: 0 when all are installed (or were just installed), 1 otherwise.
 
-TRACEWIRE_PACKAGES=(openjdk-17-jdk-headless maven tshark tcpdump trace-cmd libpcap0.8 xvfb libgtk-3-0 lua5.2 lua5.4 iproute2 openssh-client)
-# With a display, the Wireshark GUI too (Debian `wireshark`, ~150 MB of Qt), so the desktop app's
-# "Open in Wireshark" / "Show in Wireshark" work side by side on a fresh machine. Headless machines
-# (CI, servers) skip it; TRACEWIRE_NO_WIRESHARK_GUI=1 skips it too (e.g. screenshots under Xvfb).
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${TRACEWIRE_NO_WIRESHARK_GUI:-}" ]; then
-  TRACEWIRE_PACKAGES+=(wireshark)
-fi
-# `./tracewire test` only: the remote-capture test runs its own sshd in a network namespace. A user
-# who only runs tracewire gets no SSH server installed.
-if [ "${TRACEWIRE_TESTING:-}" = 1 ]; then
-  TRACEWIRE_PACKAGES+=(openssh-server)
-fi
+# The packages and their scopes are data: scripts/prereqs.list (the tests' Prerequisites reads it
+# too, so a test cannot name a tool that a fresh machine would not get).
+TRACEWIRE_PACKAGES=()
+tracewire_prereqs_list="$(dirname "${BASH_SOURCE[0]}")/prereqs.list"
+while read -r pkg scope _; do
+  case "$pkg" in ''|'#'*) continue ;; esac
+  case "$scope" in
+    run) TRACEWIRE_PACKAGES+=("$pkg") ;;
+    # With a display, the Wireshark GUI too (~150 MB of Qt), so the app's "Show in Wireshark"
+    # works on a fresh machine; headless machines and TRACEWIRE_NO_WIRESHARK_GUI=1 skip it.
+    gui) if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${TRACEWIRE_NO_WIRESHARK_GUI:-}" ]; then
+           TRACEWIRE_PACKAGES+=("$pkg")
+         fi ;;
+    # `./tracewire test` only: what the tests run (sshd in a namespace, stress-ng, python3, ...)
+    test) [ "${TRACEWIRE_TESTING:-}" = 1 ] && TRACEWIRE_PACKAGES+=("$pkg") ;;
+    base) ;;
+    *) echo "tracewire: $tracewire_prereqs_list: unknown scope '$scope' for $pkg" >&2 ;;
+  esac
+done < "$tracewire_prereqs_list"
 
 tracewire_prereqs() {
   if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -26,6 +26,7 @@ import org.tracewire.capture.SelfExclusion;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
+import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.Messages;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.protocol.ProtocolException;
@@ -112,6 +113,19 @@ public final class BackendServer {
         this.renderers = renderers;
         this.user = user;
         this.limits = limits;
+    }
+
+    /** The per-user limits this backend keeps to (none: root, or tests), set before {@link #serve}. */
+    private UserQuota quota;
+
+    /**
+     * Makes every capture's ring buffers count against the user's limit across their backends.
+     *
+     * @return this
+     */
+    public BackendServer withQuota(UserQuota q) {
+        this.quota = q;
+        return this;
     }
 
     /**
@@ -248,6 +262,10 @@ public final class BackendServer {
             }
         }
         List<EventSelection> events = check(c);
+        int bufferKb = c.bufferKb() == null ? CaptureSession.DEFAULT_BUFFER_KB : c.bufferKb();
+        if (quota != null) {
+            quota.reserve(bufferKb * 1024L * Math.max(1, tracefs.cpus().size()));
+        }
         StreamSink stream = c.stream() ? new StreamSink(renderers.apply(tracefs), m -> send(m, null)) : null;
         Capture capture;
         try {
@@ -259,12 +277,16 @@ public final class BackendServer {
             for (String w : SelfExclusion.feedbackWarnings(events, traceSelf, c.iface() != null)) {
                 System.err.println("backend: warning: " + w);
             }
-            capture = Capture.open(tracefs, events, c.bufferKb() == null ? CaptureSession.DEFAULT_BUFFER_KB : c.bufferKb(),
+            capture = Capture.open(tracefs, events, bufferKb,
                     c.clock() == null ? "mono" : c.clock(), traceSelf ? List.of() : untraced(),
                     s -> outputs.open(c.iface(), c.pcapng(), tracefs, s), sinks, 0);
         } catch (FilterRejectedException e) {
+            releaseQuota();
             send(new Messages.Error(e.getMessage(), e.event(), e.position()), id);
             return;
+        } catch (IOException | RuntimeException e) {
+            releaseQuota();
+            throw e;
         }
         capture.startTracing();
         Running r = new Running(capture, stream, new ArrayList<>());
@@ -285,7 +307,7 @@ public final class BackendServer {
         }
         r.timers().add(timer.scheduleAtFixedRate(() -> {
             try {
-                if (r.capture().failure() != null) {
+                if (r.capture().failure() != null || !r.capture().outputFailures().isEmpty()) {
                     // an output failed (e.g. a FIFO whose reader went away: EPIPE): stopped now rather
                     // than left tracing until stopCapture; the drain pushes "capture ended with an
                     // error: ..." and the next stopCapture returns its final stats, as after the limit
@@ -379,9 +401,14 @@ public final class BackendServer {
                 }
             }
             r.timers().forEach(f -> f.cancel(false));
+            releaseQuota();
             Capture c = r.capture();
             try {
                 c.drain();
+                for (var f : c.outputFailures()) {
+                    error(null, "capture ended with an error: " + f.output() + " failed (" + f.reason() + "): it holds "
+                            + "the first " + f.eventsWritten() + " events");
+                }
             } catch (IOException | InterruptedException | RuntimeException e) {
                 error(null, "capture ended with an error: " + e.getMessage());
             } finally {
@@ -392,6 +419,12 @@ public final class BackendServer {
                 }
             }
             return statsOf(r, false);
+        }
+    }
+
+    private void releaseQuota() {
+        if (quota != null) {
+            quota.release();
         }
     }
 

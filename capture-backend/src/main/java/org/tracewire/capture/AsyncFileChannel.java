@@ -50,6 +50,22 @@ final class AsyncFileChannel implements BufferExchange {
     private final BlockingQueue<ByteBuffer> full = new ArrayBlockingQueue<>(BUFFERS + 1);
     private final Thread thread;
     private volatile IOException error;
+    /** The file, for cutting it back after a failed write; null when the target is not a file. */
+    private final FileChannel file;
+    /** Logical offset (bytes from the file's start) of index 0 of {@link #current} (filling thread). */
+    private long base;
+    /**
+     * Ends of whole pcapng blocks, logical offsets, in order: each {@link #exchange} is at one (the
+     * pcapng writer exchanges its buffer only between blocks). Added by the filling thread, taken by
+     * the writing thread as its writes pass them.
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> boundaries = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** The last block end the file holds whole (written by the writing thread). */
+    private volatile long wholeBlocks;
+    /** {@link #counter}'s value at {@link #wholeBlocks}. */
+    private volatile long wholeCount;
+    /** Counts what the blocks before each exchange hold (e.g. event frames), or null. */
+    private java.util.function.LongSupplier counter;
     private ByteBuffer current;
     private boolean closed;
 
@@ -79,6 +95,7 @@ final class AsyncFileChannel implements BufferExchange {
     private AsyncFileChannel(WritableByteChannel target, FileChannel directFile, int block) {
         this.target = target;
         this.directFile = directFile;
+        this.file = target instanceof FileChannel f ? f : null;
         this.block = block;
         for (int i = 0; i < BUFFERS; i++) {
             ByteBuffer b = block == 1 ? ByteBuffer.allocateDirect(BUFFER_BYTES)
@@ -98,19 +115,33 @@ final class AsyncFileChannel implements BufferExchange {
                     finish();
                     return;
                 }
+                if (error != null) {
+                    // after a failed write nothing more goes to the file: it is cut back to its
+                    // last whole block at the end
+                    b.clear();
+                    free.put(b);
+                    continue;
+                }
                 try {
-                    written += b.remaining();
+                    long end = written + b.remaining();
                     int tail = b.limit() % block;
                     if (tail != 0) {
                         // the last, partial block of an O_DIRECT file: zeros up to the block, cut off by finish()
-                        int end = b.limit() + block - tail;
-                        b.limit(end);
-                        for (int i = end - block + tail; i < end; i++) {
+                        int padded = b.limit() + block - tail;
+                        b.limit(padded);
+                        for (int i = padded - block + tail; i < padded; i++) {
                             b.put(i, (byte) 0);
                         }
                     }
                     while (b.hasRemaining()) {
                         target.write(b);
+                    }
+                    written = end;
+                    long[] k;
+                    while ((k = boundaries.peek()) != null && k[0] <= end) {
+                        boundaries.poll();
+                        wholeCount = k[1];
+                        wholeBlocks = k[0];
                     }
                 } catch (IOException e) {
                     if (error == null) {
@@ -134,6 +165,40 @@ final class AsyncFileChannel implements BufferExchange {
                 error = e;
             }
         }
+        if (error != null && file != null) {
+            // a write failed (out of disk) part way: the file ends at its last whole pcapng block,
+            // which every reader reads to its end
+            try {
+                file.truncate(wholeBlocks);
+            } catch (IOException ignored) {
+                // the file stays longer; readers still read to its last whole block
+            }
+        }
+    }
+
+    /** The end of the last whole pcapng block the file holds, bytes (any thread). */
+    long wholeBlocks() {
+        return wholeBlocks;
+    }
+
+    /**
+     * Counts what the file holds: at each exchange (a block boundary) {@code counter} is read on the
+     * filling thread, and {@link #wholeCount()} is its value at {@link #wholeBlocks()}.
+     *
+     * @param counter e.g. the event frames written into the buffers so far
+     */
+    void countWith(java.util.function.LongSupplier counter) {
+        this.counter = counter;
+    }
+
+    /** {@link #countWith}'s counter at the end of the last whole block on the file (0 before any). */
+    long wholeCount() {
+        return wholeCount;
+    }
+
+    /** The write error that stopped the file, or null. */
+    IOException error() {
+        return error;
     }
 
     /** @return whether the file is written with O_DIRECT ({@link #direct}) */
@@ -195,6 +260,8 @@ final class AsyncFileChannel implements BufferExchange {
         }
         check();
         int n = filled.position();
+        java.util.function.LongSupplier c = counter;
+        boundaries.add(new long[] {base + n, c == null ? 0 : c.getAsLong()});
         int aligned = n - n % block;
         if (aligned == 0) {
             return filled;
@@ -208,6 +275,7 @@ final class AsyncFileChannel implements BufferExchange {
         filled.position(aligned);
         handOver();
         current = next;
+        base += aligned;
         return next;
     }
 

@@ -55,10 +55,19 @@ public final class Capture implements AutoCloseable {
      * @param tracingCpuSeconds CPU time this process used in the tracing window (user + system, s)
      * @param readAheadBytes    read-ahead memory the capture mapped ({@link ReadAhead}), bytes; 0 when it
      *                          framed the events while tracing
+     * @param outputFailures    outputs that failed during the capture and were dropped (out of disk, a
+     *                          broken pipe, a stalled reader), empty when none did
+     * @param notWritten        events read but not written: to an output that failed (the most of any),
+     *                          plus {@code notFramed}
+     * @param notFramed         events read but not framed because a second signal aborted the framing
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
                           List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
-                          long readAheadBytes) {
+                          long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten,
+                          long notFramed) {
+        public Summary {
+            outputFailures = List.copyOf(outputFailures);
+        }
         /** Events lost, all CPUs (exact: reconciled with the kernel's per-CPU stats). */
         public long lost() {
             return cpus.stream().mapToLong(CpuStats::lost).sum();
@@ -97,6 +106,13 @@ public final class Capture implements AutoCloseable {
                         + "%s)", seconds > 0 ? cpuSeconds / seconds * 100 : 0, seconds, seconds - tracingSeconds,
                         readAheadBytes > 0 ? String.format(Locale.ROOT, ", read-ahead %d MiB", readAheadBytes >> 20) : ""));
             }
+            for (FrameSink.OutputFailure f : outputFailures) {
+                sb.append(String.format(Locale.ROOT, "; %s failed (%s): it holds the first %d events, %d events read "
+                        + "are not in it", f.output(), f.reason(), f.eventsWritten(), emitted - f.eventsWritten()));
+            }
+            if (notFramed > 0) {
+                sb.append(String.format(Locale.ROOT, "; framing aborted: %d events read were not framed", notFramed));
+            }
             return sb.toString();
         }
     }
@@ -110,6 +126,8 @@ public final class Capture implements AutoCloseable {
     private double cpuStart;
     private boolean drained;
     private boolean closed;
+    /** The on-disk read-ahead, deleted by {@link #close()}; null when there is none. */
+    private Spool spool;
     private Summary summary;
 
     private Capture(CaptureSession session, CaptureEngine engine, FrameSink frames, List<EventSink> sinks) {
@@ -163,8 +181,23 @@ public final class Capture implements AutoCloseable {
     public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
                                List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count, long readAhead)
             throws FilterRejectedException, IOException {
+        return open(top, events, bufferKb, clock, untraced, outputs, sinks, count, readAhead, null);
+    }
+
+    /**
+     * Like {@link #open(Tracefs, List, int, String, List, Outputs, List, long, long)}, with the read-ahead
+     * kept on disk beside the pcapng file ({@link Spool}) when the capture defers its framing and that
+     * file is its one output: a capture killed at any moment then loses at most what
+     * docs/capture-recovery.md states, the rest framed by {@code tracewire recover}.
+     *
+     * @param spoolFor the pcapng file to keep a spool beside, or null for none
+     */
+    public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
+                               List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count, long readAhead,
+                               java.nio.file.Path spoolFor) throws FilterRejectedException, IOException {
         CaptureSession session = CaptureSession.open(top, events, bufferKb, clock, untraced);
         FrameSink frames = null;
+        Spool spool = null;
         try {
             frames = outputs.open(session);
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
@@ -180,10 +213,34 @@ public final class Capture implements AutoCloseable {
                 engine.limit(count);
             }
             engine.readAhead(readAhead);
+            if (spoolFor != null && frames != null && frames.outputs().size() == 1
+                    && frames.outputs().get(0) instanceof PcapngOutput p && p.regularFile() && sinks.isEmpty()
+                    && count <= 0 && readAhead != 0) {
+                spool = Spool.create(spoolFor);
+                engine.spool(spool);
+            }
             engine.start();
-            return new Capture(session, engine, frames, List.copyOf(sinks));
+            if (spool != null && !engine.spooling()) {
+                spool.delete();
+                spool = null;
+            } else if (spool != null) {
+                spool.writeHeader(spoolHeader(session, frames, engine));
+                if (session.watchdog() != null) {
+                    session.watchdog().spool(spool.dir()); // on our death it saves the kernel's tail there
+                }
+            }
+            Capture c = new Capture(session, engine, frames, List.copyOf(sinks));
+            c.spool = spool;
+            return c;
         } catch (IOException | RuntimeException e) {
             closeAll(frames, sinks, e);
+            if (spool != null) {
+                try {
+                    spool.delete();
+                } catch (IOException ex) {
+                    e.addSuppressed(ex);
+                }
+            }
             try {
                 session.close();
             } catch (RuntimeException ex) {
@@ -191,6 +248,18 @@ public final class Capture implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** What the spool's header says of this capture ({@link Spool.Header}). */
+    private static Spool.Header spoolHeader(CaptureSession session, FrameSink frames, CaptureEngine engine) {
+        var capture = frames.context() == null ? null : frames.context().capture();
+        Map<Integer, org.tracewire.tracefs.RingBufferStats> bases = engine.bases();
+        return new Spool.Header(ProcessHandle.current().pid(), capture == null ? null : capture.bootId(),
+                capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
+                capture == null ? null : capture.clock(), session.clock(),
+                session.events().stream().map(EventSelection::fullName).toList(),
+                session.instance().read("events/header_page"), session.instance().read("events/header_event"),
+                session.layout().kernel().byteOrder(), List.copyOf(bases.keySet()), bases);
     }
 
     /** The formats of the selected events by id (only they are enabled in the instance). */
@@ -228,18 +297,83 @@ public final class Capture implements AutoCloseable {
         session.stop();
         long tracingEnd = System.nanoTime();
         double tracingCpu = processCpuSeconds() - cpuStart;
+        Thread guard = stallGuard();
         try {
             engine.stop();
         } finally {
+            guard.interrupt();
             endNanos = System.nanoTime();
             double secs = (endNanos - startNanos) / 1e9;
             List<CpuStats> cpus = engine.stats();
             long read = cpus.stream().mapToLong(CpuStats::records).sum();
             summary = new Summary(secs, read, engine.emitted(), frames(), frames == null ? 0 : frames.contextFrames(),
                     bytes(), cpus, processCpuSeconds() - cpuStart, (tracingEnd - startNanos) / 1e9, tracingCpu,
-                    engine.readAheadMapped());
+                    engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
+                    (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed());
         }
         return summary;
+    }
+
+    /**
+     * How long the end of a capture waits for a live output's reader (a pipe, a FIFO) that takes
+     * nothing, before it gives up on that output (counting what it did not write): property
+     * {@code tracewire.outputStallSeconds}, default 5 s.
+     */
+    static final long STALL_NS = (long) (Double.parseDouble(System.getProperty("tracewire.outputStallSeconds", "5"))
+            * 1e9);
+
+    /**
+     * After tracing stopped: a daemon thread that watches the engine's progress (events emitted,
+     * bytes written) while it drains, and gives up on the live outputs when nothing moved for
+     * {@link #STALL_NS} ({@link FrameSink#abandonStalled}): a reader that stopped reading must not
+     * hold the capture, its summary and the instance's removal hostage. Interrupt it to end it.
+     */
+    private Thread stallGuard() {
+        Thread t = new Thread(() -> {
+            long last = -1;
+            long since = System.nanoTime();
+            try {
+                while (frames != null) {
+                    Thread.sleep(100);
+                    long progress = engine.emitted() + frames.bytes();
+                    long now = System.nanoTime();
+                    if (progress != last) {
+                        last = progress;
+                        since = now;
+                    } else if (now - since >= STALL_NS) {
+                        frames.abandonStalled(String.format(Locale.ROOT, "its reader took nothing for %.0f s",
+                                STALL_NS / 1e9));
+                        since = now;
+                    }
+                }
+            } catch (InterruptedException e) {
+                // the drain is over
+            }
+        }, "tracewire-stall-guard");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /**
+     * Stops framing: the events the engine has read and not emitted yet are only counted from now
+     * on ({@link CaptureEngine#abort()}); the drain still empties the kernel's buffers, so every
+     * loss stays counted. For a second Ctrl-C while a capture frames its read-ahead. Any thread.
+     *
+     * @return true when this call aborted it (false: already aborted)
+     */
+    public boolean abortFraming() {
+        return engine.abort();
+    }
+
+    /**
+     * Events the kernel lost so far in this capture's instance, all CPUs, read from its per-CPU
+     * {@code stats} now (overrun + commit overrun + dropped since the start): what the progress line
+     * shows, since the engine attributes a loss only when it reads the next page (which a stalled
+     * output can hold up).
+     */
+    public long kernelLost() {
+        return engine.kernelLost();
     }
 
     /** The summary taken by {@link #drain()}, or null before it. */
@@ -268,6 +402,14 @@ public final class Capture implements AutoCloseable {
     /** The first error a reader or the emitter hit, or null. */
     public Throwable failure() {
         return engine.failure();
+    }
+
+    /**
+     * Outputs that failed and were dropped so far ({@link FrameSink#failures()}; empty when none):
+     * a capture stops tracing when one fails (its owner checks), the summary then says what each holds.
+     */
+    public List<FrameSink.OutputFailure> outputFailures() {
+        return frames == null ? List.of() : frames.failures();
     }
 
     /** Events handed to the outputs so far. */
@@ -322,6 +464,16 @@ public final class Capture implements AutoCloseable {
             }
         }
         IOException first = closeAll(frames, sinks, null);
+        if (spool != null) {
+            // the file holds every frame it can (or the output failed and nothing more can go there)
+            try {
+                spool.delete();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
         session.close();
         if (first != null) {
             throw first;

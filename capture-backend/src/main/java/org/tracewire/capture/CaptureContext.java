@@ -100,10 +100,27 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
      * @return the context; parts that cannot be read are left unknown
      */
     public static CaptureContext live(Tracefs top, CaptureSession session, String clockName) {
+        return of(top, session.events(), session.layout(), session.clock(), clockName, null);
+    }
+
+    /**
+     * The context of a capture of this host's kernel, as {@link #live}; for {@code tracewire recover},
+     * which frames a killed capture's spool with that capture's events, layout, clock and id.
+     *
+     * @param top       the live tracefs
+     * @param events    the selected events
+     * @param subLayout the instance's sub-buffer layout
+     * @param clock     the trace clock's offset to wall time
+     * @param clockName the trace clock's name, or null
+     * @param captureId the capture's id, or null for a new one
+     * @return the context; parts that cannot be read are left unknown
+     */
+    public static CaptureContext of(Tracefs top, List<EventSelection> events, org.tracewire.ringbuffer.SubBufferLayout subLayout,
+                                    ClockSync clock, String clockName, String captureId) {
         Map<Integer, EventFormat> formats = new LinkedHashMap<>();
         Map<Integer, String> texts = new HashMap<>();
         List<String> names = new ArrayList<>();
-        for (EventSelection e : session.events()) {
+        for (EventSelection e : events) {
             names.add(e.fullName());
             try {
                 String text = top.read("events/" + e.system() + "/" + e.event() + "/format");
@@ -114,7 +131,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                 // an event whose format does not parse: its records are counted as unknown
             }
         }
-        ContextTracker.Needs needs = ContextTracker.needs(formats.values(), session.layout().kernel());
+        ContextTracker.Needs needs = ContextTracker.needs(formats.values(), subLayout.kernel());
         CompletableFuture<SymbolResolver> symbols = needs.symbols()
                 ? CompletableFuture.supplyAsync(CaptureContext::loadKallsyms, CaptureContext::daemon)
                 : CompletableFuture.completedFuture(null);
@@ -140,28 +157,27 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         }
         int hz = KernelContext.configHz(Path.of("/proc/config.gz"));
         Map<String, Long> constants = ContextMessages.constants(hz, variables);
-        ClockSync clock = session.clock();
         String host = SectionInfo.hostName();
         long pid = ProcessHandle.current().pid();
         long startNs = ClockSync.epochNanos(java.time.Instant.now());
         String version = SectionInfo.host().userApplication().replaceFirst("^tracewire ", "");
         ContextMessages.Capture capture = new ContextMessages.Capture(
-                host + "/" + startNs + "/" + pid,
+                captureId != null ? captureId : host + "/" + startNs + "/" + pid,
                 readOr(Path.of("/proc/sys/kernel/osrelease"), System.getProperty("os.version")),
                 readOr(Path.of("/proc/sys/kernel/random/boot_id"), null),
                 host, clockName,
                 clock.measured() ? -clock.offsetNs() : 0,
                 clock.measured() ? clock.errorNs() : -1,
-                session.layout().kernel(),
+                subLayout.kernel(),
                 readOr(top, "events/header_page"), readOr(top, "events/header_event"),
                 constants, version, names);
         Function<EventFormat, String> text = f -> {
             String t = texts.get(f.id());
             return t != null ? t : readOr(top, "events/" + f.system() + "/" + f.name() + "/format");
         };
-        return new CaptureContext(capture, formats, session.layout().kernel(), text, symbols::join, printk,
+        return new CaptureContext(capture, formats, subLayout.kernel(), text, symbols::join, printk,
                 enums::join, hz, variables, new ProcTasks(top),
-                f -> org.tracewire.dissector.EventDescription.encode(f, session.layout().kernel().longSize(), null));
+                f -> org.tracewire.dissector.EventDescription.encode(f, subLayout.kernel().longSize(), null));
     }
 
     private static void daemon(Runnable r) {

@@ -156,6 +156,15 @@ public final class CaptureEngine {
     /** True while the emitter is parked to keep within its allowance ({@link ReadAhead.Pacer}). */
     private volatile boolean pacing;
     private volatile boolean stopping;
+    /** The on-disk read-ahead ({@link Spool}), or null: set by {@link #spool(Spool)}. */
+    private Spool spool;
+    /** True when a deferring engine reads into {@link #spool}: slots are reused only once durable. */
+    private boolean spooling;
+    /** Set by {@link #abort()}: records are counted, not emitted. */
+    private volatile boolean aborted;
+    /** Records with a format not emitted because of {@link #abort()} (emitter thread; published at the end). */
+    private volatile long notFramed;
+    private long notFramedCount;
     /**
      * The CPUs the thread that started the engine may run on (what a rescued drainer gets), or null
      * when drainers are not pinned (fewer than two such CPUs, no affinity calls, or pinning off).
@@ -261,6 +270,58 @@ public final class CaptureEngine {
     }
 
     /**
+     * Frames sub-buffers read earlier (a killed capture's spool, {@link Recovery}) into {@code sink},
+     * through the same emitter as a capture: merged across CPUs in time order, each record's context
+     * before it. Per CPU, the records up to the frame time {@code resume[0]} (and the first
+     * {@code resume[1]} at that very time) are skipped: the file holds them already.
+     *
+     * @param layout the sub-buffers' layout
+     * @param formats the captured events by id
+     * @param clock   the capture's clock (frame times as the capture made them)
+     * @param sink    where the frames go
+     * @param pages   per CPU, its sub-buffers in time order (each from position 0 to its limit, in the
+     *                kernel's byte order)
+     * @param resume  per CPU, {time, count}: what to skip; absent for none
+     * @return per CPU, the records framed
+     * @throws IOException when framing fails (a corrupt page, an output that cannot be written)
+     */
+    static Map<Integer, Long> replay(SubBufferLayout layout, Map<Integer, EventFormat> formats, ClockSync clock,
+                                     FrameSink sink, Map<Integer, List<ByteBuffer>> pages, Map<Integer, long[]> resume)
+            throws IOException {
+        CaptureEngine e = new CaptureEngine(null, layout, formats, clock, sink, List.of());
+        RingBufferStats zero = new RingBufferStats(0, 0, 0, 0, 0, 0);
+        for (Map.Entry<Integer, List<ByteBuffer>> c : new java.util.TreeMap<>(pages).entrySet()) {
+            CpuReader r = e.new CpuReader(c.getKey(), null, zero);
+            long[] from = resume.get(c.getKey());
+            if (from != null) {
+                r.resuming = true;
+                r.resumeTime = from[0];
+                r.resumeEqual = from[1];
+            }
+            for (ByteBuffer b : c.getValue()) {
+                Page pg = new Page(b);
+                pg.header = SubBuffer.header(b, layout, c.getKey());
+                r.pagesRead.add(pg);
+            }
+            r.pagesRead.add(new Mark(Long.MAX_VALUE, true));
+            e.readers.add(r);
+        }
+        e.emitLoop();
+        Throwable t = e.failure.get();
+        if (t instanceof IOException io) {
+            throw io;
+        }
+        if (t != null) {
+            throw new IOException("framing the spool failed: " + t, t);
+        }
+        Map<Integer, Long> framed = new java.util.TreeMap<>();
+        for (CpuReader r : e.readers) {
+            framed.put(r.cpu, r.sequence);
+        }
+        return framed;
+    }
+
+    /**
      * {@link #warmUp}'s sub-buffers: per CPU, {@link #WARM_UP_PAGES} pages of records of every event
      * in turn (events too large for a page left out); empty when no event fits a page.
      */
@@ -342,6 +403,42 @@ public final class CaptureEngine {
         this.readAheadLimit = bytes;
     }
 
+    /**
+     * Keeps the read-ahead in a spool on disk instead of anonymous memory ({@link Spool}), when the
+     * engine defers its work; a page's slot is then reused only once the frames of its records are
+     * in the pcapng file's whole blocks ({@link FrameSink#eventsDurable()}). Call before {@link #start()}.
+     *
+     * @param spool the spool, or null for none
+     */
+    public void spool(Spool spool) {
+        this.spool = spool;
+    }
+
+    /** True when the read-ahead is in the spool ({@link #spool(Spool)}); known after {@link #start()}. */
+    public boolean spooling() {
+        return spooling;
+    }
+
+    /** Each CPU's ring-buffer counters when the engine started (after {@link #start()}). */
+    public Map<Integer, RingBufferStats> bases() {
+        Map<Integer, RingBufferStats> m = new java.util.LinkedHashMap<>();
+        for (CpuReader r : readers) {
+            m.put(r.cpu, r.base);
+        }
+        return m;
+    }
+
+    /** Why the spool stopped taking pages on some CPU (out of disk; those after went to memory), or null. */
+    public String spoolFailure() {
+        for (CpuReader r : readers) {
+            String f = r.arena == null ? r.spoolFailure : r.arena.spoolFailure();
+            if (f != null) {
+                return "cpu" + r.cpu + ": " + f;
+            }
+        }
+        return null;
+    }
+
     /** True when this capture defers the emitter's work while tracing ({@link ReadAhead}); known after {@link #start()}. */
     public boolean deferring() {
         return deferring;
@@ -367,6 +464,7 @@ public final class CaptureEngine {
         // a --count capture stops when enough are emitted: deferring would only trace (and discard) longer
         deferring = readAhead > 0 && frames != null && !frames.live() && sinkArray.length == 0
                 && limit == Long.MAX_VALUE;
+        spooling = deferring && spool != null;
         int perCpu = frames != null && frames.live() ? LIVE_STASH_PER_CPU : STASH_PER_CPU;
         // at least 1 MiB per CPU (and 16 pages), whatever the sub-buffer size
         long stashBytes = deferring ? Math.max(1 << 20, readAhead / cpus)
@@ -449,6 +547,25 @@ public final class CaptureEngine {
         return readers.stream().filter(r -> r.rescued).map(r -> r.cpu).toList();
     }
 
+    /**
+     * Events the kernel lost so far, all CPUs: its per-CPU {@code stats} read now minus those at the
+     * start ({@link RingBufferStats#lost()}), or what the engine attributed when that is more (after
+     * the instance is gone).
+     */
+    public long kernelLost() {
+        long n = 0;
+        for (CpuReader r : readers) {
+            long k;
+            try {
+                k = RingBufferStats.read(instance, r.cpu).minus(r.base).lost();
+            } catch (RuntimeException e) {
+                k = 0; // the instance is gone: what was attributed is all there is
+            }
+            n += Math.max(k, r.lost.get());
+        }
+        return n;
+    }
+
     /** Per-CPU counters so far. */
     public List<CpuStats> stats() {
         List<CpuStats> out = new ArrayList<>();
@@ -501,6 +618,14 @@ public final class CaptureEngine {
         ReadAhead.Arena arena;
         /** Bytes {@link #arena} has mapped (read by other threads). */
         volatile long arenaBytes;
+        /** Why this CPU's spool file could not be made (its pages then live in memory), or null. */
+        volatile String spoolFailure;
+        /**
+         * Emitter: pages emitted whose frames may not be in the file yet, oldest first, each with the
+         * sink's event count after its last record ({@link Page#durableAt}); back to the pool by
+         * {@link #reclaim()} (only while {@link #spooling}).
+         */
+        final java.util.ArrayDeque<Page> notDurable = new java.util.ArrayDeque<>();
         int settleTries;
         /**
          * True while {@link #lost} equals the kernel's {@code last_overrun} − base exactly, so a
@@ -529,6 +654,13 @@ public final class CaptureEngine {
         long lostInFrames;
         /** Per-CPU number of the next record with a format (the record sinks' sequence). */
         long sequence;
+        /**
+         * Replay ({@link #replay}): records up to {@link #resumeTime} (frame time) are skipped, and
+         * {@link #resumeEqual} of those at that very time: the file holds them already.
+         */
+        boolean resuming;
+        long resumeTime;
+        long resumeEqual;
         /** Highest mark time seen: no record of this CPU still to come is older. */
         long watermark = Long.MIN_VALUE;
         /** The last mark was seen: nothing more will come. */
@@ -675,7 +807,17 @@ public final class CaptureEngine {
                 pagesAllocated++;
                 if (deferring) {
                     if (arena == null) {
-                        arena = new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder());
+                        int fd = -1;
+                        if (spooling) {
+                            try {
+                                fd = spool.file(cpu);
+                            } catch (IOException e) {
+                                spoolFailure = e.getMessage(); // this CPU's pages in memory, as without a spool
+                            }
+                        }
+                        arena = fd >= 0 ? new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder(), fd,
+                                spool::reserve)
+                                : new ReadAhead.Arena(layout.subBufferSize(), layout.kernel().byteOrder());
                     }
                     Page fresh = new Page(arena.page(stashPages - pagesAllocated + 1));
                     arenaBytes = arena.mappedBytes();
@@ -778,12 +920,38 @@ public final class CaptureEngine {
          */
         void release() {
             if (page != null) {
-                // a deferring engine's pages all come from the read-ahead
-                if (deferring && !stopping && freePages.size() >= keepFree) {
-                    ReadAhead.Arena.release(page.buf);
+                if (spooling) {
+                    // the slot keeps the records until their frames are on the file (a kill before
+                    // that leaves them for recover)
+                    page.durableAt = frames.eventsHanded();
+                    notDurable.add(page);
+                    page = null;
+                    reclaim();
+                    return;
                 }
-                freePages.add(page);
+                free(page);
                 page = null;
+            }
+        }
+
+        /** Emitter: a page back to the pool (and, beyond {@link ReadAhead#KEEP_FREE}, its memory to the kernel). */
+        private void free(Page pg) {
+            // a deferring engine's pages all come from the read-ahead
+            if (deferring && !stopping && freePages.size() >= keepFree) {
+                ReadAhead.Arena.release(pg.buf);
+            }
+            freePages.add(pg);
+        }
+
+        /** Emitter: the pages whose frames are all in the file's whole blocks go back to the pool. */
+        void reclaim() {
+            if (notDurable.isEmpty()) {
+                return;
+            }
+            long durable = frames.eventsDurable();
+            Page pg;
+            while ((pg = notDurable.peek()) != null && pg.durableAt <= durable) {
+                free(notDurable.poll());
             }
         }
 
@@ -810,6 +978,9 @@ public final class CaptureEngine {
                     pageRecords++;
                     int id = buf.getShort(c.offset()) & 0xffff;
                     EventFormat f = id < formatsById.length ? formatsById[id] : null;
+                    if (f != null && resuming && skipResumed(c.timestamp())) {
+                        continue;
+                    }
                     if (f != null) {
                         head = c.timestamp();
                         headFormat = f;
@@ -823,6 +994,19 @@ public final class CaptureEngine {
                 throw e;
             }
             pageDone();
+        }
+
+        /** Replay: true when the record at {@code ts} is one the file holds already (and is skipped). */
+        private boolean skipResumed(long ts) {
+            long t = wallClock ? clock.toWallNs(ts) : ts;
+            if (t < resumeTime || (t == resumeTime && resumeEqual > 0)) {
+                if (t == resumeTime) {
+                    resumeEqual--;
+                }
+                return true;
+            }
+            resuming = false;
+            return false;
         }
 
         /** Emitter: the page walked to its end: its records counted, no head until the next page. */
@@ -846,6 +1030,8 @@ public final class CaptureEngine {
         SubBuffer.PageHeader header;
         /** Lost events the drainer attributed to this page (they go before its first record). */
         long lost;
+        /** The sink's event count once this page's records were emitted ({@link CpuReader#notDurable}). */
+        long durableAt;
 
         Page(int size, ByteOrder order) {
             buf = ByteBuffer.allocateDirect(size).order(order);
@@ -904,6 +1090,9 @@ public final class CaptureEngine {
                             } while (park >= PACE_CHECK_NS);
                             pacing = false;
                             paced = System.nanoTime();
+                            for (CpuReader r : rs) {
+                                r.reclaim();
+                            }
                             continue;
                         }
                     }
@@ -961,6 +1150,12 @@ public final class CaptureEngine {
                 }
                 if (frames != null) {
                     frames.idle(); // a live pcapng (FIFO) pushes out what it holds
+                    if (spooling && anyNotDurable(rs)) {
+                        frames.flush(); // the frames to the file, so their pages' slots can be reused
+                        for (CpuReader r : rs) {
+                            r.reclaim();
+                        }
+                    }
                 }
                 long now = System.nanoTime();
                 for (CpuReader r : rs) {
@@ -970,6 +1165,7 @@ public final class CaptureEngine {
                 LockSupport.parkNanos(this, IDLE_WAIT_NS);
             }
             emitted.lazySet(emittedCount);
+            notFramed = notFramedCount;
             for (CpuReader r : readers) {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
@@ -984,6 +1180,16 @@ public final class CaptureEngine {
         } catch (Throwable t) {
             fail(t);
         }
+    }
+
+    /** True when a CPU has pages whose frames may not be in the file yet. */
+    private static boolean anyNotDurable(CpuReader[] rs) {
+        for (CpuReader r : rs) {
+            if (!r.notDurable.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when a CPU's queue holds at least {@code nearlyFull} pages (and marks). */
@@ -1027,10 +1233,37 @@ public final class CaptureEngine {
         }
     }
 
+    /**
+     * Stops emitting: from now on the records read are walked and counted ({@link #notFramed()}),
+     * not framed; the drainers go on emptying the kernel's buffers. Any thread.
+     *
+     * @return true when this call aborted (false when already aborted)
+     */
+    public boolean abort() {
+        if (aborted) {
+            return false;
+        }
+        aborted = true;
+        Thread e = emitter;
+        if (e != null) {
+            LockSupport.unpark(e);
+        }
+        return true;
+    }
+
+    /** Records read and not emitted because of {@link #abort()}. */
+    public long notFramed() {
+        return notFramed;
+    }
+
     /** Emits the head record of {@code r} (the cursor stays on it). */
     private void emit(CpuReader r, KernelLayout kernel) throws IOException {
         long sequence = r.sequence++;
         if (emittedCount >= limit) {
+            return;
+        }
+        if (aborted) {
+            notFramedCount++;
             return;
         }
         int cpu = r.cpu;

@@ -39,10 +39,19 @@ public final class CaptureRun {
      * @param readAhead  read-ahead of a capture whose outputs are all files, bytes over all CPUs
      *                   ({@link CaptureEngine#readAhead(long)}; {@link CaptureEngine#READ_AHEAD_DEFAULT}
      *                   for {@link ReadAhead#defaultBytes()}, 0 for none)
+     * @param scope      the only tasks to record ({@code -P}, a traced command), or null for all
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                           Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
-                          boolean traceSelf, long readAhead) {
+                          boolean traceSelf, long readAhead, TaskScope scope) {
+        /** Options that record every task (no {@link TaskScope}). */
+        public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
+                       Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
+                       boolean traceSelf, long readAhead) {
+            this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
+                    readAhead, null);
+        }
+
         /** Options with the default read-ahead. */
         public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                        Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
@@ -61,16 +70,55 @@ public final class CaptureRun {
     private CaptureRun() {
     }
 
+    /**
+     * Once the JVM shuts down (the first Ctrl-C or SIGTERM, whose hook stops the capture): the next
+     * SIGINT or SIGTERM aborts the framing that goes on after tracing ({@link Capture#abortFraming()}),
+     * so the capture ends at once with what it wrote, the rest counted.
+     */
+    private static void abortOnSignals(java.util.concurrent.atomic.AtomicReference<Capture> running,
+                                       PrintWriter progress) {
+        for (String name : List.of("INT", "TERM")) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
+                    Capture c = running.get();
+                    if (c != null && c.abortFraming() && progress != null) {
+                        progress.println("capture: framing aborted (second signal): the events not framed yet "
+                                + "are counted as not written");
+                        progress.flush();
+                    }
+                });
+            } catch (IllegalArgumentException e) {
+                // the signal is reserved here: the framing runs to its end
+            }
+        }
+    }
+
+    /**
+     * The pcapng file to keep the read-ahead's spool beside ({@link Spool}): a regular file; none for
+     * standard output, a FIFO, or when the Java property {@code tracewire.spool} is {@code false}
+     * (the read-ahead then stays in memory, as before the spool: a killed capture loses it).
+     */
+    static Path spoolFor(Path pcapng) {
+        if (pcapng == null || FrameOutputs.isStdout(pcapng) || PcapngOutput.isLive(pcapng)
+                || "false".equals(System.getProperty("tracewire.spool"))) {
+            return null;
+        }
+        return pcapng;
+    }
+
     private static Capture open(Tracefs top, Options o, CountDownLatch done) throws FilterRejectedException, IOException {
         List<Long> untraced = o.traceSelf() ? List.of() : List.of(ProcessHandle.current().pid());
         return Capture.open(top, o.events(), o.bufferKb(), o.clock(), untraced, session -> {
             session.handOverCleanup(done); // its hook waits for our cleanup below instead of racing it
+            if (o.scope() != null) {
+                o.scope().apply(session.instance()); // tracing is still off
+            }
             FrameSink sink = FrameOutputs.open(session, o.tapName(), o.sendOn(), o.pcapng(), o.maxFrame());
             if (sink == null) {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }
             return sink;
-        }, List.of(), o.count(), o.readAhead());
+        }, List.of(), o.count(), o.readAhead(), spoolFor(o.pcapng()));
     }
 
     /**
@@ -118,8 +166,11 @@ public final class CaptureRun {
             throws FilterRejectedException, IOException, InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Capture> running = new java.util.concurrent.atomic.AtomicReference<>();
         Thread hook = new Thread(() -> {
             stop.set(true);
+            // a second Ctrl-C or SIGTERM while the capture drains and frames what it read: stop framing
+            abortOnSignals(running, progress);
             try {
                 done.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException ignored) {
@@ -136,6 +187,7 @@ public final class CaptureRun {
             progress.flush();
         }
         try (Capture capture = open(top, o, done)) {
+            running.set(capture);
             FrameSink sink = capture.frameSink();
             if (o.delayS() > 0) {
                 if (progress != null) {
@@ -149,6 +201,9 @@ public final class CaptureRun {
                 }
             }
             capture.startTracing();
+            if (o.scope() != null) {
+                o.scope().tracingStarted();
+            }
             long start = System.nanoTime();
             long lastPrint = start;
             long lastCount = 0;
@@ -156,13 +211,14 @@ public final class CaptureRun {
                 Thread.sleep(50);
                 long now = System.nanoTime();
                 double secs = (now - start) / 1e9;
-                if (capture.failure() != null || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
+                // an output that failed (full disk, a reader gone) ends the tracing, as an error did before
+                if (capture.failure() != null || !capture.outputFailures().isEmpty() || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
                         || (o.count() > 0 && capture.emitted() >= o.count())) {
                     break;
                 }
                 if (progress != null && now - lastPrint >= 1_000_000_000L) {
                     long n = capture.emitted();
-                    long lost = capture.cpuStats().stream().mapToLong(CpuStats::lost).sum();
+                    long lost = capture.kernelLost();
                     long readAhead = capture.readAheadMapped();
                     progress.printf(Locale.ROOT, "capture: %.0f s, %d events (%.0f/s), %d frames, lost %d%s%n", secs, n,
                             (n - lastCount) / ((now - lastPrint) / 1e9), sink.frames(), lost, readAhead == 0 ? ""

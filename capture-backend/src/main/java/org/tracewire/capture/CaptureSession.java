@@ -1,11 +1,8 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracefs.Tracefs;
@@ -22,14 +19,11 @@ import org.tracewire.tracefs.TracefsInstance;
  * aborts with the kernel's message and position.
  *
  * <p>{@link #close()} disables everything and removes the instance; a JVM shutdown hook does the
- * same on Ctrl-C and SIGTERM. An instance left by a killed run is removed by
- * {@link #removeStale(Tracefs)} at the next start: only names {@code tracewire-<pid>} whose pid is
- * no longer running.
+ * same on Ctrl-C and SIGTERM. An instance left by a killed run is removed at the next start of any
+ * tracewire instance ({@link org.tracewire.tracefs.OwnInstances#removeStale}: every name tracewire
+ * gives an instance, whose pid is no longer running).
  */
 public final class CaptureSession implements AutoCloseable {
-    /** Instance names of captures: {@code tracewire-<pid>}. */
-    public static final Pattern INSTANCE_NAME = Pattern.compile("tracewire-(\\d+)");
-
     private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
 
     /**
@@ -73,37 +67,14 @@ public final class CaptureSession implements AutoCloseable {
     private final Thread shutdownHook;
     private volatile boolean closed;
     private volatile java.util.concurrent.CountDownLatch ownerDone;
+    /** Stops tracing and removes the instance if this process dies without cleaning up ({@link Watchdog}). */
+    private volatile Watchdog watchdog;
 
     private CaptureSession(TracefsInstance instance, List<EventSelection> events) {
         this.instance = instance;
         this.events = List.copyOf(events);
         this.shutdownHook = new Thread(this::closeQuietly, "tracewire-session-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-    }
-
-    /**
-     * Removes the instances of dead tracewire captures ({@code tracewire-<pid>}, pid not running).
-     *
-     * @return the names removed
-     */
-    public static List<String> removeStale(Tracefs top) {
-        List<String> removed = new ArrayList<>();
-        for (String name : top.instanceNames()) {
-            Matcher m = INSTANCE_NAME.matcher(name);
-            if (m.matches() && !isAlive(Long.parseLong(m.group(1)))) {
-                try {
-                    top.instance(name).close();
-                    removed.add(name);
-                } catch (TracefsException e) {
-                    // another run may be removing it at the same moment; it is gone or stays for the next one
-                }
-            }
-        }
-        return removed;
-    }
-
-    private static boolean isAlive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     /**
@@ -145,22 +116,23 @@ public final class CaptureSession implements AutoCloseable {
         if (clock != null && !top.traceClocks().contains(clock)) {
             throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
         }
-        removeStale(top);
-        String name = "tracewire-" + ProcessHandle.current().pid();
-        if (top.instanceNames().contains(name)) {
-            top.instance(name).close();
-        }
-        TracefsInstance inst = top.createInstance(name);
+        TracefsInstance inst = org.tracewire.tracefs.OwnInstances.create(top, null);
         CaptureSession session = new CaptureSession(inst, events);
         try {
             inst.setTracingOn(false);
+            int subKb = Integer.getInteger("tracewire.subbufKb", subBufferKb(bufferKb));
+            try {
+                // from now on a killed capture's instance stops tracing at once (not at the next capture)
+                session.watchdog = Watchdog.start(inst.root(), Math.max(4, subKb) * 1024);
+            } catch (IOException e) {
+                throw new TracefsException("cannot start the capture's watchdog (setsid, /bin/sh): " + e.getMessage(), e);
+            }
             if (bufferKb > 0) {
                 inst.setBufferSizeKb(bufferKb);
             }
             if (clock != null) {
                 inst.setClock(clock);
             }
-            int subKb = Integer.getInteger("tracewire.subbufKb", subBufferKb(bufferKb));
             if (subKb > 0 && inst.exists("buffer_subbuf_size_kb")) {
                 inst.write("buffer_subbuf_size_kb", Integer.toString(subKb));
             }
@@ -228,6 +200,11 @@ public final class CaptureSession implements AutoCloseable {
         return untraced;
     }
 
+    /** The watchdog that cleans up after this process if it dies ({@link Watchdog}), or null. */
+    public Watchdog watchdog() {
+        return watchdog;
+    }
+
     /** The selected events. */
     public List<EventSelection> events() {
         return events;
@@ -266,6 +243,9 @@ public final class CaptureSession implements AutoCloseable {
         // trace_pipe_raw open) is retried by the next caller
         instance.close();
         closed = true;
+        if (watchdog != null) {
+            watchdog.close(); // cleaned up ourselves: the watchdog stands down
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException ignored) {

@@ -1,5 +1,7 @@
 package org.tracewire.capture;
 
+import org.tracewire.filter.FilterProblem;
+
 /**
  * The kernel refused an event filter. Carries the kernel's own message and the 0-based
  * position in the filter text where its parser stopped (from the instance's {@code error_log}),
@@ -19,12 +21,17 @@ public class FilterRejectedException extends Exception {
      */
     public FilterRejectedException(String event, String filter, String kernelMessage, int position) {
         super("kernel rejected the filter of " + event + ": " + kernelMessage
-                + (position >= 0 ? " at position " + position : "") + "\n  " + filter
-                + (position >= 0 ? "\n  " + " ".repeat(position) + "^" : ""));
+                + (position >= 0 ? " at position " + position : "") + "\n  " + shown(filter, position));
         this.event = event;
         this.filter = filter;
         this.kernelMessage = kernelMessage;
         this.position = position;
+    }
+
+    /** The filter with a caret line under the position (long filters cut around it). */
+    private static String shown(String filter, int position) {
+        String pointer = FilterProblem.pointer(filter, Math.max(position, 0));
+        return position >= 0 ? pointer.replace("\n", "\n  ") : pointer.substring(0, pointer.indexOf('\n'));
     }
 
     /** {@code system:event}. */

@@ -69,6 +69,28 @@ public interface FrameOutput extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * The capture gives up on this output after it failed ({@code e}): later calls of
+     * {@link #close()} release it without reporting the same failure again, saving what can be
+     * saved (a pcapng file is cut back to its last whole block). Default: nothing.
+     *
+     * @param e the failure
+     * @return the failure as the summary names it
+     */
+    default String abandon(IOException e) {
+        return reason(e);
+    }
+
+    /** An I/O failure in a few words: its message without the "writing the file failed: " wrappers. */
+    static String reason(IOException e) {
+        Throwable t = e;
+        while (t.getCause() instanceof IOException c && c.getMessage() != null) {
+            t = c;
+        }
+        String m = t.getMessage();
+        return m == null ? t.getClass().getSimpleName() : m;
+    }
+
     /** Human-readable description, e.g. "interface tw0" or "file out.pcapng". */
     String describe();
 
@@ -91,6 +113,25 @@ public interface FrameOutput extends AutoCloseable {
      */
     static void writeEach(List<FrameOutput> outputs, ByteBuffer scratch, ByteBuffer frame, long timeNs, long lost,
                           boolean repeatOnly) throws IOException {
+        IOException[] first = new IOException[1];
+        writeEach(outputs, scratch, frame, timeNs, lost, repeatOnly, (o, e) -> {
+            if (first[0] == null) {
+                first[0] = e;
+            }
+        });
+        if (first[0] != null) {
+            throw first[0];
+        }
+    }
+
+    /**
+     * {@link #writeEach(List, ByteBuffer, ByteBuffer, long, long, boolean)}, handing an output's
+     * failure to {@code failed} and going on with the next output.
+     *
+     * @param failed receives an output that failed and why
+     */
+    static void writeEach(List<FrameOutput> outputs, ByteBuffer scratch, ByteBuffer frame, long timeNs, long lost,
+                          boolean repeatOnly, java.util.function.BiConsumer<FrameOutput, IOException> failed) {
         int n = frame.remaining();
         ByteBuffer s = n + HEADROOM <= scratch.capacity() ? scratch : ByteBuffer.allocateDirect(HEADROOM + n);
         s.clear().position(HEADROOM);
@@ -100,7 +141,11 @@ public interface FrameOutput extends AutoCloseable {
                 continue;
             }
             s.limit(HEADROOM + n).position(HEADROOM);
-            out.write(s, timeNs, lost);
+            try {
+                out.write(s, timeNs, lost);
+            } catch (IOException e) {
+                failed.accept(out, e);
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import com.sun.nio.file.ExtendedOpenOption;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -14,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.posix.InvokingUser;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
 
@@ -38,13 +40,13 @@ public final class FrameOutputs {
      */
     public static FrameSink open(CaptureSession session, String tapName, String sendOn, Path pcapng, int maxFrame)
             throws IOException {
-        return open(session, tapName, sendOn, pcapng, maxFrame, FileOpener.PLAIN);
+        return open(session, tapName, sendOn, pcapng, maxFrame, FileOpener.INVOKING_USER);
     }
 
     /** Opens the file a pcapng output writes. */
     @FunctionalInterface
     public interface FileOpener {
-        /** Creates the file, or truncates an existing one, as this process may ({@code ./tracewire capture}). */
+        /** Creates the file, or truncates an existing one, as this process may. */
         FileOpener PLAIN = (f, extra) -> {
             OpenOption[] o = Arrays.copyOf(extra, extra.length + 3);
             o[extra.length] = StandardOpenOption.CREATE;
@@ -52,6 +54,16 @@ public final class FrameOutputs {
             o[extra.length + 2] = StandardOpenOption.TRUNCATE_EXISTING;
             return FileChannel.open(f, o);
         };
+
+        /**
+         * The output of a command ({@code ./tracewire capture -w}, the extcap): as this process, unless
+         * it is root acting for another user (sudo, pkexec): then as that user
+         * ({@link InvokingUser#openOutput}), except Wireshark's own FIFO when Wireshark runs as root
+         * through sudo (root's FIFO named {@code wireshark_extcap_*} in the system's temporary folder,
+         * which only root can rename or remove: its sticky bit).
+         */
+        FileOpener INVOKING_USER = (f, extra) -> rootWiresharkFifo(f) ? PLAIN.open(f, extra)
+                : InvokingUser.openOutput(f, "pcapng", extra);
 
         /**
          * @param file  the file
@@ -62,6 +74,19 @@ public final class FrameOutputs {
          *                     system refuses an extra option)
          */
         FileChannel open(Path file, OpenOption... extra) throws IOException;
+    }
+
+    /** Root's FIFO {@code /tmp/wireshark_extcap_*} (checked without following a link). */
+    static boolean rootWiresharkFifo(Path f) {
+        try {
+            Path abs = f.toAbsolutePath();
+            var a = Files.readAttributes(abs, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            return abs.getParent() != null && abs.getParent().equals(Path.of("/tmp"))
+                    && abs.getFileName().toString().startsWith("wireshark_extcap_")
+                    && (Integer) a.get("uid") == 0 && ((Integer) a.get("mode") & 0170000) == 0010000;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     /**

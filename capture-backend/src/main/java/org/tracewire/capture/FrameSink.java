@@ -3,6 +3,7 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.tracewire.format.EventFormat;
@@ -33,7 +34,25 @@ public final class FrameSink implements AutoCloseable {
     static final int REPEAT_CHECK_EVENTS = 4096;
 
     private final List<FrameOutput> outputs;
-    private final FrameOutput[] outs;
+    /** The outputs still written (an output that failed is dropped from here, {@link #drop}). */
+    private FrameOutput[] outs;
+    /** {@link #outs} as a list, for {@link FrameOutput#writeEach}. */
+    private List<FrameOutput> active;
+    /** Outputs that failed, in order (any thread reads). */
+    private final List<OutputFailure> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * An output that failed during the capture (out of disk, a broken pipe, a reader that took
+     * nothing for too long): it was dropped and the capture went on without it, so every loss is
+     * still counted and the summary still printed.
+     *
+     * @param output        the output ({@link FrameOutput#describe()})
+     * @param reason        why, e.g. "No space left on device"
+     * @param eventsWritten event frames it holds: for a file, those in the whole blocks on disk (it is
+     *                      cut back to them); else those handed to it before it failed
+     */
+    public record OutputFailure(String output, String reason, long eventsWritten) {
+    }
     private final boolean anyRepeats;
     private final CaptureContext context;
     private final ContextTracker tracker;
@@ -43,7 +62,7 @@ public final class FrameSink implements AutoCloseable {
     /** Frames of events and of context fragments are built here, with the headroom in front. */
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + FrameEncoder.MAX_FRAME);
     /** The one output when it is a pcapng file or FIFO that takes frames encoded in place, else null. */
-    private final PcapngOutput inPlace;
+    private PcapngOutput inPlace;
     // written by the emitting thread only; published with release stores every REPEAT_CHECK_EVENTS events and
     // at flush(), idle() and finish() (not per event), read anywhere
     private long frameCount;
@@ -65,6 +84,12 @@ public final class FrameSink implements AutoCloseable {
     public FrameSink(List<FrameOutput> outputs, CaptureContext context) {
         this.outputs = List.copyOf(outputs);
         this.outs = this.outputs.toArray(new FrameOutput[0]);
+        this.active = this.outputs;
+        for (FrameOutput o : outs) {
+            if (o instanceof PcapngOutput p) {
+                p.countEventsWith(() -> eventCount); // read on this sink's emitting thread
+            }
+        }
         this.anyRepeats = this.outputs.stream().anyMatch(FrameOutput::repeatsContext);
         this.inPlace = outs.length == 1 && outs[0] instanceof PcapngOutput p && p.encodesInPlace(encoder) ? p : null;
         this.context = context;
@@ -140,8 +165,18 @@ public final class FrameSink implements AutoCloseable {
             }
             tracker.beforeEvent(page, offset, length, format, cpu, timeNs);
         }
-        int n = inPlace != null ? inPlace.writeEvent(encoder, page.order(), page, offset, length, cpu, timeNs, rawClock)
-                : toOutputs(page, offset, length, cpu, timeNs, rawClock);
+        int n;
+        PcapngOutput p = inPlace;
+        if (p != null) {
+            try {
+                n = p.writeEvent(encoder, page.order(), page, offset, length, cpu, timeNs, rawClock);
+            } catch (IOException e) {
+                drop(p, e);
+                n = 0;
+            }
+        } else {
+            n = toOutputs(page, offset, length, cpu, timeNs, rawClock);
+        }
         frameCount++;
         eventCount++;
         byteCount += n;
@@ -174,7 +209,86 @@ public final class FrameSink implements AutoCloseable {
         int n = encoder.event(page.order(), page, offset, length, cpu, timeNs, rawClock, s, FrameOutput.HEADROOM);
         for (FrameOutput out : outs) {
             s.limit(FrameOutput.HEADROOM + n).position(FrameOutput.HEADROOM);
-            out.write(s, timeNs, 0);
+            try {
+                out.write(s, timeNs, 0);
+            } catch (IOException e) {
+                drop(out, e);
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Drops an output that failed: it gets no more frames, is closed without a fuss at the end
+     * ({@link FrameOutput#abandon}), and the failure is kept for the summary. The capture goes on:
+     * the kernel's buffers are still drained and every loss counted.
+     */
+    private void drop(FrameOutput out, IOException e) {
+        List<FrameOutput> left = new ArrayList<>(active);
+        if (!left.remove(out)) {
+            return;
+        }
+        active = List.copyOf(left);
+        outs = active.toArray(new FrameOutput[0]);
+        if (out == inPlace) {
+            inPlace = null;
+        }
+        String why = out.abandon(e);
+        long kept = out instanceof PcapngOutput p ? p.eventsKept(eventCount) : eventCount;
+        failures.add(new OutputFailure(out.describe(), why, kept));
+    }
+
+    /** Event frames handed to the outputs so far (the emitting thread only). */
+    long eventsHanded() {
+        return eventCount;
+    }
+
+    /**
+     * Event frames that are in the file for certain (written in whole blocks, not buffered), when
+     * the one output is a pcapng file written by {@link AsyncFileChannel}; else (or once an output
+     * failed) {@link Long#MAX_VALUE}: nothing to wait for. The spool's slots are reused only up to
+     * this ({@link Spool}). Any thread.
+     */
+    long eventsDurable() {
+        FrameOutput[] o = outs;
+        if (o.length == 1 && failures.isEmpty() && o[0] instanceof PcapngOutput p) {
+            return p.eventsDurable();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** Outputs that failed during the capture and were dropped (empty when none did). */
+    public List<OutputFailure> failures() {
+        return List.copyOf(failures);
+    }
+
+    /**
+     * Events not written to at least one output: those after its failure (the largest count of
+     * any failed output).
+     */
+    public long notWritten() {
+        long n = 0;
+        long events = this.events.get();
+        for (OutputFailure f : failures) {
+            n = Math.max(n, events - f.eventsWritten());
+        }
+        return n;
+    }
+
+    /**
+     * Gives up on live outputs (a pipe, a FIFO) whose reader has taken nothing for a while: their
+     * channels are closed, so a write blocked in them fails and the emitter drops them. Any thread.
+     *
+     * @param reason what the failure will say
+     * @return how many outputs were given up on
+     */
+    public int abandonStalled(String reason) {
+        int n = 0;
+        for (FrameOutput o : active) {
+            if (o instanceof PcapngOutput p && p.live()) {
+                p.interruptStalled(reason);
+                n++;
+            }
         }
         return n;
     }
@@ -191,8 +305,12 @@ public final class FrameSink implements AutoCloseable {
         if (tracker != null) {
             tracker.lost(cpu, lost, lastTime);
         } else {
-            for (FrameOutput out : outputs) {
-                out.dropsAfterLast(cpu, lost);
+            for (FrameOutput out : outs) {
+                try {
+                    out.dropsAfterLast(cpu, lost);
+                } catch (IOException e) {
+                    drop(out, e);
+                }
             }
         }
     }
@@ -210,13 +328,18 @@ public final class FrameSink implements AutoCloseable {
         List<ByteBuffer> fragments = encoder.context(m, cpu, littleEndian, timeNs);
         for (ByteBuffer f : fragments) {
             int n = f.remaining();
-            FrameOutput.writeEach(outputs, scratch, f, timeNs, lost, repeatOnly);
+            writeEachActive(f, timeNs, lost, repeatOnly);
             lost = 0;
             frameCount++;
             byteCount += n;
             contextFrames.lazySet(++contextCount);
             publish();
         }
+    }
+
+    /** {@link FrameOutput#writeEach} to the outputs still written, dropping one that fails. */
+    private void writeEachActive(ByteBuffer frame, long timeNs, long lost, boolean repeatOnly) {
+        FrameOutput.writeEach(active, scratch, frame, timeNs, lost, repeatOnly, this::drop);
     }
 
     private void repeatIfDue() throws IOException {
@@ -228,8 +351,12 @@ public final class FrameSink implements AutoCloseable {
     /** Pushes out anything the outputs buffer. */
     public void flush() throws IOException {
         publish();
-        for (FrameOutput out : outputs) {
-            out.flush();
+        for (FrameOutput out : outs) {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                drop(out, e);
+            }
         }
     }
 
@@ -242,8 +369,12 @@ public final class FrameSink implements AutoCloseable {
         if (begun) {
             repeatIfDue();
         }
-        for (FrameOutput out : outputs) {
-            out.idle();
+        for (FrameOutput out : outs) {
+            try {
+                out.idle();
+            } catch (IOException e) {
+                drop(out, e);
+            }
         }
     }
 
@@ -286,6 +417,12 @@ public final class FrameSink implements AutoCloseable {
         return outputs;
     }
 
+    /**
+     * Closes every output (an output that failed during the capture is closed quietly: its failure
+     * is in {@link #failures()}).
+     *
+     * @throws IOException the first failure closing an output that had not failed before
+     */
     @Override
     public void close() throws IOException {
         IOException first = null;

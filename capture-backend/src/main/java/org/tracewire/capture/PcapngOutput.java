@@ -34,7 +34,12 @@ public final class PcapngOutput implements FrameOutput {
     private final PcapngWriter writer;
     private final int iface;
     private final boolean live;
+    private final WritableByteChannel channel;
     private long lastFlush = System.nanoTime();
+    /** Set once the capture gave up on this output ({@link #abandon}): {@link #close()} is then quiet. */
+    private volatile boolean abandoned;
+    /** Why a stalled reader's channel was closed ({@link #interruptStalled}), or null. */
+    private volatile String stallReason;
 
     /**
      * True when {@code file} names a stream rather than a file to create: it exists and is not a
@@ -90,6 +95,7 @@ public final class PcapngOutput implements FrameOutput {
                         InterfaceInfo iface) throws IOException {
         this.file = name;
         this.live = live;
+        this.channel = channel;
         PcapngWriter w = null;
         try {
             w = new PcapngWriter(channel, section);
@@ -102,6 +108,20 @@ public final class PcapngOutput implements FrameOutput {
         if (live) {
             flush(); // the section and interface header: a reader can start
         }
+    }
+
+    /**
+     * An output that goes on writing interface 0 of a file written before ({@link PcapngWriter#resume}).
+     *
+     * @param name   the file's name (for {@link #describe()})
+     * @param writer the resumed writer, closed by {@link #close()}
+     */
+    PcapngOutput(String name, PcapngWriter writer) {
+        this.file = name;
+        this.live = false;
+        this.channel = null;
+        this.writer = writer;
+        this.iface = 0;
     }
 
     /** True when writing into a FIFO or device (flushed every {@link #LIVE_FLUSH_NS}). */
@@ -181,8 +201,78 @@ public final class PcapngOutput implements FrameOutput {
         return (live ? "pipe " : "file ") + file;
     }
 
+    /**
+     * Closes the channel under a write that blocks because the reader takes nothing (a pipe, a
+     * FIFO): that write then fails (an {@link java.nio.channels.AsynchronousCloseException}) and
+     * the capture drops this output, naming {@code reason}. Any thread.
+     *
+     * @param reason what the failure says, e.g. "the reader took nothing for 5 s"
+     */
+    void interruptStalled(String reason) {
+        stallReason = reason;
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closed is what we want
+        }
+    }
+
+    /**
+     * Lets a file output say how many event frames it holds whole ({@link #eventsKept}).
+     *
+     * @param events the event frames handed to this output so far (read on the emitting thread)
+     */
+    void countEventsWith(java.util.function.LongSupplier events) {
+        if (channel instanceof AsyncFileChannel a) {
+            a.countWith(events);
+        }
+    }
+
+    /**
+     * Event frames the output holds for certain after it failed: for a file, those in its whole
+     * blocks on disk (it is cut back to them at close); for a stream, {@code handed}.
+     *
+     * @param handed event frames handed to the output before it failed
+     */
+    long eventsKept(long handed) {
+        if (channel instanceof AsyncFileChannel a && a.error() != null) {
+            return Math.min(handed, a.wholeCount());
+        }
+        return handed;
+    }
+
+    /** Event frames in the file's whole blocks on disk ({@link #countEventsWith}); MAX_VALUE for a stream. */
+    long eventsDurable() {
+        return channel instanceof AsyncFileChannel a ? a.wholeCount() : Long.MAX_VALUE;
+    }
+
+    /** True when this output is a regular file written by a thread of its own (not a pipe or FIFO). */
+    boolean regularFile() {
+        return channel instanceof AsyncFileChannel;
+    }
+
+    @Override
+    public String abandon(IOException e) {
+        abandoned = true;
+        String stalled = stallReason;
+        return stalled != null ? stalled : FrameOutput.reason(e);
+    }
+
+    /**
+     * Writes the Interface Statistics Block and closes the file. After {@link #abandon} it closes
+     * quietly: a file is then cut back to its last whole block (out of disk: {@code AsyncFileChannel}),
+     * a pipe is simply closed.
+     */
     @Override
     public void close() throws IOException {
-        writer.close();
+        if (!abandoned) {
+            writer.close();
+            return;
+        }
+        try {
+            writer.close();
+        } catch (IOException | RuntimeException ignored) {
+            // the failure was reported when the output was abandoned
+        }
     }
 }

@@ -109,6 +109,12 @@ public final class ReadAhead {
     static final class Arena implements AutoCloseable {
         private final int pageSize;
         private final ByteOrder order;
+        /** The spool file the mappings share ({@link Spool}), or -1 for anonymous memory. */
+        private int spoolFd = -1;
+        /** Bytes of the spool file mapped so far (its next mapping's offset). */
+        private long spoolBytes;
+        /** Why the spool file could take no more (e.g. errno 28, out of disk), or null. */
+        private volatile String spoolFailure;
         private final List<long[]> mappings = new ArrayList<>();
         /** Bytes of {@link #mappings}, kept as they are made: the drainer asks after every new page. */
         private long mapped;
@@ -124,6 +130,52 @@ public final class ReadAhead {
         }
 
         /**
+         * An arena whose mappings share a spool file ({@code MAP_SHARED}, its blocks reserved with
+         * {@code fallocate} first): what the drainers read survives this process, for
+         * {@code tracewire recover}. When the file can take no more (out of disk), the arena goes on
+         * with anonymous memory ({@link #spoolFailure()}).
+         *
+         * @param spoolFd an open, empty file (read and write); not closed here
+         * @param reserve takes the bytes of each new mapping from the spool's budget (false: no room,
+         *                the mapping and those after it go to memory)
+         */
+        Arena(int pageSize, ByteOrder order, int spoolFd, java.util.function.LongPredicate reserve) {
+            this(pageSize, order);
+            this.spoolFd = spoolFd;
+            this.reserve = reserve;
+        }
+
+        /** Takes room in the spool's budget for a mapping ({@link Spool#reserve}); null: no budget. */
+        private java.util.function.LongPredicate reserve;
+
+        /** Why the spool file stopped taking pages (those after it live in anonymous memory), or null. */
+        String spoolFailure() {
+            return spoolFailure;
+        }
+
+        /** A mapping of {@code len} bytes: of the spool file while it takes them, else anonymous. */
+        private long map(long len) {
+            if (spoolFd >= 0 && reserve != null && !reserve.test(len)) {
+                spoolFailure = "its share of the disk is used up";
+                spoolFd = -1;
+            }
+            if (spoolFd >= 0) {
+                try {
+                    Posix.fallocate(spoolFd, 0, spoolBytes, len);
+                    long address = Posix.mmap(0, len, Posix.PROT_READ | Posix.PROT_WRITE,
+                            Posix.MAP_SHARED | Posix.MAP_POPULATE, spoolFd, spoolBytes);
+                    spoolBytes += len;
+                    return address;
+                } catch (com.sun.jna.LastErrorException e) {
+                    spoolFailure = "errno " + e.getErrorCode();
+                    spoolFd = -1;
+                }
+            }
+            return Posix.mmap(0, len, Posix.PROT_READ | Posix.PROT_WRITE,
+                    Posix.MAP_PRIVATE | Posix.MAP_ANONYMOUS | Posix.MAP_POPULATE, -1, 0);
+        }
+
+        /**
          * A new page of {@code pageSize} bytes (zeroed by the kernel).
          *
          * @param pagesStillAllowed how many more pages the caller may take, this one included: a new
@@ -134,8 +186,7 @@ public final class ReadAhead {
             if (current == null || current.remaining() < pageSize) {
                 long want = Math.max(pageSize, Math.min(MAPPING, pagesStillAllowed * pageSize));
                 long len = (want + 4095) & -4096L; // whole pages
-                long address = Posix.mmap(0, len, Posix.PROT_READ | Posix.PROT_WRITE,
-                        Posix.MAP_PRIVATE | Posix.MAP_ANONYMOUS | Posix.MAP_POPULATE, -1, 0);
+                long address = map(len);
                 mappings.add(new long[] {address, len});
                 mapped += len;
                 current = new com.sun.jna.Pointer(address).getByteBuffer(0, len);

@@ -62,10 +62,19 @@ public final class SelfExclusion {
         return all;
     }
 
+    /** The instance's list of tasks whose events are not recorded. */
+    static final String NOTRACE_PIDS = "set_event_notrace_pid";
+    /** The instance's list of tasks whose events alone are recorded (when not empty). */
+    static final String TRACE_PIDS = "set_event_pid";
+
     /** The pids in the instance's {@code set_event_notrace_pid}. */
     public static Set<Long> listed(TracefsInstance instance) {
+        return listed(instance, NOTRACE_PIDS);
+    }
+
+    static Set<Long> listed(TracefsInstance instance, String pidFile) {
         Set<Long> out = new TreeSet<>();
-        for (String line : instance.read("set_event_notrace_pid").split("\\s+")) {
+        for (String line : instance.read(pidFile).split("\\s+")) {
             if (!line.isBlank()) {
                 out.add(Long.parseLong(line.strip()));
             }
@@ -83,9 +92,24 @@ public final class SelfExclusion {
      * @throws TracefsException when the kernel lacks the files or the read-back misses a thread
      */
     public static Set<Long> apply(TracefsInstance instance, Collection<Long> processes) {
-        if (!instance.exists("set_event_notrace_pid") || !instance.exists("options/event-fork")) {
-            throw new TracefsException("this kernel has no set_event_notrace_pid / options/event-fork: cannot keep "
-                    + "the capture from tracing itself (give --trace-self to capture anyway)");
+        return list(instance, NOTRACE_PIDS, processes, "cannot keep the capture from tracing itself (give "
+                + "--trace-self to capture anyway)");
+    }
+
+    /**
+     * Writes every thread of the processes into one of the instance's pid lists
+     * ({@value #NOTRACE_PIDS} or {@value #TRACE_PIDS}) with {@code options/event-fork} on, so the
+     * kernel adds the threads and children they start later, and reads the list back.
+     *
+     * @param pidFile   the list's file name in the instance
+     * @param processes process ids
+     * @param without   what the capture cannot do when the kernel lacks the files (for the error)
+     * @return the thread ids written
+     * @throws TracefsException when the kernel lacks the files or the read-back misses a thread
+     */
+    static Set<Long> list(TracefsInstance instance, String pidFile, Collection<Long> processes, String without) {
+        if (!instance.exists(pidFile) || !instance.exists("options/event-fork")) {
+            throw new TracefsException("this kernel has no " + pidFile + " / options/event-fork: " + without);
         }
         instance.write("options/event-fork", "1");
         Set<Long> written = new TreeSet<>();
@@ -99,19 +123,19 @@ public final class SelfExclusion {
             }
             String text = fresh.stream().map(String::valueOf).collect(Collectors.joining(" ")) + "\n";
             if (written.isEmpty()) {
-                instance.write("set_event_notrace_pid", text);
+                instance.write(pidFile, text);
             } else {
-                instance.append("set_event_notrace_pid", text);
+                instance.append(pidFile, text);
             }
             written.addAll(fresh);
         }
         // a thread alive before and after the read-back existed when the kernel printed its list
         Set<Long> missing = tasks(processes);
-        Set<Long> listed = listed(instance);
+        Set<Long> listed = listed(instance, pidFile);
         missing.retainAll(tasks(processes));
         missing.removeAll(listed);
         if (!missing.isEmpty()) {
-            throw new TracefsException("set_event_notrace_pid of " + instance.name() + " lacks threads " + missing
+            throw new TracefsException(pidFile + " of " + instance.name() + " lacks threads " + missing
                     + " of processes " + processes + " after writing them");
         }
         return written;

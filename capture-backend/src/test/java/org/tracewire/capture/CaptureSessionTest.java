@@ -73,27 +73,4 @@ class CaptureSessionTest {
         }
         assertFalse(top.instanceNames().contains("tracewire-" + ProcessHandle.current().pid()));
     }
-
-    @Test
-    @Tag("live")
-    void instancesOfDeadRunsAreRemovedAndLiveOnesKept() throws Exception {
-        Tracefs top = Prerequisites.requireTracefs();
-        Process p = new ProcessBuilder("true").start();
-        p.waitFor();
-        String dead = "tracewire-" + p.pid();
-        String alive = "tracewire-" + ProcessHandle.current().pid();
-        top.createInstance(dead);
-        top.createInstance(alive);
-        try {
-            List<String> removed = CaptureSession.removeStale(top);
-            assertTrue(removed.contains(dead), removed.toString());
-            assertFalse(top.instanceNames().contains(dead));
-            assertTrue(top.instanceNames().contains(alive));
-        } finally {
-            top.instance(alive).close();
-            if (top.instanceNames().contains(dead)) {
-                top.instance(dead).close();
-            }
-        }
-    }
 }

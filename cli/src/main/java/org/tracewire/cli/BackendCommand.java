@@ -9,7 +9,11 @@ import picocli.CommandLine.Command;
  * launcher script does not come here: it starts {@link BackendMain} with the capture-backend
  * module's own class path (no GUI library); this subcommand is for in-process use and the help.
  */
-@Command(name = "backend", description = "Serve the JSON-lines backend protocol on stdin/stdout (for the desktop app).")
+@Command(name = "backend", mixinStandardHelpOptions = true,
+        description = "Serve the JSON-lines backend protocol on stdin/stdout (for the desktop app).",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  The desktop app starts it (through pkexec or sudo); by hand, one request a line:",
+                "    echo '{\"type\":\"hello\",\"id\":1}' | sudo tracewire backend"})
 public final class BackendCommand implements Callable<Integer> {
     @Override
     public Integer call() {

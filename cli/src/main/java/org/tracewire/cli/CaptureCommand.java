@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.tracewire.text.SafeText;
@@ -20,13 +22,20 @@ import org.tracewire.capture.FrameOutputs;
 import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
 import org.tracewire.capture.TapOutput;
+import org.tracewire.capture.TaskScope;
+import org.tracewire.capture.Uprobe;
+import org.tracewire.capture.UprobeGroup;
 import org.tracewire.cli.remote.RemoteCapture;
+import org.tracewire.filter.CompiledFilter;
+import org.tracewire.filter.FilterProblem;
+import org.tracewire.filter.FilterSyntaxException;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.tracefs.EventSelector;
+import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.Ethernet;
 import org.tracewire.wire.MacAddress;
@@ -35,6 +44,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -48,18 +58,30 @@ import picocli.CommandLine.Spec;
  * ({@link RemoteCapture}) and writes its frames to the local outputs ({@code -w}, {@code -i},
  * {@code --send-on}; no TAP unless {@code -i} is given); root is needed there, not here.
  */
-@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as tracewire frames (TAP interface, existing interface, pcapng).")
+@Command(name = "capture", mixinStandardHelpOptions = true, description = "Capture trace events as tracewire frames (TAP interface, existing interface, pcapng).",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Record context switches for 5 seconds into a file for Wireshark (root):",
+                "    sudo tracewire capture -e sched:sched_switch --duration 5 -w sched.pcapng",
+                "  One process's system calls on TAP interface tw0 (kernel-filtered) until Ctrl-C:",
+                "    sudo tracewire capture -e raw_syscalls:sys_enter -f 'common_pid == 42'",
+                "  Capture on another host over SSH into a local file:",
+                "    tracewire capture --remote root@host -e sched:sched_wakeup -w host.pcapng"})
 public final class CaptureCommand implements Callable<Integer> {
     /** One {@code -e SYSTEM:EVENT [-f FILTER]} pair. */
     static final class EventArg {
-        @Option(names = "-e", required = true, paramLabel = "SYSTEM:EVENT", description = "An event to capture.")
+        @Option(names = "-e", required = true, paramLabel = "EVENT", description = "Events to capture, as trace-cmd's -e: SYSTEM:EVENT, SYSTEM, EVENT, or a glob (sched:*wake*).")
         String event;
         @Option(names = "-f", paramLabel = "FILTER", description = "Kernel filter for the -e before it.")
         String filter;
     }
 
-    @ArgGroup(exclusive = false, multiplicity = "1..*")
+    @ArgGroup(exclusive = false, multiplicity = "0..*")
     List<EventArg> events = new ArrayList<>();
+
+    @Option(names = "--uprobe", paramLabel = "SPEC", description = "Also record a user-space probe: "
+            + "'PATH:SYMBOL[+OFFSET][%%return] [FETCHARGS]' (PATH without / is looked up in $PATH), e.g. "
+            + "'bash:readline%%return line=+0($retval):string'; made for this capture, removed after it (repeatable).")
+    List<String> uprobes = new ArrayList<>();
 
     @Option(names = "--duration", paramLabel = "SECONDS", description = "Stop after this many seconds.")
     double duration;
@@ -67,10 +89,10 @@ public final class CaptureCommand implements Callable<Integer> {
     @Option(names = "--count", paramLabel = "N", description = "Stop after N events.")
     long count;
 
-    @Option(names = "-i", paramLabel = "IFACE", description = "TAP interface to create (default: " + Protocol.DEFAULT_IFACE + ").")
+    @Option(names = "-i", paramLabel = "IFACE", description = "Create this TAP interface and send every frame on it (the default, " + Protocol.DEFAULT_IFACE + ", when neither -w nor --send-on is given).")
     String iface;
 
-    @Option(names = "--no-iface", description = "Do not create a TAP interface.")
+    @Option(names = "--no-iface", description = "Create no TAP interface (needed only without -w and --send-on).")
     boolean noIface;
 
     @Option(names = "--send-on", paramLabel = "IFACE", description = "Also send on this existing interface (libpcap).")
@@ -122,6 +144,18 @@ public final class CaptureCommand implements Callable<Integer> {
             + "ends: what a remote capture runs with, so a lost SSH connection leaves nothing behind.")
     boolean stopOnStdinEof;
 
+    @Option(names = "-P", paramLabel = "PID", description = "Record only this process: its threads and the tasks it "
+            + "starts from now on (the kernel's set_event_pid with event-fork; repeatable), as trace-cmd's -P.")
+    List<Long> pids = new ArrayList<>();
+
+    @Option(names = "--comm", paramLabel = "NAME", description = "Record only tasks named NAME (a glob with *: the "
+            + "kernel's comm filter, joined to each -f with &&).")
+    String comm;
+
+    @Parameters(paramLabel = "CMD", arity = "0..*", description = "After --: run CMD ARGS, record it and its children "
+            + "only, and stop when it exits (its exit status is reported), as trace-cmd record CMD.")
+    List<String> command = new ArrayList<>();
+
     @Spec
     CommandSpec spec;
 
@@ -145,7 +179,9 @@ public final class CaptureCommand implements Callable<Integer> {
         if (noIface && iface != null) {
             throw new Main.UsageException("-i and --no-iface contradict each other");
         }
-        String tap = noIface ? null : iface != null ? iface : Protocol.DEFAULT_IFACE;
+        // -w FILE and --send-on IFACE are outputs of their own; the TAP is made when asked for with -i,
+        // or when no output is named at all (then tw0, for a live Wireshark).
+        String tap = noIface ? null : iface != null ? iface : pcapng == null && sendOn == null ? Protocol.DEFAULT_IFACE : null;
         if (tap != null) {
             try {
                 TapDevice.checkName(tap);
@@ -156,44 +192,167 @@ public final class CaptureCommand implements Callable<Integer> {
         if (tap == null && sendOn == null && pcapng == null) {
             throw new Main.UsageException("no output: drop --no-iface, or give --send-on IFACE or -w FILE.pcapng");
         }
+        if (events.isEmpty() && uprobes.isEmpty()) {
+            throw new Main.UsageException("nothing to capture: give -e EVENT (or --uprobe SPEC)");
+        }
+        // trace-cmd's -e syntax (SYSTEM, SYSTEM:EVENT, globs): each -e becomes its events, each with
+        // the -f given after it; an event named twice keeps its first -e's filter.
         List<EventSelection> selections = new ArrayList<>();
+        Set<String> selected = new HashSet<>();
+        Tracefs top = Tracefs.live();
         for (EventArg e : events) {
             try {
-                selections.add(EventSelection.parse(e.event, e.filter));
+                for (String name : EventSelector.parse(e.event).resolve(top)) {
+                    if (selected.add(name)) {
+                        selections.add(EventSelection.parse(name, e.filter));
+                    }
+                }
             } catch (IllegalArgumentException ex) {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
-        Tracefs top = Tracefs.live();
-        for (EventSelection s : selections) {
-            try {
-                new EventSelector(s.system(), s.event()).resolve(top);
-            } catch (IllegalArgumentException ex) {
-                throw new Main.UsageException(ex.getMessage());
+        // what killed captures left: their instances first (they may hold their probes), then the probes
+        OwnInstances.removeStale(top);
+        UprobeGroup.removeStale(top);
+        UprobeGroup probes = null;
+        if (!uprobes.isEmpty()) {
+            List<Uprobe> specs = new ArrayList<>();
+            for (String u : uprobes) {
+                try {
+                    specs.add(Uprobe.parse(u, System.getenv("PATH")));
+                } catch (IllegalArgumentException ex) {
+                    throw new Main.UsageException(ex.getMessage());
+                }
             }
+            try {
+                probes = UprobeGroup.create(top, specs);
+            } catch (IllegalArgumentException ex) {
+                err.println("capture: " + ex.getMessage());
+                return Main.EXIT_FAILURE;
+            }
+            for (String name : probes.events()) {
+                if (selected.add(name)) {
+                    selections.add(EventSelection.parse(name, null));
+                }
+            }
+        }
+        try {
+            return capture(top, selections, tap, out, err);
+        } finally {
+            if (probes != null) {
+                probes.close();
+            }
+        }
+    }
+
+    private int capture(Tracefs top, List<EventSelection> selections, String tap, PrintWriter out, PrintWriter err)
+            throws Exception {
+        if (comm != null) {
+            selections = withComm(selections, comm);
+        }
+        if (!checkFilters(top, selections, err)) {
+            return Main.EXIT_FAILURE;
         }
         if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
             throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
                     + readAheadMib);
         }
+        for (long pid : pids) {
+            if (!java.nio.file.Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
+                throw new Main.UsageException("-P " + pid + ": no such process");
+            }
+        }
+        TracedCommand traced = command.isEmpty() ? null
+                : TracedCommand.start(command, pcapng != null && pcapng.toString().equals("-"), stopOnStdinEof);
+        List<Long> scoped = new ArrayList<>(pids);
+        if (traced != null) {
+            scoped.add(traced.pid());
+            err.println("capture: recording " + traced.describe() + " (pid " + traced.pid()
+                    + ") and its children");
+        }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
-                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20);
+                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20,
+                scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume));
         AtomicBoolean stdinEnded = new AtomicBoolean();
         if (stopOnStdinEof) {
             watchStdin(stdinEnded);
         }
         try {
             PrintWriter summaryOut = out;
-            CaptureRun.run(top, o, err, stdinEnded::get, s -> {
-                summaryOut.println(s.describe());
-                summaryOut.flush();
-            });
+            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err,
+                    () -> stdinEnded.get() || (traced != null && traced.exited()), sum -> {
+                        summaryOut.println(sum.describe());
+                        summaryOut.flush();
+                    });
+            if (traced != null) {
+                err.println(traced.exited() ? "capture: " + traced.describe() + " exited with status "
+                        + traced.status() : "capture: " + traced.describe() + " (pid " + traced.pid()
+                        + ") still runs: the capture ended first");
+            }
+            if (!s.outputFailures().isEmpty()) {
+                // the summary above says what each output holds; a capture that could not write all it read failed
+                for (var f : s.outputFailures()) {
+                    err.println("capture: " + f.output() + " failed: " + f.reason());
+                }
+                err.flush();
+                return Main.EXIT_FAILURE;
+            }
             return 0;
         } catch (FilterRejectedException e) {
             err.println("capture: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
+        } finally {
+            if (traced != null && TracedCommand.isStopped(traced.pid())) {
+                traced.kill(); // never resumed: the capture failed before tracing
+            }
         }
+    }
+
+    /**
+     * Runs each {@code -f} through the filter checker the {@code filter} command uses (fields,
+     * types, string lengths, with a caret) before the kernel sees it.
+     *
+     * @return false after printing the first problem on {@code err}
+     */
+    private static boolean checkFilters(Tracefs top, List<EventSelection> selections, PrintWriter err) {
+        for (EventSelection s : selections) {
+            if (s.filter() == null) {
+                continue;
+            }
+            try {
+                CompiledFilter.compile(s.filter(), top.format(s.system(), s.event()), top.byteOrder());
+            } catch (FilterSyntaxException e) {
+                err.println("capture: -f for " + s.fullName() + ": position " + e.position() + ": " + e.detail());
+                for (String line : FilterProblem.pointer(s.filter(), e.position()).split("\n")) {
+                    err.println("  " + line);
+                }
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Joins {@code comm == "NAME"} (or {@code comm ~ "GLOB"}) to each event's filter.
+     *
+     * @throws Main.UsageException for a name the filter cannot quote (a quote, a backslash, a
+     *                             control character) or longer than a task name (15 bytes)
+     */
+    static List<EventSelection> withComm(List<EventSelection> selections, String name) {
+        if (name.isEmpty() || name.chars().anyMatch(c -> c == '"' || c == '\\' || Character.isISOControl(c))) {
+            throw new Main.UsageException("--comm: a task name without quotes, backslashes or control characters");
+        }
+        if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15) {
+            throw new Main.UsageException("--comm: a task name has at most 15 bytes (TASK_COMM_LEN 16)");
+        }
+        String test = (name.contains("*") ? "comm ~ \"" : "comm == \"") + name + "\"";
+        List<EventSelection> out = new ArrayList<>();
+        for (EventSelection s : selections) {
+            String f = s.filter() == null || s.filter().isBlank() ? test : "(" + s.filter() + ") && " + test;
+            out.add(new EventSelection(s.system(), s.event(), f));
+        }
+        return out;
     }
 
     /** Smallest --max-frame: the Ethernet and tracewire headers and the 8 common bytes of a record. */
@@ -228,6 +387,10 @@ public final class CaptureCommand implements Callable<Integer> {
             throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
         }
         checkMaxFrame();
+        if (!command.isEmpty()) {
+            throw new Main.UsageException("a command to trace (-- CMD) does not apply to --remote: run it on the remote "
+                    + "host and give -P PID");
+        }
         if (delay > 0 || noIface || stopOnStdinEof) {
             throw new Main.UsageException("--delay, --no-iface and --stop-on-stdin-eof do not apply to --remote "
                     + "(there is no local TAP unless -i IFACE is given)");
@@ -251,7 +414,7 @@ public final class CaptureCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>();
         for (EventArg e : events) {
             try {
-                EventSelection.parse(e.event, e.filter);
+                EventSelector.parse(e.event); // resolved on the remote host
             } catch (IllegalArgumentException ex) {
                 throw new Main.UsageException(ex.getMessage());
             }
@@ -261,6 +424,18 @@ public final class CaptureCommand implements Callable<Integer> {
                 args.add("-f");
                 args.add(e.filter);
             }
+        }
+        if (events.isEmpty() && uprobes.isEmpty()) {
+            throw new Main.UsageException("nothing to capture: give -e EVENT (or --uprobe SPEC)");
+        }
+        for (String u : uprobes) {
+            args.addAll(List.of("--uprobe", u)); // resolved on the remote host, against its binaries
+        }
+        for (long pid : pids) {
+            args.addAll(List.of("-P", Long.toString(pid)));
+        }
+        if (comm != null) {
+            args.addAll(List.of("--comm", comm));
         }
         if (duration > 0) {
             args.addAll(List.of("--duration", Double.toString(duration)));
@@ -297,6 +472,6 @@ public final class CaptureCommand implements Callable<Integer> {
      */
     private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
         return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, RemoteCapture.sourceMac(idb), maxFrame,
-                FrameOutputs.FileOpener.PLAIN);
+                FrameOutputs.FileOpener.INVOKING_USER);
     }
 }

@@ -24,7 +24,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "dissector", mixinStandardHelpOptions = true,
         description = {"Generate the Wireshark Lua dissector for tracewire frames (default: all events).",
-                "Reads the live tracefs when readable (root), else the snapshot in the repository."})
+                "Reads the live tracefs when readable (root), else the snapshot in the repository."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Install the plugin with typed fields for every event of this kernel:",
+                "    sudo tracewire dissector --install",
+                "  Write a plugin with tables for the scheduler's events only:",
+                "    tracewire dissector -e 'sched:*' -w sched.lua"})
 final class DissectorCommand implements Callable<Integer> {
     @Option(names = "--tracefs", paramLabel = "DIR", description = "A tracefs mount or snapshot directory (holding events/).")
     Path tracefsDir;
@@ -33,7 +38,7 @@ final class DissectorCommand implements Callable<Integer> {
             description = "Events with generated tables (repeatable); SYSTEM:* selects a system. Others still show generically.")
     List<String> events = new ArrayList<>();
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE.lua", description = "Write the plugin to this file (atomically).")
+    @Option(names = {"-w", "-o", "--output"}, paramLabel = "FILE.lua", description = "Write the plugin to this file (atomically).")
     Path output;
 
     @Option(names = "--install", description = "Install into the invoking user's Wireshark personal plugin folder "

@@ -47,12 +47,15 @@ import picocli.CommandLine.Model.CommandSpec;
  * exported up to that block, then the error and exit code 1.
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = {"Convert a pcapng of tracewire frames (wire format v2) into a trace-cmd trace.dat (version 6), from the file alone."})
+        description = {"Convert a pcapng of tracewire frames (wire format v2) into a trace-cmd trace.dat (version 6), from the file alone."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open a capture in KernelShark:",
+                "    tracewire export sched.pcapng -w sched.dat"})
 final class ExportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.pcapng", description = "The pcapng of tracewire frames.")
     Path input;
 
-    @Option(names = "-o", required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
+    @Option(names = {"-w", "-o"}, required = true, paramLabel = "FILE.dat", description = "The trace.dat to write.")
     Path output;
 
     @Spec

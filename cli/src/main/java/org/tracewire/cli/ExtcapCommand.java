@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
@@ -27,6 +29,11 @@ import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.dissector.PluginInstaller;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.PcapngWriter;
+import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.posix.InvokingUser;
+import org.tracewire.posix.Posix;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.protocol.BackendListener;
@@ -65,14 +72,24 @@ import picocli.CommandLine.Unmatched;
  * on the FIFO: frame times are the events' times, lost events are drop counts, the FIFO is
  * flushed at least every 100 ms. SIGTERM/SIGINT (CaptureRun's shutdown hook) and a closed FIFO
  * (EPIPE) end it with tracing stopped and the instance removed. A BPF capture filter
- * ({@code --extcap-capture-filter}) is refused. Run by a user who is not root, it starts the
+ * ({@code --extcap-capture-filter}) is refused: Wireshark's check of it ({@code --extcap-interface X
+ * --extcap-capture-filter F}, no {@code --capture}) is answered with the reason on stdout, and a
+ * capture given one fails. A capture that fails hands the FIFO an empty pcapng stream first, so
+ * that dumpcap, tshark and Wireshark end too ({@link #releaseFifo}). Run by a user who is not root, it starts the
  * privileged backend as the desktop app does and has it write into the FIFO
  * ({@link #captureViaBackend}). Exit codes: 0, 1 a failure (message on stderr,
  * which Wireshark shows as "Error by extcap pipe"), 2 usage.
  */
 @Command(name = "extcap", mixinStandardHelpOptions = true,
-        description = {"Wireshark extcap: --install puts a 'tracewire' capture interface into Wireshark; "
-                + "the --extcap-* and --capture options are Wireshark's calls."})
+        description = {"Wireshark extcap: --install puts a 'tracewire' capture interface into Wireshark.",
+                "The --extcap-* and --capture options are Wireshark's calls."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Install the interface (root: Wireshark 4.0 reads only its global extcap folder):",
+                "    sudo tracewire extcap --install",
+                "  Then capture with it, choosing the events:",
+                "    tshark -i tracewire -o extcap.tracewire.events:sched:sched_switch -a duration:5",
+                "  What Wireshark sees:",
+                "    tracewire extcap --extcap-interfaces"})
 final class ExtcapCommand implements Callable<Integer> {
     @Option(names = "--install", description = "Install the extcap entry where the installed Wireshark looks "
             + "(tshark -G folders) and the Lua plugin into the personal plugin folder.")
@@ -182,10 +199,14 @@ final class ExtcapCommand implements Callable<Integer> {
             ExtcapProtocol.dlts().forEach(out::println);
         } else if (config) {
             (ssh ? ExtcapProtocol.configSsh() : ExtcapProtocol.config(clocks())).forEach(out::println);
-        } else if (capture && ssh) {
-            return captureRemote(err);
         } else if (capture) {
-            return capture(err);
+            return endingForWireshark(ssh ? this::captureRemote : this::capture, err);
+        } else if (captureFilter != null && iface != null) {
+            // Wireshark's filter check (extcap.c, extcap_verify_capture_filter): nothing on stdout = valid,
+            // else the first line is why not (the filter bar turns red and shows it)
+            if (!captureFilter.isBlank()) {
+                out.println(ExtcapProtocol.captureFilterRefusal(iface));
+            }
         } else {
             throw new Main.UsageException("give --install, --uninstall, or one of Wireshark's calls "
                     + "(--extcap-interfaces, --extcap-dlts, --extcap-config, --capture)");
@@ -194,14 +215,84 @@ final class ExtcapCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A capture of {@link #capture} or {@link #captureRemote}. */
+    @FunctionalInterface
+    private interface CaptureCall {
+        int run(PrintWriter err) throws Exception;
+    }
+
+    /**
+     * Runs a capture; when it fails (a refused filter or event, no privilege, any error), hands
+     * Wireshark's FIFO a pcapng section header and an interface before exiting
+     * ({@link #releaseFifo}): dumpcap waits for a header from a FIFO no writer ever opened, and
+     * tshark and Wireshark wait for dumpcap, forever. With the header, dumpcap reads the end of the
+     * stream and both exit, showing the extcap's message.
+     */
+    private int endingForWireshark(CaptureCall call, PrintWriter err) throws Exception {
+        int rc;
+        try {
+            rc = call.run(err);
+        } catch (Exception | Error e) {
+            if (!terminating && fifo != null) {
+                err.flush();
+                releaseFifo(fifo);
+            }
+            throw e;
+        }
+        if (rc != 0 && !terminating && fifo != null) {
+            err.flush();
+            releaseFifo(fifo);
+        }
+        return rc;
+    }
+
+    /** How long {@link #releaseFifo} waits for dumpcap to open the FIFO, ns. */
+    static final long RELEASE_WAIT_NS = 5_000_000_000L;
+
+    /**
+     * Writes an empty pcapng stream (a section header and one tracewire interface, no packets) into
+     * Wireshark's FIFO once its reader has it open (waiting up to {@link #RELEASE_WAIT_NS}), then
+     * closes it. Does nothing when the path is not a FIFO or no reader comes; never follows a link.
+     */
+    static void releaseFifo(Path fifo) {
+        long deadline = System.nanoTime() + RELEASE_WAIT_NS;
+        int fd = -1;
+        while (fd < 0) {
+            try {
+                fd = Posix.open(fifo.toString(), Posix.O_WRONLY | Posix.O_NONBLOCK | Posix.O_NOFOLLOW | Posix.O_CLOEXEC);
+            } catch (com.sun.jna.LastErrorException e) {
+                if (e.getErrorCode() != Posix.ENXIO || System.nanoTime() > deadline) {
+                    return; // no FIFO, or nobody reading it
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException i) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+        try {
+            if (!Files.isRegularFile(Path.of("/proc/self/fd/" + fd))) {
+                try (FileChannel ch = FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.WRITE);
+                     PcapngWriter w = new PcapngWriter(ch, SectionInfo.host())) {
+                    w.addInterface(new InterfaceInfo(ExtcapProtocol.DLT_TRACEWIRE, 0, ExtcapProtocol.INTERFACE,
+                            "tracewire: the capture did not start"));
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the reader went away: it has its end of the stream either way
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
     private int capture(PrintWriter err) throws Exception {
         if (fifo == null) {
             throw new Main.UsageException("--capture needs --fifo PATH");
         }
         if (captureFilter != null && !captureFilter.isBlank()) {
-            err.println("tracewire: capture filters are not supported (got '" + captureFilter
-                    + "'): filter in the kernel with the interface's 'Kernel filters' option "
-                    + "(-o extcap.tracewire.filters:EVENT=FILTER), or use a display filter");
+            err.println("tracewire: " + ExtcapProtocol.captureFilterRefusal(ExtcapProtocol.INTERFACE));
             return Main.EXIT_FAILURE;
         }
         if (buffer.bufferKb < 0) {
@@ -417,8 +508,7 @@ final class ExtcapCommand implements Callable<Integer> {
             throw new Main.UsageException("--capture needs --fifo PATH");
         }
         if (captureFilter != null && !captureFilter.isBlank()) {
-            err.println("tracewire: capture filters are not supported (got '" + captureFilter
-                    + "'): filter in the remote kernel with the interface's 'Kernel filters' option, or use a display filter");
+            err.println("tracewire: " + ExtcapProtocol.captureFilterRefusal(ExtcapProtocol.INTERFACE_SSH));
             return Main.EXIT_FAILURE;
         }
         if (remoteHost == null || remoteHost.isBlank()) {
@@ -521,15 +611,18 @@ final class ExtcapCommand implements Callable<Integer> {
         if (!noDissector) {
             Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));
             DissectorGenerator.Result r = DissectorGenerator.forTracefs(tracefs, List.of());
+            // as `dissector --install`: the invoking user's folder (SUDO_UID's under sudo), as that user
             Path user = PluginInstaller.currentTarget().pluginDir().resolve(PluginInstaller.FILE_NAME);
-            if (!r.lua().equals(readOrNull(user))) {
-                r.install(); // as `dissector --install`: the invoking user's folder (SUDO_USER's under sudo)
-            }
+            writeIfChanged(r, user);
             out.println("dissector: " + r.summary() + " -> " + user);
             Path lua = folders.get("Personal Lua Plugins"); // where this user's tshark loads Lua plugins from
             if (lua != null && !lua.resolve(PluginInstaller.FILE_NAME).equals(user)) {
-                writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
-                out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
+                try {
+                    writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
+                    out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
+                } catch (IOException e) {
+                    err.println("extcap: not written: " + e.getMessage());
+                }
             }
         }
         out.flush();
@@ -548,17 +641,21 @@ final class ExtcapCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Writes the plugin to {@code file} unless it already holds it, as the invoking user
+     * ({@link InvokingUser#current()}: under sudo the user's credentials read and write it).
+     */
     private static void writeIfChanged(DissectorGenerator.Result r, Path file) throws IOException {
-        if (!r.lua().equals(readOrNull(file))) {
-            Files.createDirectories(file.getParent());
-            r.write(file);
+        InvokingUser user = InvokingUser.current();
+        if (!r.lua().equals(user.act(() -> readOrNull(file)))) {
+            PluginInstaller.write(user, file, r.lua());
         }
     }
 
     private static String readOrNull(Path file) {
         try {
             return Files.readString(file);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }

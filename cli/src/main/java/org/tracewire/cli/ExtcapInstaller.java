@@ -5,14 +5,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.tracewire.io.AtomicFile;
+import org.tracewire.posix.InvokingUser;
 
 /**
  * Installs tracewire's extcap entry: a small {@code /bin/sh} script named {@value #FILE_NAME}
@@ -112,13 +111,57 @@ public final class ExtcapInstaller {
      */
     public static String script(Path java, List<String> jvmOptions, String classPath, Path home, String version,
                                 Map<String, List<String>> configs) {
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        command.addAll(jvmOptions);
+        if (home != null) {
+            command.add("-Dtracewire.home=" + home);
+            command.add("-Dtracewire.snapshot=" + home.resolve("snapshots/linux-6.18"));
+        }
+        command.addAll(List.of("-cp", classPath, "org.tracewire.cli.Main"));
+        return script(command, version, "written by `tracewire extcap --install`.",
+                "Runs Java directly (no build); run `tracewire extcap --install` again after moving tracewire.", configs);
+    }
+
+    /**
+     * The script's text for any command that runs tracewire: the answers Wireshark asks for at
+     * every start ({@code --extcap-interfaces}, {@code --extcap-dlts}, and {@code configs}) are
+     * printed by the script itself, without starting a JVM; any other call execs
+     * {@code command extcap "$@"}. The Debian package's entry (dist/) is this with
+     * {@code command} = the installed launcher.
+     *
+     * @param command the words that start tracewire's {@code org.tracewire.cli.Main} (each quoted here)
+     * @param version tracewire's version, for the comment and the interface list
+     * @param origin  what wrote the script, for its second line after {@link #MARKER}
+     * @param note    a comment line for whoever reads the script, or null
+     * @param configs as {@link #script(Path, List, String, Path, String, Map)}
+     * @return the script
+     */
+    public static String script(List<String> command, String version, String origin, String note,
+                                Map<String, List<String>> configs) {
         StringBuilder sb = new StringBuilder();
         sb.append("#!/bin/sh\n");
-        sb.append(MARKER).append(" (").append(version).append("), written by `tracewire extcap --install`.\n");
-        sb.append("# Runs Java directly (no build); run `tracewire extcap --install` again after moving tracewire.\n");
+        sb.append(MARKER).append(" (").append(version).append("), ").append(origin).append('\n');
+        if (note != null) {
+            sb.append("# ").append(note).append('\n');
+        }
         // Wireshark and tshark ask every extcap for its interfaces and DLTs each time they start:
         // answered here, without starting a JVM, so an installed tracewire costs them nothing.
         sb.append("case \" $* \" in\n");
+        // Wireshark checks a capture filter as it is typed (no --capture): the reason on stdout, or nothing
+        sb.append("  *\" --extcap-capture-filter\"*)\n    case \" $* \" in\n      *\" --capture \"*) ;;\n      *)\n");
+        sb.append("        f=; i=; p=\n");
+        sb.append("        for a in \"$@\"; do\n");
+        sb.append("          [ \"$p\" = --extcap-capture-filter ] && f=$a\n");
+        sb.append("          [ \"$p\" = --extcap-interface ] && i=$a\n");
+        sb.append("          case $a in --extcap-capture-filter=*) f=${a#*=} ;; --extcap-interface=*) i=${a#*=} ;; esac\n");
+        sb.append("          p=$a\n        done\n");
+        sb.append("        case $f in *[![:space:]]*)\n          case $i in\n");
+        for (String i : List.of(ExtcapProtocol.INTERFACE, ExtcapProtocol.INTERFACE_SSH)) {
+            sb.append("            ").append(i).append(") printf '%s\\n' ").append(quote(ExtcapProtocol.captureFilterRefusal(i)))
+                    .append(" ;;\n");
+        }
+        sb.append("          esac ;;\n        esac\n        exit 0 ;;\n    esac ;;\n");
         sb.append("  *\" --extcap-interfaces \"*)\n    printf '%s\\n'");
         for (String line : ExtcapProtocol.interfaces(version)) {
             sb.append(' ').append(quote(line));
@@ -149,16 +192,27 @@ public final class ExtcapInstaller {
             sb.append("    esac ;;\n");
         }
         sb.append("esac\n");
-        sb.append("exec ").append(quote(java.toString()));
-        for (String o : jvmOptions) {
-            sb.append(' ').append(quote(o));
+        sb.append("exec");
+        for (String w : command) {
+            sb.append(' ').append(quote(w));
         }
-        if (home != null) {
-            sb.append(" -Dtracewire.home=").append(quote(home.toString()));
-            sb.append(" -Dtracewire.snapshot=").append(quote(home.resolve("snapshots/linux-6.18").toString()));
-        }
-        sb.append(" -cp ").append(quote(classPath)).append(" org.tracewire.cli.Main extcap \"$@\"\n");
+        sb.append(" extcap \"$@\"\n");
         return sb.toString();
+    }
+
+    /**
+     * The entry the Debian package installs (dist/): it execs the installed launcher, which gives
+     * a capture its JVM options ({@code capture_jvm_opts}). The interface list, the link types and
+     * the {@code tracewire-ssh} options are answered by the script; the {@code tracewire} options
+     * by the JVM, because they list the running kernel's trace clocks.
+     *
+     * @param launcher the installed launcher, e.g. /usr/bin/tracewire
+     * @param version  tracewire's version
+     * @return the script
+     */
+    public static String packagedScript(Path launcher, String version) {
+        return script(List.of(launcher.toString()), version, "installed by the tracewire Debian package.", null,
+                Map.of(ExtcapProtocol.INTERFACE_SSH, ExtcapProtocol.configSsh()));
     }
 
     /**
@@ -198,7 +252,9 @@ public final class ExtcapInstaller {
     }
 
     /**
-     * Writes the script into a folder (created when missing) atomically, mode 0755.
+     * Writes the script into a folder (created when missing) atomically, mode 0755, as this
+     * process ({@link InvokingUser#process()}: root into Wireshark's global folder; a folder on the
+     * way that is a symbolic link of another user's is refused, the file's own name never followed).
      *
      * @param folder the extcap folder
      * @param script {@link #script}
@@ -206,13 +262,8 @@ public final class ExtcapInstaller {
      * @throws IOException when a file that is not tracewire's is in the way, or writing fails
      */
     public static Path install(Path folder, String script) throws IOException {
-        Files.createDirectories(folder);
-        Path target = folder.resolve(FILE_NAME);
-        if (Files.exists(target) && !isOurs(target)) {
-            throw new IOException(target + " exists and is not tracewire's extcap; not replacing it");
-        }
-        AtomicFile.write(target, script.getBytes(StandardCharsets.UTF_8), PosixFilePermissions.fromString("rwxr-xr-x"));
-        return target;
+        return InvokingUser.process().replaceFile(folder.resolve(FILE_NAME), 0755, ExtcapInstaller::isOurs,
+                script.getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -223,24 +274,16 @@ public final class ExtcapInstaller {
      * @throws IOException when the file there is not tracewire's
      */
     public static boolean uninstall(Path folder) throws IOException {
-        Path target = folder.resolve(FILE_NAME);
-        if (!Files.exists(target)) {
-            return false;
-        }
-        if (!isOurs(target)) {
-            throw new IOException(target + " is not tracewire's extcap; not removing it");
-        }
-        Files.delete(target);
-        return true;
+        return InvokingUser.process().removeFile(folder.resolve(FILE_NAME), ExtcapInstaller::isOurs);
     }
 
-    /** True when the file is a script this class wrote ({@link #MARKER} on its second line). */
-    static boolean isOurs(Path file) throws IOException {
-        if (!Files.isRegularFile(file) || Files.size(file) > 64 * 1024) {
+    /** True when the content is a script this class wrote ({@link #MARKER} on its second line); false for null. */
+    static boolean isOurs(byte[] content) {
+        if (content == null) {
             return false;
         }
-        List<String> lines = Files.readAllLines(file);
-        return lines.size() > 1 && lines.get(1).startsWith(MARKER);
+        String[] lines = new String(content, StandardCharsets.UTF_8).split("\n", 3);
+        return lines.length > 1 && lines[1].startsWith(MARKER);
     }
 
     /**

@@ -33,6 +33,18 @@ public final class ExtcapProtocol {
     public static final String DEFAULT_EVENTS = "sched:sched_switch,sched:sched_wakeup";
     /** DLT 162, LINKTYPE_USER15: bare tracewire frames ({@code docs/wire-format.md} §1), as the capture streams them. */
     public static final int DLT_TRACEWIRE = 162;
+
+    /**
+     * Why a capture filter is refused, for an interface: tracewire filters in the kernel, per event.
+     * One line: Wireshark shows the first line of a validation answer under its filter bar.
+     *
+     * @param iface {@link #INTERFACE} or {@link #INTERFACE_SSH}
+     * @return the message, without a trailing newline
+     */
+    public static String captureFilterRefusal(String iface) {
+        return "capture filters are not supported by " + iface + ": filter in the kernel with the interface's "
+                + "'Kernel filters' option (-o extcap." + iface + ".filters:EVENT=FILTER), or use a display filter";
+    }
     /** Clocks offered when the live tracefs cannot be read (this kernel's {@code trace_clock}). */
     static final List<String> FALLBACK_CLOCKS =
             List.of("local", "global", "counter", "uptime", "perf", "mono", "mono_raw", "boot", "tai", "x86-tsc");
@@ -139,9 +151,9 @@ public final class ExtcapProtocol {
             if (p.isEmpty() || !seen.add(p)) {
                 continue;
             }
-            if (EventSelector.parse(p).isWholeSystem()) {
+            if (!EventSelector.parse(p).isOneEvent()) {
                 throw new IllegalArgumentException("'" + p + "': " + where + " name each event (SYSTEM:EVENT); "
-                        + "SYSTEM:* is resolved only by a local capture as root");
+                        + "SYSTEM, SYSTEM:* and globs are resolved only by a local capture as root");
             }
             EventSelector.parseEvent(p);
             out.add(new Messages.CaptureEvent(p, byEvent.get(p)));

@@ -38,8 +38,13 @@ import picocli.CommandLine.Spec;
  * the kernel rejected it; 2 usage (no or malformed {@code -e}, unknown event).
  */
 @Command(name = "filter", mixinStandardHelpOptions = true,
-        description = {"Compile a filter (kernel event filter syntax) for one event into its kernel,",
-                "Wireshark display and libpcap capture forms; as root, ask the kernel whether it accepts it."})
+        description = {"Compile a kernel event filter for one event into its kernel, Wireshark display and libpcap forms.",
+                "The filter uses the kernel's event filter syntax; as root, the kernel is asked whether it accepts it."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Switches away from PID 1 to a kworker, in all three forms:",
+                "    tracewire filter -e sched:sched_switch 'prev_pid == 1 && next_comm ~ \"kw*\"'",
+                "  The same as JSON, checked by the kernel (root):",
+                "    sudo tracewire filter --json -e sched:sched_switch 'prev_pid == 1'"})
 final class FilterCommand implements Callable<Integer> {
     @Option(names = {"-e", "--event"}, paramLabel = "SYSTEM:EVENT", required = true,
             description = "The event the filter is for, e.g. sched:sched_switch.")

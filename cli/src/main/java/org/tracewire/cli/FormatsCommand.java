@@ -38,7 +38,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "formats", mixinStandardHelpOptions = true,
         description = {"Print parsed trace event formats (default: all events).",
-                "Reads the live tracefs when readable (root), else the snapshot in the repository."})
+                "Reads the live tracefs when readable (root), else the snapshot in the repository."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Check that this kernel's every event format parses (root):",
+                "    sudo tracewire formats --check",
+                "  Show the fields of one event, or of a whole system:",
+                "    sudo tracewire formats sched:sched_switch 'irq:*'"})
 final class FormatsCommand implements Callable<Integer> {
     @Option(names = "--tracefs", paramLabel = "DIR",
             description = "A tracefs mount or snapshot directory (holding events/).")

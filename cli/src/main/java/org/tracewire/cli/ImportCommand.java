@@ -48,7 +48,10 @@ import picocli.CommandLine.Model.CommandSpec;
  * turns that off).
  */
 @Command(name = "import", mixinStandardHelpOptions = true,
-        description = {"Convert a trace-cmd trace.dat (v6/v7) into a pcapng of tracewire frames (wire format v2, self-describing)."})
+        description = {"Convert a trace-cmd trace.dat (v6/v7) into a pcapng of tracewire frames (wire format v2, self-describing)."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open a trace-cmd recording in Wireshark:",
+                "    tracewire import trace.dat -w trace.pcapng"})
 final class ImportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE.dat", description = "The trace.dat to read.")
     Path input;

@@ -29,13 +29,28 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Linux ftrace events as network packets for Wireshark.",
-        footer = {"", "Launcher-only subcommand:",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Open the desktop app, or one recorded capture in it:",
+                "    tracewire",
+                "    tracewire --open sched.pcapng",
+                "  Record context switches for 5 seconds, then print them:",
+                "    sudo tracewire capture -e sched:sched_switch --duration 5 -w sched.pcapng",
+                "    tracewire report sched.pcapng",
+                "  Help on one command:",
+                "    tracewire help capture",
+                "",
+                "Launcher-only subcommand (a source tree's ./tracewire):",
                 "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
     /** The subcommands, in the order the usage lists them. */
-    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, CaptureCommand.class, BackendCommand.class,
+    static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, ListCommand.class, StatCommand.class,
+            CaptureCommand.class, BackendCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
-            MergeCommand.class, ExtcapCommand.class, CommandLine.HelpCommand.class);
+            MergeCommand.class, RecoverCommand.class, ExtcapCommand.class, SqlCommand.class,
+            CommandLine.HelpCommand.class);
+
+    /** The heading of every command's examples (its usage footer). */
+    static final String EXAMPLES = "%nExamples:%n";
 
     /** Exit code of a command that ran and found a failure. */
     public static final int EXIT_FAILURE = 1;
@@ -139,9 +154,13 @@ public final class Main implements Callable<Integer> {
      * The command line for {@code args}: when the first argument names a subcommand, only that one
      * is added (picocli builds the model of every subcommand it is given, about 0.05 CPU-s of each
      * capture process's start for the ten it would not run); otherwise all of them (usage,
-     * {@code help}, the desktop app's options).
+     * {@code help}, the desktop app's options, the man pages and completion the Debian package
+     * generates from this model: dist/).
+     *
+     * @param args the arguments after {@code tracewire}; empty for the whole model
+     * @return the command line, not yet run
      */
-    static CommandLine commandLine(String[] args) {
+    public static CommandLine commandLine(String[] args) {
         CommandLine cl = new CommandLine(new Main());
         String first = args.length > 0 ? args[0] : "";
         List<Class<?>> add = SUBCOMMANDS;

@@ -24,7 +24,10 @@ import picocli.CommandLine.Spec;
  * pcapng (the message names it and the offset), 2 usage.
  */
 @Command(name = "merge", mixinStandardHelpOptions = true,
-        description = "Merge pcapng files (e.g. captures of several hosts) in time order, each host's interface kept.")
+        description = "Merge pcapng files (e.g. captures of several hosts) in time order, each host's interface kept.",
+        footerHeading = Main.EXAMPLES,
+        footer = {"  One timeline of two hosts' captures:",
+                "    tracewire merge host-a.pcapng host-b.pcapng -w both.pcapng"})
 final class MergeCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "FILE.pcapng", description = "The captures to merge.")
     List<Path> inputs = new ArrayList<>();

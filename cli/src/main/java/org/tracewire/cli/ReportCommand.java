@@ -39,7 +39,12 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Print the events of a trace file (trace-cmd trace.dat v6/v7, or a pcapng of tracewire frames) as the kernel's trace text.",
-                "--json: one JSON object per line per event: cpu, time (trace clock, ns), wall (ns since the epoch, when known), event, id, pid, comm, flags, lost, truncated, fields, text."})
+                "--json: one JSON object per line per event: cpu, time (trace clock, ns), wall (ns since the epoch, when known), event, id, pid, comm, flags, lost, truncated, fields, text."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Print a capture as the kernel's trace text:",
+                "    tracewire report sched.pcapng",
+                "  One JSON object per event, from a trace-cmd recording:",
+                "    tracewire report --json trace.dat"})
 final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "A trace.dat (trace-cmd record) or a pcapng of tracewire frames.")
     Path file;

@@ -30,7 +30,7 @@ import org.tracewire.tracefs.Tracefs;
  * speed ({@code stress-ng --switch 2}) into {@code -w -} while nobody reads the pipe for 8 s, so
  * the emitter blocks, every CPU's stash of sub-buffer pages fills to its bound and the kernel then
  * overruns. The capture runs in a child JVM with the launcher's own {@code capture_jvm_opts} (the
- * top-level {@code capture_*=} lines of {@code ./tracewire}, evaluated by bash) and must: end
+ * {@code scripts/jvm-opts.sh} both launchers source, evaluated by bash) and must: end
  * normally (exit 0, the pcapng complete once the pipe is read), keep its peak RSS ({@code VmHWM} of
  * {@code /proc/PID/status}, sampled every 50 ms until it exits) at or below the launcher's stated
  * {@code capture_rss_ceiling_mib}, lose events and count every one (the summary's "read + lost =
@@ -48,11 +48,11 @@ class CaptureMemoryLiveTest {
     }
 
     static Limits launcherLimits() throws Exception {
-        Path launcher = Prerequisites.snapshot().getParent().getParent().resolve("tracewire");
-        assertTrue(Files.isRegularFile(launcher), "no launcher at " + launcher);
-        Process p = new ProcessBuilder("bash", "-c", "eval \"$(grep -E '^capture_[a-z_]+\\+?=' \"$0\")\";"
+        Path file = Prerequisites.snapshot().getParent().getParent().resolve("scripts/jvm-opts.sh");
+        assertTrue(Files.isRegularFile(file), "no launcher options at " + file);
+        Process p = new ProcessBuilder("bash", "-c", "source \"$0\";"
                 + " echo \"$capture_rss_ceiling_mib\"; echo \"$capture_jvm_opts\"; echo \"$capture_stash_rss_ceiling_mib\"",
-                launcher.toString())
+                file.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(10, TimeUnit.SECONDS));

@@ -66,7 +66,7 @@ class DissectorCommandLiveTest {
         FormatsCommandTest.Result c = FormatsCommandTest.run(cap.toArray(String[]::new));
         load.waitFor(30, TimeUnit.SECONDS);
         assertEquals(0, c.code(), c.out() + c.err());
-        FormatsCommandTest.Result g = FormatsCommandTest.run("dissector", "-o", plugin.toString());
+        FormatsCommandTest.Result g = FormatsCommandTest.run("dissector", "-w", plugin.toString());
         assertEquals(0, g.code(), g.err());
         System.out.println(g.out().strip());
 

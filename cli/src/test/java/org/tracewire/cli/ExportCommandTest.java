@@ -54,7 +54,7 @@ class ExportCommandTest {
         ContextPcapng.Source src = ContextPcapng.snapshot(recs);
         Path pcap = ContextPcapng.write(dir.resolve("f.pcapng"), recs, src, Map.of(10, 3L));
         Path back = dir.resolve("f.dat");
-        ReportCommandTest.Result ex = ReportCommandTest.cli("export", pcap.toString(), "-o", back.toString());
+        ReportCommandTest.Result ex = ReportCommandTest.cli("export", pcap.toString(), "-w", back.toString());
         assertEquals(0, ex.rc(), ex.err());
         try (TraceDatFile f = TraceDatFile.open(back)) {
             assertEquals("local", f.clock());

@@ -131,7 +131,8 @@ class ExtcapCommandTest {
         assertEquals(all.size(), all.stream().distinct().count(), "no duplicates");
         assertTrue(all.stream().allMatch(e -> "pid > 0".equals(e.filter())), "a system's filter applies to each event");
         assertThrows(IllegalArgumentException.class, () -> ExtcapProtocol.selections(snap, "sched:nope", null));
-        assertThrows(IllegalArgumentException.class, () -> ExtcapProtocol.selections(snap, "sched_switch", null));
+        assertEquals(List.of(new EventSelection("sched", "sched_switch", null)),
+                ExtcapProtocol.selections(snap, "sched_switch", null), "trace-cmd's bare event name");
         assertThrows(IllegalArgumentException.class, () -> ExtcapProtocol.selections(snap, " ", null));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ExtcapProtocol.selections(snap, "sched:sched_switch", "sched:sched_wakeup=pid == 1"));
@@ -195,7 +196,7 @@ class ExtcapCommandTest {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         String script = ExtcapInstaller.script(java, List.of("-Xmx128m", "-XX:MaxDirectMemorySize=176m"),
                 ExtcapInstaller.classPath(null), null, "test", Map.of());
-        assertTrue(script.contains(" '-Xmx128m' '-XX:MaxDirectMemorySize=176m' -cp "), script);
+        assertTrue(script.contains(" '-Xmx128m' '-XX:MaxDirectMemorySize=176m' '-cp' "), script);
         Path installed = ExtcapInstaller.install(dir, script);
         Process c = new ProcessBuilder(installed.toString(), "--extcap-config", "--extcap-interface", "tracewire")
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -170,7 +170,7 @@ class ExtcapTsharkLiveTest {
     }
 
     @Test
-    void aKilledExtcapsInstanceIsRemovedByTheNextCapture(@TempDir Path dir) throws Exception {
+    void aKilledExtcapsInstanceIsRemovedByItsWatchdog(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("tshark.log");
         ExtcapWatch watch = new ExtcapWatch();
         Process tshark = new ProcessBuilder("tshark", "-i", "tracewire", "-a", "duration:30", "-w",
@@ -186,7 +186,10 @@ class ExtcapTsharkLiveTest {
             assertTrue(tshark.waitFor(20, TimeUnit.SECONDS));
         }
         watch.close();
-        assertTrue(top.instanceNames().contains(instance), "a SIGKILLed extcap cannot remove its instance");
+        for (int i = 0; i < 100 && top.instanceNames().contains(instance); i++) {
+            Thread.sleep(50);
+        }
+        assertFalse(top.instanceNames().contains(instance), "a SIGKILLed extcap's watchdog removes its instance");
 
         ExtcapWatch next = new ExtcapWatch();
         Result t = run(List.of("tshark", "-i", "tracewire", "-a", "duration:3", "-w",
@@ -194,8 +197,141 @@ class ExtcapTsharkLiveTest {
         next.close();
         assertEquals(0, t.code, t.out);
         assertTrue(t.out.matches("(?s).*\\n[1-9]\\d* packets captured.*"), t.out);
-        assertFalse(top.instanceNames().contains(instance), "the next capture removed the stale instance");
         next.assertCleanedUp();
+    }
+
+    /**
+     * Wireshark's check of a capture filter as it is typed ({@code --extcap-interface X
+     * --extcap-capture-filter F}, no capture): the installed entry (no JVM) and the command answer
+     * the reason as the first stdout line (the filter bar turns red), nothing for an empty filter.
+     */
+    @Test
+    void aCaptureFilterCheckAnswersWhyNot() throws Exception {
+        for (String iface : List.of(ExtcapProtocol.INTERFACE, ExtcapProtocol.INTERFACE_SSH)) {
+            Result r = run(List.of(extcap.toString(), "--extcap-interface", iface, "--extcap-capture-filter", "ether proto 0x88b5"), 30);
+            assertEquals(0, r.code, r.out);
+            assertEquals(ExtcapProtocol.captureFilterRefusal(iface) + "\n", r.out);
+            assertEquals("", run(List.of(extcap.toString(), "--extcap-interface", iface, "--extcap-capture-filter", ""), 30).out);
+            FormatsCommandTest.Result j = FormatsCommandTest.run("extcap", "--extcap-interface", iface,
+                    "--extcap-capture-filter", "tcp");
+            assertEquals(0, j.code(), j.err());
+            assertEquals(ExtcapProtocol.captureFilterRefusal(iface), j.out().strip());
+        }
+    }
+
+    /** tshark given a capture filter for tracewire ends within 10 s with the extcap's reason. */
+    @Test
+    void aRefusedCaptureFilterEndsTsharkWithinTenSeconds(@TempDir Path dir) throws Exception {
+        Bounded t = bounded(List.of("tshark", "-i", "tracewire", "-f", "ether proto 0x88b5", "-a", "duration:3",
+                "-w", dir.resolve("f.pcapng").toString()), dir, 10);
+        assertTrue(t.ended, "tshark still ran after 10 s: " + t.out);
+        assertTrue(t.out.contains("Error by extcap pipe: tracewire: "), t.out); // tshark's exit code is its own (0 here)
+        assertTrue(t.out.contains(ExtcapProtocol.captureFilterRefusal("tracewire")), t.out);
+    }
+
+    /** tshark given an event the kernel does not have ends within 10 s with the extcap's reason. */
+    @Test
+    void aBadEventEndsTsharkWithinTenSeconds(@TempDir Path dir) throws Exception {
+        Bounded t = bounded(List.of("tshark", "-i", "tracewire", "-o", "extcap.tracewire.events:nosuchsys:nosuchevent",
+                "-a", "duration:3", "-w", dir.resolve("e.pcapng").toString()), dir, 10);
+        assertTrue(t.ended, "tshark still ran after 10 s: " + t.out);
+        assertTrue(t.out.contains("Error by extcap pipe: tracewire: "), t.out); // tshark's exit code is its own (0 here)
+        assertTrue(t.out.contains("nosuchsys"), t.out);
+    }
+
+    /**
+     * An extcap that cannot capture (run by an unprivileged test user, no pkexec display and no
+     * SUDO_ASKPASS: no way to root) in Wireshark's arrangement (a FIFO of the user's, the extcap and
+     * the capture tool reading it started together): dumpcap and tshark each end within 10 s, the
+     * extcap says why.
+     */
+    @Test
+    void anExtcapWithoutRootEndsDumpcapAndTsharkWithinTenSeconds(@TempDir Path dir) throws Exception {
+        Prerequisites.requireTool("useradd");
+        Prerequisites.requireTool("setpriv");
+        Prerequisites.requireTool("dumpcap");
+        Prerequisites.requireTool("mkfifo");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String cp = readableClassPath(dir.resolve("cp"));
+        try (org.tracewire.testing.TestUser u = org.tracewire.testing.TestUser.create()) {
+            for (String reader : List.of("dumpcap", "tshark")) {
+                Path fifo = dir.resolve("fifo-" + reader);
+                assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
+                Files.setAttribute(fifo, "unix:uid", u.uid());
+                ProcessBuilder xb = new ProcessBuilder("setpriv", "--reuid=" + u.uid(), "--regid=" + u.gid(), "--init-groups",
+                        "--", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Dtracewire.home=" + Path.of("").toAbsolutePath().getParent(), "-cp", cp,
+                        "org.tracewire.cli.Main", "extcap", "--capture", "--extcap-interface", "tracewire", "--fifo", fifo.toString());
+                xb.environment().keySet().removeIf(k -> k.equals("DISPLAY") || k.equals("WAYLAND_DISPLAY")
+                        || k.equals("SUDO_ASKPASS") || k.startsWith("SUDO_") || k.equals("PKEXEC_UID"));
+                xb.environment().put("HOME", u.home().toString());
+                Path xlog = dir.resolve("extcap-" + reader + ".log");
+                Process x = xb.redirectErrorStream(true).redirectOutput(xlog.toFile()).start();
+                Bounded r = bounded(List.of(reader, "-i", fifo.toString(), "-a", "duration:3", "-w",
+                        dir.resolve(reader + ".pcapng").toString()), dir, 10);
+                boolean extcapEnded = x.waitFor(10, TimeUnit.SECONDS);
+                if (!extcapEnded) {
+                    x.destroyForcibly();
+                }
+                String said = Files.readString(xlog);
+                assertTrue(r.ended, reader + " still ran after 10 s: " + r.out + " / extcap: " + said);
+                assertTrue(extcapEnded, "the extcap still ran: " + said);
+                assertEquals(1, x.exitValue(), said);
+                assertTrue(said.contains("capturing needs root"), said);
+            }
+        }
+    }
+
+    /** The test JVM's class path copied where an unprivileged user can read it (~/.m2 is root's). */
+    private static String readableClassPath(Path dir) throws IOException {
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path src = Path.of(e);
+            if (!Files.exists(src)) {
+                continue;
+            }
+            Path dst = dir.resolve(Integer.toString(n++));
+            if (Files.isDirectory(src)) {
+                try (var walk = Files.walk(src)) {
+                    for (Path p : (Iterable<Path>) walk::iterator) {
+                        Path t = dst.resolve(src.relativize(p).toString());
+                        if (Files.isDirectory(p)) {
+                            Files.createDirectories(t);
+                        } else {
+                            Files.copy(p, t);
+                        }
+                    }
+                }
+            } else {
+                Files.createDirectories(dst);
+                dst = dst.resolve(src.getFileName());
+                Files.copy(src, dst);
+            }
+            entries.add(dst.toString());
+        }
+        try (var walk = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) walk::iterator) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    record Bounded(boolean ended, int code, String out) {
+    }
+
+    /** Runs a command for at most {@code seconds} (killed after), its output kept in a file. */
+    static Bounded bounded(List<String> cmd, Path dir, int seconds) throws Exception {
+        Path log = Files.createTempFile(dir, "run", ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        boolean ended = p.waitFor(seconds, TimeUnit.SECONDS);
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        return new Bounded(ended, ended ? p.exitValue() : -1, Files.readString(log));
     }
 
     /** Collects the pids of extcap capture processes while it is open. */

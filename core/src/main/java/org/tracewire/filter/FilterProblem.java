@@ -15,18 +15,38 @@ public record FilterProblem(int position, String message) {
         return position >= 0 ? "position " + position + ": " + message : message;
     }
 
+    /** Widest text {@link #pointer} shows; longer text is cut to a window around the position. */
+    public static final int POINTER_WIDTH = 100;
+
     /**
-     * The text and a caret line under {@code position} (tabs kept, so the caret lines up).
+     * The text and a caret line under {@code position} (tabs kept, so the caret lines up). Text
+     * longer than {@value #POINTER_WIDTH} characters is cut to a window around the position, each
+     * cut end marked {@code ...}; line breaks and other control characters show as spaces.
      *
      * @param text     the filter text
      * @param position 0-based offset; clamped into the text
      */
     public static String pointer(String text, int position) {
         int p = Math.max(0, Math.min(position, text.length()));
-        StringBuilder caret = new StringBuilder();
-        for (int i = 0; i < p; i++) {
-            caret.append(text.charAt(i) == '\t' ? '\t' : ' ');
+        int from = 0;
+        int to = text.length();
+        if (to > POINTER_WIDTH) {
+            from = Math.max(0, Math.min(p - POINTER_WIDTH / 2, text.length() - POINTER_WIDTH));
+            to = from + POINTER_WIDTH;
         }
-        return text.replace('\n', ' ') + "\n" + caret + "^";
+        String head = from > 0 ? "..." : "";
+        StringBuilder shown = new StringBuilder(head);
+        StringBuilder caret = new StringBuilder(" ".repeat(head.length()));
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            shown.append(c == '\t' ? '\t' : Character.isISOControl(c) ? ' ' : c);
+            if (i < p) {
+                caret.append(c == '\t' ? '\t' : ' ');
+            }
+        }
+        if (to < text.length()) {
+            shown.append("...");
+        }
+        return shown + "\n" + caret + "^";
     }
 }

@@ -30,6 +30,8 @@ import org.tracewire.tracefs.TracefsInstance;
 public final class KernelFilterCheck implements AutoCloseable {
     /** Prefix of the scratch instance's name; the process id follows. */
     public static final String INSTANCE_PREFIX = "tracewire-filtercheck-";
+    /** The purpose in its instance name ({@link org.tracewire.tracefs.OwnInstances}). */
+    static final String PURPOSE = "filtercheck";
 
     private static final Object LOCK = new Object();
 
@@ -57,12 +59,8 @@ public final class KernelFilterCheck implements AutoCloseable {
      * @throws TracefsException when the instance cannot be created (not root, a snapshot)
      */
     public static KernelFilterCheck open(Tracefs top) {
-        String name = INSTANCE_PREFIX + ProcessHandle.current().pid();
         synchronized (LOCK) {
-            if (top.instanceNames().contains(name)) {
-                top.instance(name).close();
-            }
-            return new KernelFilterCheck(top.createInstance(name));
+            return new KernelFilterCheck(org.tracewire.tracefs.OwnInstances.create(top, PURPOSE));
         }
     }
 

@@ -76,6 +76,7 @@ public final class FrameStream {
     private long events;
     private boolean rawClock;
     private String firstError;
+    private Object lastScope;
 
     /** A stream that learns its context from its own context frames (a live capture). */
     public FrameStream() {
@@ -199,6 +200,7 @@ public final class FrameStream {
         EventRecord r = new EventRecord(fmt, new KernelLayout(h.byteOrder(), c.layout().longSize()), h.cpu(), traceTime,
                 f.body());
         events++;
+        lastScope = scope;
         return new RecordInput.Event("", r, lost == null ? 0 : lost, number, h.timeNs(), cut, s.renderer());
     }
 
@@ -253,6 +255,11 @@ public final class FrameStream {
     /** The scopes seen, in order of their first context. */
     public List<Object> scopes() {
         return new ArrayList<>(scopes.keySet());
+    }
+
+    /** The scope of the event returned last (its capture: {@link #context(Object)}), or null before the first. */
+    public Object lastScope() {
+        return lastScope;
     }
 
     /** Events returned so far. */

@@ -237,6 +237,12 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public String failure() {
+        long cut = reader.truncatedAt();
+        if (cut >= 0) {
+            return file + ": pcapng offset " + cut + ": the file ends inside a block (a killed capture, or a full "
+                    + "disk): the events of the blocks before it were read; `tracewire recover " + file
+                    + "` finishes a killed capture's file";
+        }
         PcapngFormatException e = reader.failure();
         return e == null ? null : file + ": " + e.getMessage() + (e.truncated()
                 ? ": the file is cut short; the events of the blocks before it were read"
@@ -261,6 +267,19 @@ public final class PcapngInput implements RecordInput {
     @Override
     public boolean wallClock() {
         return !stream.rawClock();
+    }
+
+    /**
+     * The file offset in bytes of the packet block of the event {@link #events()} returned last
+     * (see {@link PcapngPacketReader#packetOffset()}), or -1 before the first.
+     */
+    public long lastOffset() {
+        return reader.packetOffset();
+    }
+
+    /** The context scope ({@link #scope}) of the event {@link #events()} returned last, or null before the first. */
+    public Object lastScope() {
+        return stream.lastScope();
     }
 
     /** The file read. */

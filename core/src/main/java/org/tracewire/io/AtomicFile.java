@@ -4,25 +4,20 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import org.tracewire.posix.InvokingUser;
 
 /**
- * The one atomic file write of tracewire (sessions, settings, generated plugins): the new content
- * goes to a temporary file beside the target, is forced to disk ({@code fsync}), and is renamed
- * over the target, so a reader sees the old file or the new one, never a part, even after a crash.
- * The file keeps the permissions of the file it replaces; a new file gets {@code rw-r--r--}.
+ * The one atomic file write of tracewire (sessions, settings, generated plugins, exported files):
+ * the new content goes to a temporary file beside the target, is forced to disk ({@code fsync}),
+ * and is renamed over the target, so a reader sees the old file or the new one, never a part, even
+ * after a crash. The file keeps the permissions of the file it replaces; a new file gets
+ * {@code rw-r--r--}. It is written for {@link InvokingUser#current()}, with that user's credentials
+ * ({@link InvokingUser#replaceFile}): under sudo or pkexec the invoking user's, never root's.
  */
 public final class AtomicFile {
-    private static final Set<PosixFilePermission> NEW_FILE = PosixFilePermissions.fromString("rw-r--r--");
-
     private AtomicFile() {
     }
 
@@ -91,26 +86,16 @@ public final class AtomicFile {
      *                     and the target is left as it was
      */
     public static void write(Path target, Set<PosixFilePermission> permissions, Content content) throws IOException {
-        Path abs = target.toAbsolutePath();
-        Path dir = abs.getParent();
-        Files.createDirectories(dir);
-        Set<PosixFilePermission> perms = permissions != null ? permissions
-                : Files.exists(abs, LinkOption.NOFOLLOW_LINKS) ? Files.getPosixFilePermissions(abs, LinkOption.NOFOLLOW_LINKS)
-                : NEW_FILE;
-        Path tmp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".tmp");
-        try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                content.writeTo(ch);
-                ch.force(true);
-            }
-            Files.setPosixFilePermissions(tmp, perms);
-            try {
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
+        int mode = permissions == null ? -1 : mode(permissions);
+        InvokingUser.current().replaceFile(target, mode, null, content::writeTo);
+    }
+
+    /** The permission bits of a set of permissions. */
+    static int mode(Set<PosixFilePermission> p) {
+        int m = 0;
+        for (PosixFilePermission x : p) {
+            m |= 1 << (8 - x.ordinal());
         }
+        return m;
     }
 }

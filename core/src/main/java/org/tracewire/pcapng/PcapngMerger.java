@@ -72,6 +72,9 @@ public final class PcapngMerger {
             } catch (IOException e) {
                 throw new IOException(file + ": " + e.getMessage(), e);
             }
+            if (head == null && reader.truncatedAt() >= 0) {
+                damaged = file + ": pcapng offset " + reader.truncatedAt() + ": the file ends inside a block";
+            }
             if (reader.sections() > 1) {
                 throw new IOException(file + ": more than one pcapng section (not supported by merge)");
             }

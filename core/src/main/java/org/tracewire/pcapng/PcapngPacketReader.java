@@ -47,21 +47,51 @@ public final class PcapngPacketReader implements AutoCloseable {
     private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
     private final List<long[]> resolution = new ArrayList<>(); // {numerator ns per unit multiplier, divisor}
     private long offset;
+    private long packetOffset = -1;
     private final List<InterfaceInfo> infos = new ArrayList<>();
     private final List<Long> ifdrops = new ArrayList<>();
     private SectionInfo section;
     private int sections;
     private long blocks;
     private PcapngFormatException failure;
+    /** True for a file: a last block cut short ends the file instead of failing ({@link #truncatedAt()}). */
+    private final boolean tolerateCutEnd;
+    private long truncatedAt = -1;
 
-    /** Opens a file. */
+    /**
+     * Opens a file. A file whose last block was cut short (the writer was killed, or its disk
+     * filled, while writing it) is read up to its last whole block, as tshark reads it; the cut is
+     * reported by {@link #truncatedAt()}.
+     */
     public PcapngPacketReader(Path file) throws IOException {
-        this(Files.newInputStream(file));
+        this(Files.newInputStream(file), true);
     }
 
-    /** Reads a stream (closed by {@link #close()}). */
+    /** Reads a stream (closed by {@link #close()}); a block cut short by the stream's end is an error. */
     public PcapngPacketReader(InputStream stream) {
+        this(stream, false);
+    }
+
+    private PcapngPacketReader(InputStream stream, boolean tolerateCutEnd) {
         this.in = new DataInputStream(new BufferedInputStream(stream, 1 << 16));
+        this.tolerateCutEnd = tolerateCutEnd;
+    }
+
+    /**
+     * The file offset of a last block cut short, after {@link #next()} returned null because of it;
+     * -1 when the file ended after a whole block (or was not read to its end yet).
+     */
+    public long truncatedAt() {
+        return truncatedAt;
+    }
+
+    /** Ends a file at a block cut short at {@code at} (returns true), or says it may not ({@code false}). */
+    private boolean cutEnd(long at) {
+        if (!tolerateCutEnd || at == 0) {
+            return false;
+        }
+        truncatedAt = at;
+        return true;
     }
 
     /**
@@ -104,6 +134,9 @@ public final class PcapngPacketReader implements AutoCloseable {
             if (n < 8) {
                 if (at == 0) {
                     throw new PcapngFormatException(0, 1, false, "not a pcapng file (" + n + " bytes)");
+                }
+                if (cutEnd(at)) {
+                    return null;
                 }
                 throw new PcapngFormatException(at, block, true, "the file ends inside a block header (" + n
                         + " of 8 bytes)");
@@ -149,7 +182,15 @@ public final class PcapngPacketReader implements AutoCloseable {
             type = h.getInt(0);
             int len = h.getInt(4);
             checkLength(at, block, len, 12);
-            byte[] body = readBody(at, block, len, len - 8);
+            byte[] body;
+            try {
+                body = readBody(at, block, len, len - 8);
+            } catch (PcapngFormatException e) {
+                if (e.truncated() && cutEnd(at)) {
+                    return null;
+                }
+                throw e;
+            }
             blocks = block;
             offset = at + len;
             ByteBuffer b = ByteBuffer.wrap(body).order(order);
@@ -216,6 +257,7 @@ public final class PcapngPacketReader implements AutoCloseable {
                 }
                 long[] r = resolution.get(iface);
                 long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
+                packetOffset = at;
                 return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
             }
         }
@@ -230,6 +272,14 @@ public final class PcapngPacketReader implements AutoCloseable {
                     + (len - size + n) + " present)");
         }
         return body;
+    }
+
+    /**
+     * The file offset in bytes of the Enhanced Packet Block of the packet {@link #next()} returned
+     * last (where a reader seeks to read that frame again), or -1 before the first packet.
+     */
+    public long packetOffset() {
+        return packetOffset;
     }
 
     /**

@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -106,15 +105,53 @@ public final class PcapngWriter implements AutoCloseable {
         end(start, len);
     }
 
+    /** A writer that goes on after blocks written before ({@link #resume}): no header block written. */
+    private PcapngWriter(WritableByteChannel out) throws IOException {
+        this.out = Objects.requireNonNull(out, "out");
+        this.exchange = out instanceof BufferExchange x ? x : null;
+        this.buf = (exchange != null ? exchange.lend() : ByteBuffer.allocateDirect(BUFFER)).order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * Goes on writing a section of this host's byte order whose header and one interface were written
+     * before (a killed capture's file, cut back to its last whole block): packets are added to
+     * interface 0, and the statistics block at {@link #close()} totals them with the ones before.
+     *
+     * @param out        positioned after the last whole block; closed by {@link #close()}
+     * @param snapLength the interface's snap length (0: none)
+     * @param packets    packets the interface has in the file already
+     * @param drops      the sum of their drop counts
+     * @param firstNs    the smallest packet time stamp in the file (any value when {@code packets} is 0)
+     * @param lastNs     the largest
+     * @return the writer
+     * @throws IOException when the channel fails
+     */
+    public static PcapngWriter resume(WritableByteChannel out, int snapLength, long packets, long drops, long firstNs,
+                                      long lastNs) throws IOException {
+        PcapngWriter w = new PcapngWriter(out);
+        Stats s = new Stats(snapLength);
+        s.packets = packets;
+        s.drops = drops;
+        if (packets > 0) {
+            s.first = firstNs;
+            s.last = lastNs;
+        }
+        w.interfaces[0] = s;
+        w.interfaceCount = 1;
+        return w;
+    }
+
     /** Starts a section on a stream (closed by {@link #close()}). */
     public PcapngWriter(OutputStream out, SectionInfo section) throws IOException {
         this(Channels.newChannel(out), section);
     }
 
-    /** Creates (or truncates) a file and starts a section in it. */
+    /**
+     * Creates (or truncates) a file and starts a section in it; run as root for another user (sudo,
+     * pkexec), the file is that user's to write ({@link org.tracewire.posix.InvokingUser#openOutput}).
+     */
     public static PcapngWriter create(Path file, SectionInfo section) throws IOException {
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        FileChannel ch = org.tracewire.posix.InvokingUser.openOutput(file, "pcapng");
         try {
             return new PcapngWriter(ch, section);
         } catch (IOException | RuntimeException e) {

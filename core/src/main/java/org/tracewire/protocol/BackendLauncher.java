@@ -46,7 +46,35 @@ public final class BackendLauncher {
         if (!Files.isExecutable(launcher)) {
             return new Result(List.of(), "cannot find the tracewire launcher at " + launcher);
         }
-        return command(launcher, root, env);
+        return command(root ? launcher : privileged(launcher, INSTALLED), root, env);
+    }
+
+    /** Where a root-owned copy of tracewire is looked for: {@code /opt/tracewire/tracewire}. */
+    public static final Path INSTALLED = Path.of("/opt/tracewire/tracewire");
+
+    /**
+     * The launcher root should run: as root, {@code ./tracewire} refuses a tree another user can
+     * change (docs/backend-protocol.md, "The privileged entry"). So a launcher that is not root's
+     * gives way to a root-owned copy at {@code installed} when there is one (an executable regular
+     * file of root's, not a link, not writable by group or others); else it stays (and will say why
+     * it refuses).
+     *
+     * @param launcher  the launcher of this tree
+     * @param installed where a root-owned copy may be
+     * @return the launcher to start the backend with
+     */
+    public static Path privileged(Path launcher, Path installed) {
+        return isRoots(launcher) || !isRoots(installed) ? launcher : installed;
+    }
+
+    private static boolean isRoots(Path file) {
+        try {
+            Map<String, Object> a = Files.readAttributes(file, "unix:uid,mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            int mode = (Integer) a.get("mode");
+            return (Integer) a.get("uid") == 0 && (mode & 0170000) == 0100000 && (mode & 022) == 0 && (mode & 0100) != 0;
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     /**

@@ -7,50 +7,66 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 
 /**
- * The one way tracewire names events: {@code SYSTEM:EVENT} (one event) or {@code SYSTEM:*} (every
- * event of a system), as trace-cmd's {@code -e} and tracefs' {@code set_event} spell them. Both
- * parts are plain tracefs directory names: not empty, not {@code .} or {@code ..}, no {@code /},
- * no {@code :}, no NUL, no white space. Used by every command, the backend and the app.
+ * The one way tracewire names events, trace-cmd's {@code -e} syntax (trace-cmd-record(1)):
+ * {@code SYSTEM:EVENT} (one event), {@code SYSTEM:*} (every event of a system), globs in either
+ * part ({@code sched:*wake*}, {@code sched*:sched_switch}; {@code *}, {@code ?} and
+ * {@code [...]}), and a bare {@code WORD} (a glob too), which selects every event of the systems
+ * it matches and every event it matches by name in any system ({@code -e sched},
+ * {@code -e sched_switch}, {@code -e 'sys_enter_open*'}). Each part is otherwise a plain tracefs
+ * directory name: not empty, not {@code .} or {@code ..}, no {@code /}, no {@code :}, no NUL, no
+ * white space. Used by every command, the backend and the app.
  *
- * @param system the event's system, e.g. {@code sched}
- * @param event  the event name, e.g. {@code sched_switch}, or {@value #WHOLE_SYSTEM}
+ * @param system the event's system or a glob of systems, e.g. {@code sched}; null for a bare
+ *               word, which is then {@code event}
+ * @param event  the event name or a glob, e.g. {@code sched_switch} or {@value #WHOLE_SYSTEM}
  */
 public record EventSelector(String system, String event) {
     /** The event part that selects every event of the system. */
     public static final String WHOLE_SYSTEM = "*";
+    /** The system of the kernel's own record types, which globs and bare words leave out. */
+    public static final String RECORD_TYPES = "ftrace";
 
     /**
-     * @throws IllegalArgumentException when a part is not a plain name (see the class comment)
+     * @throws IllegalArgumentException when a part is not a plain name or glob (see the class
+     *         comment)
      */
     public EventSelector {
-        Objects.requireNonNull(system, "system");
         Objects.requireNonNull(event, "event");
-        if (!plainName(system) || !(event.equals(WHOLE_SYSTEM) || plainName(event))) {
-            throw new IllegalArgumentException("'" + system + ":" + event + "' is not SYSTEM:EVENT or SYSTEM:*");
+        if (!(system == null || plainName(system)) || !plainName(event)) {
+            throw new IllegalArgumentException("'" + (system == null ? event : system + ":" + event)
+                    + "' is not SYSTEM:EVENT, SYSTEM or EVENT (globs allowed)");
         }
     }
 
     /**
-     * Parses {@code SYSTEM:EVENT} or {@code SYSTEM:*}.
+     * Parses {@code SYSTEM:EVENT}, {@code SYSTEM:*}, a glob of either, or a bare {@code WORD}.
      *
      * @param text the selector
      * @return the selector
-     * @throws IllegalArgumentException when it is not exactly one colon between two plain names
+     * @throws IllegalArgumentException when it has more than one colon, an empty part, or a part
+     *         that is not a plain name or glob
      */
     public static EventSelector parse(String text) {
-        int colon = text == null ? -1 : text.indexOf(':');
-        if (colon <= 0 || colon == text.length() - 1 || text.indexOf(':', colon + 1) >= 0) {
-            throw new IllegalArgumentException("'" + text + "' is not SYSTEM:EVENT or SYSTEM:*");
+        if (text == null) {
+            throw new IllegalArgumentException("no event given: SYSTEM:EVENT, SYSTEM or EVENT");
+        }
+        int colon = text.indexOf(':');
+        if (colon < 0) {
+            return new EventSelector(null, text);
+        }
+        if (colon == 0 || colon == text.length() - 1 || text.indexOf(':', colon + 1) >= 0) {
+            throw new IllegalArgumentException("'" + text + "' is not SYSTEM:EVENT, SYSTEM or EVENT (globs allowed)");
         }
         return new EventSelector(text.substring(0, colon), text.substring(colon + 1));
     }
 
     /**
-     * Parses {@code SYSTEM:EVENT}, one event (no {@code *}).
+     * Parses {@code SYSTEM:EVENT}, one event (no glob, no bare word).
      *
      * @param text the event's full name
      * @return the selector
@@ -58,20 +74,40 @@ public record EventSelector(String system, String event) {
      */
     public static EventSelector parseEvent(String text) {
         EventSelector s = parse(text);
-        if (s.isWholeSystem()) {
-            throw new IllegalArgumentException("'" + text + "' is not SYSTEM:EVENT (one event, no *)");
+        if (!s.isOneEvent()) {
+            throw new IllegalArgumentException("'" + text + "' is not SYSTEM:EVENT (one event, no glob)");
         }
         return s;
     }
 
-    /** True for {@code SYSTEM:*}. */
+    /** True for {@code SYSTEM:*} with a plain system. */
     public boolean isWholeSystem() {
-        return event.equals(WHOLE_SYSTEM);
+        return system != null && !isGlob(system) && event.equals(WHOLE_SYSTEM);
     }
 
-    /** True when the format is the event named, or one of the system's. */
+    /** True for {@code SYSTEM:EVENT} without a glob: exactly one event. */
+    public boolean isOneEvent() {
+        return system != null && !isGlob(system) && !isGlob(event);
+    }
+
+    /**
+     * True when the named event is selected. A glob or bare word does not reach into the
+     * {@value #RECORD_TYPES} system unless it names it: those are the tracers' record types
+     * (function, kernel_stack, ...), which have no {@code enable} file (trace-cmd skips them too).
+     */
+    public boolean matches(String eventSystem, String eventName) {
+        if (eventSystem.equals(RECORD_TYPES) && !RECORD_TYPES.equals(system) && !RECORD_TYPES.equals(event)) {
+            return false;
+        }
+        if (system == null) {
+            return glob(event).matcher(eventSystem).matches() || glob(event).matcher(eventName).matches();
+        }
+        return glob(system).matcher(eventSystem).matches() && glob(event).matcher(eventName).matches();
+    }
+
+    /** True when the format's event is selected. */
     public boolean matches(EventFormat format) {
-        return format.system().equals(system) && (isWholeSystem() || format.name().equals(event));
+        return matches(format.system(), format.name());
     }
 
     /**
@@ -79,21 +115,98 @@ public record EventSelector(String system, String event) {
      *
      * @param tracefs the tree (live or a snapshot)
      * @return full names {@code system:event}, sorted
-     * @throws IllegalArgumentException for an unknown system or event, naming the tree
+     * @throws IllegalArgumentException when it names nothing there, naming the tree and the
+     *         closest event names ("did you mean")
      */
     public List<String> resolve(Tracefs tracefs) {
-        if (isWholeSystem()) {
-            List<String> events = tracefs.events(system);
-            if (events.isEmpty()) {
-                throw new IllegalArgumentException("unknown system '" + system + "' in " + tracefs.label());
+        if (isOneEvent()) {
+            if (tracefs.exists("events/" + system + "/" + event + "/format")) {
+                return List.of(toString());
             }
-            return events.stream().map(e -> system + ":" + e).toList();
+        } else if (isWholeSystem()) {
+            List<String> events = tracefs.events(system);
+            if (!events.isEmpty()) {
+                return events.stream().map(e -> system + ":" + e).toList();
+            }
+        } else {
+            List<String> all = tracefs.allEvents();
+            List<String> out = select(all);
+            if (!out.isEmpty()) {
+                return out;
+            }
+            throw unknown(all, tracefs.label());
         }
-        if (!tracefs.exists("events/" + system + "/" + event + "/format")) {
-            throw new IllegalArgumentException("unknown event '" + this + "' in " + tracefs.label()
-                    + " (no events/" + system + "/" + event + "/format)");
+        throw unknown(tracefs.allEvents(), tracefs.label());
+    }
+
+    /** The full names ({@code system:event}) of {@code all} this selector matches, in their order. */
+    public List<String> select(List<String> all) {
+        List<String> out = new ArrayList<>();
+        for (String full : all) {
+            int colon = full.indexOf(':');
+            if (matches(full.substring(0, colon), full.substring(colon + 1))) {
+                out.add(full);
+            }
         }
-        return List.of(toString());
+        return out;
+    }
+
+    /** The error for a selector that matched none of {@code all}, with up to three close names. */
+    private IllegalArgumentException unknown(List<String> all, String label) {
+        String what = isWholeSystem() ? "system '" + system + "'" : "event '" + this + "'";
+        StringBuilder msg = new StringBuilder("unknown " + what + " in " + label);
+        List<String> close = closest(all);
+        if (!close.isEmpty()) {
+            msg.append("; did you mean ").append(String.join(", ", close)).append('?');
+        }
+        return new IllegalArgumentException(msg.toString());
+    }
+
+    /** Up to three names of {@code all} (full names, systems, bare event names) nearest in edit distance. */
+    private List<String> closest(List<String> all) {
+        String typed = toString();
+        Set<String> candidates = new LinkedHashSet<>();
+        for (String full : all) {
+            int colon = full.indexOf(':');
+            if (system == null) {
+                candidates.add(full.substring(0, colon));
+                candidates.add(full.substring(colon + 1));
+            } else if (isWholeSystem()) {
+                candidates.add(full.substring(0, colon) + ":*");
+            } else {
+                candidates.add(full);
+            }
+        }
+        int limit = Math.max(2, typed.length() / 4);
+        Map<String, Integer> distance = new LinkedHashMap<>();
+        for (String c : candidates) {
+            int d = editDistance(typed, c);
+            if (d <= limit) {
+                distance.put(c, d);
+            }
+        }
+        return distance.entrySet().stream().sorted(Map.Entry.comparingByValue()).limit(3)
+                .map(Map.Entry::getKey).toList();
+    }
+
+    /** Levenshtein distance (insert, delete, substitute: 1 each). */
+    static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
     }
 
     /**
@@ -133,18 +246,44 @@ public record EventSelector(String system, String event) {
             EventSelector sel = parse(text);
             List<EventFormat> matched = catalog.formats().stream().filter(sel::matches).toList();
             if (matched.isEmpty()) {
-                throw new IllegalArgumentException(sel.isWholeSystem() ? "unknown system '" + sel.system() + "'"
-                        : "unknown event '" + sel + "'");
+                throw sel.unknown(catalog.formats().stream().map(EventFormat::fullName).toList(), "the formats read");
             }
             matched.forEach(f -> out.putIfAbsent(f.fullName(), f));
         }
         return new ArrayList<>(out.values());
     }
 
-    /** {@code system:event}. */
+    /** {@code system:event}, or the bare word. */
     @Override
     public String toString() {
-        return system + ":" + event;
+        return system == null ? event : system + ":" + event;
+    }
+
+    private static boolean isGlob(String s) {
+        return s.indexOf('*') >= 0 || s.indexOf('?') >= 0 || s.indexOf('[') >= 0;
+    }
+
+    /** A glob ({@code *}, {@code ?}, {@code [...]}, {@code [!...]}) as a regular expression; other characters literal. */
+    private static Pattern glob(String g) {
+        StringBuilder re = new StringBuilder();
+        for (int i = 0; i < g.length(); i++) {
+            char c = g.charAt(i);
+            int close = c == '[' ? g.indexOf(']', i + 2) : -1;
+            if (c == '*') {
+                re.append(".*");
+            } else if (c == '?') {
+                re.append('.');
+            } else if (close > 0) {
+                String set = g.substring(i + 1, close);
+                boolean negate = set.startsWith("!");
+                re.append('[').append(negate ? "^" : "")
+                        .append(set.substring(negate ? 1 : 0).replace("\\", "\\\\").replace("[", "\\[")).append(']');
+                i = close;
+            } else {
+                re.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(re.toString());
     }
 
     private static boolean plainName(String s) {
@@ -153,7 +292,7 @@ public record EventSelector(String system, String event) {
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '/' || c == ':' || c == '\0' || Character.isWhitespace(c) || c == '*') {
+            if (c == '/' || c == ':' || c == '\0' || Character.isWhitespace(c)) {
                 return false;
             }
         }

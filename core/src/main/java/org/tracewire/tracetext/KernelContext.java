@@ -96,13 +96,9 @@ public final class KernelContext {
         if (!top.exists("events/kmem/mm_page_alloc/enable") || !top.exists("events/kmem/mm_page_free/enable")) {
             return KernelVariables.empty();
         }
-        String name = "tracewire-calib-" + ProcessHandle.current().pid();
         String text;
         try {
-            if (top.instanceNames().contains(name)) {
-                top.instance(name).close();
-            }
-            try (TracefsInstance inst = top.createInstance(name)) {
+            try (TracefsInstance inst = org.tracewire.tracefs.OwnInstances.create(top, "calib")) {
                 inst.setOption("nohash-ptr");
                 inst.setEnabled("kmem", "mm_page_alloc", true);
                 inst.setEnabled("kmem", "mm_page_free", true);

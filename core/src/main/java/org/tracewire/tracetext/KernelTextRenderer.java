@@ -66,6 +66,7 @@ public final class KernelTextRenderer {
                 // a record too short for its syscall fields: fall through to the print fmt path
             }
         }
-        sb.append(f.name()).append(": ").append(printer(f).render(record, context));
+        String text = printer(f).render(record, context);
+        sb.append(f.name()).append(": ").append(ProbeText.handles(f) ? ProbeText.kernelHead(text, record) : text);
     }
 }

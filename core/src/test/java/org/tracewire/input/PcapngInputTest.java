@@ -92,9 +92,10 @@ class PcapngInputTest {
             for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
                 got.add(it.next());
             }
+            // a file's cut last block (a killed capture, a full disk) ends it: the failure says where
             assertTrue(in.failure() != null && in.failure().matches(java.util.regex.Pattern.quote(cut.toString())
-                    + ": pcapng offset \\d+ \\(block \\d+\\): the file ends inside a block of \\d+ bytes \\(\\d+ present\\): "
-                    + "the file is cut short; the events of the blocks before it were read"), in.failure());
+                    + ": pcapng offset \\d+: the file ends inside a block \\(a killed capture, or a full disk\\): the "
+                    + "events of the blocks before it were read; .*"), in.failure());
         }
         assertTrue(got.size() > 100 && got.size() < recs.size(), "events read: " + got.size());
         assertEquals(complete, got.size(), "every event frame of a complete block");

@@ -30,6 +30,8 @@ import org.tracewire.tracefs.TracefsException;
 public final class Prerequisites {
     /** System property with the path of the tracefs snapshot; the parent pom's Surefire sets it. */
     public static final String SNAPSHOT_PROPERTY = "tracewire.snapshot";
+    /** The prerequisites list relative to the repository root ({@link PrereqsList}). */
+    public static final String PREREQS_LIST = "scripts/prereqs.list";
     /** The snapshot directory relative to the repository root. */
     public static final String SNAPSHOT_DIR = "snapshots/linux-6.18";
 
@@ -76,12 +78,17 @@ public final class Prerequisites {
 
     /**
      * Skips (or fails on CI) unless {@code executable} is an executable file in a {@code PATH}
-     * directory (or, when it contains a {@code /}, is itself executable).
+     * directory (or, when it contains a {@code /}, is itself executable). Fails on any machine
+     * when {@value #PREREQS_LIST} does not list it: a fresh machine would not get it.
      *
      * @param executable a command name such as {@code tshark}
      * @return the executable's path
      */
     public static Path requireTool(String executable) {
+        if (!PrereqsList.load(PrereqsList.find()).covers(executable)) {
+            Assertions.fail("needs " + executable + ", which " + PREREQS_LIST + " does not list: add the"
+                    + " Debian package that provides it there (scope test), so ./tracewire test installs it");
+        }
         return SYSTEM.tool(executable);
     }
 
@@ -149,7 +156,10 @@ public final class Prerequisites {
         }
     }
 
-    /** Instance form of {@link #requireTool(String)}; searches this instance's {@code PATH}. */
+    /**
+     * Instance form of {@link #requireTool(String)} without the list check; searches this
+     * instance's {@code PATH}.
+     */
     public Path tool(String executable) {
         if (executable.contains("/")) {
             Path p = Path.of(executable);
@@ -164,6 +174,6 @@ public final class Prerequisites {
                 }
             }
         }
-        return unmet("needs " + executable + ": not found on PATH (the launcher installs it: ./tracewire)");
+        return unmet("needs " + executable + ": not found on PATH (./tracewire test installs it)");
     }
 }

@@ -27,10 +27,13 @@ class EventSelectorTest {
 
     @Test
     void refusesMalformedAndCraftedNames() {
-        for (String bad : new String[] {"sched_switch", ":x", "x:", "a:b:c", "../x:y", "..:sched", "sched:..", "a/b:c",
-            "a:b/c", "a b:c", "a:b\0", "*:x", "a:x*", "", "sched:sched switch"}) {
+        for (String bad : new String[] {":x", "x:", "a:b:c", "../x:y", "..:sched", "sched:..", "a/b:c",
+            "a:b/c", "a b:c", "a:b\0", "", "..", "sched:sched switch"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EventSelector.parse(bad), bad);
-            assertTrue(e.getMessage().contains("is not SYSTEM:EVENT"), e.getMessage());
+            assertTrue(e.getMessage().contains("is not SYSTEM:EVENT, SYSTEM or EVENT"), e.getMessage());
+        }
+        for (String notOne : new String[] {"sched_switch", "sched:*", "*:x", "a:x*", "sched:sched_[sw]*"}) {
+            assertThrows(IllegalArgumentException.class, () -> EventSelector.parseEvent(notOne), notOne);
         }
         assertThrows(IllegalArgumentException.class, () -> EventSelector.parse(null));
     }
@@ -66,5 +69,43 @@ class EventSelectorTest {
         assertFalse(f.stream().map(EventFormat::fullName).distinct().count() < f.size());
         assertEquals(catalog.formats().size(), EventSelector.select(catalog, List.of()).size());
         assertThrows(IllegalArgumentException.class, () -> EventSelector.select(catalog, List.of("nosuch:*")));
+    }
+
+    @Test
+    void traceCmdSyntaxBareWordsAndGlobs() {
+        Tracefs t = snapshot();
+        assertEquals(EventSelector.parse("sched:*").resolve(t), EventSelector.parse("sched").resolve(t),
+                "a bare system name selects the system");
+        assertEquals(List.of("sched:sched_switch"), EventSelector.parse("sched_switch").resolve(t),
+                "a bare event name selects it in any system");
+        List<String> wake = EventSelector.parse("sched:*wake*").resolve(t);
+        assertTrue(wake.contains("sched:sched_wakeup") && wake.contains("sched:sched_wakeup_new")
+                && wake.stream().allMatch(e -> e.startsWith("sched:") && e.contains("wake")), wake.toString());
+        List<String> open = EventSelector.parse("sys_enter_open*").resolve(t);
+        assertTrue(open.contains("syscalls:sys_enter_openat") && open.stream().allMatch(e -> e.startsWith("syscalls:")),
+                open.toString());
+        assertEquals(List.of("sched:sched_switch"), EventSelector.parse("sched*:sched_s?itch").resolve(t));
+        assertEquals(List.of("sched:sched_switch", "sched:sched_wakeup"),
+                EventSelector.parse("sched:sched_[sw][wa][ik]*[hp]").resolve(t));
+        List<String> all = t.allEvents();
+        assertEquals(all.stream().filter(e -> !e.startsWith("ftrace:")).toList(), EventSelector.parse("*").resolve(t),
+                "* alone selects every event but the tracers' record types");
+        assertEquals(t.events("ftrace").size(), EventSelector.parse("ftrace").resolve(t).size(), "unless named");
+    }
+
+    @Test
+    void unknownNamesGetADidYouMean() {
+        Tracefs t = snapshot();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EventSelector.parse("sched:sched_swich").resolve(t));
+        assertTrue(e.getMessage().contains("did you mean sched:sched_switch"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> EventSelector.parse("shed").resolve(t));
+        assertTrue(e.getMessage().startsWith("unknown event 'shed' in ") && e.getMessage().contains("sched"),
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> EventSelector.parse("schde:*").resolve(t));
+        assertTrue(e.getMessage().contains("unknown system 'schde'") && e.getMessage().contains("sched:*"),
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> EventSelector.parse("zzzzzzzzzzzz").resolve(t));
+        assertFalse(e.getMessage().contains("did you mean"), e.getMessage());
     }
 }

@@ -1,18 +1,17 @@
 package org.tracewire.dissector;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import org.tracewire.io.AtomicFile;
-import java.nio.file.attribute.UserPrincipal;
-import java.util.List;
-import java.util.Map;
+import org.tracewire.posix.InvokingUser;
 
 /**
- * Writes a plugin atomically (temporary file in the target directory, then an atomic rename) and
- * finds the invoking user's Wireshark personal plugin folder ({@code ~/.local/lib/wireshark/plugins}).
- * Under sudo the folder is {@code SUDO_USER}'s, and files and folders created there are given to
- * that user, so that Wireshark run as the user loads the plugin and the user can replace it.
+ * Installs the plugin into the invoking user's Wireshark personal plugin folder
+ * ({@code ~/.local/lib/wireshark/plugins}). Under sudo or pkexec the folder is the invoking user's
+ * ({@code SUDO_UID}/{@code PKEXEC_UID}, home from the user database), and everything there is
+ * written with that user's credentials ({@link InvokingUser#replaceFile}): missing folders and the
+ * file are created as the user, the path is opened without following links the user could plant
+ * into places the user may not write, and the file replaces an older one atomically.
  */
 public final class PluginInstaller {
     /** The personal plugin folder below a home directory. */
@@ -23,74 +22,39 @@ public final class PluginInstaller {
     private PluginInstaller() {
     }
 
-    /** Who gets the plugin: a home directory and, under sudo, the user name to own created files. */
-    public record Target(Path home, String owner) {
+    /**
+     * Who gets the plugin: a home directory and the user who writes there.
+     *
+     * @param home the user's home directory
+     * @param user the user the files are written as
+     */
+    public record Target(Path home, InvokingUser user) {
         /** The plugin folder of this target. */
         public Path pluginDir() {
             return home.resolve(PERSONAL_PLUGINS);
         }
     }
 
-    /**
-     * The invoking user: {@code SUDO_USER} (home from {@code /etc/passwd}) when set and not root,
-     * else {@code user.home}.
-     *
-     * @param env      the environment
-     * @param userHome the {@code user.home} property
-     * @param passwd   lines of {@code /etc/passwd} (name:x:uid:gid:gecos:home:shell)
-     */
-    public static Target target(Map<String, String> env, String userHome, List<String> passwd) {
-        String sudoUser = env.get("SUDO_USER");
-        if (sudoUser != null && !sudoUser.isBlank() && !sudoUser.equals("root")) {
-            for (String line : passwd) {
-                String[] p = line.split(":", -1);
-                if (p.length >= 7 && p[0].equals(sudoUser) && !p[5].isBlank()) {
-                    return new Target(Path.of(p[5]), sudoUser);
-                }
-            }
-            throw new IllegalStateException("SUDO_USER " + sudoUser + " has no home directory in /etc/passwd");
-        }
-        return new Target(Path.of(userHome), null);
-    }
-
-    /** {@link #target(Map, String, List)} for this process. */
+    /** The invoking user ({@link InvokingUser#current()}) and their home directory. */
     public static Target currentTarget() throws IOException {
-        Path passwd = Path.of("/etc/passwd");
-        List<String> lines = Files.isReadable(passwd) ? Files.readAllLines(passwd) : List.of();
-        return target(System.getenv(), System.getProperty("user.home"), lines);
+        InvokingUser u = InvokingUser.current();
+        return new Target(u.home(), u);
     }
 
     /**
-     * Installs the plugin text into the target's plugin folder, atomically replacing an older one.
+     * Installs the plugin text into the target's plugin folder, atomically replacing an older one,
+     * as the target's user.
      *
      * @return the installed file
+     * @throws IOException when the user may not write there (e.g. a folder on the way is a link to
+     *                     a place they cannot write), or writing fails
      */
     public static Path install(Target target, String lua) throws IOException {
-        Path dir = target.pluginDir();
-        createOwned(dir, target);
-        Path file = dir.resolve(FILE_NAME);
-        AtomicFile.write(file, lua);
-        chown(file, target);
-        return file;
+        return write(target.user(), target.pluginDir().resolve(FILE_NAME), lua);
     }
 
-    private static void createOwned(Path dir, Target target) throws IOException {
-        if (Files.isDirectory(dir)) {
-            return;
-        }
-        Path parent = dir.getParent();
-        if (parent != null && !parent.equals(target.home())) {
-            createOwned(parent, target);
-        }
-        Files.createDirectories(dir);
-        chown(dir, target);
-    }
-
-    private static void chown(Path p, Target target) throws IOException {
-        if (target.owner() == null) {
-            return;
-        }
-        UserPrincipal u = p.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(target.owner());
-        Files.setOwner(p, u);
+    /** Writes plugin text to a file as {@code user}, atomically (mode 0644 for a new file). */
+    public static Path write(InvokingUser user, Path file, String lua) throws IOException {
+        return user.replaceFile(file, -1, null, lua.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -333,7 +333,7 @@ public final class BrowserViewModel {
         Tracefs t = tracefs;
         long req = ++detailsRequest;
         EventSelector selector = fullName == null ? null : parseOrNull(fullName);
-        if (selector == null || t == null || selector.isWholeSystem()) {
+        if (selector == null || t == null || !selector.isOneEvent()) {
             details.set(null);
             return;
         }

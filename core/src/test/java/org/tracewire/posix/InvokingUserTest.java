@@ -1,4 +1,4 @@
-package org.tracewire.backend;
+package org.tracewire.posix;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.testing.NobodysFifo;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.TestUser;
 
 class InvokingUserTest {
     /** A user database of one user, 1000:1000, also in group 27. */
@@ -51,20 +52,6 @@ class InvokingUserTest {
                 () -> InvokingUser.fromEnvironment(Map.of("PKEXEC_UID", "-1"), 0, ACCOUNTS));
         assertThrows(IllegalArgumentException.class,
                 () -> InvokingUser.fromEnvironment(Map.of("SUDO_UID", "1000", "SUDO_GID", "x"), 0, ACCOUNTS));
-    }
-
-    /** The kernel's rule: owner class, else group class, else other; only one class counts. */
-    @Test
-    void permissionBitsAsTheKernelChecksThem() {
-        InvokingUser u = new InvokingUser(1000, 1000, Set.of(1000, 27), "test");
-        assertTrue(u.may(1000, 0, 0700, 7));
-        assertFalse(u.may(1000, 0, 0077, 1), "the owner class counts, not group/other");
-        assertTrue(u.may(0, 27, 0070, 3));
-        assertFalse(u.may(0, 27, 0707, 1), "the group class counts, not other");
-        assertTrue(u.may(0, 0, 0003, 3));
-        assertFalse(u.may(0, 0, 0755, 2));
-        assertFalse(u.may(0, 0, 0001, 3), "both bits wanted");
-        assertTrue(new InvokingUser(0, 0, Set.of(0), "test").may(5, 5, 0, 7), "root");
     }
 
     @Test
@@ -113,9 +100,14 @@ class InvokingUserTest {
         assertRefused(nobody, mine.resolve("hard.pcapng"), "exists and is not owned by uid 65534");
         assertEquals("keep", Files.readString(target));
         assertEquals("keep", Files.readString(foreign));
-        // through a directory symlink: the real directory is what counts
+        // through root's directory symlink: followed as nobody, so what the real directory allows counts
         Files.createSymbolicLink(tmp.resolve("to-etc"), Path.of("/etc"));
-        assertRefused(nobody, tmp.resolve("to-etc").resolve("x.pcapng"), "the directory /etc is not writable by uid 65534");
+        assertRefused(nobody, tmp.resolve("to-etc").resolve("x.pcapng"),
+                "the directory " + tmp.resolve("to-etc") + " is not writable by uid 65534");
+        // through a directory symlink of another user's: refused, whatever it points at
+        Path other = Files.createSymbolicLink(tmp.resolve("others-link"), mine);
+        Files.setAttribute(other, "unix:uid", 4242, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        assertRefused(nobody, other.resolve("x.pcapng"), other + " is a symbolic link of uid 4242; refused");
 
         // created where it may: owned by nobody, mode 0600
         Path out = mine.resolve("out.pcapng");
@@ -172,6 +164,58 @@ class InvokingUserTest {
         assertRefused(nobody, foreign, "exists and is not owned by uid 65534");
         Files.createSymbolicLink(dir.resolve("link"), fifo);
         assertRefused(nobody, dir.resolve("link"), "is a symbolic link; refused");
+    }
+
+    /**
+     * The kernel decides, with the user's credentials: a directory of mode 0777 whose ACL gives a
+     * real test user only {@code r-x} is refused for that user (nothing created) and open to others;
+     * a root directory of mode 0755 whose ACL gives the user {@code rwx} is writable by them, and
+     * the file is theirs.
+     */
+    @Test
+    @Tag("live")
+    void aclsDecideAsTheKernelDoesForTheUser(@TempDir Path tmp) throws Exception {
+        Prerequisites.requireRoot();
+        Prerequisites.requireTool("useradd");
+        Prerequisites.requireTool("setfacl");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        try (TestUser t = TestUser.create()) {
+            InvokingUser u = t.invoking();
+            Path denied = Files.createDirectory(tmp.resolve("denied"));
+            Files.setPosixFilePermissions(denied, PosixFilePermissions.fromString("rwxrwxrwx"));
+            setfacl("u:" + t.name() + ":r-x", denied);
+            assertRefused(u, denied.resolve("x.pcapng"), "the directory " + denied + " is not writable by uid " + t.uid());
+            IOException e = assertThrows(IOException.class, () -> u.replaceFile(denied.resolve("y"), -1, null, ch -> { }));
+            assertTrue(e.getMessage().endsWith("the directory " + denied + " is not writable by uid " + t.uid()), e.getMessage());
+            try (var l = Files.list(denied)) {
+                assertEquals(0, l.count(), "nothing created for the denied user");
+            }
+            InvokingUser nobody = new InvokingUser(65534, 65534, Set.of(65534), "test");
+            nobody.openForWriting(denied.resolve("n.pcapng"), "pcapng").close();
+            assertEquals(65534, Files.getAttribute(denied.resolve("n.pcapng"), "unix:uid"), "others may");
+
+            Path granted = Files.createDirectory(tmp.resolve("granted"));
+            setfacl("u:" + t.name() + ":rwx", granted);
+            assertEquals(0705, (Integer) Files.getAttribute(granted, "unix:mode") & 0707, "by its mode bits others may not write");
+            try (FileChannel ch = u.openForWriting(granted.resolve("x.pcapng"), "pcapng")) {
+                ch.write(ByteBuffer.wrap("acl".getBytes()));
+            }
+            assertEquals(t.uid(), Files.getAttribute(granted.resolve("x.pcapng"), "unix:uid"));
+            assertEquals(t.gid(), Files.getAttribute(granted.resolve("x.pcapng"), "unix:gid"));
+            u.replaceFile(granted.resolve("r.lua"), -1, null, ch -> ch.write(ByteBuffer.wrap("r".getBytes())));
+            assertEquals(t.uid(), Files.getAttribute(granted.resolve("r.lua"), "unix:uid"));
+            assertEquals("r", Files.readString(granted.resolve("r.lua")));
+            // reading through act is the user's too: their file yes, root's 0600 file no
+            assertEquals("r", u.act(() -> Files.readString(granted.resolve("r.lua"))));
+            Path secret = Files.writeString(tmp.resolve("secret"), "root's");
+            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+            assertThrows(java.nio.file.AccessDeniedException.class, () -> u.act(() -> Files.readString(secret)));
+            assertRefused(nobody, granted.resolve("z.pcapng"), "the directory " + granted + " is not writable by uid 65534");
+        }
+    }
+
+    private static void setfacl(String entry, Path p) throws Exception {
+        assertEquals(0, new ProcessBuilder("setfacl", "-m", entry, p.toString()).inheritIO().start().waitFor());
     }
 
     private static void assertRefused(InvokingUser u, Path p, String why) {

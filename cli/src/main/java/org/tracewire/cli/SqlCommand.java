@@ -1,0 +1,115 @@
+package org.tracewire.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.tracewire.store.CaptureStore;
+import org.tracewire.store.QueryOutput;
+import org.tracewire.store.StoreCache;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code tracewire sql FILE... "SELECT …"}: SQL over the capture store of recorded files
+ * ({@link CaptureStore}; tables and views in {@code docs/store.md}). The store module (and DuckDB)
+ * is not a runtime dependency of this module: the launcher puts it on the class path of
+ * {@code sql} only, never on that of a capture process; without it this command says so.
+ */
+@Command(name = "sql", mixinStandardHelpOptions = true,
+        description = {"Query recorded captures (pcapng of tracewire frames, trace.dat) with SQL (DuckDB).",
+                "Tables: events, lost, captures, sources, one typed table per event (sched_switch, sys_enter_openat, ...: a column per field),",
+                "views sched_slice and sched_latency; every row has a host column. The store of each file is built on first use",
+                "and kept in $XDG_CACHE_HOME/tracewire (default ~/.cache/tracewire) while the file is unchanged. See docs/store.md."},
+        footerHeading = Main.EXAMPLES,
+        footer = {"  Events per type, then the longest wake-up latency (ns) as CSV:",
+                "    tracewire sql sched.pcapng 'SELECT event, count(*) FROM events GROUP BY 1'",
+                "    tracewire sql --csv sched.pcapng 'SELECT max(latency) FROM sched_latency'",
+                "  The tables and their columns:",
+                "    tracewire sql --schema sched.pcapng"})
+final class SqlCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "FILE... QUERY",
+            description = "The capture files, then the query (one argument: quote it). With --schema, files only.")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = "--csv", description = "CSV (a header line, then a line per row).")
+    boolean csv;
+
+    @Option(names = "--json", description = "JSON lines (an object per row).")
+    boolean json;
+
+    @Option(names = "--schema", description = "List the tables and views with their columns and types (no query).")
+    boolean schema;
+
+    @Option(names = "--cache-dir", paramLabel = "DIR",
+            description = "Where stores are kept (default $XDG_CACHE_HOME/tracewire, else ~/.cache/tracewire).")
+    Path cacheDir;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (csv && json) {
+            throw new Main.UsageException("--csv and --json exclude each other");
+        }
+        List<String> files = schema ? args : args.subList(0, args.size() - 1);
+        if (files.isEmpty()) {
+            throw new Main.UsageException(schema ? "no FILE given" : "give the files, then the query");
+        }
+        List<Path> paths = new ArrayList<>();
+        for (String f : files) {
+            Path p = Path.of(f);
+            if (!Files.isRegularFile(p)) {
+                throw new Main.UsageException(f + ": no such file");
+            }
+            paths.add(p);
+        }
+        try {
+            Class.forName("org.duckdb.DuckDBDriver");
+        } catch (ClassNotFoundException | NoClassDefFoundError e) {
+            spec.commandLine().getErr().println("sql: the capture store (DuckDB) is not on the class path: run it as ./tracewire sql");
+            return Main.EXIT_FAILURE;
+        }
+        return Store.run(this, paths);
+    }
+
+    /** The part that needs the store module (loaded only once it is known to be there). */
+    private static final class Store {
+        static int run(SqlCommand c, List<Path> paths) throws Exception {
+            PrintWriter out = c.spec.commandLine().getOut();
+            PrintWriter err = c.spec.commandLine().getErr();
+            StoreCache cache = c.cacheDir != null ? new StoreCache(c.cacheDir, StoreCache.ofUser(System.getenv()).maxBytes())
+                    : StoreCache.ofUser(System.getenv());
+            CaptureStore store;
+            try {
+                store = CaptureStore.open(paths, cache, line -> err.println("sql: " + line));
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageException(e.getMessage());
+            }
+            try (store; Statement s = store.connection().createStatement()) {
+                String query = c.schema
+                        ? "SELECT table_name AS \"table\", column_name AS \"column\", data_type AS type FROM information_schema.columns"
+                          + " WHERE table_catalog = current_database() AND table_schema = 'main'"
+                          + " ORDER BY table_name, ordinal_position"
+                        : c.args.get(c.args.size() - 1);
+                QueryOutput.Form form = c.csv ? QueryOutput.Form.CSV : c.json ? QueryOutput.Form.JSON : QueryOutput.Form.TABLE;
+                try (ResultSet rs = s.executeQuery(query)) {
+                    QueryOutput.print(rs, form, out);
+                } catch (SQLException e) {
+                    err.println("sql: " + e.getMessage().lines().findFirst().orElse(e.getMessage()).strip());
+                    return Main.EXIT_FAILURE;
+                }
+            }
+            return 0;
+        }
+    }
+}

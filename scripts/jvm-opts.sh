@@ -1,0 +1,43 @@
+# tracewire's JVM options, sourced by the launchers: the source tree's ./tracewire and the installed
+# /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts with the stated ceilings, and
+# sql_jvm_opts; defines nothing else and prints nothing.
+# shellcheck shell=bash
+# The capture-type JVMs (`backend`; `capture` and `extcap`) get explicit limits, so the process's
+# memory ceiling is a stated number, whatever the machine's RAM (docs/capture.md, "Memory"):
+#   heap 128 MiB; direct buffers: the engine's stash of sub-buffer pages (64 MiB per CPU, 256 MiB
+#   over all CPUs, at least 1 MiB per CPU) + 32 MiB for the outputs;
+#   metaspace 64 MiB; code cache 48 MiB. CPUs: the kernel's possible CPUs (tracefs has a per_cpu
+#   directory for each). A capture whose outputs are all files keeps its sub-buffers in a read-ahead
+#   instead of the stash (anonymous memory outside these limits: a quarter of MemAvailable, 256 to
+#   2048 MiB, unless --read-ahead says otherwise; org.tracewire.capture.ReadAhead), so the ceiling
+#   counts the larger of the two. Ceiling = these + 64 MiB + 1 MiB per CPU of the JVM's own (GC
+#   tables, thread stacks, shared libraries): capture_rss_ceiling_mib, 2,386 MiB on 2 CPUs (466 MiB
+#   for a capture with a live output, the backend's with the app's stream, or --read-ahead 0). The other
+#   subcommands and the desktop app keep the JVM's defaults. CaptureMemoryLiveTest sources this
+#   file to run a capture with these flags.
+capture_cpus=$(( $(sed 's/.*[-,]//' /sys/devices/system/cpu/possible 2>/dev/null || echo 0) + 1 ))
+capture_stash_mib=$(( capture_cpus * 64 < 256 ? capture_cpus * 64 : (capture_cpus > 256 ? capture_cpus : 256) ))
+capture_jvm_opts="-Xmx128m -XX:MaxDirectMemorySize=$(( capture_stash_mib + 32 ))m"
+capture_jvm_opts+=" -XX:MaxMetaspaceSize=64m -XX:ReservedCodeCacheSize=48m"
+# CPU (issue 12; README, Benchmarks): the serial collector (a capture allocates almost nothing per
+# record: no GC worker threads, smaller GC tables) and JIT thresholds 10 times the default (start-up
+# code stays interpreted rather than compiled twice by C1 and C2: about 0.4 CPU-s less per capture,
+# measured; the per-record loops run millions of times and still reach C2 within milliseconds).
+# The per-record packages (capture, ringbuffer, wire, pcapng) at a fifth of the default thresholds:
+# the emitter leaves the interpreter sooner (A/B under full-speed getppid loops: 56-62% of a core
+# instead of 66%, at 4-8% more events), while the start-up code (format and print-fmt parsers, the
+# CLI) stays at 10x and is not compiled by C2 (A/B under stress-ng --switch 2 against all of
+# org.tracewire at a fifth: 30-37% of a core instead of 34-40%, 4% more events).
+capture_jvm_opts+=" -XX:+UseSerialGC -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
+capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.capture.*::*,0.2"
+capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.ringbuffer.*::*,0.2"
+capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.wire.*::*,0.2"
+capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.pcapng.*::*,0.2"
+capture_read_ahead_max_mib=2048   # ReadAhead.MAX_DEFAULT
+# without a read-ahead (a live output, the backend's stream, --read-ahead 0): 466 MiB on 2 CPUs
+capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + capture_cpus ))
+capture_read_ahead_or_stash_mib=$(( capture_stash_mib > capture_read_ahead_max_mib ? capture_stash_mib : capture_read_ahead_max_mib ))
+capture_rss_ceiling_mib=$(( capture_stash_rss_ceiling_mib - capture_stash_mib + capture_read_ahead_or_stash_mib ))
+
+# sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling beyond)
+sql_jvm_opts="-Xmx256m"

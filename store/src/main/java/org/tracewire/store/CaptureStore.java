@@ -1,0 +1,329 @@
+package org.tracewire.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.duckdb.DuckDBConnection;
+import org.tracewire.input.RecordInput;
+
+/**
+ * One or more captures, read, as SQL tables: the store of each source file (built on first use
+ * with {@link StoreBuilder}, then reused from the {@link StoreCache} while the file is unchanged),
+ * attached read-only to an in-memory DuckDB database whose views put them together, each row
+ * with a {@code host} column naming the capture it comes from:
+ * <ul>
+ * <li>{@code events}, {@code lost}, {@code captures}, {@code sources}, and one view per typed
+ *     table ({@code sched_switch}, …) over every source that has it;</li>
+ * <li>derived: {@code sched_slice} (from {@code sched_switch}: what ran on each CPU from one switch
+ *     to the next) and {@code sched_latency} (wakeup → running, paired as
+ *     {@link org.tracewire.analysis.LatencyTracker} pairs them).</li>
+ * </ul>
+ * Hosts are the captures' host names (CAPTURE context; a trace.dat's {@code UNAME} node name, else
+ * the file name); a name already taken by another capture gets {@code -2}, {@code -3}, ….
+ * Schema and examples: {@code docs/store.md}. Not thread-safe (one JDBC connection).
+ */
+public final class CaptureStore implements AutoCloseable {
+    /** DuckDB's memory limit while building a store, MiB. */
+    static final int BUILD_MEMORY_MIB = 192;
+
+    private final DuckDBConnection db;
+    private final List<Source> sources;
+
+    /**
+     * One source file and its store.
+     *
+     * @param file      the source file as given
+     * @param store     its store file
+     * @param built     true when the store was built now, false when reused
+     * @param events    events in the store
+     * @param stoppedAt null when the store holds the whole file, else where reading stopped
+     */
+    public record Source(Path file, Path store, boolean built, long events, String stoppedAt) {
+    }
+
+    private CaptureStore(DuckDBConnection db, List<Source> sources) {
+        this.db = db;
+        this.sources = sources;
+    }
+
+    /**
+     * Opens the stores of files, building those that are missing or stale.
+     *
+     * @param files    the source files (pcapng of tracewire frames, trace.dat), at least one
+     * @param cache    where stores are kept
+     * @param progress receives a line per store built (may be null)
+     * @return the open store
+     * @throws IOException  when a file cannot be read, is neither a pcapng nor a trace.dat (then an
+     *                      {@link IllegalArgumentException}), or holds no tracewire context
+     * @throws SQLException when DuckDB fails
+     */
+    public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress)
+            throws IOException, SQLException {
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no file");
+        }
+        List<Source> sources = new ArrayList<>();
+        List<Path> stores = new ArrayList<>();
+        for (Path f : files) {
+            Path store = cache.storeFor(f);
+            boolean built = false;
+            if (!Files.isRegularFile(store)) {
+                build(f, store);
+                built = true;
+            } else {
+                Files.setLastModifiedTime(store, FileTime.fromMillis(System.currentTimeMillis()));
+            }
+            stores.add(store);
+            sources.add(new Source(f, store, built, 0, null));
+        }
+        cache.evict(stores);
+        DuckDBConnection db = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
+        try {
+            CaptureStore cs = new CaptureStore(db, sources);
+            cs.attach();
+            if (progress != null) {
+                for (Source s : cs.sources) {
+                    if (s.built) {
+                        progress.accept(s.file + ": store built, " + s.events + " events"
+                                + (s.stoppedAt == null ? "" : " (incomplete: " + s.stoppedAt + ")"));
+                    } else if (s.stoppedAt != null) {
+                        progress.accept(s.file + ": store incomplete: " + s.stoppedAt);
+                    }
+                }
+            }
+            return cs;
+        } catch (SQLException | RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Builds the store of one source into a new DuckDB file (written under a temporary name, then
+     * moved into place, so a reader never sees a half-built store).
+     *
+     * @return what was stored
+     * @throws IOException  when the source cannot be read or opened
+     * @throws SQLException when DuckDB fails
+     */
+    public static StoreBuilder.Result build(Path source, Path store) throws IOException, SQLException {
+        Path dir = store.getParent();
+        if (dir != null && !Files.isDirectory(dir)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        Path tmp = store.resolveSibling(store.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        Files.deleteIfExists(tmp);
+        StoreBuilder.Result r;
+        try (RecordInput in = RecordInput.open(source, null);
+             DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + tmp)) {
+            try (Statement s = c.createStatement()) {
+                // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)
+                s.execute("SET memory_limit = '" + BUILD_MEMORY_MIB + "MB'");
+            }
+            r = StoreBuilder.build(in, c, source.toAbsolutePath().toString());
+            try (Statement s = c.createStatement()) {
+                s.execute("CHECKPOINT");
+            }
+        } catch (IOException | SQLException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            Files.deleteIfExists(tmp.resolveSibling(tmp.getFileName() + ".wal"));
+            throw e;
+        }
+        Files.move(tmp, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return r;
+    }
+
+    /** The sources, in the order given, with their stores' counts. */
+    public List<Source> sources() {
+        return sources;
+    }
+
+    /** The connection (the views described above; the sources' stores attached read-only as {@code s0}, {@code s1}, …). */
+    public Connection connection() {
+        return db;
+    }
+
+    private void attach() throws SQLException {
+        Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
+        List<String[]> hosts = new ArrayList<>(); // {source, capture, host}
+        Set<String> taken = new LinkedHashSet<>();
+        try (Statement s = db.createStatement()) {
+            for (int i = 0; i < sources.size(); i++) {
+                Source src = sources.get(i);
+                s.execute("ATTACH " + Sql.literal(src.store.toString()) + " AS s" + i + " (READ_ONLY)");
+                Map<String, String> meta = new HashMap<>();
+                try (ResultSet rs = s.executeQuery("SELECT key, value FROM s" + i + ".meta")) {
+                    while (rs.next()) {
+                        meta.put(rs.getString(1), rs.getString(2));
+                    }
+                }
+                sources.set(i, new Source(src.file, src.store, src.built, Long.parseLong(meta.getOrDefault("events", "0")),
+                        meta.get("stopped_at")));
+                try (ResultSet rs = s.executeQuery("SELECT capture, hostname FROM s" + i + ".captures ORDER BY capture")) {
+                    while (rs.next()) {
+                        String h = rs.getString(2);
+                        if (h == null || h.isBlank()) {
+                            h = src.file.getFileName().toString().replaceFirst("\\.(pcapng|dat)$", "");
+                        }
+                        String unique = h;
+                        for (int n = 2; taken.contains(unique); n++) {
+                            unique = h + "-" + n;
+                        }
+                        taken.add(unique);
+                        hosts.add(new String[] {Integer.toString(i), rs.getString(1), unique});
+                    }
+                }
+                try (ResultSet rs = s.executeQuery("SELECT table_name FROM s" + i + ".event_tables ORDER BY table_name")) {
+                    while (rs.next()) {
+                        tablesBySource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
+                    }
+                }
+            }
+            List<Integer> all = new ArrayList<>();
+            for (int i = 0; i < sources.size(); i++) {
+                all.add(i);
+            }
+            StringBuilder src = new StringBuilder("CREATE VIEW sources AS ");
+            for (int i = 0; i < sources.size(); i++) {
+                src.append(i == 0 ? "" : " UNION ALL ").append("SELECT ").append(i).append(" AS source, ")
+                        .append(Sql.literal(sources.get(i).file.toString())).append(" AS file, ")
+                        .append(Sql.literal(sources.get(i).store.toString())).append(" AS store");
+                for (String k : List.of("events", "lost", "complete", "stopped_at", "summary")) {
+                    src.append(", (SELECT value FROM s").append(i).append(".meta WHERE key = ").append(Sql.literal(k))
+                            .append(")").append(k.equals("events") || k.equals("lost") ? "::BIGINT" : k.equals("complete") ? "::BOOLEAN" : "")
+                            .append(" AS ").append(k);
+                }
+            }
+            s.execute(src.toString());
+            for (String t : List.of("lost", "captures", "tasks")) {
+                s.execute("CREATE VIEW " + t + " AS " + union(t, all, hosts));
+            }
+            s.execute("CREATE VIEW events AS " + union(EVENTS, all, hosts));
+            for (Map.Entry<String, List<Integer>> t : tablesBySource.entrySet()) {
+                s.execute("CREATE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
+            }
+            s.execute(TASK_STATE_MACRO);
+            if (tablesBySource.containsKey("sched_switch")) {
+                s.execute(SCHED_SLICE);
+                List<String> wakeups = new ArrayList<>();
+                for (String w : List.of("sched_wakeup", "sched_wakeup_new")) {
+                    if (tablesBySource.containsKey(w)) {
+                        wakeups.add("SELECT host, frame, ts, pid AS task, comm, common_pid AS waker_pid, target_cpu, 0 AS k FROM " + w);
+                    }
+                }
+                if (!wakeups.isEmpty()) {
+                    s.execute(SCHED_LATENCY.replace("$WAKEUPS", String.join(" UNION ALL ", wakeups)));
+                }
+            }
+        }
+    }
+
+    /**
+     * The body of the {@code events} view over one store ({@code $S}): its rows with their event
+     * names, task names and tgids (tables of a few rows each) joined in.
+     */
+    private static final String EVENTS = """
+            (SELECT r.frame, r.ts, r.trace_ts, r.cpu, r.pid, t.tgid, t.comm, k.event, r.id, r.flags,
+                    r.preempt_count, r.file_offset, r.capture, c.buffer, r.truncated
+             FROM $S.event_rows r JOIN $S.event_tables k ON k.kind = r.kind
+             LEFT JOIN $S.tasks t ON t.capture = r.capture AND t.pid = r.pid
+             LEFT JOIN $S.captures c ON c.capture = r.capture)""";
+
+    /** A view's body: the table (or subquery over {@code $S}) of each source, with {@code host} first. */
+    private static String union(String table, List<Integer> of, List<String[]> hosts) {
+        StringBuilder sb = new StringBuilder();
+        for (int i : of) {
+            StringBuilder host = new StringBuilder("CASE capture");
+            int n = 0;
+            String only = null;
+            for (String[] h : hosts) {
+                if (h[0].equals(Integer.toString(i))) {
+                    host.append(" WHEN ").append(h[1]).append(" THEN ").append(Sql.literal(h[2]));
+                    only = h[2];
+                    n++;
+                }
+            }
+            String hostExpr = n == 1 ? Sql.literal(only) : n == 0 ? "NULL::VARCHAR" : host.append(" END").toString();
+            sb.append(sb.length() == 0 ? "" : " UNION ALL BY NAME ").append("SELECT ").append(hostExpr)
+                    .append(" AS host, * FROM ")
+                    .append(table.startsWith("(") ? table.replace("$S", "s" + i) : "s" + i + "." + table);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * {@code task_state(prev_state)}: a task state as {@code sched_switch}'s print fmt prints it on
+     * Linux 6.x ({@code R}, or {@code S D T t X Z P I} joined by {@code |}, then {@code +} for
+     * TASK_REPORT_MAX, 0x100).
+     */
+    static final String TASK_STATE_MACRO = """
+            CREATE MACRO task_state(s) AS CASE WHEN s IS NULL THEN NULL ELSE
+              (CASE WHEN (s & 255) = 0 THEN 'R' ELSE concat_ws('|',
+                 CASE WHEN s & 1 <> 0 THEN 'S' END, CASE WHEN s & 2 <> 0 THEN 'D' END,
+                 CASE WHEN s & 4 <> 0 THEN 'T' END, CASE WHEN s & 8 <> 0 THEN 't' END,
+                 CASE WHEN s & 16 <> 0 THEN 'X' END, CASE WHEN s & 32 <> 0 THEN 'Z' END,
+                 CASE WHEN s & 64 <> 0 THEN 'P' END, CASE WHEN s & 128 <> 0 THEN 'I' END) END)
+              || CASE WHEN s & 256 <> 0 THEN '+' ELSE '' END END""";
+
+    /**
+     * What ran on each CPU from one {@code sched_switch} to the CPU's next: the task switched in
+     * ({@code next_pid}, {@code next_comm}, {@code next_prio}) from {@code ts} for {@code dur} ns,
+     * and the state it left in ({@code end_state}: the next switch's {@code prev_state}). The last
+     * slice of each CPU has no end: {@code dur} and {@code end_state} are NULL. Idle is pid 0.
+     */
+    static final String SCHED_SLICE = """
+            CREATE VIEW sched_slice AS
+            SELECT host, common_cpu AS cpu, ts, lead(ts) OVER w - ts AS dur, next_pid AS pid, next_comm AS comm,
+                   next_prio AS prio, task_state(lead(prev_state) OVER w) AS end_state,
+                   frame, lead(frame) OVER w AS end_frame
+            FROM sched_switch
+            WINDOW w AS (PARTITION BY host, common_cpu ORDER BY ts, frame)""";
+
+    /**
+     * Scheduling latency as {@link org.tracewire.analysis.LatencyTracker} pairs it, in file order
+     * per host: the first {@code sched_wakeup}/{@code sched_wakeup_new} of a task since it last
+     * ran → the next {@code sched_switch} whose {@code next_pid} is that task (on any CPU); later
+     * wakeups while one is pending are ignored; a pair whose switch is earlier than its wakeup is
+     * dropped. (The tracker also drops its oldest pending wakeup past 65,536 pending ones; the view
+     * has no such cap.)
+     */
+    static final String SCHED_LATENCY = """
+            CREATE VIEW sched_latency AS
+            WITH w AS (
+              $WAKEUPS
+              UNION ALL SELECT host, frame, ts, next_pid AS task, NULL, NULL, common_cpu, 1 AS k FROM sched_switch
+            ), s AS (
+              SELECT *, coalesce(sum(k) OVER (PARTITION BY host, task ORDER BY frame
+                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS seg FROM w
+            ), first_wakeup AS (
+              SELECT host, task, seg, arg_min(frame, frame) AS frame, arg_min(ts, frame) AS ts,
+                     arg_min(comm, frame) AS comm, arg_min(waker_pid, frame) AS waker_pid,
+                     arg_min(target_cpu, frame) AS target_cpu
+              FROM s WHERE k = 0 GROUP BY host, task, seg
+            )
+            SELECT sw.host, sw.task AS pid, fw.comm, fw.waker_pid, fw.target_cpu, fw.frame AS wakeup_frame,
+                   fw.ts AS wakeup_ts, sw.frame, sw.ts, sw.target_cpu AS cpu, sw.ts - fw.ts AS latency
+            FROM s sw JOIN first_wakeup fw ON sw.host = fw.host AND sw.task = fw.task AND sw.seg = fw.seg
+            WHERE sw.k = 1 AND sw.ts >= fw.ts""";
+
+    @Override
+    public void close() throws SQLException {
+        db.close();
+    }
+}

@@ -1,0 +1,406 @@
+package org.tracewire.store;
+
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.input.RecordInput;
+import org.tracewire.input.TraceDatInput;
+import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordException;
+import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.WireContext;
+
+/**
+ * Writes the events of one {@link RecordInput} into the tables of a DuckDB database through
+ * DuckDB's appender (bulk insert, no SQL per row). The tables ({@code docs/store.md}):
+ * <ul>
+ * <li>{@code event_rows}: one row per event (frame, time, CPU, pid, event kind and id, flags, file
+ *     offset; the query layer's {@code events} view joins in the names);</li>
+ * <li>{@code tasks}: per capture and pid seen, the tgid and the task name the file gives (PROCESS
+ *     context, a trace.dat's saved cmdlines: what {@code report} prints);</li>
+ * <li>{@code lost}: where the kernel lost events, per CPU;</li>
+ * <li>one typed table per event ({@code sched_switch}, …), a column per format field
+ *     ({@link TypedColumn}), keyed by {@code frame};</li>
+ * <li>{@code captures} (the captures in the file: host, kernel, boot id), {@code event_tables}
+ *     (event → table), {@code meta} (source identity, counts, whether the build completed and
+ *     where it stopped).</li>
+ * </ul>
+ * {@code frame} is the pcapng packet number (Wireshark's {@code frame.number}); for a trace.dat,
+ * which has no frames, the event's 1-based position in the input (time order).
+ *
+ * <p>Bad input stops the build, it does not fail it: an error reading the input (a truncated or
+ * corrupt block) ends the event loop, and what was read stays, with {@code meta.complete = false}
+ * and {@code meta.stopped_at} saying where and why. A field that lies outside its record is NULL.
+ */
+public final class StoreBuilder {
+    /** The schema's version: a cached store of another version is rebuilt. */
+    public static final int SCHEMA_VERSION = 1;
+
+    /** Names a typed table may not take (the store's own tables and views). */
+    static final Set<String> RESERVED = Set.of("events", "event_rows", "lost", "captures", "event_tables", "meta",
+            "sched_slice", "sched_latency", "sources", "tasks");
+
+    /**
+     * What a build did.
+     *
+     * @param events    events stored
+     * @param lost      events the kernel lost, as the input reports them (unknown counts not included)
+     * @param stoppedAt null when the whole input was read, else where and why reading stopped
+     * @param summary   the input's own summary lines (lost events, skipped frames)
+     */
+    public record Result(long events, long lost, String stoppedAt, List<String> summary) {
+    }
+
+    /** The typed table of one event (system:name). */
+    private static final class Table {
+        final String name;
+        final int kind;
+        final List<TypedColumn> columns;
+        final Map<String, TypedColumn> byName = new HashMap<>();
+        final DuckDBAppender appender;
+
+        Table(String name, int kind, List<TypedColumn> columns, DuckDBAppender appender) {
+            this.name = name;
+            this.kind = kind;
+            this.columns = columns;
+            this.appender = appender;
+            columns.forEach(c -> byName.put(c.field().name(), c));
+        }
+    }
+
+    /** What one format (as an object) appends with: its table, its columns in table order, its common fields. */
+    private record Writer(Table table, TypedColumn[] columns, Field pid, Field flags, Field preempt, String fullName) {
+    }
+
+    private final DuckDBConnection db;
+    private final Map<EventFormat, Writer> writers = new IdentityHashMap<>();
+    private final Map<String, Table> tables = new LinkedHashMap<>();
+    private final Set<String> ambiguousNames = new HashSet<>();
+    private final Map<Object, CaptureState> captures = new LinkedHashMap<>();
+    private DuckDBAppender events;
+    private DuckDBAppender lost;
+
+    private StoreBuilder(DuckDBConnection db) {
+        this.db = db;
+    }
+
+    /**
+     * Builds the store of an input into an empty database.
+     *
+     * @param in     the input, positioned before its first event (read to its end, not closed)
+     * @param db     an open, empty database
+     * @param source a label for the source (its path), kept in {@code meta}
+     * @return what was stored
+     * @throws SQLException when the database refuses a write
+     */
+    public static Result build(RecordInput in, DuckDBConnection db, String source) throws SQLException {
+        return new StoreBuilder(db).run(in, source);
+    }
+
+    private Result run(RecordInput in, String source) throws SQLException {
+        try (Statement s = db.createStatement()) {
+            s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
+            s.execute("CREATE TABLE event_rows(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, pid INTEGER,"
+                    + " kind USMALLINT, id USMALLINT, flags UTINYINT, preempt_count UTINYINT, file_offset BIGINT,"
+                    + " capture USMALLINT, truncated BOOLEAN)");
+            s.execute("CREATE TABLE lost(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, count BIGINT, capture USMALLINT)");
+            s.execute("CREATE TABLE captures(capture USMALLINT, hostname VARCHAR, kernel VARCHAR, boot_id VARCHAR,"
+                    + " capture_id VARCHAR, clock VARCHAR, buffer VARCHAR)");
+            s.execute("CREATE TABLE event_tables(kind USMALLINT, event VARCHAR, system VARCHAR, name VARCHAR, table_name VARCHAR)");
+            s.execute("CREATE TABLE tasks(capture USMALLINT, pid INTEGER, tgid INTEGER, comm VARCHAR)");
+        }
+        Map<String, Set<String>> systemsByName = new HashMap<>();
+        for (EventFormat f : in.catalog().formats()) {
+            systemsByName.computeIfAbsent(f.name(), k -> new HashSet<>()).add(f.system());
+        }
+        systemsByName.forEach((n, sys) -> {
+            if (sys.size() > 1) {
+                ambiguousNames.add(n);
+            }
+        });
+        PcapngInput pcap = in instanceof PcapngInput p ? p : null;
+        // One transaction for the whole build: the appender then writes a chunk (2,048 rows) to the
+        // table's storage when full, instead of committing it (a commit per chunk cost 10x).
+        db.setAutoCommit(false);
+        events = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "event_rows");
+        lost = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "lost");
+        long count = 0;
+        long lostTotal = 0;
+        String stoppedAt = null;
+        long ordinal = 0;
+        Object lastScope = null;
+        String lastBuffer = null;
+        int capture = 0;
+        CaptureState state = null;
+        try {
+            Iterator<RecordInput.Event> it = in.events();
+            while (true) {
+                RecordInput.Event e;
+                try {
+                    if (!it.hasNext()) {
+                        break;
+                    }
+                    e = it.next();
+                } catch (UncheckedIOException | IllegalStateException | RecordException ex) {
+                    String msg = ex instanceof UncheckedIOException u ? u.getCause().getMessage() : ex.getMessage();
+                    stoppedAt = "after " + count + " events: " + msg;
+                    break;
+                }
+                ordinal++;
+                long frame = e.frame() != 0 ? e.frame() : ordinal;
+                long offset = -1;
+                if (pcap != null) {
+                    offset = pcap.lastOffset();
+                    Object scope = pcap.lastScope();
+                    if (scope != lastScope) {
+                        lastScope = scope;
+                        state = capture(scope, pcap.context(scope), "");
+                        capture = state.index;
+                    }
+                } else if (!e.buffer().equals(lastBuffer)) {
+                    lastBuffer = e.buffer();
+                    state = capture("buffer " + lastBuffer, null, lastBuffer);
+                    capture = state.index;
+                }
+                state.renderer = e.renderer();
+                EventRecord r = e.record();
+                Writer w = writers.get(r.format());
+                if (w == null) {
+                    w = writer(r);
+                }
+                int pid = w.pid == null ? 0 : (int) safeInt(r, w.pid);
+                if (pid >= 0) {
+                    state.pids.set(pid);
+                }
+                long trace = r.timestampNs();
+                DuckDBAppender a = events;
+                a.beginRow();
+                a.append(frame);
+                a.append(e.timeNs());
+                a.append(trace);
+                a.append((short) r.cpu());
+                a.append(pid);
+                a.append((short) w.table.kind);
+                a.append((short) r.format().id());
+                a.append((byte) (w.flags == null ? 0 : safeInt(r, w.flags)));
+                a.append((byte) (w.preempt == null ? 0 : safeInt(r, w.preempt)));
+                if (offset >= 0) {
+                    a.append(offset);
+                } else {
+                    a.appendNull();
+                }
+                a.append((short) capture);
+                a.append(e.truncated());
+                a.endRow();
+
+                DuckDBAppender t = w.table.appender;
+                t.beginRow();
+                t.append(frame);
+                t.append(e.timeNs());
+                t.append((short) r.cpu());
+                t.append(pid);
+                t.append((short) capture);
+                for (TypedColumn c : w.columns) {
+                    if (c == null) {
+                        t.appendNull();
+                    } else {
+                        c.append(t, r);
+                    }
+                }
+                t.endRow();
+
+                if (e.lostBefore() != 0) {
+                    lost.beginRow();
+                    lost.append(frame);
+                    lost.append(e.timeNs());
+                    lost.append(trace);
+                    lost.append((short) r.cpu());
+                    if (e.lostBefore() > 0) {
+                        lost.append(e.lostBefore());
+                        lostTotal += e.lostBefore();
+                    } else {
+                        lost.appendNull();
+                    }
+                    lost.append((short) capture);
+                    lost.endRow();
+                }
+                count++;
+            }
+        } finally {
+            events.close();
+            lost.close();
+            for (Table t : tables.values()) {
+                t.appender.close();
+            }
+        }
+        try (DuckDBAppender ta = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
+            for (CaptureState c : captures.values()) {
+                Map<Integer, WireContext.Task> known = c.context == null ? Map.of() : c.context.tasks();
+                for (int pid = c.pids.nextSetBit(0); pid >= 0; pid = c.pids.nextSetBit(pid + 1)) {
+                    WireContext.Task task = known.get(pid);
+                    ta.beginRow();
+                    ta.append((short) c.index);
+                    ta.append(pid);
+                    if (task != null) {
+                        ta.append(task.tgid());
+                    } else {
+                        ta.appendNull();
+                    }
+                    ta.append(c.renderer.comm(pid));
+                    ta.endRow();
+                }
+            }
+        }
+        if (pcap == null && in instanceof TraceDatInput td) {
+            String uname = td.file().options().uname();
+            String host = uname == null ? "" : uname.split(" ").length > 1 ? uname.split(" ")[1] : "";
+            try (var ps = db.prepareStatement("UPDATE captures SET hostname = ?, clock = ?")) {
+                ps.setString(1, host);
+                ps.setString(2, td.file().clock());
+                ps.executeUpdate();
+            }
+        }
+        List<String> summary = new ArrayList<>(in.summary());
+        meta("source", source);
+        meta("schema_version", Integer.toString(SCHEMA_VERSION));
+        meta("events", Long.toString(count));
+        meta("lost", Long.toString(lostTotal));
+        meta("wall_clock", Boolean.toString(in.wallClock()));
+        meta("complete", Boolean.toString(stoppedAt == null));
+        meta("stopped_at", stoppedAt);
+        meta("summary", String.join("\n", summary));
+        db.commit();
+        db.setAutoCommit(true);
+        return new Result(count, lostTotal, stoppedAt, summary);
+    }
+
+    private static long safeInt(EventRecord r, Field f) {
+        try {
+            return r.integer(f);
+        } catch (RecordException e) {
+            return 0;
+        }
+    }
+
+    private void meta(String key, String value) throws SQLException {
+        try (var ps = db.prepareStatement("INSERT OR REPLACE INTO meta VALUES (?, ?)")) {
+            ps.setString(1, key);
+            ps.setString(2, value);
+            ps.executeUpdate();
+        }
+    }
+
+    /** A capture (a pcapng scope, a trace.dat buffer) as the build sees it. */
+    private static final class CaptureState {
+        final int index;
+        final WireContext context;
+        final BitSet pids = new BitSet();
+        KernelTextRenderer renderer;
+
+        CaptureState(int index, WireContext context) {
+            this.index = index;
+            this.context = context;
+        }
+    }
+
+    private CaptureState capture(Object scope, WireContext c, String buffer) throws SQLException {
+        CaptureState st = captures.get(scope);
+        if (st != null) {
+            return st;
+        }
+        st = new CaptureState(captures.size(), c);
+        captures.put(scope, st);
+        try (var ps = db.prepareStatement("INSERT INTO captures VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setInt(1, st.index);
+            ps.setString(2, c == null ? "" : c.captureText(ContextMessage.CAPTURE_HOST));
+            ps.setString(3, c == null ? null : c.captureText(ContextMessage.CAPTURE_KERNEL_RELEASE));
+            ps.setString(4, c == null ? null : c.captureText(ContextMessage.CAPTURE_BOOT_ID));
+            ps.setString(5, c == null ? null : c.captureText(ContextMessage.CAPTURE_ID));
+            ps.setString(6, c == null ? null : c.clock());
+            ps.setString(7, buffer);
+            ps.executeUpdate();
+        }
+        return st;
+    }
+
+    /** The writer of a format seen for the first time: its event's table (created on first use). */
+    private Writer writer(EventRecord r) throws SQLException {
+        EventFormat f = r.format();
+        Table t = tables.get(f.fullName());
+        List<TypedColumn> cols = new ArrayList<>();
+        for (Field field : f.fields()) {
+            cols.add(TypedColumn.of(field, r.layout().longSize()));
+        }
+        if (t == null) {
+            String name = tableName(f);
+            StringBuilder ddl = new StringBuilder("CREATE TABLE ").append(Sql.quote(name))
+                    .append("(frame BIGINT, ts BIGINT, common_cpu SMALLINT, common_pid INTEGER, capture USMALLINT");
+            for (TypedColumn c : cols) {
+                ddl.append(", ").append(Sql.quote(c.name())).append(' ').append(c.sqlType());
+            }
+            ddl.append(')');
+            try (Statement s = db.createStatement()) {
+                s.execute(ddl.toString());
+            }
+            int kind = tables.size();
+            try (var ps = db.prepareStatement("INSERT INTO event_tables VALUES (?, ?, ?, ?, ?)")) {
+                ps.setInt(1, kind);
+                ps.setString(2, f.fullName());
+                ps.setString(3, f.system());
+                ps.setString(4, f.name());
+                ps.setString(5, name);
+                ps.executeUpdate();
+            }
+            t = new Table(name, kind, cols, db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, name));
+            tables.put(f.fullName(), t);
+        }
+        // Another format of the same event (a second capture in the file): its fields by name and
+        // SQL type; a field the table lacks, or of another type, is not stored (NULL).
+        TypedColumn[] order = new TypedColumn[t.columns.size()];
+        for (int i = 0; i < order.length; i++) {
+            TypedColumn want = t.columns.get(i);
+            for (TypedColumn c : cols) {
+                if (c.field().name().equals(want.field().name()) && c.sqlType().equals(want.sqlType())) {
+                    order[i] = c;
+                }
+            }
+        }
+        Writer w = new Writer(t, order, f.field("common_pid"), f.field("common_flags"), f.field("common_preempt_count"),
+                f.fullName());
+        writers.put(f, w);
+        return w;
+    }
+
+    private String tableName(EventFormat f) {
+        String name = f.name();
+        if (ambiguousNames.contains(name) || RESERVED.contains(name) || usedByOther(name, f)) {
+            name = f.system() + "__" + f.name();
+        }
+        return name;
+    }
+
+    private boolean usedByOther(String name, EventFormat f) {
+        for (Table t : tables.values()) {
+            if (t.name.equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

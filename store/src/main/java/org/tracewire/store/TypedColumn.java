@@ -1,0 +1,114 @@
+package org.tracewire.store;
+
+import java.sql.SQLException;
+import java.util.Set;
+import org.duckdb.DuckDBAppender;
+import org.tracewire.format.Field;
+import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordException;
+
+/**
+ * One format field as a column of its event's typed table: the SQL type of its C type and how a
+ * record's value is appended.
+ * <ul>
+ * <li>integers of 1, 2, 4, 8 bytes: {@code TINYINT SMALLINT INTEGER BIGINT}, unsigned ones
+ *     {@code UTINYINT USMALLINT UINTEGER UBIGINT} (from the format's {@code signed:});</li>
+ * <li>pointers: {@code UBIGINT} (or {@code UINTEGER} on a 32-bit kernel);</li>
+ * <li>{@code char[N]}, {@code char[]}, {@code __data_loc char[]}: {@code VARCHAR} (up to the first NUL);</li>
+ * <li>fixed, flexible and {@code __data_loc} arrays of integers: a list of the element's type
+ *     ({@code UBIGINT[]} for {@code unsigned long args[6]});</li>
+ * <li>{@code __data_loc cpumask_t}, structs by value and anything else: {@code BLOB} (the bytes).</li>
+ * </ul>
+ * A value that lies outside its record (a truncated frame, a corrupt location word) is NULL.
+ *
+ * @param field  the format field
+ * @param name   the column name: the field's name, with {@code _} appended when it equals a key
+ *               column of every typed table ({@link #KEY_COLUMNS})
+ * @param sqlType the column's SQL type
+ * @param shape  how the value is read and appended
+ */
+record TypedColumn(Field field, String name, String sqlType, Shape shape) {
+    /** The columns every typed table starts with (and {@code host} in the query views). */
+    static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "common_cpu", "common_pid", "capture", "host");
+
+    /** How a value is read from the record. */
+    enum Shape { INT8, INT16, INT32, INT64, STRING, LIST8, LIST16, LIST32, LIST64, BYTES }
+
+    /** The column of a field, for a kernel whose {@code long} has {@code longSize} bytes. */
+    static TypedColumn of(Field f, int longSize) {
+        String name = KEY_COLUMNS.contains(f.name()) ? f.name() + "_" : f.name();
+        boolean s = f.signed();
+        return switch (f.kind()) {
+            case INTEGER -> scalar(f, name, f.size(), s);
+            case POINTER -> scalar(f, name, longSize, false);
+            case CHAR_ARRAY, DYNAMIC_STRING -> new TypedColumn(f, name, "VARCHAR", Shape.STRING);
+            case ARRAY, DYNAMIC_ARRAY -> switch (f.elementSize()) {
+                case 1 -> new TypedColumn(f, name, (s ? "TINYINT" : "UTINYINT") + "[]", Shape.LIST8);
+                case 2 -> new TypedColumn(f, name, (s ? "SMALLINT" : "USMALLINT") + "[]", Shape.LIST16);
+                case 4 -> new TypedColumn(f, name, (s ? "INTEGER" : "UINTEGER") + "[]", Shape.LIST32);
+                case 8 -> new TypedColumn(f, name, (s ? "BIGINT" : "UBIGINT") + "[]", Shape.LIST64);
+                default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+            };
+            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+        };
+    }
+
+    private static TypedColumn scalar(Field f, String name, int size, boolean signed) {
+        return switch (size) {
+            case 1 -> new TypedColumn(f, name, signed ? "TINYINT" : "UTINYINT", Shape.INT8);
+            case 2 -> new TypedColumn(f, name, signed ? "SMALLINT" : "USMALLINT", Shape.INT16);
+            case 4 -> new TypedColumn(f, name, signed ? "INTEGER" : "UINTEGER", Shape.INT32);
+            case 8 -> new TypedColumn(f, name, signed ? "BIGINT" : "UBIGINT", Shape.INT64);
+            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+        };
+    }
+
+    /**
+     * Appends this column's value of a record (NULL when the record does not hold it).
+     *
+     * @throws SQLException from the appender
+     */
+    void append(DuckDBAppender a, EventRecord r) throws SQLException {
+        try {
+            switch (shape) {
+                case INT8 -> a.append((byte) r.integer(field));
+                case INT16 -> a.append((short) r.integer(field));
+                case INT32 -> a.append((int) r.integer(field));
+                case INT64 -> a.append(r.integer(field));
+                case STRING -> a.append(r.string(field));
+                case BYTES -> a.append(r.bytes(field));
+                case LIST8 -> {
+                    byte[] v = new byte[r.arrayLength(field)];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = (byte) r.arrayElement(field, i);
+                    }
+                    a.appendByteArray(v);
+                }
+                case LIST16 -> {
+                    short[] v = new short[r.arrayLength(field)];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = (short) r.arrayElement(field, i);
+                    }
+                    a.append(v);
+                }
+                case LIST32 -> {
+                    int[] v = new int[r.arrayLength(field)];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = (int) r.arrayElement(field, i);
+                    }
+                    a.append(v);
+                }
+                case LIST64 -> {
+                    long[] v = new long[r.arrayLength(field)];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = r.arrayElement(field, i);
+                    }
+                    a.append(v);
+                }
+                default -> throw new IllegalStateException(shape.toString());
+            }
+        } catch (RecordException | IndexOutOfBoundsException e) {
+            a.appendNull();
+        }
+    }
+}

@@ -1,0 +1,433 @@
+package org.tracewire.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.analysis.LatencyPair;
+import org.tracewire.analysis.LatencyTracker;
+import org.tracewire.format.Field;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.input.RecordInput;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.ContextPcapng;
+import org.tracewire.testing.FixtureRecords;
+
+/**
+ * The store of a pcapng written from the checked-in ring-buffer fixture (real records of this
+ * machine: sched, syscalls, irq, timers, …) against the records read straight from the file with
+ * {@link PcapngInput}: counts, every typed column of every event, the lost table, the derived
+ * views against independent computations ({@code sched_slice} from the switch records,
+ * {@code sched_latency} against {@link LatencyTracker}); the cache's reuse and renewal; two files
+ * as two hosts; cut and corrupted files.
+ */
+class CaptureStoreTest {
+    @TempDir
+    Path dir;
+
+    private Path fixture(String name, int n) throws IOException {
+        List<EventRecord> recs = FixtureRecords.load();
+        recs = recs.subList(0, Math.min(n, recs.size()));
+        return ContextPcapng.write(dir.resolve(name), recs, ContextPcapng.snapshot(recs), Map.of(10, 3L, 200, 7L));
+    }
+
+    private StoreCache cache() {
+        return new StoreCache(dir.resolve("cache"), 1L << 30);
+    }
+
+    /** The events of a file as PcapngInput reads them. */
+    private static List<RecordInput.Event> read(Path file) throws IOException {
+        List<RecordInput.Event> out = new ArrayList<>();
+        try (PcapngInput in = PcapngInput.open(file)) {
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                out.add(it.next());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void eventsAndEveryTypedColumnEqualTheRecords() throws Exception {
+        Path file = fixture("a.pcapng", Integer.MAX_VALUE);
+        List<RecordInput.Event> events = read(file);
+        assertTrue(events.size() > 1000, "fixture events: " + events.size());
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
+             Statement s = store.connection().createStatement()) {
+            // counts per event
+            Map<String, Long> want = new TreeMap<>();
+            events.forEach(e -> want.merge(e.record().format().fullName(), 1L, Long::sum));
+            Map<String, Long> got = new TreeMap<>();
+            try (ResultSet rs = s.executeQuery("SELECT event, count(*) FROM events GROUP BY event")) {
+                while (rs.next()) {
+                    got.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+            assertEquals(want, got);
+            assertTrue(want.size() >= 5, "event types: " + want.keySet());
+
+            // the events table, row by row
+            Map<Long, RecordInput.Event> byFrame = new HashMap<>();
+            events.forEach(e -> byFrame.put(e.frame(), e));
+            int rows = 0;
+            try (ResultSet rs = s.executeQuery("SELECT frame, ts, trace_ts, cpu, pid, comm, event, id, flags, preempt_count,"
+                    + " file_offset, host FROM events ORDER BY frame")) {
+                long lastOffset = -1;
+                while (rs.next()) {
+                    RecordInput.Event e = byFrame.get(rs.getLong(1));
+                    assertNotNull(e, "frame " + rs.getLong(1));
+                    EventRecord r = e.record();
+                    assertEquals(e.timeNs(), rs.getLong(2));
+                    assertEquals(r.timestampNs(), rs.getLong(3));
+                    assertEquals(r.cpu(), rs.getInt(4));
+                    assertEquals(r.pid(), rs.getInt(5));
+                    assertEquals(e.renderer().comm(r.pid()), rs.getString(6));
+                    assertEquals(r.format().fullName(), rs.getString(7));
+                    assertEquals(r.format().id(), rs.getInt(8));
+                    assertEquals(r.flags(), rs.getInt(9));
+                    assertEquals(r.preemptCount(), rs.getInt(10));
+                    assertTrue(rs.getLong(11) > lastOffset, "offsets grow with frames");
+                    lastOffset = rs.getLong(11);
+                    assertEquals("fixture", rs.getString(12));
+                    rows++;
+                }
+            }
+            assertEquals(events.size(), rows);
+
+            // every typed column of every event
+            Map<String, String> tables = new HashMap<>();
+            try (ResultSet rs = s.executeQuery("SELECT event, table_name FROM s0.event_tables")) {
+                while (rs.next()) {
+                    tables.put(rs.getString(1), rs.getString(2));
+                }
+            }
+            long values = 0;
+            for (Map.Entry<String, String> t : tables.entrySet()) {
+                try (ResultSet rs = s.executeQuery("SELECT * FROM " + Sql.quote(t.getValue()) + " ORDER BY frame")) {
+                    int n = 0;
+                    while (rs.next()) {
+                        EventRecord r = byFrame.get(rs.getLong("frame")).record();
+                        assertEquals(t.getKey(), r.format().fullName());
+                        assertEquals(r.cpu(), rs.getInt("common_cpu"));
+                        for (Field f : r.format().fields()) {
+                            String col = TypedColumn.of(f, 8).name();
+                            assertValue(r, f, rs.getObject(col), t.getKey() + "." + f.name());
+                            values++;
+                        }
+                        n++;
+                    }
+                    assertEquals(want.get(t.getKey()), n, t.getKey());
+                }
+            }
+            assertTrue(values > 5000, "values compared: " + values);
+
+            // lost: the two LOST marks of the fixture
+            try (ResultSet rs = s.executeQuery("SELECT sum(count), count(*) FROM lost")) {
+                assertTrue(rs.next());
+                long lost = events.stream().mapToLong(e -> Math.max(0, e.lostBefore())).sum();
+                assertEquals(10, lost);
+                assertEquals(lost, rs.getLong(1));
+                assertEquals(2, rs.getLong(2));
+            }
+        }
+    }
+
+    /** A stored value against the record's own, by the field's kind. */
+    private static void assertValue(EventRecord r, Field f, Object v, String what) throws SQLException {
+        switch (f.kind()) {
+            case INTEGER, POINTER -> {
+                long x = r.integer(f);
+                String want = f.signed() && f.kind() == org.tracewire.format.FieldKind.INTEGER ? Long.toString(x)
+                        : Long.toUnsignedString(x);
+                assertEquals(want, v.toString(), what);
+            }
+            case CHAR_ARRAY, DYNAMIC_STRING -> assertEquals(r.string(f), v, what);
+            case ARRAY, DYNAMIC_ARRAY -> {
+                Object[] items = (Object[]) ((Array) v).getArray();
+                assertEquals(r.arrayLength(f), items.length, what);
+                for (int i = 0; i < items.length; i++) {
+                    long x = r.arrayElement(f, i);
+                    assertEquals(f.signed() ? Long.toString(x) : Long.toUnsignedString(x), items[i].toString(), what + "[" + i + "]");
+                }
+            }
+            default -> assertArrayEquals(r.bytes(f), v instanceof java.sql.Blob b ? b.getBytes(1, (int) b.length()) : (byte[]) v, what);
+        }
+    }
+
+    @Test
+    void derivedViewsEqualIndependentComputations() throws Exception {
+        Path file = fixture("v.pcapng", Integer.MAX_VALUE);
+        List<RecordInput.Event> events = read(file);
+        // sched_slice: per CPU, from each switch to the next, in time order
+        Map<Integer, List<long[]>> switches = new TreeMap<>(); // cpu -> {ts, frame, next_pid, prev_state}
+        LatencyTracker tracker = new LatencyTracker();
+        List<LatencyPair> pairs = new ArrayList<>();
+        Map<Long, Long> frameTs = new HashMap<>();
+        for (RecordInput.Event e : events) {
+            EventRecord r = e.record();
+            frameTs.put(e.frame(), e.timeNs());
+            tracker.feed(e.frame(), r).ifPresent(p -> {
+                if (p.kind() == LatencyPair.Kind.SCHED_WAKEUP) {
+                    pairs.add(p);
+                }
+            });
+            if (r.format().fullName().equals("sched:sched_switch")) {
+                switches.computeIfAbsent(r.cpu(), k -> new ArrayList<>()).add(new long[] {e.timeNs(), e.frame(),
+                        r.integer(r.format().field("next_pid")), r.integer(r.format().field("prev_state"))});
+            }
+        }
+        List<String> want = new ArrayList<>();
+        for (Map.Entry<Integer, List<long[]>> c : switches.entrySet()) {
+            List<long[]> l = new ArrayList<>(c.getValue());
+            l.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+            for (int i = 0; i < l.size(); i++) {
+                long[] a = l.get(i);
+                long[] b = i + 1 < l.size() ? l.get(i + 1) : null;
+                want.add(c.getKey() + " " + a[0] + " " + (b == null ? "null" : b[0] - a[0]) + " " + a[2] + " "
+                        + (b == null ? "null" : state(b[3])));
+            }
+        }
+        assertTrue(want.size() > 100, "slices: " + want.size());
+        List<String> wantPairs = new ArrayList<>();
+        for (LatencyPair p : pairs) {
+            wantPairs.add(p.pid() + " " + p.start().sequence() + " " + p.end().sequence() + " "
+                    + (frameTs.get(p.end().sequence()) - frameTs.get(p.start().sequence())) + " " + p.wakerPid() + " " + p.cpu());
+        }
+        assertTrue(wantPairs.size() > 20, "wakeup pairs: " + wantPairs.size());
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
+             Statement s = store.connection().createStatement()) {
+            List<String> got = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT cpu, ts, dur, pid, end_state FROM sched_slice ORDER BY cpu, ts, frame")) {
+                while (rs.next()) {
+                    got.add(rs.getInt(1) + " " + rs.getLong(2) + " " + rs.getString(3) + " " + rs.getInt(4) + " "
+                            + rs.getString(5));
+                }
+            }
+            assertEquals(want, got);
+            List<String> gotPairs = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT pid, wakeup_frame, frame, latency, waker_pid, target_cpu FROM sched_latency ORDER BY frame")) {
+                while (rs.next()) {
+                    gotPairs.add(rs.getInt(1) + " " + rs.getLong(2) + " " + rs.getLong(3) + " " + rs.getLong(4) + " "
+                            + rs.getInt(5) + " " + rs.getInt(6));
+                }
+            }
+            assertEquals(wantPairs, gotPairs);
+        }
+    }
+
+    /** sched_switch's prev_state as the 6.18 print fmt prints it. */
+    private static String state(long s) {
+        StringBuilder sb = new StringBuilder();
+        String[] names = {"S", "D", "T", "t", "X", "Z", "P", "I"};
+        for (int i = 0; i < names.length; i++) {
+            if ((s & (1L << i)) != 0) {
+                sb.append(sb.length() == 0 ? "" : "|").append(names[i]);
+            }
+        }
+        return (sb.length() == 0 ? "R" : sb.toString()) + ((s & 256) != 0 ? "+" : "");
+    }
+
+    @Test
+    void aStoreIsReusedWhileTheFileIsUnchangedAndRebuiltAfter() throws Exception {
+        Path file = fixture("c.pcapng", 500);
+        StoreCache cache = cache();
+        Path first;
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache, null)) {
+            assertTrue(store.sources().get(0).built());
+            first = store.sources().get(0).store();
+            assertEquals(500, store.sources().get(0).events());
+        }
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache, null)) {
+            assertFalse(store.sources().get(0).built());
+            assertEquals(first, store.sources().get(0).store());
+        }
+        Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5000));
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache, null)) {
+            assertTrue(store.sources().get(0).built());
+            assertFalse(first.equals(store.sources().get(0).store()));
+        }
+        // bounded: a cache of 1 byte keeps only the stores in use
+        StoreCache tiny = new StoreCache(cache.dir(), 1);
+        try (CaptureStore store = CaptureStore.open(List.of(file), tiny, null)) {
+            assertFalse(Files.exists(first), "the stale store was evicted");
+            assertTrue(Files.exists(store.sources().get(0).store()));
+        }
+    }
+
+    @Test
+    void twoFilesAreTwoHosts() throws Exception {
+        Path a = fixture("a.pcapng", 300);
+        Path b = fixture("b.pcapng", 700);
+        try (CaptureStore store = CaptureStore.open(List.of(a, b), cache(), null);
+             Statement s = store.connection().createStatement();
+             ResultSet rs = s.executeQuery("SELECT host, count(*) FROM events GROUP BY host ORDER BY host")) {
+            assertTrue(rs.next());
+            assertEquals("fixture", rs.getString(1));
+            assertEquals(300, rs.getLong(2));
+            assertTrue(rs.next());
+            assertEquals("fixture-2", rs.getString(1));
+            assertEquals(700, rs.getLong(2));
+            assertFalse(rs.next());
+        }
+    }
+
+    @Test
+    void aCutFileIsRefusedWithWhereAndLeavesNoStore() throws Exception {
+        Path file = fixture("t.pcapng", 2000);
+        byte[] all = Files.readAllBytes(file);
+        Path cut = dir.resolve("cut.pcapng");
+        Files.write(cut, Arrays.copyOf(all, all.length * 2 / 3 + 5));
+        StoreCache cache = cache();
+        IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
+                () -> CaptureStore.open(List.of(cut), cache, null));
+        assertTrue(e.getMessage().matches("pcapng offset \\d+: block of \\d+ bytes runs past the end"), e.getMessage());
+        try (var files = Files.list(cache.dir())) {
+            assertEquals(List.of(), files.toList(), "no store, no temporary file left");
+        }
+    }
+
+    @Test
+    void anInputThatFailsMidwayGivesAPartialStoreThatSaysWhereItStopped() throws Exception {
+        Path file = fixture("p.pcapng", 1500);
+        Path store = dir.resolve("partial.duckdb");
+        try (PcapngInput in = PcapngInput.open(file);
+             org.duckdb.DuckDBConnection c = (org.duckdb.DuckDBConnection) java.sql.DriverManager.getConnection("jdbc:duckdb:" + store)) {
+            // the input as it is, failing at its 1001st event as a read error would (a disk, a file cut while read)
+            RecordInput failing = (RecordInput) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {RecordInput.class}, (proxy, m, args) -> {
+                        if (!m.getName().equals("events")) {
+                            return m.invoke(in, args);
+                        }
+                        Iterator<RecordInput.Event> it = in.events();
+                        return new Iterator<RecordInput.Event>() {
+                            int n;
+
+                            @Override
+                            public boolean hasNext() {
+                                if (n == 1000) {
+                                    throw new java.io.UncheckedIOException(new IOException("pcapng offset 4242: read error"));
+                                }
+                                return it.hasNext();
+                            }
+
+                            @Override
+                            public RecordInput.Event next() {
+                                n++;
+                                return it.next();
+                            }
+                        };
+                    });
+            StoreBuilder.Result r = StoreBuilder.build(failing, c, file.toString());
+            assertEquals(1000, r.events());
+            assertEquals("after 1000 events: pcapng offset 4242: read error", r.stoppedAt());
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM event_rows), (SELECT value FROM meta WHERE key = 'complete'),"
+                         + " (SELECT value FROM meta WHERE key = 'stopped_at'), (SELECT max(frame) FROM event_rows)")) {
+                assertTrue(rs.next());
+                assertEquals(1000, rs.getLong(1));
+                assertEquals("false", rs.getString(2));
+                assertEquals(r.stoppedAt(), rs.getString(3));
+                assertEquals(read(file).get(999).frame(), rs.getLong(4), "the rows are the first 1000 events");
+            }
+        }
+    }
+
+    @Test
+    void mutatedFilesGiveAClearErrorOrAStoreOfWhatTheyHold() throws Exception {
+        Path file = fixture("m.pcapng", 600);
+        byte[] base = Files.readAllBytes(file);
+        Random rnd = new Random(20261127);
+        Map<String, Integer> outcomes = new TreeMap<>();
+        for (int i = 0; i < 150; i++) {
+            byte[] m = base.clone();
+            int flips = 1 + rnd.nextInt(8);
+            for (int k = 0; k < flips; k++) {
+                m[rnd.nextInt(m.length)] = (byte) rnd.nextInt(256);
+            }
+            if (rnd.nextInt(3) == 0) {
+                m = Arrays.copyOf(m, rnd.nextInt(m.length));
+            }
+            Path p = dir.resolve("m" + i + ".pcapng");
+            Files.write(p, m);
+            long readable = -1;
+            try (PcapngInput in = PcapngInput.open(p)) {
+                readable = 0;
+                for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                    it.next();
+                    readable++;
+                }
+            } catch (IOException | RuntimeException e) {
+                // counted below against the store
+            }
+            try (CaptureStore store = CaptureStore.open(List.of(p), cache(), null);
+                 Statement s = store.connection().createStatement();
+                 ResultSet rs = s.executeQuery("SELECT count(*) FROM events")) {
+                rs.next();
+                long n = rs.getLong(1);
+                CaptureStore.Source src = store.sources().get(0);
+                assertEquals(src.events(), n);
+                if (src.stoppedAt() == null) {
+                    assertEquals(readable, n, "a complete store holds what the input yields");
+                    outcomes.merge("complete", 1, Integer::sum);
+                } else {
+                    outcomes.merge("partial", 1, Integer::sum);
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                assertTrue(e.getMessage() != null && e.getMessage().contains(p.getFileName().toString())
+                        || e.getMessage().contains("pcapng offset"), "a clear error: " + e.getMessage());
+                outcomes.merge("refused", 1, Integer::sum);
+            } catch (SQLException | RuntimeException e) {
+                fail("mutation " + i + ": " + e, e);
+            }
+            Files.delete(p);
+        }
+        assertTrue(outcomes.getOrDefault("complete", 0) > 0, outcomes.toString());
+    }
+
+    @Test
+    void outputFormsAndEscaping() throws Exception {
+        Path file = fixture("o.pcapng", 400);
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
+             Statement s = store.connection().createStatement()) {
+            String q = "SELECT 'a\u001b[31mb' AS t, 42::UBIGINT AS n, [1, 2]::UTINYINT[] AS l, NULL AS z, 'x,\"y' AS c";
+            var sw = new java.io.StringWriter();
+            try (ResultSet rs = s.executeQuery(q)) {
+                QueryOutput.print(rs, QueryOutput.Form.TABLE, new java.io.PrintWriter(sw));
+            }
+            assertTrue(sw.toString().contains("a\\x1b[31mb"), sw.toString());
+            assertFalse(sw.toString().contains("\u001b"));
+            assertTrue(sw.toString().contains("[1, 2]") && sw.toString().contains("NULL") && sw.toString().contains("(1 row)"));
+            sw = new java.io.StringWriter();
+            try (ResultSet rs = s.executeQuery(q)) {
+                QueryOutput.print(rs, QueryOutput.Form.CSV, new java.io.PrintWriter(sw));
+            }
+            assertEquals("t,n,l,z,c\na\u001b[31mb,42,\"[1, 2]\",,\"x,\"\"y\"\n", sw.toString().replace("\r\n", "\n"));
+            sw = new java.io.StringWriter();
+            try (ResultSet rs = s.executeQuery(q)) {
+                QueryOutput.print(rs, QueryOutput.Form.JSON, new java.io.PrintWriter(sw));
+            }
+            assertEquals("{\"t\":\"a\\u001B[31mb\",\"n\":42,\"l\":[1,2],\"z\":null,\"c\":\"x,\\\"y\"}", sw.toString().strip());
+        }
+    }
+}
