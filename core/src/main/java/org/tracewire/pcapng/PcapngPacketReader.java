@@ -132,6 +132,9 @@ public final class PcapngPacketReader implements AutoCloseable {
                 return null;
             }
             if (n < 8) {
+                if (at == 0) {
+                    throw new PcapngFormatException(0, 1, false, "not a pcapng file (" + n + " bytes)");
+                }
                 if (cutEnd(at)) {
                     return null;
                 }

@@ -20,6 +20,8 @@ import org.tracewire.format.Field;
  */
 public final class PrintFmtParser {
 
+    private static final Set<String> TWO_CHAR_PUNCT = Set.of("->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++",
+            "--");
     private static final Set<String> TYPE_WORDS = Set.of("const", "volatile", "unsigned", "signed", "struct",
             "enum", "union", "char", "short", "int", "long", "bool", "_Bool", "void", "float", "double");
 
@@ -127,7 +129,7 @@ public final class PrintFmtParser {
                 String op;
                 if (three.equals("<<=") || three.equals(">>=") || three.equals("...")) {
                     op = three;
-                } else if (Set.of("->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--").contains(two)) {
+                } else if (TWO_CHAR_PUNCT.contains(two)) {
                     op = two;
                 } else if ("()[]{},?:;+-*/%<>=!~&|^.#".indexOf(c) >= 0) {
                     op = String.valueOf(c);

@@ -73,9 +73,16 @@ public final class FileRows implements AutoCloseable {
         return rows;
     }
 
-    /** Notes after reading: lost events, skipped packets or records. */
+    /**
+     * Notes after reading: lost events, skipped packets or records, and last where the file is cut
+     * short or malformed (its events before that point were read).
+     */
     public List<String> summary() {
-        return input.summary();
+        List<String> notes = new ArrayList<>(input.summary());
+        if (input.failure() != null) {
+            notes.add(input.failure());
+        }
+        return notes;
     }
 
     /**
