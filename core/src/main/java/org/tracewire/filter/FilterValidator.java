@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.text.EditDistance;
 
 /**
  * Checks a {@link Filter} against one event's format: every field exists (see
@@ -163,31 +164,12 @@ public final class FilterValidator {
         }
         names.addAll(List.of("CPU", "COMM"));
         for (String n : names) {
-            int d = distance(name.toLowerCase(), n.toLowerCase());
+            int d = EditDistance.between(name.toLowerCase(), n.toLowerCase());
             if (d < bestDistance && !n.equals("common_type")) {
                 bestDistance = d;
                 best = n;
             }
         }
         return best == null ? "" : " (did you mean '" + best + "'?)";
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 }

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
+import org.tracewire.text.EditDistance;
 
 /**
  * The one way tracewire names events, trace-cmd's {@code -e} syntax (trace-cmd-record(1)):
@@ -180,33 +181,13 @@ public record EventSelector(String system, String event) {
         int limit = Math.max(2, typed.length() / 4);
         Map<String, Integer> distance = new LinkedHashMap<>();
         for (String c : candidates) {
-            int d = editDistance(typed, c);
+            int d = EditDistance.between(typed, c);
             if (d <= limit) {
                 distance.put(c, d);
             }
         }
         return distance.entrySet().stream().sorted(Map.Entry.comparingByValue()).limit(3)
                 .map(Map.Entry::getKey).toList();
-    }
-
-    /** Levenshtein distance (insert, delete, substitute: 1 each). */
-    static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 
     /**
