@@ -111,6 +111,33 @@ public final class Main implements Callable<Integer> {
         return s != null && !s.isBlank();
     }
 
+    /**
+     * The stream, but failing: a {@link PrintStream} keeps a write error to itself, so a command's
+     * {@link PrintWriter#checkError()} would never learn that its reader went away
+     * ({@code tracewire report FILE | head}).
+     */
+    static java.io.OutputStream failing(PrintStream ps) {
+        return new java.io.FilterOutputStream(ps) {
+            @Override
+            public void write(byte[] b, int off, int len) throws java.io.IOException {
+                ps.write(b, off, len);
+                check();
+            }
+
+            @Override
+            public void flush() throws java.io.IOException {
+                ps.flush();
+                check();
+            }
+
+            private void check() throws java.io.IOException {
+                if (ps.checkError()) {
+                    throw new java.io.IOException("standard output is closed");
+                }
+            }
+        };
+    }
+
     /** Runs a command line and exits the JVM with its exit code. */
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -125,7 +152,7 @@ public final class Main implements Callable<Integer> {
      * @return the exit code: 0, {@link #EXIT_FAILURE} or {@link #EXIT_USAGE}
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        PrintWriter o = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
+        PrintWriter o = new PrintWriter(new OutputStreamWriter(failing(out), StandardCharsets.UTF_8), true);
         PrintWriter e = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
         CommandLine cl = commandLine(args);
         cl.setAllowSubcommandsAsOptionParameters(true); // --view filter names a view, not the subcommand

@@ -74,14 +74,23 @@ final class ReportCommand implements Callable<Integer> {
                 JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
                 g.setCharacterEscapes(JsonControls.INSTANCE);
                 g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
-                while (it.hasNext()) {
+                for (long n = 1; it.hasNext(); n++) {
                     writeJson(g, it.next(), wall);
+                    if (n % READER_CHECK == 0) {
+                        g.flush();
+                        if (out.checkError()) {
+                            return 0; // the reader went away (report FILE | head): stop, as trace-cmd report does
+                        }
+                    }
                 }
                 g.flush();
                 out.println();
             } else {
                 StringBuilder sb = new StringBuilder(256);
-                while (it.hasNext()) {
+                for (long n = 1; it.hasNext(); n++) {
+                    if (n % READER_CHECK == 0 && out.checkError()) {
+                        return 0; // the reader went away (report FILE | head): stop, as trace-cmd report does
+                    }
                     RecordInput.Event e = it.next();
                     sb.setLength(0);
                     if (prefix) {
@@ -102,6 +111,9 @@ final class ReportCommand implements Callable<Integer> {
         }
         return 0;
     }
+
+    /** Lines between checks whether standard output's reader is still there. */
+    static final int READER_CHECK = 256;
 
     /** True when the file starts like a trace.dat (the only input for which the live kernel is consulted). */
     private static boolean isTraceDat(Path file) throws java.io.IOException {
