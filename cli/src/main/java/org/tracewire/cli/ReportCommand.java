@@ -8,6 +8,7 @@ import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.List;
 import java.util.HexFormat;
 import java.util.concurrent.Callable;
 import org.tracewire.format.Field;
@@ -52,6 +53,11 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--json", description = "One JSON object per event (JSON lines) with its fields.")
     boolean json;
 
+    @Option(names = "--stat", description = "Instead of the events: per buffer and CPU, the events the file holds "
+            + "and the events lost before them (and, for a trace.dat, the kernel's per-CPU stats it stored), as "
+            + "trace-cmd report --stat.")
+    boolean stat;
+
     @Option(names = "--no-live-kernel",
             description = "trace.dat: use only what the file stores, even when it was recorded on this kernel "
                     + "(by default HZ and enum constants then come from the live kernel). A pcapng always uses only the file.")
@@ -67,6 +73,9 @@ final class ReportCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (RecordInput in = RecordInput.open(file, live)) {
+            if (stat) {
+                return stat(in, out, err);
+            }
             boolean prefix = in.severalBuffers();
             boolean wall = in.wallClock();
             Iterator<RecordInput.Event> it = in.events();
@@ -108,6 +117,44 @@ final class ReportCommand implements Callable<Integer> {
                 err.println("report: " + SafeText.escape(in.failure()));
                 return Main.EXIT_FAILURE;
             }
+        }
+        return 0;
+    }
+
+    /** {@code --stat}: one pass over the events, counted per buffer and CPU; exit 1 when the file is damaged. */
+    private static int stat(RecordInput in, PrintWriter out, PrintWriter err) {
+        java.util.TreeMap<String, long[]> counts = new java.util.TreeMap<>();
+        for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+            RecordInput.Event e = it.next();
+            String key = (e.buffer().isEmpty() ? "top" : e.buffer()) + "\u0000" + e.record().cpu();
+            long[] c = counts.computeIfAbsent(key, k -> new long[2]);
+            c[0]++;
+            c[1] += e.lostBefore();
+        }
+        out.printf(java.util.Locale.ROOT, "%-16s %4s %12s %12s%n", "buffer", "cpu", "events", "lost before");
+        long events = 0;
+        long lost = 0;
+        for (var c : counts.entrySet()) {
+            String[] k = c.getKey().split("\u0000");
+            out.printf(java.util.Locale.ROOT, "%-16s %4s %12d %12d%n", SafeText.escape(k[0]), k[1], c.getValue()[0],
+                    c.getValue()[1]);
+            events += c.getValue()[0];
+            lost += c.getValue()[1];
+        }
+        out.printf(java.util.Locale.ROOT, "%-16s %4s %12d %12d%n", "all", "", events, lost);
+        if (in instanceof org.tracewire.input.TraceDatInput t) {
+            List<String> stats = t.file().options().cpuStats();
+            for (String cpu : stats) {
+                out.println();
+                out.println(SafeText.escapeKeepingLines(cpu.strip()));
+            }
+        }
+        for (String line : in.summary()) {
+            err.println("report: " + SafeText.escape(line));
+        }
+        if (in.failure() != null) {
+            err.println("report: " + SafeText.escape(in.failure()));
+            return Main.EXIT_FAILURE;
         }
         return 0;
     }
