@@ -70,6 +70,35 @@ final class ImportCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Trace clocks that count from boot, as the kernel's {@code trace_clock} names them. */
+    static final java.util.Set<String> BOOT_CLOCKS = java.util.Set.of("local", "global", "mono", "mono_raw", "boot",
+            "perf");
+
+    /**
+     * The offset (ns) from a boot-relative trace clock to wall time, when the file was recorded on
+     * this host since it last booted: same host name and kernel release, a boot-relative clock, and
+     * written after this boot began. This boot's start is wall time minus {@code /proc/uptime}
+     * (centisecond precision; the trace clock and the uptime clock differ by suspended time and,
+     * for {@code local}, by sched_clock's drift: milliseconds).
+     *
+     * @return the offset, or null when the file may be from another host or boot
+     */
+    static Long thisBootOffset(String host, String release, String clock, long mtimeMillis) {
+        try {
+            String here = Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip();
+            String kernel = Files.readString(java.nio.file.Path.of("/proc/sys/kernel/osrelease")).strip();
+            double uptime = Double.parseDouble(Files.readString(java.nio.file.Path.of("/proc/uptime")).split("\\s+")[0]);
+            long bootMillis = System.currentTimeMillis() - (long) (uptime * 1000);
+            if (!here.equals(host) || !kernel.equals(release) || clock == null || !BOOT_CLOCKS.contains(clock)
+                    || mtimeMillis < bootMillis) {
+                return null;
+            }
+            return bootMillis * 1_000_000L;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         Main.requireFile(input);
@@ -81,13 +110,20 @@ final class ImportCommand implements Callable<Integer> {
         Tracefs live = noLiveKernel ? null : ReportCommand.liveTracefs();
         try (TraceDatFile f = TraceDatFile.open(input)) {
             PrintContext context = TraceDatContext.printContext(f, live);
-            Long date = f.options().date();
-            boolean raw = date == null;
-            long offset = raw ? 0 : date;
             boolean little = f.kernelLayout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
             String[] uname = f.options().uname() == null ? new String[0] : f.options().uname().strip().split("\\s+");
             String host = uname.length > 1 ? uname[1] : null;
             String release = uname.length > 2 ? uname[2] : null;
+            Long date = f.options().date();
+            String dating = "wall clock from the DATE option";
+            if (date == null) {
+                date = thisBootOffset(host, release, f.clock(), Files.getLastModifiedTime(input).toMillis());
+                dating = date != null ? "wall clock of this boot (recorded here since it booted; no DATE option)"
+                        : "raw trace clock " + SafeText.escape(f.clock()) + ": boot-relative, no DATE option (frames "
+                                + "are dated 1970-01-01 plus the time since that machine booted)";
+            }
+            boolean raw = date == null;
+            long offset = raw ? 0 : date;
             ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(
                     "import " + input.toAbsolutePath().normalize() + " " + Files.size(input) + " "
                             + Files.getLastModifiedTime(input).toMillis(),
@@ -112,7 +148,7 @@ final class ImportCommand implements Callable<Integer> {
                 frames.finish(Map.of(), last);
                 err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
                                 + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), SafeText.escape(output.toString()),
-                        raw ? "raw trace clock " + SafeText.escape(f.clock()) : "wall clock from the DATE option");
+                        dating);
                 if (frames.truncated() > 0) {
                     err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);
                 }
