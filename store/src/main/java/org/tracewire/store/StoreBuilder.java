@@ -276,6 +276,10 @@ public final class StoreBuilder {
                 ps.executeUpdate();
             }
         }
+        if (stoppedAt == null && in.failure() != null) {
+            // a reader that ends at a damaged or cut block says so after its last event, not by throwing
+            stoppedAt = "after " + count + " events: " + in.failure();
+        }
         List<String> summary = new ArrayList<>(in.summary());
         meta("source", source);
         meta("schema_version", Integer.toString(SCHEMA_VERSION));
