@@ -4,6 +4,8 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -258,7 +260,7 @@ public final class CaptureCommand implements Callable<Integer> {
                     + readAheadMib);
         }
         for (long pid : pids) {
-            if (!java.nio.file.Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
+            if (!Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
                 throw new Main.UsageException("-P " + pid + ": no such process");
             }
         }
@@ -343,7 +345,7 @@ public final class CaptureCommand implements Callable<Integer> {
         if (name.isEmpty() || name.chars().anyMatch(c -> c == '"' || c == '\\' || Character.isISOControl(c))) {
             throw new Main.UsageException("--comm: a task name without quotes, backslashes or control characters");
         }
-        if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15) {
+        if (name.getBytes(StandardCharsets.UTF_8).length > 15) {
             throw new Main.UsageException("--comm: a task name has at most 15 bytes (TASK_COMM_LEN 16)");
         }
         String test = (name.contains("*") ? "comm ~ \"" : "comm == \"") + name + "\"";

@@ -1,11 +1,13 @@
 package org.tracewire.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.tracewire.format.EventFormat;
 import org.tracewire.pcapng.InterfaceInfo;
@@ -71,7 +73,7 @@ final class ImportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     /** Trace clocks that count from boot, as the kernel's {@code trace_clock} names them. */
-    static final java.util.Set<String> BOOT_CLOCKS = java.util.Set.of("local", "global", "mono", "mono_raw", "boot",
+    static final Set<String> BOOT_CLOCKS = Set.of("local", "global", "mono", "mono_raw", "boot",
             "perf");
 
     /**
@@ -85,16 +87,16 @@ final class ImportCommand implements Callable<Integer> {
      */
     static Long thisBootOffset(String host, String release, String clock, long mtimeMillis) {
         try {
-            String here = Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip();
-            String kernel = Files.readString(java.nio.file.Path.of("/proc/sys/kernel/osrelease")).strip();
-            double uptime = Double.parseDouble(Files.readString(java.nio.file.Path.of("/proc/uptime")).split("\\s+")[0]);
+            String here = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            String kernel = Files.readString(Path.of("/proc/sys/kernel/osrelease")).strip();
+            double uptime = Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split("\\s+")[0]);
             long bootMillis = System.currentTimeMillis() - (long) (uptime * 1000);
             if (!here.equals(host) || !kernel.equals(release) || clock == null || !BOOT_CLOCKS.contains(clock)
                     || mtimeMillis < bootMillis) {
                 return null;
             }
             return bootMillis * 1_000_000L;
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }

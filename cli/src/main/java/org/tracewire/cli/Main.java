@@ -1,5 +1,8 @@
 package org.tracewire.cli;
 
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -116,23 +119,23 @@ public final class Main implements Callable<Integer> {
      * {@link PrintWriter#checkError()} would never learn that its reader went away
      * ({@code tracewire report FILE | head}).
      */
-    static java.io.OutputStream failing(PrintStream ps) {
-        return new java.io.FilterOutputStream(ps) {
+    static OutputStream failing(PrintStream ps) {
+        return new FilterOutputStream(ps) {
             @Override
-            public void write(byte[] b, int off, int len) throws java.io.IOException {
+            public void write(byte[] b, int off, int len) throws IOException {
                 ps.write(b, off, len);
                 check();
             }
 
             @Override
-            public void flush() throws java.io.IOException {
+            public void flush() throws IOException {
                 ps.flush();
                 check();
             }
 
-            private void check() throws java.io.IOException {
+            private void check() throws IOException {
                 if (ps.checkError()) {
-                    throw new java.io.IOException("standard output is closed");
+                    throw new IOException("standard output is closed");
                 }
             }
         };

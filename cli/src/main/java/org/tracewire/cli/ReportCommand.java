@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.HexFormat;
+import java.util.Locale;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.tracewire.format.Field;
 import org.tracewire.input.RecordInput;
@@ -123,7 +125,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** {@code --stat}: one pass over the events, counted per buffer and CPU; exit 1 when the file is damaged. */
     private static int stat(RecordInput in, PrintWriter out, PrintWriter err) {
-        java.util.TreeMap<String, long[]> counts = new java.util.TreeMap<>();
+        TreeMap<String, long[]> counts = new TreeMap<>();
         for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
             RecordInput.Event e = it.next();
             String key = (e.buffer().isEmpty() ? "top" : e.buffer()) + "\u0000" + e.record().cpu();
@@ -131,17 +133,17 @@ final class ReportCommand implements Callable<Integer> {
             c[0]++;
             c[1] += e.lostBefore();
         }
-        out.printf(java.util.Locale.ROOT, "%-16s %4s %12s %12s%n", "buffer", "cpu", "events", "lost before");
+        out.printf(Locale.ROOT, "%-16s %4s %12s %12s%n", "buffer", "cpu", "events", "lost before");
         long events = 0;
         long lost = 0;
         for (var c : counts.entrySet()) {
             String[] k = c.getKey().split("\u0000");
-            out.printf(java.util.Locale.ROOT, "%-16s %4s %12d %12d%n", SafeText.escape(k[0]), k[1], c.getValue()[0],
+            out.printf(Locale.ROOT, "%-16s %4s %12d %12d%n", SafeText.escape(k[0]), k[1], c.getValue()[0],
                     c.getValue()[1]);
             events += c.getValue()[0];
             lost += c.getValue()[1];
         }
-        out.printf(java.util.Locale.ROOT, "%-16s %4s %12d %12d%n", "all", "", events, lost);
+        out.printf(Locale.ROOT, "%-16s %4s %12d %12d%n", "all", "", events, lost);
         if (in instanceof org.tracewire.input.TraceDatInput t) {
             List<String> stats = t.file().options().cpuStats();
             for (String cpu : stats) {
