@@ -1897,30 +1897,46 @@ local function fieldsof(n, acc, seen)
   end
 end
 
--- Where the kernel's text shows each field: { [field index] = { first, last, plain } }, a run of
--- adjacent conversions (no literal text between) whose arguments read that field alone, as
--- "%s%s" of sched_switch's prev_state prints "D" or "R+"; plain when the run is one %d/%i/%u/%s of
--- the bare field (its text is the value). A field printed in several runs takes the first that is
--- not plain (softirq's "vec=%u [action=%s]": the action), else the first.
+-- Where the kernel's text shows each field: { [field index] = { first, last, plain, field, rank } },
+-- a run of segments: conversions whose arguments read that field alone, adjacent or joined by
+-- literal text without spaces or '=' ("%s%s" of sched_switch's prev_state prints "D" or "R+", the
+-- "%d,%d" of a device number "8,0"); plain when the run is one %d/%i/%u/%s of the bare field (its
+-- text is the value). A field printed in several runs takes the best: not plain and labelled with
+-- its own name ("pfn=0x%lx" rather than "page=%p" of the same pfn), then not plain (softirq's
+-- "vec=%u [action=%s]": the action), then labelled, then the first.
 local STRKINDS = { char_array = true, dynamic_string = true }
 local function fieldruns(ev, segs)
   local runs = {}
-  local cur = nil
+  local cur, reach = nil, 0
   for si = 1, #segs do
     local c = segs[si]
-    local fi = type(c) ~= "string" and c[12] or false
-    if not fi then
+    if type(c) == "string" then
+      if cur and reach == si - 1 and not find(c, "[%s=]") then reach = si else cur = nil end
+    elseif not c[12] then
       cur = nil
-    elseif cur and cur[4] == fi and cur[2] == si - 1 then
-      cur[2] = si; cur[3] = false
+    elseif cur and cur[4] == c[12] and reach == si - 1 then
+      cur[2] = si; reach = si
+      if cur[3] then
+        cur[3] = false; cur[5] = cur[5] + 2
+        if runs[cur[4]][5] < cur[5] then runs[cur[4]] = cur end
+      end
     else
+      local fi = c[12]
       local f = ev.f[fi]
       local conv = c[5]
       local plain = c[8] == fi and f ~= nil and ((conv == "s" and STRKINDS[f.kind] == true)
         or (not STRKINDS[f.kind] and (conv == "d" or conv == "i" or conv == "u")))
-      cur = { si, si, plain, fi }
+      local rank = plain and 0 or 2
+      local prev = segs[si - 1]
+      if f and type(prev) == "string" then
+        local n = #f.name
+        local tail = sub(prev, -n - 1)
+        if tail == f.name .. "=" or (sub(prev, -n - 2) == f.name .. ": ") then rank = rank + 1 end
+      end
+      cur = { si, si, plain, fi, rank }
+      reach = si
       local had = runs[fi]
-      if had == nil or (had[3] and not plain) then runs[fi] = cur end
+      if had == nil or had[5] < rank then runs[fi] = cur end
     end
   end
   return runs

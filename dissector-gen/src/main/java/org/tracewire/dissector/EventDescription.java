@@ -119,7 +119,9 @@ public final class EventDescription {
             try {
                 print = compiler.table(printer.printFmt());
                 collectTables(printer.printFmt(), symbolic, flagTables);
-                texts = textFields(printer.printFmt(), f);
+                if (!SyscallText.handles(f)) {
+                    texts = textFields(printer.printFmt(), f);
+                }
             } catch (PrintFmtLua.TooComplex ex) {
                 reason = ex.getMessage();
             }
@@ -215,10 +217,11 @@ public final class EventDescription {
      * The fields that get a text ProtoField ({@code <abbrev>.text}, the field as the kernel's text
      * prints it): those a conversion of the print fmt shows alone (its arguments, with {@code *}
      * ones, read that field and no other) other than as the plain value ({@code %d %i %u} of an
-     * integer field, {@code %s} of a string field or of {@code __get_str}): through
+     * integer field (casts aside), {@code %s} of a string field or of {@code __get_str}): through
      * {@code __print_symbolic}/{@code __print_flags}, an expression (sched_switch's
      * {@code prev_state}), {@code %x}, {@code %p}/{@code %ps} and the like. The runtime fills it from
-     * the same conversions (fieldruns in lua/tracewire.lua).
+     * the same conversions (fieldruns in lua/tracewire.lua). None for events the kernel prints as
+     * syscalls ({@link SyscallText}: their text does not come from the print fmt).
      */
     static Set<String> textFields(PrintFmt pf, EventFormat f) {
         Set<String> own = new HashSet<>();
@@ -248,6 +251,9 @@ public final class EventDescription {
     private static boolean plain(FormatSegment.Conversion c, Expr value, Field fl) {
         char conv = c.conversion();
         boolean string = fl.kind() == FieldKind.CHAR_ARRAY || fl.kind() == FieldKind.DYNAMIC_STRING;
+        while (value instanceof Expr.Cast cast && !string) {
+            value = cast.operand();
+        }
         if (value instanceof Expr.FieldRef r && r.name().equals(fl.name())) {
             return string ? conv == 's' : conv == 'd' || conv == 'i' || conv == 'u';
         }
