@@ -1905,6 +1905,7 @@ end
 -- its own name ("pfn=0x%lx" rather than "page=%p" of the same pfn), then not plain (softirq's
 -- "vec=%u [action=%s]": the action), then labelled, then the first.
 local STRKINDS = { char_array = true, dynamic_string = true }
+local gsub, match = string.gsub, string.match
 local function fieldruns(ev, segs)
   local runs = {}
   local cur, reach = nil, 0
@@ -1928,12 +1929,15 @@ local function fieldruns(ev, segs)
         or (not STRKINDS[f.kind] and (conv == "d" or conv == "i" or conv == "u")))
       local rank = plain and 0 or 2
       local prev = segs[si - 1]
+      local lead = ""
       if f and type(prev) == "string" then
-        local n = #f.name
-        local tail = sub(prev, -n - 1)
-        if tail == f.name .. "=" or (sub(prev, -n - 2) == f.name .. ": ") then rank = rank + 1 end
+        -- "name=" or "name: " right before, or with a prefix the text keeps ("pfn=0x%lx": "0x")
+        local label = gsub(f.name, "%W", "%%%0")
+        local m = match(prev, "%f[%w_]" .. label .. "=(%S*)$") or match(prev, "%f[%w_]" .. label .. ": (%S*)$")
+        if m then rank = rank + 1; lead = m end
       end
-      cur = { si, si, plain, fi, rank }
+      -- [6]: the labelled prefix; [7]: the raw value reads best in hex (%p, %x)
+      cur = { si, si, plain, fi, rank, lead, conv == "p" or conv == "x" or conv == "X" }
       reach = si
       local had = runs[fi]
       if had == nil or had[5] < rank then runs[fi] = cur end
@@ -2342,19 +2346,22 @@ local function bitsitem(tree, mode, tvb, o, pf, bits)
 end
 
 -- Field i of the frame in ctx as the kernel's text printed it (its run of conversions: fieldruns),
--- or nil (no such run, the text was not rendered from the print fmt, or the field is outside).
-local function kernelof(ctx, i)
+-- or nil (no such run, the text was not rendered from the print fmt, or the field is outside);
+-- nil too when plainok and the run is the plain value (a %d of the field: nothing to add). Second
+-- result: whether the raw value reads best in hex.
+local function kernelof(ctx, i, plainok)
   local pf = ctx.rendered
   local run = pf and pf[3][i]
-  if not run then return nil end
-  return segtext(run[1], run[2])
+  if not run or (plainok and run[3]) then return nil end
+  return run[6] .. segtext(run[1], run[2]), run[7]
 end
 
--- The raw value of integer field i as the item shows it: decimal, or hex for a pointer (base hex).
-local function rawtext(ctx, i)
+-- The raw value of integer field i as the item shows it: decimal, or hex for a pointer (base hex)
+-- and when hex is true (the kernel prints the field with %p or %x).
+local function rawtext(ctx, i, hex)
   local f = ctx.ev.f[i]
   local u = rdu(ctx.s, ctx.b + f.offset, f.size, ctx.le)
-  if f.base == "hex" then return "0x" .. digits(u, 16) end
+  if hex or f.base == "hex" then return "0x" .. digits(u, 16) end
   if f.signed then
     local v = ext(u, f.size, true)
     if isneg(v) then return "-" .. tostring(U0 - v) end
@@ -2368,14 +2375,15 @@ end
 -- value: the string of a string field, nil for bytes, false for an integer (read here).
 local function kerneltext(tree, mode, item, range, ctx, i, tpf, value)
   if not (mode == 2 or (tpf and ref(tree, tpf))) then return end
-  local t = kernelof(ctx, i)
+  local t, hex = kernelof(ctx, i, tpf == nil)
   if t == nil then return end
   if tpf then item:add(tpf, range, t) end
   if mode ~= 2 then return end
-  if value == false then value = rawtext(ctx, i) end
+  if value == false then value = rawtext(ctx, i, hex) end
   if t ~= value then
-    if value == nil then item:set_text(ctx.ev.f[i].name .. ": " .. t)
-    else item:set_text(ctx.ev.f[i].name .. ": " .. t .. " (" .. value .. ")") end
+    local shown = t == "" and '""' or t
+    if value == nil then item:set_text(ctx.ev.f[i].name .. ": " .. shown)
+    else item:set_text(ctx.ev.f[i].name .. ": " .. shown .. " (" .. value .. ")") end
   end
 end
 
@@ -2432,8 +2440,8 @@ local function genericitem(tree, tvb, ctx, i)
   local okv, v = pcall(fieldtext, ctx, i)
   if not okv then v = "?" end
   local item = tree:add(HF.field, range)
-  local t = kernelof(ctx, i)
-  if t and t ~= v then item:set_text(f.name .. ": " .. t .. " (" .. v .. ")")
+  local t = kernelof(ctx, i, true)
+  if t and t ~= v then item:set_text(f.name .. ": " .. (t == "" and '""' or t) .. " (" .. v .. ")")
   else item:set_text(f.name .. ": " .. v) end
   item:add(HF.field_name, range, f.name)
   item:add(HF.field_value, range, v)
@@ -3483,6 +3491,9 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, c
   end
 end
 
+-- How an empty address (AT_NONE) prints.
+local NOADDR = { [""] = true, NONE = true }
+
 -- One evaluation context, reused by every frame (dissection is not re-entrant): see fieldval.
 local CTX = {}
 
@@ -3619,6 +3630,13 @@ local function dissect(tvb, pinfo, root)
   end
   -- the packet list's Source and Destination: the task as the kernel's text names it, the CPU
   local comm, tgid = procat(st, pid, number)
+  if not pcapng then
+    -- Ethernet (a TAP, a live capture): Wireshark fills these columns from pinfo.src/dst (the MAC
+    -- addresses) after dissection; without a network layer net_src/net_dst are empty (AT_NONE),
+    -- and an empty address leaves the columns' text as set here
+    local ns, nd = pinfo.net_src, pinfo.net_dst
+    if NOADDR[tostring(ns)] and NOADDR[tostring(nd)] then pinfo.src = ns; pinfo.dst = nd end
+  end
   cols.src = comm .. "-" .. pid
   cols.dst = "CPU " .. cpu
   if mode == 2 or (mode == 1 and (anyref(tree, EVENT_ITEMS) or anyref(tree, HDR_FIELDS)

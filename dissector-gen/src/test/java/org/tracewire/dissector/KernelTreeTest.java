@@ -32,7 +32,8 @@ import org.tracewire.tracetext.KernelTextRenderer;
  * {@link KernelTextRenderer} given the same context:
  * <ul>
  *   <li>{@code tracewire.sched.sched_switch.prev_state} keeps the raw value and
- *       {@code ….prev_state.text} is the kernel's letter(s) ({@code D} for 2); both filter;</li>
+ *       {@code ….prev_state.text} is the kernel's letter(s) ({@code D} for 2); both filter, and so
+ *       does {@code tracewire.field.text} with the runtime alone;</li>
  *   <li>the packet list's Source is {@code comm-pid}, its Destination {@code CPU n};</li>
  *   <li>in {@code tshark -V} the event's fields come first ({@code prev_state: D (2)}), the header
  *       subtree after them, with the time as an absolute time.</li>
@@ -120,6 +121,8 @@ class KernelTreeTest {
         assertFalse(d.isEmpty(), "the fixture's " + switches + " switches hold no prev_state D");
         assertEquals(two, Tools.frameNumbers(plugin, pcap, PS + " == 2"));
         assertEquals(d, Tools.frameNumbers(plugin, pcap, PS + ".text == \"D\""));
+        // the runtime alone (no tables: generic items from the capture's description trees) says the same
+        assertEquals(d, Tools.frameNumbers(Tools.runtimeOnly(), pcap, "tracewire.field.text == \"D\""));
         System.out.printf("[kernel tree] %d sched_switch frames, %d with prev_state D (2)%n", switches, d.size());
     }
 
@@ -143,6 +146,27 @@ class KernelTreeTest {
             String comm = r.pid() == 0 ? "<idle>" : context.tasks().get(r.pid());
             assertEquals(comm + "-" + r.pid(), col(i, "_ws.col.Source"), "record " + i);
             assertEquals("CPU " + r.cpu(), col(i, "_ws.col.Destination"), "record " + i);
+        }
+    }
+
+    /** Live frames (Ethernet on a TAP, as dumpcap saves them): the same columns, not the MAC addresses. */
+    @Test
+    void ethernetFramesGetTheSameColumns() throws Exception {
+        List<EventRecord> some = records.subList(0, Math.min(500, records.size()));
+        Path eth = Tools.tempDir().resolve("kernel-tree-eth.pcapng");
+        try (V2Capture c = new V2Capture(eth, Tools.layout(), KernelEnums.empty(), true, true)) {
+            c.records(some, context, Map.of());
+        }
+        Tools.Run r = Tools.tshark(plugin, eth, "-Y", "tracewire.kind == 0", "-T", "fields", "-E", "separator=|",
+                "-e", "_ws.col.Source", "-e", "_ws.col.Destination", "-e", PS + ".text");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().filter(l -> !l.isBlank()).toList();
+        assertEquals(some.size(), lines.size());
+        for (int i = 0; i < some.size(); i++) {
+            EventRecord e = some.get(i);
+            String comm = e.pid() == 0 ? "<idle>" : context.tasks().get(e.pid());
+            String text = e.format().fullName().equals("sched:sched_switch") ? printed(e, "prev_state") : "";
+            assertEquals(comm + "-" + e.pid() + "|CPU " + e.cpu() + "|" + text, lines.get(i), "record " + i);
         }
     }
 
