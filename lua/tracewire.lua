@@ -2379,7 +2379,15 @@ local function kerneltext(tree, mode, item, range, ctx, i, tpf, value)
   if t == nil then return end
   if tpf then item:add(tpf, range, t) end
   if mode ~= 2 then return end
-  if value == false then value = rawtext(ctx, i, hex) end
+  if value == false then
+    -- the value as Wireshark shows it; in hex beside a text printed from it with %p or %x, unless
+    -- that is the text itself ("pfn: 0x116914 (1141012)")
+    value = rawtext(ctx, i, false)
+    if hex and t ~= value then
+      local h = rawtext(ctx, i, true)
+      if h ~= t then value = h end
+    end
+  end
   if t ~= value then
     local shown = t == "" and '""' or t
     if value == nil then item:set_text(ctx.ev.f[i].name .. ": " .. shown)
