@@ -216,11 +216,12 @@ public final class EventDescription {
     /**
      * The fields that get a text ProtoField ({@code <abbrev>.text}, the field as the kernel's text
      * prints it): those a conversion of the print fmt shows alone (its arguments, with {@code *}
-     * ones, read that field and no other) other than as the plain value ({@code %d %i %u} of an
-     * integer field (casts aside), {@code %s} of a string field or of {@code __get_str}): through
-     * {@code __print_symbolic}/{@code __print_flags}, an expression (sched_switch's
-     * {@code prev_state}), {@code %x}, {@code %p}/{@code %ps} and the like. The runtime fills it from
-     * the same conversions (fieldruns in lua/tracewire.lua). None for events the kernel prints as
+     * ones, read that field and no other) other than as the plain number or string ({@code %d %i %u
+     * %x %X %o} or a bare {@code %p} of an integer field, casts aside; {@code %s} of a string field
+     * or of {@code __get_str}): through {@code __print_symbolic}/{@code __print_flags}, an
+     * expression (sched_switch's {@code prev_state}), {@code %pS}/{@code %ps} symbols and the like.
+     * The runtime fills it from the same conversions (fieldruns in lua/tracewire.lua); it shows the
+     * other bases in the item's text without a field of their own. None for events the kernel prints as
      * syscalls ({@link SyscallText}: their text does not come from the print fmt).
      */
     static Set<String> textFields(PrintFmt pf, EventFormat f) {
@@ -255,7 +256,9 @@ public final class EventDescription {
             value = cast.operand();
         }
         if (value instanceof Expr.FieldRef r && r.name().equals(fl.name())) {
-            return string ? conv == 's' : conv == 'd' || conv == 'i' || conv == 'u';
+            // a number in another base (%x %o, %p without extension) filters as the value itself
+            return string ? conv == 's' : conv == 'd' || conv == 'i' || conv == 'u' || conv == 'x' || conv == 'X'
+                    || conv == 'o' || (conv == 'p' && c.extension().isEmpty());
         }
         return conv == 's' && value instanceof Expr.Call call
                 && (call.name().equals("__get_str") || call.name().equals("__get_rel_str"));
