@@ -269,43 +269,45 @@ public final class EventDescription {
         if (e == null || depth > 256) {
             return;
         }
-        int d = depth + 1;
         if (e instanceof Expr.FieldRef r) {
             if (own.contains(r.name())) {
                 out.add(r.name());
             }
-        } else if (e instanceof Expr.Call c) {
-            for (int i = 0; i < c.args().size(); i++) {
-                Expr a = c.args().get(i);
-                if (i == 0 && a instanceof Expr.Ident id && own.contains(id.name())) {
-                    out.add(id.name());
-                } else {
-                    fieldRefs(a, own, out, d);
-                }
-            }
-        } else if (e instanceof Expr.Index x) {
-            fieldRefs(x.base(), own, out, d);
-            fieldRefs(x.index(), own, out, d);
-        } else if (e instanceof Expr.Member m) {
-            fieldRefs(m.base(), own, out, d);
-        } else if (e instanceof Expr.Unary u) {
-            fieldRefs(u.operand(), own, out, d);
-        } else if (e instanceof Expr.Binary b) {
-            fieldRefs(b.left(), own, out, d);
-            fieldRefs(b.right(), own, out, d);
-        } else if (e instanceof Expr.Ternary t) {
-            fieldRefs(t.cond(), own, out, d);
-            fieldRefs(t.then(), own, out, d);
-            fieldRefs(t.otherwise(), own, out, d);
-        } else if (e instanceof Expr.Cast c) {
-            fieldRefs(c.operand(), own, out, d);
-        } else if (e instanceof Expr.SizeofExpr s) {
-            fieldRefs(s.operand(), own, out, d);
-        } else if (e instanceof Expr.Braced b) {
-            for (Expr i : b.items()) {
-                fieldRefs(i, own, out, d);
+            return;
+        }
+        List<Expr> sub = children(e);
+        for (int i = 0; i < sub.size(); i++) {
+            Expr a = sub.get(i);
+            if (i == 0 && e instanceof Expr.Call && a instanceof Expr.Ident id && own.contains(id.name())) {
+                out.add(id.name());
+            } else {
+                fieldRefs(a, own, out, depth + 1);
             }
         }
+    }
+
+    /** The operands of an expression node, in order (none for literals, names and field references). */
+    private static List<Expr> children(Expr e) {
+        if (e instanceof Expr.Call c) {
+            return c.args();
+        } else if (e instanceof Expr.Braced b) {
+            return b.items();
+        } else if (e instanceof Expr.Index x) {
+            return List.of(x.base(), x.index());
+        } else if (e instanceof Expr.Member m) {
+            return List.of(m.base());
+        } else if (e instanceof Expr.Unary u) {
+            return List.of(u.operand());
+        } else if (e instanceof Expr.Binary b) {
+            return List.of(b.left(), b.right());
+        } else if (e instanceof Expr.Ternary t) {
+            return List.of(t.cond(), t.then(), t.otherwise());
+        } else if (e instanceof Expr.Cast c) {
+            return List.of(c.operand());
+        } else if (e instanceof Expr.SizeofExpr s) {
+            return List.of(s.operand());
+        }
+        return List.of();
     }
 
     /** Value strings and flag tables of {@code __print_symbolic} / {@code __print_flags} on a plain field. */
