@@ -275,7 +275,7 @@ public final class EventDescription {
             }
             return;
         }
-        List<Expr> sub = children(e);
+        List<Expr> sub = Expr.children(e);
         for (int i = 0; i < sub.size(); i++) {
             Expr a = sub.get(i);
             if (i == 0 && e instanceof Expr.Call && a instanceof Expr.Ident id && own.contains(id.name())) {
@@ -284,30 +284,6 @@ public final class EventDescription {
                 fieldRefs(a, own, out, depth + 1);
             }
         }
-    }
-
-    /** The operands of an expression node, in order (none for literals, names and field references). */
-    private static List<Expr> children(Expr e) {
-        if (e instanceof Expr.Call c) {
-            return c.args();
-        } else if (e instanceof Expr.Braced b) {
-            return b.items();
-        } else if (e instanceof Expr.Index x) {
-            return List.of(x.base(), x.index());
-        } else if (e instanceof Expr.Member m) {
-            return List.of(m.base());
-        } else if (e instanceof Expr.Unary u) {
-            return List.of(u.operand());
-        } else if (e instanceof Expr.Binary b) {
-            return List.of(b.left(), b.right());
-        } else if (e instanceof Expr.Ternary t) {
-            return List.of(t.cond(), t.then(), t.otherwise());
-        } else if (e instanceof Expr.Cast c) {
-            return List.of(c.operand());
-        } else if (e instanceof Expr.SizeofExpr s) {
-            return List.of(s.operand());
-        }
-        return List.of();
     }
 
     /** Value strings and flag tables of {@code __print_symbolic} / {@code __print_flags} on a plain field. */
