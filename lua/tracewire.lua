@@ -58,7 +58,9 @@ local HF = {
   flags_res = ProtoField.bool("tracewire.flags.reserved", "Reserved", 8, nil, 0x80),
   cpu = ProtoField.uint16("tracewire.cpu", "CPU", base.DEC),
   seq = ProtoField.uint32("tracewire.seq", "Sequence", base.DEC),
-  time = ProtoField.uint64("tracewire.time", "Time (ns)", base.DEC),
+  time = ProtoField.absolute_time("tracewire.time", "Time", base.UTC),
+  time_ns = ProtoField.uint64("tracewire.time_ns", "Time (ns since the epoch)", base.DEC),
+  header = ProtoField.none("tracewire.header", "Header"),
   event_id = ProtoField.uint16("tracewire.event_id", "Event id (common_type)", base.DEC),
   common_flags = ProtoField.uint8("tracewire.common_flags", "Common flags", base.HEX),
   cf_irqs_off = ProtoField.bool("tracewire.common_flags.irqs_off", "IRQs off", 8, nil, 0x01),
@@ -81,6 +83,7 @@ local HF = {
   field = ProtoField.none("tracewire.field", "Field"),
   field_name = ProtoField.string("tracewire.field.name", "Name"),
   field_value = ProtoField.string("tracewire.field.value", "Value"),
+  field_text = ProtoField.string("tracewire.field.text", "Text (as the kernel prints it)"),
   lost = ProtoField.uint64("tracewire.lost", "Lost events", base.DEC),
   -- context frames
   msg_id = ProtoField.uint32("tracewire.message.id", "Message id", base.DEC),
@@ -690,7 +693,7 @@ local HALF = { [1] = 128, [2] = 32768, [4] = 2147483648 }
 local FASTBASE = { d = 10, i = 10, u = 10, o = 8, x = 16, X = 16 }
 -- The fast path's conversion (assigned by the "fast evaluator" section below).
 local fastconv
-local eval, fastfield, span, render, entrynums
+local eval, fastfield, span, render, entrynums, segtext
 ;(function()
 
 -- ctx: { ev = event, s = the frame (a Lua string), b = 0-based offset of the payload in s,
@@ -1358,6 +1361,11 @@ function render(ctx, pf, head)
   end
   return table.concat(out, "", 1, no)
 end
+
+-- The text segments first..last printed in the last render (each segment is one piece after the head).
+function segtext(first, last)
+  return table.concat(OUT, "", first + 1, last + 1)
+end
 end)()
 ---------------------------------------------------------------------------- fast evaluator
 -- Most print fmt arguments are integer expressions on a record's fields whose values are small:
@@ -1876,6 +1884,68 @@ local function star(v, what)
   return math.min(v, MAX_WIDTH)
 end
 
+-- Adds to acc the indexes of the fields compiled node n reads ({N_FLD, i} anywhere below it); seen
+-- keeps shared subtrees from being walked twice.
+local function fieldsof(n, acc, seen)
+  if type(n) ~= "table" or seen[n] then return end
+  seen[n] = true
+  local tag = n[1]
+  if tag == N_FLD then acc[n[2]] = true; return end
+  if tag == N_LIT or tag == N_STR or tag == N_ERR or tag == N_IDENT then return end
+  for k = 2, #n do
+    if type(n[k]) == "table" then fieldsof(n[k], acc, seen) end
+  end
+end
+
+-- Where the kernel's text shows each field: { [field index] = { first, last, plain, field, rank } },
+-- a run of segments: conversions whose arguments read that field alone, adjacent or joined by
+-- literal text without spaces or '=' ("%s%s" of sched_switch's prev_state prints "D" or "R+", the
+-- "%d,%d" of a device number "8,0"); plain when the run is one %d/%i/%u/%s of the bare field (its
+-- text is the value). A field printed in several runs takes the best: not plain and labelled with
+-- its own name ("pfn=0x%lx" rather than "page=%p" of the same pfn), then not plain (softirq's
+-- "vec=%u [action=%s]": the action), then labelled, then the first.
+local STRKINDS = { char_array = true, dynamic_string = true }
+local gsub, match = string.gsub, string.match
+local function fieldruns(ev, segs)
+  local runs = {}
+  local cur, reach = nil, 0
+  for si = 1, #segs do
+    local c = segs[si]
+    if type(c) == "string" then
+      if cur and reach == si - 1 and not find(c, "[%s=]") then reach = si else cur = nil end
+    elseif not c[12] then
+      cur = nil
+    elseif cur and cur[4] == c[12] and reach == si - 1 then
+      cur[2] = si; reach = si
+      if cur[3] then
+        cur[3] = false; cur[5] = cur[5] + 2
+        if runs[cur[4]][5] < cur[5] then runs[cur[4]] = cur end
+      end
+    else
+      local fi = c[12]
+      local f = ev.f[fi]
+      local conv = c[5]
+      local plain = c[8] == fi and f ~= nil and ((conv == "s" and STRKINDS[f.kind] == true)
+        or (not STRKINDS[f.kind] and (conv == "d" or conv == "i" or conv == "u")))
+      local rank = plain and 0 or 2
+      local prev = segs[si - 1]
+      local lead = ""
+      if f and type(prev) == "string" then
+        -- "name=" or "name: " right before, or with a prefix the text keeps ("pfn=0x%lx": "0x")
+        local label = gsub(f.name, "%W", "%%%0")
+        local m = match(prev, "%f[%w_]" .. label .. "=(%S*)$") or match(prev, "%f[%w_]" .. label .. ": (%S*)$")
+        if m then rank = rank + 1; lead = m end
+      end
+      -- [6]: the labelled prefix; [7]: the raw value reads best in hex (%p, %x)
+      cur = { si, si, plain, fi, rank, lead, conv == "p" or conv == "x" or conv == "X" }
+      reach = si
+      local had = runs[fi]
+      if had == nil or had[5] < rank then runs[fi] = cur end
+    end
+  end
+  return runs
+end
+
 -- src: { format = { text | conversion ... }, args = { node ... } }
 local function compileprint(ev, src)
   if type(src) ~= "table" or type(src.format) ~= "table" then bad("no format list") end
@@ -1919,10 +1989,19 @@ local function compileprint(ev, src)
       if a and a[1] == N_FLD then c[8] = a[2] end
       -- c[9], c[10]: the argument's closure on Lua numbers and its type (fastc), when it has one
       if a then c[9], c[10] = fastc(ev, a) end
+      -- c[12]: the one field the conversion's arguments (with '*' ones) read, false for none or several
+      local acc, seen = {}, {}
+      for k = ai - (c[2] == -2 and 1 or 0) - (c[3] == -2 and 1 or 0), ai do fieldsof(args[k], acc, seen) end
+      local one = false
+      for fi, _ in pairs(acc) do
+        if one then one = false; break end
+        one = fi
+      end
+      c[12] = one
       ai = ai + 1
     end
   end
-  return { segs, args }
+  return { segs, args, fieldruns(ev, segs) }
 end
 ---------------------------------------------------------------------------- fallback text
 local function bytestext(d, o, l)
@@ -2033,7 +2112,7 @@ local function eventtext(ctx)
   local pf = printof(ev)
   if pf then
     local ok, r = pcall(render, ctx, pf, head)
-    if ok then return r end
+    if ok then ctx.rendered = pf; return r end
     if type(r) ~= "table" then error(r, 0) end
   end
   return head .. fallbacktext(ctx)
@@ -2046,7 +2125,8 @@ end
 --     fields = {                      -- the event's own fields, in format order
 --       {name = "prev_pid", kind = "int", offset = 24, size = 4, signed = true, rel = true, elem_size = 4,
 --        abbrev = "tracewire.sched.sched_switch.prev_pid", ftype = "i32", base = "hex",
---        fallback = "signed", values = {[0] = "..."}, bits = {{abbrev = "...", name = "S", mask = 0x1}}},
+--        fallback = "signed", values = {[0] = "..."}, bits = {{abbrev = "...", name = "S", mask = 0x1}},
+--        text = "tracewire.sched.sched_switch.prev_state.text"},   -- optional: the kernel's text of it
 --     },
 --     print = function() return {format = {...}, args = {...}} end,   -- absent: name=value pairs
 --   }
@@ -2055,7 +2135,8 @@ end
 -- kind: one of KINDS below; ftype: a key of FT, "str" or "bytes"; fallback: see fieldtext.
 -- An event: { id, s = system, n = name, full = "system:name", f = fields, pf = print function or
 -- table, cpf = its compiled form (printof), sc = syscall text, pfs = { [i] = ProtoField } and
--- bits = { [i] = { ProtoField, ... } } (typed items: the generated tables), enums = { NAME = UInt64 }
+-- bits = { [i] = { ProtoField, ... } }, tpfs = { [i] = ProtoField } (the kernel's text of field i) (typed
+-- items: the generated tables), enums = { NAME = UInt64 }
 -- (the FORMAT's BTF enum constants) }
 local EVENTS = {}
 local FIELD_COUNT = 0
@@ -2081,7 +2162,7 @@ end
 local function EV(spec)
   local fields = spec.fields
   local ev = { id = spec.id, s = spec.system, n = spec.name, full = spec.system .. ":" .. spec.name, f = fields,
-    pf = spec.print, sc = spec.syscall == true, pfs = {}, bits = {}, gen = true }
+    pf = spec.print, sc = spec.syscall == true, pfs = {}, bits = {}, tpfs = {}, gen = true }
   for i, f in ipairs(fields) do
     if not KINDS[f.kind] then error("tracewire: field " .. f.abbrev .. " has unknown kind " .. tostring(f.kind)) end
     f.signed = f.signed == true
@@ -2090,6 +2171,13 @@ local function EV(spec)
     ev.pfs[i] = pfield
     ALL_FIELDS[#ALL_FIELDS + 1] = pfield
     FIELD_COUNT = FIELD_COUNT + 1
+    if f.text then
+      -- the field as the kernel's text prints it ("D" for sched_switch's prev_state 2)
+      local tf = ProtoField.string(f.text, f.name .. " (text)")
+      ev.tpfs[i] = tf
+      ALL_FIELDS[#ALL_FIELDS + 1] = tf
+      FIELD_COUNT = FIELD_COUNT + 1
+    end
     if f.bits then
       local list = {}
       local width = f.size * 8
@@ -2184,12 +2272,12 @@ local CF_BITS = { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardi
   HF.cf_preempt_resched, HF.cf_nmi, HF.cf_bh_off }
 local PC_BITS = { HF.preempt_depth, HF.migrate_disable }
 local HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res, HF.cpu,
-  HF.seq, HF.time }
-local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value }
+  HF.seq, HF.time, HF.time_ns }
+local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value, HF.field_text }
 -- Every item eventtree may add besides an event's typed fields (allfields): in mode 1, a frame
 -- for which none of these nor of its event's typed fields is referenced needs no items at all.
 local EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
-  HF.payload, HF.text }
+  HF.payload, HF.text, HF.header }
 for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST }) do
   for k = 1, #l do EVENT_ITEMS[#EVENT_ITEMS + 1] = l[k] end
 end
@@ -2231,7 +2319,9 @@ local function bitlist(tree, mode, item, r, bits)
   end
 end
 
--- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced).
+-- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced): the time as
+-- an absolute time (tracewire.time) and as its integer (tracewire.time_ns).
+local BILLION = UInt64.new(1000000000, 0)
 local function hdrtree(tree, mode, tvb)
   if mode == 1 and not anyref(tree, HDR_FIELDS) then return end
   tree:add(HF.version, tvb(0, 1))
@@ -2241,7 +2331,10 @@ local function hdrtree(tree, mode, tvb)
   bitlist(tree, mode, fl, r, HDR_FLAG_BITS)
   tree:add(HF.cpu, tvb(2, 2))
   tree:add(HF.seq, tvb(4, 4))
-  tree:add(HF.time, tvb(8, 8))
+  local tr = tvb(8, 8)
+  local ns = tr:uint64()
+  tree:add(HF.time, tr, NSTime.new((ns / BILLION):tonumber(), (ns % BILLION):tonumber()))
+  tree:add(HF.time_ns, tr)
 end
 
 -- A byte with bit items (common_flags, preempt_count): all bits share the byte's one range.
@@ -2250,6 +2343,56 @@ local function bitsitem(tree, mode, tvb, o, pf, bits)
   local r = tvb(o, 1)
   local item = tree:add(pf, r)
   bitlist(tree, mode, item, r, bits)
+end
+
+-- Field i of the frame in ctx as the kernel's text printed it (its run of conversions: fieldruns),
+-- or nil (no such run, the text was not rendered from the print fmt, or the field is outside);
+-- nil too when plainok and the run is the plain value (a %d of the field: nothing to add). Second
+-- result: whether the raw value reads best in hex.
+local function kernelof(ctx, i, plainok)
+  local pf = ctx.rendered
+  local run = pf and pf[3][i]
+  if not run or (plainok and run[3]) then return nil end
+  return run[6] .. segtext(run[1], run[2]), run[7]
+end
+
+-- The raw value of integer field i as the item shows it: decimal, or hex for a pointer (base hex)
+-- and when hex is true (the kernel prints the field with %p or %x).
+local function rawtext(ctx, i, hex)
+  local f = ctx.ev.f[i]
+  local u = rdu(ctx.s, ctx.b + f.offset, f.size, ctx.le)
+  if hex or f.base == "hex" then return "0x" .. digits(u, 16) end
+  if f.signed then
+    local v = ext(u, f.size, true)
+    if isneg(v) then return "-" .. tostring(U0 - v) end
+    return tostring(v)
+  end
+  return tostring(u)
+end
+
+-- Item of field i as the kernel prints it: "prev_state: D (2)" (mode 2, when the text is not the
+-- value itself) and the field's text ProtoField tpf below it (mode 2, or mode 1 when referenced).
+-- value: the string of a string field, nil for bytes, false for an integer (read here).
+local function kerneltext(tree, mode, item, range, ctx, i, tpf, value)
+  if not (mode == 2 or (tpf and ref(tree, tpf))) then return end
+  local t, hex = kernelof(ctx, i, tpf == nil)
+  if t == nil then return end
+  if tpf then item:add(tpf, range, t) end
+  if mode ~= 2 then return end
+  if value == false then
+    -- the value as Wireshark shows it; in hex beside a text printed from it with %p or %x, unless
+    -- that is the text itself ("pfn: 0x116914 (1141012)")
+    value = rawtext(ctx, i, false)
+    if hex and t ~= value then
+      local h = rawtext(ctx, i, true)
+      if h ~= t then value = h end
+    end
+  end
+  if t ~= value then
+    local shown = t == "" and '""' or t
+    if value == nil then item:set_text(ctx.ev.f[i].name .. ": " .. shown)
+    else item:set_text(ctx.ev.f[i].name .. ": " .. shown .. " (" .. value .. ")") end
+  end
 end
 
 -- The typed item of field i (generated ProtoField) of the frame in ctx, when its bytes are in the
@@ -2262,7 +2405,10 @@ local function typeditem(tree, mode, tvb, ctx, i)
   local ok, off, len = pcall(span, ctx, f)
   if not ok then return false end
   local bits = ev.bits[i]
-  if mode == 1 and not ref(tree, pfield) and not (bits and anyref(tree, bits)) then return true end
+  local tpf = ev.tpfs and ev.tpfs[i]
+  if mode == 1 and not ref(tree, pfield) and not (bits and anyref(tree, bits)) and not (tpf and ref(tree, tpf)) then
+    return true
+  end
   local range = tvb(ctx.b + off, len)
   if ft == "str" then
     local s = ctx.s
@@ -2270,15 +2416,17 @@ local function typeditem(tree, mode, tvb, ctx, i)
     local z = find(s, "\0", a, true)
     local e = ctx.b + off + len
     if z and z <= e then e = z - 1 end
-    tree:add(pfield, range, sub(s, a, e))
+    local v = sub(s, a, e)
+    kerneltext(tree, mode, tree:add(pfield, range, v), range, ctx, i, tpf, v)
     return true
   elseif ft == "bytes" then
-    tree:add(pfield, range)
+    kerneltext(tree, mode, tree:add(pfield, range), range, ctx, i, tpf, nil)
     return true
   end
   if len ~= f.size then return false end
   local item
   if ctx.le then item = tree:add_le(pfield, range) else item = tree:add(pfield, range) end
+  if tpf or mode == 2 then kerneltext(tree, mode, item, range, ctx, i, tpf, false) end
   if bits then
     for k = 1, #bits do
       local bf = bits[k]
@@ -2300,9 +2448,12 @@ local function genericitem(tree, tvb, ctx, i)
   local okv, v = pcall(fieldtext, ctx, i)
   if not okv then v = "?" end
   local item = tree:add(HF.field, range)
-  item:set_text(f.name .. ": " .. v)
+  local t = kernelof(ctx, i, true)
+  if t and t ~= v then item:set_text(f.name .. ": " .. (t == "" and '""' or t) .. " (" .. v .. ")")
+  else item:set_text(f.name .. ": " .. v) end
   item:add(HF.field_name, range, f.name)
   item:add(HF.field_value, range, v)
+  if t then item:add(HF.field_text, range, t) end
 end
 ---------------------------------------------------------------------------- latency analysis
 -- The pairs of core's org.tracewire.analysis.LatencyTracker, with the same rules, computed here in
@@ -2885,7 +3036,7 @@ function fmtev(fmt)
       local d, why = descev(t, fmt.id, enums)
       if d then
         ev = d
-        if gen and samelayout(gen, d) then ev.pfs, ev.bits = gen.pfs, gen.bits end
+        if gen and samelayout(gen, d) then ev.pfs, ev.bits, ev.tpfs = gen.pfs, gen.bits, gen.tpfs end
       else
         fmt.why = "description tree: " .. why
       end
@@ -3293,6 +3444,7 @@ local function allfields(ev)
     if ev.pfs then
       for i = 1, #ev.f do
         l[#l + 1] = ev.pfs[i]
+        if ev.tpfs[i] then l[#l + 1] = ev.tpfs[i] end
         local b = ev.bits[i]
         if b then for k = 1, #b do l[#l + 1] = b[k] end end
       end
@@ -3302,28 +3454,16 @@ local function allfields(ev)
   return l
 end
 
--- The items of an EVENT frame below the header (modes 1 and 2).
-local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
+-- The items of an EVENT frame (modes 1 and 2), as the kernel's text reads: the event's fields
+-- first (each as the kernel prints it), the latency analysis, then a "Header" subtree with the
+-- 16-byte header, the record's struct trace_entry and the task's names from the context.
+local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, comm, tgid)
   local ev = ctx.ev
   local le = ctx.le
-  if mode == 2 or ref(tree, HF.event_id) then
-    if le then tree:add_le(HF.event_id, tvb(16, 2)) else tree:add(HF.event_id, tvb(16, 2)) end
-  end
-  bitsitem(tree, mode, tvb, 18, HF.common_flags, CF_BITS)
-  bitsitem(tree, mode, tvb, 19, HF.preempt_count, PC_BITS)
-  local wcomm = mode == 2 or ref(tree, HF.comm)
-  local wtgid = mode == 2 or ref(tree, HF.tgid)
-  if mode == 2 or wcomm or wtgid or ref(tree, HF.pid) then
-    local pr = tvb(20, 4)
-    if le then tree:add_le(HF.pid, pr) else tree:add(HF.pid, pr) end
-    if wcomm or wtgid then
-      local comm, tgid = procat(st, pid, number)
-      if comm and wcomm then tree:add(HF.comm, pr, comm):set_generated() end
-      if tgid and wtgid then tree:add(HF.tgid, pr, tgid):set_generated() end
-    end
+  if mode == 2 then
+    tree:append_text(", " .. (ev and ev.full or "unknown event") .. ", " .. comm .. "-" .. pid .. ", CPU " .. cpu)
   end
   if ev then
-    if mode == 2 or ref(tree, HF.event) then tree:add(HF.event, tvb(16, 2), ev.full):set_generated() end
     local typed = ev.pfs ~= nil
     local generic = mode == 2 or anyref(tree, GENERIC_GROUP)
     if generic or (typed and (mode == 2 or anyref(tree, allfields(ev)))) then
@@ -3336,11 +3476,31 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
   elseif mode == 2 or ref(tree, HF.payload) then
     tree:add(HF.payload, tvb(16, ctx.pl))
   end
-  if mode == 2 or ref(tree, HF.text) then
-    tree:add(HF.text, tvb(0, 0), bodytext):set_generated()
-  end
   antree(tree, mode, tvb, number, ev)
+  local h = tree
+  if mode == 2 or ref(tree, HF.header) then h = tree:add(HF.header, tvb(0, 24)) end
+  hdrtree(h, mode, tvb)
+  if mode == 2 or ref(tree, HF.event_id) then
+    if le then h:add_le(HF.event_id, tvb(16, 2)) else h:add(HF.event_id, tvb(16, 2)) end
+  end
+  bitsitem(h, mode, tvb, 18, HF.common_flags, CF_BITS)
+  bitsitem(h, mode, tvb, 19, HF.preempt_count, PC_BITS)
+  local wcomm = mode == 2 or ref(tree, HF.comm)
+  local wtgid = mode == 2 or ref(tree, HF.tgid)
+  if mode == 2 or wcomm or wtgid or ref(tree, HF.pid) then
+    local pr = tvb(20, 4)
+    if le then h:add_le(HF.pid, pr) else h:add(HF.pid, pr) end
+    if comm and wcomm then h:add(HF.comm, pr, comm):set_generated() end
+    if tgid and wtgid then h:add(HF.tgid, pr, tgid):set_generated() end
+  end
+  if ev and (mode == 2 or ref(tree, HF.event)) then h:add(HF.event, tvb(16, 2), ev.full):set_generated() end
+  if mode == 2 or ref(tree, HF.text) then
+    h:add(HF.text, tvb(0, 0), bodytext):set_generated()
+  end
 end
+
+-- How an empty address (AT_NONE) prints.
+local NOADDR = { [""] = true, NONE = true }
 
 -- One evaluation context, reused by every frame (dissection is not re-entrant): see fieldval.
 local CTX = {}
@@ -3385,9 +3545,10 @@ local function dissect(tvb, pinfo, root)
     cols.info = "tracewire: malformed (short header)"
     return len
   end
-  if mode > 0 then hdrtree(tree, mode, tvb) end
   local kf = byte(s, 2)
   local k = kf % 16
+  -- context frames: the header first (an EVENT frame's header comes after its fields: eventtree)
+  if mode > 0 and k ~= 0 then hdrtree(tree, mode, tvb) end
   local flags = kf - k
   local cpu = be16(s, 2)
   local key
@@ -3409,6 +3570,7 @@ local function dissect(tvb, pinfo, root)
   -- EVENT: the record payload from header offset 16
   local pl = len - 16
   if pl < 8 then
+    if mode > 0 then hdrtree(tree, mode, tvb) end
     tree:add_proto_expert_info(EF.malformed, "EVENT body of " .. pl .. " bytes is shorter than 8 (frame offset "
       .. (fbase + 16) .. ")")
     cols.info = "tracewire: malformed (short event)"
@@ -3441,7 +3603,7 @@ local function dissect(tvb, pinfo, root)
   end
   LONG = st and st.long or TW_LONG_SIZE
   local ctx = CTX
-  ctx.ev = ev or nil; ctx.s = s; ctx.b = 16; ctx.pl = pl; ctx.le = le; ctx.pd = nil; ctx.cx = st
+  ctx.ev = ev or nil; ctx.s = s; ctx.b = 16; ctx.pl = pl; ctx.le = le; ctx.pd = nil; ctx.cx = st; ctx.rendered = nil
   -- latency analysis: every frame of the first pass, in order, with or without a tree
   analyse(ctx, number, cpu, pid)
   local bodytext
@@ -3474,8 +3636,20 @@ local function dissect(tvb, pinfo, root)
   if flags % 64 >= 32 then
     tree:add_proto_expert_info(EF.truncated, "Truncated event: " .. pl .. " payload bytes captured")
   end
-  if mode == 2 or (mode == 1 and (anyref(tree, EVENT_ITEMS) or (ev and anyref(tree, allfields(ev))))) then
-    eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext)
+  -- the packet list's Source and Destination: the task as the kernel's text names it, the CPU
+  local comm, tgid = procat(st, pid, number)
+  if not pcapng then
+    -- Ethernet (a TAP, a live capture): Wireshark fills these columns from pinfo.src/dst (the MAC
+    -- addresses) after dissection; without a network layer net_src/net_dst are empty (AT_NONE),
+    -- and an empty address leaves the columns' text as set here
+    local ns, nd = pinfo.net_src, pinfo.net_dst
+    if NOADDR[tostring(ns)] and NOADDR[tostring(nd)] then pinfo.src = ns; pinfo.dst = nd end
+  end
+  cols.src = comm .. "-" .. pid
+  cols.dst = "CPU " .. cpu
+  if mode == 2 or (mode == 1 and (anyref(tree, EVENT_ITEMS) or anyref(tree, HDR_FIELDS)
+      or (ev and anyref(tree, allfields(ev))))) then
+    eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, comm, tgid)
   end
   cols.info = bodytext
   return len

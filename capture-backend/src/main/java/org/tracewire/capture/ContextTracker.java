@@ -757,28 +757,9 @@ final class ContextTracker {
         }
     }
 
-    /** The sub-expressions of an expression. */
+    /** The sub-expressions of an expression ({@link Expr#children}). */
     private static List<Expr> children(Expr e) {
-        if (e instanceof Expr.Cast c) {
-            return List.of(c.operand());
-        } else if (e instanceof Expr.Unary u) {
-            return List.of(u.operand());
-        } else if (e instanceof Expr.Binary b) {
-            return List.of(b.left(), b.right());
-        } else if (e instanceof Expr.Ternary t) {
-            return List.of(t.cond(), t.then(), t.otherwise());
-        } else if (e instanceof Expr.Index ix) {
-            return List.of(ix.base(), ix.index());
-        } else if (e instanceof Expr.Member m) {
-            return List.of(m.base());
-        } else if (e instanceof Expr.SizeofExpr se) {
-            return List.of(se.operand());
-        } else if (e instanceof Expr.Call call) {
-            return call.args();
-        } else if (e instanceof Expr.Braced br) {
-            return br.items();
-        }
-        return List.of();
+        return Expr.children(e);
     }
 
     /** What the print fmts of these events need loaded ({@link CaptureContext#live}). */

@@ -164,7 +164,7 @@ class FilterAgreementLiveTest {
 
     static List<String> tshark(Path plugin, Path file, String display) throws Exception {
         String out = run(List.of("tshark", "-X", "lua_script:" + plugin, "-r", file.toString(), "-Y", display, "-T", "fields",
-                "-e", "tracewire.cpu", "-e", "tracewire.pid", "-e", "tracewire.event", "-e", "tracewire.time",
+                "-e", "tracewire.cpu", "-e", "tracewire.pid", "-e", "tracewire.event", "-e", "tracewire.time_ns",
                 "-e", "_ws.col.Info"));
         assertTrue(!out.contains("_ws.lua.error") && !out.contains("Lua: Error"), out);
         return out.lines().filter(l -> !l.isBlank() && Character.isDigit(l.charAt(0))).toList();

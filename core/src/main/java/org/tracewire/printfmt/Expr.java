@@ -81,4 +81,32 @@ public sealed interface Expr {
             items = List.copyOf(items);
         }
     }
+
+    /**
+     * The operands of an expression node, in order: a call's arguments, a brace list's items, the
+     * operands of an operator, cast, index, member access or sizeof; none for literals, names and
+     * field references.
+     */
+    static List<Expr> children(Expr e) {
+        if (e instanceof Cast c) {
+            return List.of(c.operand());
+        } else if (e instanceof Unary u) {
+            return List.of(u.operand());
+        } else if (e instanceof Binary b) {
+            return List.of(b.left(), b.right());
+        } else if (e instanceof Ternary t) {
+            return List.of(t.cond(), t.then(), t.otherwise());
+        } else if (e instanceof Index ix) {
+            return List.of(ix.base(), ix.index());
+        } else if (e instanceof Member m) {
+            return List.of(m.base());
+        } else if (e instanceof SizeofExpr se) {
+            return List.of(se.operand());
+        } else if (e instanceof Call call) {
+            return call.args();
+        } else if (e instanceof Braced br) {
+            return br.items();
+        }
+        return List.of();
+    }
 }

@@ -26,8 +26,9 @@ import org.tracewire.tracefs.Tracefs;
  * {@code syscall} (the kernel prints it as a syscall), {@code fields} (one per own field, with named
  * keys: {@code name}, {@code kind} by name, {@code size}, {@code signed}, {@code elem_size}, the
  * ProtoField's {@code abbrev} ({@code tracewire.<system>.<event>.<field>}), {@code ftype} and
- * {@code base}, the name=value {@code fallback} style, {@code values} from {@code __print_symbolic}
- * and flag {@code bits} from {@code __print_flags}), and {@code print}: the print fmt compiled by
+ * {@code base}, the name=value {@code fallback} style, {@code values} from {@code __print_symbolic},
+ * flag {@code bits} from {@code __print_flags} and {@code text}, the abbreviation of the field's text
+ * ProtoField ({@link EventDescription#textFields})), and {@code print}: the print fmt compiled by
  * {@link PrintFmtLua}, absent when {@link org.tracewire.printfmt.EventPrinter#isFallback()}, with a comment saying why (the
  * runtime then shows name=value pairs). docs/dissector.md describes the shape.
  *

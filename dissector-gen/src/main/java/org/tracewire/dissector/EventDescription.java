@@ -7,8 +7,11 @@ import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
@@ -16,6 +19,7 @@ import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.Expr;
+import org.tracewire.printfmt.FormatSegment;
 import org.tracewire.printfmt.PrintFmt;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracetext.SyscallText;
@@ -110,10 +114,14 @@ public final class EventDescription {
         String reason = printer.fallbackReason();
         Map<String, Map<Long, String>> symbolic = new LinkedHashMap<>();
         Map<String, Map<Long, String>> flagTables = new LinkedHashMap<>();
+        Set<String> texts = Set.of();
         if (!printer.isFallback()) {
             try {
                 print = compiler.table(printer.printFmt());
                 collectTables(printer.printFmt(), symbolic, flagTables);
+                if (!SyscallText.handles(f)) {
+                    texts = textFields(printer.printFmt(), f);
+                }
             } catch (PrintFmtLua.TooComplex ex) {
                 reason = ex.getMessage();
             }
@@ -150,6 +158,10 @@ public final class EventDescription {
                 spec.str("base", "hex");
             }
             spec.str("fallback", fallbackStyle(fl));
+            if (names != null && texts.contains(fl.name())) {
+                spec.str("text", names.unique(abbrev, "text"));
+                count++;
+            }
             if (names != null) {
                 count += protoFieldTables(fl, spec, abbrev, names, symbolic, flagTables);
             }
@@ -199,6 +211,79 @@ public final class EventDescription {
             case 4 -> signed ? (int) v : v & 0xffffffffL;
             default -> v;
         };
+    }
+
+    /**
+     * The fields that get a text ProtoField ({@code <abbrev>.text}, the field as the kernel's text
+     * prints it): those a conversion of the print fmt shows alone (its arguments, with {@code *}
+     * ones, read that field and no other) other than as the plain number or string ({@code %d %i %u
+     * %x %X %o} or a bare {@code %p} of an integer field, casts aside; {@code %s} of a string field
+     * or of {@code __get_str}): through {@code __print_symbolic}/{@code __print_flags}, an
+     * expression (sched_switch's {@code prev_state}), {@code %pS}/{@code %ps} symbols and the like.
+     * The runtime fills it from the same conversions (fieldruns in lua/tracewire.lua); it shows the
+     * other bases in the item's text without a field of their own. None for events the kernel prints as
+     * syscalls ({@link SyscallText}: their text does not come from the print fmt).
+     */
+    static Set<String> textFields(PrintFmt pf, EventFormat f) {
+        Set<String> own = new HashSet<>();
+        for (Field fl : f.fields()) {
+            own.add(fl.name());
+        }
+        Set<String> out = new TreeSet<>();
+        int ai = 0;
+        for (FormatSegment seg : pf.segments()) {
+            if (!(seg instanceof FormatSegment.Conversion c)) {
+                continue;
+            }
+            Set<String> refs = new HashSet<>();
+            for (int k = 0; k < c.argumentCount() && ai + k < pf.args().size(); k++) {
+                fieldRefs(pf.args().get(ai + k), own, refs, 0);
+            }
+            int vi = ai + c.argumentCount() - 1;
+            Expr value = vi < pf.args().size() ? pf.args().get(vi) : null;
+            ai += c.argumentCount();
+            if (refs.size() == 1 && !plain(c, value, f.field(refs.iterator().next()))) {
+                out.add(refs.iterator().next());
+            }
+        }
+        return out;
+    }
+
+    private static boolean plain(FormatSegment.Conversion c, Expr value, Field fl) {
+        char conv = c.conversion();
+        boolean string = fl.kind() == FieldKind.CHAR_ARRAY || fl.kind() == FieldKind.DYNAMIC_STRING;
+        while (value instanceof Expr.Cast cast && !string) {
+            value = cast.operand();
+        }
+        if (value instanceof Expr.FieldRef r && r.name().equals(fl.name())) {
+            // a number in another base (%x %o, %p without extension) filters as the value itself
+            return string ? conv == 's' : conv == 'd' || conv == 'i' || conv == 'u' || conv == 'x' || conv == 'X'
+                    || conv == 'o' || (conv == 'p' && c.extension().isEmpty());
+        }
+        return conv == 's' && value instanceof Expr.Call call
+                && (call.name().equals("__get_str") || call.name().equals("__get_rel_str"));
+    }
+
+    /** Adds the names of the event's own fields e reads ({@code REC->x}, a helper's field name). */
+    private static void fieldRefs(Expr e, Set<String> own, Set<String> out, int depth) {
+        if (e == null || depth > 256) {
+            return;
+        }
+        if (e instanceof Expr.FieldRef r) {
+            if (own.contains(r.name())) {
+                out.add(r.name());
+            }
+            return;
+        }
+        List<Expr> sub = Expr.children(e);
+        for (int i = 0; i < sub.size(); i++) {
+            Expr a = sub.get(i);
+            if (i == 0 && e instanceof Expr.Call && a instanceof Expr.Ident id && own.contains(id.name())) {
+                out.add(id.name());
+            } else {
+                fieldRefs(a, own, out, depth + 1);
+            }
+        }
     }
 
     /** Value strings and flag tables of {@code __print_symbolic} / {@code __print_flags} on a plain field. */

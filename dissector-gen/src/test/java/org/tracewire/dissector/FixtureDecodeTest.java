@@ -128,7 +128,7 @@ class FixtureDecodeTest {
             assertEquals(String.valueOf(r.cpu()), one(f, "tracewire.cpu"), where);
             assertEquals(String.valueOf(r.format().id()), one(f, "tracewire.event_id"), where);
             assertEquals(String.valueOf(r.pid()), one(f, "tracewire.pid"), where);
-            assertEquals(Long.toUnsignedString(V2Capture.EPOCH_NS + r.timestampNs()), one(f, "tracewire.time"), where);
+            assertEquals(Long.toUnsignedString(V2Capture.EPOCH_NS + r.timestampNs()), one(f, "tracewire.time_ns"), where);
             assertEquals(comm(r.pid()), one(f, "tracewire.comm"), where);
             assertEquals(String.valueOf(r.pid()), one(f, "tracewire.tgid"), where);
         }
