@@ -169,7 +169,10 @@ public final class SelfExclusion {
             // the outputs and the backend that run did not use (TAP, FIFO, the app's socket) and their kin
             "writev", "pwrite64", "pwritev", "readv", "ppoll", "epoll_wait", "epoll_pwait", "epoll_ctl", "sendto",
             "sendmsg", "recvfrom", "recvmsg", "accept", "accept4", "bind", "listen", "shutdown", "fchown", "fsync",
-            "fdatasync", "kill", "tgkill", "nanosleep", "fstat", "clone", "clock_gettime");
+            "fdatasync", "kill", "tgkill", "nanosleep", "fstat", "clone", "clock_gettime",
+            // the spool of a capture into a file, its watchdog, files written as the invoking user
+            "fallocate", "msync", "renameat", "renameat2", "unlinkat", "mkdirat", "setsid", "setfsuid", "setfsgid",
+            "setgroups", "capget", "capset");
 
     /** Systems whose events a capture's own work causes (wake-ups, timers, allocations, block and file writes). */
     private static final Set<String> OWN_WORK_SYSTEMS = Set.of("sched", "irq", "timer", "kmem", "writeback", "block",
