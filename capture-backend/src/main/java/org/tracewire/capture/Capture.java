@@ -60,13 +60,15 @@ public final class Capture implements AutoCloseable {
      * @param notWritten        events read but not written: to an output that failed (the most of any),
      *                          plus {@code notFramed}
      * @param notFramed         events read but not framed because a second signal aborted the framing
+     * @param outputs           each output's description and the frames it holds or sent ("file F 8801 frames")
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
                           List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
                           long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten,
-                          long notFramed) {
+                          long notFramed, List<String> outputs) {
         public Summary {
             outputFailures = List.copyOf(outputFailures);
+            outputs = List.copyOf(outputs);
         }
         /** Events lost, all CPUs (exact: reconciled with the kernel's per-CPU stats). */
         public long lost() {
@@ -112,6 +114,9 @@ public final class Capture implements AutoCloseable {
             }
             if (notFramed > 0) {
                 sb.append(String.format(Locale.ROOT, "; framing aborted: %d events read were not framed", notFramed));
+            }
+            if (!outputs.isEmpty()) {
+                sb.append("; outputs: ").append(String.join(", ", outputs));
             }
             return sb.toString();
         }
@@ -309,7 +314,10 @@ public final class Capture implements AutoCloseable {
             summary = new Summary(secs, read, engine.emitted(), frames(), frames == null ? 0 : frames.contextFrames(),
                     bytes(), cpus, processCpuSeconds() - cpuStart, (tracingEnd - startNanos) / 1e9, tracingCpu,
                     engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
-                    (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed());
+                    (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed(),
+                    frames == null ? List.of() : frames.outputs().stream()
+                            .map(o -> o.frames() < 0 ? o.describe() : o.describe() + " " + o.frames() + " frames")
+                            .toList());
         }
         return summary;
     }

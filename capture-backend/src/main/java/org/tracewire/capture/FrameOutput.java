@@ -94,6 +94,11 @@ public interface FrameOutput extends AutoCloseable {
     /** Human-readable description, e.g. "interface tw0" or "file out.pcapng". */
     String describe();
 
+    /** Frames this output holds or has sent so far, or -1 when it does not count them. */
+    default long frames() {
+        return -1;
+    }
+
     @Override
     void close() throws IOException;
 

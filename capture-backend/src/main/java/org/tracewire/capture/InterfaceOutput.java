@@ -41,6 +41,14 @@ public final class InterfaceOutput implements FrameOutput {
         }
     }
 
+    /** Frames sent (emitting thread; read at the end). */
+    private long frames;
+
+    @Override
+    public long frames() {
+        return frames;
+    }
+
     @Override
     public void write(ByteBuffer frame, long timeNs, long lostBefore) throws IOException {
         framing.frame(frame);
@@ -52,6 +60,7 @@ public final class InterfaceOutput implements FrameOutput {
         framing.restore(frame);
         try {
             handle.sendPacket(scratch, n);
+            frames++;
         } catch (PcapNativeException | org.pcap4j.core.NotOpenException e) {
             throw new IOException("sending on " + name + " failed: " + e.getMessage(), e);
         }

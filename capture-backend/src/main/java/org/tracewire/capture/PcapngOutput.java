@@ -179,6 +179,11 @@ public final class PcapngOutput implements FrameOutput {
     }
 
     @Override
+    public long frames() {
+        return writer.packets(iface);
+    }
+
+    @Override
     public void dropsAfterLast(int cpu, long drops) {
         writer.addDrops(iface, drops);
     }

@@ -30,10 +30,19 @@ public final class TapOutput implements FrameOutput {
         framing.frame(frame);
         try {
             tap.write(frame);
+            frames++;
         } finally {
             framing.restore(frame);
         }
     }
+
+    @Override
+    public long frames() {
+        return frames;
+    }
+
+    /** Frames written to the interface (emitting thread; read at the end). */
+    private long frames;
 
     @Override
     public boolean repeatsContext() {

@@ -60,4 +60,24 @@ class CaptureOutputsLiveTest {
             return s.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
         }
     }
+
+    @Test
+    void theSummaryListsEveryOutputWithTheFramesItHolds(@TempDir Path dir) throws Exception {
+        Prerequisites.requireTracefs();
+        Path file = dir.resolve("both.pcapng");
+        String iface = "two" + (ProcessHandle.current().pid() % 100000);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "--duration", "1", "--linger", "0",
+            "-w", file.toString(), "-i", iface}, new PrintStream(out), new PrintStream(err));
+        String summary = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, summary + err.toString(StandardCharsets.UTF_8));
+        java.util.regex.Matcher f = java.util.regex.Pattern.compile("; outputs: .*file " + java.util.regex.Pattern.quote(
+                file.toString()) + " (\\d+) frames").matcher(summary);
+        java.util.regex.Matcher t = java.util.regex.Pattern.compile("interface " + iface + " (\\d+) frames").matcher(summary);
+        assertTrue(f.find() && t.find(), summary);
+        long inFile = WireFrames.read(file).size();
+        assertEquals(inFile, Long.parseLong(f.group(1)), "the file holds what the summary says");
+        assertTrue(Long.parseLong(t.group(1)) >= inFile, "the interface got every frame (and repeated context)");
+    }
 }
