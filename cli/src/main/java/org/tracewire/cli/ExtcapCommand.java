@@ -329,16 +329,35 @@ final class ExtcapCommand implements Callable<Integer> {
             err.println("tracewire: " + e.getMessage());
             return Main.EXIT_USAGE;
         }
+        // The plugin serves the next Wireshark (this one loaded its plugins at start): rewritten beside
+        // the capture, not before it, so tracing starts at once (generating all events' tables takes
+        // seconds of CPU).
+        Thread plugin = null;
         if (installDissector) {
-            try {
-                String home = System.getenv("HOME");
-                if (home != null && !home.isBlank()) {
-                    writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
-                            Path.of(home).resolve(PluginInstaller.PERSONAL_PLUGINS).resolve(PluginInstaller.FILE_NAME));
+            plugin = new Thread(() -> {
+                try {
+                    String home = System.getenv("HOME");
+                    if (home != null && !home.isBlank()) {
+                        writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
+                                Path.of(home).resolve(PluginInstaller.PERSONAL_PLUGINS).resolve(PluginInstaller.FILE_NAME));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // not worth failing the capture: the frames are still decodable with any plugin
                 }
-            } catch (IOException | RuntimeException e) {
-                // not worth failing the capture: the frames are still decodable with any plugin
-            }
+            }, "tracewire-extcap-plugin");
+            plugin.setDaemon(true);
+            plugin.setPriority(Thread.MIN_PRIORITY);
+            plugin.start();
+            // however the capture ends (Wireshark's SIGTERM included), the JVM waits for the write:
+            // a write cut by the exit would leave its temporary file beside the plugin
+            Thread writing = plugin;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    writing.join(PLUGIN_WAIT_MS);
+                } catch (InterruptedException ignored) {
+                    // exiting anyway
+                }
+            }, "tracewire-extcap-plugin-wait"));
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, 0, 0, null, null, fifo, buffer.bufferKb, buffer.clock,
                 Ethernet.DEFAULT_MAX_FRAME, 0, 0);
@@ -361,6 +380,9 @@ final class ExtcapCommand implements Callable<Integer> {
             throw e;
         }
     }
+
+    /** How long a capture's end waits for the plugin it is rewriting. */
+    static final long PLUGIN_WAIT_MS = 20_000;
 
     /** How long the extcap waits for the backend to answer its first command (pkexec may ask for a password first). */
     static final long BACKEND_START_WAIT_S = 300;
