@@ -3,7 +3,6 @@ package org.tracewire.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,7 +81,7 @@ final class ReportCommand implements Callable<Integer> {
             boolean wall = in.wallClock();
             Iterator<RecordInput.Event> it = in.events();
             if (json) {
-                JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
+                JsonGenerator g = new JsonFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).createGenerator(out);
                 g.setCharacterEscapes(JsonControls.INSTANCE);
                 g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
                 for (long n = 1; it.hasNext(); n++) {
@@ -238,25 +237,6 @@ final class ReportCommand implements Callable<Integer> {
             }
             default -> g.writeString(HexFormat.of().formatHex(r.bytes(f)));
         }
-    }
-
-    private static Writer nonClosing(PrintWriter out) {
-        return new Writer() {
-            @Override
-            public void write(char[] cbuf, int off, int len) {
-                out.write(cbuf, off, len);
-            }
-
-            @Override
-            public void flush() {
-                out.flush();
-            }
-
-            @Override
-            public void close() {
-                out.flush();
-            }
-        };
     }
 
     /**

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Array;
@@ -61,7 +60,7 @@ public final class QueryOutput {
                 }
             }
             case JSON -> {
-                JsonGenerator g = new JsonFactory().createGenerator(nonClosing(out));
+                JsonGenerator g = new JsonFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).createGenerator(out);
                 g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
                 while (rs.next()) {
                     g.writeStartObject();
@@ -242,24 +241,5 @@ public final class QueryOutput {
             }
         }
         return sb == null ? s : sb.toString();
-    }
-
-    private static Writer nonClosing(PrintWriter out) {
-        return new Writer() {
-            @Override
-            public void write(char[] cbuf, int off, int len) {
-                out.write(cbuf, off, len);
-            }
-
-            @Override
-            public void flush() {
-                out.flush();
-            }
-
-            @Override
-            public void close() {
-                out.flush();
-            }
-        };
     }
 }
