@@ -111,13 +111,18 @@ final class ReportCommand implements Callable<Integer> {
                 }
             }
             out.flush();
-            for (String line : in.summary()) {
-                err.println("report: " + SafeText.escape(line));
-            }
-            if (in.failure() != null) {
-                err.println("report: " + SafeText.escape(in.failure()));
-                return Main.EXIT_FAILURE;
-            }
+            return finish(in, err);
+        }
+    }
+
+    /** The input's summary and failure on stderr; exit 1 when it failed (a damaged or cut file). */
+    private static int finish(RecordInput in, PrintWriter err) {
+        for (String line : in.summary()) {
+            err.println("report: " + SafeText.escape(line));
+        }
+        if (in.failure() != null) {
+            err.println("report: " + SafeText.escape(in.failure()));
+            return Main.EXIT_FAILURE;
         }
         return 0;
     }
@@ -150,14 +155,7 @@ final class ReportCommand implements Callable<Integer> {
                 out.println(SafeText.escapeKeepingLines(cpu.strip()));
             }
         }
-        for (String line : in.summary()) {
-            err.println("report: " + SafeText.escape(line));
-        }
-        if (in.failure() != null) {
-            err.println("report: " + SafeText.escape(in.failure()));
-            return Main.EXIT_FAILURE;
-        }
-        return 0;
+        return finish(in, err);
     }
 
     /** Lines between checks whether standard output's reader is still there. */
