@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.regex.Pattern;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
@@ -97,18 +98,26 @@ public record EventSelector(String system, String event) {
      * (function, kernel_stack, ...), which have no {@code enable} file (trace-cmd skips them too).
      */
     public boolean matches(String eventSystem, String eventName) {
-        if (eventSystem.equals(RECORD_TYPES) && !RECORD_TYPES.equals(system) && !RECORD_TYPES.equals(event)) {
-            return false;
-        }
-        if (system == null) {
-            return glob(event).matcher(eventSystem).matches() || glob(event).matcher(eventName).matches();
-        }
-        return glob(system).matcher(eventSystem).matches() && glob(event).matcher(eventName).matches();
+        return predicate().test(eventSystem, eventName);
     }
 
     /** True when the format's event is selected. */
     public boolean matches(EventFormat format) {
         return matches(format.system(), format.name());
+    }
+
+    /** {@link #matches(String, String)} with the globs compiled once, for testing many events. */
+    private BiPredicate<String, String> predicate() {
+        boolean recordTypes = RECORD_TYPES.equals(system) || RECORD_TYPES.equals(event);
+        Pattern e = glob(event);
+        Pattern sys = system == null ? null : glob(system);
+        return (eventSystem, eventName) -> {
+            if (!recordTypes && eventSystem.equals(RECORD_TYPES)) {
+                return false;
+            }
+            return sys == null ? e.matcher(eventSystem).matches() || e.matcher(eventName).matches()
+                    : sys.matcher(eventSystem).matches() && e.matcher(eventName).matches();
+        };
     }
 
     /**
@@ -142,10 +151,11 @@ public record EventSelector(String system, String event) {
 
     /** The full names ({@code system:event}) of {@code all} this selector matches, in their order. */
     public List<String> select(List<String> all) {
+        BiPredicate<String, String> selected = predicate();
         List<String> out = new ArrayList<>();
         for (String full : all) {
             int colon = full.indexOf(':');
-            if (matches(full.substring(0, colon), full.substring(colon + 1))) {
+            if (selected.test(full.substring(0, colon), full.substring(colon + 1))) {
                 out.add(full);
             }
         }
@@ -225,7 +235,9 @@ public record EventSelector(String system, String event) {
         Map<String, EventFormat> out = new LinkedHashMap<>();
         for (String text : selectors) {
             EventSelector sel = parse(text);
-            List<EventFormat> matched = catalog.formats().stream().filter(sel::matches).toList();
+            BiPredicate<String, String> selected = sel.predicate();
+            List<EventFormat> matched = catalog.formats().stream().filter(f -> selected.test(f.system(), f.name()))
+                    .toList();
             if (matched.isEmpty()) {
                 throw sel.unknown(catalog.formats().stream().map(EventFormat::fullName).toList(), "the formats read");
             }
