@@ -122,18 +122,12 @@ public final class Main implements Callable<Integer> {
     static OutputStream failing(PrintStream ps) {
         return new FilterOutputStream(ps) {
             @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                ps.write(b, off, len);
-                check();
+            public void write(byte[] b, int off, int len) {
+                ps.write(b, off, len); // a failure shows at the flush (checkError flushes once more)
             }
 
             @Override
             public void flush() throws IOException {
-                ps.flush();
-                check();
-            }
-
-            private void check() throws IOException {
                 if (ps.checkError()) {
                     throw new IOException("standard output is closed");
                 }
