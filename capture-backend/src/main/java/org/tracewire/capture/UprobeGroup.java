@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 
@@ -93,7 +94,8 @@ public final class UprobeGroup implements AutoCloseable {
     }
 
     /**
-     * Removes the probes of groups {@code tracewire_<pid>} whose process is gone.
+     * Removes the probes of groups {@code tracewire_<pid>} whose process is gone, after the stale
+     * instances that may still enable them ({@link OwnInstances#removeStale}).
      *
      * @return the groups removed
      */
@@ -102,6 +104,7 @@ public final class UprobeGroup implements AutoCloseable {
         if (!top.exists(EVENTS_FILE)) {
             return removed;
         }
+        OwnInstances.removeStale(top);
         for (String system : top.systems()) {
             Matcher m = GROUP_NAME.matcher(system);
             if (m.matches() && !ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {

@@ -37,7 +37,6 @@ import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.capture.TapDevice;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.tracefs.EventSelector;
-import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.Ethernet;
 import org.tracewire.wire.MacAddress;
@@ -213,11 +212,10 @@ public final class CaptureCommand implements Callable<Integer> {
                 throw new Main.UsageException(ex.getMessage());
             }
         }
-        // what killed captures left: their instances first (they may hold their probes), then the probes
-        OwnInstances.removeStale(top);
-        UprobeGroup.removeStale(top);
         UprobeGroup probes = null;
-        if (!uprobes.isEmpty()) {
+        if (uprobes.isEmpty()) {
+            UprobeGroup.removeStale(top); // a killed capture's probes (UprobeGroup.create does it too)
+        } else {
             List<Uprobe> specs = new ArrayList<>();
             for (String u : uprobes) {
                 try {
