@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracefs.TracefsLocator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
                 "  Write a plugin with tables for the scheduler's events only:",
                 "    tracewire dissector -e 'sched:*' -w sched.lua"})
 final class DissectorCommand implements Callable<Integer> {
-    @Option(names = "--tracefs", paramLabel = "DIR", description = "A tracefs mount or snapshot directory (holding events/).")
-    Path tracefsDir;
+    @Mixin
+    TracefsOption tracefsOption = new TracefsOption();
 
     @Option(names = {"-e", "--event"}, paramLabel = "SYSTEM:EVENT",
             description = "Events with generated tables (repeatable); SYSTEM:* selects a system. Others still show generically.")
@@ -55,7 +55,7 @@ final class DissectorCommand implements Callable<Integer> {
         if (output == null && !install) {
             throw new Main.UsageException("give -o FILE.lua or --install");
         }
-        Tracefs tracefs = TracefsLocator.resolve(tracefsDir, note -> err.println("dissector: " + note));
+        Tracefs tracefs = tracefsOption.resolve("dissector", err);
         DissectorGenerator.Result r;
         try {
             r = DissectorGenerator.forTracefs(tracefs, events);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.tracewire.filter.CompiledFilter;
 import org.tracewire.filter.FilterProblem;
@@ -13,9 +12,9 @@ import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.EventFormat;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.EventSelector;
-import org.tracewire.tracefs.TracefsLocator;
 import org.tracewire.tracefs.TracefsException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -57,9 +56,8 @@ final class FilterCommand implements Callable<Integer> {
     @Option(names = "--json", description = "One JSON object on stdout.")
     boolean json;
 
-    @Option(names = "--tracefs", paramLabel = "DIR",
-            description = "A tracefs mount or snapshot directory (default: the live tracefs, else the snapshot).")
-    Path tracefsDir;
+    @Mixin
+    TracefsOption tracefsOption = new TracefsOption();
 
     @Spec
     CommandSpec spec;
@@ -74,7 +72,7 @@ final class FilterCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageException("-e " + e.getMessage());
         }
-        Tracefs tracefs = TracefsLocator.resolve(tracefsDir, note -> err.println("filter: " + note));
+        Tracefs tracefs = tracefsOption.resolve("filter", err);
         try {
             selector.resolve(tracefs);
         } catch (IllegalArgumentException e) {

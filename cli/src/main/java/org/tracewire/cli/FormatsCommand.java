@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -16,8 +15,8 @@ import org.tracewire.format.FormatException;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.EventSelector;
-import org.tracewire.tracefs.TracefsLocator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -45,9 +44,8 @@ import picocli.CommandLine.Spec;
                 "  Show the fields of one event, or of a whole system:",
                 "    sudo tracewire formats sched:sched_switch 'irq:*'"})
 final class FormatsCommand implements Callable<Integer> {
-    @Option(names = "--tracefs", paramLabel = "DIR",
-            description = "A tracefs mount or snapshot directory (holding events/).")
-    Path tracefsDir;
+    @Mixin
+    TracefsOption tracefsOption = new TracefsOption();
 
     @Option(names = "--json", description = "One JSON document: an array of events with their fields.")
     boolean json;
@@ -69,7 +67,7 @@ final class FormatsCommand implements Callable<Integer> {
         if (check && json) {
             throw new Main.UsageException("--check and --json cannot be combined");
         }
-        Tracefs tracefs = TracefsLocator.resolve(tracefsDir, note -> err.println("formats: " + note));
+        Tracefs tracefs = tracefsOption.resolve("formats", err);
         List<String[]> events = select(tracefs);
         return check ? check(tracefs, events, out, err) : print(tracefs, events, out, err);
     }

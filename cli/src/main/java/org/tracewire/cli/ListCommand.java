@@ -1,7 +1,6 @@
 package org.tracewire.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -9,8 +8,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracefs.TracefsLocator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -40,9 +39,8 @@ final class ListCommand implements Callable<Integer> {
     @Option(names = "--clocks", description = "List the trace clocks (the current one in [brackets]).")
     boolean clocks;
 
-    @Option(names = "--tracefs", paramLabel = "DIR",
-            description = "A tracefs mount or snapshot directory (default: the live tracefs, else the snapshot).")
-    Path tracefsDir;
+    @Mixin
+    TracefsOption tracefsOption = new TracefsOption();
 
     @Spec
     CommandSpec spec;
@@ -54,7 +52,7 @@ final class ListCommand implements Callable<Integer> {
         if (systems && clocks) {
             throw new Main.UsageException("--systems and --clocks: one at a time");
         }
-        Tracefs tracefs = TracefsLocator.resolve(tracefsDir, note -> err.println("list: " + note));
+        Tracefs tracefs = tracefsOption.resolve("list", err);
         if (clocks) {
             out.println(tracefs.read("trace_clock").strip());
             return 0;
