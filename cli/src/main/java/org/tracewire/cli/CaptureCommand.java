@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.tracewire.text.SafeText;
+import org.tracewire.capture.Capture;
 import org.tracewire.capture.CaptureEngine;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.EventSelection;
@@ -263,7 +264,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         TracedCommand traced = command.isEmpty() ? null
-                : TracedCommand.start(command, pcapng != null && pcapng.toString().equals("-"), stopOnStdinEof);
+                : TracedCommand.start(command, FrameOutputs.isStdout(pcapng), stopOnStdinEof);
         List<Long> scoped = new ArrayList<>(pids);
         if (traced != null) {
             scoped.add(traced.pid());
@@ -280,7 +281,7 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         try {
             PrintWriter summaryOut = out;
-            org.tracewire.capture.Capture.Summary s = CaptureRun.run(top, o, err,
+            Capture.Summary s = CaptureRun.run(top, o, err,
                     () -> stdinEnded.get() || (traced != null && traced.exited()), sum -> {
                         summaryOut.println(sum.describe());
                         summaryOut.flush();
