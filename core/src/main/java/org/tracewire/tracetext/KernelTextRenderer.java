@@ -19,6 +19,8 @@ public final class KernelTextRenderer {
     private final KernelLayout layout;
     private final PrintContext context;
     private final Map<Integer, EventPrinter> printers = new HashMap<>();
+    /** Per event id: a dynamic probe's, whose head the kernel writes itself ({@link ProbeText}). */
+    private final Map<Integer, Boolean> probes = new HashMap<>();
 
     /**
      * @param prefix  the context columns (task names from {@code saved_cmdlines}, the clock)
@@ -67,6 +69,7 @@ public final class KernelTextRenderer {
             }
         }
         String text = printer(f).render(record, context);
-        sb.append(f.name()).append(": ").append(ProbeText.handles(f) ? ProbeText.kernelHead(text, record) : text);
+        boolean probe = probes.computeIfAbsent(f.id(), id -> ProbeText.handles(f));
+        sb.append(f.name()).append(": ").append(probe ? ProbeText.kernelHead(text, record) : text);
     }
 }
