@@ -25,7 +25,7 @@ final class TraceCmdRecording {
             "syscalls:sys_exit_read", "syscalls:sys_enter_close", "timer:*", "irq:*", "kmem:kmalloc", "kmem:kfree",
             "kmem:mm_page_alloc", "kmem:mm_page_free");
 
-    record Result(Path dat, Path dat6, List<String> oracleLines, SavedCmdlines oracleCmdlines) {
+    record Result(Path dat, Path dat6, List<String> oracleLines, SavedCmdlines oracleCmdlines, String oracleOverrun) {
     }
 
     private static Result result;
@@ -51,10 +51,11 @@ final class TraceCmdRecording {
         String tcInstance = TestInstances.nameFor(ProcessHandle.current().pid(), "tracecmd");
         List<String> oracle = new ArrayList<>();
         SavedCmdlines cmdlines;
+        StringBuilder overrun = new StringBuilder();
         try (TracefsInstance inst = TestInstances.create(top, "tdat-oracle")) {
             inst.setTracingOn(false);
             inst.setOption("nohash-ptr");
-            inst.setBufferSizeKb(16384);
+            inst.setBufferSizeKb(65536);
             for (String e : EVENTS) {
                 String[] se = e.split(":");
                 if (se[1].equals("*")) {
@@ -89,6 +90,11 @@ final class TraceCmdRecording {
             }
             inst.setTracingOn(false);
             String text = inst.read("trace");
+            for (int cpu : top.cpus()) {
+                String stats = inst.read("per_cpu/cpu" + cpu + "/stats");
+                overrun.append(" cpu").append(cpu).append('=').append(stats.lines()
+                        .filter(l -> l.startsWith("overrun:")).map(l -> l.substring(8).trim()).findFirst().orElse("?"));
+            }
             cmdlines = SavedCmdlines.parse(top.read("saved_cmdlines"));
             for (String l : text.split("\n")) {
                 if (!l.startsWith("#") && !l.isEmpty() && !l.startsWith("CPU:")) {
@@ -97,7 +103,7 @@ final class TraceCmdRecording {
             }
         }
         run(List.of("trace-cmd", "convert", "--file-version", "6", "-i", dat.toString(), "-o", dat6.toString()), dir);
-        return new Result(dat, dat6, oracle, cmdlines);
+        return new Result(dat, dat6, oracle, cmdlines, overrun.toString().trim());
     }
 
     /** Runs a command, returns its stdout; fails on a non-zero exit. */
