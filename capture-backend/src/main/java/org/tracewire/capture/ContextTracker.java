@@ -345,12 +345,33 @@ final class ContextTracker {
             int slot = tasks.slot(pid);
             int commOff = p.commOffsets[i];
             if (commOff < -1) {
-                String name = dataLocString(buf, payload, length, -commOff - 2);
-                if (name != null && pid != 0 && (slot < 0 || !name.equals(tasks.comm(slot)))) {
-                    task(pid, slot, name, 0, 0, true);
-                } else if (name == null && slot < 0) {
-                    task(pid, -1, null, 0, 0, false);
+                int at = dataLoc(buf, payload, length, -commOff - 2);
+                if (at < 0 || pid == 0) {
+                    if (slot < 0) {
+                        task(pid, -1, null, 0, 0, false);
+                    }
+                    continue;
                 }
+                // the name's first 16 bytes, NUL-padded, packed as a fixed comm field's getLong()s would be
+                long r0 = 0;
+                long r1 = 0;
+                boolean little = buf.order() == ByteOrder.LITTLE_ENDIAN;
+                for (int k = 0; k < 16 && at + k < length; k++) {
+                    long b = buf.get(payload + at + k) & 0xffL;
+                    if (b == 0) {
+                        break;
+                    }
+                    int shift = little ? 8 * (k & 7) : 56 - 8 * (k & 7);
+                    if (k < 8) {
+                        r0 |= b << shift;
+                    } else {
+                        r1 |= b << shift;
+                    }
+                }
+                if (slot >= 0 && tasks.sameRaw(slot, r0, r1)) {
+                    continue;
+                }
+                task(pid, slot, dataLocString(buf, payload, length, at), r0, r1, true);
                 continue;
             }
             boolean hasComm = commOff >= 0 && commOff + 16 <= length;
@@ -373,19 +394,21 @@ final class ContextTracker {
         }
     }
 
-    /** The NUL-terminated string of a {@code __data_loc} field at {@code locOff}, or null when out of bounds. */
-    private String dataLocString(ByteBuffer buf, int payload, int length, int locOff) {
+    /** The payload offset a {@code __data_loc} field at {@code locOff} points to, or -1 when out of bounds. */
+    private int dataLoc(ByteBuffer buf, int payload, int length, int locOff) {
         if (locOff + 4 > length) {
-            return null;
+            return -1;
         }
         long loc = read(buf, payload + locOff, 4);
         int at = (int) (loc & 0xffff);
         int len = (int) (loc >>> 16);
-        if (at + len > length || len == 0) {
-            return null;
-        }
+        return len == 0 || at + len > length ? -1 : at;
+    }
+
+    /** The NUL-terminated string (at most 16 bytes) at payload offset {@code at}. */
+    private static String dataLocString(ByteBuffer buf, int payload, int length, int at) {
         int n = 0;
-        while (n < len && n < 16 && buf.get(payload + at + n) != 0) {
+        while (n < 16 && at + n < length && buf.get(payload + at + n) != 0) {
             n++;
         }
         byte[] b = new byte[n];
