@@ -579,7 +579,7 @@ public final class CaptureEngine {
         List<CpuStats> out = new ArrayList<>();
         for (CpuReader r : readers) {
             out.add(new CpuStats(r.cpu, r.records.get(), r.pages.get(), r.lost.get(), r.lostAfterLast,
-                    r.statsReads.get(), r.kernel));
+                    r.statsReads.get(), r.kernel, r.named));
         }
         return out;
     }
@@ -652,6 +652,8 @@ public final class CaptureEngine {
         long head;
         /** The format of the record to emit next. */
         EventFormat headFormat;
+        /** Records read only to name tasks (the naming-only ids); emitter thread. */
+        volatile long named;
         /** Records of {@link #page} walked so far (known ids or not), counted into {@link #records} at its end. */
         long pageRecords;
         /** Records of the page walked whose event id has no format (counted, not emitted). */
@@ -1290,6 +1292,7 @@ public final class CaptureEngine {
     private void emit(CpuReader r, KernelLayout kernel) throws IOException {
         if (namingOnly[r.headFormat.id() & 0xffff]) {
             namingCount++;
+            r.named++;
             if (frames != null && !aborted) {
                 frames.naming(r.page.buf, r.cursor.offset(), r.cursor.length(), r.headFormat,
                         wallClock ? clock.toWallNs(r.head) : r.head);
