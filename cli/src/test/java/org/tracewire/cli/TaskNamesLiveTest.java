@@ -27,16 +27,12 @@ import org.tracewire.wire.FrameKind;
 
 /**
  * Task names of a syscalls-only capture (no sched events in it) of 200 short-lived programs and a
- * shell that renames itself, against the kernel's {@code trace} text of an oracle instance of ours.
- *
- * <p>The kernel prints, for every event of a pid, the name its {@code saved_cmdlines} holds when
- * the text is read: the pid's last name. tracewire names each event as the task was named when it
- * was recorded (the fork, exec and rename records followed in stream order), so the two differ only
- * for events a pid recorded before an exec or a rename. Both are checked: each event's name equals
- * the kernel's, and the last name tracewire gave each pid equals the kernel's, each for ≥ 99.5% of
- * events the kernel names: it prints {@code <...>} for a pid whose name it did not keep, and
- * sometimes a name the pid had before (its {@code saved_cmdlines} is written at context switches,
- * under a trylock); both are counted and left out.
+ * shell that renames itself, against the kernel's {@code trace} text of an oracle instance of ours:
+ * the names come from the fork, exec and rename records the capture follows, so they hold after
+ * the programs exit. Both name a pid by its last name ({@code report} as the kernel's
+ * {@code saved_cmdlines} does). Compared: ≥ 99.5% of the events the kernel names. Left out and
+ * counted: {@code <...>} (a name the kernel did not keep) and a name the pid had earlier (the
+ * kernel's table is written at context switches, under a trylock, and may miss the exec).
  */
 @Tag("live")
 class TaskNamesLiveTest {
