@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import org.duckdb.DuckDBConnection;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
+import org.tracewire.tracedat.TraceDatException;
 
 /**
  * One or more captures, read, as SQL tables: the store of each source file (built on first use
@@ -148,7 +149,14 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public static StoreBuilder.Result build(Path source, Path store) throws IOException, SQLException {
-        return build(() -> RecordInput.open(source, null), source, store);
+        return build(() -> {
+            try {
+                return RecordInput.open(source, null);
+            } catch (TraceDatException e) {
+                // a trace.dat whose headers do not parse: refused, with the reader's words (offset included)
+                throw new IOException(source + ": " + e.getMessage(), e);
+            }
+        }, source, store);
     }
 
     /** Opens the input a build reads. */
