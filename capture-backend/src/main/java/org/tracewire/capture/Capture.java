@@ -316,8 +316,7 @@ public final class Capture implements AutoCloseable {
                     engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
                     (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed(),
                     frames == null ? List.of() : frames.outputs().stream()
-                            .map(o -> o.frames() < 0 ? o.describe() : o.describe() + " " + o.frames() + " frames")
-                            .toList());
+                            .map(FrameOutput::held).toList());
         }
         return summary;
     }
