@@ -150,10 +150,11 @@ public final class RingOutput implements FrameOutput {
         void remove(Path file) throws IOException;
     }
 
-    /** A file of the ring and the frames it holds (final once it is closed). */
+    /** A file of the ring and the frames and events it holds (final once it is closed). */
     private static final class File {
         final Path path;
         long frames;
+        long events;
 
         File(Path path) {
             this.path = path;
@@ -174,6 +175,7 @@ public final class RingOutput implements FrameOutput {
     private int opened;
     private int removed;
     private long removedFrames;
+    private long removedEvents;
     private PcapngOutput current;
     private Counting channel;
     /** Events written into the current file ({@link #due} counts them) and the first one's time. */
@@ -272,6 +274,7 @@ public final class RingOutput implements FrameOutput {
      */
     public void next(long timeNs) throws IOException {
         kept.getLast().frames = current.frames();
+        kept.getLast().events = eventsInFile;
         current.close();
         open();
         eventsInFile = 1;
@@ -281,6 +284,7 @@ public final class RingOutput implements FrameOutput {
             remover.remove(old.path);
             removed++;
             removedFrames += old.frames;
+            removedEvents += old.events;
         }
     }
 
@@ -326,13 +330,17 @@ public final class RingOutput implements FrameOutput {
         return n;
     }
 
-    /** Each kept file with its frames, and what was removed: "ring out_*.pcapng (…): 3 files kept, A 10 frames, …". */
+    /**
+     * Each kept file with its frames, and what was removed: "ring out_*.pcapng (…): 5 files written,
+     * 3 kept (2 older removed: 9000 frames, 8800 events), out_00003_… 4500 frames, …".
+     */
     @Override
     public String held() {
         StringBuilder sb = new StringBuilder(describe()).append(": ").append(opened).append(" files written, ")
                 .append(kept.size()).append(" kept");
         if (removed > 0) {
-            sb.append(" (").append(removed).append(" older removed, ").append(removedFrames).append(" frames)");
+            sb.append(" (").append(removed).append(" older removed: ").append(removedFrames).append(" frames, ")
+                    .append(removedEvents).append(" events)");
         }
         for (File f : kept) {
             long n = f == kept.getLast() ? current.frames() : f.frames;
@@ -349,6 +357,7 @@ public final class RingOutput implements FrameOutput {
     @Override
     public void close() throws IOException {
         kept.getLast().frames = current.frames();
+        kept.getLast().events = eventsInFile;
         current.close();
     }
 

@@ -153,7 +153,8 @@ class RingOutputTest {
         assertTrue(next > 0, "the removed files held the head of the stream");
         // the fixture's LOST before event 5 is in a removed file; the 4 lost at the end in the last one
         assertEquals(4, keptDrops, "each file's statistics block counts the drops of its own frames");
-        assertTrue(held.contains(removed.size() + " older removed, " + (sinkFrames - keptFrames) + " frames"), held);
+        assertTrue(held.contains(removed.size() + " older removed: " + (sinkFrames - keptFrames) + " frames, " + next
+                + " events"), held);
     }
 
     /** Feeds every record to a sink, with 3 events lost before the 6th and 4 after the last. */
