@@ -81,6 +81,44 @@ class RingOutputTest {
                 .getMessage().contains("above 0"));
     }
 
+    /**
+     * When a file is done: once it holds an event and reached the size, or its events span the
+     * duration (event times, ns); the event that finds it done goes into the next file; files:0
+     * keeps every file.
+     */
+    @Test
+    void aFileEndsAtItsSizeOrDurationAndHoldsAnEventFirst(@TempDir Path dir) throws IOException {
+        Clock clock = Clock.fixed(Instant.parse("2026-11-27T23:35:01Z"), ZoneOffset.UTC);
+        InterfaceInfo iface = InterfaceInfo.tracewire("tracewire", "test", FrameEncoder.MAX_FRAME);
+        ByteBuffer frame = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + 1000);
+        try (RingOutput ring = new RingOutput(new RingOutput.Spec(0, 0, 1_000_000_000L), dir.resolve("d.pcapng"),
+                SectionInfo.host(), iface, FrameOutputs.FileOpener.PLAIN, Files::delete, clock)) {
+            assertFalse(ring.due(5_000_000_000L), "an empty file is never done");
+            assertFalse(ring.due(5_900_000_000L));
+            assertTrue(ring.due(6_000_000_000L), "1 s after the file's first event");
+            ring.next(6_000_000_000L);
+            assertFalse(ring.due(6_999_999_999L), "the event that switched is the new file's first");
+            assertTrue(ring.due(7_000_000_000L));
+            ring.next(7_000_000_000L);
+            assertEquals(3, ring.files().size(), "files:0 keeps every file");
+        }
+        try (RingOutput ring = new RingOutput(new RingOutput.Spec(2000, 1, 0), dir.resolve("s.pcapng"),
+                SectionInfo.host(), iface, FrameOutputs.FileOpener.PLAIN, Files::delete, clock)) {
+            long headers = ring.size();
+            assertTrue(headers > 0 && headers < 2000, "the section and interface blocks: " + headers);
+            assertFalse(ring.due(1));
+            for (int i = 0; i < 2; i++) {
+                ring.write(frame.clear().position(FrameOutput.HEADROOM), 1, 0);
+            }
+            assertTrue(ring.size() >= 2000, "two 1000-byte frames and their blocks: " + ring.size());
+            assertTrue(ring.due(2));
+            Path first = ring.files().get(0);
+            ring.next(2);
+            assertEquals(1, ring.files().size());
+            assertFalse(Files.exists(first), "files:1 removed the full one");
+        }
+    }
+
     /** The fixture's events once into one file, once into a ring of 3 files of 400 kB. */
     @Test
     void eachKeptFileDecodesAloneAsTheUnrotatedFileDoes(@TempDir Path dir) throws IOException {
