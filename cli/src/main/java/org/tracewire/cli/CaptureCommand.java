@@ -135,7 +135,8 @@ public final class CaptureCommand implements Callable<Integer> {
 
     @Option(names = "--read-ahead", paramLabel = "MIB", description = "When every output is a file: MiB of sub-buffers "
             + "(all CPUs) kept in memory while tracing, so framing them waits until tracing stops and the workload keeps "
-            + "the CPU (default: a quarter of the available memory, 256-2048 MiB; 0: frame while tracing).")
+            + "the CPU (default: a quarter of the available memory, 256-2048 MiB; 0: frame while tracing; a ring of "
+            + "files frames while tracing unless this is given).")
     Long readAheadMib;
 
     @Option(names = "--trace-self", description = "Also record tracewire's own threads (excluded by default through "
@@ -308,7 +309,8 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
-                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20,
+                // a ring frames while tracing unless asked: its files appear, are named and rotate as events come
+                readAheadMib != null ? readAheadMib << 20 : ringSpec != null ? 0 : CaptureEngine.READ_AHEAD_DEFAULT,
                 scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume), ringSpec);
         AtomicBoolean stdinEnded = new AtomicBoolean();
         if (stopOnStdinEof) {
