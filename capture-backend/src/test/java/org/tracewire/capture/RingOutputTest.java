@@ -119,6 +119,30 @@ class RingOutputTest {
         }
     }
 
+    /** A ring that cannot remove its oldest file fails as an output: dropped, the reason kept, the capture goes on. */
+    @Test
+    void aRingThatCannotSwitchIsDroppedAndSaysWhy(@TempDir Path dir) throws IOException {
+        List<EventRecord> records = FixtureRecords.load().subList(0, 3000);
+        RingOutput ring = new RingOutput(new RingOutput.Spec(20_000, 1, 0), dir.resolve("x.pcapng"), SectionInfo.host(),
+                InterfaceInfo.tracewire("tracewire", "test", FrameEncoder.MAX_FRAME), FrameOutputs.FileOpener.PLAIN,
+                f -> {
+                    throw new IOException("cannot remove " + f.getFileName());
+                }, Clock.systemDefaultZone());
+        Path first = ring.files().get(0);
+        try (FrameSink sink = new FrameSink(List.of(ring), ContextTrackerTest.context(records,
+                pid -> new CaptureContext.Task(pid, "t")))) {
+            feed(sink, records);
+            assertEquals(1, sink.failures().size(), "the ring failed once, then got nothing more");
+            FrameSink.OutputFailure f = sink.failures().get(0);
+            assertEquals(ring.describe(), f.output());
+            assertEquals("cannot remove " + first.getFileName(), f.reason());
+        }
+        assertTrue(Files.exists(first), "the file it could not remove is still there");
+        try (PcapngInput in = PcapngInput.open(first)) {
+            assertTrue(in.events().hasNext(), "the first file holds its events and closes whole");
+        }
+    }
+
     /** The fixture's events once into one file, once into a ring of 3 files of 400 kB. */
     @Test
     void eachKeptFileDecodesAloneAsTheUnrotatedFileDoes(@TempDir Path dir) throws IOException {
