@@ -40,17 +40,29 @@ public final class CaptureRun {
      *                   ({@link CaptureEngine#readAhead(long)}; {@link CaptureEngine#READ_AHEAD_DEFAULT}
      *                   for {@link ReadAhead#defaultBytes()}, 0 for none)
      * @param scope      the only tasks to record ({@code -P}, a traced command), or null for all
+     * @param followNames read {@link TaskNaming}'s events to name tasks as the kernel renames them
+     *                   (default); false names them from {@code /proc} and {@code saved_cmdlines} only, and
+     *                   every record read is then a frame
      * @param ring       write {@code pcapng} as a ring of files ({@link RingOutput}), or null for one file
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                           Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
-                          boolean traceSelf, long readAhead, TaskScope scope, RingOutput.Spec ring) {
+                          boolean traceSelf, long readAhead, TaskScope scope, boolean followNames,
+                          RingOutput.Spec ring) {
         /** Options that write one pcapng file (no ring). */
+        public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
+                       Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
+                       boolean traceSelf, long readAhead, TaskScope scope, boolean followNames) {
+            this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
+                    readAhead, scope, followNames, null);
+        }
+
+        /** Options that follow task names ({@link TaskNaming}) into one pcapng file. */
         public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                        Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
                        boolean traceSelf, long readAhead, TaskScope scope) {
             this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
-                    readAhead, scope, null);
+                    readAhead, scope, true, null);
         }
 
         /** Options that record every task (no {@link TaskScope}). */
@@ -121,6 +133,9 @@ public final class CaptureRun {
             session.handOverCleanup(done); // its hook waits for our cleanup below instead of racing it
             if (o.scope() != null) {
                 o.scope().apply(session.instance()); // tracing is still off
+            }
+            if (o.followNames()) {
+                session.followTaskNames(); // before the outputs: their context knows these formats
             }
             FrameSink sink = FrameOutputs.open(session, o.tapName(), o.sendOn(), o.pcapng(), o.ring(), o.maxFrame(),
                     FrameOutputs.FileOpener.INVOKING_USER);

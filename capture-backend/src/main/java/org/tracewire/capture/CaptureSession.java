@@ -65,6 +65,7 @@ public final class CaptureSession implements AutoCloseable {
     private SubBufferLayout layout;
     private ClockSync clock = ClockSync.none();
     private final List<EventSelection> events;
+    private List<EventSelection> namingEvents = List.of();
     private Set<Long> untraced = Set.of();
     private final Thread shutdownHook;
     private volatile boolean closed;
@@ -210,6 +211,31 @@ public final class CaptureSession implements AutoCloseable {
     /** The selected events. */
     public List<EventSelection> events() {
         return events;
+    }
+
+    /** The events enabled only to follow task names ({@link #followTaskNames()}); empty when none. */
+    public List<EventSelection> namingEvents() {
+        return namingEvents;
+    }
+
+    /**
+     * Enables, without a filter, the {@link TaskNaming} events that exist and were not selected, so
+     * the capture names tasks from the records themselves; their records are read, not framed.
+     * Call before {@link #start()}, at most once.
+     *
+     * @return the events enabled for naming
+     * @throws TracefsException when tracefs refuses to enable one
+     */
+    public List<EventSelection> followTaskNames() {
+        if (!namingEvents.isEmpty()) {
+            return namingEvents;
+        }
+        List<EventSelection> extra = TaskNaming.extra(instance, events);
+        for (EventSelection e : extra) {
+            instance.setEnabled(e.system(), e.event(), true);
+        }
+        namingEvents = List.copyOf(extra);
+        return namingEvents;
     }
 
     /** Starts recording ({@code tracing_on} = 1). */

@@ -149,6 +149,27 @@ public final class FrameSink implements AutoCloseable {
     }
 
     /**
+     * A record read only to follow task names ({@link TaskNaming}): the PROCESS context it implies
+     * goes out (before the events it names), the record itself is not framed.
+     *
+     * @param page   holds the payload; not changed
+     * @param offset the payload's index in {@code page}
+     * @param length the payload's length, bytes
+     * @param format the event's format
+     * @param timeNs its time, as {@link #event}'s
+     * @throws IOException when an output fails
+     */
+    public void naming(ByteBuffer page, int offset, int length, EventFormat format, long timeNs) throws IOException {
+        if (tracker == null) {
+            return;
+        }
+        if (!begun) {
+            begin(timeNs);
+        }
+        tracker.namingEvent(page, offset, length, format, timeNs);
+    }
+
+    /**
      * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
      * record payload) and writes it to every output, after the context it needs. A capture whose
      * only output is a pcapng file or FIFO has the frame encoded straight into the file's buffer

@@ -169,6 +169,11 @@ public final class CaptureCommand implements Callable<Integer> {
             + "kernel's comm filter, joined to each -f with &&).")
     String comm;
 
+    @Option(names = "--names-from-proc", description = "Name tasks from /proc and the kernel's saved_cmdlines only. "
+            + "By default the capture also reads sched_process_fork, sched_process_exec and task_rename (not framed "
+            + "unless selected) to name each task as the kernel did when it recorded the event.")
+    boolean namesFromProc;
+
     @Parameters(paramLabel = "CMD", arity = "0..*", description = "After --: run CMD ARGS, record it and its children "
             + "only, and stop when it exits (its exit status is reported), as trace-cmd record CMD.")
     List<String> command = new ArrayList<>();
@@ -311,7 +316,8 @@ public final class CaptureCommand implements Callable<Integer> {
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
                 // a ring frames while tracing unless asked: its files appear, are named and rotate as events come
                 readAheadMib != null ? readAheadMib << 20 : ringSpec != null ? 0 : CaptureEngine.READ_AHEAD_DEFAULT,
-                scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume), ringSpec);
+                scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume), !namesFromProc,
+                ringSpec);
         AtomicBoolean stdinEnded = new AtomicBoolean();
         if (stopOnStdinEof) {
             watchStdin(stdinEnded);
@@ -484,6 +490,9 @@ public final class CaptureCommand implements Callable<Integer> {
                 "--max-frame", Integer.toString(maxFrame)));
         if (traceSelf) {
             args.add("--trace-self");
+        }
+        if (namesFromProc) {
+            args.add("--names-from-proc");
         }
         RemoteCapture rc = new RemoteCapture(new RemoteCapture.Options(target, remotePath, args, duration, "ssh"), err);
         List<String> names = new ArrayList<>();

@@ -153,8 +153,9 @@ class CaptureRecoveryLiveTest {
 
     /** A child capture of sched_switch and sched_wakeup for {@code duration} seconds into {@code output}. */
     static Process schedCapture(Path log, String duration, String output) throws Exception {
-        return childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface", "--duration",
-                duration, "-w", output);
+        // names from /proc only: every record the kernel counts as read is then an event of the file
+        return childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--names-from-proc",
+                "--no-iface", "--duration", duration, "-w", output);
     }
 
     /**
