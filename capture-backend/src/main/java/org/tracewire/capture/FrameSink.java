@@ -22,8 +22,10 @@ import org.tracewire.wire.WireHeader;
  * ({@link ContextTracker}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
  * gets its per-cpu-value sequence number from the one {@link FrameEncoder} (§2: numbered in the
  * order frames leave, context frames included, so a gap means a frame lost after emission), and
- * live interface outputs get the whole context again every 2 s. Without a {@link CaptureContext}
- * no context frames are sent (bare event frames, for tests).
+ * live interface outputs get the whole context again every 2 s. A ring of files ({@link RingOutput})
+ * switches to its next file before an event, and a fresh tracker then makes that file
+ * self-describing ({@link #nextFile}). Without a {@link CaptureContext} no context frames are sent
+ * (bare event frames, for tests).
  */
 public final class FrameSink implements AutoCloseable {
     /**
@@ -61,8 +63,8 @@ public final class FrameSink implements AutoCloseable {
     private CaptureContext.Tasks trackerTasks;
     /** {@link ContextTracker#dropped()} of the trackers of a ring's earlier files. */
     private long droppedBefore;
-    /** The ring of files among the outputs, or null. */
-    private final RingOutput ring;
+    /** The ring of files among the outputs, or null (also once it failed). */
+    private RingOutput ring;
     private final boolean littleEndian;
     /** Numbers every frame, event and context, per cpu value in the order they leave (§2). */
     private final FrameEncoder encoder = new FrameEncoder();
@@ -299,6 +301,9 @@ public final class FrameSink implements AutoCloseable {
         if (out == inPlaceOwner) {
             inPlace = null;
             inPlaceOwner = null;
+        }
+        if (out == ring) {
+            ring = null; // no more switches: a failed ring opens no further file
         }
         String why = out.abandon(e);
         long kept = out instanceof PcapngOutput p ? p.eventsKept(eventCount) : eventCount;

@@ -123,7 +123,7 @@ class RingOutputTest {
     @Test
     void aRingThatCannotSwitchIsDroppedAndSaysWhy(@TempDir Path dir) throws IOException {
         List<EventRecord> records = FixtureRecords.load().subList(0, 3000);
-        RingOutput ring = new RingOutput(new RingOutput.Spec(20_000, 1, 0), dir.resolve("x.pcapng"), SectionInfo.host(),
+        RingOutput ring = new RingOutput(new RingOutput.Spec(20_000, 1, 1_000_000L), dir.resolve("x.pcapng"), SectionInfo.host(),
                 InterfaceInfo.tracewire("tracewire", "test", FrameEncoder.MAX_FRAME), FrameOutputs.FileOpener.PLAIN,
                 f -> {
                     throw new IOException("cannot remove " + f.getFileName());
@@ -138,6 +138,9 @@ class RingOutputTest {
             assertEquals("cannot remove " + first.getFileName(), f.reason());
         }
         assertTrue(Files.exists(first), "the file it could not remove is still there");
+        try (Stream<Path> l = Files.list(dir)) {
+            assertEquals(2, l.count(), "after its failure the ring opened no further file");
+        }
         try (PcapngInput in = PcapngInput.open(first)) {
             assertTrue(in.events().hasNext(), "the first file holds its events and closes whole");
         }
