@@ -97,7 +97,8 @@ public final class RingOutput implements FrameOutput {
                     case "files" -> files = count(what, value);
                     case "duration" -> duration = scaled(what, value, 1_000_000_000L);
                     default -> throw new IllegalArgumentException(what + ": expected filesize:KB, files:N or "
-                            + "duration:SECONDS (dumpcap's other -b words are not supported)");
+                            + "duration:SECONDS (dumpcap's other -b words are not supported)"
+                            + (key.matches("\\d+") ? "; trace-cmd's -b (buffer KiB per CPU) is --buffer-kb here" : ""));
                 }
             }
             return new Spec(bytes, files, duration);

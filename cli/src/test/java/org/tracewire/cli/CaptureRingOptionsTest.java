@@ -21,6 +21,8 @@ class CaptureRingOptionsTest {
         expect("FILESIZE_MB,FILES", "capture", "-e", "sched:sched_switch", "-w", w, "--ring", "100");
         expect("-b packets:5: expected filesize:KB, files:N or duration:SECONDS", "capture", "-e", "sched:sched_switch",
                 "-w", w, "-b", "packets:5");
+        expect("trace-cmd's -b (buffer KiB per CPU) is --buffer-kb here", "capture", "-e", "sched:sched_switch", "-w", w,
+                "-b", "4096");
         expect("the first file never ends", "capture", "-e", "sched:sched_switch", "-w", w, "-b", "files:3");
         expect("do not apply to --remote", "capture", "--remote", "root@host", "-e", "sched:sched_switch", "-w", w,
                 "--ring", "1,2");
