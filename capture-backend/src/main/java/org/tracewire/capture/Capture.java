@@ -336,8 +336,7 @@ public final class Capture implements AutoCloseable {
                     engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
                     (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed(),
                     frames == null ? List.of() : frames.outputs().stream()
-                            .map(o -> o.frames() < 0 ? o.describe() : o.describe() + " " + o.frames() + " frames")
-                            .toList(), engine.namingRead());
+                            .map(FrameOutput::held).toList(), engine.namingRead());
         }
         return summary;
     }

@@ -89,6 +89,12 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Objects.requireNonNull(tasks, "tasks");
     }
 
+    /** This context with task names from {@code other} (the next file of a ring: {@link KnownTasks}). */
+    public CaptureContext withTasks(Tasks other) {
+        return new CaptureContext(capture, formats, layout, formatText, symbols, printk, enums, hz, variables, other,
+                descriptions);
+    }
+
     private static volatile KernelVariables calibration;
 
     /**

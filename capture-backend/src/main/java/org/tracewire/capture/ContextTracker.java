@@ -201,6 +201,20 @@ final class ContextTracker {
         }
     }
 
+    /** Receives a described task ({@link #forEachTask}). */
+    interface TaskAction {
+        /** @param pid the pid @param tgid its tgid, -1 when unknown @param comm its name as sent */
+        void accept(int pid, int tgid, String comm);
+    }
+
+    /**
+     * Calls {@code action} with every task described so far, as last sent: what a fresh tracker for
+     * the next file of a ring ({@link KnownTasks}) needs to name them as this one would.
+     */
+    void forEachTask(TaskAction action) {
+        tasks.forEach(slot -> action.accept(tasks.pid(slot), tasks.tgid(slot), tasks.comm(slot)));
+    }
+
     private void send(ContextMessage m, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException {
         messages++;
         out.send(m, cpu, timeNs, lost, repeatOnly);

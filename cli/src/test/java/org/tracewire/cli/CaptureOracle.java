@@ -36,8 +36,8 @@ final class CaptureOracle {
     /**
      * What a run gave.
      *
-     * @param stdout    the capture's standard output (its summary)
-     * @param stderr    its standard error
+     * @param stdout    the capture's standard output (empty with -w FILE: it carries only data)
+     * @param stderr    its standard error (progress, the summary)
      * @param exit      its exit code
      * @param kernel    the kernel's lines as "cpu|pid|flags|event: text" → count
      * @param kernelText the kernel's whole {@code trace} text

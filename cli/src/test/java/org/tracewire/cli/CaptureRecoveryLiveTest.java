@@ -73,7 +73,7 @@ class CaptureRecoveryLiveTest {
         if (List.of(args).contains("-")) {
             pb.redirectError(log.toFile()); // standard output is the pcapng
         } else {
-            pb.redirectErrorStream(true).redirectOutput(log.toFile()); // the summary is on standard output
+            pb.redirectErrorStream(true).redirectOutput(log.toFile()); // progress and summary (stderr)
         }
         return pb.start();
     }
