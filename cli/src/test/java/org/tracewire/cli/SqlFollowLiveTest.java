@@ -49,7 +49,11 @@ class SqlFollowLiveTest {
                 }
             });
             Thread.sleep(2000);
-            assertTrue(capture.isAlive() && !following.isDone(), "the store waits for the capture");
+            if (following.isDone()) {
+                following.join(); // its failure, if any
+            }
+            assertTrue(capture.isAlive(), "the capture runs 10 s: " + Files.readString(log));
+            assertTrue(!following.isDone(), "the store waits for the capture");
             assertTrue(capture.waitFor(60, TimeUnit.SECONDS));
             assertEquals(0, capture.exitValue(), Files.readString(log));
             long sizeAtEnd = Files.size(file);

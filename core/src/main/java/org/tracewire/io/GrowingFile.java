@@ -16,7 +16,8 @@ import java.util.function.BooleanSupplier;
  * waits for more bytes while the file is {@linkplain #openForWriting open for writing}, and ends
  * (-1) once no process holds it so and every byte is read. What a capture writes with {@code -w}
  * can so be read as it grows; a block the writer has not finished is waited for, not taken as a
- * cut file.
+ * cut file, and zeros at the end of a file still written are held back until bytes follow them (an
+ * {@code O_DIRECT} writer pads a partial block with zeros and writes it again later).
  */
 public final class GrowingFile extends InputStream {
     /** How long a read at the file's end waits before looking again, ms. */
@@ -27,6 +28,7 @@ public final class GrowingFile extends InputStream {
     private final FileChannel channel;
     private final BooleanSupplier written;
     private final ByteBuffer one = ByteBuffer.allocate(1);
+    private long position;
     private long lastLook;
     private boolean lastAnswer = true;
 
@@ -116,14 +118,30 @@ public final class GrowingFile extends InputStream {
 
     private int read(ByteBuffer into) throws IOException {
         while (true) {
-            int n = channel.read(into);
+            int start = into.position();
+            int n = channel.read(into, position);
+            if (n > 0 && position + n >= channel.size() && lastAnswer) {
+                // at the end of a file still written: zeros there may be the padding of a block an
+                // O_DIRECT writer has not finished (it writes the block again): not yet
+                int end = start + n;
+                while (end > start && into.get(end - 1) == 0) {
+                    end--;
+                }
+                into.position(end);
+                n = end - start;
+            }
             if (n > 0) {
+                position += n;
                 return n;
             }
             if (!stillWritten()) {
                 // the writer is gone: what it wrote last is there now
-                n = channel.read(into);
-                return n > 0 ? n : -1;
+                n = channel.read(into, position);
+                if (n > 0) {
+                    position += n;
+                    return n;
+                }
+                return -1;
             }
             try {
                 Thread.sleep(POLL_MS);

@@ -45,6 +45,34 @@ class GrowingFileTest {
     }
 
     @Test
+    void zerosAtTheEndOfAFileStillWrittenWaitForWhatReplacesThem(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("padded");
+        AtomicBoolean writing = new AtomicBoolean(true);
+        // an O_DIRECT writer: "abc" padded with zeros to a block, later written again with more
+        Files.write(f, new byte[] {'a', 'b', 'c', 0, 0, 0, 0, 0});
+        Thread writer = new Thread(() -> {
+            try {
+                Thread.sleep(300);
+                try (var ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.write(java.nio.ByteBuffer.wrap(new byte[] {'a', 'b', 'c', 'd', 'e', 0, 'f', 0}), 0);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            } finally {
+                writing.set(false);
+            }
+        });
+        writer.start();
+        byte[] got;
+        try (InputStream in = GrowingFile.open(f, writing::get)) {
+            got = in.readAllBytes();
+        }
+        writer.join();
+        assertArrayEquals(new byte[] {'a', 'b', 'c', 'd', 'e', 0, 'f', 0}, got,
+                "the padding was not taken for data; zeros inside and, once written, at the end are");
+    }
+
+    @Test
     void aWriterIsSeenThroughProc(@TempDir Path dir) throws Exception {
         Path f = dir.resolve("open").toAbsolutePath();
         Files.write(f, new byte[1]);
