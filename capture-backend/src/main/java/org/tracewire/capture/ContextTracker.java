@@ -16,6 +16,7 @@ import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.format.TaskFields;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.FormatSegment;
@@ -719,28 +720,21 @@ final class ContextTracker {
         int longSize = layout.longSize();
         List<int[]> pids = new ArrayList<>();
         boolean exec = f.system().equals("sched") && f.name().equals("sched_process_exec");
-        boolean rename = f.system().equals("task") && f.name().equals("task_rename");
         int execPid = -1;
-        for (Field fd : f.fields()) {
-            if (fd.common() || fd.kind() != FieldKind.INTEGER || fd.size() != 4
-                    || !(fd.name().equals("pid") || fd.name().endsWith("_pid"))) {
-                continue;
-            }
-            String base = fd.name().substring(0, fd.name().length() - 3);
-            Field comm = f.field(rename && fd.name().equals("pid") ? "newcomm" : base + "comm");
-            if (comm != null && comm.kind() == FieldKind.CHAR_ARRAY && comm.size() == 16) {
-                pids.add(new int[] {fd.offset(), comm.offset()});
-            } else if (comm != null && comm.kind() == FieldKind.DYNAMIC_STRING && comm.size() == 4) {
+        for (TaskFields.TaskField t : TaskFields.of(f)) {
+            Field comm = t.comm();
+            if (comm != null && comm.kind() == FieldKind.CHAR_ARRAY) {
+                pids.add(new int[] {t.pid().offset(), comm.offset()});
+            } else if (comm != null) {
                 // a __data_loc comm (sched_process_fork since 6.x): encoded as -(offset + 2)
-                pids.add(new int[] {fd.offset(), -(comm.offset() + 2)});
-            } else if (exec && fd.name().equals("pid")) {
-                execPid = fd.offset();
+                pids.add(new int[] {t.pid().offset(), -(comm.offset() + 2)});
+            } else if (t.pid().common()) {
+                // after the pids the record names (their comm is the record's): usually one of them
+                pids.add(new int[] {t.pid().offset(), -1});
+            } else if (exec && t.pid().name().equals("pid")) {
+                execPid = t.pid().offset();
             }
-        }
-        Field common = f.field("common_pid");
-        if (common != null && common.size() == 4) {
-            // after the pids the record names (their comm is the record's): usually one of them
-            pids.add(new int[] {common.offset(), -1});
+            // other pids without a name in the record (a syscall's argument): not described here
         }
         EventPrinter printer = EventPrinter.compile(f, layout);
         List<int[]> syms = new ArrayList<>();

@@ -14,8 +14,7 @@ import java.util.function.IntUnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.tracewire.format.EventFormat;
-import org.tracewire.format.Field;
-import org.tracewire.format.FieldKind;
+import org.tracewire.format.TaskFields;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.printfmt.PrintContext;
 import org.tracewire.printfmt.PrintkFormats;
@@ -37,9 +36,6 @@ import org.tracewire.tracetext.TraceLinePrefix;
  * once. Not thread-safe.
  */
 public final class FirstSight {
-    /** Fields that name a task by pid, with the field of its name in the same record when there is one. */
-    private static final Set<String> TASK_FIELDS = Set.of("pid", "prev_pid", "next_pid", "child_pid", "parent_pid",
-            "tgid", "orig_pid");
     private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final PrintContext source;
@@ -52,6 +48,8 @@ public final class FirstSight {
     private final Set<Long> seenStrings = new HashSet<>();
     private final Set<Integer> described = new HashSet<>();
     private final Set<Integer> formats = new HashSet<>();
+    /** Per event id, the fields naming a task ({@link TaskFields}, the rule capture uses too). */
+    private final Map<Integer, List<TaskFields.TaskField>> taskFields = new HashMap<>();
     private final List<Long> newAddresses = new ArrayList<>();
     private final List<Long> newStrings = new ArrayList<>();
     private long symbolItems;
@@ -138,13 +136,11 @@ public final class FirstSight {
         }
         ContextMessage.Builder p = ContextMessage.builder(FrameKind.PROCESS);
         task(p, r.pid());
-        for (Field field : f.fields()) {
-            if (TASK_FIELDS.contains(field.name()) && field.kind() == FieldKind.INTEGER && field.size() == 4) {
-                try {
-                    task(p, (int) r.integer(field));
-                } catch (RuntimeException ignored) {
-                    // a field outside a cut record
-                }
+        for (TaskFields.TaskField t : taskFields.computeIfAbsent(f.id(), k -> TaskFields.of(f))) {
+            try {
+                task(p, (int) r.integer(t.pid()));
+            } catch (RuntimeException ignored) {
+                // a field outside a cut record
             }
         }
         if (!p.isEmpty()) {
