@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.tracewire.store.CaptureStore;
+import org.tracewire.text.SafeText;
 import org.tracewire.store.QueryOutput;
 import org.tracewire.store.StoreCache;
 import picocli.CommandLine.Command;
@@ -124,6 +125,7 @@ final class SqlCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new Main.UsageException(e.getMessage());
             }
+            store.missingViews().forEach((view, why) -> err.println("sql: no view " + view + " (" + SafeText.escape(why) + ")"));
             try (store; Statement s = store.connection().createStatement()) {
                 boolean given = !c.schema && paths.size() < c.args.size();
                 if (c.where != null) {

@@ -61,6 +61,8 @@ public final class CaptureStore implements AutoCloseable {
     public record Source(Path file, Path store, boolean built, long events, String stoppedAt) {
     }
 
+    private final Map<String, String> missingViews = new LinkedHashMap<>();
+
     private CaptureStore(DuckDBConnection db, List<Source> sources) {
         this.db = db;
         this.sources = sources;
@@ -371,7 +373,7 @@ public final class CaptureStore implements AutoCloseable {
             }
             s.execute(TASK_STATE_MACRO);
             if (tablesBySource.containsKey("sched_switch")) {
-                s.execute(SCHED_SLICE);
+                derived(s, "sched_slice", SCHED_SLICE);
                 List<String> wakeups = new ArrayList<>();
                 for (String w : List.of("sched_wakeup", "sched_wakeup_new")) {
                     if (tablesBySource.containsKey(w)) {
@@ -379,10 +381,29 @@ public final class CaptureStore implements AutoCloseable {
                     }
                 }
                 if (!wakeups.isEmpty()) {
-                    s.execute(SCHED_LATENCY.replace("$WAKEUPS", String.join(" UNION ALL ", wakeups)));
+                    derived(s, "sched_latency", SCHED_LATENCY.replace("$WAKEUPS", String.join(" UNION ALL ", wakeups)));
                 }
             }
         }
+    }
+
+    /**
+     * Creates a derived view, or notes why not: a file whose formats lack a field the view reads
+     * (another kernel's {@code sched_switch}, a damaged FORMAT) has the tables, not the view.
+     */
+    private void derived(Statement s, String name, String ddl) {
+        try {
+            s.execute(ddl);
+        } catch (SQLException e) {
+            String why = String.valueOf(e.getMessage()).strip();
+            int nl = why.indexOf('\n');
+            missingViews.put(name, nl > 0 ? why.substring(0, nl) + " " + why.substring(nl + 1).strip() : why);
+        }
+    }
+
+    /** Derived views ({@code sched_slice}, {@code sched_latency}) not made, with the reason. */
+    public Map<String, String> missingViews() {
+        return missingViews;
     }
 
     /**
