@@ -273,6 +273,16 @@ function entrynums(n, first, u64)
   return r
 end
 
+-- The value of a __print_flags / __print_symbolic entry e ({ value, name }), truncated to a long
+-- unless the table is a 64-bit one; nil when it does not evaluate to an integer.
+local function entryvalue(ctx, e, u64)
+  if e[1] ~= N_BRACE or #e ~= 3 then fail("entries must be { value, name }") end
+  local ok, v = pcall(eval, ctx, e[2])
+  if not ok or v.k ~= "i" then return nil end
+  if u64 then return v.b end
+  return ext(v.b, LONG, false)
+end
+
 local function printflags(ctx, n, u64)
   local flags = asint(eval(ctx, n[3]), "__print_flags").b
   if not u64 then flags = ext(flags, LONG, false) end
@@ -305,19 +315,14 @@ local function printflags(ctx, n, u64)
   local i = 5
   while n[i] ~= nil and flags ~= U0 do
     local e = n[i]
-    if e[1] ~= N_BRACE or #e ~= 3 then fail("entries must be { value, name }") end
-    local ok, mv = pcall(eval, ctx, e[2])
-    if not ok or mv.k ~= "i" then
+    local mask = entryvalue(ctx, e, u64)
+    if mask == nil then
       unknown = true
-    else
-      local mask = mv.b
-      if not u64 then mask = ext(mask, LONG, false) end
-      if flags:band(mask) == mask then
-        local s = entryname(ctx, e)
-        flags = flags:band(mask:bnot())
-        if not first and delim then t[#t + 1] = delim else first = false end
-        t[#t + 1] = s
-      end
+    elseif flags:band(mask) == mask then
+      local s = entryname(ctx, e)
+      flags = flags:band(mask:bnot())
+      if not first and delim then t[#t + 1] = delim else first = false end
+      t[#t + 1] = s
     end
     i = i + 1
   end
@@ -358,18 +363,13 @@ local function printsymbolic(ctx, n, u64)
   local i = 4
   while n[i] ~= nil do
     local e = n[i]
-    if e[1] ~= N_BRACE or #e ~= 3 then fail("entries must be { value, name }") end
-    local ok, kv = pcall(eval, ctx, e[2])
-    if not ok or kv.k ~= "i" then
+    local key = entryvalue(ctx, e, u64)
+    if key == nil then
       unknown = true
-    else
-      local key = kv.b
-      if not u64 then key = ext(key, LONG, false) end
-      if key == val then
-        local s = entryname(ctx, e)
-        if s ~= "" then return text(s) end
-        break
-      end
+    elseif key == val then
+      local s = entryname(ctx, e)
+      if s ~= "" then return text(s) end
+      break
     end
     i = i + 1
   end
