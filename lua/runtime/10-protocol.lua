@@ -13,10 +13,9 @@
 -- no integer division: 64-bit arithmetic uses Wireshark's UInt64/Int64, every read is
 -- length-checked, capture data is never given to load(), and per-frame work runs under pcall so a
 -- hostile frame yields expert info. The files form one chunk, and Lua 5.2 allows 200 active locals
--- in a function: a file declares the names later files use as locals, and keeps its private
--- helpers inside a `do ... end` block (their locals end with it). Analysis and context, which come
--- after most shared names, keep theirs in a function, `;(function() ... end)()`, whose locals
--- count apart. lua/README.md says how to check a change.
+-- in a function: a file declares as locals only the names later files use, and keeps its private
+-- helpers inside a `do ... end` block, whose locals end with it. lua/README.md says how to check a
+-- change.
 
 local TW_VERSION = "2"
 

@@ -1,6 +1,9 @@
 -- 50-print-tables.lua: print tables (docs/dissector.md, "Event description") checked and compiled
 -- once per event (compileprint), and each field's kernel text from the Info text's pieces.
 
+-- the names later files use; the rest of this file is private to the block below
+local isint, gsub, match, compileprint
+do
 -- A print table (named keys: docs/dissector.md, "Event description") becomes the evaluator's
 -- internal form once per event, when its first frame is dissected: { segments, args } of
 -- positional nodes, field names resolved to field indexes, constants to values, flag characters to
@@ -27,7 +30,7 @@ local function inttype(t)
   return r[1], r[2]
 end
 
-local function isint(v) return type(v) == "number" and v == math.floor(v) and v > -2 ^ 53 and v < 2 ^ 53 end
+function isint(v) return type(v) == "number" and v == math.floor(v) and v > -2 ^ 53 and v < 2 ^ 53 end
 
 -- A constant: v is a number or a "0x" followed by 1 to 16 hex digits.
 local function constant(v, t)
@@ -142,7 +145,7 @@ end
 -- its own name ("pfn=0x%lx" rather than "page=%p" of the same pfn), then not plain (softirq's
 -- "vec=%u [action=%s]": the action), then labelled, then the first.
 local STRKINDS = { char_array = true, dynamic_string = true }
-local gsub, match = string.gsub, string.match
+gsub, match = string.gsub, string.match
 local function fieldruns(ev, segs)
   local runs = {}
   local cur, reach = nil, 0
@@ -184,7 +187,7 @@ local function fieldruns(ev, segs)
 end
 
 -- src: { format = { text | conversion ... }, args = { node ... } }
-local function compileprint(ev, src)
+function compileprint(ev, src)
   if type(src) ~= "table" or type(src.format) ~= "table" then bad("no format list") end
   local memo = {}
   local segs = {}
@@ -239,4 +242,5 @@ local function compileprint(ev, src)
     end
   end
   return { segs, args, fieldruns(ev, segs) }
+end
 end

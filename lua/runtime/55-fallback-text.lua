@@ -1,7 +1,10 @@
 -- 55-fallback-text.lua: the Info text of an event the print fmt does not describe: name=value
 -- pairs and the kernel's syscall text.
 
-local function bytestext(d, o, l)
+-- the names later files use; the rest of this file is private to the block below
+local bytestext, fieldtext, fallbacktext, eventtext
+do
+function bytestext(d, o, l)
   local t = {}
   if l - o > 65536 then l = o + 65536 end
   for i = o + 1, l do t[#t + 1] = hex2(byte(d, i)) end
@@ -11,7 +14,7 @@ end
 -- Field i of the frame in ctx as name=value pairs print it (EventPrinter.fallbackText), in the
 -- field's fallback style: string, pointer (hex), hex (a C long), signed, unsigned or bytes.
 -- Fails when the field lies outside the record.
-local function fieldtext(ctx, i)
+function fieldtext(ctx, i)
   local f = ctx.ev.f[i]
   local st = f.fallback
   if st == "string" then
@@ -35,7 +38,7 @@ local function fieldtext(ctx, i)
   return bytestext(ctx.s, ctx.b + off, ctx.b + off + len)
 end
 
-local function fallbacktext(ctx)
+function fallbacktext(ctx)
   local t = {}
   local fs = ctx.ev.f
   for i = 1, #fs do
@@ -98,7 +101,7 @@ end
 
 -- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text) of the
 -- frame in ctx (EventPrinter's rules: an evaluation failure gives name=value pairs).
-local function eventtext(ctx)
+function eventtext(ctx)
   local ev = ctx.ev
   if ev.sc then
     local ok, r = pcall(syscalltext, ctx)
@@ -113,4 +116,5 @@ local function eventtext(ctx)
     if type(r) ~= "table" then error(r, 0) end
   end
   return head .. fallbacktext(ctx)
+end
 end

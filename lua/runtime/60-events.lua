@@ -1,6 +1,9 @@
 -- 60-events.lua: events: EV (a generated table, typed ProtoFields) and descev (a description tree
 -- from a FORMAT message, checked).
 
+-- the names later files use; the rest of this file is private to the block below
+local EVENTS, EV, descev, samelayout
+do
 -- The generator writes one EV { ... } per event (docs/dissector.md, "Event description"):
 --   EV {
 --     id = 372, system = "sched", name = "sched_switch",
@@ -21,7 +24,7 @@
 -- bits = { [i] = { ProtoField, ... } }, tpfs = { [i] = ProtoField } (the kernel's text of field i) (typed
 -- items: the generated tables), enums = { NAME = UInt64 }
 -- (the FORMAT's BTF enum constants) }
-local EVENTS = {}
+EVENTS = {}
 local FIELD_COUNT = 0
 
 local KINDS = { int = true, pointer = true, char_array = true, array = true, dynamic_string = true,
@@ -42,7 +45,7 @@ local function newfield(f)
   return ctor(abbr, label, b, f.values)
 end
 
-local function EV(spec)
+function EV(spec)
   local fields = spec.fields
   local ev = { id = spec.id, s = spec.system, n = spec.name, full = spec.system .. ":" .. spec.name, f = fields,
     pf = spec.print, sc = spec.syscall == true, pfs = {}, bits = {}, tpfs = {}, gen = true }
@@ -80,7 +83,7 @@ end
 
 -- An event from a FORMAT message's description tree (checked: it comes from the capture) and its
 -- enum constants; nil and why when the tree does not describe an event.
-local function descev(t, id, enums)
+function descev(t, id, enums)
   if type(t) ~= "table" then return nil, "not a table" end
   if t.id ~= id then return nil, "id " .. tostring(t.id) .. " is not the FORMAT's " .. id end
   if type(t.system) ~= "string" or type(t.name) ~= "string" then return nil, "no system or name" end
@@ -113,7 +116,7 @@ end
 
 -- Whether generated event g has the same fields at the same places as description event d: then
 -- d's frames get g's typed ProtoFields.
-local function samelayout(g, d)
+function samelayout(g, d)
   if g.full ~= d.full or #g.f ~= #d.f then return false end
   for i = 1, #g.f do
     local a, b = g.f[i], d.f[i]
@@ -123,4 +126,5 @@ local function samelayout(g, d)
     end
   end
   return true
+end
 end

@@ -1,6 +1,9 @@
 -- 70-dissection-helpers.lua: tree items per mode (visible tree, referenced fields only, none), a
 -- field's items and kernel text.
 
+-- the names later files use; the rest of this file is private to the block below
+local be16, be32, CF_BITS, PC_BITS, HDR_FIELDS, GENERIC_GROUP, EVENT_ITEMS, newpass, ref, anyref, hdrtree, bitsitem, typeditem, genericitem
+do
 -- Per-frame cost matters (a busy second of tracing is a million frames), so the frame is read
 -- once as a Lua string and parsed with string.byte (no TvbRange per header field), fields are
 -- read in place at their format offsets, and tree items are added only where someone can see them:
@@ -12,22 +15,22 @@
 -- The Info column and the expert infos are the same in every mode.
 
 -- Big-endian reads at 0-based offset o of the Lua string s (the caller checked the length).
-local function be16(s, o) local a, b = byte(s, o + 1, o + 2); return a * 256 + b end
-local function be32(s, o)
+function be16(s, o) local a, b = byte(s, o + 1, o + 2); return a * 256 + b end
+function be32(s, o)
   local a, b, c, d = byte(s, o + 1, o + 4)
   return ((a * 256 + b) * 256 + c) * 256 + d
 end
 
 local HDR_FLAG_BITS = { HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res }
-local CF_BITS = { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardirq, HF.cf_softirq,
+CF_BITS = { HF.cf_irqs_off, HF.cf_resched_lazy, HF.cf_resched, HF.cf_hardirq, HF.cf_softirq,
   HF.cf_preempt_resched, HF.cf_nmi, HF.cf_bh_off }
-local PC_BITS = { HF.preempt_depth, HF.migrate_disable }
-local HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res, HF.cpu,
+PC_BITS = { HF.preempt_depth, HF.migrate_disable }
+HDR_FIELDS = { HF.version, HF.kind, HF.flags, HF.flags_le, HF.flags_trunc, HF.flags_raw, HF.flags_res, HF.cpu,
   HF.seq, HF.time, HF.time_ns }
-local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value, HF.field_text }
+GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value, HF.field_text }
 -- Every item eventtree may add besides an event's typed fields (allfields): in mode 1, a frame
 -- for which none of these nor of its event's typed fields is referenced needs no items at all.
-local EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
+EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
   HF.payload, HF.text, HF.header }
 for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST }) do
   for k = 1, #l do EVENT_ITEMS[#EVENT_ITEMS + 1] = l[k] end
@@ -38,18 +41,18 @@ end
 -- passes (a new display filter makes Wireshark dissect every frame again from the first), and a
 -- pass is seen to begin when a frame number is not above the previous one (newpass).
 local REF, REF_LAST = {}, 0
-local function newpass(number)
+function newpass(number)
   if number <= REF_LAST then REF = {} end
   REF_LAST = number
 end
-local function ref(tree, pf)
+function ref(tree, pf)
   local r = REF[pf]
   if r == nil then r = tree:referenced(pf); REF[pf] = r end
   return r
 end
 
 -- Is any of the ProtoFields in list referenced by tree (mode 1)? Kept per list for the pass.
-local function anyref(tree, list)
+function anyref(tree, list)
   local r = REF[list]
   if r == nil then
     r = false
@@ -73,7 +76,7 @@ end
 -- Adds the 16-byte header's items (mode 2, or mode 1 when one of them is referenced): the time as
 -- an absolute time (tracewire.time) and as its integer (tracewire.time_ns).
 local BILLION = UInt64.new(1000000000, 0)
-local function hdrtree(tree, mode, tvb)
+function hdrtree(tree, mode, tvb)
   if mode == 1 and not anyref(tree, HDR_FIELDS) then return end
   tree:add(HF.version, tvb(0, 1))
   local r = tvb(1, 1)
@@ -89,7 +92,7 @@ local function hdrtree(tree, mode, tvb)
 end
 
 -- A byte with bit items (common_flags, preempt_count): all bits share the byte's one range.
-local function bitsitem(tree, mode, tvb, o, pf, bits)
+function bitsitem(tree, mode, tvb, o, pf, bits)
   if mode == 1 and not ref(tree, pf) and not anyref(tree, bits) then return end
   local r = tvb(o, 1)
   local item = tree:add(pf, r)
@@ -148,7 +151,7 @@ end
 
 -- The typed item of field i (generated ProtoField) of the frame in ctx, when its bytes are in the
 -- frame; false when not (the caller then shows the field generically).
-local function typeditem(tree, mode, tvb, ctx, i)
+function typeditem(tree, mode, tvb, ctx, i)
   local ev = ctx.ev
   local f = ev.f[i]
   local pfield = ev.pfs[i]
@@ -191,7 +194,7 @@ end
 
 -- A field shown generically: tracewire.field ("name: value") with tracewire.field.name and
 -- tracewire.field.value (the value as name=value pairs print it).
-local function genericitem(tree, tvb, ctx, i)
+function genericitem(tree, tvb, ctx, i)
   local f = ctx.ev.f[i]
   local ok, off, len = pcall(span, ctx, f)
   local range
@@ -205,4 +208,5 @@ local function genericitem(tree, tvb, ctx, i)
   item:add(HF.field_name, range, f.name)
   item:add(HF.field_value, range, v)
   if t then item:add(HF.field_text, range, t) end
+end
 end

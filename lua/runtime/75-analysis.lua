@@ -14,7 +14,7 @@
 -- At most AN_MAX starts wait for their end (the oldest is dropped beyond that); a pair whose end
 -- comes before its start is none. An event whose table lacks a field the tracker needs is ignored.
 local anreset, analyse, antree
-;(function()
+do
 local AN_MAX = 65536
 -- roles: 1 wakeup, 2 switch, 3 enter, 4 exit (syscalls), 5 entry, 6 exit (irq, softirq)
 local AN_SPECS = {
@@ -369,4 +369,4 @@ function antree(tree, mode, tvb, number, ev)
     t:add(AF.end_frame, r, en):set_generated()
   end
 end
-end)()
+end

@@ -14,7 +14,7 @@
 -- Context is applied on the first pass, in frame order; a revisit (the GUI, tshark -2) walks back to
 -- what applied at its frame (the chains above), so every frame shows the context it was sent with.
 local resetcontext, scopeat, fmtev, dissectcontext
-;(function()
+do
 local SCOPES, NSCOPES = {}, 0
 local PENDING, NPENDING, PENDING_BYTES, PENDING_ORDER = {}, 0, 0, 0
 -- Forgets the messages of scope key still being reassembled (its capture restarted: the new capture
@@ -590,7 +590,7 @@ function dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
   end
   pinfo.cols.info = info or (name .. " message " .. id)
 end
-end)()
+end
 
 function tw.init()
   anreset()
