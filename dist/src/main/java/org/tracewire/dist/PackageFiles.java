@@ -31,7 +31,7 @@ import picocli.codegen.docgen.manpage.ManPageGenerator;
  * ({@link Main#commandLine}), converted to roff by Asciidoctor's manpage backend), the bash
  * completion script ({@code completion/tracewire}, picocli's {@link AutoComplete}), the Wireshark
  * extcap entry ({@code extcap/tracewire}, {@link ExtcapInstaller#packagedScript}), the Lua
- * runtime alone ({@code lua/tracewire.lua}, {@link DissectorGenerator#runtimeOnly}: the files of
+ * runtime alone (installed as {@code lua/tracewire.lua}, {@link DissectorGenerator#runtimeOnly}: the files of
  * {@code lua/runtime/} concatenated) and the icon theme folders ({@code icons/NxN/apps/tracewire.png} from {@code icons/png/tracewire-N.png}).
  * Runs at build time (dist/pom.xml, phase prepare-package); jdeb packs the results.
  */
