@@ -2,7 +2,8 @@
 -- field's items and kernel text.
 
 -- the names later files use; the rest of this file is private to the block below
-local be16, be32, CF_BITS, PC_BITS, HDR_FIELDS, GENERIC_GROUP, EVENT_ITEMS, newpass, ref, anyref, hdrtree, bitsitem, typeditem, genericitem
+local be16, be32, CF_BITS, PC_BITS, HDR_FIELDS, GENERIC_GROUP, EVENT_ITEMS, newpass, ref, anyref,
+  hdrtree, bitsitem, typeditem, genericitem
 do
 -- Per-frame cost matters (a busy second of tracing is a million frames), so the frame is read
 -- once as a Lua string and parsed with string.byte (no TvbRange per header field), fields are
