@@ -65,7 +65,8 @@ else
   "$here/tracewire" dissector -o "$work/all.lua" >&2
   "$here/tracewire" dissector -e 'sched:*' -o "$work/sched.lua" >&2
 fi
-cp "$here/lua/tracewire.lua" "$work/runtime.lua"
+# the runtime alone: its files concatenated in name order (lua/README.md)
+cat "$here"/lua/runtime/*.lua >"$work/runtime.lua"
 
 # run PLUGIN MODE -> "wall cpu" seconds; checks that the plugin decoded (no Lua error)
 run() {

@@ -19,15 +19,10 @@ capture_cpus=$(( $(sed 's/.*[-,]//' /sys/devices/system/cpu/possible 2>/dev/null
 capture_stash_mib=$(( capture_cpus * 64 < 256 ? capture_cpus * 64 : (capture_cpus > 256 ? capture_cpus : 256) ))
 capture_jvm_opts="-Xmx128m -XX:MaxDirectMemorySize=$(( capture_stash_mib + 32 ))m"
 capture_jvm_opts+=" -XX:MaxMetaspaceSize=64m -XX:ReservedCodeCacheSize=48m"
-# CPU (issue 12; README, Benchmarks): the serial collector (a capture allocates almost nothing per
-# record: no GC worker threads, smaller GC tables) and JIT thresholds 10 times the default (start-up
-# code stays interpreted rather than compiled twice by C1 and C2: about 0.4 CPU-s less per capture,
-# measured; the per-record loops run millions of times and still reach C2 within milliseconds).
-# The per-record packages (capture, ringbuffer, wire, pcapng) at a fifth of the default thresholds:
-# the emitter leaves the interpreter sooner (A/B under full-speed getppid loops: 56-62% of a core
-# instead of 66%, at 4-8% more events), while the start-up code (format and print-fmt parsers, the
-# CLI) stays at 10x and is not compiled by C2 (A/B under stress-ng --switch 2 against all of
-# org.tracewire at a fifth: 30-37% of a core instead of 34-40%, 4% more events).
+# CPU (docs/decisions/0007-capture-jvm-options.md, with the figures): the serial collector (a
+# capture allocates almost nothing per record) and JIT thresholds 10 times the default, so start-up
+# code stays interpreted rather than compiled twice; the per-record packages (capture, ringbuffer,
+# wire, pcapng) at a fifth of the default, so the emitter leaves the interpreter sooner.
 capture_jvm_opts+=" -XX:+UseSerialGC -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
 capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.capture.*::*,0.2"
 capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.ringbuffer.*::*,0.2"

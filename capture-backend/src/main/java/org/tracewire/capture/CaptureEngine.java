@@ -36,63 +36,28 @@ import org.tracewire.wire.FrameEncoder;
 
 /**
  * Reads every CPU's ring buffer of a capture instance and hands the records, merged into one
- * stream in time-stamp order, to the frame outputs and the record sinks.
+ * stream in time-stamp order, to the frame outputs and the record sinks. docs/capture.md,
+ * "Reading", describes the design; docs/decisions 0004-0006, 0009, 0010 and 0014 the figures behind it.
  *
- * <p>One <em>drainer</em> thread per CPU keeps the kernel's buffer empty: it waits with
- * {@code poll()} (at most {@link #POLL_MS} ms, since the kernel wakes pollers only at the
- * {@code buffer_percent} watermark) and then reads sub-buffers non-blocking until EAGAIN, or until
- * a sub-buffer less than 3/4 full whose first record is not older than the time taken before the
- * reads (caught up with the writer, since a CPU's records come in time order; waiting then keeps a
- * capture of its own {@code read()} calls from reading one sub-buffer per event of its own; a
- * blocking {@code read()} would wake on every event, see {@code ../shared/README.md}), into pages
- * of a pool of at most {@link #STASH_PER_CPU} bytes ({@link #STASH_TOTAL} over all CPUs), which it
- * queues. A drainer runs on its own CPU when the
- * process may run there ({@code sched_setaffinity}, property {@code tracewire.pinReaders}, default
- * true): the sub-buffers it copies were just written there, so the copy reads them from that CPU's
- * cache (under full-speed getppid loops the drainers then took 9-13 ms of CPU per million events
- * instead of 14-23, docs/capture.md). A pinned drainer that shows no sign of life for
- * {@link #RESCUE_NS} (its CPU monopolised, e.g. by a real-time task) is given back every CPU it was
- * allowed, by the emitter, so a busy CPU can lose events to its buffer's size, never stall the
- * capture. So the kernel's buffer is emptied at the
- * pace of a copy, even while the per-record code still runs interpreted (the first second at
- * full-speed rates lost hundreds of thousands of events before). The drainer also settles each
- * page's lost events (below). After a read that found the buffer empty, or once caught up, it queues
- * a mark with the trace-clock time before its reads, minus {@link #SLACK_NS}: no later record of
- * that CPU can be older.
+ * <p>One <em>drainer</em> thread per CPU keeps the kernel's buffer empty at the pace of a copy,
+ * whatever the per-record work costs: it waits in {@code poll()} (at most {@link #POLL_MS} ms), reads
+ * sub-buffers non-blocking until EAGAIN or until it has caught up with the writer, into a bounded
+ * pool of pages ({@link #STASH_PER_CPU}, {@link #STASH_TOTAL}), and queues them with a watermark (no
+ * later record of that CPU is older). It runs on its own CPU when it may, where the sub-buffers it
+ * copies are in the cache; one silent for {@link #RESCUE_NS} gets every CPU back, so a monopolised
+ * CPU can lose events, counted, but never stall the capture.
  *
- * <p>One <em>emitter</em> thread does all per-record work, on the pages in place: it keeps a
- * {@link SubBuffer.Cursor} per CPU on the next record with a format (records of other ids are
- * counted and skipped), and merges: it emits the oldest head record among the CPUs as long as it
- * is not newer than the watermark of every CPU that has nothing queued, so frames leave in the
- * order the events happened (a bounded reorder window). Emitting is handing the record's payload
- * to the {@link FrameSink} (which sends the context it needs first, encodes the frame — into a
- * lone pcapng file's buffer directly — numbers it and writes it to the outputs), plus building an
- * {@link EventRecord} for record sinks (the desktop app's stream) when there are any. A record's
- * bytes are copied once from the page read to the frame written, and nothing is allocated per
- * record. (An earlier design
- * encoded frames on a thread per CPU into batches the emitter copied again: under full-speed getppid
- * loops it took 63-64% of a core while tracing, for 3.7-3.9 M events/s, where this one took 52-56%
- * for 4.0-4.2 M/s; docs/capture.md.) On {@link #stop()} the drainers drain their buffers
- * until the kernel counts no unread entry and everything queued is emitted.
+ * <p>One <em>emitter</em> thread does all per-record work, on the pages in place: it merges the
+ * CPUs' records by time stamp within the watermarks (a bounded reorder window) and hands each to the
+ * {@link FrameSink} (context first, then the frame) and, when there are record sinks, as an
+ * {@link EventRecord}: one copy of a record's bytes, no allocation per record. When every output is
+ * a file it defers that work while tracing ({@link ReadAhead}). {@link #stop()} drains until the
+ * kernel counts no unread entry.
  *
- * <p>When every output is a file, the emitter defers its work while tracing ({@link ReadAhead}):
- * it keeps to {@link ReadAhead#EMITTER_CORES} of a core, the drainers' pages come from a read-ahead
- * of anonymous memory ({@link #readAhead(long)}, default {@link ReadAhead#defaultBytes()}) instead
- * of the stash of direct buffers, and the emitter works at full speed once a CPU's queue reaches 3/4
- * of its share or tracing stops; the read-ahead is unmapped by {@link #stop()}.
- *
- * <p>Lost events are counted exactly, per CPU, against the kernel's own counters
- * ({@link RingBufferStats}, {@code per_cpu/cpuN/stats} of the instance). A page the kernel flags
- * with {@code RB_MISSED_EVENTS} ({@code ring_buffer_read_page}) carries its count only when there
- * was room after the data ({@code RB_MISSED_STORED}); otherwise — and whenever an earlier page left
- * the drainer unsure where the kernel's {@code last_overrun} stands — the drainer reads the CPU's
- * stats and attributes the kernel's lost events (overrun + commit overrun + dropped) not attributed
- * yet, capped by the page's stored count when it has one. The attributed count goes with the CPU's
- * next record (a LOST message before its frame). After the final drain the drainer reads the stats
- * once more and attributes the remainder: events lost after the last page read, which no event
- * frame can carry (they go into a LOST message at the end of the stream, and a pcapng file's
- * Interface Statistics drops). So per CPU, at the end, records read + lost = the events the kernel
- * tried to record ({@link RingBufferStats#attempted()}), checked in {@link CpuStats#agreesWithKernel()}.
+ * <p>Lost events are counted exactly per CPU against the kernel's counters ({@link RingBufferStats}),
+ * from the pages' {@code RB_MISSED_*} flags and, where a page does not store its count, the CPU's
+ * stats; a count goes with the CPU's next record (a LOST message), the remainder at the end. Per
+ * CPU, records read + lost = the events the kernel tried to record ({@link CpuStats#agreesWithKernel()}).
  */
 public final class CaptureEngine {
     /** How long a pinned drainer may go without a sign of life before it may run on any CPU again, ns. */
@@ -110,9 +75,8 @@ public final class CaptureEngine {
     /**
      * Most bytes of sub-buffers read and not yet emitted, per CPU, when the frames go to a live
      * reader ({@link FrameSink#live()}: Wireshark's extcap FIFO, a pipe, an interface): a reader
-     * slower than the capture (dumpcap reads about 0.1-0.2 M frames/s from a pipe here) then sees
-     * the kernel's losses, counted, within about a second, instead of a view that falls up to
-     * 64 MiB per CPU behind and a backlog nobody reads when it stops.
+     * slower than the capture then sees the kernel's losses, counted, within about a second instead
+     * of falling far behind (docs/decisions/0014-live-readers-get-a-smaller-stash.md).
      */
     static final int LIVE_STASH_PER_CPU = 8 << 20;
     /** Most bytes of sub-buffers read and not yet processed, all CPUs. */
@@ -1081,12 +1045,9 @@ public final class CaptureEngine {
                                 : pacer.parkNanos(now, threads.getCurrentThreadCpuTime());
                         if (park > 0) {
                             // parked until within the allowance again, then work for at least
-                            // PACE_CHECK_NS: checking after every bit of work parked ~6,000 times a second
-                            // for a few hundred µs each, and the wake-ups used up the allowance (measured:
-                            // 70 k events/s framed at 5%). While pacing, drainers do not wake us; woken
-                            // early all the same (a permit one left while we worked), we park again
-                            // rather than work another PACE_CHECK_NS: that took 9% of a core under
-                            // stress-ng --switch, at about 120 wake-ups a second
+                            // PACE_CHECK_NS, so wake-ups do not use up the allowance; woken early
+                            // (a permit a drainer left while we worked), park again for the rest
+                            // (docs/decisions/0010-pacer.md)
                             for (CpuReader r : rs) {
                                 r.rescueIfStarved(now);
                             }
@@ -1097,8 +1058,8 @@ public final class CaptureEngine {
                                     break; // woken to stop, by a drainer that failed, or to make room
                                 }
                                 park = pacer.parkNanos(System.nanoTime(), threads.getCurrentThreadCpuTime());
-                                // what is left after a full park is the wake-up's own cost: parking
-                                // for that (a few hundred µs) would cost as much again, 800 times a second
+                                // less than PACE_CHECK_NS left after a full park is the wake-up's own
+                                // cost: parking for it would cost as much again
                             } while (park >= PACE_CHECK_NS);
                             pacing = false;
                             paced = System.nanoTime();

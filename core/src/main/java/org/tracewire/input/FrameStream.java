@@ -10,13 +10,13 @@ import java.util.TreeMap;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.pcapng.PcapngPacketReader;
-import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.Ethernet;
+import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireDecoder;
@@ -95,7 +95,7 @@ public final class FrameStream {
     }
 
     /**
-     * One pcapng packet: a bare frame (link type {@value PcapngWriter#LINKTYPE_TRACEWIRE}, scope =
+     * One pcapng packet: a bare frame (link type {@value FrameEncoder#LINKTYPE}, scope =
      * interface id) or an Ethernet frame of EtherType 0x88B5 (scope = source address); anything else
      * is counted as foreign.
      *

@@ -19,6 +19,7 @@ import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFormatException;
@@ -205,7 +206,7 @@ public final class PcapngInput implements RecordInput {
      */
     public static WireFrame frame(PcapngPacketReader.Packet p) {
         ByteBuffer b = ByteBuffer.wrap(p.data());
-        if (p.linkType() == PcapngWriter.LINKTYPE_TRACEWIRE) {
+        if (p.linkType() == FrameEncoder.LINKTYPE) {
             return WireDecoder.decodeBare(b);
         }
         if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && p.data().length >= 14

@@ -1,6 +1,7 @@
 package org.tracewire.pcapng;
 
 import java.util.Objects;
+import org.tracewire.wire.FrameEncoder;
 
 /**
  * An interface of a pcapng section, written as an Interface Description Block
@@ -42,12 +43,12 @@ public record InterfaceInfo(int linkType, int snapLength, String name, String de
 
     /**
      * An interface of bare tracewire frames ({@code docs/wire-format.md} §1: link type
-     * {@value PcapngWriter#LINKTYPE_TRACEWIRE}, LINKTYPE_USER15), as tracewire's pcapng files hold them.
+     * {@value FrameEncoder#LINKTYPE}, LINKTYPE_USER15), as tracewire's pcapng files hold them.
      *
      * @param snapLength largest frame, bytes
      */
     public static InterfaceInfo tracewire(String name, String description, int snapLength) {
-        return new InterfaceInfo(PcapngWriter.LINKTYPE_TRACEWIRE, snapLength, name, description);
+        return new InterfaceInfo(FrameEncoder.LINKTYPE, snapLength, name, description);
     }
 
     /** An Ethernet interface. */

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
+import org.tracewire.wire.FrameEncoder;
 
 /**
  * Writes a pcapng file (draft-ietf-opsawg-pcapng): one Section Header Block (options from
@@ -31,8 +32,14 @@ import java.util.Objects;
 public final class PcapngWriter implements AutoCloseable {
     /** LINKTYPE_ETHERNET: IEEE 802.3 Ethernet frames without FCS. */
     public static final int LINKTYPE_ETHERNET = 1;
-    /** LINKTYPE_USER15: bare tracewire frames ({@code docs/wire-format.md} §1), the link type of tracewire's files. */
-    public static final int LINKTYPE_TRACEWIRE = 162;
+    /**
+     * LINKTYPE_USER15, the link type of bare tracewire frames: {@link FrameEncoder#LINKTYPE}, the one
+     * definition (a fact of the wire format). Kept for the callers outside core until they use that.
+     *
+     * @deprecated use {@link FrameEncoder#LINKTYPE}
+     */
+    @Deprecated
+    public static final int LINKTYPE_TRACEWIRE = FrameEncoder.LINKTYPE;
 
     static final int SHB = 0x0A0D0D0A, IDB = 1, ISB = 5, EPB = 6;
     static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;

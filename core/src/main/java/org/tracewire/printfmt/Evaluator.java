@@ -213,28 +213,10 @@ final class Evaluator {
         throw new EvalException("cannot index a value that does not point into the record");
     }
 
-    static Val.Int promote(Val.Int v) {
-        if (v.size() < 4) {
-            return Val.Int.of(v.bits(), 4, true);
-        }
-        return v.pointer() ? new Val.Int(v.bits(), v.size(), v.signed(), false) : v;
-    }
-
-    /** The common type of the usual arithmetic conversions (C11 6.3.1.8), as {size, signed}. */
+    /** The usual arithmetic conversions ({@link CInt#convert}), as {a, b} in their common type. */
     static Val.Int[] convert(Val.Int a, Val.Int b) {
-        a = promote(a);
-        b = promote(b);
-        int size;
-        boolean signed;
-        if (a.size() == b.size()) {
-            size = a.size();
-            signed = a.signed() && b.signed();
-        } else {
-            Val.Int big = a.size() > b.size() ? a : b;
-            size = big.size();
-            signed = big.signed();
-        }
-        return new Val.Int[] {Val.Int.of(a.bits(), size, signed), Val.Int.of(b.bits(), size, signed)};
+        CInt[] c = CInt.convert(a.c(), b.c());
+        return new Val.Int[] {Val.Int.of(c[0]), Val.Int.of(c[1])};
     }
 
     Val.Int asInt(Val v, String what) {
@@ -280,12 +262,12 @@ final class Evaluator {
             default -> {
             }
         }
-        Val.Int v = promote(asInt(eval(u.operand()), "operator " + u.op()));
-        return switch (u.op()) {
-            case "-" -> Val.Int.of(-v.bits(), v.size(), v.signed());
-            case "~" -> Val.Int.of(~v.bits(), v.size(), v.signed());
-            default -> v;
-        };
+        Val.Int v = asInt(eval(u.operand()), "operator " + u.op());
+        try {
+            return Val.Int.of(v.c().unary(u.op()));
+        } catch (IllegalArgumentException ex) {
+            throw new EvalException("col " + u.column() + ": " + ex.getMessage());
+        }
     }
 
     private Val addressOf(Expr e) {
@@ -362,70 +344,11 @@ final class Evaluator {
         }
         Val.Int l = asInt(lv, "operator " + op);
         Val.Int r = asInt(rv, "operator " + op);
-        if (op.equals("<<") || op.equals(">>")) {
-            Val.Int pl = promote(l);
-            int bits = pl.size() * 8;
-            long count = promote(r).bits();
-            int c = (int) (count & (bits - 1));
-            long res;
-            if (op.equals("<<")) {
-                res = pl.bits() << c;
-            } else if (pl.signed()) {
-                res = pl.bits() >> c;
-            } else {
-                res = pl.bits() >>> c;
-            }
-            return Val.Int.of(res, pl.size(), pl.signed());
+        try {
+            return Val.Int.of(CInt.binary(op, l.c(), r.c()));
+        } catch (ArithmeticException | IllegalArgumentException ex) {
+            throw new EvalException("col " + b.column() + ": " + ex.getMessage());
         }
-        Val.Int[] c = convert(l, r);
-        long x = c[0].bits();
-        long y = c[1].bits();
-        int size = c[0].size();
-        boolean signed = c[0].signed();
-        switch (op) {
-            case "+" -> {
-                return Val.Int.of(x + y, size, signed);
-            }
-            case "-" -> {
-                return Val.Int.of(x - y, size, signed);
-            }
-            case "*" -> {
-                return Val.Int.of(x * y, size, signed);
-            }
-            case "/", "%" -> {
-                if (y == 0) {
-                    throw new EvalException("col " + b.column() + ": division by zero");
-                }
-                long res;
-                if (signed) {
-                    res = op.equals("/") ? x / y : x % y;
-                } else {
-                    res = op.equals("/") ? Long.divideUnsigned(x, y) : Long.remainderUnsigned(x, y);
-                }
-                return Val.Int.of(res, size, signed);
-            }
-            case "&" -> {
-                return Val.Int.of(x & y, size, signed);
-            }
-            case "|" -> {
-                return Val.Int.of(x | y, size, signed);
-            }
-            case "^" -> {
-                return Val.Int.of(x ^ y, size, signed);
-            }
-            default -> {
-            }
-        }
-        int cmp = signed ? Long.compare(x, y) : Long.compareUnsigned(x, y);
-        return switch (op) {
-            case "==" -> Val.Int.bool(cmp == 0);
-            case "!=" -> Val.Int.bool(cmp != 0);
-            case "<" -> Val.Int.bool(cmp < 0);
-            case "<=" -> Val.Int.bool(cmp <= 0);
-            case ">" -> Val.Int.bool(cmp > 0);
-            case ">=" -> Val.Int.bool(cmp >= 0);
-            default -> throw new EvalException("col " + b.column() + ": unknown operator " + op);
-        };
     }
 
     private Val ternary(Expr.Ternary t) {

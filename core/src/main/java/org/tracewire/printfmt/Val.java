@@ -16,17 +16,21 @@ sealed interface Val {
             return new Int(extend(bits, size, signed), size, signed, false);
         }
 
+        static Int of(CInt c) {
+            return new Int(c.bits(), c.size(), c.signed(), false);
+        }
+
         static Int bool(boolean b) {
             return new Int(b ? 1 : 0, 4, true, false);
         }
 
         static long extend(long bits, int size, boolean signed) {
-            return switch (size) {
-                case 1 -> signed ? (byte) bits : bits & 0xffL;
-                case 2 -> signed ? (short) bits : bits & 0xffffL;
-                case 4 -> signed ? (int) bits : bits & 0xffffffffL;
-                default -> bits;
-            };
+            return CInt.extend(bits, size, signed);
+        }
+
+        /** The C integer, without the pointer flag, for {@link CInt}'s arithmetic. */
+        CInt c() {
+            return new CInt(bits, size, signed);
         }
     }
 

@@ -20,9 +20,11 @@ import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.Tracefs;
 
 /**
- * Generates the self-contained Wireshark Lua plugin: the hand-written runtime
- * ({@code lua/tracewire.lua}, embedded as a resource) with one {@code EV { ... }} table per event
- * inserted between its {@code EVENT TABLES} markers: {@code id}, {@code system}, {@code name},
+ * Generates the self-contained Wireshark Lua plugin: the hand-written runtime (the files of
+ * {@code lua/runtime/}, embedded as resources, concatenated in {@link #RUNTIME_FILES} order) with
+ * the generator's parameters ({@code local TW_PARAMS = { format_hash = …, long_size = …, source = … }})
+ * in place of {@value #PARAMS_FILE} and one {@code EV { ... }} table per event between the
+ * {@code EVENT TABLES} markers, in place of {@value #TABLES_FILE}: {@code id}, {@code system}, {@code name},
  * {@code syscall} (the kernel prints it as a syscall), {@code fields} (one per own field, with named
  * keys: {@code name}, {@code kind} by name, {@code size}, {@code signed}, {@code elem_size}, the
  * ProtoField's {@code abbrev} ({@code tracewire.<system>.<event>.<field>}), {@code ftype} and
@@ -39,8 +41,17 @@ import org.tracewire.tracefs.Tracefs;
 public final class DissectorGenerator {
     /** The running kernel's BTF, for the enum constants print fmts name (live tracefs only). */
     public static final Path BTF = Path.of("/sys/kernel/btf/vmlinux");
-    /** Resource path of the runtime inside this module's jar. */
-    private static final String RUNTIME_RESOURCE = "/org/tracewire/dissector/lua/tracewire.lua";
+    /** Resource folder of the runtime's files inside this module's jar ({@code lua/runtime/}). */
+    private static final String RUNTIME_RESOURCES = "/org/tracewire/dissector/lua/runtime/";
+    /** The runtime's files in concatenation order: their names' order, as {@code cat lua/runtime/*.lua}. */
+    static final List<String> RUNTIME_FILES = List.of("00-params.lua", "10-protocol.lua", "20-values.lua",
+            "30-symbols.lua", "40-evaluator.lua", "45-fast-evaluator.lua", "50-print-tables.lua",
+            "55-fallback-text.lua", "60-events.lua", "65-event-tables.lua", "70-dissection-helpers.lua",
+            "75-analysis.lua", "80-context.lua", "90-dissector.lua");
+    /** The runtime file that holds the runtime alone's {@code TW_PARAMS}; a plugin has the generator's instead. */
+    static final String PARAMS_FILE = "00-params.lua";
+    /** The runtime file whose place the event tables take. */
+    static final String TABLES_FILE = "65-event-tables.lua";
     static final String BEGIN = "-- ======================== EVENT TABLES BEGIN ========================\n";
     static final String END = "-- ======================== EVENT TABLES END ==========================\n";
 
@@ -71,16 +82,45 @@ public final class DissectorGenerator {
         return this;
     }
 
-    /** The hand-written runtime, as embedded in this module. */
-    private static String runtime() {
-        try (InputStream in = DissectorGenerator.class.getResourceAsStream(RUNTIME_RESOURCE)) {
+    /** One file of the hand-written runtime, as embedded in this module. */
+    private static String runtimeFile(String name) {
+        String resource = RUNTIME_RESOURCES + name;
+        try (InputStream in = DissectorGenerator.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("runtime resource " + RUNTIME_RESOURCE + " missing");
+                throw new IllegalStateException("runtime resource " + resource + " missing");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The runtime alone, without event tables: every event is decoded from the FORMAT context its
+     * capture carries (docs/dissector.md). The concatenation of {@code lua/runtime/*.lua}; what the
+     * Debian package installs.
+     *
+     * @return the Lua text (UTF-8 when written)
+     */
+    public static String runtimeOnly() {
+        StringBuilder out = new StringBuilder(1 << 18);
+        for (String name : RUNTIME_FILES) {
+            out.append(runtimeFile(name));
+        }
+        return out.toString();
+    }
+
+    /**
+     * The generated {@code TW_PARAMS} table (what {@link #PARAMS_FILE} declares for the runtime
+     * alone), every string escaped by {@link LuaWriter}.
+     */
+    private String params(long hash) {
+        LuaTable t = LuaTable.vertical()
+                .str("format_hash", FormatIdentity.hex(hash))
+                .num("long_size", layout.longSize())
+                .str("source", sourceLabel);
+        return "-- What this plugin was generated for (00-params.lua of the runtime alone says the same).\n"
+                + "local TW_PARAMS = " + t.render(0, 3, Map.of()) + "\n\n";
     }
 
     /**
@@ -158,12 +198,6 @@ public final class DissectorGenerator {
         long hash = FormatIdentity.of(catalog);
         List<EventFormat> events = new ArrayList<>(selection);
         events.sort(Comparator.comparingInt(EventFormat::id).thenComparing(EventFormat::fullName));
-        String rt = runtime();
-        int b = rt.indexOf(BEGIN);
-        int e = rt.indexOf(END);
-        if (b < 0 || e < b) {
-            throw new IllegalStateException("runtime lacks the EVENT TABLES markers");
-        }
         FieldNames names = new FieldNames(Set.of());
         StringBuilder tables = new StringBuilder(1 << 20);
         int fields = 0;
@@ -183,7 +217,7 @@ public final class DissectorGenerator {
             fields += o.fields;
             fallbacks += o.fallback ? 1 : 0;
         }
-        StringBuilder out = new StringBuilder(rt.length() + tables.length() + 1024);
+        StringBuilder out = new StringBuilder((1 << 18) + tables.length());
         out.append("-- tracewire Wireshark dissector. GENERATED by tracewire dissector-gen")
                 .append(" (org.tracewire.dissector.DissectorGenerator): do not edit, regenerate.\n");
         out.append("-- format identity hash: ").append(FormatIdentity.hex(hash)).append('\n');
@@ -192,23 +226,16 @@ public final class DissectorGenerator {
                 .append('\n');
         out.append("-- source: ").append(LuaWriter.string(sourceLabel)).append('\n');
         out.append("-- Runs on Wireshark 4.0 (Lua 5.2) and 4.4+ (Lua 5.4). Wire format: docs/wire-format.md.\n\n");
-        String head = rt.substring(0, b);
-        head = replaceOnce(head, "local TW_GEN_HASH = nil\n",
-                "local TW_GEN_HASH = " + LuaWriter.string(FormatIdentity.hex(hash)) + "\n");
-        head = replaceOnce(head, "local TW_LONG_SIZE = 8\n", "local TW_LONG_SIZE = " + layout.longSize() + "\n");
-        head = replaceOnce(head, "local TW_GEN_SOURCE = \"runtime only (no event tables)\"\n",
-                "local TW_GEN_SOURCE = " + LuaWriter.string(sourceLabel) + "\n");
-        out.append(head).append(BEGIN).append(tables).append(rt.substring(e));
+        out.append(params(hash));
+        for (String name : RUNTIME_FILES) {
+            if (name.equals(TABLES_FILE)) {
+                out.append(BEGIN).append(tables).append(END);
+            } else if (!name.equals(PARAMS_FILE)) {
+                out.append(runtimeFile(name));
+            }
+        }
         return new Result(out.toString(), seen.size(), fields, fallbacks, hash,
                 java.util.Collections.unmodifiableMap(abbreviations), List.of());
-    }
-
-    private static String replaceOnce(String s, String what, String with) {
-        int i = s.indexOf(what);
-        if (i < 0) {
-            throw new IllegalStateException("runtime lacks: " + what.trim());
-        }
-        return s.substring(0, i) + with + s.substring(i + what.length());
     }
 
     private record EventOut(String text, int fields, boolean fallback) {

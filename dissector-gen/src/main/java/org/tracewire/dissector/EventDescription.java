@@ -17,6 +17,7 @@ import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.printfmt.CInt;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.FormatSegment;
@@ -181,7 +182,7 @@ public final class EventDescription {
         if (vs != null && !vs.isEmpty()) {
             LuaTable values = LuaTable.vertical();
             for (Map.Entry<Long, String> en : new TreeMap<>(vs).entrySet()) {
-                values.at(extend(en.getKey(), fl.size(), fl.signed()), en.getValue());
+                values.at(CInt.extend(en.getKey(), fl.size(), fl.signed()), en.getValue());
             }
             spec.set("values", values);
         }
@@ -204,14 +205,6 @@ public final class EventDescription {
         return count;
     }
 
-    private static long extend(long v, int size, boolean signed) {
-        return switch (size) {
-            case 1 -> signed ? (byte) v : v & 0xffL;
-            case 2 -> signed ? (short) v : v & 0xffffL;
-            case 4 -> signed ? (int) v : v & 0xffffffffL;
-            default -> v;
-        };
-    }
 
     /**
      * The fields that get a text ProtoField ({@code <abbrev>.text}, the field as the kernel's text
@@ -220,7 +213,7 @@ public final class EventDescription {
      * %x %X %o} or a bare {@code %p} of an integer field, casts aside; {@code %s} of a string field
      * or of {@code __get_str}): through {@code __print_symbolic}/{@code __print_flags}, an
      * expression (sched_switch's {@code prev_state}), {@code %pS}/{@code %ps} symbols and the like.
-     * The runtime fills it from the same conversions (fieldruns in lua/tracewire.lua); it shows the
+     * The runtime fills it from the same conversions (fieldruns in lua/runtime/50-print-tables.lua); it shows the
      * other bases in the item's text without a field of their own. None for events the kernel prints as
      * syscalls ({@link SyscallText}: their text does not come from the print fmt).
      */
@@ -334,7 +327,7 @@ public final class EventDescription {
         }
     }
 
-    /** The runtime's name of a field kind ({@code KINDS} in {@code lua/tracewire.lua}). */
+    /** The runtime's name of a field kind ({@code KINDS} in {@code lua/runtime/60-events.lua}). */
     static String kindName(FieldKind k) {
         return switch (k) {
             case INTEGER -> "int";

@@ -3,6 +3,7 @@ package org.tracewire.dissector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * A Lua table constructor under construction, and its pretty printer (internal). Entries keep
@@ -184,18 +185,26 @@ final class LuaTable implements LuaValue {
     /** The one-line source of this table without shared locals: its identity for sharing. */
     String key() {
         if (inline == null) {
-            StringBuilder sb = new StringBuilder("{");
-            for (int i = 0; i < entries.size(); i++) {
-                Entry e = entries.get(i);
-                sb.append(i == 0 ? "" : ", ");
-                if (e.key != null) {
-                    sb.append(e.key).append(" = ");
-                }
-                sb.append(e.value instanceof LuaTable t ? t.key() : ((LuaValue.Lit) e.value).code());
-            }
-            inline = sb.append('}').toString();
+            inline = oneLine((v, at) -> v instanceof LuaTable t ? t.key() : ((LuaValue.Lit) v).code());
         }
         return inline;
+    }
+
+    /**
+     * The table on one line, {@code {k = v, w}}; {@code value} gives a value's source from the value
+     * and the length of the line before it.
+     */
+    private String oneLine(BiFunction<LuaValue, Integer, String> value) {
+        StringBuilder sb = new StringBuilder("{");
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            sb.append(i == 0 ? "" : ", ");
+            if (e.key != null) {
+                sb.append(e.key).append(" = ");
+            }
+            sb.append(value.apply(e.value, sb.length()));
+        }
+        return sb.append('}').toString();
     }
 
     /**
@@ -211,16 +220,7 @@ final class LuaTable implements LuaValue {
             return "{}";
         }
         if (style != Style.VERTICAL) {
-            StringBuilder sb = new StringBuilder("{");
-            for (int i = 0; i < entries.size(); i++) {
-                Entry e = entries.get(i);
-                sb.append(i == 0 ? "" : ", ");
-                if (e.key != null) {
-                    sb.append(e.key).append(" = ");
-                }
-                sb.append(value(e.value, indent, col + sb.length(), locals));
-            }
-            String s = sb.append('}').toString();
+            String s = oneLine((v, at) -> value(v, indent, col + at, locals));
             if (style == Style.INLINE || (s.indexOf('\n') < 0 && col + s.length() <= WIDTH)) {
                 return s;
             }

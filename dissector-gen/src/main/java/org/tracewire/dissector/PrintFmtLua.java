@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
+import org.tracewire.printfmt.CInt;
 import org.tracewire.printfmt.CType;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.printfmt.FormatSegment;
@@ -23,7 +24,7 @@ import org.tracewire.symbols.KernelEnums;
 
 /**
  * Compiles a parsed print fmt ({@link PrintFmt}) into the Lua the runtime evaluates
- * ({@code lua/tracewire.lua}, section "evaluator"): a function returning
+ * ({@code lua/runtime/40-evaluator.lua}): a function returning
  * {@code {format = {...}, args = {...}}}. A format entry is literal text or a conversion
  * {@code {conv = "d", flags = "-0", width = 8, precision = 2, size = 8, ext = "S", text = "%-08.2lld"}}
  * (absent keys: no flags, no width/precision, a 4-byte argument, no {@code %p} extension; {@code "*"}
@@ -61,7 +62,7 @@ final class PrintFmtLua {
     private final EventFormat format;
     private final int longSize;
     private final KernelEnums enums;
-    private final Map<Expr, Optional<Const>> folded = new IdentityHashMap<>();
+    private final Map<Expr, Optional<CInt>> folded = new IdentityHashMap<>();
     private final Map<LuaTable, String> fieldRefs = new IdentityHashMap<>();
 
     /**
@@ -251,40 +252,20 @@ final class PrintFmtLua {
     // ------------------------------------------------------------------ constants
 
     /** A C integer constant, bits already truncated and extended to its type. */
-    private record Const(long bits, int size, boolean signed) {
-        static Const of(long bits, int size, boolean signed) {
-            long b = switch (size) {
-                case 1 -> signed ? (byte) bits : bits & 0xffL;
-                case 2 -> signed ? (short) bits : bits & 0xffffL;
-                case 4 -> signed ? (int) bits : bits & 0xffffffffL;
-                default -> bits;
-            };
-            return new Const(b, size, signed);
-        }
-
-        static Const bool(boolean b) {
-            return of(b ? 1 : 0, 4, true);
-        }
-
-        Const promote() {
-            return size < 4 ? of(bits, 4, true) : this;
-        }
-    }
-
     private static boolean plainSize(int size) {
         return size == 1 || size == 2 || size == 4 || size == 8;
     }
 
-    private Const literal(Expr.IntLit l) {
+    private CInt literal(Expr.IntLit l) {
         int size = l.size();
         if (l.longLiteral() && longSize == 4) {
             boolean fits = l.signed() ? l.value() == (int) l.value() : (l.value() >>> 32) == 0;
             size = fits ? 4 : 8;
         }
-        return Const.of(l.value(), size, l.signed());
+        return CInt.of(l.value(), size, l.signed());
     }
 
-    private Const identifier(Expr.Ident id) {
+    private CInt identifier(Expr.Ident id) {
         Long known = enums.value(id.name());
         if (known == null) {
             known = KNOWN.get(id.name());
@@ -295,9 +276,9 @@ final class PrintFmtLua {
         // C: an enum constant is an int; gcc widens the enum type when its values need it
         long k = known;
         if (k == (int) k) {
-            return Const.of(k, 4, true);
+            return CInt.of(k, 4, true);
         }
-        return (k >>> 32) == 0 ? Const.of(k, 4, false) : Const.of(k, 8, k < 0);
+        return (k >>> 32) == 0 ? CInt.of(k, 4, false) : CInt.of(k, 8, k < 0);
     }
 
     /**
@@ -305,132 +286,74 @@ final class PrintFmtLua {
      * literals' types: promotions, usual conversions, wrap-around), or null when the expression
      * reads the record, fails (division by zero) or is not an integer.
      */
-    private Const constant(Expr e) {
-        Optional<Const> memo = folded.get(e);
+    private CInt constant(Expr e) {
+        Optional<CInt> memo = folded.get(e);
         if (memo == null) {
-            Const c = fold(e);
+            CInt c = fold(e);
             memo = Optional.ofNullable(c != null && plainSize(c.size()) ? c : null);
             folded.put(e, memo);
         }
         return memo.orElse(null);
     }
 
-    private Const fold(Expr e) {
+    private CInt fold(Expr e) {
         if (e instanceof Expr.IntLit l) {
             return literal(l);
         } else if (e instanceof Expr.Ident id) {
             return identifier(id);
         } else if (e instanceof Expr.SizeofType s) {
             int size = s.type().size(longSize);
-            return size < 0 ? null : Const.of(size, longSize, false);
+            return size < 0 ? null : CInt.of(size, longSize, false);
         } else if (e instanceof Expr.SizeofExpr s) {
             return s.operand() instanceof Expr.FieldRef f && f.field() != null
-                    ? Const.of(f.field().size(), longSize, false) : null;
+                    ? CInt.of(f.field().size(), longSize, false) : null;
         } else if (e instanceof Expr.Unary u) {
-            Const v = constant(u.operand());
+            CInt v = constant(u.operand());
             if (v == null) {
                 return null;
             }
-            return switch (u.op()) {
-                case "!" -> Const.bool(v.bits() == 0);
-                case "-" -> Const.of(-v.promote().bits(), v.promote().size(), v.promote().signed());
-                case "~" -> Const.of(~v.promote().bits(), v.promote().size(), v.promote().signed());
-                case "+" -> v.promote();
-                default -> null;
-            };
+            try {
+                return v.unary(u.op());
+            } catch (IllegalArgumentException ex) {
+                return null;
+            }
         } else if (e instanceof Expr.Binary b) {
-            Const l = constant(b.left());
-            Const r = l == null ? null : constant(b.right());
+            CInt l = constant(b.left());
+            CInt r = l == null ? null : constant(b.right());
             return r == null ? null : binary(b.op(), l, r);
         } else if (e instanceof Expr.Ternary t) {
-            Const c = constant(t.cond());
-            Const a = c == null ? null : constant(t.then());
-            Const o = a == null ? null : constant(t.otherwise());
+            CInt c = constant(t.cond());
+            CInt a = c == null ? null : constant(t.then());
+            CInt o = a == null ? null : constant(t.otherwise());
             if (o == null) {
                 return null;
             }
-            return c.bits() != 0 ? convert(a, o)[0] : convert(a, o)[1];
+            return CInt.convert(a, o)[c.bits() != 0 ? 0 : 1];
         } else if (e instanceof Expr.Cast c && !c.type().pointer()) {
-            Const v = constant(c.operand());
+            CInt v = constant(c.operand());
             if (v == null) {
                 return null;
             }
             String n = c.type().normalized();
             if (n.equals("void")) {
-                return Const.of(0, 4, true);
+                return CInt.of(0, 4, true);
             }
             if (n.equals("bool") || n.equals("_Bool")) {
-                return Const.of(v.bits() != 0 ? 1 : 0, 1, false);
+                return CInt.of(v.bits() != 0 ? 1 : 0, 1, false);
             }
             int size = c.type().size(longSize);
-            return size < 0 ? v : Const.of(v.bits(), size, c.type().signed());
+            return size < 0 ? v : CInt.of(v.bits(), size, c.type().signed());
         }
         return null;
     }
 
-    /** The usual arithmetic conversions (the runtime's {@code convert}). */
-    private static Const[] convert(Const a, Const b) {
-        a = a.promote();
-        b = b.promote();
-        int size;
-        boolean signed;
-        if (a.size() == b.size()) {
-            size = a.size();
-            signed = a.signed() && b.signed();
-        } else {
-            Const big = a.size() > b.size() ? a : b;
-            size = big.size();
-            signed = big.signed();
+    /** C's binary operator on constants ({@link CInt#binary}); null for division by zero (left to the runtime). */
+    private static CInt binary(String op, CInt l, CInt r) {
+        try {
+            return CInt.binary(op, l, r);
+        } catch (ArithmeticException | IllegalArgumentException ex) {
+            return null;
         }
-        return new Const[] {Const.of(a.bits(), size, signed), Const.of(b.bits(), size, signed)};
-    }
-
-    private static Const binary(String op, Const l, Const r) {
-        switch (op) {
-            case "&&" -> {
-                return Const.bool(l.bits() != 0 && r.bits() != 0);
-            }
-            case "||" -> {
-                return Const.bool(l.bits() != 0 || r.bits() != 0);
-            }
-            case "<<", ">>" -> {
-                Const p = l.promote();
-                int count = (int) (r.promote().bits() & (p.size() * 8 - 1));
-                long res = op.equals("<<") ? p.bits() << count : p.signed() ? p.bits() >> count : p.bits() >>> count;
-                return Const.of(res, p.size(), p.signed());
-            }
-            default -> {
-            }
-        }
-        Const[] ab = convert(l, r);
-        long x = ab[0].bits();
-        long y = ab[1].bits();
-        int size = ab[0].size();
-        boolean signed = ab[0].signed();
-        Long res = switch (op) {
-            case "+" -> x + y;
-            case "-" -> x - y;
-            case "*" -> x * y;
-            case "/" -> y == 0 ? null : signed ? x / y : Long.divideUnsigned(x, y);
-            case "%" -> y == 0 ? null : signed ? x % y : Long.remainderUnsigned(x, y);
-            case "&" -> x & y;
-            case "|" -> x | y;
-            case "^" -> x ^ y;
-            default -> null;
-        };
-        if (res != null) {
-            return Const.of(res, size, signed);
-        }
-        int c = signed ? Long.compare(x, y) : Long.compareUnsigned(x, y);
-        return switch (op) {
-            case "==" -> Const.bool(c == 0);
-            case "!=" -> Const.bool(c != 0);
-            case "<" -> Const.bool(c < 0);
-            case "<=" -> Const.bool(c <= 0);
-            case ">" -> Const.bool(c > 0);
-            case ">=" -> Const.bool(c >= 0);
-            default -> null;
-        };
     }
 
     private static String typeCode(int size, boolean signed) {
@@ -438,7 +361,7 @@ final class PrintFmtLua {
     }
 
     /** A constant node: a bare number for a C {@code int}, else {@code {int = V, type = "u64"}}. */
-    private static LuaValue constNode(Const c) {
+    private static LuaValue constNode(CInt c) {
         if (c.size() == 4 && c.signed()) {
             return LuaValue.Lit.number(c.bits());
         }
@@ -489,7 +412,7 @@ final class PrintFmtLua {
         if (depth > MAX_DEPTH) {
             throw new TooComplex("col " + e.column() + ": expression nests deeper than " + MAX_DEPTH);
         }
-        Const c = constant(e);
+        CInt c = constant(e);
         if (c != null) {
             return constNode(c);
         }

@@ -17,7 +17,7 @@ import org.tracewire.symbols.KernelEnums;
 import org.tracewire.testing.Prerequisites;
 
 /**
- * One installed plugin reads captures from any kernel: the runtime alone ({@code lua/tracewire.lua},
+ * One installed plugin reads captures from any kernel: the runtime alone ({@code lua/runtime/*.lua} concatenated,
  * no event tables at all) decodes the fixture capture of {@link FixtureDecodeTest} from its FORMAT
  * context: Info equals the kernel text, fields are the generic {@code tracewire.field.name} /
  * {@code .value} items with the values name=value pairs print, no Lua errors.

@@ -34,7 +34,10 @@ class GeneratorTest {
         String head = lua.substring(0, 600);
         assertTrue(head.contains("GENERATED"), head);
         assertTrue(head.contains("format identity hash: " + hash), head);
-        assertTrue(lua.contains("local TW_GEN_HASH = \"" + hash + "\""));
+        String params = "local TW_PARAMS = {\n  format_hash = \"" + hash + "\",\n  long_size = "
+                + Tools.layout().longSize() + ",\n  source = \"snapshots/linux-6.18\",\n}\n";
+        assertTrue(lua.contains(params), "the generated parameters: " + lua.substring(0, 1200));
+        assertEquals(1, lua.split("local TW_PARAMS = ", -1).length - 1, "one TW_PARAMS: the runtime alone's is left out");
         assertTrue(!lua.matches("(?s).*20[0-9][0-9]-[01][0-9]-[0-3][0-9].*"), "no dates");
     }
 
@@ -47,11 +50,48 @@ class GeneratorTest {
             Tools.Run r = Tools.run(luac, "-p", p.toString());
             assertEquals(0, r.exit(), luac + ": " + r.err());
         }
-        Path rt = Path.of(System.getProperty("tracewire.repo", ".."), "lua", "tracewire.lua");
+        Path rt = Tools.runtimeOnly();
         for (String luac : new String[] {"luac5.2", "luac5.4"}) {
             Tools.Run r = Tools.run(luac, "-p", rt.toString());
             assertEquals(0, r.exit(), luac + " runtime: " + r.err());
         }
+    }
+
+    @Test
+    void runtimeIsItsFilesInNameOrderAndAPluginHasThemAll() throws Exception {
+        Path dir = Path.of(System.getProperty("tracewire.repo", ".."), "lua", "runtime");
+        List<String> names;
+        try (var files = Files.list(dir)) {
+            names = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".lua")).sorted().toList();
+        }
+        assertEquals(names, DissectorGenerator.RUNTIME_FILES, "cat lua/runtime/*.lua is the runtime alone");
+        StringBuilder cat = new StringBuilder();
+        for (String n : names) {
+            cat.append(Files.readString(dir.resolve(n)));
+        }
+        assertEquals(cat.toString(), DissectorGenerator.runtimeOnly());
+        assertTrue(cat.toString().startsWith("-- tracewire"), "the Debian package's loader recognises it by that");
+        // a plugin: every runtime file but the parameters and the (empty) tables, in the same order
+        String lua = Tools.all().lua();
+        int at = 0;
+        for (String n : names) {
+            if (n.equals(DissectorGenerator.PARAMS_FILE) || n.equals(DissectorGenerator.TABLES_FILE)) {
+                continue;
+            }
+            int i = lua.indexOf(Files.readString(dir.resolve(n)), at);
+            assertTrue(i >= at, n + " in the plugin after the previous file");
+            at = i;
+        }
+        assertTrue(lua.indexOf(DissectorGenerator.BEGIN) < lua.indexOf(Files.readString(dir.resolve("70-dissection-helpers.lua"))));
+    }
+
+    @Test
+    void sourceLabelIsEscapedInTheParameters() {
+        String label = "x\"\n}\nos.execute('id') --";
+        String lua = new DissectorGenerator(Tools.catalog(), Tools.layout(), label)
+                .generate(List.of(Tools.catalog().byName("sched:sched_switch"))).lua();
+        assertTrue(lua.contains("  source = " + LuaWriter.string(label) + ",\n"), lua.substring(0, 1200));
+        assertTrue(!lua.contains("os.execute('id') --\n"), "the label stays inside its string");
     }
 
     @Test

@@ -80,9 +80,15 @@ final class Tools {
         return all;
     }
 
-    /** The runtime alone (no event tables): lua/tracewire.lua of this repository, absolute. */
-    static Path runtimeOnly() {
-        return Path.of(System.getProperty("tracewire.repo", ".."), "lua", "tracewire.lua").toAbsolutePath();
+    /** The runtime alone (no event tables, {@link DissectorGenerator#runtimeOnly}) written to target/, absolute. */
+    static synchronized Path runtimeOnly() throws IOException {
+        Path p = Path.of("target", "tracewire-runtime.lua").toAbsolutePath();
+        String lua = DissectorGenerator.runtimeOnly();
+        if (!Files.exists(p) || !Files.readString(p).equals(lua)) {
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, lua);
+        }
+        return p;
     }
 
     /** Writes the all-events plugin to target/ and returns its absolute path. */

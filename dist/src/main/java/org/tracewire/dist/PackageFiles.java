@@ -18,6 +18,7 @@ import org.asciidoctor.Options;
 import org.asciidoctor.SafeMode;
 import org.tracewire.cli.ExtcapInstaller;
 import org.tracewire.cli.Main;
+import org.tracewire.dissector.DissectorGenerator;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,8 +30,9 @@ import picocli.codegen.docgen.manpage.ManPageGenerator;
  * …: picocli-codegen's {@link ManPageGenerator} AsciiDoc of the picocli model
  * ({@link Main#commandLine}), converted to roff by Asciidoctor's manpage backend), the bash
  * completion script ({@code completion/tracewire}, picocli's {@link AutoComplete}), the Wireshark
- * extcap entry ({@code extcap/tracewire}, {@link ExtcapInstaller#packagedScript}) and the icon
- * theme folders ({@code icons/NxN/apps/tracewire.png} from {@code icons/png/tracewire-N.png}).
+ * extcap entry ({@code extcap/tracewire}, {@link ExtcapInstaller#packagedScript}), the Lua
+ * runtime alone (installed as {@code lua/tracewire.lua}, {@link DissectorGenerator#runtimeOnly}: the files of
+ * {@code lua/runtime/} concatenated) and the icon theme folders ({@code icons/NxN/apps/tracewire.png} from {@code icons/png/tracewire-N.png}).
  * Runs at build time (dist/pom.xml, phase prepare-package); jdeb packs the results.
  */
 public final class PackageFiles {
@@ -59,9 +61,10 @@ public final class PackageFiles {
         List<Path> pages = manPages(cl, out.resolve("man"));
         Path completion = write(out.resolve("completion/tracewire"), AutoComplete.bash("tracewire", cl));
         Path extcap = write(out.resolve("extcap/tracewire"), ExtcapInstaller.packagedScript(LAUNCHER, version));
+        Path runtime = write(out.resolve("lua/tracewire.lua"), DissectorGenerator.runtimeOnly());
         int icons = icons(repo.resolve("icons/png"), out.resolve("icons"));
         System.out.println("PackageFiles: " + pages.size() + " man pages, " + completion + ", " + extcap + ", "
-                + icons + " icon sizes");
+                + runtime + ", " + icons + " icon sizes");
     }
 
     /**

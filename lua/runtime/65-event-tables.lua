@@ -1,0 +1,4 @@
+-- 65-event-tables.lua: the generator writes one EV { ... } per event between these markers (in a
+-- generated plugin, in place of this file); the runtime alone has none.
+-- ======================== EVENT TABLES BEGIN ========================
+-- ======================== EVENT TABLES END ==========================
