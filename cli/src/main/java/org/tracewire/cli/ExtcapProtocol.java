@@ -11,6 +11,7 @@ import org.tracewire.capture.EventSelection;
 import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.FrameEncoder;
 
 /**
  * The text of tracewire's Wireshark extcap: what it answers to {@code --extcap-interfaces},
@@ -32,7 +33,7 @@ public final class ExtcapProtocol {
     /** Events captured when none are configured. */
     public static final String DEFAULT_EVENTS = "sched:sched_switch,sched:sched_wakeup";
     /** DLT 162, LINKTYPE_USER15: bare tracewire frames ({@code docs/wire-format.md} §1), as the capture streams them. */
-    public static final int DLT_TRACEWIRE = 162;
+    public static final int DLT_TRACEWIRE = FrameEncoder.LINKTYPE;
 
     /**
      * Why a capture filter is refused, for an interface: tracewire filters in the kernel, per event.

@@ -32,14 +32,6 @@ import org.tracewire.wire.FrameEncoder;
 public final class PcapngWriter implements AutoCloseable {
     /** LINKTYPE_ETHERNET: IEEE 802.3 Ethernet frames without FCS. */
     public static final int LINKTYPE_ETHERNET = 1;
-    /**
-     * LINKTYPE_USER15, the link type of bare tracewire frames: {@link FrameEncoder#LINKTYPE}, the one
-     * definition (a fact of the wire format). Kept for the callers outside core until they use that.
-     *
-     * @deprecated use {@link FrameEncoder#LINKTYPE}
-     */
-    @Deprecated
-    public static final int LINKTYPE_TRACEWIRE = FrameEncoder.LINKTYPE;
 
     static final int SHB = 0x0A0D0D0A, IDB = 1, ISB = 5, EPB = 6;
     static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;

@@ -19,7 +19,6 @@ import org.tracewire.capture.FrameOutput;
 import org.tracewire.capture.FrameOutputs;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngPacketReader;
-import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
@@ -374,8 +373,8 @@ public final class RemoteCapture {
     /** Null when the stream's header is what a remote tracewire sends, else what is wrong. */
     private static String checkHeader(PcapngPacketReader r) {
         InterfaceInfo i = r.interfaces().get(0);
-        if (i.linkType() != PcapngWriter.LINKTYPE_TRACEWIRE) {
-            return "interface link type " + i.linkType() + " is not tracewire's (" + PcapngWriter.LINKTYPE_TRACEWIRE
+        if (i.linkType() != FrameEncoder.LINKTYPE) {
+            return "interface link type " + i.linkType() + " is not tracewire's (" + FrameEncoder.LINKTYPE
                     + "): is the remote tracewire of another version?";
         }
         if (!r.section().userApplication().startsWith("tracewire")) {
