@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
-import org.tracewire.wire.FrameEncoder;
 
 /**
  * Writes a pcapng file (draft-ietf-opsawg-pcapng): one Section Header Block (options from
