@@ -117,7 +117,8 @@ public final class CaptureView extends BorderPane {
 
         Button start = new Button("Start");
         start.setId("capture-start");
-        start.setDefaultButton(true);
+        // not the default button: Enter in a text box of this view (the table's filter, find, the
+        // outputs) must never start a capture, which may ask for a password and starts tracing
         start.setOnAction(e -> vm.start());
         start.setTooltip(new javafx.scene.control.Tooltip("Starts the capture (the first start launches the privileged backend)"));
         start.disableProperty().bind(vm.runningProperty().or(vm.busyProperty()));
@@ -394,6 +395,12 @@ public final class CaptureView extends BorderPane {
         filter.setId("capture-filter");
         filter.setPromptText("Filter (kernel syntax), e.g.  common_pid == 1 && prev_state & 1,  COMM ~ \"kwork*\",  CPU == 0");
         filter.textProperty().bindBidirectional(tv.filterTextProperty());
+        // the filter applies as it is typed: Enter only ends the typing, it goes to no button
+        filter.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode() == KeyCode.ENTER) {
+                e.consume();
+            }
+        });
         HBox.setHgrow(filter, Priority.ALWAYS);
         Button event = new Button();
         event.setId("capture-filter-event");

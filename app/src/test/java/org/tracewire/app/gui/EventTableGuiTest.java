@@ -195,4 +195,22 @@ class EventTableGuiTest {
         assertTrue(fx(() -> vm.table().getItems().stream().allMatch(x -> x.pid() == r.pid()
                 && x.event().equals(vm.table().eventRestrictionProperty().get()))));
     }
+
+    @Test
+    void enterInTheFilterBoxDoesNotStartACapture(FxRobot robot) throws Exception {
+        robot.interact(() -> vm.addEvent("sched:sched_switch", ""));
+        vm.accept(TestRows.fixture());
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        String before = fx(() -> vm.statusProperty().get());
+        robot.clickOn("#capture-filter").write("common_pid == 1").type(KeyCode.ENTER);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("common_pid == 1", fx(() -> vm.table().filterTextProperty().get()));
+        assertEquals(before, fx(() -> vm.statusProperty().get()), "no start was asked for");
+        assertEquals(false, fx(() -> vm.busyProperty().get() || vm.runningProperty().get()));
+        // nor from another text box of the view
+        robot.clickOn("#capture-pcapng").write("/tmp/x.pcapng").type(KeyCode.ENTER);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(before, fx(() -> vm.statusProperty().get()), "no start was asked for");
+    }
 }
