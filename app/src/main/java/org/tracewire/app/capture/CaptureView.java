@@ -404,12 +404,14 @@ public final class CaptureView extends BorderPane {
         HBox.setHgrow(filter, Priority.ALWAYS);
         Button event = new Button();
         event.setId("capture-filter-event");
+        event.setMnemonicParsing(false); // an event name, underscores and all
         event.textProperty().bind(Bindings.concat("event: ", tv.eventRestrictionProperty(), "  ✕"));
         event.visibleProperty().bind(tv.eventRestrictionProperty().isNotNull());
         event.managedProperty().bind(event.visibleProperty());
         event.setOnAction(e -> tv.eventRestrictionProperty().set(null));
         Button thread = new Button();
         thread.setId("capture-filter-thread");
+        thread.setMnemonicParsing(false);
         thread.textProperty().bind(Bindings.createStringBinding(() -> "thread " + tv.threadProperty().get() + "  ✕",
                 tv.threadProperty()));
         thread.visibleProperty().bind(tv.threadProperty().isNotNull());
@@ -507,6 +509,9 @@ public final class CaptureView extends BorderPane {
 
     private static MenuItem item(String text, String id, Runnable action) {
         MenuItem m = new MenuItem(text);
+        // the labels carry event and task names ("sched:sched_switch", "kworker/u8:1_x"): an
+        // underscore is text, not a mnemonic marker
+        m.setMnemonicParsing(false);
         m.setId(id);
         m.setOnAction(e -> action.run());
         return m;
