@@ -246,12 +246,14 @@ public final class CaptureView extends BorderPane {
         follow.setId("capture-follow");
         follow.setTooltip(new javafx.scene.control.Tooltip("Keeps the newest row in sight; selecting or scrolling pauses it"));
         follow.selectedProperty().bindBidirectional(tv.followProperty());
+        follow.visibleProperty().bind(tv.liveProperty()); // an opened file has no newest row to follow
+        follow.managedProperty().bind(follow.visibleProperty());
         this.follow = follow;
         Button paused = new Button();
         paused.setId("capture-paused");
         paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
                 tv.newWhilePausedProperty().get()), tv.newWhilePausedProperty()));
-        paused.visibleProperty().bind(tv.followProperty().not());
+        paused.visibleProperty().bind(tv.liveProperty().and(tv.followProperty().not()));
         paused.managedProperty().bind(paused.visibleProperty());
         paused.setStyle("-fx-base: #ffe08a;");
         paused.setOnAction(e -> {

@@ -163,6 +163,18 @@ public final class CaptureViewModel {
         return backend ? "backend idle" : "no backend";
     }
 
+    /**
+     * The status bar's event count: {@code "reading… N events so far"} while a file is read (the
+     * rows that reached the views), else the capture's or the file's total, {@code "N events"}.
+     */
+    public javafx.beans.binding.StringBinding eventsStatus() {
+        return eventsStatus;
+    }
+
+    private final javafx.beans.binding.StringBinding eventsStatus = javafx.beans.binding.Bindings.createStringBinding(
+            () -> opening.get() ? String.format("reading… %,d events so far", received.get())
+                    : String.format("%,d events", eventCount.get()), opening, received, eventCount);
+
     /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
     public StringProperty backendStateProperty() {
         return backendState;
@@ -214,6 +226,9 @@ public final class CaptureViewModel {
         opening.set(true);
         resetCounters();
         outputPcapng.set("");
+        // a file is read from its first event on: the table stays there instead of following
+        table.liveProperty().set(false);
+        table.followProperty().set(false);
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
         RowRecords rr = records;
@@ -376,6 +391,8 @@ public final class CaptureViewModel {
         }
         records.useFile(null, null);
         sourceFile.set("");
+        table.liveProperty().set(true);
+        table.followProperty().set(true);
         frameRows = new FrameRows();
         if (events.isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");

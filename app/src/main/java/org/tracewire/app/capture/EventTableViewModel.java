@@ -62,6 +62,7 @@ public final class EventTableViewModel {
     private final StringProperty eventRestriction = new SimpleStringProperty(null);
     private final ObjectProperty<Integer> thread = new SimpleObjectProperty<>(null);
     private final BooleanProperty follow = new SimpleBooleanProperty(true);
+    private final BooleanProperty live = new SimpleBooleanProperty(true);
     private final LongProperty newWhilePaused = new SimpleLongProperty();
     private final ObjectProperty<TimeMode> timeMode = new SimpleObjectProperty<>(TimeMode.ABSOLUTE);
     private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
@@ -107,7 +108,7 @@ public final class EventTableViewModel {
         if (origin == Long.MIN_VALUE && !batch.isEmpty()) {
             origin = batch.get(0).ts();
         }
-        if (!follow.get()) {
+        if (live.get() && !follow.get()) {
             long shown = 0;
             Predicate<? super EventRow> p = filtered.getPredicate();
             for (EventRow r : batch) {
@@ -369,7 +370,15 @@ public final class EventTableViewModel {
         return follow;
     }
 
-    /** Rows shown that arrived while following was paused. */
+    /**
+     * True while the rows come from a live capture (the default), false for an opened file: a file's
+     * table starts at its first event and does not follow, and "new while paused" counts nothing.
+     */
+    public BooleanProperty liveProperty() {
+        return live;
+    }
+
+    /** Rows shown that arrived while following was paused (live captures only). */
     public LongProperty newWhilePausedProperty() {
         return newWhilePaused;
     }

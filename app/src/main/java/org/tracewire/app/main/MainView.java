@@ -95,8 +95,7 @@ public final class MainView extends BorderPane {
         backend.setTooltip(new javafx.scene.control.Tooltip("The privileged capture backend: started by the first capture"));
         Label events = new Label();
         events.setId("status-events");
-        events.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
-                () -> String.format("%,d events", c.eventCountProperty().get()), c.eventCountProperty()));
+        events.textProperty().bind(c.eventsStatus());
         Label lost = new Label();
         lost.setId("status-lost");
         lost.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
