@@ -265,18 +265,26 @@ public final class CaptureView extends BorderPane {
         ChoiceBox<EventTableViewModel.TimeMode> timeMode = new ChoiceBox<>(
                 FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
         timeMode.setId("capture-time-mode");
-        timeMode.setTooltip(new javafx.scene.control.Tooltip("Absolute: time of day; relative: seconds since the first event"));
+        timeMode.setTooltip(new javafx.scene.control.Tooltip("Absolute: the time of day (a trace.dat's times are seconds "
+                + "since boot); relative: seconds since the first event"));
         timeMode.valueProperty().bindBidirectional(tv.timeModeProperty());
         timeMode.setConverter(new javafx.util.StringConverter<>() {
             @Override
             public String toString(EventTableViewModel.TimeMode m) {
-                return m == EventTableViewModel.TimeMode.RELATIVE ? "Time: relative (s)" : "Time: absolute";
+                return tv.timeModeLabel(m);
             }
 
             @Override
             public EventTableViewModel.TimeMode fromString(String s) {
                 return null;
             }
+        });
+        tv.wallClockProperty().addListener((o, a, b) -> {
+            // the labels and the column follow the file's clock
+            var mode = timeMode.getValue();
+            timeMode.setItems(FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
+            timeMode.setValue(mode);
+            table.refresh();
         });
         tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
         Button export = new Button("Export…");

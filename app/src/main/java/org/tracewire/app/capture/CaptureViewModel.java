@@ -71,6 +71,8 @@ public final class CaptureViewModel {
     private final BooleanProperty opening = new SimpleBooleanProperty();
     private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
     private RowRecords records = RowRecords.none();
+    /** Whether the rows queued carry wall-clock times, set off the UI thread; flush hands it to the table first. */
+    private volatile Boolean pendingWallClock;
     /** Decodes the frames the backend streams; a new one per capture (its context starts afresh). */
     private volatile FrameRows frameRows = new FrameRows();
 
@@ -87,7 +89,11 @@ public final class CaptureViewModel {
         @Override
         public void onFrames(List<java.nio.ByteBuffer> frames) {
             FrameRows f = frameRows;
-            accept(f.rows(frames));
+            List<EventRow> rows = f.rows(frames);
+            if (!f.wallClock()) {
+                pendingWallClock = false;
+            }
+            accept(rows);
         }
 
         @Override
@@ -235,6 +241,7 @@ public final class CaptureViewModel {
         executor.execute(() -> {
             try (FileRows in = FileRows.open(file)) {
                 rr.useFile(in.catalog(), null);
+                pendingWallClock = in.wallClock();
                 long n = in.readAll(this::offer, () -> openGeneration.get() != gen);
                 StringBuilder sb = new StringBuilder();
                 sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
@@ -393,6 +400,7 @@ public final class CaptureViewModel {
         sourceFile.set("");
         table.liveProperty().set(true);
         table.followProperty().set(true);
+        table.wallClockProperty().set(true);
         frameRows = new FrameRows();
         if (events.isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");
@@ -493,6 +501,11 @@ public final class CaptureViewModel {
 
     /** Moves queued events and counters into the observable state: call once per UI pulse. */
     public void flush() {
+        Boolean wall = pendingWallClock;
+        if (wall != null) {
+            pendingWallClock = null;
+            table.wallClockProperty().set(wall);
+        }
         List<EventRow> batch;
         long rec;
         synchronized (lock) {

@@ -45,7 +45,10 @@ import org.tracewire.record.EventRecord;
 public final class EventTableViewModel {
     /** How the time column shows time stamps. */
     public enum TimeMode {
-        /** Time of day with ns. */
+        /**
+         * The time stamp itself: the time of day with ns when the rows' times are wall clock, else
+         * (a trace.dat, a raw-clock capture: the trace clock) seconds since boot with ns.
+         */
         ABSOLUTE,
         /** Seconds since the first event of the capture. */
         RELATIVE
@@ -63,6 +66,7 @@ public final class EventTableViewModel {
     private final ObjectProperty<Integer> thread = new SimpleObjectProperty<>(null);
     private final BooleanProperty follow = new SimpleBooleanProperty(true);
     private final BooleanProperty live = new SimpleBooleanProperty(true);
+    private final BooleanProperty wallClock = new SimpleBooleanProperty(true);
     private final LongProperty newWhilePaused = new SimpleLongProperty();
     private final ObjectProperty<TimeMode> timeMode = new SimpleObjectProperty<>(TimeMode.ABSOLUTE);
     private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
@@ -241,7 +245,24 @@ public final class EventTableViewModel {
             long d = r.ts() - (origin == Long.MIN_VALUE ? r.ts() : origin);
             return String.format("%s%d.%09d", d < 0 ? "-" : "", Math.abs(d) / 1_000_000_000L, Math.abs(d) % 1_000_000_000L);
         }
-        return r.time();
+        return wallClock.get() ? r.time() : r.bootTime();
+    }
+
+    /** The time column's choice as the user reads it: what {@link TimeMode#ABSOLUTE} means for these rows. */
+    public String timeModeLabel(TimeMode m) {
+        if (m == TimeMode.RELATIVE) {
+            return "Time: relative (s)";
+        }
+        return wallClock.get() ? "Time: absolute" : "Time: since boot (s)";
+    }
+
+    /**
+     * True when the rows' times are ns since the Unix epoch (core's {@code RecordInput.wallClock()}:
+     * a pcapng without the raw-clock flag, a live capture); false for the trace clock (a trace.dat),
+     * whose times are shown as seconds since boot, as {@code report} prints them.
+     */
+    public BooleanProperty wallClockProperty() {
+        return wallClock;
     }
 
     /** Rows as text: one line per row, columns separated by tabs, as the table shows them. */
