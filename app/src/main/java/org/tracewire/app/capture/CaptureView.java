@@ -81,6 +81,23 @@ public final class CaptureView extends BorderPane {
             }
         });
         remove.disableProperty().bind(events.getSelectionModel().selectedItemProperty().isNull().or(vm.runningProperty()));
+        Button edit = new Button("Edit filter…");
+        edit.setId("capture-edit-filter");
+        edit.setTooltip(new javafx.scene.control.Tooltip("Reopens the selected event's filter in the Filter builder "
+                + "(double-click does the same); Use in capture there replaces it"));
+        edit.setOnAction(e -> {
+            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            if (s != null) {
+                editFilter.accept(s);
+            }
+        });
+        edit.disableProperty().bind(events.getSelectionModel().selectedItemProperty().isNull().or(vm.runningProperty()));
+        events.setOnMouseClicked(e -> {
+            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            if (e.getClickCount() == 2 && s != null && !vm.runningProperty().get()) {
+                editFilter.accept(s);
+            }
+        });
 
         TextField iface = new TextField();
         iface.setId("capture-iface");
@@ -158,7 +175,7 @@ public final class CaptureView extends BorderPane {
         HBox buttons = new HBox(8, start, stop, spinner, cancel);
         buttons.setAlignment(Pos.CENTER_LEFT);
         VBox left = new VBox(8,
-                new TitledPane("Events", new VBox(4, events, remove)),
+                new TitledPane("Events", new VBox(4, events, new HBox(8, remove, edit))),
                 new TitledPane("Outputs", outputs),
                 buttons, status,
                 new TitledPane("Counters", counters));
@@ -587,6 +604,12 @@ public final class CaptureView extends BorderPane {
     }
 
     private java.util.function.BiConsumer<String, Long> showInWireshark = (f, n) -> { };
+    private java.util.function.Consumer<CaptureEventSpec> editFilter = s -> { };
+
+    /** @param action reopens a capture event's filter in the filter builder ("Edit filter…", double-click) */
+    public void setEditFilter(java.util.function.Consumer<CaptureEventSpec> action) {
+        this.editFilter = action;
+    }
 
     /** @param action opens a pcapng in Wireshark at a frame ("Show in Wireshark" in the context menu) */
     public void setShowInWireshark(java.util.function.BiConsumer<String, Long> action) {

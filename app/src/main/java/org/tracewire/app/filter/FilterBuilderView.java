@@ -61,6 +61,7 @@ public final class FilterBuilderView extends BorderPane {
         head.setAlignment(Pos.CENTER_LEFT);
         TextField text = new TextField();
         text.setId("filter-text");
+        text.textProperty().bindBidirectional(vm.textProperty());
         text.setPromptText("type or paste a kernel filter, e.g. prev_pid == 1 && next_comm ~ \"bash*\"");
         text.setStyle("-fx-font-family: monospace;");
         HBox.setHgrow(text, Priority.ALWAYS);

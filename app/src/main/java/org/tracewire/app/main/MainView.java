@@ -65,6 +65,11 @@ public final class MainView extends BorderPane {
         histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
+        capture.setEditFilter(spec -> {
+            if (vm.editCaptureFilter(spec)) {
+                tabs.getSelectionModel().select(filter);
+            }
+        });
         setCenter(tabs);
         setTop(menuBar(vm, captureTab));
         setBottom(statusBar(vm));

@@ -185,6 +185,30 @@ public final class MainViewModel {
     }
 
     /**
+     * Reopens a capture event's filter in the filter builder: the builder takes the event (its
+     * format from the tree browsed) and the filter's text, loaded into rows; "Use in capture" then
+     * replaces the event's filter. A filter that does not load stays in the text box with its error.
+     *
+     * @param spec an event of the capture list
+     * @return true when the builder now holds the event (show it), false when its format is not known here
+     */
+    public boolean editCaptureFilter(CaptureEventSpec spec) {
+        var format = org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs).apply(spec.event());
+        if (format == null) {
+            message.set("cannot edit the filter of " + spec.event() + ": the tree browsed has no such event");
+            return false;
+        }
+        filter.eventProperty().set(format);
+        filter.textProperty().set(spec.filter());
+        if (filter.load(spec.filter())) {
+            message.set("editing the filter of " + spec.event() + " (Use in capture replaces it)");
+        } else {
+            message.set("the filter of " + spec.event() + " does not load: " + filter.loadErrorProperty().get());
+        }
+        return true;
+    }
+
+    /**
      * Restores the setup the app had when it last closed ({@link SessionStore#lastSession()}), read
      * in the background. Applied only while the capture list is still empty (a session opened or
      * events added meanwhile win).
