@@ -84,6 +84,7 @@ public final class MainViewModel {
         browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
         wireshark.pcapngProperty().bind(capture.pcapngProperty());
+        wireshark.openedFileProperty().bind(capture.sourceFileProperty());
         browser.detailsProperty().addListener((o, a, d) -> {
             if (d != null) {
                 filter.eventProperty().set(d.format());
