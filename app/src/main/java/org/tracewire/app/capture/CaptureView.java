@@ -28,7 +28,6 @@ import javafx.scene.control.ListView;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
-import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.TitledPane;
 import javafx.scene.layout.BorderPane;
@@ -250,11 +249,12 @@ public final class CaptureView extends BorderPane {
                 e.consume();
             }
         });
-        TextArea fields = new TextArea();
+        javafx.scene.control.TreeView<String> fields = new javafx.scene.control.TreeView<>();
         fields.setId("capture-fields");
-        fields.setEditable(false);
+        fields.setShowRoot(false);
         fields.setStyle("-fx-font-family: monospace;");
-        fields.textProperty().bind(vm.selectedFieldsProperty());
+        fields.setRoot(new javafx.scene.control.TreeItem<>());
+        vm.selectedDetailsProperty().addListener((o, a, b) -> fields.getRoot().getChildren().setAll(treeItems(b)));
         Label rows = new Label();
         rows.setId("capture-rows");
         rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d rows (latest %,d)",
@@ -542,6 +542,18 @@ public final class CaptureView extends BorderPane {
         m.setId(id);
         m.setOnAction(e -> action.run());
         return m;
+    }
+
+    /** The details' tree items, sections expanded. */
+    private static java.util.List<javafx.scene.control.TreeItem<String>> treeItems(java.util.List<EventDetailTree.Node> nodes) {
+        java.util.List<javafx.scene.control.TreeItem<String>> out = new java.util.ArrayList<>();
+        for (EventDetailTree.Node n : nodes) {
+            javafx.scene.control.TreeItem<String> item = new javafx.scene.control.TreeItem<>(n.text());
+            item.getChildren().setAll(treeItems(n.children()));
+            item.setExpanded(!n.children().isEmpty() && !n.name().equals("flags"));
+            out.add(item);
+        }
+        return out;
     }
 
     private java.util.List<EventRow> selectedInOrder(EventTableViewModel tv) {

@@ -18,6 +18,7 @@ import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.protocol.BackendClient;
+import org.tracewire.record.EventRecord;
 import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
 import org.tracewire.app.util.TaskExecutor;
@@ -138,7 +139,10 @@ public final class CaptureViewModel {
         this.backend = backend;
         this.table = new EventTableViewModel(rows, executor);
         this.selected = table.selectedProperty();
-        selected.addListener((o, a, b) -> selectedFields.set(b == null ? "" : b.fieldsText()));
+        selected.addListener((o, a, b) -> {
+            selectedFields.set(b == null ? "" : b.fieldsText());
+            selectedDetails.set(b == null ? List.of() : details(b));
+        });
         javafx.beans.InvalidationListener state = o -> backendState.set(
                 backendState(opening.get(), busy.get(), running.get(), hasBackend()));
         opening.addListener(state);
@@ -643,6 +647,25 @@ public final class CaptureViewModel {
     /** The selected row (the event table's selection). */
     public ObjectProperty<EventRow> selectedProperty() {
         return selected;
+    }
+
+    private final ObjectProperty<List<EventDetailTree.Node>> selectedDetails =
+            new javafx.beans.property.SimpleObjectProperty<>(List.of());
+    private final EventDetailTree detailTree = new EventDetailTree();
+
+    private List<EventDetailTree.Node> details(EventRow row) {
+        EventRecord rec;
+        try {
+            rec = records.record(row);
+        } catch (RuntimeException e) { // fields that do not fit the format: the tree shows them raw
+            rec = null;
+        }
+        return detailTree.of(row, rec, table.timeText(row));
+    }
+
+    /** The selected row's details as a tree ({@link EventDetailTree}), empty when none is selected. */
+    public ObjectProperty<List<EventDetailTree.Node>> selectedDetailsProperty() {
+        return selectedDetails;
     }
 
     /** The selected row's fields, one per line. */

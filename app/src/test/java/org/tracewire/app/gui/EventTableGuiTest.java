@@ -252,4 +252,24 @@ class EventTableGuiTest {
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(fx(() -> shownTexts(robot)).contains("event: sched:sched_switch  ✕"), "the restriction's button");
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theDetailsPaneIsATreeOfTheSelectedEvent(FxRobot robot) throws Exception {
+        vm.accept(List.of(TestRows.sw(1_700_000_000_000_100_000L, 0, 77, "kworker_u8", 78, "x")));
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        robot.clickOn(visibleRow(robot, 0));
+        WaitForAsyncUtils.waitForFxEvents();
+        javafx.scene.control.TreeView<String> tree = robot.lookup("#capture-fields").queryAs(javafx.scene.control.TreeView.class);
+        List<String> top = fx(() -> tree.getRoot().getChildren().stream().map(javafx.scene.control.TreeItem::getValue).toList());
+        assertEquals(List.of("Event: sched:sched_switch", "Common fields", "sched_switch fields",
+                "Kernel text: prev_comm=kworker_u8 prev_pid=77 ==> next_comm=x next_pid=78"), top);
+        List<String> common = fx(() -> tree.getRoot().getChildren().get(1).getChildren().stream()
+                .map(javafx.scene.control.TreeItem::getValue).toList());
+        assertEquals(List.of("cpu: 0", "pid: 77", "comm: kworker_u8"), common.subList(1, 4));
+        assertTrue(fx(() -> tree.getRoot().getChildren().get(2).isExpanded()), "the fields are shown");
+        assertTrue(robot.lookup((javafx.scene.control.TreeCell<String> c) -> "prev_comm: kworker_u8".equals(c.getText()))
+                .tryQuery().isPresent(), "the field's line is drawn");
+    }
 }
