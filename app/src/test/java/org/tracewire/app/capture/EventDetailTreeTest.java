@@ -121,4 +121,25 @@ class EventDetailTreeTest {
         assertNull(child(top.get(2), "prev_pid").raw());
         assertNotNull(child(top.get(1), "time").raw());
     }
+
+    @Test
+    void aSyscallsPointerArgumentShowsInHexAsTheKernelPrintsIt() {
+        var format = TestRows.snapshot().format("syscalls", "sys_enter_openat");
+        java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
+        fields.put("__syscall_nr", "257");
+        fields.put("dfd", "4294967196");
+        fields.put("filename", "94922916465744");
+        fields.put("flags", "577");
+        fields.put("mode", "438");
+        var rec = org.tracewire.record.RecordEncoder.encode(format, RowRecords.DEFAULT_LAYOUT, 1, 5, 42, fields);
+        StringBuilder text = new StringBuilder();
+        org.tracewire.tracetext.SyscallText.append(text, rec);
+        EventRow r = new EventRow(5, 1, 42, "cat", format.fullName(), text.toString(), org.tracewire.record.RecordValues.strings(rec));
+        EventDetailTree.Node own = new EventDetailTree().of(r, rec, "t").get(2);
+        EventDetailTree.Node filename = child(own, "filename");
+        assertEquals("0x" + Long.toHexString(94922916465744L), filename.shown(), text.toString());
+        assertEquals("94922916465744", filename.raw());
+        assertEquals("filename: 0x" + Long.toHexString(94922916465744L) + "   [raw 94922916465744]", filename.text());
+        assertEquals("0x241", child(own, "flags").shown());
+    }
 }
