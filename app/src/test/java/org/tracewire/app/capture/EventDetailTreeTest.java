@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,14 +40,8 @@ class EventDetailTreeTest {
 
     @Test
     void commonFieldsFirstThenEachFieldAsTheKernelPrintsItWithItsRawValue() throws Exception {
-        Path file = dir.resolve("sched.dat");
-        try (InputStream in = EventDetailTreeTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.dat")) {
-            Files.copy(in, file);
-        }
-        List<String> report;
-        try (InputStream in = EventDetailTreeTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.report.txt")) {
-            report = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-        }
+        Path file = TestRows.schedDat(dir);
+        List<String> report = TestRows.schedReport();
         List<EventRow> rows = read(file);
         assertEquals(report.size(), rows.size());
         EventDetailTree tree = new EventDetailTree();

@@ -215,10 +215,7 @@ class MainViewModelTest {
         w.open();
         assertEquals(List.of(ws.toString(), "-r", file.toAbsolutePath().toString()), started.get(4));
         // a trace.dat is not offered to Wireshark
-        Path dat = dir.resolve("sched.dat");
-        try (java.io.InputStream in = MainViewModelTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.dat")) {
-            java.nio.file.Files.copy(in, dat);
-        }
+        Path dat = org.tracewire.app.capture.TestRows.schedDat(dir);
         vm.openFile(dat);
         w.open();
         assertEquals(5, started.size(), "nothing started for a trace.dat");

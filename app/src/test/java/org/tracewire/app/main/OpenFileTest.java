@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -87,14 +85,8 @@ class OpenFileTest {
 
     @Test
     void aTraceDatOpensWithItsOwnFormatsAndTaskNames() throws IOException {
-        Path file = dir.resolve("sched.dat");
-        try (InputStream in = OpenFileTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.dat")) {
-            Files.copy(in, file);
-        }
-        List<String> report;
-        try (InputStream in = OpenFileTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.report.txt")) {
-            report = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-        }
+        Path file = org.tracewire.app.capture.TestRows.schedDat(dir);
+        List<String> report = org.tracewire.app.capture.TestRows.schedReport();
         MainViewModel vm = vm();
         List<EventRow> seen = sink(vm);
         vm.openFile(file);
