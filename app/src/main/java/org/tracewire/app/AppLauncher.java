@@ -46,9 +46,7 @@ public final class AppLauncher implements DesktopApp {
     @Override
     public int launch(String view, boolean screenshotMode, Path file) {
         openFile = file;
-        if (view != null && !view.isBlank()) {
-            startPage = MainView.Page.valueOf(view.strip().toUpperCase(Locale.ROOT));
-        }
+        startPage = firstPage(view, file);
         AppLauncher.screenshotMode = screenshotMode;
         if (!hasGtk3()) {
             System.err.println("tracewire: the desktop app needs GTK 3 (JavaFX's toolkit on Linux); install it with:");
@@ -83,6 +81,22 @@ public final class AppLauncher implements DesktopApp {
     /** The file given with {@code --open}, or null. */
     public static Path openFile() {
         return openFile;
+    }
+
+    /**
+     * The page the window opens on: the one asked for, else the events of a file given with
+     * {@code --open} (the capture view), else the start page.
+     *
+     * @param view a view name as {@link #launch(String, boolean)} takes it, or null / blank
+     * @param file the file to open, or null
+     * @return the page
+     * @throws IllegalArgumentException for an unknown view name
+     */
+    public static MainView.Page firstPage(String view, Path file) {
+        if (view != null && !view.isBlank()) {
+            return MainView.Page.valueOf(view.strip().toUpperCase(Locale.ROOT));
+        }
+        return file != null ? MainView.Page.CAPTURE : MainView.Page.START;
     }
 
     /** The page shown first. */

@@ -28,7 +28,6 @@ import javafx.scene.control.ListView;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
-import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.TitledPane;
 import javafx.scene.layout.BorderPane;
@@ -81,6 +80,23 @@ public final class CaptureView extends BorderPane {
             }
         });
         remove.disableProperty().bind(events.getSelectionModel().selectedItemProperty().isNull().or(vm.runningProperty()));
+        Button edit = new Button("Edit filter…");
+        edit.setId("capture-edit-filter");
+        edit.setTooltip(new javafx.scene.control.Tooltip("Reopens the selected event's filter in the Filter builder "
+                + "(double-click does the same); Use in capture there replaces it"));
+        edit.setOnAction(e -> {
+            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            if (s != null) {
+                editFilter.accept(s);
+            }
+        });
+        edit.disableProperty().bind(events.getSelectionModel().selectedItemProperty().isNull().or(vm.runningProperty()));
+        events.setOnMouseClicked(e -> {
+            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            if (e.getClickCount() == 2 && s != null && !vm.runningProperty().get()) {
+                editFilter.accept(s);
+            }
+        });
 
         TextField iface = new TextField();
         iface.setId("capture-iface");
@@ -117,7 +133,8 @@ public final class CaptureView extends BorderPane {
 
         Button start = new Button("Start");
         start.setId("capture-start");
-        start.setDefaultButton(true);
+        // not the default button: Enter in a text box of this view (the table's filter, find, the
+        // outputs) must never start a capture, which may ask for a password and starts tracing
         start.setOnAction(e -> vm.start());
         start.setTooltip(new javafx.scene.control.Tooltip("Starts the capture (the first start launches the privileged backend)"));
         start.disableProperty().bind(vm.runningProperty().or(vm.busyProperty()));
@@ -157,7 +174,7 @@ public final class CaptureView extends BorderPane {
         HBox buttons = new HBox(8, start, stop, spinner, cancel);
         buttons.setAlignment(Pos.CENTER_LEFT);
         VBox left = new VBox(8,
-                new TitledPane("Events", new VBox(4, events, remove)),
+                new TitledPane("Events", new VBox(4, events, new HBox(8, remove, edit))),
                 new TitledPane("Outputs", outputs),
                 buttons, status,
                 new TitledPane("Counters", counters));
@@ -232,11 +249,12 @@ public final class CaptureView extends BorderPane {
                 e.consume();
             }
         });
-        TextArea fields = new TextArea();
+        javafx.scene.control.TreeView<String> fields = new javafx.scene.control.TreeView<>();
         fields.setId("capture-fields");
-        fields.setEditable(false);
+        fields.setShowRoot(false);
         fields.setStyle("-fx-font-family: monospace;");
-        fields.textProperty().bind(vm.selectedFieldsProperty());
+        fields.setRoot(new javafx.scene.control.TreeItem<>());
+        vm.selectedDetailsProperty().addListener((o, a, b) -> fields.getRoot().getChildren().setAll(treeItems(b)));
         Label rows = new Label();
         rows.setId("capture-rows");
         rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d rows (latest %,d)",
@@ -245,12 +263,14 @@ public final class CaptureView extends BorderPane {
         follow.setId("capture-follow");
         follow.setTooltip(new javafx.scene.control.Tooltip("Keeps the newest row in sight; selecting or scrolling pauses it"));
         follow.selectedProperty().bindBidirectional(tv.followProperty());
+        follow.visibleProperty().bind(tv.liveProperty()); // an opened file has no newest row to follow
+        follow.managedProperty().bind(follow.visibleProperty());
         this.follow = follow;
         Button paused = new Button();
         paused.setId("capture-paused");
         paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
                 tv.newWhilePausedProperty().get()), tv.newWhilePausedProperty()));
-        paused.visibleProperty().bind(tv.followProperty().not());
+        paused.visibleProperty().bind(tv.liveProperty().and(tv.followProperty().not()));
         paused.managedProperty().bind(paused.visibleProperty());
         paused.setStyle("-fx-base: #ffe08a;");
         paused.setOnAction(e -> {
@@ -262,18 +282,26 @@ public final class CaptureView extends BorderPane {
         ChoiceBox<EventTableViewModel.TimeMode> timeMode = new ChoiceBox<>(
                 FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
         timeMode.setId("capture-time-mode");
-        timeMode.setTooltip(new javafx.scene.control.Tooltip("Absolute: time of day; relative: seconds since the first event"));
+        timeMode.setTooltip(new javafx.scene.control.Tooltip("Absolute: the time of day (a trace.dat's times are seconds "
+                + "since boot); relative: seconds since the first event"));
         timeMode.valueProperty().bindBidirectional(tv.timeModeProperty());
         timeMode.setConverter(new javafx.util.StringConverter<>() {
             @Override
             public String toString(EventTableViewModel.TimeMode m) {
-                return m == EventTableViewModel.TimeMode.RELATIVE ? "Time: relative (s)" : "Time: absolute";
+                return tv.timeModeLabel(m);
             }
 
             @Override
             public EventTableViewModel.TimeMode fromString(String s) {
                 return null;
             }
+        });
+        tv.wallClockProperty().addListener((o, a, b) -> {
+            // the labels and the column follow the file's clock
+            var mode = timeMode.getValue();
+            timeMode.setItems(FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
+            timeMode.setValue(mode);
+            table.refresh();
         });
         tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
         Button export = new Button("Export…");
@@ -394,15 +422,23 @@ public final class CaptureView extends BorderPane {
         filter.setId("capture-filter");
         filter.setPromptText("Filter (kernel syntax), e.g.  common_pid == 1 && prev_state & 1,  COMM ~ \"kwork*\",  CPU == 0");
         filter.textProperty().bindBidirectional(tv.filterTextProperty());
+        // the filter applies as it is typed: Enter only ends the typing, it goes to no button
+        filter.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode() == KeyCode.ENTER) {
+                e.consume();
+            }
+        });
         HBox.setHgrow(filter, Priority.ALWAYS);
         Button event = new Button();
         event.setId("capture-filter-event");
+        event.setMnemonicParsing(false); // an event name, underscores and all
         event.textProperty().bind(Bindings.concat("event: ", tv.eventRestrictionProperty(), "  ✕"));
         event.visibleProperty().bind(tv.eventRestrictionProperty().isNotNull());
         event.managedProperty().bind(event.visibleProperty());
         event.setOnAction(e -> tv.eventRestrictionProperty().set(null));
         Button thread = new Button();
         thread.setId("capture-filter-thread");
+        thread.setMnemonicParsing(false);
         thread.textProperty().bind(Bindings.createStringBinding(() -> "thread " + tv.threadProperty().get() + "  ✕",
                 tv.threadProperty()));
         thread.visibleProperty().bind(tv.threadProperty().isNotNull());
@@ -500,9 +536,24 @@ public final class CaptureView extends BorderPane {
 
     private static MenuItem item(String text, String id, Runnable action) {
         MenuItem m = new MenuItem(text);
+        // the labels carry event and task names ("sched:sched_switch", "kworker/u8:1_x"): an
+        // underscore is text, not a mnemonic marker
+        m.setMnemonicParsing(false);
         m.setId(id);
         m.setOnAction(e -> action.run());
         return m;
+    }
+
+    /** The details' tree items, sections expanded. */
+    private static java.util.List<javafx.scene.control.TreeItem<String>> treeItems(java.util.List<EventDetailTree.Node> nodes) {
+        java.util.List<javafx.scene.control.TreeItem<String>> out = new java.util.ArrayList<>();
+        for (EventDetailTree.Node n : nodes) {
+            javafx.scene.control.TreeItem<String> item = new javafx.scene.control.TreeItem<>(n.text());
+            item.getChildren().setAll(treeItems(n.children()));
+            item.setExpanded(!n.children().isEmpty() && !n.name().equals("flags"));
+            out.add(item);
+        }
+        return out;
     }
 
     private java.util.List<EventRow> selectedInOrder(EventTableViewModel tv) {
@@ -565,6 +616,12 @@ public final class CaptureView extends BorderPane {
     }
 
     private java.util.function.BiConsumer<String, Long> showInWireshark = (f, n) -> { };
+    private java.util.function.Consumer<CaptureEventSpec> editFilter = s -> { };
+
+    /** @param action reopens a capture event's filter in the filter builder ("Edit filter…", double-click) */
+    public void setEditFilter(java.util.function.Consumer<CaptureEventSpec> action) {
+        this.editFilter = action;
+    }
 
     /** @param action opens a pcapng in Wireshark at a frame ("Show in Wireshark" in the context menu) */
     public void setShowInWireshark(java.util.function.BiConsumer<String, Long> action) {

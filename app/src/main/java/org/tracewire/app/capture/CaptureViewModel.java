@@ -18,6 +18,7 @@ import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.protocol.BackendClient;
+import org.tracewire.record.EventRecord;
 import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
 import org.tracewire.app.util.TaskExecutor;
@@ -71,6 +72,8 @@ public final class CaptureViewModel {
     private final BooleanProperty opening = new SimpleBooleanProperty();
     private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
     private RowRecords records = RowRecords.none();
+    /** Whether the rows queued carry wall-clock times, set off the UI thread; flush hands it to the table first. */
+    private volatile Boolean pendingWallClock;
     /** Decodes the frames the backend streams; a new one per capture (its context starts afresh). */
     private volatile FrameRows frameRows = new FrameRows();
 
@@ -87,7 +90,11 @@ public final class CaptureViewModel {
         @Override
         public void onFrames(List<java.nio.ByteBuffer> frames) {
             FrameRows f = frameRows;
-            accept(f.rows(frames));
+            List<EventRow> rows = f.rows(frames);
+            if (!f.wallClock()) {
+                pendingWallClock = false;
+            }
+            accept(rows);
         }
 
         @Override
@@ -132,7 +139,10 @@ public final class CaptureViewModel {
         this.backend = backend;
         this.table = new EventTableViewModel(rows, executor);
         this.selected = table.selectedProperty();
-        selected.addListener((o, a, b) -> selectedFields.set(b == null ? "" : b.fieldsText()));
+        selected.addListener((o, a, b) -> {
+            selectedFields.set(b == null ? "" : b.fieldsText());
+            selectedDetails.set(b == null ? List.of() : details(b));
+        });
         javafx.beans.InvalidationListener state = o -> backendState.set(
                 backendState(opening.get(), busy.get(), running.get(), hasBackend()));
         opening.addListener(state);
@@ -162,6 +172,18 @@ public final class CaptureViewModel {
         }
         return backend ? "backend idle" : "no backend";
     }
+
+    /**
+     * The status bar's event count: {@code "reading… N events so far"} while a file is read (the
+     * rows that reached the views), else the capture's or the file's total, {@code "N events"}.
+     */
+    public javafx.beans.binding.StringBinding eventsStatus() {
+        return eventsStatus;
+    }
+
+    private final javafx.beans.binding.StringBinding eventsStatus = javafx.beans.binding.Bindings.createStringBinding(
+            () -> opening.get() ? String.format("reading… %,d events so far", received.get())
+                    : String.format("%,d events", eventCount.get()), opening, received, eventCount);
 
     /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
     public StringProperty backendStateProperty() {
@@ -214,12 +236,16 @@ public final class CaptureViewModel {
         opening.set(true);
         resetCounters();
         outputPcapng.set("");
+        // a file is read from its first event on: the table stays there instead of following
+        table.liveProperty().set(false);
+        table.followProperty().set(false);
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
         RowRecords rr = records;
         executor.execute(() -> {
             try (FileRows in = FileRows.open(file)) {
                 rr.useFile(in.catalog(), null);
+                pendingWallClock = in.wallClock();
                 long n = in.readAll(this::offer, () -> openGeneration.get() != gen);
                 StringBuilder sb = new StringBuilder();
                 sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
@@ -376,6 +402,9 @@ public final class CaptureViewModel {
         }
         records.useFile(null, null);
         sourceFile.set("");
+        table.liveProperty().set(true);
+        table.followProperty().set(true);
+        table.wallClockProperty().set(true);
         frameRows = new FrameRows();
         if (events.isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");
@@ -476,6 +505,11 @@ public final class CaptureViewModel {
 
     /** Moves queued events and counters into the observable state: call once per UI pulse. */
     public void flush() {
+        Boolean wall = pendingWallClock;
+        if (wall != null) {
+            pendingWallClock = null;
+            table.wallClockProperty().set(wall);
+        }
         List<EventRow> batch;
         long rec;
         synchronized (lock) {
@@ -613,6 +647,25 @@ public final class CaptureViewModel {
     /** The selected row (the event table's selection). */
     public ObjectProperty<EventRow> selectedProperty() {
         return selected;
+    }
+
+    private final ObjectProperty<List<EventDetailTree.Node>> selectedDetails =
+            new javafx.beans.property.SimpleObjectProperty<>(List.of());
+    private final EventDetailTree detailTree = new EventDetailTree();
+
+    private List<EventDetailTree.Node> details(EventRow row) {
+        EventRecord rec;
+        try {
+            rec = records.record(row);
+        } catch (RuntimeException e) { // fields that do not fit the format: the tree shows them raw
+            rec = null;
+        }
+        return detailTree.of(row, rec, table.timeText(row));
+    }
+
+    /** The selected row's details as a tree ({@link EventDetailTree}), empty when none is selected. */
+    public ObjectProperty<List<EventDetailTree.Node>> selectedDetailsProperty() {
+        return selectedDetails;
     }
 
     /** The selected row's fields, one per line. */

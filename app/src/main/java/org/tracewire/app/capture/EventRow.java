@@ -11,7 +11,8 @@ import org.tracewire.record.EventRecord;
 /**
  * One row of the live event table.
  *
- * @param ts     nanoseconds since the epoch
+ * @param ts     nanoseconds since the epoch, or of the trace clock (since boot) for a file whose times
+ *               are not wall clock (see {@link EventTableViewModel#wallClockProperty()})
  * @param cpu    CPU
  * @param pid    pid
  * @param comm   task name
@@ -49,6 +50,11 @@ public record EventRow(long ts, int cpu, int pid, String comm, String event, Str
         long s = Math.floorDiv(ts, 1_000_000_000L);
         long ns = Math.floorMod(ts, 1_000_000_000L);
         return TIME.format(Instant.ofEpochSecond(s)) + String.format(".%09d", ns);
+    }
+
+    /** The time as seconds with nanoseconds, e.g. {@code 1234.000567890}: a trace-clock time since boot. */
+    public String bootTime() {
+        return String.format("%d.%09d", Math.floorDiv(ts, 1_000_000_000L), Math.floorMod(ts, 1_000_000_000L));
     }
 
     /** The fields, one {@code name = value} per line. */

@@ -45,7 +45,10 @@ import org.tracewire.record.EventRecord;
 public final class EventTableViewModel {
     /** How the time column shows time stamps. */
     public enum TimeMode {
-        /** Time of day with ns. */
+        /**
+         * The time stamp itself: the time of day with ns when the rows' times are wall clock, else
+         * (a trace.dat, a raw-clock capture: the trace clock) seconds since boot with ns.
+         */
         ABSOLUTE,
         /** Seconds since the first event of the capture. */
         RELATIVE
@@ -62,14 +65,18 @@ public final class EventTableViewModel {
     private final StringProperty eventRestriction = new SimpleStringProperty(null);
     private final ObjectProperty<Integer> thread = new SimpleObjectProperty<>(null);
     private final BooleanProperty follow = new SimpleBooleanProperty(true);
+    private final BooleanProperty live = new SimpleBooleanProperty(true);
+    private final BooleanProperty wallClock = new SimpleBooleanProperty(true);
     private final LongProperty newWhilePaused = new SimpleLongProperty();
     private final ObjectProperty<TimeMode> timeMode = new SimpleObjectProperty<>(TimeMode.ABSOLUTE);
     private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
     private final StringProperty findText = new SimpleStringProperty("");
     private final StringProperty message = new SimpleStringProperty("");
     private long origin = Long.MIN_VALUE;
-    private final Map<String, RecordFilter> compiled = new HashMap<>();
+    /** The filter in force (the last valid one) and its compiled form per event. */
+    private Map<String, RecordFilter> compiled = new HashMap<>();
     private Filter filter;
+    private String validText = "";
     private String currentComm = "";
 
     /**
@@ -107,7 +114,7 @@ public final class EventTableViewModel {
         if (origin == Long.MIN_VALUE && !batch.isEmpty()) {
             origin = batch.get(0).ts();
         }
-        if (!follow.get()) {
+        if (live.get() && !follow.get()) {
             long shown = 0;
             Predicate<? super EventRow> p = filtered.getPredicate();
             for (EventRow r : batch) {
@@ -130,30 +137,89 @@ public final class EventTableViewModel {
         selected.set(null);
     }
 
+    /**
+     * Applies the filter box, the event and the thread restriction. A filter that does not parse, or
+     * that no event among the rows takes (a field none of them has, an operator or value none of
+     * their fields take), is an error shown with its position, and the table keeps the last valid
+     * filter instead of emptying; the event and thread restrictions apply either way.
+     */
     private void applyFilter() {
         String text = filterText.get() == null ? "" : filterText.get().strip();
-        compiled.clear();
         filterError.set("");
         filterErrorPosition.set(-1);
-        filter = null;
-        if (!text.isEmpty()) {
+        if (text.isEmpty()) {
+            filter = null;
+            compiled = new HashMap<>();
+            validText = "";
+        } else {
             try {
-                filter = Filter.parse(text);
+                Filter parsed = Filter.parse(text);
+                Map<String, RecordFilter> byEvent = new HashMap<>();
+                FilterSyntaxException none = compileForRows(parsed, byEvent);
+                if (none != null) {
+                    throw none;
+                }
+                filter = parsed;
+                compiled = byEvent;
+                validText = text;
             } catch (FilterSyntaxException e) {
-                filterError.set(e.pointer(text) + "\n" + e.detail());
+                filterError.set(e.pointer(text) + "\n" + e.detail() + "\n"
+                        + (validText.isEmpty() ? "(the table is not filtered meanwhile)" : "(the table keeps the last valid filter: " + validText + ")"));
                 filterErrorPosition.set(e.position());
-                return; // keep the previous predicate while the text is being typed
             }
         }
         String ev = eventRestriction.get();
         Integer tid = thread.get();
         Filter f = filter;
+        Map<String, RecordFilter> byEvent = compiled;
         if (f == null && ev == null && tid == null) {
             filtered.setPredicate(null);
         } else {
             filtered.setPredicate(r -> (ev == null || ev.equals(r.event())) && (tid == null || involves(r, tid))
-                    && (f == null || passes(f, r)));
+                    && (f == null || passes(f, byEvent, r)));
         }
+    }
+
+    /**
+     * Compiles a filter for every event among the rows into {@code byEvent} (null for an event that
+     * does not take it).
+     *
+     * @return null when at least one event takes the filter (or there are no rows yet); else the
+     *         problem of the first event, with its position, worded for all of them
+     */
+    private FilterSyntaxException compileForRows(Filter f, Map<String, RecordFilter> byEvent) {
+        FilterSyntaxException first = null;
+        String firstEvent = null;
+        boolean any = false;
+        for (EventRow r : rows) {
+            if (byEvent.containsKey(r.event())) {
+                continue;
+            }
+            EventFormat format = records.format(r.event());
+            RecordFilter rf = null;
+            if (format != null) {
+                try {
+                    rf = RecordFilter.compile(f, format, pid -> currentComm);
+                    any = true;
+                } catch (FilterSyntaxException e) {
+                    if (first == null) {
+                        first = e;
+                        firstEvent = r.event();
+                    }
+                }
+            }
+            byEvent.put(r.event(), rf);
+        }
+        if (any || byEvent.isEmpty()) {
+            return null;
+        }
+        if (first == null) {
+            return new FilterSyntaxException(0, "the formats of the events shown are unknown: nothing to filter on");
+        }
+        int n = byEvent.size();
+        return new FilterSyntaxException(first.position(), first.detail() + (n > 1
+                ? String.format(" (and no other of the %d events shown takes this filter)", n - 1) : "")
+                + (first.detail().contains(firstEvent) ? "" : " [" + firstEvent + "]"));
     }
 
     /** Whether the row is of the task or names it ({@code pid}, {@code prev_pid}, {@code next_pid}). */
@@ -170,16 +236,16 @@ public final class EventTableViewModel {
         return false;
     }
 
-    private boolean passes(Filter f, EventRow r) {
-        RecordFilter rf = compiled.get(r.event());
-        if (rf == null && !compiled.containsKey(r.event())) {
+    private boolean passes(Filter f, Map<String, RecordFilter> byEvent, EventRow r) {
+        RecordFilter rf = byEvent.get(r.event());
+        if (rf == null && !byEvent.containsKey(r.event())) {
             EventFormat format = records.format(r.event());
             try {
                 rf = format == null ? null : RecordFilter.compile(f, format, pid -> currentComm);
             } catch (FilterSyntaxException e) {
                 rf = null; // the event lacks a field the filter names: its rows do not pass
             }
-            compiled.put(r.event(), rf);
+            byEvent.put(r.event(), rf);
         }
         if (rf == null) {
             return false;
@@ -240,7 +306,24 @@ public final class EventTableViewModel {
             long d = r.ts() - (origin == Long.MIN_VALUE ? r.ts() : origin);
             return String.format("%s%d.%09d", d < 0 ? "-" : "", Math.abs(d) / 1_000_000_000L, Math.abs(d) % 1_000_000_000L);
         }
-        return r.time();
+        return wallClock.get() ? r.time() : r.bootTime();
+    }
+
+    /** The time column's choice as the user reads it: what {@link TimeMode#ABSOLUTE} means for these rows. */
+    public String timeModeLabel(TimeMode m) {
+        if (m == TimeMode.RELATIVE) {
+            return "Time: relative (s)";
+        }
+        return wallClock.get() ? "Time: absolute" : "Time: since boot (s)";
+    }
+
+    /**
+     * True when the rows' times are ns since the Unix epoch (core's {@code RecordInput.wallClock()}:
+     * a pcapng without the raw-clock flag, a live capture); false for the trace clock (a trace.dat),
+     * whose times are shown as seconds since boot, as {@code report} prints them.
+     */
+    public BooleanProperty wallClockProperty() {
+        return wallClock;
     }
 
     /** Rows as text: one line per row, columns separated by tabs, as the table shows them. */
@@ -369,7 +452,15 @@ public final class EventTableViewModel {
         return follow;
     }
 
-    /** Rows shown that arrived while following was paused. */
+    /**
+     * True while the rows come from a live capture (the default), false for an opened file: a file's
+     * table starts at its first event and does not follow, and "new while paused" counts nothing.
+     */
+    public BooleanProperty liveProperty() {
+        return live;
+    }
+
+    /** Rows shown that arrived while following was paused (live captures only). */
     public LongProperty newWhilePausedProperty() {
         return newWhilePaused;
     }

@@ -63,6 +63,11 @@ public final class FileRows implements AutoCloseable {
         return layout;
     }
 
+    /** True when the rows' times are ns since the epoch, false for the trace clock ({@link RecordInput#wallClock()}). */
+    public boolean wallClock() {
+        return input.wallClock();
+    }
+
     /** True for a pcapng (rows carry frame numbers). */
     public boolean pcapng() {
         return input instanceof org.tracewire.input.PcapngInput;

@@ -39,6 +39,11 @@ public final class FrameRows {
         return out;
     }
 
+    /** False once an event frame carried the trace clock instead of the epoch (the raw-clock flag). */
+    public boolean wallClock() {
+        return !stream.rawClock();
+    }
+
     /** Frames decoded so far (context and events). */
     public long frames() {
         return frames;

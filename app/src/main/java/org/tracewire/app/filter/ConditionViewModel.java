@@ -37,6 +37,8 @@ public final class ConditionViewModel implements FilterItemViewModel {
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private final ObservableList<Op> operators = FXCollections.observableArrayList();
     private Comparison comparison;
+    /** An empty string value counts as given (a loaded {@code comm == ""}); a new row's empty box does not. */
+    private boolean emptyValueGiven;
 
     ConditionViewModel(GroupViewModel parent, EventFormat format, Map<String, FilterField> fields, Runnable changed) {
         this.parent = parent;
@@ -88,6 +90,10 @@ public final class ConditionViewModel implements FilterItemViewModel {
             error.set(field.get() == null ? "choose a field" : "unknown field " + field.get());
             return;
         }
+        if ((value.get() == null || value.get().isEmpty()) && !emptyValueGiven) {
+            error.set("enter a value");
+            return;
+        }
         Value v;
         try {
             v = FilterValidator.parseValue(f, value.get());
@@ -115,9 +121,11 @@ public final class ConditionViewModel implements FilterItemViewModel {
      * @param c a comparison on one of the offered fields
      */
     void set(Comparison c) {
+        emptyValueGiven = c.value() instanceof Value.Str s && s.value().isEmpty();
         field.set(c.field());
         operator.set(c.op());
         value.set(valueText(c));
+        validate();
     }
 
     /** The value as a user would type it: strings as they are, bit masks in hex, other numbers in decimal. */

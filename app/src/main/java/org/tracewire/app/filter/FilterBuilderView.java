@@ -61,6 +61,7 @@ public final class FilterBuilderView extends BorderPane {
         head.setAlignment(Pos.CENTER_LEFT);
         TextField text = new TextField();
         text.setId("filter-text");
+        text.textProperty().bindBidirectional(vm.textProperty());
         text.setPromptText("type or paste a kernel filter, e.g. prev_pid == 1 && next_comm ~ \"bash*\"");
         text.setStyle("-fx-font-family: monospace;");
         HBox.setHgrow(text, Priority.ALWAYS);
@@ -186,7 +187,7 @@ public final class FilterBuilderView extends BorderPane {
         not.selectedProperty().bindBidirectional(g.negatedProperty());
         Button addCond = new Button("+ Condition");
         addCond.setId(gid + "-add-condition");
-        addCond.setOnAction(e -> g.addCondition(vm.getFieldNames().isEmpty() ? null : vm.getFieldNames().get(0)));
+        addCond.setOnAction(e -> g.addEmptyCondition());
         Button addGroup = new Button("+ Group");
         addGroup.setId(gid + "-add-group");
         addGroup.setOnAction(e -> g.addGroup(Junction.OR));
@@ -217,6 +218,7 @@ public final class FilterBuilderView extends BorderPane {
         field.setId(cid + "-field");
         field.valueProperty().bindBidirectional(c.fieldProperty());
         field.setPrefWidth(180);
+        field.setPromptText("field");
         ChoiceBox<Op> op = new ChoiceBox<>(c.getOperators());
         op.setId(cid + "-op");
         op.setConverter(OP_SYMBOLS);

@@ -52,6 +52,7 @@ public final class FilterBuilderViewModel {
     private final StringProperty warnings = new SimpleStringProperty("");
     private final BooleanProperty valid = new SimpleBooleanProperty(true);
     private final BooleanProperty bpfExact = new SimpleBooleanProperty(true);
+    private final StringProperty text = new SimpleStringProperty("");
     private final ReadOnlyStringWrapper loadError = new ReadOnlyStringWrapper("");
     private final ReadOnlyIntegerWrapper loadErrorPosition = new ReadOnlyIntegerWrapper(-1);
     private Map<String, FilterField> fields = Map.of();
@@ -220,6 +221,11 @@ public final class FilterBuilderViewModel {
                 fill(g.addGroup(Junction.AND), operand);
             }
         }
+    }
+
+    /** The kernel filter text box (what {@link #load(String)} reads when the user presses Load). */
+    public StringProperty textProperty() {
+        return text;
     }
 
     /** Why the last {@link #load(String)} failed ({@code "position N: message"}); empty after a success. */

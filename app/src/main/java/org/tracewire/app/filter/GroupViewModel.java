@@ -56,6 +56,16 @@ public final class GroupViewModel implements FilterItemViewModel {
     }
 
     /**
+     * Appends a condition the user must fill: no field, no operator, no value (invalid until then,
+     * so the filter never gains a condition nobody wrote, such as {@code prev_comm == ""}).
+     *
+     * @return the new condition
+     */
+    public ConditionViewModel addEmptyCondition() {
+        return addCondition(null);
+    }
+
+    /**
      * Appends a nested group.
      *
      * @param kind AND or OR

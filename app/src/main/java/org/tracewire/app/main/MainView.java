@@ -65,6 +65,11 @@ public final class MainView extends BorderPane {
         histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
+        capture.setEditFilter(spec -> {
+            if (vm.editCaptureFilter(spec)) {
+                tabs.getSelectionModel().select(filter);
+            }
+        });
         setCenter(tabs);
         setTop(menuBar(vm, captureTab));
         setBottom(statusBar(vm));
@@ -95,8 +100,7 @@ public final class MainView extends BorderPane {
         backend.setTooltip(new javafx.scene.control.Tooltip("The privileged capture backend: started by the first capture"));
         Label events = new Label();
         events.setId("status-events");
-        events.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
-                () -> String.format("%,d events", c.eventCountProperty().get()), c.eventCountProperty()));
+        events.textProperty().bind(c.eventsStatus());
         Label lost = new Label();
         lost.setId("status-lost");
         lost.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(

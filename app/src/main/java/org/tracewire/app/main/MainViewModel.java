@@ -84,6 +84,7 @@ public final class MainViewModel {
         browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
         wireshark.pcapngProperty().bind(capture.pcapngProperty());
+        wireshark.openedFileProperty().bind(capture.sourceFileProperty());
         browser.detailsProperty().addListener((o, a, d) -> {
             if (d != null) {
                 filter.eventProperty().set(d.format());
@@ -182,6 +183,30 @@ public final class MainViewModel {
         }
         capture.addEvent(f.fullName(), filter.kernelProperty().get());
         message.set("capture: " + f.fullName() + " with filter " + filter.kernelProperty().get());
+    }
+
+    /**
+     * Reopens a capture event's filter in the filter builder: the builder takes the event (its
+     * format from the tree browsed) and the filter's text, loaded into rows; "Use in capture" then
+     * replaces the event's filter. A filter that does not load stays in the text box with its error.
+     *
+     * @param spec an event of the capture list
+     * @return true when the builder now holds the event (show it), false when its format is not known here
+     */
+    public boolean editCaptureFilter(CaptureEventSpec spec) {
+        var format = org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs).apply(spec.event());
+        if (format == null) {
+            message.set("cannot edit the filter of " + spec.event() + ": the tree browsed has no such event");
+            return false;
+        }
+        filter.eventProperty().set(format);
+        filter.textProperty().set(spec.filter());
+        if (filter.load(spec.filter())) {
+            message.set("editing the filter of " + spec.event() + " (Use in capture replaces it)");
+        } else {
+            message.set("the filter of " + spec.event() + " does not load: " + filter.loadErrorProperty().get());
+        }
+        return true;
     }
 
     /**

@@ -25,7 +25,8 @@ public final class WiresharkView extends VBox {
         Button open = new Button("Open in Wireshark");
         open.setId("wireshark-open");
         open.setOnAction(e -> vm.open());
-        open.setTooltip(new Tooltip("Starts Wireshark live on the capture's interface, or on its pcapng file when no interface is set"));
+        open.setTooltip(new Tooltip("Opens the file opened in the app; else starts Wireshark live on the capture's interface, "
+                + "or on its pcapng file when no interface is set"));
         TextField lua = new TextField();
         lua.setId("wireshark-lua");
         lua.setPromptText("generated Lua plugin (optional)");
@@ -34,12 +35,20 @@ public final class WiresharkView extends VBox {
         iface.textProperty().bind(vm.ifaceProperty());
         Label pcap = new Label();
         pcap.textProperty().bind(vm.pcapngProperty());
+        Label opened = new Label();
+        opened.textProperty().bind(vm.openedFileProperty());
+        Label target = new Label();
+        target.setId("wireshark-target");
+        target.setWrapText(true);
+        target.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> "Open in Wireshark opens " + vm.target(),
+                vm.openedFileProperty(), vm.ifaceProperty(), vm.pcapngProperty()));
         GridPane grid = new GridPane();
         grid.setHgap(8);
         grid.setVgap(6);
-        grid.addRow(0, new Label("Interface (from Capture):"), iface);
-        grid.addRow(1, new Label("pcapng (from Capture):"), pcap);
-        grid.addRow(2, new Label("Lua plugin:"), lua);
+        grid.addRow(0, new Label("Opened file:"), opened);
+        grid.addRow(1, new Label("Interface (from Capture):"), iface);
+        grid.addRow(2, new Label("pcapng (from Capture):"), pcap);
+        grid.addRow(3, new Label("Lua plugin:"), lua);
         Label message = new Label();
         message.setId("wireshark-message");
         message.setWrapText(true);
@@ -50,10 +59,11 @@ public final class WiresharkView extends VBox {
         install.setStyle("-fx-font-family: monospace; -fx-text-fill: #a05a00;");
         install.visibleProperty().bind(vm.installedProperty().not());
         install.managedProperty().bind(install.visibleProperty());
-        Label help = new Label("Open in Wireshark runs `wireshark -k -i <interface>` (with -X lua_script:<plugin> when a "
-                + "plugin is given), or opens the pcapng file when no interface is set.");
+        Label help = new Label("Open in Wireshark runs `wireshark -r <opened file>`, else `wireshark -k -i <interface>`, else "
+                + "`wireshark -r <pcapng>`, with -X lua_script:<plugin> only when ~/.local/lib/wireshark/plugins has no "
+                + "tracewire.lua (a plugin is generated first when there is none).");
         help.setWrapText(true);
         lua.setPrefColumnCount(50);
-        getChildren().addAll(title, grid, generate, open, install, message, help);
+        getChildren().addAll(title, grid, target, generate, open, install, message, help);
     }
 }

@@ -15,10 +15,14 @@ import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.app.util.TaskExecutor;
 
 /**
- * The Wireshark actions: open Wireshark live on the capture's interface (with the generated Lua
- * plugin when one exists) or on the capture file; "Generate dissector…" stays disabled until the
- * dissector generator is merged. When {@code wireshark} is not installed, the message gives the
- * apt line to install it.
+ * The Wireshark actions: open Wireshark on the opened file, else live on the capture's interface,
+ * else on the capture's pcapng output; open a file at a frame ("Show in Wireshark"); generate the
+ * Lua dissector. Every hand-off follows one rule for the dissector ({@link #luaScript}): Wireshark
+ * gets {@code -X lua_script:PLUGIN} only when the user's personal plugin folder has no
+ * {@code tracewire.lua} (else Wireshark loads that one too and refuses the second: "there cannot
+ * be two protocols with the same description"); the plugin passed is the generated one, generated
+ * first when there is none. When {@code wireshark} is not installed, the message gives the apt
+ * line to install it.
  */
 public final class WiresharkViewModel {
     /** The line that installs Wireshark on Debian. */
@@ -56,6 +60,7 @@ public final class WiresharkViewModel {
     private final Map<String, String> env;
     private final StringProperty iface = new SimpleStringProperty("");
     private final StringProperty pcapng = new SimpleStringProperty("");
+    private final StringProperty openedFile = new SimpleStringProperty("");
     private final StringProperty luaPlugin = new SimpleStringProperty("");
     private final StringProperty message = new SimpleStringProperty("");
     private final BooleanProperty installed = new SimpleBooleanProperty();
@@ -152,31 +157,125 @@ public final class WiresharkViewModel {
         return cmd;
     }
 
-    /** Opens Wireshark live on {@link #ifaceProperty()}, else on {@link #pcapngProperty()}. */
+    /**
+     * The user's personal Wireshark plugin folder ({@code $HOME/.local/lib/wireshark/plugins}, where
+     * {@code tracewire dissector --install} and {@code extcap --install} put {@code tracewire.lua}).
+     */
+    public Path pluginFolder() {
+        String home = env.get("HOME");
+        return Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"))
+                .resolve(org.tracewire.dissector.PluginInstaller.PERSONAL_PLUGINS);
+    }
+
+    /**
+     * The one rule every hand-off to Wireshark follows: the Lua plugin to pass with
+     * {@code -X lua_script:}, or "" to pass none.
+     *
+     * @param pluginFolder the user's personal plugin folder
+     * @param plugin       the plugin the app has (generated), or null / "" for none
+     * @return "" when {@code pluginFolder} holds {@code tracewire.lua} (Wireshark loads it itself;
+     *         a second copy would be refused) or when there is no plugin file; else {@code plugin}
+     */
+    public static String luaScript(Path pluginFolder, String plugin) {
+        if (Files.isRegularFile(pluginFolder.resolve(org.tracewire.dissector.PluginInstaller.FILE_NAME))) {
+            return "";
+        }
+        return plugin != null && !plugin.isBlank() && Files.isRegularFile(Path.of(plugin)) ? plugin : "";
+    }
+
+    /**
+     * The plugin to pass (background): by {@link #luaScript}; when none is installed and none was
+     * generated, the generator writes one first (for every event: a file may hold any).
+     */
+    private String pluginToPass(String current) throws Exception {
+        Path folder = pluginFolder();
+        String lua = luaScript(folder, current);
+        if (!lua.isEmpty() || Files.isRegularFile(folder.resolve(org.tracewire.dissector.PluginInstaller.FILE_NAME))) {
+            return lua;
+        }
+        DissectorWriter w = writer;
+        return w == null ? "" : w.write(List.of()).file().toString();
+    }
+
+    /** Starts Wireshark in the background with the command for the plugin {@link #pluginToPass} picks. */
+    private void launch(java.util.function.Function<String, List<String>> command) {
+        String current = luaPlugin.get();
+        executor.execute(() -> {
+            String lua = pluginToPass(current);
+            List<String> cmd = command.apply(lua);
+            starter.start(cmd);
+            return new Object[] {cmd, lua};
+        }, r -> {
+            @SuppressWarnings("unchecked")
+            List<String> cmd = (List<String>) r[0];
+            String lua = (String) r[1];
+            if (!lua.isEmpty() && !lua.equals(luaPlugin.get())) {
+                luaPlugin.set(lua);
+            }
+            message.set("started: " + String.join(" ", cmd));
+        }, e -> message.set("cannot start Wireshark: " + e.getMessage()));
+    }
+
+    /**
+     * What "Open in Wireshark" opens: the file opened in the app when it is a pcapng, else the
+     * capture's interface, else its pcapng output.
+     *
+     * @return a sentence for the view
+     */
+    public String target() {
+        String f = openedFile.get();
+        if (f != null && !f.isBlank()) {
+            return isPcapng(Path.of(f)) ? "the opened file " + f
+                    : "nothing: the opened file " + f + " is a trace.dat, which Wireshark does not read";
+        }
+        if (iface.get() != null && !iface.get().isBlank()) {
+            return "the capture's interface " + iface.get() + " (live)";
+        }
+        if (pcapng.get() != null && !pcapng.get().isBlank()) {
+            return "the capture's pcapng " + pcapng.get();
+        }
+        return "nothing yet: open a file, or set an interface or a pcapng file in the Capture view";
+    }
+
+    /** Whether a file starts with the pcapng Section Header Block (core's {@link org.tracewire.input.RecordInput#PCAPNG_MAGIC}). */
+    static boolean isPcapng(Path file) {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] b = in.readNBytes(4);
+            return b.length == 4 && java.nio.ByteBuffer.wrap(b).getInt() == org.tracewire.input.RecordInput.PCAPNG_MAGIC;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Opens Wireshark on {@link #target()}. */
     public void open() {
         refresh();
         Optional<Path> ws = wireshark();
         if (ws.isEmpty()) {
             return;
         }
-        String lua = luaPlugin.get() != null && Files.isRegularFile(Path.of(luaPlugin.get())) ? luaPlugin.get() : "";
-        List<String> cmd;
-        if (iface.get() != null && !iface.get().isBlank()) {
-            cmd = liveCommand(ws.get().toString(), iface.get(), lua);
+        String exe = ws.get().toString();
+        String f = openedFile.get();
+        if (f != null && !f.isBlank()) {
+            if (!isPcapng(Path.of(f))) {
+                message.set("Wireshark does not read a trace.dat (" + f + "): open a pcapng, or capture into one");
+                return;
+            }
+            launch(lua -> fileCommand(exe, f, lua));
+        } else if (iface.get() != null && !iface.get().isBlank()) {
+            String i = iface.get();
+            launch(lua -> liveCommand(exe, i, lua));
         } else if (pcapng.get() != null && !pcapng.get().isBlank()) {
-            cmd = fileCommand(ws.get().toString(), pcapng.get(), lua);
+            String p = pcapng.get();
+            launch(lua -> fileCommand(exe, p, lua));
         } else {
             message.set("set an interface or a pcapng file in the Capture view first");
-            return;
         }
-        executor.execute(() -> {
-            starter.start(cmd);
-            return cmd;
-        }, c -> message.set("started: " + String.join(" ", c)), e -> message.set("cannot start Wireshark: " + e.getMessage()));
     }
 
     /**
-     * Opens a capture file in Wireshark at one frame: {@code wireshark [-X lua_script:PLUGIN] -r FILE -g N}.
+     * Opens a capture file in Wireshark at one frame: {@code wireshark [-X lua_script:PLUGIN] -r FILE -g N},
+     * the plugin by {@link #luaScript}.
      *
      * @param file  the pcapng
      * @param frame the 1-based frame number
@@ -187,12 +286,8 @@ public final class WiresharkViewModel {
         if (ws.isEmpty()) {
             return;
         }
-        String lua = luaPlugin.get() != null && Files.isRegularFile(Path.of(luaPlugin.get())) ? luaPlugin.get() : "";
-        List<String> cmd = frameCommand(ws.get().toString(), file, frame, lua);
-        executor.execute(() -> {
-            starter.start(cmd);
-            return cmd;
-        }, c -> message.set("started: " + String.join(" ", c)), e -> message.set("cannot start Wireshark: " + e.getMessage()));
+        String exe = ws.get().toString();
+        launch(lua -> frameCommand(exe, file, frame, lua));
     }
 
     /**
@@ -219,6 +314,11 @@ public final class WiresharkViewModel {
     /** Interface to open live. */
     public StringProperty ifaceProperty() {
         return iface;
+    }
+
+    /** The file opened in the app (absolute path), empty for none: "Open in Wireshark" opens it first. */
+    public StringProperty openedFileProperty() {
+        return openedFile;
     }
 
     /** Capture file to open when no interface is set. */

@@ -9,6 +9,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tracewire.protocol.BackendException;
 import org.tracewire.app.util.DirectTaskExecutor;
+import org.tracewire.app.util.QueuedTaskExecutor;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixturePcapng;
+import org.tracewire.testing.FixtureRecords;
 
 class CaptureViewModelTest {
     static List<EventRow> batch(int from, int n) {
@@ -65,5 +69,36 @@ class CaptureViewModelTest {
         vm.start();
         assertEquals("cannot start: capturing needs root", vm.statusProperty().get());
         assertTrue(!vm.runningProperty().get() && !vm.busyProperty().get());
+    }
+
+    @Test
+    void anOpenedFileDoesNotFollowAndTheStatusCountsWhileReading(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // more events than the reader may queue, so the views get batches while the file is read
+        List<EventRecord> recs = new ArrayList<>();
+        while (recs.size() <= 2 * CaptureViewModel.OPEN_QUEUE) {
+            recs.addAll(FixtureRecords.load());
+        }
+        java.nio.file.Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
+        QueuedTaskExecutor ex = new QueuedTaskExecutor();
+        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
+        vm.table().setRecords(TestRows.records());
+        assertTrue(vm.table().followProperty().get() && vm.table().liveProperty().get(), "a new view is ready to follow a capture");
+        assertEquals("0 events", vm.eventsStatus().get());
+        vm.openFile(file, n -> { });
+        assertEquals(false, vm.table().followProperty().get(), "a file's table stays at its first event");
+        assertEquals(false, vm.table().liveProperty().get());
+        assertEquals("reading… 0 events so far", vm.eventsStatus().get());
+        List<String> whileReading = new ArrayList<>();
+        vm.addRowSink(batch -> whileReading.add(vm.eventsStatus().get()));
+        ex.runAll();
+        assertTrue(whileReading.size() >= 2, "batches while reading: " + whileReading);
+        assertEquals(String.format("reading… %,d events so far", CaptureViewModel.OPEN_QUEUE), whileReading.get(0));
+        assertEquals(String.format("%,d events", recs.size()), vm.eventsStatus().get());
+        assertEquals(0, vm.table().newWhilePausedProperty().get(), "nothing is 'new while paused' in a file");
+        // a live capture follows again
+        vm.addEvent("sched:sched_switch", "");
+        vm.start();
+        assertTrue(vm.table().followProperty().get() && vm.table().liveProperty().get());
     }
 }

@@ -68,6 +68,34 @@ class EventTableViewModelTest {
     }
 
     @Test
+    void aFilterNoEventShownTakesKeepsTheLastValidOneAndSaysWhere() {
+        CaptureViewModel vm = withFixture();
+        EventTableViewModel t = vm.table();
+        t.filterTextProperty().set("CPU == 1");
+        int cpu1 = t.getItems().size();
+        assertTrue(cpu1 > 0 && cpu1 < vm.getRows().size());
+        // a field no event has: not an empty table but an error at the field, and the CPU filter stays
+        t.filterTextProperty().set("CPU == 1 && no_such_field == 3");
+        assertEquals(cpu1, t.getItems().size(), "the last valid filter stays in force");
+        assertEquals(12, t.filterErrorPositionProperty().get(), t.filterErrorProperty().get());
+        String err = t.filterErrorProperty().get();
+        assertTrue(err.contains("no_such_field") && err.contains("^") && err.contains("keeps the last valid filter: CPU == 1"), err);
+        // a string field compared with a number: no event takes it either
+        t.filterTextProperty().set("prev_comm > 3");
+        assertEquals(cpu1, t.getItems().size());
+        assertEquals(0, t.filterErrorPositionProperty().get(), t.filterErrorProperty().get());
+        // the event restriction still applies on top of the kept filter
+        t.eventRestrictionProperty().set("sched:sched_switch");
+        assertEquals(vm.getRows().stream().filter(r -> r.cpu() == 1 && r.event().equals("sched:sched_switch")).count(),
+                t.getItems().size());
+        t.eventRestrictionProperty().set(null);
+        // a filter some events take is valid: the others' rows do not pass
+        t.filterTextProperty().set("prev_pid >= 0");
+        assertEquals("", t.filterErrorProperty().get());
+        assertEquals(vm.getRows().stream().filter(r -> r.event().equals("sched:sched_switch")).count(), t.getItems().size());
+    }
+
+    @Test
     void contextMenuFiltersCombine() {
         CaptureViewModel vm = withFixture();
         EventTableViewModel t = vm.table();

@@ -73,4 +73,20 @@ public final class TestRows {
         f.put("target_cpu", Integer.toString(cpu));
         return new EventRow(ts, cpu, waker, wakerComm, "sched:sched_wakeup", "comm=" + comm + " pid=" + pid, f);
     }
+
+    /** The checked-in trace.dat (trace-cmd, sched events of this machine's kernel) copied to {@code dir/sched.dat}. */
+    public static java.nio.file.Path schedDat(java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("sched.dat");
+        try (java.io.InputStream in = TestRows.class.getResourceAsStream("/tracedat/sched-v7-zstd.dat")) {
+            java.nio.file.Files.copy(in, file);
+        }
+        return file;
+    }
+
+    /** {@code trace-cmd report} of {@link #schedDat}: one line per event, in file order. */
+    public static List<String> schedReport() throws java.io.IOException {
+        try (java.io.InputStream in = TestRows.class.getResourceAsStream("/tracedat/sched-v7-zstd.report.txt")) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        }
+    }
 }

@@ -195,4 +195,22 @@ public class FilterBuilderViewModelTest {
         assertEquals("", vm.loadErrorProperty().get());
         assertEquals(-1, vm.loadErrorPositionProperty().get());
     }
+
+    @Test
+    void aNewConditionIsEmptyUntilTheUserFillsIt() {
+        ConditionViewModel c = vm.rootProperty().get().addEmptyCondition();
+        assertEquals(null, c.fieldProperty().get());
+        assertEquals("choose a field", c.errorProperty().get());
+        assertFalse(vm.validProperty().get(), "an unfilled condition is no filter");
+        assertEquals("", vm.kernelProperty().get());
+        c.fieldProperty().set("prev_comm");
+        assertEquals("enter a value", c.errorProperty().get(), "no silent prev_comm == \"\"");
+        assertFalse(vm.validProperty().get());
+        c.valueProperty().set("bash");
+        assertEquals("prev_comm == \"bash\"", vm.kernelProperty().get());
+        // an empty string that was written is kept
+        assertTrue(vm.load("prev_comm == \"\""), vm.loadErrorProperty().get());
+        assertTrue(vm.validProperty().get());
+        assertEquals("prev_comm == \"\"", vm.kernelProperty().get());
+    }
 }

@@ -195,4 +195,81 @@ class EventTableGuiTest {
         assertTrue(fx(() -> vm.table().getItems().stream().allMatch(x -> x.pid() == r.pid()
                 && x.event().equals(vm.table().eventRestrictionProperty().get()))));
     }
+
+    @Test
+    void enterInTheFilterBoxDoesNotStartACapture(FxRobot robot) throws Exception {
+        robot.interact(() -> vm.addEvent("sched:sched_switch", ""));
+        vm.accept(TestRows.fixture());
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        String before = fx(() -> vm.statusProperty().get());
+        robot.clickOn("#capture-filter").write("common_pid == 1").type(KeyCode.ENTER);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("common_pid == 1", fx(() -> vm.table().filterTextProperty().get()));
+        assertEquals(before, fx(() -> vm.statusProperty().get()), "no start was asked for");
+        assertEquals(false, fx(() -> vm.busyProperty().get() || vm.runningProperty().get()));
+        // nor from another text box of the view
+        robot.clickOn("#capture-pcapng").write("/tmp/x.pcapng").type(KeyCode.ENTER);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(before, fx(() -> vm.statusProperty().get()), "no start was asked for");
+    }
+
+    /** The text a labelled control shows (its skin's Text node), which mnemonic parsing would strip of an underscore. */
+    private static List<String> shownTexts(FxRobot robot) {
+        List<String> out = new ArrayList<>();
+        for (javafx.stage.Window w : javafx.stage.Window.getWindows()) {
+            if (w.getScene() != null) {
+                for (Node n : robot.from(w.getScene().getRoot()).lookup((Node x) -> x instanceof javafx.scene.text.Text).queryAll()) {
+                    out.add(((javafx.scene.text.Text) n).getText());
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void contextMenuLabelsKeepTheUnderscoresOfEventAndTaskNames(FxRobot robot) throws Exception {
+        vm.accept(batch(0, 100)); // sched:sched_switch rows of task "stress-ng"
+        vm.accept(List.of(TestRows.sw(1_700_000_000_000_100_000L, 0, 77, "kworker_u8", 78, "x")));
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        robot.interact(() -> {
+            vm.table().followProperty().set(true);
+            view.table().scrollTo(view.table().getItems().size() - 1);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        TableRow<?> row = robot.lookup("#capture-table .table-row-cell").queryAll().stream().map(n -> (TableRow<?>) n)
+                .filter(r -> r.getItem() != null && ((EventRow) r.getItem()).pid() == 77).findFirst().orElseThrow();
+        robot.clickOn(row);
+        contextMenu(robot, row);
+        WaitForAsyncUtils.waitForFxEvents();
+        List<String> shown = fx(() -> shownTexts(robot)).stream().filter(t -> t.startsWith("Filter on") || t.startsWith("Follow"))
+                .toList();
+        assertTrue(shown.contains("Filter on event sched:sched_switch"), "shown: " + shown);
+        assertTrue(shown.contains("Filter on comm \"kworker_u8\""), "shown: " + shown);
+        assertTrue(shown.contains("Follow this thread (kworker_u8/77)"), "shown: " + shown);
+        robot.clickOn((javafx.scene.control.Labeled l) -> l.getText() != null && l.getText().startsWith("Filter on event "));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(() -> shownTexts(robot)).contains("event: sched:sched_switch  ✕"), "the restriction's button");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theDetailsPaneIsATreeOfTheSelectedEvent(FxRobot robot) throws Exception {
+        vm.accept(List.of(TestRows.sw(1_700_000_000_000_100_000L, 0, 77, "kworker_u8", 78, "x")));
+        Thread.sleep(600);
+        WaitForAsyncUtils.waitForFxEvents();
+        robot.clickOn(visibleRow(robot, 0));
+        WaitForAsyncUtils.waitForFxEvents();
+        javafx.scene.control.TreeView<String> tree = robot.lookup("#capture-fields").queryAs(javafx.scene.control.TreeView.class);
+        List<String> top = fx(() -> tree.getRoot().getChildren().stream().map(javafx.scene.control.TreeItem::getValue).toList());
+        assertEquals(List.of("Event: sched:sched_switch", "Common fields", "sched_switch fields",
+                "Kernel text: prev_comm=kworker_u8 prev_pid=77 ==> next_comm=x next_pid=78"), top);
+        List<String> common = fx(() -> tree.getRoot().getChildren().get(1).getChildren().stream()
+                .map(javafx.scene.control.TreeItem::getValue).toList());
+        assertEquals(List.of("cpu: 0", "pid: 77", "comm: kworker_u8"), common.subList(1, 4));
+        assertTrue(fx(() -> tree.getRoot().getChildren().get(2).isExpanded()), "the fields are shown");
+        assertTrue(robot.lookup((javafx.scene.control.TreeCell<String> c) -> "prev_comm: kworker_u8".equals(c.getText()))
+                .tryQuery().isPresent(), "the field's line is drawn");
+    }
 }

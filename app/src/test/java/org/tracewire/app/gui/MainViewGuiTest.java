@@ -179,4 +179,28 @@ class MainViewGuiTest {
                 "opening a session shows the capture view");
         assertTrue(robot.lookup("#capture-start").queryAs(Button.class).isVisible());
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aCaptureEventsFilterReopensInTheBuilder(FxRobot robot) throws Exception {
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().totalCountProperty().get() > 2000);
+        GuiTestSupport.fx(() -> GuiTestSupport.vm.capture().addEvent("sched:sched_switch", FilterBuilderViewModelTest.KERNEL));
+        selectTab(robot, "Capture");
+        ListView<CaptureEventSpec> events = robot.lookup("#capture-events").queryAs(ListView.class);
+        GuiTestSupport.fx(() -> events.getSelectionModel().select(0));
+        robot.clickOn("#capture-edit-filter");
+        GuiTestSupport.waitUntil(() -> robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex() == 2);
+        assertEquals("sched:sched_switch", GuiTestSupport.vm.filter().eventProperty().get().fullName());
+        assertEquals(FilterBuilderViewModelTest.KERNEL, robot.lookup("#filter-text").queryAs(TextField.class).getText());
+        TextField kernel = robot.lookup("#filter-kernel").queryAs(TextField.class);
+        GuiTestSupport.waitUntil(() -> FilterBuilderViewModelTest.KERNEL.equals(kernel.getText()));
+        // the rows are the filter's: change one and use it, the capture's filter is replaced
+        TextField pid = robot.lookup("#filter-cond-1-value").queryAs(TextField.class);
+        assertEquals("1", pid.getText());
+        robot.clickOn(pid).write("2");
+        GuiTestSupport.waitUntil(() -> kernel.getText().startsWith("prev_pid == 12 "));
+        robot.clickOn("#filter-use");
+        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", "prev_pid == 12 || next_comm ~ \"bash*\"")),
+                GuiTestSupport.vm.capture().getEvents());
+    }
 }

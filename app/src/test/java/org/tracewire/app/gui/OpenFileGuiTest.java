@@ -42,9 +42,14 @@ class OpenFileGuiTest {
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().totalCountProperty().get() > 2000);
         MenuBar bar = robot.lookup("#menu-bar").queryAs(MenuBar.class);
         assertEquals(List.of("_File", "_Edit", "_View"), bar.getMenus().stream().map(m -> m.getText()).toList());
-        GuiTestSupport.fx(() -> GuiTestSupport.vm.openFile(file));
-        robot.clickOn("Capture");
+        // as TracewireApp does for --open FILE: the first page, then the file
+        GuiTestSupport.fx(() -> {
+            GuiTestSupport.view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
+            GuiTestSupport.vm.openFile(file);
+        });
         TableView<EventRow> table = robot.lookup("#capture-table").queryAs(TableView.class);
+        javafx.scene.control.TabPane tabs = robot.lookup(".tab-pane").queryAs(javafx.scene.control.TabPane.class);
+        assertEquals("Capture", tabs.getSelectionModel().getSelectedItem().getText(), "--open lands on the events");
         // allow a loaded machine its time
         org.testfx.util.WaitForAsyncUtils.waitFor(60, java.util.concurrent.TimeUnit.SECONDS, () -> {
             org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
@@ -54,6 +59,13 @@ class OpenFileGuiTest {
         assertTrue(robot.lookup("#capture-status").queryAs(Label.class).getText().startsWith("opened opened.pcapng: 5,000 events"),
                 robot.lookup("#capture-status").queryAs(Label.class).getText());
         assertEquals(3, table.getItems().get(0).frame(), "after the CAPTURE and FORMAT frames (wire format v2)");
+        GuiTestSupport.waitUntil(() -> robot.lookup("#status-events").queryAs(Label.class).getText().equals("5,000 events"));
+        assertTrue(!robot.lookup("#capture-follow").query().isVisible() && !robot.lookup("#capture-paused").query().isVisible(),
+                "nothing to follow in a file");
+        javafx.scene.control.TableRow<?> top = robot.lookup("#capture-table .table-row-cell").queryAll().stream()
+                .map(n -> (javafx.scene.control.TableRow<?>) n).filter(r -> r.getItem() != null)
+                .min(java.util.Comparator.comparingInt(javafx.scene.control.IndexedCell::getIndex)).orElseThrow();
+        assertEquals(0, top.getIndex(), "the table shows the file's first events");
 
         robot.clickOn("Histogram");
         GuiTestSupport.fx(() -> {

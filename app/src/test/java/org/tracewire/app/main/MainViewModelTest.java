@@ -165,4 +165,60 @@ class MainViewModelTest {
         vm.wireshark().open();
         assertEquals(List.of(List.of(ws.toString(), "-k", "-i", "tw0")), started);
     }
+
+    @Test
+    void wiresharkHandOffsShareOnePluginRuleAndTheViewOpensTheOpenedFile() throws Exception {
+        Path bin = java.nio.file.Files.createDirectories(dir.resolve("bin"));
+        Path ws = bin.resolve("wireshark");
+        java.nio.file.Files.writeString(ws, "#!/bin/sh\n");
+        ws.toFile().setExecutable(true);
+        Path home = java.nio.file.Files.createDirectories(dir.resolve("home"));
+        List<List<String>> started = new ArrayList<>();
+        MainViewModel vm = new MainViewModel(new DirectTaskExecutor(), new SessionStore(dir.resolve("config")),
+                () -> java.nio.ByteOrder.LITTLE_ENDIAN, () -> null, started::add, Map.of("PATH", bin.toString(), "HOME", home.toString()));
+        WiresharkViewModel w = vm.wireshark();
+        Path plugins = home.resolve(".local/lib/wireshark/plugins");
+        assertEquals(plugins, w.pluginFolder());
+        Path generated = dir.resolve("gen.lua");
+        List<List<String>> generatedFor = new ArrayList<>();
+        w.setGenerator(evs -> {
+            generatedFor.add(evs);
+            java.nio.file.Files.writeString(generated, "-- plugin\n");
+            return new WiresharkViewModel.Generated(generated, "all events");
+        }, List::of);
+
+        // a clean profile: no plugin installed, none generated: one is generated and passed
+        w.showFrame("/t/f.pcapng", 5);
+        assertEquals(List.of(ws.toString(), "-X", "lua_script:" + generated, "-r", "/t/f.pcapng", "-g", "5"), started.get(0));
+        assertEquals(List.of(List.of()), generatedFor, "for every event");
+        assertEquals(generated.toString(), w.luaPluginProperty().get());
+        vm.capture().ifaceProperty().set("tw0");
+        w.open();
+        assertEquals(List.of(ws.toString(), "-k", "-i", "tw0", "-X", "lua_script:" + generated), started.get(1));
+        assertEquals(1, generatedFor.size(), "generated once");
+
+        // the plugin installed in the user's folder: Wireshark loads it; a second copy would be refused
+        java.nio.file.Files.createDirectories(plugins);
+        java.nio.file.Files.writeString(plugins.resolve("tracewire.lua"), "-- installed\n");
+        assertEquals("", WiresharkViewModel.luaScript(plugins, generated.toString()));
+        w.showFrame("/t/f.pcapng", 6);
+        assertEquals(List.of(ws.toString(), "-r", "/t/f.pcapng", "-g", "6"), started.get(2));
+        w.open();
+        assertEquals(List.of(ws.toString(), "-k", "-i", "tw0"), started.get(3));
+
+        // a file opened in the app wins over the capture's interface
+        Path file = org.tracewire.testing.FixturePcapng.write(dir.resolve("opened.pcapng"),
+                org.tracewire.testing.FixtureRecords.load().subList(0, 100));
+        vm.browser().load(Tracefs.open(Prerequisites.snapshot()));
+        vm.openFile(file);
+        assertTrue(w.target().startsWith("the opened file " + file.toAbsolutePath()), w.target());
+        w.open();
+        assertEquals(List.of(ws.toString(), "-r", file.toAbsolutePath().toString()), started.get(4));
+        // a trace.dat is not offered to Wireshark
+        Path dat = org.tracewire.app.capture.TestRows.schedDat(dir);
+        vm.openFile(dat);
+        w.open();
+        assertEquals(5, started.size(), "nothing started for a trace.dat");
+        assertTrue(w.messageProperty().get().startsWith("Wireshark does not read a trace.dat"), w.messageProperty().get());
+    }
 }

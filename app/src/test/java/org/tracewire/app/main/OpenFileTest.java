@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,6 +58,8 @@ class OpenFileTest {
         assertEquals(recs.size(), seen.size(), "every event reaches the views, in order");
         assertEquals(Math.min(recs.size(), CaptureViewModel.WINDOW), vm.capture().getRows().size());
         assertEquals(recs.size(), vm.capture().eventCountProperty().get());
+        assertEquals(true, vm.capture().table().wallClockProperty().get(), "a pcapng's frames carry wall-clock times");
+        assertEquals(seen.get(0).time(), vm.capture().table().timeText(seen.get(0)), "the time of day");
         assertTrue(vm.capture().statusProperty().get().startsWith(String.format("opened fixture.pcapng: %,d events", recs.size())),
                 vm.capture().statusProperty().get());
         for (int i = 0; i < recs.size(); i++) {
@@ -85,19 +85,16 @@ class OpenFileTest {
 
     @Test
     void aTraceDatOpensWithItsOwnFormatsAndTaskNames() throws IOException {
-        Path file = dir.resolve("sched.dat");
-        try (InputStream in = OpenFileTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.dat")) {
-            Files.copy(in, file);
-        }
-        List<String> report;
-        try (InputStream in = OpenFileTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.report.txt")) {
-            report = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-        }
+        Path file = org.tracewire.app.capture.TestRows.schedDat(dir);
+        List<String> report = org.tracewire.app.capture.TestRows.schedReport();
         MainViewModel vm = vm();
         List<EventRow> seen = sink(vm);
         vm.openFile(file);
         assertEquals(701, seen.size(), vm.capture().statusProperty().get());
         assertEquals("sched.dat — tracewire", vm.titleProperty().get());
+        var table = vm.capture().table();
+        assertEquals(false, table.wallClockProperty().get(), "a trace.dat's times are the trace clock");
+        assertEquals("Time: since boot (s)", table.timeModeLabel(org.tracewire.app.capture.EventTableViewModel.TimeMode.ABSOLUTE));
         int otherName = 0;
         for (int i = 0; i < report.size(); i++) {
             String line = report.get(i);
@@ -105,6 +102,15 @@ class OpenFileTest {
             String body = line.substring(line.indexOf(": ", line.indexOf(']')) + 2);
             assertEquals(body, r.text(), "line " + (i + 1));
             assertEquals(0, r.frame(), "no frame numbers in a trace.dat");
+            String head = line.substring(0, line.indexOf(": ", line.indexOf(']')));
+            String time = head.substring(head.lastIndexOf(' ') + 1);
+            assertTrue(time.matches("\\d+\\.\\d{6}"), time);
+            String shown = table.timeText(r);
+            assertTrue(shown.matches("\\d+\\.\\d{9}"), shown);
+            long ns = Long.parseLong(shown.replace(".", ""));
+            long us = Long.parseLong(time.replace(".", ""));
+            assertEquals(us, Math.round(ns / 1000.0), "line " + (i + 1) + ": seconds since boot as report prints them "
+                    + "(report rounds to µs): " + shown + " for " + time);
             String comm = line.substring(0, line.lastIndexOf('-', line.indexOf('['))).strip();
             if (!comm.equals(r.comm())) {
                 // the report names tasks by the saved cmdlines at the end of the recording; a row by the
