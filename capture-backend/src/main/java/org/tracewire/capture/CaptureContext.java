@@ -108,7 +108,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
      * which frames a killed capture's spool with that capture's events, layout, clock and id.
      *
      * @param top       the live tracefs
-     * @param events    the selected events
+     * @param events    the selected events (with the stack records they ask for: {@link EventSelection#recorded})
      * @param subLayout the instance's sub-buffer layout
      * @param clock     the trace clock's offset to wall time
      * @param clockName the trace clock's name, or null
@@ -120,7 +120,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Map<Integer, EventFormat> formats = new LinkedHashMap<>();
         Map<Integer, String> texts = new HashMap<>();
         List<String> names = new ArrayList<>();
-        for (EventSelection e : events) {
+        for (EventSelection e : EventSelection.recorded(events)) {
             names.add(e.fullName());
             try {
                 String text = top.read("events/" + e.system() + "/" + e.event() + "/format");
