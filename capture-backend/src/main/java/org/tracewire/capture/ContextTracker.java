@@ -33,9 +33,9 @@ import org.tracewire.wire.WireHeader;
  * Decides, in stream order, which context messages ({@code docs/wire-format.md} §4, §6) must go
  * before each event frame, and sends them: CAPTURE first ({@link #begin}); before an event, LOST when
  * its CPU lost events, FORMAT when its id is new, SYMBOLS for the code addresses its {@code %pS}-family
- * arguments carry and the {@code printk_formats} strings its pointer {@code %s} arguments reference
- * (each address once, never the whole table), PROCESS for each task it names that is not described
- * yet or whose name changed.
+ * arguments (and a kernel stack record's return addresses) carry and the {@code printk_formats}
+ * strings its pointer {@code %s} arguments reference (each address once, never the whole table),
+ * PROCESS for each task it names that is not described yet or whose name changed.
  *
  * <p>Per event id a <em>plan</em>, made once from the format and its parsed print fmt, lists where
  * the task pids (with the comm field that names them, if any), symbol addresses and string
@@ -269,8 +269,11 @@ final class ContextTracker {
             }
             return;
         }
+        if (p.stackAt >= 0) {
+            stackSymbols(buf, payload, length, p); // in place of its print fmt's caller[0..7]
+        }
         // symbols: direct addresses
-        for (int i = 0; i < p.symOffsets.length; i++) {
+        for (int i = 0; p.stackAt < 0 && i < p.symOffsets.length; i++) {
             int off = p.symOffsets[i];
             if (off + p.symSizes[i] > length) {
                 continue;
@@ -343,6 +346,24 @@ final class ContextTracker {
             exec((int) read(buf, payload + p.execPid, 4), buf, payload, length, p);
         }
         sendTasks(timeNs);
+    }
+
+    /**
+     * A kernel stack's return addresses ({@link Plan#stackAt}): the array runs to the record's end
+     * and stops at {@code ULONG_MAX}, as the kernel's {@code trace_stack_print()} reads it; 0 is
+     * printed as {@code 0}, not looked up.
+     */
+    private void stackSymbols(ByteBuffer buf, int payload, int length, Plan p) {
+        long end = p.stackStep == 8 ? -1L : 0xffff_ffffL;
+        for (int off = p.stackAt; off + p.stackStep <= length; off += p.stackStep) {
+            long v = read(buf, payload + off, p.stackStep);
+            if (v == end) {
+                break;
+            }
+            if (v != 0 && !symbolsLooked.contains(v)) {
+                symbol(v);
+            }
+        }
     }
 
     private void sendTasks(long timeNs) throws IOException {
@@ -587,6 +608,15 @@ final class ContextTracker {
         final int[] strSizes;
         final int execPid;
         final Field execFile;
+        /**
+         * {@code ftrace:kernel_stack}: the offset of its {@code caller} array of return addresses, whose
+         * length is the record's, not the format's 8 ({@link #stackArray}); -1 for other events. (Its
+         * print fmt's {@code %ps} of {@code caller[0..7]}, not looked up themselves, keep the plan off
+         * the common-pid fast path.)
+         */
+        final int stackAt;
+        /** With {@link #stackAt}: the array's element size (the kernel's long). */
+        final int stackStep;
         /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
         final boolean onlyCommonPid;
         /** With {@link #onlyCommonPid}: the offset of {@code common_pid}, else -1 (the per-event fast path's test). */
@@ -610,6 +640,9 @@ final class ContextTracker {
             this.strSizes = strings.stream().mapToInt(a -> a[1]).toArray();
             this.execPid = execPid;
             this.execFile = execFile;
+            Field stack = stackArray(format);
+            this.stackAt = stack == null ? -1 : stack.offset();
+            this.stackStep = stack == null ? 0 : stack.elementSize();
             this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
                     && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
             this.onlyPidAt = onlyCommonPid ? pidOffsets[0] : -1;
@@ -679,8 +712,24 @@ final class ContextTracker {
                 }
             }
         }
+        if (f.system().equals("ftrace") && f.name().equals("user_stack")) {
+            syms.clear(); // user addresses: no kernel symbols (a kernel stack's go on past caller[7]: stackAt)
+        }
         Field file = exec ? f.field("filename") : null;
         return new Plan(f, printer, pids, syms, dedup(computed), strings, execPid, file);
+    }
+
+    /**
+     * The {@code caller} array of {@code ftrace:kernel_stack} (its elements 4 or 8 bytes), or null:
+     * the records of a kernel stack trace, whose array holds the format's {@code size} entries
+     * ({@code __stack_array} in {@code kernel/trace/trace_entries.h}).
+     */
+    static Field stackArray(EventFormat f) {
+        if (!f.system().equals("ftrace") || !f.name().equals("kernel_stack")) {
+            return null;
+        }
+        Field c = f.field("caller");
+        return c != null && c.kind() == FieldKind.ARRAY && (c.elementSize() == 8 || c.elementSize() == 4) ? c : null;
     }
 
     private static List<int[]> dedup(List<int[]> l) {
@@ -770,7 +819,7 @@ final class ContextTracker {
         boolean calibration = false;
         for (EventFormat f : formats) {
             Plan p = plan(f, layout);
-            symbols |= p.symOffsets.length > 0 || p.computed.length > 0;
+            symbols |= p.symOffsets.length > 0 || p.computed.length > 0 || p.stackAt >= 0;
             printk |= p.strOffsets.length > 0;
             Set<String> ids = identifiers(f);
             idents |= !ids.isEmpty();
