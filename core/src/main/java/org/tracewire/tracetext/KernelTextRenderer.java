@@ -12,7 +12,8 @@ import org.tracewire.record.EventRecord;
  * Renders records into the lines the kernel's text {@code trace} file shows for them (default
  * options, {@code nohash-ptr}): {@link TraceLinePrefix} columns, then the event name and its
  * print fmt evaluated ({@link EventPrinter}), or for syscall events the kernel's own syscall text
- * ({@link SyscallText}). Keeps one compiled printer per event id. Not thread-safe.
+ * ({@link SyscallText}), for stack trace records the kernel's {@code <stack trace>} lines
+ * ({@link StackText}). Keeps one compiled printer per event id. Not thread-safe.
  */
 public final class KernelTextRenderer {
     private final TraceLinePrefix prefix;
@@ -67,6 +68,10 @@ public final class KernelTextRenderer {
             } catch (RuntimeException e) {
                 // a record too short for its syscall fields: fall through to the print fmt path
             }
+        }
+        if (StackText.kind(f) != null) {
+            StackText.append(sb, record, context.symbols());
+            return;
         }
         String text = printer(f).render(record, context);
         boolean probe = probes.computeIfAbsent(f.id(), id -> ProbeText.handles(f));

@@ -1,0 +1,119 @@
+package org.tracewire.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.testing.HostState;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
+
+/**
+ * {@code capture --stack} against the kernel as the oracle ({@link CaptureOracle}): an instance of
+ * our own with {@code nohash-ptr}, the same events and filters, the same {@code stacktrace}
+ * triggers and {@code userstacktrace}, records the same workload (files opened, programs run) while
+ * {@code tracewire capture -e ... --stack ...} runs in another JVM. {@code tracewire report} of the
+ * file (rendered from the file's own context) must print the kernel's text: each record, a stack
+ * trace with all its {@code " => "} lines, found among the kernel's records of the same CPU, pid
+ * and flags (a multiset, without task name and time, which the two instances stamp apart), for at
+ * least 99.5% of the records and of the stack lines.
+ */
+@Tag("live")
+class StackOracleLiveTest {
+    static final String SWITCH_FILTER = "prev_pid != 0";
+
+    /** Opens files and runs programs for about 2 s: user and kernel stacks through several paths. */
+    static void workload(Path dir) {
+        try {
+            long until = System.nanoTime() + 2_000_000_000L;
+            int round = 0;
+            while (System.nanoTime() < until) {
+                Path f = dir.resolve("w" + (round % 4));
+                Files.write(f, new byte[4096]);
+                Files.readAllBytes(f);
+                new ProcessBuilder("sh", "-c", "cat /etc/hostname " + f + " > /dev/null; /bin/true; sleep 0.01")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                round++;
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void reportPrintsTheKernelsStackTraces(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        HostState before = HostState.of(top);
+        Path out = dir.resolve("stacks.pcapng");
+        List<String> events = List.of("sched:sched_switch", "syscalls:sys_enter_openat", "sched:sched_process_exec");
+        List<String> args = List.of("-e", "sched:sched_switch", "-f", SWITCH_FILTER, "--stack",
+                "-e", "syscalls:sys_enter_openat", "--stack=both", "-e", "sched:sched_process_exec",
+                "--duration", "3", "-w", out.toString(), "--no-iface");
+        CaptureOracle.Run run = CaptureOracle.run(top, "oracle-stacks", events, new ArrayList<>(args),
+                () -> workload(dir), oracle -> {
+                    oracle.write("events/sched/sched_switch/filter", SWITCH_FILTER);
+                    oracle.write("events/sched/sched_switch/trigger", "stacktrace if " + SWITCH_FILTER);
+                    oracle.write("events/syscalls/sys_enter_openat/trigger", "stacktrace");
+                    oracle.write("options/userstacktrace", "1");
+                });
+        assertEquals(0, run.exit(), run.stdout() + run.stderr());
+        System.out.println(run.stdout().strip());
+
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = Main.run(new String[] {"report", out.toString()}, new PrintStream(text, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+        Map<String, Integer> report = CaptureOracle.records(text.toString(StandardCharsets.UTF_8));
+
+        Map<String, Integer> kernel = new HashMap<>(run.kernel());
+        Map<String, long[]> kinds = new java.util.TreeMap<>(); // kind → {records, matched, stack lines, matched lines}
+        List<String> misses = new ArrayList<>();
+        report.forEach((key, n) -> {
+            String body = key.split("\\|", 4)[3];
+            String kind = body.startsWith("<stack trace>") ? "kernel stack" : body.startsWith("<user stack trace>")
+                    ? "user stack" : body.split("[:(]", 2)[0];
+            int lines = body.split("\n").length - 1;
+            int have = kernel.getOrDefault(key, 0);
+            int hit = Math.min(have, n);
+            kernel.put(key, have - hit);
+            long[] a = kinds.computeIfAbsent(kind, k -> new long[4]);
+            a[0] += n;
+            a[1] += hit;
+            a[2] += (long) n * lines;
+            a[3] += (long) hit * lines;
+            if (hit < n && misses.size() < 10) {
+                misses.add(key);
+            }
+        });
+        long records = kinds.values().stream().mapToLong(a -> a[0]).sum();
+        long matched = kinds.values().stream().mapToLong(a -> a[1]).sum();
+        long lines = kinds.values().stream().mapToLong(a -> a[2]).sum();
+        long matchedLines = kinds.values().stream().mapToLong(a -> a[3]).sum();
+        kinds.forEach((k, a) -> System.out.printf(Locale.ROOT, "  %-20s %6d/%-6d records, %7d/%-7d stack lines%n", k,
+                a[1], a[0], a[3], a[2]));
+        misses.forEach(m -> System.out.println("  not in the kernel's text: " + m.replace("\n", "\n      ")));
+        System.out.printf(Locale.ROOT, "report vs kernel text: %d/%d records (%.3f%%), %d/%d stack lines (%.3f%%)%n",
+                matched, records, 100.0 * matched / records, matchedLines, lines, 100.0 * matchedLines / lines);
+        for (String k : List.of("kernel stack", "user stack", "sched_switch", "sys_openat", "sched_process_exec")) {
+            assertTrue(kinds.containsKey(k) && kinds.get(k)[0] > 0, "no " + k + " records: " + kinds.keySet());
+        }
+        assertTrue(kinds.get("kernel stack")[2] > 5L * kinds.get("kernel stack")[0], "kernel stacks of a few frames");
+        assertTrue(records > 500, "only " + records + " records");
+        assertTrue(matched >= 0.995 * records, "records matched: " + matched + "/" + records);
+        assertTrue(matchedLines >= 0.995 * lines, "stack lines matched: " + matchedLines + "/" + lines);
+        assertEquals(before, HostState.of(top), "tracing settings, instances or interfaces changed");
+    }
+}
