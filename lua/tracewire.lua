@@ -2099,10 +2099,79 @@ local function printof(ev)
   return pf
 end
 
+---------------------------------------------------------------------------- stack traces
+-- ftrace:kernel_stack and ftrace:user_stack records (capture --stack, docs/stacks.md). Their print
+-- fmts ("\t=> %ps\n" x 8) are not what the kernel prints: trace_stack_print() and
+-- trace_user_stack_print() (kernel/trace/trace_output.c) do, with the default trace options. A
+-- kernel stack's caller array runs to the record's end (its size entries, not the format's 8) or
+-- to ULONG_MAX, each frame its symbol's name (the capture's SYMBOLS context, else the kallsyms
+-- preference), 0x%08lx when unknown, 0 for 0; a user stack's 8 entries to the first 0, " <%016lx>".
+local SF = {
+  stack = ProtoField.none("tracewire.stack", "Stack trace"),
+  func = ProtoField.string("tracewire.stack.func", "Function"),
+  address = ProtoField.uint64("tracewire.stack.address", "Address", base.HEX),
+}
+local SF_LIST = { SF.stack, SF.func, SF.address }
+for k = 1, #SF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = SF_LIST[k] end
+
+-- The stack record in ctx: nil for any other event; else the kernel's text with its lines joined
+-- ("<stack trace> => f1 => f2", the Info column), and given a tree (modes 1 and 2: when one of
+-- SF_LIST is referenced in mode 1; anyref is defined further down) a "Stack trace" subtree with each frame's function and address.
+local function stacktrace(ctx, tree, mode, tvb)
+  local ev = ctx.ev
+  if not ev or ev.s ~= "ftrace" or (ev.n ~= "kernel_stack" and ev.n ~= "user_stack") then return nil end
+  local c = nil
+  for i = 1, #ev.f do if ev.f[i].name == "caller" then c = ev.f[i] end end
+  local es = c and c.elem_size or 0
+  if es ~= 8 and es ~= 4 then return nil end
+  local kernel = ev.n == "kernel_stack"
+  local stop = ctx.pl
+  if not kernel and c.offset + c.size < stop then stop = c.offset + c.size end
+  local last = es == 8 and U.new(0xffffffff, 0xffffffff) or U.new(0xffffffff, 0)
+  local t = { kernel and "<stack trace>" or "<user stack trace>" }
+  local sub = nil
+  if tree and stop > c.offset and (mode == 2 or tree:referenced(SF.stack) or tree:referenced(SF.func)
+      or tree:referenced(SF.address)) then
+    sub = tree:add(SF.stack, tvb(ctx.b + c.offset, stop - c.offset))
+  end
+  local off = c.offset
+  while off + es <= stop do
+    local a = rdu(ctx.s, ctx.b + off, es, ctx.le)
+    if (kernel and a == last) or (not kernel and a == U0) then break end
+    local name = nil
+    if not kernel then
+      local h = digits(a, 16)
+      name = " <" .. string.rep("0", 16 - #h) .. h .. ">"
+    elseif a == U0 then name = "0"
+    else
+      if ctx.cx then name = ctxsym(ctx.cx, a, false) end
+      if not name then
+        local syms = symbols()
+        if syms then name = lookupsym(syms, a) end
+      end
+      if not name or name == "" then
+        local h = digits(a, 16)
+        name = "0x" .. string.rep("0", 8 - #h) .. h
+      end
+    end
+    t[#t + 1] = name
+    if sub then
+      local r = tvb(ctx.b + off, es)
+      if kernel then sub:add(SF.func, r, name) end
+      sub:add(SF.address, r, a)
+    end
+    off = off + es
+  end
+  if sub then sub:append_text(" (" .. (#t - 1) .. (kernel and " kernel" or " user") .. " frames)") end
+  return table.concat(t, " => ")
+end
+
 -- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text) of the
 -- frame in ctx (EventPrinter's rules: an evaluation failure gives name=value pairs).
 local function eventtext(ctx)
   local ev = ctx.ev
+  local stack = stacktrace(ctx)
+  if stack then return stack end
   if ev.sc then
     local ok, r = pcall(syscalltext, ctx)
     if ok then return r end
@@ -2278,7 +2347,7 @@ local GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value, HF.field_text }
 -- for which none of these nor of its event's typed fields is referenced needs no items at all.
 local EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
   HF.payload, HF.text, HF.header }
-for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST }) do
+for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST, SF_LIST }) do
   for k = 1, #l do EVENT_ITEMS[#EVENT_ITEMS + 1] = l[k] end
 end
 
@@ -3476,6 +3545,7 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, c
   elseif mode == 2 or ref(tree, HF.payload) then
     tree:add(HF.payload, tvb(16, ctx.pl))
   end
+  if ev then stacktrace(ctx, tree, mode, tvb) end
   antree(tree, mode, tvb, number, ev)
   local h = tree
   if mode == 2 or ref(tree, HF.header) then h = tree:add(HF.header, tvb(0, 24)) end
