@@ -50,7 +50,7 @@ public record EventSelection(String system, String event, String filter, Stack s
             try {
                 return valueOf(word.strip().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException | NullPointerException e) {
-                throw new IllegalArgumentException("--stack: '" + word + "' is not kernel, user, both or none");
+                throw new IllegalArgumentException("stack '" + word + "' is not kernel, user, both or none");
             }
         }
 

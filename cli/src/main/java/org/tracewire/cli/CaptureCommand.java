@@ -87,7 +87,7 @@ public final class CaptureCommand implements Callable<Integer> {
             try {
                 return stack == null ? EventSelection.Stack.NONE : EventSelection.Stack.parse(stack);
             } catch (IllegalArgumentException e) {
-                throw new Main.UsageException(e.getMessage());
+                throw new Main.UsageException("--stack: " + e.getMessage());
             }
         }
     }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
+import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
 
 /**
  * Stack traces in Wireshark: a live {@code capture --stack=both} of a command's {@code openat}
@@ -77,6 +79,34 @@ class StackDissectorLiveTest {
         }
         assertFalse(tshark(dir, plugin, pcap, "_ws.lua.error", "frame.number").stream().anyMatch(l -> !l.isBlank()),
                 "no frame has a Lua error");
+
+        // report --json: a stack's caller array has every frame its text prints, unsigned
+        FormatsCommandTest.Result json = FormatsCommandTest.run("report", "--json", pcap.toString());
+        assertEquals(0, json.code(), json.err());
+        int stacks = 0;
+        for (String line : json.out().split("\n")) {
+            if (!line.contains("\"ftrace:kernel_stack\"")) {
+                continue;
+            }
+            var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+            var caller = node.path("fields").path("caller");
+            String text = node.path("text").asText();
+            assertEquals(text.split("\n").length - 1, caller.size(), text);
+            assertTrue(caller.get(0).isBigInteger() || caller.get(0).asLong() > 0, caller.toString());
+            stacks++;
+        }
+        assertEquals(kernelStacks, stacks);
+    }
+
+    @Test
+    void aStackChoiceNotKnownIsAUsageErrorAndLeavesNothing(@TempDir Path dir) throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        HostState before = HostState.of(top);
+        FormatsCommandTest.Result c = FormatsCommandTest.run("capture", "-e", "sched:sched_switch", "--stack=kernal",
+                "-w", dir.resolve("x.pcapng").toString(), "--duration", "1");
+        assertEquals(2, c.code(), c.out() + c.err());
+        assertTrue(c.err().contains("--stack: stack 'kernal' is not kernel, user, both or none"), c.err());
+        assertEquals(before, HostState.of(top));
     }
 
     /** tshark -T fields of the frames a display filter keeps, one line each; its exit must be 0. */
