@@ -274,7 +274,7 @@ class ContextTrackerTest {
     }
 
     @Test
-    void aKernelStacksEveryReturnAddressGetsSymbolsOnceAndAUserStacksNone() throws IOException {
+    void aKernelStacksEveryReturnAddressGetsSymbolsOnceAndAUserStacksItsProcesss() throws IOException {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
         EventFormat ks = snap.format("ftrace", "kernel_stack");
         EventFormat us = snap.format("ftrace", "user_stack");
@@ -301,10 +301,28 @@ class ContextTrackerTest {
         q.putLong(16, want.get(0)).putLong(24, -1L).putLong(32, 0xffffffff82000000L);
         t.beforeEvent(q, 0, q.capacity(), ks, 0, 2);
         assertEquals(List.of(), symbolAddresses(sent), "known addresses are not sent again; none after ULONG_MAX");
+        // a user stack: no kernel symbols; each (process, address) looked up in that process once
+        // (pid 0x7ffffff0 runs nowhere: item 5, unknown); a 0 ends the stack
+        int tgid = 0x7ffffff0;
         ByteBuffer u = ByteBuffer.allocate(us.fixedSize()).order(ByteOrder.LITTLE_ENDIAN);
-        u.putShort(0, (short) us.id()).putInt(4, 100).putInt(8, 100).putLong(16, 0x7f0000001000L);
+        u.putShort(0, (short) us.id()).putInt(4, 100).putInt(8, tgid).putLong(16, 0x7f0000001000L)
+                .putLong(24, 0x55aa00001000L).putLong(40, 0x7f0000009000L);
         t.beforeEvent(u, 0, u.capacity(), us, 0, 3);
-        assertEquals(List.of(), symbolAddresses(sent), "user addresses are no kernel symbols");
+        List<String> user = new ArrayList<>();
+        for (ContextMessage m : sent) {
+            if (m.kind() == FrameKind.SYMBOLS) {
+                for (ContextMessage.Item i : m.items()) {
+                    user.add(i.type() + "/" + i.buffer().getInt(0) + "/" + Long.toHexString(i.buffer().getLong(4)));
+                }
+            }
+        }
+        assertEquals(List.of("5/" + tgid + "/7f0000001000", "5/" + tgid + "/55aa00001000"), user);
+        sent.clear();
+        t.beforeEvent(u, 0, u.capacity(), us, 1, 4);
+        u.putInt(8, tgid + 1);
+        t.beforeEvent(u, 0, u.capacity(), us, 1, 5);
+        assertEquals(2, sent.stream().filter(m -> m.kind() == FrameKind.SYMBOLS).mapToInt(m -> m.items().size()).sum(),
+                "nothing again for the same process; the same addresses of another process are its own");
         assertTrue(ContextTracker.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
         assertTrue(!ContextTracker.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
     }

@@ -28,11 +28,70 @@ import org.tracewire.tracefs.Tracefs;
  * file (rendered from the file's own context) must print the kernel's text: each record, a stack
  * trace with all its {@code " => "} lines, found among the kernel's records of the same CPU, pid
  * and flags (a multiset, without task name and time, which the two instances stamp apart), for at
- * least 99.5% of the records and of the stack lines.
+ * least 99.5% of the records and of the stack lines. User frames are compared by address (the
+ * kernel prints only that); the symbols the capture resolved for them are checked apart: a user
+ * stack right after a {@code sys_openat} of the test's own (live) JVM starts in libc's open function.
  */
 @Tag("live")
 class StackOracleLiveTest {
     static final String SWITCH_FILTER = "prev_pid != 0";
+
+    /**
+     * The host as this test found it: the same tracing settings and interfaces, and every instance
+     * that appeared since belongs to another process still running (the other tests of a shared
+     * machine), none to this JVM or a capture it ran.
+     */
+    static void assertLeftAsFound(HostState before, HostState after) {
+        assertEquals(before.settings(), after.settings(), "tracing settings changed");
+        assertEquals(before.tracewireInterfaces(), after.tracewireInterfaces(), "tracewire interfaces changed");
+        java.util.regex.Pattern owner = java.util.regex.Pattern.compile("tracewire-(?:[a-z]+-)*(\\d+)(?:-.*)?");
+        for (String name : after.instances()) {
+            if (before.instances().contains(name)) {
+                continue;
+            }
+            java.util.regex.Matcher m = owner.matcher(name);
+            long pid = m.matches() ? Long.parseLong(m.group(1)) : -1;
+            assertTrue(pid > 0 && pid != ProcessHandle.current().pid()
+                    && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "instance left: " + name);
+        }
+    }
+
+    /** A user stack line with the symbol the capture resolved after the kernel's address. */
+    static final java.util.regex.Pattern USER_SYMBOL = java.util.regex.Pattern.compile("(?m)^( =>  <[0-9a-f]{16}>) .*$");
+
+    /**
+     * In {@code report}'s text, the user stacks right after a {@code sys_openat} record of the same
+     * task whose innermost frame the capture resolved in libc: {count, of them in a function named
+     * *open*, user frames resolved in all}.
+     */
+    static int[] userSymbolsAfterOpenat(String text) {
+        int[] n = new int[3];
+        Map<String, String> lastBody = new HashMap<>(); // per cpu|pid: the last record's text
+        String[] lines = text.split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            java.util.regex.Matcher m = CaptureOracle.LINE.matcher(lines[i]);
+            if (!m.matches()) {
+                if (USER_SYMBOL.matcher(lines[i]).matches()) {
+                    n[2]++;
+                }
+                continue;
+            }
+            String who = m.group(3) + "|" + m.group(2);
+            String body = m.group(5);
+            if (body.equals("<user stack trace>") && String.valueOf(lastBody.get(who)).startsWith("sys_openat(")
+                    && i + 1 < lines.length && lines[i + 1].contains(" [") && lines[i + 1].contains("libc")) {
+                n[0]++;
+                String frame = lines[i + 1].replaceFirst("^ =>  <[0-9a-f]{16}> ", "");
+                if (frame.substring(0, frame.indexOf('+')).contains("open")) {
+                    n[1]++;
+                } else {
+                    System.out.println("  after sys_openat: " + lines[i + 1]);
+                }
+            }
+            lastBody.put(who, body);
+        }
+        return n;
+    }
 
     /** Opens files and runs programs for about 2 s: user and kernel stacks through several paths. */
     static void workload(Path dir) {
@@ -76,7 +135,14 @@ class StackOracleLiveTest {
         int rc = Main.run(new String[] {"report", out.toString()}, new PrintStream(text, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
-        Map<String, Integer> report = CaptureOracle.records(text.toString(StandardCharsets.UTF_8));
+        String reported = text.toString(StandardCharsets.UTF_8);
+        int[] openStacks = userSymbolsAfterOpenat(reported);
+        System.out.printf(Locale.ROOT, "user stacks after sys_openat with libc's frame resolved: %d, of them in an "
+                + "open function: %d; user frames resolved in all: %d%n", openStacks[0], openStacks[1], openStacks[2]);
+        assertTrue(openStacks[0] > 0, "no user stack of the test's own (live) process resolved in libc");
+        assertEquals(openStacks[0], openStacks[1], "libc's innermost frame after sys_openat is an open function");
+        // the kernel prints a user frame's address only: compared without the capture's symbol after it
+        Map<String, Integer> report = CaptureOracle.records(USER_SYMBOL.matcher(reported).replaceAll("$1"));
 
         Map<String, Integer> kernel = new HashMap<>(run.kernel());
         Map<String, long[]> kinds = new java.util.TreeMap<>(); // kind → {records, matched, stack lines, matched lines}
@@ -114,6 +180,6 @@ class StackOracleLiveTest {
         assertTrue(records > 500, "only " + records + " records");
         assertTrue(matched >= 0.995 * records, "records matched: " + matched + "/" + records);
         assertTrue(matchedLines >= 0.995 * lines, "stack lines matched: " + matchedLines + "/" + lines);
-        assertEquals(before, HostState.of(top), "tracing settings, instances or interfaces changed");
+        StackOracleLiveTest.assertLeftAsFound(before, HostState.of(top));
     }
 }

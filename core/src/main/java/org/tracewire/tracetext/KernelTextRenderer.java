@@ -7,6 +7,7 @@ import org.tracewire.format.KernelLayout;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.PrintContext;
 import org.tracewire.record.EventRecord;
+import org.tracewire.symbols.UserSymbolResolver;
 
 /**
  * Renders records into the lines the kernel's text {@code trace} file shows for them (default
@@ -22,6 +23,7 @@ public final class KernelTextRenderer {
     private final Map<Integer, EventPrinter> printers = new HashMap<>();
     /** Per event id: a dynamic probe's, whose head the kernel writes itself ({@link ProbeText}). */
     private final Map<Integer, Boolean> probes = new HashMap<>();
+    private UserSymbolResolver users = UserSymbolResolver.none();
 
     /**
      * @param prefix  the context columns (task names from {@code saved_cmdlines}, the clock)
@@ -32,6 +34,17 @@ public final class KernelTextRenderer {
         this.prefix = prefix;
         this.layout = layout;
         this.context = context;
+    }
+
+    /**
+     * Resolves user stack addresses with {@code users} (a capture's SYMBOLS items 4), named after the
+     * kernel's text of a user stack ({@link StackText}).
+     *
+     * @return this renderer
+     */
+    public KernelTextRenderer userSymbols(UserSymbolResolver users) {
+        this.users = users == null ? UserSymbolResolver.none() : users;
+        return this;
     }
 
     /** The task name of a pid as the lines show it ({@link TraceLinePrefix#comm}). */
@@ -70,7 +83,7 @@ public final class KernelTextRenderer {
             }
         }
         if (StackText.kind(f) != null) {
-            StackText.append(sb, record, context.symbols());
+            StackText.append(sb, record, context.symbols(), users);
             return;
         }
         String text = printer(f).render(record, context);

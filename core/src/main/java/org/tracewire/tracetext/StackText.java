@@ -8,6 +8,7 @@ import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
 import org.tracewire.record.EventRecord;
 import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.symbols.UserSymbolResolver;
 
 /**
  * The kernel's own text of its stack trace records, which their print fmts ({@code "\t=> %ps\n"} × 8)
@@ -22,7 +23,8 @@ import org.tracewire.symbols.SymbolResolver;
  *     {@code kallsyms_lookup()} gives it (no module, no offset), {@code 0x%08lx} when no symbol
  *     covers the address, {@code 0} for 0.
  * <li>{@code ftrace:user_stack}: {@code <user stack trace>}, then {@code " =>  <%016lx>"} per address
- *     of its 8 up to the first 0.
+ *     of its 8 up to the first 0; where the capture resolved the address in its process
+ *     ({@link UserSymbolResolver}), followed by {@code " NAME+0xOFF [FILE]"} (not the kernel's text).
  * </ul>
  */
 public final class StackText {
@@ -88,12 +90,32 @@ public final class StackText {
      * @param symbols resolves kernel addresses (null: none known)
      */
     public static void append(StringBuilder sb, EventRecord record, SymbolResolver symbols) {
+        append(sb, record, symbols, null);
+    }
+
+    /**
+     * As {@link #append(StringBuilder, EventRecord, SymbolResolver)}, with the user addresses a
+     * capture resolved: a user frame known to {@code users} gets {@code " NAME+0xOFF [FILE]"} after
+     * the kernel's {@code <%016lx>} (the kernel's text when none is known).
+     *
+     * @param users the capture's user symbols, by the record's {@code tgid} (null: none)
+     */
+    public static void append(StringBuilder sb, EventRecord record, SymbolResolver symbols, UserSymbolResolver users) {
         Kind kind = kind(record.format());
         sb.append(kind == Kind.KERNEL ? "<stack trace>" : "<user stack trace>");
+        Field tgidField = kind == Kind.USER && users != null ? record.format().field("tgid") : null;
+        int tgid = tgidField != null && tgidField.size() == 4 ? (int) record.integer(tgidField) : -1;
         for (long a : addresses(record)) {
             sb.append("\n => ");
             if (kind == Kind.USER) {
                 sb.append(String.format(Locale.ROOT, " <%016x>", a));
+                SymbolResolver.Symbol s = tgid > 0 ? users.lookup(tgid, a) : null;
+                if (s != null) {
+                    sb.append(' ').append(s.name()).append("+0x").append(Long.toHexString(a - s.start()));
+                    if (s.module() != null) {
+                        sb.append(" [").append(s.module()).append(']');
+                    }
+                }
             } else {
                 sb.append(kernelSymbol(a, symbols));
             }

@@ -18,6 +18,7 @@ import org.tracewire.printfmt.PrintContext;
 import org.tracewire.printfmt.PrintkFormats;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.symbols.UserSymbolResolver;
 import org.tracewire.tracetext.SavedCmdlines;
 
 /**
@@ -47,6 +48,11 @@ public final class WireContext {
     private final Map<String, FormatException> failures = new LinkedHashMap<>();
     private final Map<String, Long> enums = new HashMap<>();
     private final Map<Long, SymbolResolver.Symbol> symbols = new HashMap<>();
+    /** User symbols (SYMBOLS item 4) by process and address. */
+    private final Map<UserKey, SymbolResolver.Symbol> userSymbols = new HashMap<>();
+
+    private record UserKey(int tgid, long address) {
+    }
     private final Map<Long, String> printk = new HashMap<>();
     private final Map<Integer, Task> tasks = new HashMap<>();
     private final Map<Integer, String> comms = new HashMap<>();
@@ -114,6 +120,7 @@ public final class WireContext {
             failures.clear();
             enums.clear();
             symbols.clear();
+            userSymbols.clear();
             printk.clear();
             tasks.clear();
             comms.clear();
@@ -201,6 +208,17 @@ public final class WireContext {
                     name = name.substring(0, sp);
                 }
                 symbols.put(addr, new SymbolResolver.Symbol(name, start, size, module));
+            } else if (i.type() == ContextMessage.USER_SYMBOL && i.value().length >= 24
+                    && userSymbols.size() < MAX_ENTRIES) {
+                String name = new String(i.value(), 24, i.value().length - 24, StandardCharsets.UTF_8);
+                String file = null;
+                int sp = name.indexOf(" [");
+                if (sp > 0 && name.endsWith("]")) {
+                    file = name.substring(sp + 2, name.length() - 1);
+                    name = name.substring(0, sp);
+                }
+                userSymbols.put(new UserKey(b.getInt(0), b.getLong(4)),
+                        new SymbolResolver.Symbol(name, b.getLong(12), b.getInt(20) & 0xffff_ffffL, file));
             } else if (i.type() == ContextMessage.SYMBOL_PRINTK && i.value().length >= 8 && printk.size() < MAX_ENTRIES) {
                 printk.put(b.getLong(0), new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8));
             }
@@ -328,6 +346,12 @@ public final class WireContext {
         SymbolResolver resolver = syms::get;
         return new PrintContext(resolver, PrintkFormats.view(printk), hz, new KernelEnums(Map.copyOf(enums)),
                 new KernelVariables(values, sizes));
+    }
+
+    /** The user-space symbols described so far (SYMBOLS items 4), as a view: later messages are seen. */
+    public UserSymbolResolver userSymbols() {
+        Map<UserKey, SymbolResolver.Symbol> m = userSymbols;
+        return (tgid, address) -> m.get(new UserKey(tgid, address));
     }
 
     /** The tasks described so far, by pid. */

@@ -15,6 +15,10 @@ import org.tracewire.printfmt.PrintkFormats;
 import org.tracewire.record.EventRecord;
 import org.tracewire.symbols.SymbolResolver;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireContext;
+import org.tracewire.wire.WireHeader;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -64,5 +68,15 @@ class StackTextTest {
         assertEquals("<user stack trace>\n =>  <00007f4dfa71ab70>\n =>  <0000000055aa0010>", renderer.body(ur),
                 "up to the first 0, %016lx in angle brackets");
         assertEquals("<stack trace>\n => do_sys_openat2\n => e1000_xmit", renderer.body(new EventRecord(ks, LAYOUT, 0, 0, k)));
+
+        // the user symbols a capture resolved, through the wire (SYMBOLS items 4 and 5) and WireContext
+        ContextMessage m = ContextMessage.builder(FrameKind.SYMBOLS)
+                .userSymbol(42, 0x7f4dfa71ab70L, 0x7f4dfa71ab00L, 0x100, "readline [/usr/bin/bash]")
+                .userUnknown(42, 0x55aa0010L).userSymbol(43, 0x55aa0010L, 0x55aa0000L, 0x20, "main [/usr/bin/x]").build();
+        WireContext wire = new WireContext();
+        wire.apply(ContextMessage.parse(m.kind(), m.toBytes()).message(), WireHeader.NO_CPU);
+        renderer.userSymbols(wire.userSymbols());
+        assertEquals("<user stack trace>\n =>  <00007f4dfa71ab70> readline+0x70 [/usr/bin/bash]\n =>  <0000000055aa0010>",
+                renderer.body(ur), "a resolved frame named after the kernel's address; pid 43's symbol is not pid 42's");
     }
 }
