@@ -30,6 +30,8 @@ final class UserSymbols {
     static final int MAX_PROCESSES = 4096;
     static final int MAX_FILES = 256;
     private static final long REREAD_NS = 100_000_000L;
+    /** Largest file parsed (jelf reads it whole; a traced user may map any file executable). */
+    static final long MAX_FILE_BYTES = 256L << 20;
     /** An indirect function ({@code memcpy} in libc): a function to name all the same. */
     private static final int STT_GNU_IFUNC = 10;
 
@@ -148,6 +150,9 @@ final class UserSymbols {
     static FileSymbols load(Path file) {
         ElfFile elf;
         try {
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                throw new IOException("larger than " + MAX_FILE_BYTES + " bytes");
+            }
             elf = ElfFile.from(file.toFile());
         } catch (IOException | RuntimeException e) {
             return new FileSymbols(new long[0], new long[0], new String[0]);
