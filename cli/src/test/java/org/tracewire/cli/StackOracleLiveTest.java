@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +22,8 @@ import org.tracewire.tracefs.Tracefs;
 /**
  * {@code capture --stack} against the kernel as the oracle ({@link CaptureOracle}): an instance of
  * our own with {@code nohash-ptr}, the same events and filters, the same {@code stacktrace}
- * triggers and {@code userstacktrace}, records the same workload (files opened, programs run) while
+ * triggers and {@code userstacktrace}, records the same workload (files, loopback TCP, programs run:
+ * {@link CaptureContextLiveTest#workload}) while
  * {@code tracewire capture -e ... --stack ...} runs in another JVM. {@code tracewire report} of the
  * file (rendered from the file's own context) must print the kernel's text: each record, a stack
  * trace with all its {@code " => "} lines, found among the kernel's records of the same CPU, pid
@@ -93,24 +93,6 @@ class StackOracleLiveTest {
         return n;
     }
 
-    /** Opens files and runs programs for about 2 s: user and kernel stacks through several paths. */
-    static void workload(Path dir) {
-        try {
-            long until = System.nanoTime() + 2_000_000_000L;
-            int round = 0;
-            while (System.nanoTime() < until) {
-                Path f = dir.resolve("w" + (round % 4));
-                Files.write(f, new byte[4096]);
-                Files.readAllBytes(f);
-                new ProcessBuilder("sh", "-c", "cat /etc/hostname " + f + " > /dev/null; /bin/true; sleep 0.01")
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-                round++;
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Test
     void reportPrintsTheKernelsStackTraces(@TempDir Path dir) throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
@@ -121,7 +103,7 @@ class StackOracleLiveTest {
                 "-e", "syscalls:sys_enter_openat", "--stack=both", "-e", "sched:sched_process_exec",
                 "--duration", "3", "-w", out.toString(), "--no-iface");
         CaptureOracle.Run run = CaptureOracle.run(top, "oracle-stacks", events, new ArrayList<>(args),
-                () -> workload(dir), oracle -> {
+                () -> CaptureContextLiveTest.workload(dir), oracle -> {
                     oracle.write("events/sched/sched_switch/filter", SWITCH_FILTER);
                     oracle.write("events/sched/sched_switch/trigger", "stacktrace if " + SWITCH_FILTER);
                     oracle.write("events/syscalls/sys_enter_openat/trigger", "stacktrace");

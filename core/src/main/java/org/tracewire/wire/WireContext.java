@@ -197,32 +197,30 @@ public final class WireContext {
         for (ContextMessage.Item i : m.items()) {
             ByteBuffer b = i.buffer();
             if (i.type() == ContextMessage.SYMBOL && i.value().length >= 20 && symbols.size() < MAX_ENTRIES) {
-                long addr = b.getLong(0);
-                long start = b.getLong(8);
-                long size = b.getInt(16) & 0xffff_ffffL;
-                String name = new String(i.value(), 20, i.value().length - 20, StandardCharsets.UTF_8);
-                String module = null;
-                int sp = name.indexOf(" [");
-                if (sp > 0 && name.endsWith("]")) {
-                    module = name.substring(sp + 2, name.length() - 1);
-                    name = name.substring(0, sp);
-                }
-                symbols.put(addr, new SymbolResolver.Symbol(name, start, size, module));
+                symbols.put(b.getLong(0), symbol(i.value(), 8));
             } else if (i.type() == ContextMessage.USER_SYMBOL && i.value().length >= 24
                     && userSymbols.size() < MAX_ENTRIES) {
-                String name = new String(i.value(), 24, i.value().length - 24, StandardCharsets.UTF_8);
-                String file = null;
-                int sp = name.indexOf(" [");
-                if (sp > 0 && name.endsWith("]")) {
-                    file = name.substring(sp + 2, name.length() - 1);
-                    name = name.substring(0, sp);
-                }
-                userSymbols.put(new UserKey(b.getInt(0), b.getLong(4)),
-                        new SymbolResolver.Symbol(name, b.getLong(12), b.getInt(20) & 0xffff_ffffL, file));
+                userSymbols.put(new UserKey(b.getInt(0), b.getLong(4)), symbol(i.value(), 12));
             } else if (i.type() == ContextMessage.SYMBOL_PRINTK && i.value().length >= 8 && printk.size() < MAX_ENTRIES) {
                 printk.put(b.getLong(0), new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8));
             }
         }
+    }
+
+    /**
+     * A SYMBOLS item's symbol from {@code at}: u64 start, u32 size, then {@code name [module]} to the
+     * end (items 1 and 4; the module of item 4 is the mapped file).
+     */
+    private static SymbolResolver.Symbol symbol(byte[] value, int at) {
+        ByteBuffer b = ByteBuffer.wrap(value);
+        String name = new String(value, at + 12, value.length - at - 12, StandardCharsets.UTF_8);
+        String module = null;
+        int sp = name.indexOf(" [");
+        if (sp > 0 && name.endsWith("]")) {
+            module = name.substring(sp + 2, name.length() - 1);
+            name = name.substring(0, sp);
+        }
+        return new SymbolResolver.Symbol(name, b.getLong(at), b.getInt(at + 8) & 0xffff_ffffL, module);
     }
 
     private void processes(ContextMessage m) {
