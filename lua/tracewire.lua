@@ -2105,7 +2105,9 @@ end
 -- trace_user_stack_print() (kernel/trace/trace_output.c) do, with the default trace options. A
 -- kernel stack's caller array runs to the record's end (its size entries, not the format's 8) or
 -- to ULONG_MAX, each frame its symbol's name (the capture's SYMBOLS context, else the kallsyms
--- preference), 0x%08lx when unknown, 0 for 0; a user stack's 8 entries to the first 0, " <%016lx>".
+-- preference), 0x%08lx when unknown, 0 for 0; a user stack's 8 entries to the first 0, " <%016lx>",
+-- then " NAME+0xOFF [FILE]" where the capture resolved it in the process (SYMBOLS items 4, kept in
+-- the scope's syms under "u<tgid>:<hex16>" by applymsg).
 local SF = {
   stack = ProtoField.none("tracewire.stack", "Stack trace"),
   func = ProtoField.string("tracewire.stack.func", "Function"),
@@ -2116,7 +2118,8 @@ for k = 1, #SF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = SF_LIST[k] end
 
 -- The stack record in ctx: nil for any other event; else the kernel's text with its lines joined
 -- ("<stack trace> => f1 => f2", the Info column), and given a tree (modes 1 and 2: when one of
--- SF_LIST is referenced in mode 1; anyref is defined further down) a "Stack trace" subtree with each frame's function and address.
+-- SF_LIST is referenced in mode 1; anyref is defined further down) a "Stack trace" subtree with
+-- each frame's function and address.
 local function stacktrace(ctx, tree, mode, tvb)
   local ev = ctx.ev
   if not ev or ev.s ~= "ftrace" or (ev.n ~= "kernel_stack" and ev.n ~= "user_stack") then return nil end
@@ -2128,6 +2131,13 @@ local function stacktrace(ctx, tree, mode, tvb)
   local stop = ctx.pl
   if not kernel and c.offset + c.size < stop then stop = c.offset + c.size end
   local last = es == 8 and U.new(0xffffffff, 0xffffffff) or U.new(0xffffffff, 0)
+  local tgid = nil -- a user stack's process: the key of the symbols the capture resolved in it
+  for i = 1, #ev.f do
+    local f = ev.f[i]
+    if not kernel and f.name == "tgid" and f.size == 4 and f.offset + 4 <= ctx.pl then
+      tgid = rdu(ctx.s, ctx.b + f.offset, 4, ctx.le):lower()
+    end
+  end
   local t = { kernel and "<stack trace>" or "<user stack trace>" }
   local sub = nil
   if tree and stop > c.offset and (mode == 2 or tree:referenced(SF.stack) or tree:referenced(SF.func)
@@ -2138,10 +2148,16 @@ local function stacktrace(ctx, tree, mode, tvb)
   while off + es <= stop do
     local a = rdu(ctx.s, ctx.b + off, es, ctx.le)
     if (kernel and a == last) or (not kernel and a == U0) then break end
-    local name = nil
+    local name, func = nil, nil
     if not kernel then
       local h = digits(a, 16)
       name = " <" .. string.rep("0", 16 - #h) .. h .. ">"
+      local e = tgid and ctx.cx and ctx.cx.syms["u" .. tgid .. ":" .. hex16(a)]
+      if e and not (a < e[2]) and a - e[2] < e[3] then
+        -- resolved by the capture in its process: report's " NAME+0xOFF [FILE]" after the address
+        func = e[1]
+        name = name .. " " .. func .. "+0x" .. digits(a - e[2], 16) .. (e[4] and (" [" .. e[4] .. "]") or "")
+      end
     elseif a == U0 then name = "0"
     else
       if ctx.cx then name = ctxsym(ctx.cx, a, false) end
@@ -2155,9 +2171,10 @@ local function stacktrace(ctx, tree, mode, tvb)
       end
     end
     t[#t + 1] = name
+    if kernel then func = name end
     if sub then
       local r = tvb(ctx.b + off, es)
-      if kernel then sub:add(SF.func, r, name) end
+      if func then sub:add(SF.func, r, func) end
       sub:add(SF.address, r, a)
     end
     off = off + es
@@ -3185,6 +3202,18 @@ local function applymsg(key, k, msg, number)
   elseif k == 3 then
     local nsym, nstr, capped = 0, 0, false
     eachitem(msg, function(ty, o, l)
+      if (ty == 4 and l >= 24) or (ty == 5 and l >= 12) then
+        -- a user stack address of process tgid, resolved by the capture or not (read by stacktrace)
+        if st.nsyms >= CAP.SYMBOLS or not charge(st, l + 48) then capped = true; return end
+        local name, mod = sub(msg, o + 25, o + l), nil
+        local nm, md = name:match("^(.-) %[(.+)%]$")
+        if nm then name, mod = nm, md end
+        st.syms["u" .. be32(msg, o) .. ":" .. u64at(msg, o + 4):tohex()] = ty == 5 and false
+          or { name, u64at(msg, o + 12), U.new(be32(msg, o + 20), 0), mod }
+        st.nsyms = st.nsyms + 1
+        nsym = nsym + 1
+        return
+      end
       if (ty == 1 and l < 20) or ((ty == 2 or ty == 3) and l < 8) then return end
       if ty < 1 or ty > 3 then return end
       local key16 = u64at(msg, o):tohex()

@@ -22,10 +22,11 @@ import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
 /**
- * Stack traces in Wireshark: a live {@code capture --stack=both} of a command's {@code openat}
- * calls, decoded by tshark with the generated dissector. Every stack record's Info is the kernel's
- * text with its lines joined, as {@code report} renders it from the file; its frames are
- * {@code tracewire.stack.func} items a display filter finds; no Lua error (tshark exits 0 when a
+ * Stack traces in Wireshark: a live {@code capture --stack=both} of a shell's children's
+ * {@code openat} calls and the shell's switches, decoded by tshark with the generated dissector. Every stack record's Info is the kernel's
+ * text with its lines joined, as {@code report} renders it from the file (user frames the capture
+ * resolved with their function); its frames are {@code tracewire.stack.func} items a display filter
+ * finds; no Lua error (tshark exits 0 when a
  * script fails, so the fields are what is asserted).
  */
 @Tag("live")
@@ -37,9 +38,18 @@ class StackDissectorLiveTest {
         Prerequisites.requireTool("tshark");
         Path pcap = dir.resolve("stacks.pcapng");
         Path plugin = dir.resolve("tracewire.lua");
-        FormatsCommandTest.Result c = FormatsCommandTest.run("capture", "-e", "syscalls:sys_enter_openat",
-                "--stack=both", "-w", pcap.toString(), "--no-iface", "--duration", "20", "--",
-                "sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do cat /etc/hostname > /dev/null; done");
+        // a shell that lives on after the capture (its user stacks are resolved while it runs), and its
+        // children's openat calls
+        Process shell = new ProcessBuilder("sh", "-c", "while :; do cat /etc/hostname > /dev/null; sleep 0.05; done")
+                .start();
+        FormatsCommandTest.Result c;
+        try {
+            c = FormatsCommandTest.run("capture", "-e", "syscalls:sys_enter_openat", "--stack=both",
+                    "-e", "sched:sched_switch", "-f", "prev_pid == " + shell.pid(), "-P", Long.toString(shell.pid()),
+                    "-w", pcap.toString(), "--no-iface", "--duration", "2");
+        } finally {
+            shell.destroy();
+        }
         assertEquals(0, c.code(), c.out() + c.err());
         FormatsCommandTest.Result g = FormatsCommandTest.run("dissector", "-e", "syscalls:sys_enter_openat",
                 "-w", plugin.toString());
@@ -79,6 +89,13 @@ class StackDissectorLiveTest {
         }
         assertFalse(tshark(dir, plugin, pcap, "_ws.lua.error", "frame.number").stream().anyMatch(l -> !l.isBlank()),
                 "no frame has a Lua error");
+        // the shell's user stacks (it lived on): resolved by the capture, named in Wireshark as in report
+        long resolved = want.stream().filter(w -> w.startsWith("<user stack trace>") && w.contains("+0x")).count();
+        List<String> user = tshark(dir, plugin, pcap, "tracewire.event == \"ftrace:user_stack\" && tracewire.stack.func",
+                "tracewire.stack.func");
+        assertTrue(resolved > 0, "no user stack resolved: " + want);
+        assertEquals(resolved, user.size(), "user stacks with a function: " + user);
+        assertTrue(user.stream().anyMatch(l -> l.contains("wait")), "the shell waits for its children: " + user);
 
         // report --json: a stack's caller array has every frame its text prints, unsigned
         FormatsCommandTest.Result json = FormatsCommandTest.run("report", "--json", pcap.toString());
