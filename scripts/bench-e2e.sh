@@ -218,7 +218,7 @@ for r in "${rates[@]}"; do
         self=(); [ "$tool" = pcapng-self ] && self=(--trace-self)
         [ "$tool" = pcapng-self-ra0 ] && self=(--trace-self --read-ahead 0)
         out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" "$here/tracewire" capture "${ev_args[@]}" \
-          "${self[@]}" --no-iface -w "$tmp/t.pcapng" --duration "$dur" 2>/dev/null)
+          "${self[@]}" --no-iface -w "$tmp/t.pcapng" --duration "$dur" 2>&1 >/dev/null)  # the summary is on stderr
         n=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
         span=$(capinfos -u -M "$tmp/t.pcapng" 2>/dev/null | awk '/Capture duration/{print $3}')
         lost=$(echo "$out" | grep -oE 'cpu[0-9]+ [0-9]+' | awk '{s+=$2} END {print s+0}')
@@ -235,7 +235,7 @@ for r in "${rates[@]}"; do
         (while [ ! -e /sys/class/net/$iface ]; do sleep 0.02; done
          nice -n "$niceness" dumpcap -q -B 64 -i $iface -w "$tmp/tap.pcapng" 2>"$tmp/dumpcap.log") &
         out=$(/usr/bin/time -f "cpu %U %S" -o "$tmp/time" nice -n "$niceness" "$here/tracewire" capture "${ev_args[@]}" \
-          -i $iface --delay 2 --linger 2 --duration "$dur" 2>/dev/null)
+          -i $iface --delay 2 --linger 2 --duration "$dur" 2>&1 >/dev/null)  # the summary is on stderr
         wait $!
         n=$(echo "$out" | sed -n 's/.* \([0-9]*\) events read.*/\1/p')
         frames=$(echo "$out" | sed -n 's/.* \([0-9]*\) frames emitted.*/\1/p')   # events + context frames

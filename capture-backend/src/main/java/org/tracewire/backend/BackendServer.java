@@ -280,7 +280,10 @@ public final class BackendServer {
             }
             capture = Capture.open(tracefs, events, bufferKb,
                     c.clock() == null ? "mono" : c.clock(), traceSelf ? List.of() : untraced(),
-                    s -> outputs.open(c.iface(), c.pcapng(), tracefs, s), sinks, 0);
+                    s -> {
+                        s.followTaskNames(); // names from the records, before the outputs make their context
+                        return outputs.open(c.iface(), c.pcapng(), tracefs, s);
+                    }, sinks, 0);
         } catch (FilterRejectedException e) {
             releaseQuota();
             send(new Messages.Error(e.getMessage(), e.event(), e.position()), id);

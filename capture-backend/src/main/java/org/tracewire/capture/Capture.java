@@ -43,7 +43,7 @@ public final class Capture implements AutoCloseable {
      * The outcome of a capture, taken at the end of {@link #drain()}.
      *
      * @param seconds    capture time, from {@link #startTracing()} to the end of the drain
-     * @param read       records read from the ring buffers
+     * @param read       records read from the ring buffers ({@code namingRead} included)
      * @param emitted    events handed to the outputs
      * @param frames     frames written: one per event, plus the context frames ({@code contextFrames})
      * @param contextFrames context frames written (CAPTURE, FORMAT, SYMBOLS, PROCESS, LOST; repeats included)
@@ -61,11 +61,12 @@ public final class Capture implements AutoCloseable {
      *                          plus {@code notFramed}
      * @param notFramed         events read but not framed because a second signal aborted the framing
      * @param outputs           each output's description and the frames it holds or sent ("file F 8801 frames")
+     * @param namingRead        of {@code read}, the records read only to follow task names ({@link TaskNaming})
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
                           List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
                           long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten,
-                          long notFramed, List<String> outputs) {
+                          long notFramed, List<String> outputs, long namingRead) {
         public Summary {
             outputFailures = List.copyOf(outputFailures);
             outputs = List.copyOf(outputs);
@@ -84,7 +85,7 @@ public final class Capture implements AutoCloseable {
         public String describe() {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                     "capture: %.1f s, %d events read, %d frames emitted (%d of context, %d bytes), lost events:",
-                    seconds, read, frames, contextFrames, bytes));
+                    seconds, read - namingRead, frames, contextFrames, bytes));
             for (CpuStats c : cpus) {
                 sb.append(String.format(Locale.ROOT, " cpu%d %d", c.cpu(), c.lost()));
             }
@@ -114,6 +115,10 @@ public final class Capture implements AutoCloseable {
             }
             if (notFramed > 0) {
                 sb.append(String.format(Locale.ROOT, "; framing aborted: %d events read were not framed", notFramed));
+            }
+            if (namingRead > 0) {
+                sb.append(String.format(Locale.ROOT, "; %d fork/exec/rename records read for task names only",
+                        namingRead));
             }
             if (!outputs.isEmpty()) {
                 sb.append("; outputs: ").append(String.join(", ", outputs));
@@ -205,8 +210,10 @@ public final class Capture implements AutoCloseable {
         Spool spool = null;
         try {
             frames = outputs.open(session);
+            List<EventSelection> read = new ArrayList<>(session.events());
+            read.addAll(session.namingEvents());
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
-                    ? frames.context().formats() : formatsOf(top, EventSelection.recorded(session.events()));
+                    ? frames.context().formats() : formatsOf(top, EventSelection.recorded(read));
             if (frames != null) {
                 // tracing is off: the JIT compiles the per-record code now, not in the first traced second
                 CaptureEngine.warmUp(session.layout(), formats, session.clock(), frames.context(),
@@ -217,6 +224,7 @@ public final class Capture implements AutoCloseable {
             if (count > 0) {
                 engine.limit(count);
             }
+            engine.namingOnly(namingIds(formats, session.namingEvents()));
             engine.readAhead(readAhead);
             if (spoolFor != null && frames != null && frames.outputs().size() == 1
                     && frames.outputs().get(0) instanceof PcapngOutput p && p.regularFile() && sinks.isEmpty()
@@ -263,8 +271,20 @@ public final class Capture implements AutoCloseable {
                 capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
                 capture == null ? null : capture.clock(), session.clock(),
                 EventSelection.recorded(session.events()).stream().map(EventSelection::fullName).toList(),
+                session.namingEvents().stream().map(EventSelection::fullName).toList(),
                 session.instance().read("events/header_page"), session.instance().read("events/header_event"),
                 session.layout().kernel().byteOrder(), List.copyOf(bases.keySet()), bases);
+    }
+
+    /** The ids, among {@code formats}, of the events read only to follow task names. */
+    static List<Integer> namingIds(Map<Integer, EventFormat> formats, List<EventSelection> naming) {
+        List<Integer> ids = new ArrayList<>();
+        formats.forEach((id, f) -> {
+            if (naming.stream().anyMatch(n -> n.fullName().equals(f.fullName()))) {
+                ids.add(id);
+            }
+        });
+        return ids;
     }
 
     /** The formats of the selected events by id (only they are enabled in the instance). */
@@ -316,8 +336,7 @@ public final class Capture implements AutoCloseable {
                     engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
                     (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed(),
                     frames == null ? List.of() : frames.outputs().stream()
-                            .map(o -> o.frames() < 0 ? o.describe() : o.describe() + " " + o.frames() + " frames")
-                            .toList());
+                            .map(FrameOutput::held).toList(), engine.namingRead());
         }
         return summary;
     }

@@ -89,6 +89,12 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Objects.requireNonNull(tasks, "tasks");
     }
 
+    /** This context with task names from {@code other} (the next file of a ring: {@link KnownTasks}). */
+    public CaptureContext withTasks(Tasks other) {
+        return new CaptureContext(capture, formats, layout, formatText, symbols, printk, enums, hz, variables, other,
+                descriptions);
+    }
+
     private static volatile KernelVariables calibration;
 
     /**
@@ -100,7 +106,13 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
      * @return the context; parts that cannot be read are left unknown
      */
     public static CaptureContext live(Tracefs top, CaptureSession session, String clockName) {
-        return of(top, session.events(), session.layout(), session.clock(), clockName, null);
+        return of(top, session.events(), session.namingEvents(), session.layout(), session.clock(), clockName, null);
+    }
+
+    /** {@link #of(Tracefs, List, List, org.tracewire.ringbuffer.SubBufferLayout, ClockSync, String, String)} without naming events. */
+    public static CaptureContext of(Tracefs top, List<EventSelection> events, org.tracewire.ringbuffer.SubBufferLayout subLayout,
+                                    ClockSync clock, String clockName, String captureId) {
+        return of(top, events, List.of(), subLayout, clock, clockName, captureId);
     }
 
     /**
@@ -109,19 +121,27 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
      *
      * @param top       the live tracefs
      * @param events    the selected events (with the stack records they ask for: {@link EventSelection#recorded})
+     * @param naming    the events read only to follow task names ({@link TaskNaming}): their formats
+     *                  are known, they are not named in CAPTURE
      * @param subLayout the instance's sub-buffer layout
      * @param clock     the trace clock's offset to wall time
      * @param clockName the trace clock's name, or null
      * @param captureId the capture's id, or null for a new one
      * @return the context; parts that cannot be read are left unknown
      */
-    public static CaptureContext of(Tracefs top, List<EventSelection> events, org.tracewire.ringbuffer.SubBufferLayout subLayout,
-                                    ClockSync clock, String clockName, String captureId) {
+    public static CaptureContext of(Tracefs top, List<EventSelection> events, List<EventSelection> naming,
+                                    org.tracewire.ringbuffer.SubBufferLayout subLayout, ClockSync clock, String clockName,
+                                    String captureId) {
         Map<Integer, EventFormat> formats = new LinkedHashMap<>();
         Map<Integer, String> texts = new HashMap<>();
         List<String> names = new ArrayList<>();
-        for (EventSelection e : EventSelection.recorded(events)) {
-            names.add(e.fullName());
+        List<EventSelection> recorded = EventSelection.recorded(events);
+        List<EventSelection> all = new ArrayList<>(recorded);
+        all.addAll(naming);
+        for (EventSelection e : all) {
+            if (recorded.contains(e)) {
+                names.add(e.fullName());
+            }
             try {
                 String text = top.read("events/" + e.system() + "/" + e.event() + "/format");
                 EventFormat f = org.tracewire.format.FormatParser.parse(e.system(), text, e.fullName());
@@ -220,22 +240,60 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
     }
 
     /**
-     * Tasks of this host: {@code /proc/PID/comm} and the {@code Tgid:} of {@code /proc/PID/status}
-     * while the task lives, else the kernel's {@code saved_cmdlines} (re-read at most every
-     * 100 ms), else unknown.
+     * Tasks of this host: every task's name and thread group as {@code /proc} said when the
+     * context was made (before tracing starts: a task that exits before it is framed keeps its
+     * name), else {@code /proc/PID/comm} and the {@code Tgid:} of {@code /proc/PID/status} while
+     * the task lives, else the kernel's {@code saved_cmdlines} (re-read at most every 100 ms), else
+     * unknown. Names changed later come from the records ({@link TaskNaming}).
      */
     static final class ProcTasks implements Tasks {
         private final Tracefs top;
+        private final Map<Integer, Task> atStart;
         private SavedCmdlines cmdlines = SavedCmdlines.empty();
         private long cmdlinesRead;
 
         ProcTasks(Tracefs top) {
             this.top = top;
+            this.atStart = snapshot();
+        }
+
+        /** Every thread under {@code /proc/PID/task/TID/comm}: TID → (PID, comm). */
+        private static Map<Integer, Task> snapshot() {
+            Map<Integer, Task> m = new HashMap<>();
+            try (var procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+                for (Path proc : procs) {
+                    int tgid;
+                    try {
+                        tgid = Integer.parseInt(proc.getFileName().toString());
+                    } catch (NumberFormatException e) {
+                        continue;
+                    }
+                    try (var threads = Files.newDirectoryStream(proc.resolve("task"))) {
+                        for (Path t : threads) {
+                            try {
+                                String comm = Files.readString(t.resolve("comm"), StandardCharsets.UTF_8).strip();
+                                m.put(Integer.parseInt(t.getFileName().toString()), new Task(tgid, comm));
+                            } catch (IOException | RuntimeException gone) {
+                                // exited meanwhile
+                            }
+                        }
+                    } catch (IOException | RuntimeException gone) {
+                        // exited meanwhile
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // no /proc: names come from the other sources
+            }
+            return m;
         }
 
         @Override
         public Task lookup(int pid) {
-            Task t = running(pid);
+            Task t = atStart.get(pid);
+            if (t != null) {
+                return t;
+            }
+            t = running(pid);
             if (t != null || pid <= 0) {
                 return t;
             }

@@ -10,6 +10,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -170,6 +171,11 @@ public final class CaptureEngine {
      * when drainers are not pinned (fewer than two such CPUs, no affinity calls, or pinning off).
      */
     private BitSet allowedCpus;
+    /** By event id: read only to follow task names ({@link TaskNaming}), not framed nor given to sinks. */
+    private final boolean[] namingOnly = new boolean[0x10000];
+    /** Naming-only records read (emitter thread; published at the end). */
+    private volatile long namingRead;
+    private long namingCount;
 
     /**
      * @param instance the capture instance (tracing may already be on)
@@ -282,13 +288,15 @@ public final class CaptureEngine {
      * @param pages   per CPU, its sub-buffers in time order (each from position 0 to its limit, in the
      *                kernel's byte order)
      * @param resume  per CPU, {time, count}: what to skip; absent for none
+     * @param namingOnly event ids read only to follow task names ({@link #namingOnly(Collection)})
      * @return per CPU, the records framed
      * @throws IOException when framing fails (a corrupt page, an output that cannot be written)
      */
     static Map<Integer, Long> replay(SubBufferLayout layout, Map<Integer, EventFormat> formats, ClockSync clock,
-                                     FrameSink sink, Map<Integer, List<ByteBuffer>> pages, Map<Integer, long[]> resume)
-            throws IOException {
+                                     FrameSink sink, Map<Integer, List<ByteBuffer>> pages, Map<Integer, long[]> resume,
+                                     Collection<Integer> namingOnly) throws IOException {
         CaptureEngine e = new CaptureEngine(null, layout, formats, clock, sink, List.of());
+        e.namingOnly(namingOnly);
         RingBufferStats zero = new RingBufferStats(0, 0, 0, 0, 0, 0);
         for (Map.Entry<Integer, List<ByteBuffer>> c : new java.util.TreeMap<>(pages).entrySet()) {
             CpuReader r = e.new CpuReader(c.getKey(), null, zero);
@@ -571,7 +579,7 @@ public final class CaptureEngine {
         List<CpuStats> out = new ArrayList<>();
         for (CpuReader r : readers) {
             out.add(new CpuStats(r.cpu, r.records.get(), r.pages.get(), r.lost.get(), r.lostAfterLast,
-                    r.statsReads.get(), r.kernel));
+                    r.statsReads.get(), r.kernel, r.named));
         }
         return out;
     }
@@ -644,6 +652,8 @@ public final class CaptureEngine {
         long head;
         /** The format of the record to emit next. */
         EventFormat headFormat;
+        /** Records read only to name tasks (the naming-only ids); emitter thread. */
+        volatile long named;
         /** Records of {@link #page} walked so far (known ids or not), counted into {@link #records} at its end. */
         long pageRecords;
         /** Records of the page walked whose event id has no format (counted, not emitted). */
@@ -1168,6 +1178,7 @@ public final class CaptureEngine {
             }
             emitted.lazySet(emittedCount);
             notFramed = notFramedCount;
+            namingRead = namingCount;
             for (CpuReader r : readers) {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
@@ -1254,6 +1265,24 @@ public final class CaptureEngine {
         return true;
     }
 
+    /**
+     * Marks event ids whose records only name tasks ({@link CaptureSession#followTaskNames()}): the
+     * frame sink's context follows them; they are neither framed nor given to sinks, nor counted
+     * against {@link #limit}. Before {@link #start()}.
+     *
+     * @param ids event ids
+     */
+    public void namingOnly(Collection<Integer> ids) {
+        for (int id : ids) {
+            namingOnly[id & 0xffff] = true;
+        }
+    }
+
+    /** Naming-only records read ({@link #namingOnly}), after the end. */
+    public long namingRead() {
+        return namingRead;
+    }
+
     /** Records read and not emitted because of {@link #abort()}. */
     public long notFramed() {
         return notFramed;
@@ -1261,6 +1290,15 @@ public final class CaptureEngine {
 
     /** Emits the head record of {@code r} (the cursor stays on it). */
     private void emit(CpuReader r, KernelLayout kernel) throws IOException {
+        if (namingOnly[r.headFormat.id() & 0xffff]) {
+            namingCount++;
+            r.named++;
+            if (frames != null && !aborted) {
+                frames.naming(r.page.buf, r.cursor.offset(), r.cursor.length(), r.headFormat,
+                        wallClock ? clock.toWallNs(r.head) : r.head);
+            }
+            return;
+        }
         long sequence = r.sequence++;
         if (emittedCount >= limit) {
             return;

@@ -40,10 +40,31 @@ public final class CaptureRun {
      *                   ({@link CaptureEngine#readAhead(long)}; {@link CaptureEngine#READ_AHEAD_DEFAULT}
      *                   for {@link ReadAhead#defaultBytes()}, 0 for none)
      * @param scope      the only tasks to record ({@code -P}, a traced command), or null for all
+     * @param followNames read {@link TaskNaming}'s events to name tasks as the kernel renames them
+     *                   (default); false names them from {@code /proc} and {@code saved_cmdlines} only, and
+     *                   every record read is then a frame
+     * @param ring       write {@code pcapng} as a ring of files ({@link RingOutput}), or null for one file
      */
     public record Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                           Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
-                          boolean traceSelf, long readAhead, TaskScope scope) {
+                          boolean traceSelf, long readAhead, TaskScope scope, boolean followNames,
+                          RingOutput.Spec ring) {
+        /** Options that write one pcapng file (no ring). */
+        public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
+                       Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
+                       boolean traceSelf, long readAhead, TaskScope scope, boolean followNames) {
+            this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
+                    readAhead, scope, followNames, null);
+        }
+
+        /** Options that follow task names ({@link TaskNaming}) into one pcapng file. */
+        public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
+                       Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
+                       boolean traceSelf, long readAhead, TaskScope scope) {
+            this(events, durationS, count, tapName, sendOn, pcapng, bufferKb, clock, maxFrame, delayS, lingerS, traceSelf,
+                    readAhead, scope, true, null);
+        }
+
         /** Options that record every task (no {@link TaskScope}). */
         public Options(List<EventSelection> events, double durationS, long count, String tapName, String sendOn,
                        Path pcapng, int bufferKb, String clock, int maxFrame, double delayS, double lingerS,
@@ -113,12 +134,16 @@ public final class CaptureRun {
             if (o.scope() != null) {
                 o.scope().apply(session.instance()); // tracing is still off
             }
-            FrameSink sink = FrameOutputs.open(session, o.tapName(), o.sendOn(), o.pcapng(), o.maxFrame());
+            if (o.followNames()) {
+                session.followTaskNames(); // before the outputs: their context knows these formats
+            }
+            FrameSink sink = FrameOutputs.open(session, o.tapName(), o.sendOn(), o.pcapng(), o.ring(), o.maxFrame(),
+                    FrameOutputs.FileOpener.INVOKING_USER);
             if (sink == null) {
                 throw new IllegalArgumentException("no output: give an interface, --send-on or -w FILE");
             }
             return sink;
-        }, List.of(), o.count(), o.readAhead(), spoolFor(o.pcapng()));
+        }, List.of(), o.count(), o.readAhead(), o.ring() != null ? null : spoolFor(o.pcapng()));
     }
 
     /**

@@ -65,6 +65,7 @@ public final class CaptureSession implements AutoCloseable {
     private SubBufferLayout layout;
     private ClockSync clock = ClockSync.none();
     private final List<EventSelection> events;
+    private List<EventSelection> namingEvents = List.of();
     private Set<Long> untraced = Set.of();
     private final Thread shutdownHook;
     private volatile boolean closed;
@@ -265,6 +266,34 @@ public final class CaptureSession implements AutoCloseable {
     /** The selected events. */
     public List<EventSelection> events() {
         return events;
+    }
+
+    /** The events enabled only to follow task names ({@link #followTaskNames()}); empty when none. */
+    public List<EventSelection> namingEvents() {
+        return namingEvents;
+    }
+
+    /**
+     * Enables, without a filter, the {@link TaskNaming} events that exist and were not selected, so
+     * the capture names tasks from the records themselves; their records are read, not framed.
+     * None when a selection asks for user stacks ({@link EventSelection.Stack#user()}): names then
+     * come from {@code /proc} as with {@code --names-from-proc}. Call before {@link #start()}, at most once.
+     *
+     * @return the events enabled for naming
+     * @throws TracefsException when tracefs refuses to enable one
+     */
+    public List<EventSelection> followTaskNames() {
+        if (!namingEvents.isEmpty() || events.stream().anyMatch(e -> e.stack().user())) {
+            // with user stacks none: the instance's userstacktrace puts a user stack after every
+            // event, and a naming record's would be framed without the record it follows
+            return namingEvents;
+        }
+        List<EventSelection> extra = TaskNaming.extra(instance, events);
+        for (EventSelection e : extra) {
+            instance.setEnabled(e.system(), e.event(), true);
+        }
+        namingEvents = List.copyOf(extra);
+        return namingEvents;
     }
 
     /** Starts recording ({@code tracing_on} = 1). */

@@ -207,6 +207,20 @@ final class ContextTracker {
         }
     }
 
+    /** Receives a described task ({@link #forEachTask}). */
+    interface TaskAction {
+        /** @param pid the pid @param tgid its tgid, -1 when unknown @param comm its name as sent */
+        void accept(int pid, int tgid, String comm);
+    }
+
+    /**
+     * Calls {@code action} with every task described so far, as last sent: what a fresh tracker for
+     * the next file of a ring ({@link KnownTasks}) needs to name them as this one would.
+     */
+    void forEachTask(TaskAction action) {
+        tasks.forEach(slot -> action.accept(tasks.pid(slot), tasks.tgid(slot), tasks.comm(slot)));
+    }
+
     private void send(ContextMessage m, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException {
         messages++;
         out.send(m, cpu, timeNs, lost, repeatOnly);
@@ -326,7 +340,27 @@ final class ContextTracker {
             symbolBuilder = null;
             send(m, WireHeader.NO_CPU, timeNs, 0, false);
         }
-        // tasks
+        names(p, buf, payload, length);
+        sendTasks(timeNs);
+    }
+
+    /**
+     * A record of an event the capture reads only to follow task names ({@link TaskNaming}): the
+     * PROCESS context it implies is sent, nothing else (no FORMAT: it is not framed).
+     */
+    void namingEvent(ByteBuffer buf, int payload, int length, EventFormat format, long timeNs) throws IOException {
+        int id = format.id() & 0xffff;
+        Plan p = plans[id];
+        if (p == null) {
+            p = plan(format);
+            plans[id] = p;
+        }
+        names(p, buf, payload, length);
+        sendTasks(timeNs);
+    }
+
+    /** The tasks a record names: new ones, and known ones under another name (comm fields, exec). */
+    private void names(Plan p, ByteBuffer buf, int payload, int length) {
         for (int i = 0; i < p.pidOffsets.length; i++) {
             int off = p.pidOffsets[i];
             if (off + 4 > length) {
@@ -335,6 +369,36 @@ final class ContextTracker {
             int pid = (int) read(buf, payload + off, 4);
             int slot = tasks.slot(pid);
             int commOff = p.commOffsets[i];
+            if (commOff < -1) {
+                int at = dataLoc(buf, payload, length, -commOff - 2);
+                if (at < 0 || pid == 0) {
+                    if (slot < 0) {
+                        task(pid, -1, null, 0, 0, false);
+                    }
+                    continue;
+                }
+                // the name's first 16 bytes, NUL-padded, packed as a fixed comm field's getLong()s would be
+                long r0 = 0;
+                long r1 = 0;
+                boolean little = buf.order() == ByteOrder.LITTLE_ENDIAN;
+                for (int k = 0; k < 16 && at + k < length; k++) {
+                    long b = buf.get(payload + at + k) & 0xffL;
+                    if (b == 0) {
+                        break;
+                    }
+                    int shift = little ? 8 * (k & 7) : 56 - 8 * (k & 7);
+                    if (k < 8) {
+                        r0 |= b << shift;
+                    } else {
+                        r1 |= b << shift;
+                    }
+                }
+                if (slot >= 0 && tasks.sameRaw(slot, r0, r1)) {
+                    continue;
+                }
+                task(pid, slot, dataLocString(buf, payload, length, at), r0, r1, true);
+                continue;
+            }
             boolean hasComm = commOff >= 0 && commOff + 16 <= length;
             if (slot >= 0 && (!hasComm || pid == 0)) {
                 continue;
@@ -353,7 +417,28 @@ final class ContextTracker {
         if (p.execPid >= 0 && p.execPid + 4 <= length) {
             exec((int) read(buf, payload + p.execPid, 4), buf, payload, length, p);
         }
-        sendTasks(timeNs);
+    }
+
+    /** The payload offset a {@code __data_loc} field at {@code locOff} points to, or -1 when out of bounds. */
+    private int dataLoc(ByteBuffer buf, int payload, int length, int locOff) {
+        if (locOff + 4 > length) {
+            return -1;
+        }
+        long loc = read(buf, payload + locOff, 4);
+        int at = (int) (loc & 0xffff);
+        int len = (int) (loc >>> 16);
+        return len == 0 || at + len > length ? -1 : at;
+    }
+
+    /** The NUL-terminated string (at most 16 bytes) at payload offset {@code at}. */
+    private static String dataLocString(ByteBuffer buf, int payload, int length, int at) {
+        int n = 0;
+        while (n < 16 && at + n < length && buf.get(payload + at + n) != 0) {
+            n++;
+        }
+        byte[] b = new byte[n];
+        buf.get(payload + at, b);
+        return new String(b, StandardCharsets.UTF_8);
     }
 
     /**
@@ -607,9 +692,11 @@ final class ContextTracker {
 
     /** {@code sched_process_exec}: the task's name is now its new program's. */
     private void exec(int pid, ByteBuffer buf, int payload, int length, Plan p) {
-        CaptureContext.Task t = ctx.tasks().running(pid); // a cached name may be the pid's former holder's
-        String name = t == null ? null : t.comm();
-        if (name == null && p.execFile != null) {
+        // the kernel names the task after the file's last path component (begin_new_exec in
+        // fs/exec.c): the record says it as of its time; /proc may already say a later name
+        String name = null;
+        CaptureContext.Task t = null;
+        if (p.execFile != null) {
             byte[] copy = new byte[length];
             buf.get(payload, copy);
             try {
@@ -620,9 +707,16 @@ final class ContextTracker {
                     name = new String(java.util.Arrays.copyOf(name.getBytes(StandardCharsets.UTF_8), 15),
                             StandardCharsets.UTF_8);
                 }
+                if (file.startsWith("/dev/fd/")) {
+                    name = null; // fexecve: the kernel names it after the file's dentry, which the record lacks
+                }
             } catch (RuntimeException e) {
-                return;
+                name = null;
             }
+        }
+        if (name == null) {
+            t = ctx.tasks().running(pid); // no cache: a cached name may be the pid's former holder's
+            name = t == null ? null : t.comm();
         }
         if (name == null) {
             return;
@@ -631,7 +725,7 @@ final class ContextTracker {
         if (slot >= 0 && name.equals(tasks.comm(slot))) {
             return;
         }
-        int tgid = t != null ? t.tgid() : slot >= 0 ? tasks.tgid(slot) : -1;
+        int tgid = t != null ? t.tgid() : pid; // after exec the task leads its thread group (de_thread)
         if (slot < 0 && tasks.full()) {
             dropped++;
             return;
@@ -744,6 +838,9 @@ final class ContextTracker {
             Field comm = f.field(rename && fd.name().equals("pid") ? "newcomm" : base + "comm");
             if (comm != null && comm.kind() == FieldKind.CHAR_ARRAY && comm.size() == 16) {
                 pids.add(new int[] {fd.offset(), comm.offset()});
+            } else if (comm != null && comm.kind() == FieldKind.DYNAMIC_STRING && comm.size() == 4) {
+                // a __data_loc comm (sched_process_fork since 6.x): encoded as -(offset + 2)
+                pids.add(new int[] {fd.offset(), -(comm.offset() + 2)});
             } else if (exec && fd.name().equals("pid")) {
                 execPid = fd.offset();
             }

@@ -17,9 +17,10 @@ import org.tracewire.tracefs.RingBufferStats;
  * @param statsReads    reads of the CPU's stats file (missed-events pages without a usable stored
  *                      count, and the final one)
  * @param kernel        the kernel's counters over the capture (end minus start), or null until the drain
+ * @param named         of {@code records}, those read only to follow task names ({@link TaskNaming}), not framed
  */
 public record CpuStats(int cpu, long records, long pages, long lost, long lostAfterLast, long statsReads,
-                       RingBufferStats kernel) {
+                       RingBufferStats kernel, long named) {
     /**
      * After the drain: records read + lost = the events the kernel tried to record on this CPU
      * ({@link RingBufferStats#attempted()}), and none left unread. False before the drain.

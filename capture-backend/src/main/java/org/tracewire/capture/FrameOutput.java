@@ -99,6 +99,15 @@ public interface FrameOutput extends AutoCloseable {
         return -1;
     }
 
+    /**
+     * What the summary says this output holds: its description and frame count ("file F 8801
+     * frames"), or the description alone when it does not count them; a ring names each file.
+     */
+    default String held() {
+        long n = frames();
+        return n < 0 ? describe() : describe() + " " + n + " frames";
+    }
+
     @Override
     void close() throws IOException;
 

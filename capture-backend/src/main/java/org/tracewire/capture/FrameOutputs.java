@@ -130,11 +130,23 @@ public final class FrameOutputs {
      */
     public static FrameSink open(CaptureSession session, String tapName, String sendOn, Path pcapng, int maxFrame,
                                  FileOpener opener) throws IOException {
+        return open(session, tapName, sendOn, pcapng, null, maxFrame, opener);
+    }
+
+    /**
+     * {@link #open(CaptureSession, String, String, Path, int, FileOpener)} with the pcapng written as
+     * a ring of files named after {@code pcapng} ({@link RingOutput}) when {@code ring} is given.
+     *
+     * @param ring when to switch files and how many to keep, or null for one file
+     * @throws IOException when an output cannot be opened
+     */
+    public static FrameSink open(CaptureSession session, String tapName, String sendOn, Path pcapng,
+                                 RingOutput.Spec ring, int maxFrame, FileOpener opener) throws IOException {
         String clock = clockName(session);
         SectionInfo section = pcapng == null ? null : SectionInfo.host();
         InterfaceInfo iface = pcapng == null ? null : identity(section, clock, session.clock(), FrameEncoder.MAX_FRAME);
-        List<FrameOutput> outputs = outputs(tapName, sendOn, pcapng, section, iface, MacAddress.localHost(), maxFrame,
-                opener);
+        List<FrameOutput> outputs = outputs(tapName, sendOn, pcapng, ring, section, iface, MacAddress.localHost(),
+                maxFrame, opener);
         if (outputs.isEmpty()) {
             return null;
         }
@@ -171,6 +183,20 @@ public final class FrameOutputs {
     public static List<FrameOutput> outputs(String tapName, String sendOn, Path pcapng, SectionInfo section,
                                             InterfaceInfo iface, MacAddress source, int maxFrame, FileOpener opener)
             throws IOException {
+        return outputs(tapName, sendOn, pcapng, null, section, iface, source, maxFrame, opener);
+    }
+
+    /**
+     * {@link #outputs(String, String, Path, SectionInfo, InterfaceInfo, MacAddress, int, FileOpener)}
+     * with the pcapng written as a ring of files ({@link RingOutput}, named after {@code pcapng}, a
+     * regular file's name) when {@code ring} is given.
+     *
+     * @param ring when to switch files and how many to keep, or null for one file
+     * @throws IOException when an output cannot be opened, or {@code pcapng} names a stream for a ring
+     */
+    public static List<FrameOutput> outputs(String tapName, String sendOn, Path pcapng, RingOutput.Spec ring,
+                                            SectionInfo section, InterfaceInfo iface, MacAddress source, int maxFrame,
+                                            FileOpener opener) throws IOException {
         List<FrameOutput> outputs = new ArrayList<>();
         try {
             if (tapName != null) {
@@ -179,7 +205,13 @@ public final class FrameOutputs {
             if (sendOn != null) {
                 outputs.add(new InterfaceOutput(sendOn, source, maxFrame));
             }
-            if (pcapng != null) {
+            if (pcapng != null && ring != null) {
+                if (isStdout(pcapng) || PcapngOutput.isLive(pcapng)) {
+                    throw new IOException("a ring of files needs a file name, not " + pcapng);
+                }
+                outputs.add(new RingOutput(ring, pcapng, section, iface, opener, RingOutput.Remover.INVOKING_USER,
+                        java.time.Clock.systemDefaultZone()));
+            } else if (pcapng != null) {
                 if (isStdout(pcapng)) {
                     outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,
                             section, iface));

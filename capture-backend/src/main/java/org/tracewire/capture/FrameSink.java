@@ -22,8 +22,10 @@ import org.tracewire.wire.WireHeader;
  * ({@link ContextTracker}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
  * gets its per-cpu-value sequence number from the one {@link FrameEncoder} (§2: numbered in the
  * order frames leave, context frames included, so a gap means a frame lost after emission), and
- * live interface outputs get the whole context again every 2 s. Without a {@link CaptureContext}
- * no context frames are sent (bare event frames, for tests).
+ * live interface outputs get the whole context again every 2 s. A ring of files ({@link RingOutput})
+ * switches to its next file before an event, and a fresh tracker then makes that file
+ * self-describing ({@link #nextFile}). Without a {@link CaptureContext} no context frames are sent
+ * (bare event frames, for tests).
  */
 public final class FrameSink implements AutoCloseable {
     /**
@@ -55,7 +57,14 @@ public final class FrameSink implements AutoCloseable {
     }
     private final boolean anyRepeats;
     private final CaptureContext context;
-    private final ContextTracker tracker;
+    /** Decides the context; a ring's next file gets a fresh one ({@link #nextFile}). */
+    private ContextTracker tracker;
+    /** The task names {@link #tracker} was given: the host's, or {@link KnownTasks} in a ring's later files. */
+    private CaptureContext.Tasks trackerTasks;
+    /** {@link ContextTracker#dropped()} of the trackers of a ring's earlier files. */
+    private long droppedBefore;
+    /** The ring of files among the outputs, or null (also once it failed). */
+    private RingOutput ring;
     private final boolean littleEndian;
     /** Numbers every frame, event and context, per cpu value in the order they leave (§2). */
     private final FrameEncoder encoder = new FrameEncoder();
@@ -63,6 +72,8 @@ public final class FrameSink implements AutoCloseable {
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(FrameOutput.HEADROOM + FrameEncoder.MAX_FRAME);
     /** The one output when it is a pcapng file or FIFO that takes frames encoded in place, else null. */
     private PcapngOutput inPlace;
+    /** The output {@link #inPlace} belongs to: itself, or the ring whose current file it is. */
+    private FrameOutput inPlaceOwner;
     // written by the emitting thread only; published with release stores every REPEAT_CHECK_EVENTS events and
     // at flush(), idle() and finish() (not per event), read anywhere
     private long frameCount;
@@ -91,8 +102,14 @@ public final class FrameSink implements AutoCloseable {
             }
         }
         this.anyRepeats = this.outputs.stream().anyMatch(FrameOutput::repeatsContext);
-        this.inPlace = outs.length == 1 && outs[0] instanceof PcapngOutput p && p.encodesInPlace(encoder) ? p : null;
+        this.ring = this.outputs.stream().filter(o -> o instanceof RingOutput).map(o -> (RingOutput) o).findFirst()
+                .orElse(null);
+        PcapngOutput only = outs.length != 1 ? null : outs[0] instanceof PcapngOutput p ? p
+                : outs[0] == ring ? ring.current() : null;
+        this.inPlace = only != null && only.encodesInPlace(encoder) ? only : null;
+        this.inPlaceOwner = inPlace == null ? null : outs[0];
         this.context = context;
+        this.trackerTasks = context == null ? null : context.tasks();
         this.tracker = context == null ? null : new ContextTracker(context, this::sendContext);
         this.littleEndian = context == null || context.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
     }
@@ -134,6 +151,27 @@ public final class FrameSink implements AutoCloseable {
     }
 
     /**
+     * A record read only to follow task names ({@link TaskNaming}): the PROCESS context it implies
+     * goes out (before the events it names), the record itself is not framed.
+     *
+     * @param page   holds the payload; not changed
+     * @param offset the payload's index in {@code page}
+     * @param length the payload's length, bytes
+     * @param format the event's format
+     * @param timeNs its time, as {@link #event}'s
+     * @throws IOException when an output fails
+     */
+    public void naming(ByteBuffer page, int offset, int length, EventFormat format, long timeNs) throws IOException {
+        if (tracker == null) {
+            return;
+        }
+        if (!begun) {
+            begin(timeNs);
+        }
+        tracker.namingEvent(page, offset, length, format, timeNs);
+    }
+
+    /**
      * Encodes one event frame ({@code docs/wire-format.md} §3: the 16-byte header and a copy of the
      * record payload) and writes it to every output, after the context it needs. A capture whose
      * only output is a pcapng file or FIFO has the frame encoded straight into the file's buffer
@@ -158,6 +196,10 @@ public final class FrameSink implements AutoCloseable {
         if (!begun) {
             begin(timeNs);
         }
+        RingOutput r = ring;
+        if (r != null && r.due(timeNs)) {
+            nextFile(r, timeNs);
+        }
         lastTime = timeNs;
         if (tracker != null) {
             if (lost > 0) {
@@ -171,7 +213,7 @@ public final class FrameSink implements AutoCloseable {
             try {
                 n = p.writeEvent(encoder, page.order(), page, offset, length, cpu, timeNs, rawClock);
             } catch (IOException e) {
-                drop(p, e);
+                drop(inPlaceOwner, e);
                 n = 0;
             }
         } else {
@@ -182,6 +224,32 @@ public final class FrameSink implements AutoCloseable {
         byteCount += n;
         if (++sinceCheck >= REPEAT_CHECK_EVENTS) {
             everyFewEvents();
+        }
+    }
+
+    /**
+     * A ring's switch to its next file, before an event: the file opened, and a fresh
+     * {@link ContextTracker} (naming tasks as the capture last named them, {@link KnownTasks})
+     * sends CAPTURE now and then, before each event, the context the new file's frames need, so
+     * the file decodes alone. The other outputs get those messages too (as a repeat). When the
+     * ring fails it is dropped as any output that fails.
+     */
+    private void nextFile(RingOutput r, long timeNs) throws IOException {
+        boolean wasInPlace = inPlace != null && inPlaceOwner == r;
+        try {
+            r.next(timeNs);
+        } catch (IOException e) {
+            drop(r, e);
+            return;
+        }
+        if (wasInPlace) {
+            inPlace = r.current();
+        }
+        if (tracker != null) {
+            droppedBefore += tracker.dropped();
+            trackerTasks = KnownTasks.after(trackerTasks, tracker);
+            tracker = new ContextTracker(context.withTasks(trackerTasks), this::sendContext);
+            tracker.begin(timeNs);
         }
     }
 
@@ -230,8 +298,12 @@ public final class FrameSink implements AutoCloseable {
         }
         active = List.copyOf(left);
         outs = active.toArray(new FrameOutput[0]);
-        if (out == inPlace) {
+        if (out == inPlaceOwner) {
             inPlace = null;
+            inPlaceOwner = null;
+        }
+        if (out == ring) {
+            ring = null; // no more switches: a failed ring opens no further file
         }
         String why = out.abandon(e);
         long kept = out instanceof PcapngOutput p ? p.eventsKept(eventCount) : eventCount;
@@ -409,7 +481,7 @@ public final class FrameSink implements AutoCloseable {
 
     /** Addresses and tasks the context could not describe because a cap was reached. */
     public long contextDropped() {
-        return tracker == null ? 0 : tracker.dropped();
+        return tracker == null ? 0 : droppedBefore + tracker.dropped();
     }
 
     /** The outputs. */

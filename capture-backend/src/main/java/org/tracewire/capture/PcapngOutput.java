@@ -178,6 +178,11 @@ public final class PcapngOutput implements FrameOutput {
         return WireHeader.SIZE + copied;
     }
 
+    /** Bytes of blocks written and not yet handed to the channel ({@link PcapngWriter#buffered()}). */
+    int buffered() {
+        return writer.buffered();
+    }
+
     @Override
     public long frames() {
         return writer.packets(iface);

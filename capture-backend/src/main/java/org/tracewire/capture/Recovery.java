@@ -204,8 +204,14 @@ public final class Recovery {
         for (String e : header.events()) {
             events.add(EventSelection.parse(e, null));
         }
-        Map<Integer, EventFormat> formats = Capture.formatsOf(top, events);
-        CaptureContext context = CaptureContext.of(top, events, layout, header.clock(), header.clockName(),
+        List<EventSelection> naming = new ArrayList<>();
+        for (String e : header.naming()) {
+            naming.add(EventSelection.parse(e, null));
+        }
+        List<EventSelection> read = new ArrayList<>(events);
+        read.addAll(naming);
+        Map<Integer, EventFormat> formats = Capture.formatsOf(top, read);
+        CaptureContext context = CaptureContext.of(top, events, naming, layout, header.clock(), header.clockName(),
                 header.captureId());
         Map<Integer, List<ByteBuffer>> pages = new TreeMap<>();
         List<FileChannel> open = new ArrayList<>();
@@ -237,7 +243,8 @@ public final class Recovery {
                         header.clockName(), header.clock(), FrameEncoder.MAX_FRAME));
             }
             try (FrameSink sink = new FrameSink(List.of(output), context)) {
-                framed = CaptureEngine.replay(layout, formats, header.clock(), sink, pages, resume);
+                framed = CaptureEngine.replay(layout, formats, header.clock(), sink, pages, resume,
+                        Capture.namingIds(formats, naming));
                 Map<Integer, Long> lost = new TreeMap<>();
                 Map<Integer, RingBufferStats> end = finalStats(dir, header.cpus());
                 if (end != null) {

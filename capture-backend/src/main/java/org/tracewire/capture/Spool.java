@@ -50,6 +50,7 @@ public final class Spool implements AutoCloseable {
      * @param clockName   the trace clock's name, or null
      * @param clock       the trace clock's measured offset to wall time
      * @param events      the selected events, {@code system:event}
+     * @param naming      the events read only to follow task names ({@link TaskNaming}), {@code system:event}
      * @param headerPage  the instance's {@code events/header_page} text
      * @param headerEvent the instance's {@code events/header_event} text
      * @param byteOrder   the kernel's byte order
@@ -57,7 +58,7 @@ public final class Spool implements AutoCloseable {
      * @param base        each CPU's ring-buffer counters when the capture started reading
      */
     public record Header(long pid, String bootId, String captureId, String clockName, ClockSync clock,
-                         List<String> events, String headerPage, String headerEvent, ByteOrder byteOrder,
+                         List<String> events, List<String> naming, String headerPage, String headerEvent, ByteOrder byteOrder,
                          List<Integer> cpus, Map<Integer, RingBufferStats> base) {
         /** The sub-buffer layout the pages were read with. */
         public SubBufferLayout layout() {
@@ -75,6 +76,7 @@ public final class Spool implements AutoCloseable {
             p.setProperty("clockOffsetNs", Long.toString(clock.offsetNs()));
             p.setProperty("clockErrorNs", Long.toString(clock.errorNs()));
             p.setProperty("events", String.join(",", events));
+            p.setProperty("naming", String.join(",", naming));
             p.setProperty("headerPage", headerPage);
             p.setProperty("headerEvent", headerEvent);
             p.setProperty("byteOrder", byteOrder == ByteOrder.LITTLE_ENDIAN ? "little" : "big");
@@ -114,7 +116,9 @@ public final class Spool implements AutoCloseable {
                         p.getProperty("captureId"), clockName.isEmpty() ? null : clockName,
                         new ClockSync(Long.parseLong(p.getProperty("clockOffsetNs")),
                                 Long.parseLong(p.getProperty("clockErrorNs"))),
-                        List.of(p.getProperty("events").split(",")), p.getProperty("headerPage"),
+                        List.of(p.getProperty("events").split(",")),
+                        p.getProperty("naming", "").isEmpty() ? List.of() : List.of(p.getProperty("naming").split(",")),
+                        p.getProperty("headerPage"),
                         p.getProperty("headerEvent"),
                         "little".equals(p.getProperty("byteOrder")) ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN,
                         cpus, base);

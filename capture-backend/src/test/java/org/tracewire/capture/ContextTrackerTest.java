@@ -216,6 +216,16 @@ class ContextTrackerTest {
                         n++;
                     }
                     same &= new String(c, 0, n).equals(names.get(pid));
+                } else if (plan.commOffsets[k] < -1 && pid != 0) {
+                    // a __data_loc comm (sched_process_fork): offset and length in its 4 bytes
+                    int loc = r.payload().getInt(-plan.commOffsets[k] - 2);
+                    byte[] c = new byte[loc >>> 16];
+                    r.payload().get(loc & 0xffff, c);
+                    int n = 0;
+                    while (n < c.length && n < 16 && c[n] != 0) {
+                        n++;
+                    }
+                    same &= new String(c, 0, n).equals(names.get(pid));
                 }
             }
             if (same && plan.execPid < 0) { // an exec asks /proc each time: this test's lookup names it "taskN"
@@ -325,6 +335,59 @@ class ContextTrackerTest {
                 "nothing again for the same process; the same addresses of another process are its own");
         assertTrue(ContextTracker.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
         assertTrue(!ContextTracker.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
+    }
+
+    @Test
+    void namingRecordsNameTasksInStreamOrderWithoutFormats() throws IOException {
+        Tracefs live = Prerequisites.requireTracefs();
+        EventFormat fork = live.format("sched", "sched_process_fork");
+        EventFormat exec = live.format("sched", "sched_process_exec");
+        EventFormat rename = live.format("task", "task_rename");
+        List<ContextMessage> sent = new ArrayList<>();
+        // the host's lookup would name every pid "proc": each name below must come from a record
+        ContextTracker t = new ContextTracker(context(List.of(), pid -> new CaptureContext.Task(7, "proc")),
+                (m, cpu, time, lost, repeat) -> sent.add(m));
+        t.begin(0);
+        sent.clear();
+        t.namingEvent(record(fork, Map.of("parent_comm", "sh", "child_comm", "sh"), Map.of("parent_pid", 100,
+                "child_pid", 101, "common_pid", 100)), 0, recordLength, fork, 1);
+        assertEquals(List.of("100/7/sh", "101/7/sh"), taskItems(sent), "parent and child named by the fork record");
+        assertTrue(sent.stream().noneMatch(m -> m.kind() == FrameKind.FORMAT), "a naming record is not framed: no FORMAT");
+        sent.clear();
+        t.namingEvent(record(exec, Map.of("filename", "/usr/bin/a-very-long-program-name"), Map.of("pid", 101,
+                "old_pid", 101, "common_pid", 101)), 0, recordLength, exec, 2);
+        assertEquals(List.of("101/101/a-very-long-pro"), taskItems(sent), "exec: the file's name, cut to 15 bytes");
+        sent.clear();
+        t.namingEvent(record(rename, Map.of("oldcomm", "a-very-long-pro", "newcomm", "worker"), Map.of("pid", 101,
+                "common_pid", 101)), 0, recordLength, rename, 3);
+        assertEquals(List.of("101/101/worker"), taskItems(sent), "rename: the new name");
+        sent.clear();
+        t.namingEvent(record(fork, Map.of("parent_comm", "sh", "child_comm", "sh"), Map.of("parent_pid", 100,
+                "child_pid", 101, "common_pid", 100)), 0, recordLength, fork, 4);
+        assertEquals(List.of("101/101/sh"), taskItems(sent), "a reused pid: the new task's name");
+    }
+
+    private int recordLength;
+
+    /** A record of {@code f}: string fields (fixed or __data_loc) and 4-byte integers set, little-endian. */
+    private ByteBuffer record(EventFormat f, Map<String, String> strings, Map<String, Integer> ints) {
+        ByteBuffer p = ByteBuffer.allocate(512).order(ByteOrder.LITTLE_ENDIAN);
+        p.putShort(0, (short) f.id()).putInt(4, 1);
+        int tail = f.fixedSize();
+        for (Map.Entry<String, String> e : strings.entrySet()) {
+            org.tracewire.format.Field fd = f.field(e.getKey());
+            byte[] b = (e.getValue() + "\0").getBytes();
+            if (fd.kind() == org.tracewire.format.FieldKind.DYNAMIC_STRING) {
+                p.putInt(fd.offset(), (b.length << 16) | tail);
+                p.put(tail, b);
+                tail += b.length;
+            } else {
+                p.put(fd.offset(), b);
+            }
+        }
+        ints.forEach((n, v) -> p.putInt(f.field(n).offset(), v));
+        recordLength = tail;
+        return p;
     }
 
     static List<String> taskItems(List<ContextMessage> sent) {

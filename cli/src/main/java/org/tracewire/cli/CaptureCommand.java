@@ -24,6 +24,7 @@ import org.tracewire.capture.FrameOutput;
 import org.tracewire.capture.FrameOutputs;
 import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
+import org.tracewire.capture.RingOutput;
 import org.tracewire.capture.TapOutput;
 import org.tracewire.capture.TaskScope;
 import org.tracewire.capture.Uprobe;
@@ -53,8 +54,10 @@ import picocli.CommandLine.Spec;
  * {@code tracewire capture}: records trace events in an instance of our own and emits each as a
  * tracewire frame ({@code docs/wire-format.md}: the record as the ring buffer holds it, with the
  * context frames that describe it) on a TAP interface (default {@code tw0}, in Ethernet), an
- * existing interface and/or a pcapng file (link type 162; {@code -w -}: standard output, live, the
- * summary on stderr). A {@code -f} applies to the {@code -e} before it, as in trace-cmd. Needs root.
+ * existing interface and/or a pcapng file (link type 162; {@code -w -}: standard output, live), or a
+ * ring of pcapng files ({@code --ring}, dumpcap's {@code -b}: {@link RingOutput}). Standard output
+ * carries only data: progress and the summary go to stderr. A {@code -f} applies to the {@code -e}
+ * before it, as in trace-cmd. Needs root.
  *
  * <p>{@code --remote [USER@]HOST} runs the capture on another host over SSH
  * ({@link RemoteCapture}) and writes its frames to the local outputs ({@code -w}, {@code -i},
@@ -64,6 +67,8 @@ import picocli.CommandLine.Spec;
         footerHeading = Main.EXAMPLES,
         footer = {"  Record context switches for 5 seconds into a file for Wireshark (root):",
                 "    sudo tracewire capture -e sched:sched_switch --duration 5 -w sched.pcapng",
+                "  Keep the newest 10 files of 100 MB of scheduler events until Ctrl-C (dumpcap's -b):",
+                "    sudo tracewire capture -e sched -w sched.pcapng --ring 100,10",
                 "  One process's system calls on TAP interface tw0 (kernel-filtered) until Ctrl-C:",
                 "    sudo tracewire capture -e raw_syscalls:sys_enter -f 'common_pid == 42'",
                 "  Who calls kfree_skb: its kernel stack after each event, into a file:",
@@ -80,7 +85,8 @@ public final class CaptureCommand implements Callable<Integer> {
         @Option(names = "--stack", paramLabel = "WHICH", arity = "0..1", fallbackValue = "kernel",
                 description = "Record a stack trace after each event of the -e before it (kernel, the default; user; "
                         + "both): kernel stacks through the event's stacktrace trigger (with its -f), user stacks "
-                        + "through the instance's userstacktrace option, which applies to every event of the capture.")
+                        + "through the instance's userstacktrace option, which applies to every event of the capture "
+                        + "(task names then come from /proc, as with --names-from-proc).")
         String stack;
 
         EventSelection.Stack stack() {
@@ -118,6 +124,15 @@ public final class CaptureCommand implements Callable<Integer> {
     @Option(names = "-w", paramLabel = "FILE.pcapng", description = "Write a pcapng file.")
     Path pcapng;
 
+    @Option(names = "--ring", paramLabel = "FILESIZE_MB,FILES", description = "With -w FILE: a ring of files as "
+            + "dumpcap's -b, FILE_00001_YYYYMMDDHHMMSS.pcapng, ...: the next file once one holds FILESIZE_MB MB "
+            + "(1000000 bytes), the oldest removed beyond FILES (0: keep all). Each file opens alone.")
+    String ring;
+
+    @Option(names = "-b", paramLabel = "KEY:VALUE", description = "dumpcap's ring words, with -w FILE (repeatable): "
+            + "filesize:KB (1000 bytes), files:N, duration:SECONDS (a file's events span at most that).")
+    List<String> ringWords = new ArrayList<>();
+
     @Mixin
     BufferOptions buffer = new BufferOptions();
 
@@ -136,7 +151,8 @@ public final class CaptureCommand implements Callable<Integer> {
 
     @Option(names = "--read-ahead", paramLabel = "MIB", description = "When every output is a file: MiB of sub-buffers "
             + "(all CPUs) kept in memory while tracing, so framing them waits until tracing stops and the workload keeps "
-            + "the CPU (default: a quarter of the available memory, 256-2048 MiB; 0: frame while tracing).")
+            + "the CPU (default: a quarter of the available memory, 256-2048 MiB; 0: frame while tracing; a ring of "
+            + "files frames while tracing unless this is given).")
     Long readAheadMib;
 
     @Option(names = "--trace-self", description = "Also record tracewire's own threads (excluded by default through "
@@ -169,6 +185,11 @@ public final class CaptureCommand implements Callable<Integer> {
             + "kernel's comm filter, joined to each -f with &&).")
     String comm;
 
+    @Option(names = "--names-from-proc", description = "Name tasks from /proc and the kernel's saved_cmdlines only. "
+            + "By default the capture also reads sched_process_fork, sched_process_exec and task_rename (not framed "
+            + "unless selected) to name each task as the kernel did when it recorded the event.")
+    boolean namesFromProc;
+
     @Parameters(paramLabel = "CMD", arity = "0..*", description = "After --: run CMD ARGS, record it and its children "
             + "only, and stop when it exits (its exit status is reported), as trace-cmd record CMD.")
     List<String> command = new ArrayList<>();
@@ -178,13 +199,15 @@ public final class CaptureCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        // standard output carries only data (the pcapng of -w -): the summary goes to stderr with the
+        // progress, as trace-cmd's and dumpcap's do
         PrintWriter err = spec.commandLine().getErr();
-        if (pcapng != null && FrameOutputs.isStdout(pcapng)) {
-            out = err; // standard output carries the pcapng: the summary goes to stderr
-        }
+        RingOutput.Spec ringSpec = ringSpec();
         if (remote != null) {
-            return remote(out, err);
+            if (ringSpec != null) {
+                throw new Main.UsageException("--ring and -b do not apply to --remote");
+            }
+            return remote(err);
         }
         if (remotePath != null || !sshOptions.isEmpty()) {
             throw new Main.UsageException("--remote-path and --ssh-option need --remote [USER@]HOST");
@@ -253,7 +276,7 @@ public final class CaptureCommand implements Callable<Integer> {
             }
         }
         try {
-            return capture(top, selections, tap, out, err);
+            return capture(top, selections, tap, ringSpec, err);
         } finally {
             if (probes != null) {
                 probes.close();
@@ -261,8 +284,27 @@ public final class CaptureCommand implements Callable<Integer> {
         }
     }
 
-    private int capture(Tracefs top, List<EventSelection> selections, String tap, PrintWriter out, PrintWriter err)
-            throws Exception {
+    /**
+     * The ring of files {@code --ring} and {@code -b} ask for, or null.
+     *
+     * @throws Main.UsageException for a malformed value, or a ring without {@code -w FILE}
+     */
+    private RingOutput.Spec ringSpec() {
+        RingOutput.Spec r;
+        try {
+            r = RingOutput.Spec.parse(ring, ringWords);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageException(e.getMessage());
+        }
+        if (r != null && (pcapng == null || FrameOutputs.isStdout(pcapng) || PcapngOutput.isLive(pcapng))) {
+            throw new Main.UsageException("--ring and -b need -w FILE.pcapng (a file name the ring's files are named "
+                    + "after, not standard output or a FIFO)");
+        }
+        return r;
+    }
+
+    private int capture(Tracefs top, List<EventSelection> selections, String tap, RingOutput.Spec ringSpec,
+                        PrintWriter err) throws Exception {
         if (comm != null) {
             selections = withComm(selections, comm);
         }
@@ -288,18 +330,19 @@ public final class CaptureCommand implements Callable<Integer> {
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, duration, count, tap, sendOn, pcapng,
                 buffer.bufferKb, buffer.clock, maxFrame, delay, linger, traceSelf,
-                readAheadMib == null ? CaptureEngine.READ_AHEAD_DEFAULT : readAheadMib << 20,
-                scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume));
+                // a ring frames while tracing unless asked: its files appear, are named and rotate as events come
+                readAheadMib != null ? readAheadMib << 20 : ringSpec != null ? 0 : CaptureEngine.READ_AHEAD_DEFAULT,
+                scoped.isEmpty() ? null : new TaskScope(scoped, traced == null ? null : traced::resume), !namesFromProc,
+                ringSpec);
         AtomicBoolean stdinEnded = new AtomicBoolean();
         if (stopOnStdinEof) {
             watchStdin(stdinEnded);
         }
         try {
-            PrintWriter summaryOut = out;
             Capture.Summary s = CaptureRun.run(top, o, err,
                     () -> stdinEnded.get() || (traced != null && traced.exited()), sum -> {
-                        summaryOut.println(sum.describe());
-                        summaryOut.flush();
+                        err.println(sum.describe());
+                        err.flush();
                     });
             if (traced != null) {
                 err.println(traced.exited() ? "capture: " + traced.describe() + " exited with status "
@@ -398,7 +441,7 @@ public final class CaptureCommand implements Callable<Integer> {
     }
 
     /** {@code capture --remote}: the engine runs on the other host, the outputs here. */
-    private int remote(PrintWriter out, PrintWriter err) throws Exception {
+    private int remote(PrintWriter err) throws Exception {
         if (duration < 0 || count < 0 || buffer.bufferKb < 0) {
             throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
         }
@@ -467,6 +510,9 @@ public final class CaptureCommand implements Callable<Integer> {
         if (traceSelf) {
             args.add("--trace-self");
         }
+        if (namesFromProc) {
+            args.add("--names-from-proc");
+        }
         RemoteCapture rc = new RemoteCapture(new RemoteCapture.Options(target, remotePath, args, duration, "ssh"), err);
         List<String> names = new ArrayList<>();
         try {
@@ -475,9 +521,9 @@ public final class CaptureCommand implements Callable<Integer> {
                 outs.forEach(o -> names.add(o.describe()));
                 return outs;
             });
-            out.printf(Locale.ROOT, "remote: %d frames from %s (%s) into %s, lost %d%n", r.frames(), target.destination(),
+            err.printf(Locale.ROOT, "remote: %d frames from %s (%s) into %s, lost %d%n", r.frames(), target.destination(),
                     r.iface().description(), String.join(", ", names), r.lost());
-            out.flush();
+            err.flush();
             return 0;
         } catch (RemoteCapture.RemoteException e) {
             err.println("capture: " + SafeText.escape(e.getMessage()));

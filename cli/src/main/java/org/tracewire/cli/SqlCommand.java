@@ -58,6 +58,10 @@ final class SqlCommand implements Callable<Integer> {
                     "compiled to SQL: the matching rows form the view 'matched'; without QUERY they are printed in frame order."})
     String where;
 
+    @Option(names = "--follow", description = {"Index each pcapng while a capture still writes it (capture -w FILE in another",
+            "terminal); the query runs once the capture has closed the file."})
+    boolean follow;
+
     @Option(names = "--cache-dir", paramLabel = "DIR",
             description = "Where stores are kept (default $XDG_CACHE_HOME/tracewire, else ~/.cache/tracewire).")
     Path cacheDir;
@@ -116,7 +120,7 @@ final class SqlCommand implements Callable<Integer> {
                     : StoreCache.ofUser(System.getenv());
             CaptureStore store;
             try {
-                store = CaptureStore.open(paths, cache, line -> err.println("sql: " + line));
+                store = CaptureStore.open(paths, cache, line -> err.println("sql: " + line), c.follow);
             } catch (IllegalArgumentException e) {
                 throw new Main.UsageException(e.getMessage());
             }

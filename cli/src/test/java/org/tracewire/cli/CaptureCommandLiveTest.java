@@ -46,13 +46,14 @@ class CaptureCommandLiveTest {
             }
         });
         assertEquals(0, run.exit(), run.stdout() + run.stderr());
+        assertEquals("", run.stdout(), "standard output carries only data: none with -w FILE");
         Matcher summary = Pattern.compile("(\\d+) events read, (\\d+) frames emitted \\((\\d+) of context")
-                .matcher(run.stdout());
-        assertTrue(summary.find(), run.stdout());
+                .matcher(run.stderr());
+        assertTrue(summary.find(), run.stderr());
         long events0 = Long.parseLong(summary.group(1));
         long frames = Long.parseLong(summary.group(2));
         long context = Long.parseLong(summary.group(3));
-        assertEquals(events0 + context, frames, "every event read became a frame: " + run.stdout());
+        assertEquals(events0 + context, frames, "every event read became a frame: " + run.stderr());
         assertTrue(events0 > 500, "only " + events0 + " events");
 
         String capinfos = CaptureOracle.sh("capinfos", "-c", "-M", out.toString());

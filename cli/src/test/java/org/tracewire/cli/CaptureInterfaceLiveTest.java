@@ -68,8 +68,8 @@ public class CaptureInterfaceLiveTest {
                 "-i", iface, "-w", file.toString());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
-                "--duration", "3", "-i", iface, "--delay", "3", "--linger", "2"}, new PrintStream(out),
-                new PrintStream(new ByteArrayOutputStream()));
+                "--duration", "3", "-i", iface, "--delay", "3", "--linger", "2"}, new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(out)); // the summary is on standard error
         starter.join(30_000);
         String stdout = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, rc, stdout);

@@ -36,12 +36,13 @@ final class CaptureOracle {
     /**
      * What a run gave.
      *
-     * @param stdout    the capture's standard output (its summary)
-     * @param stderr    its standard error
+     * @param stdout    the capture's standard output (empty with -w FILE: it carries only data)
+     * @param stderr    its standard error (progress, the summary)
      * @param exit      its exit code
      * @param kernel    the kernel's lines as "cpu|pid|flags|event: text" → count
+     * @param kernelText the kernel's whole {@code trace} text
      */
-    record Run(String stdout, String stderr, int exit, Map<String, Integer> kernel) {
+    record Run(String stdout, String stderr, int exit, Map<String, Integer> kernel, String kernelText) {
     }
 
     /**
@@ -127,7 +128,7 @@ final class CaptureOracle {
             String e = java.nio.file.Files.readString(err.toPath(), StandardCharsets.UTF_8);
             out.delete();
             err.delete();
-            return new Run(o, e, p.exitValue(), kernel);
+            return new Run(o, e, p.exitValue(), kernel, text);
         }
     }
 

@@ -70,8 +70,9 @@ class CaptureOutputsLiveTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "--duration", "1", "--linger", "0",
             "-w", file.toString(), "-i", iface}, new PrintStream(out), new PrintStream(err));
-        String summary = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, rc, summary + err.toString(StandardCharsets.UTF_8));
+        String summary = err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, summary + out.toString(StandardCharsets.UTF_8));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "standard output carries only data: none here");
         java.util.regex.Matcher f = java.util.regex.Pattern.compile("; outputs: .*file " + java.util.regex.Pattern.quote(
                 file.toString()) + " (\\d+) frames").matcher(summary);
         java.util.regex.Matcher t = java.util.regex.Pattern.compile("interface " + iface + " (\\d+) frames").matcher(summary);

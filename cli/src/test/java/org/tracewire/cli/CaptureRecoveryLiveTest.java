@@ -73,7 +73,7 @@ class CaptureRecoveryLiveTest {
         if (List.of(args).contains("-")) {
             pb.redirectError(log.toFile()); // standard output is the pcapng
         } else {
-            pb.redirectErrorStream(true).redirectOutput(log.toFile()); // the summary is on standard output
+            pb.redirectErrorStream(true).redirectOutput(log.toFile()); // progress and summary (stderr)
         }
         return pb.start();
     }
@@ -153,8 +153,9 @@ class CaptureRecoveryLiveTest {
 
     /** A child capture of sched_switch and sched_wakeup for {@code duration} seconds into {@code output}. */
     static Process schedCapture(Path log, String duration, String output) throws Exception {
-        return childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--no-iface", "--duration",
-                duration, "-w", output);
+        // names from /proc only: every record the kernel counts as read is then an event of the file
+        return childCapture(log, "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--names-from-proc",
+                "--no-iface", "--duration", duration, "-w", output);
     }
 
     /**

@@ -94,8 +94,8 @@ class CaptureSelfLiveTest {
             rc = Main.run(args, new PrintStream(out), new PrintStream(err));
         }
         watcher.join(30_000);
-        String stdout = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, rc, stdout + err.toString(StandardCharsets.UTF_8));
+        String stdout = err.toString(StandardCharsets.UTF_8); // the summary and the warnings
+        assertEquals(0, rc, stdout + out.toString(StandardCharsets.UTF_8));
         Matcher m = Pattern.compile("capture: ([\\d.]+) s, \\d+ events read, (\\d+) frames emitted").matcher(stdout);
         assertTrue(m.find(), stdout);
         // our threads: those alive now plus those the watcher saw (a thread may have ended since)
@@ -115,7 +115,7 @@ class CaptureSelfLiveTest {
                 .reduce("", (a, b) -> a + b + "\n");
         System.out.println((traceSelf ? "trace-self: " : "excluded:   ") + stdout.strip() + "\n" + warnings);
         System.out.println("  frames of our own threads: " + own);
-        return new Run(stdout + warnings, Long.parseLong(m.group(2)), Double.parseDouble(m.group(1)), own,
+        return new Run(stdout, Long.parseLong(m.group(2)), Double.parseDouble(m.group(1)), own,
                 listed.get(), tasks.get());
     }
 

@@ -125,8 +125,9 @@ class OwnSyscallsLiveTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"capture", "-e", "syscalls:sys_enter_read", "--trace-self", "--no-iface",
             "-w", file.toString(), "--duration", "3"}, new PrintStream(out), new PrintStream(err));
-        String stdout = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, rc, stdout + err.toString(StandardCharsets.UTF_8));
+        String stdout = err.toString(StandardCharsets.UTF_8); // the summary: standard output carries only data
+        assertEquals(0, rc, stdout + out.toString(StandardCharsets.UTF_8));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing on standard output with -w FILE");
         Matcher m = Pattern.compile("capture: ([\\d.]+) s, (\\d+) events read").matcher(stdout);
         assertTrue(m.find(), stdout);
         long events = Long.parseLong(m.group(2));

@@ -63,6 +63,44 @@ class SudoOutputsLiveTest {
         }
     }
 
+    /**
+     * A ring of files under sudo: each file is created as the user, the oldest are removed as the
+     * user (only the newest two are left, all the user's), and a ring where the user may not write
+     * is refused before anything is created.
+     */
+    @Test
+    void ringFilesAreTheInvokingUsersAndRemovedAsThem(@TempDir Path tmp) throws Exception {
+        Prerequisites.requireTracefs();
+        Prerequisites.requireRoot();
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        TestUser u = TestUser.create(tmp);
+        Path dir = u.home().resolve("ring");
+        Files.createDirectory(dir);
+        Files.setAttribute(dir, "unix:uid", u.uid());
+        Result r = run(u, "capture", "-e", "sched", "--no-iface", "--duration", "2", "--read-ahead", "0",
+                "-w", dir.resolve("r.pcapng").toString(), "-b", "filesize:20", "-b", "files:2");
+        assertEquals(0, r.code, r.out);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) files written, 2 kept").matcher(r.out);
+        assertTrue(m.find() && Integer.parseInt(m.group(1)) >= 3, "the ring went round: " + r.out);
+        List<Path> left;
+        try (var l = Files.list(dir)) {
+            left = l.sorted().toList();
+        }
+        assertEquals(2, left.size(), "the older files were removed: " + left);
+        for (Path f : left) {
+            assertTrue(f.getFileName().toString().matches("r_\\d{5}_\\d{14}\\.pcapng"), f.toString());
+            assertEquals(u.uid(), Files.getAttribute(f, "unix:uid"), f + " is the user's");
+        }
+        long pid = ProcessHandle.current().pid();
+        r = run(u, "capture", "-e", "sched:sched_switch", "--no-iface", "--duration", "1", "-w",
+                "/etc/tracewire-ring-" + pid + ".pcapng", "--ring", "1,2");
+        assertEquals(1, r.code, r.out);
+        assertTrue(r.out.contains("the directory /etc is not writable by uid " + u.uid()), r.out);
+        try (var l = Files.list(Path.of("/etc"))) {
+            assertEquals(List.of(), l.filter(f -> f.getFileName().toString().startsWith("tracewire-ring-" + pid)).toList());
+        }
+    }
+
     private record Result(int code, String out) {
     }
 

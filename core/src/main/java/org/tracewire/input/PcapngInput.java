@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import org.tracewire.format.FormatCatalog;
+import org.tracewire.io.GrowingFile;
 import org.tracewire.pcapng.PcapngFormatException;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
@@ -41,8 +42,8 @@ import org.tracewire.wire.WireHeader;
  */
 public final class PcapngInput implements RecordInput {
     private final Path file;
-    private final WireContext main;
-    private final Object mainScope;
+    private WireContext main;
+    private Object mainScope;
     private final FrameStream stream;
     private final PcapngPacketReader reader;
 
@@ -52,6 +53,42 @@ public final class PcapngInput implements RecordInput {
         this.mainScope = mainScope;
         this.stream = new FrameStream(contexts);
         this.reader = new PcapngPacketReader(file);
+    }
+
+    /** One pass over a file still written: the context is learnt as it comes, before the events that need it. */
+    private PcapngInput(Path file, GrowingFile in) {
+        this.file = file;
+        this.stream = new FrameStream();
+        this.reader = new PcapngPacketReader(in, true);
+    }
+
+    /**
+     * Opens a pcapng that a capture may still be writing ({@code capture -w}), read in one pass as it
+     * grows ({@link GrowingFile}): its events come as they are written, and the iteration ends once
+     * no process holds the file open for writing and its last block is read. A capture sends every
+     * context message before the first event that needs it (docs/wire-format.md §6), so one pass
+     * suffices; task names are those given so far. {@link #catalog()} holds the formats seen so far.
+     *
+     * @param file the pcapng
+     * @return the input, positioned before the first event
+     * @throws IOException when the file cannot be opened
+     */
+    public static PcapngInput follow(Path file) throws IOException {
+        return new PcapngInput(file, GrowingFile.open(file));
+    }
+
+    /** The first capture's scope, once its context is known (a followed file learns it as it goes). */
+    private Object mainScope() {
+        if (mainScope == null) {
+            for (Object s : stream.scopes()) {
+                if (stream.context(s).hasCapture()) {
+                    mainScope = s;
+                    main = stream.context(s);
+                    break;
+                }
+            }
+        }
+        return mainScope;
     }
 
     /**
@@ -222,7 +259,7 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public KernelTextRenderer renderer() {
-        return stream.renderer(mainScope);
+        return stream.renderer(mainScope());
     }
 
     @Override
@@ -251,12 +288,12 @@ public final class PcapngInput implements RecordInput {
 
     @Override
     public FormatCatalog catalog() {
-        return main.catalog();
+        return mainScope() == null ? new WireContext().catalog() : main.catalog();
     }
 
     @Override
     public SavedCmdlines cmdlines() {
-        return main.cmdlines();
+        return mainScope() == null ? SavedCmdlines.empty() : main.cmdlines();
     }
 
     @Override
@@ -287,8 +324,9 @@ public final class PcapngInput implements RecordInput {
         return file;
     }
 
-    /** The context of the file's first capture. */
+    /** The context of the file's first capture (null while a followed file has sent none). */
     public WireContext context() {
+        mainScope();
         return main;
     }
 

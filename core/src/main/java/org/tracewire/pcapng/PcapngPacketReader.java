@@ -72,7 +72,12 @@ public final class PcapngPacketReader implements AutoCloseable {
         this(stream, false);
     }
 
-    private PcapngPacketReader(InputStream stream, boolean tolerateCutEnd) {
+    /**
+     * Reads a stream (closed by {@link #close()}).
+     *
+     * @param tolerateCutEnd true: a last block cut short by the stream's end ends it, as for a file
+     */
+    public PcapngPacketReader(InputStream stream, boolean tolerateCutEnd) {
         this.in = new DataInputStream(new BufferedInputStream(stream, 1 << 16));
         this.tolerateCutEnd = tolerateCutEnd;
     }

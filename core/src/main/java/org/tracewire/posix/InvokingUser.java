@@ -173,6 +173,42 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         return FileChannel.open(file, o);
     }
 
+    /**
+     * Removes an output file a command wrote earlier (the oldest file of a capture's ring): with the
+     * invoking user's credentials ({@link #act}) when this process is root acting for another user,
+     * the directory opened one component at a time and the name unlinked relative to it (a link is
+     * removed, never followed), else as this process. A file already gone is not an error.
+     *
+     * @param file    the file
+     * @param purpose what it is, for messages
+     * @throws IOException when it cannot (or may not) be removed, saying why
+     */
+    public static void deleteOutput(Path file, String purpose) throws IOException {
+        InvokingUser u = current();
+        if (!u.actsForAnother()) {
+            java.nio.file.Files.deleteIfExists(file);
+            return;
+        }
+        Path abs = file.toAbsolutePath();
+        String what = purpose + ": " + abs;
+        if (abs.getParent() == null || abs.getFileName() == null) {
+            throw new IOException(what + ": not a file name");
+        }
+        u.act(() -> {
+            int dir = u.openDirectory(abs.getParent(), false, what);
+            try {
+                Posix.unlinkat(dir, abs.getFileName().toString(), 0);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != Posix.ENOENT) {
+                    throw new IOException(what + ": cannot remove it as " + u.who() + " (" + errno(e.getErrorCode()) + ")");
+                }
+            } finally {
+                Posix.close(dir);
+            }
+            return null;
+        });
+    }
+
     /** "uid 1000" for messages. */
     private String who() {
         return "uid " + uid;

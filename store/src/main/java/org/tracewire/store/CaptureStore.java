@@ -20,7 +20,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.duckdb.DuckDBConnection;
+import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
+import org.tracewire.tracedat.TraceDatException;
 
 /**
  * One or more captures, read, as SQL tables: the store of each source file (built on first use
@@ -77,14 +79,36 @@ public final class CaptureStore implements AutoCloseable {
      */
     public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress)
             throws IOException, SQLException {
+        return open(files, cache, progress, false);
+    }
+
+    /**
+     * Like {@link #open(List, StoreCache, Consumer)}; with {@code follow}, each pcapng is indexed
+     * while a capture still writes it ({@link PcapngInput#follow}), and the store is ready once the
+     * capture has closed the file (then it equals the store of the finished file).
+     *
+     * @param follow read files as they grow
+     */
+    public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress, boolean follow)
+            throws IOException, SQLException {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no file");
         }
         List<Source> sources = new ArrayList<>();
         List<Path> stores = new ArrayList<>();
         for (Path f : files) {
-            Path store = cache.storeFor(f);
             boolean built = false;
+            if (follow && isPcapng(f)) {
+                // keyed by the file's final identity: known once the writer is done
+                Path growing = cache.storeFor(f).resolveSibling("following-" + ProcessHandle.current().pid() + ".duckdb");
+                build(() -> PcapngInput.follow(f), f, growing);
+                Path store = cache.storeFor(f);
+                Files.move(growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                stores.add(store);
+                sources.add(new Source(f, store, true, 0, null));
+                continue;
+            }
+            Path store = cache.storeFor(f);
             if (!Files.isRegularFile(store)) {
                 build(f, store);
                 built = true;
@@ -125,6 +149,29 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public static StoreBuilder.Result build(Path source, Path store) throws IOException, SQLException {
+        return build(() -> {
+            try {
+                return RecordInput.open(source, null);
+            } catch (TraceDatException e) {
+                // a trace.dat whose headers do not parse: refused, with the reader's words (offset included)
+                throw new IOException(source + ": " + e.getMessage(), e);
+            }
+        }, source, store);
+    }
+
+    /** Opens the input a build reads. */
+    @FunctionalInterface
+    interface Opener {
+        RecordInput open() throws IOException;
+    }
+
+    private static boolean isPcapng(Path f) throws IOException {
+        try (var in = Files.newInputStream(f)) {
+            return PcapngInput.hasMagic(in.readNBytes(4));
+        }
+    }
+
+    private static StoreBuilder.Result build(Opener opener, Path source, Path store) throws IOException, SQLException {
         Path dir = store.getParent();
         if (dir != null && !Files.isDirectory(dir)) {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -132,7 +179,7 @@ public final class CaptureStore implements AutoCloseable {
         Path tmp = store.resolveSibling(store.getFileName() + ".tmp-" + ProcessHandle.current().pid());
         Files.deleteIfExists(tmp);
         StoreBuilder.Result r;
-        try (RecordInput in = RecordInput.open(source, null);
+        try (RecordInput in = opener.open();
              DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + tmp)) {
             try (Statement s = c.createStatement()) {
                 // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)

@@ -22,6 +22,7 @@ import org.tracewire.input.RecordInput;
 import org.tracewire.input.TraceDatInput;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordException;
+import org.tracewire.tracedat.TraceDatException;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.WireContext;
@@ -157,7 +158,7 @@ public final class StoreBuilder {
                         break;
                     }
                     e = it.next();
-                } catch (UncheckedIOException | IllegalStateException | RecordException ex) {
+                } catch (UncheckedIOException | IllegalStateException | RecordException | TraceDatException ex) {
                     String msg = ex instanceof UncheckedIOException u ? u.getCause().getMessage() : ex.getMessage();
                     stoppedAt = "after " + count + " events: " + msg;
                     break;

@@ -86,8 +86,10 @@ class RemoteCaptureLiveTest {
         args.addAll(List.of("-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "--duration", "2", "-w", file.toString()));
         Run r = run(args);
         assertEquals(0, r.rc, r.err + "\nsshd: " + sshd.log());
-        assertTrue(r.out.startsWith("remote: "), r.out);
-        System.out.print(r.out); // the figures, in the test's report
+        assertEquals("", r.out, "standard output carries only data: none with -w FILE");
+        String summary = r.err.lines().filter(l -> l.startsWith("remote: ")).findFirst().orElse("");
+        assertTrue(summary.startsWith("remote: "), r.err);
+        System.out.println(summary); // the figures, in the test's report
         assertTrue(r.err.matches("(?s).*" + sshd.address.replace(".", "\\.") + ": capture: [0-9.]+ s, \\d+ events read.*"),
                 "the remote summary is shown: " + r.err);
 
@@ -107,7 +109,7 @@ class RemoteCaptureLiveTest {
             assertTrue(reader.statisticsDrops(0) >= 0, "the remote's statistics block arrived");
         }
         assertTrue(packets > 50, "2 s of sched events: " + packets);
-        assertTrue(r.out.contains("remote: " + packets + " frames"), r.out);
+        assertTrue(summary.contains("remote: " + packets + " frames"), summary);
 
         // the remote's context came along: the file renders from itself, every event a sched event
         java.util.Map<String, Integer> byEvent = new java.util.TreeMap<>();

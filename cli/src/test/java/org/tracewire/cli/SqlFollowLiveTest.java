@@ -1,0 +1,96 @@
+package org.tracewire.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.store.CaptureStore;
+import org.tracewire.store.StoreCache;
+import org.tracewire.testing.Prerequisites;
+
+/**
+ * The capture store of a file still being written: a 10-s capture in another JVM writes
+ * {@code -w FILE} while {@link CaptureStore#open(List, StoreCache, java.util.function.Consumer,
+ * boolean)} follows it; once the capture closes the file, that store equals the one built from the
+ * finished file (row counts and per-column sums of every table).
+ */
+@Tag("live")
+class SqlFollowLiveTest {
+    @Test
+    void aStoreBuiltWhileTheFileGrowsEqualsTheFinishedFilesStore(@TempDir Path dir) throws Exception {
+        Prerequisites.requireTracefs();
+        Path file = dir.resolve("growing.pcapng");
+        Path log = dir.resolve("capture.log");
+        Process load = new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
+                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "-w", file.toString());
+        try {
+            for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
+                Thread.sleep(50);
+            }
+            assertTrue(capture.isAlive(), Files.readString(log));
+            long sizeAtStart = Files.size(file);
+            CompletableFuture<CaptureStore> following = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return CaptureStore.open(List.of(file), new StoreCache(dir.resolve("follow"), 1L << 32), null, true);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(2000);
+            assertTrue(capture.isAlive() && !following.isDone(), "the store waits for the capture");
+            assertTrue(capture.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, capture.exitValue(), Files.readString(log));
+            long sizeAtEnd = Files.size(file);
+            try (CaptureStore followed = following.get(30, TimeUnit.SECONDS);
+                 CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32),
+                         null)) {
+                List<String> a = fingerprint(followed);
+                List<String> b = fingerprint(finished);
+                System.out.printf("[live] store of a growing file (%d -> %d bytes): %s%n", sizeAtStart, sizeAtEnd, a);
+                assertEquals(b, a, "the followed store equals the finished file's");
+                assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
+                assertTrue(sizeAtEnd > sizeAtStart * 4, "the file grew while followed: " + sizeAtStart + " -> " + sizeAtEnd);
+            }
+        } finally {
+            load.destroyForcibly().waitFor();
+            capture.destroyForcibly().waitFor();
+        }
+    }
+
+    /** Per table: its row count and, per column, a sum of hashes (order-free). */
+    private static List<String> fingerprint(CaptureStore s) throws Exception {
+        List<String> out = new ArrayList<>();
+        List<String> tables = new ArrayList<>();
+        try (Statement st = s.connection().createStatement();
+             ResultSet rs = st.executeQuery("SELECT table_name FROM duckdb_tables() WHERE database_name = 's0' AND table_name NOT IN "
+                     + "('meta', 'captures') ORDER BY table_name = 'event_rows' DESC, table_name")) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        }
+        for (String t : tables) {
+            try (Statement st = s.connection().createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*), sum(hash(columns(*)) % 1000003) FROM s0.\"" + t + "\"")) {
+                rs.next();
+                StringBuilder sb = new StringBuilder(t).append(' ').append(rs.getLong(1));
+                for (int i = 2; i <= rs.getMetaData().getColumnCount(); i++) {
+                    sb.append(' ').append(rs.getString(i));
+                }
+                out.add(sb.toString());
+            }
+        }
+        return out;
+    }
+}
