@@ -3205,11 +3205,14 @@ local function applymsg(key, k, msg, number)
       if (ty == 4 and l >= 24) or (ty == 5 and l >= 12) then
         -- a user stack address of process tgid, resolved by the capture or not (read by stacktrace)
         if st.nsyms >= CAP.SYMBOLS or not charge(st, l + 48) then capped = true; return end
-        local name, mod = sub(msg, o + 25, o + l), nil
-        local nm, md = name:match("^(.-) %[(.+)%]$")
-        if nm then name, mod = nm, md end
-        st.syms["u" .. be32(msg, o) .. ":" .. u64at(msg, o + 4):tohex()] = ty == 5 and false
-          or { name, u64at(msg, o + 12), U.new(be32(msg, o + 20), 0), mod }
+        local e = false
+        if ty == 4 then
+          local name, mod = sub(msg, o + 25, o + l), nil
+          local nm, md = name:match("^(.-) %[(.+)%]$")
+          if nm then name, mod = nm, md end
+          e = { name, u64at(msg, o + 12), U.new(be32(msg, o + 20), 0), mod }
+        end
+        st.syms["u" .. be32(msg, o) .. ":" .. u64at(msg, o + 4):tohex()] = e
         st.nsyms = st.nsyms + 1
         nsym = nsym + 1
         return
