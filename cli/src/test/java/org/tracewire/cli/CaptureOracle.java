@@ -123,7 +123,8 @@ final class CaptureOracle {
             } finally {
                 oracle.setTracingOn(false);
             }
-            Map<String, Integer> kernel = records(oracle.read("trace"));
+            String text = oracle.read("trace");
+            Map<String, Integer> kernel = records(text);
             String o = java.nio.file.Files.readString(out.toPath(), StandardCharsets.UTF_8);
             String e = java.nio.file.Files.readString(err.toPath(), StandardCharsets.UTF_8);
             out.delete();
