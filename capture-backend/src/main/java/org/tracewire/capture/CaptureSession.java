@@ -213,9 +213,12 @@ public final class CaptureSession implements AutoCloseable {
         }
     }
 
-    /** The {@code trigger} line for an event's kernel stacks: {@code stacktrace [if FILTER]}. */
+    /**
+     * The {@code trigger} line for an event's kernel stacks: {@code stacktrace [if FILTER]} (line
+     * breaks in the filter become spaces: the file takes one command per line).
+     */
     static String stackTrigger(EventSelection e) {
-        String f = e.filter() == null ? "" : e.filter().strip().replaceAll("\\s+", " ");
+        String f = e.filter() == null ? "" : e.filter().strip().replaceAll("[\\r\\n]+", " ");
         return f.isEmpty() ? "stacktrace" : "stacktrace if " + f;
     }
 

@@ -1,7 +1,11 @@
 package org.tracewire.capture;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import org.tracewire.tracefs.EventSelector;
 
 /**
@@ -105,9 +109,9 @@ public record EventSelection(String system, String event, String filter, Stack s
      * {@link #KERNEL_STACK} and {@link #USER_STACK} when a selection asks for those stacks (not
      * enabled themselves: the trigger and the option write them), each once.
      */
-    public static java.util.List<EventSelection> recorded(java.util.List<EventSelection> selections) {
-        java.util.List<EventSelection> out = new java.util.ArrayList<>(selections);
-        java.util.Set<String> names = new java.util.HashSet<>();
+    public static List<EventSelection> recorded(List<EventSelection> selections) {
+        List<EventSelection> out = new ArrayList<>(selections);
+        Set<String> names = new HashSet<>();
         selections.forEach(e -> names.add(e.fullName()));
         boolean kernel = selections.stream().anyMatch(e -> e.stack().kernel());
         boolean user = selections.stream().anyMatch(e -> e.stack().user());

@@ -83,7 +83,7 @@ class CaptureSessionTest {
                 () -> EventSelection.Stack.parse("kernal"));
         assertTrue(e.getMessage().contains("kernel, user, both or none"), e.getMessage());
         assertEquals("stacktrace", CaptureSession.stackTrigger(EventSelection.parse("sched:sched_switch", null)));
-        assertEquals("stacktrace if prev_pid != 0 && next_pid > 1", CaptureSession.stackTrigger(
+        assertEquals("stacktrace if prev_pid != 0 &&  next_pid > 1", CaptureSession.stackTrigger(
                 EventSelection.parse("sched:sched_switch", " prev_pid != 0 &&\n next_pid > 1", EventSelection.Stack.KERNEL)));
         var sel = List.of(EventSelection.parse("sched:sched_switch", null, EventSelection.Stack.BOTH),
                 EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.KERNEL));
