@@ -146,5 +146,21 @@ local AF = {
 local AF_LIST = { AF.analysis, AF.kind, AF.latency, AF.latency_ns, AF.start_frame, AF.end_frame }
 for k = 1, #AF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = AF_LIST[k] end
 
+-- Stack traces: ftrace:kernel_stack and ftrace:user_stack records (capture --stack,
+-- docs/stacks.md). Their print fmts ("\t=> %ps\n" x 8) are not what the kernel prints:
+-- trace_stack_print() and trace_user_stack_print() (kernel/trace/trace_output.c) do, with the
+-- default trace options. A kernel stack's caller array runs to the record's end (its size entries,
+-- not the format's 8) or to ULONG_MAX, each frame its symbol's name (the capture's SYMBOLS context,
+-- else the kallsyms preference), 0x%08lx when unknown, 0 for 0; a user stack's 8 entries to the
+-- first 0, " <%016lx>", then " NAME+0xOFF [FILE]" where the capture resolved it in the process
+-- (SYMBOLS items 4, kept in the scope's syms under "u<tgid>:<hex16>" by applymsg).
+local SF = {
+  stack = ProtoField.none("tracewire.stack", "Stack trace"),
+  func = ProtoField.string("tracewire.stack.func", "Function"),
+  address = ProtoField.uint64("tracewire.stack.address", "Address", base.HEX),
+}
+local SF_LIST = { SF.stack, SF.func, SF.address }
+for k = 1, #SF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = SF_LIST[k] end
+
 -- The pcapng interface of a USER15 record: the scope of its context (docs/wire-format.md 4).
 local F_IFID = Field.new("frame.interface_id")

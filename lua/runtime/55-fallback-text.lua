@@ -2,7 +2,7 @@
 -- pairs and the kernel's syscall text.
 
 -- the names later files use; the rest of this file is private to the block below
-local bytestext, fieldtext, fallbacktext, eventtext
+local bytestext, fieldtext, fallbacktext, eventtext, stacktrace
 do
 function bytestext(d, o, l)
   local t = {}
@@ -99,10 +99,79 @@ local function printof(ev)
   return pf
 end
 
+-- The stack record in ctx: nil for any other event; else the kernel's text with its lines joined
+-- ("<stack trace> => f1 => f2", the Info column), and given a tree (modes 1 and 2: when one of
+-- SF_LIST is referenced in mode 1; anyref is defined further down) a "Stack trace" subtree with
+-- each frame's function and address.
+function stacktrace(ctx, tree, mode, tvb)
+  local ev = ctx.ev
+  if not ev or ev.s ~= "ftrace" or (ev.n ~= "kernel_stack" and ev.n ~= "user_stack") then return nil end
+  local c = nil
+  for i = 1, #ev.f do if ev.f[i].name == "caller" then c = ev.f[i] end end
+  local es = c and c.elem_size or 0
+  if es ~= 8 and es ~= 4 then return nil end
+  local kernel = ev.n == "kernel_stack"
+  local stop = ctx.pl
+  if not kernel and c.offset + c.size < stop then stop = c.offset + c.size end
+  local last = es == 8 and U.new(0xffffffff, 0xffffffff) or U.new(0xffffffff, 0)
+  local tgid = nil -- a user stack's process: the key of the symbols the capture resolved in it
+  for i = 1, #ev.f do
+    local f = ev.f[i]
+    if not kernel and f.name == "tgid" and f.size == 4 and f.offset + 4 <= ctx.pl then
+      tgid = rdu(ctx.s, ctx.b + f.offset, 4, ctx.le):lower()
+    end
+  end
+  local t = { kernel and "<stack trace>" or "<user stack trace>" }
+  local sub = nil
+  if tree and stop > c.offset and (mode == 2 or tree:referenced(SF.stack) or tree:referenced(SF.func)
+      or tree:referenced(SF.address)) then
+    sub = tree:add(SF.stack, tvb(ctx.b + c.offset, stop - c.offset))
+  end
+  local off = c.offset
+  while off + es <= stop do
+    local a = rdu(ctx.s, ctx.b + off, es, ctx.le)
+    if (kernel and a == last) or (not kernel and a == U0) then break end
+    local name, func = nil, nil
+    if not kernel then
+      local h = digits(a, 16)
+      name = " <" .. string.rep("0", 16 - #h) .. h .. ">"
+      local e = tgid and ctx.cx and ctx.cx.syms["u" .. tgid .. ":" .. hex16(a)]
+      if e and not (a < e[2]) and a - e[2] < e[3] then
+        -- resolved by the capture in its process: report's " NAME+0xOFF [FILE]" after the address
+        func = e[1]
+        name = name .. " " .. func .. "+0x" .. digits(a - e[2], 16) .. (e[4] and (" [" .. e[4] .. "]") or "")
+      end
+    elseif a == U0 then name = "0"
+    else
+      if ctx.cx then name = ctxsym(ctx.cx, a, false) end
+      if not name then
+        local syms = symbols()
+        if syms then name = lookupsym(syms, a) end
+      end
+      if not name or name == "" then
+        local h = digits(a, 16)
+        name = "0x" .. string.rep("0", 8 - #h) .. h
+      end
+    end
+    t[#t + 1] = name
+    if kernel then func = name end
+    if sub then
+      local r = tvb(ctx.b + off, es)
+      if func then sub:add(SF.func, r, func) end
+      sub:add(SF.address, r, a)
+    end
+    off = off + es
+  end
+  if sub then sub:append_text(" (" .. (#t - 1) .. (kernel and " kernel" or " user") .. " frames)") end
+  return table.concat(t, " => ")
+end
+
 -- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text) of the
 -- frame in ctx (EventPrinter's rules: an evaluation failure gives name=value pairs).
 function eventtext(ctx)
   local ev = ctx.ev
+  local stack = stacktrace(ctx)
+  if stack then return stack end
   if ev.sc then
     local ok, r = pcall(syscalltext, ctx)
     if ok then return r end

@@ -33,7 +33,7 @@ GENERIC_GROUP = { HF.field, HF.field_name, HF.field_value, HF.field_text }
 -- for which none of these nor of its event's typed fields is referenced needs no items at all.
 EVENT_ITEMS = { HF.event_id, HF.common_flags, HF.preempt_count, HF.pid, HF.comm, HF.tgid, HF.event,
   HF.payload, HF.text, HF.header }
-for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST }) do
+for _, l in ipairs({ CF_BITS, PC_BITS, GENERIC_GROUP, AF_LIST, SF_LIST }) do
   for k = 1, #l do EVENT_ITEMS[#EVENT_ITEMS + 1] = l[k] end
 end
 

@@ -290,6 +290,21 @@ local function applymsg(key, k, msg, number)
   elseif k == 3 then
     local nsym, nstr, capped = 0, 0, false
     eachitem(msg, function(ty, o, l)
+      if (ty == 4 and l >= 24) or (ty == 5 and l >= 12) then
+        -- a user stack address of process tgid, resolved by the capture or not (read by stacktrace)
+        if st.nsyms >= CAP.SYMBOLS or not charge(st, l + 48) then capped = true; return end
+        local e = false
+        if ty == 4 then
+          local name, mod = sub(msg, o + 25, o + l), nil
+          local nm, md = name:match("^(.-) %[(.+)%]$")
+          if nm then name, mod = nm, md end
+          e = { name, u64at(msg, o + 12), U.new(be32(msg, o + 20), 0), mod }
+        end
+        st.syms["u" .. be32(msg, o) .. ":" .. u64at(msg, o + 4):tohex()] = e
+        st.nsyms = st.nsyms + 1
+        nsym = nsym + 1
+        return
+      end
       if (ty == 1 and l < 20) or ((ty == 2 or ty == 3) and l < 8) then return end
       if ty < 1 or ty > 3 then return end
       local key16 = u64at(msg, o):tohex()

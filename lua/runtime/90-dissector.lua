@@ -57,6 +57,7 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, c
   elseif mode == 2 or ref(tree, HF.payload) then
     tree:add(HF.payload, tvb(16, ctx.pl))
   end
+  if ev then stacktrace(ctx, tree, mode, tvb) end
   antree(tree, mode, tvb, number, ev)
   local h = tree
   if mode == 2 or ref(tree, HF.header) then h = tree:add(HF.header, tvb(0, 24)) end

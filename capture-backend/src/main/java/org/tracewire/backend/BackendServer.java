@@ -232,7 +232,8 @@ public final class BackendServer {
         for (int i = 0; i < c.events().size(); i++) {
             Messages.CaptureEvent e = c.events().get(i);
             try {
-                events.add(EventSelection.parse(e.event(), e.filter()));
+                events.add(EventSelection.parse(e.event(), e.filter(),
+                        e.stack() == null ? EventSelection.Stack.NONE : EventSelection.Stack.parse(e.stack())));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("startCapture: events[" + i + "]: " + ex.getMessage(), ex);
             }

@@ -213,7 +213,7 @@ public final class Capture implements AutoCloseable {
             List<EventSelection> read = new ArrayList<>(session.events());
             read.addAll(session.namingEvents());
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
-                    ? frames.context().formats() : formatsOf(top, read);
+                    ? frames.context().formats() : formatsOf(top, EventSelection.recorded(read));
             if (frames != null) {
                 // tracing is off: the JIT compiles the per-record code now, not in the first traced second
                 CaptureEngine.warmUp(session.layout(), formats, session.clock(), frames.context(),
@@ -270,7 +270,7 @@ public final class Capture implements AutoCloseable {
         return new Spool.Header(ProcessHandle.current().pid(), capture == null ? null : capture.bootId(),
                 capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
                 capture == null ? null : capture.clock(), session.clock(),
-                session.events().stream().map(EventSelection::fullName).toList(),
+                EventSelection.recorded(session.events()).stream().map(EventSelection::fullName).toList(),
                 session.namingEvents().stream().map(EventSelection::fullName).toList(),
                 session.instance().read("events/header_page"), session.instance().read("events/header_event"),
                 session.layout().kernel().byteOrder(), List.copyOf(bases.keySet()), bases);

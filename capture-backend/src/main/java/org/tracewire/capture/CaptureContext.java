@@ -120,7 +120,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
      * which frames a killed capture's spool with that capture's events, layout, clock and id.
      *
      * @param top       the live tracefs
-     * @param events    the selected events
+     * @param events    the selected events (with the stack records they ask for: {@link EventSelection#recorded})
      * @param naming    the events read only to follow task names ({@link TaskNaming}): their formats
      *                  are known, they are not named in CAPTURE
      * @param subLayout the instance's sub-buffer layout
@@ -135,10 +135,11 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Map<Integer, EventFormat> formats = new LinkedHashMap<>();
         Map<Integer, String> texts = new HashMap<>();
         List<String> names = new ArrayList<>();
-        List<EventSelection> all = new ArrayList<>(events);
+        List<EventSelection> recorded = EventSelection.recorded(events);
+        List<EventSelection> all = new ArrayList<>(recorded);
         all.addAll(naming);
         for (EventSelection e : all) {
-            if (events.contains(e)) {
+            if (recorded.contains(e)) {
                 names.add(e.fullName());
             }
             try {

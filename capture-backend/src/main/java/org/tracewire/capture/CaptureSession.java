@@ -157,6 +157,7 @@ public final class CaptureSession implements AutoCloseable {
                 // after the clock markers (written by this thread), before any event is enabled
                 session.untraced = Set.copyOf(SelfExclusion.apply(inst, untraced));
             }
+            session.applyStacks();
             for (EventSelection e : events) {
                 inst.setEnabled(e.system(), e.event(), true);
             }
@@ -174,6 +175,63 @@ public final class CaptureSession implements AutoCloseable {
         KernelFilterCheck.Result r = KernelFilterCheck.apply(instance, e.system(), e.event(), e.filter());
         if (!r.accepted()) {
             throw new FilterRejectedException(e.fullName(), e.filter(), r.message(), r.position());
+        }
+    }
+
+    /**
+     * The stack traces the selections ask for ({@link EventSelection.Stack}): each kernel stack is
+     * the event's {@code stacktrace} trigger, conditional on the event's filter (the kernel does not
+     * apply the event's filter to its triggers), read back; user stacks are the instance's
+     * {@code userstacktrace} option. Both go with the instance: removing it removes its triggers
+     * (checked on kernel 6.18: {@code rmdir} succeeds with triggers set), so every path that removes
+     * the instance (close, shutdown hook, {@link Watchdog}, the next capture's stale cleanup) clears them.
+     *
+     * @throws TracefsException when the kernel refuses a trigger or the option (its {@code error_log} line)
+     */
+    private void applyStacks() {
+        boolean user = false;
+        for (EventSelection e : events) {
+            user |= e.stack().user();
+            if (!e.stack().kernel()) {
+                continue;
+            }
+            String trigger = stackTrigger(e);
+            String path = "events/" + e.system() + "/" + e.event() + "/trigger";
+            try {
+                instance.write(path, trigger);
+            } catch (TracefsException ex) {
+                throw new TracefsException("the kernel refused the stack trace trigger '" + trigger + "' of "
+                        + e.fullName() + ": " + lastError(ex.getMessage()), ex);
+            }
+            if (!instance.read(path).lines().anyMatch(l -> l.startsWith("stacktrace"))) {
+                throw new TracefsException(e.fullName() + ": the stack trace trigger did not take ("
+                        + instance.root().resolve(path) + ")");
+            }
+        }
+        if (user) {
+            instance.write("options/userstacktrace", "1");
+        }
+    }
+
+    /**
+     * The {@code trigger} line for an event's kernel stacks: {@code stacktrace [if FILTER]} (line
+     * breaks in the filter become spaces: the file takes one command per line).
+     */
+    static String stackTrigger(EventSelection e) {
+        String f = e.filter() == null ? "" : e.filter().strip().replaceAll("[\\r\\n]+", " ");
+        return f.isEmpty() ? "stacktrace" : "stacktrace if " + f;
+    }
+
+    private String lastError(String fallback) {
+        try {
+            var entries = org.tracewire.tracefs.ErrorLog.parse(instance.read("error_log")).entries();
+            if (entries.isEmpty()) {
+                return fallback;
+            }
+            var last = entries.get(entries.size() - 1);
+            return last.location() + ": " + last.message();
+        } catch (RuntimeException e) {
+            return fallback;
         }
     }
 
@@ -221,13 +279,16 @@ public final class CaptureSession implements AutoCloseable {
     /**
      * Enables, without a filter, the {@link TaskNaming} events that exist and were not selected, so
      * the capture names tasks from the records themselves; their records are read, not framed.
-     * Call before {@link #start()}, at most once.
+     * None when a selection asks for user stacks ({@link EventSelection.Stack#user()}): names then
+     * come from {@code /proc} as with {@code --names-from-proc}. Call before {@link #start()}, at most once.
      *
      * @return the events enabled for naming
      * @throws TracefsException when tracefs refuses to enable one
      */
     public List<EventSelection> followTaskNames() {
-        if (!namingEvents.isEmpty()) {
+        if (!namingEvents.isEmpty() || events.stream().anyMatch(e -> e.stack().user())) {
+            // with user stacks none: the instance's userstacktrace puts a user stack after every
+            // event, and a naming record's would be framed without the record it follows
             return namingEvents;
         }
         List<EventSelection> extra = TaskNaming.extra(instance, events);

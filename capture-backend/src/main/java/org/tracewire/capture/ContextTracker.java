@@ -34,9 +34,9 @@ import org.tracewire.wire.WireHeader;
  * Decides, in stream order, which context messages ({@code docs/wire-format.md} §4, §6) must go
  * before each event frame, and sends them: CAPTURE first ({@link #begin}); before an event, LOST when
  * its CPU lost events, FORMAT when its id is new, SYMBOLS for the code addresses its {@code %pS}-family
- * arguments carry and the {@code printk_formats} strings its pointer {@code %s} arguments reference
- * (each address once, never the whole table), PROCESS for each task it names that is not described
- * yet or whose name changed.
+ * arguments (and a kernel stack record's return addresses; a user stack's, per process) carry and the {@code printk_formats}
+ * strings its pointer {@code %s} arguments reference (each address once, never the whole table),
+ * PROCESS for each task it names that is not described yet or whose name changed.
  *
  * <p>Per event id a <em>plan</em>, made once from the format and its parsed print fmt, lists where
  * the task pids (with the comm field that names them, if any), symbol addresses and string
@@ -100,6 +100,10 @@ final class ContextTracker {
     /** Symbol items sent, by lookup address (for repeats). */
     private final Map<Long, ContextMessage.Item> symbolItems = new LinkedHashMap<>();
     private final List<ContextMessage.Item> stringItems = new ArrayList<>();
+    /** User stack addresses looked up ({@link #userKey}), the items sent for them (for repeats), the resolver. */
+    private final LongSet usersLooked;
+    private final List<ContextMessage.Item> userItems = new ArrayList<>();
+    private UserSymbols users;
     private final TaskTable tasks;
     private final Recorder recorder = new Recorder();
     private ContextMessage.Builder symbolBuilder;
@@ -122,6 +126,7 @@ final class ContextTracker {
         this.symbolsLooked = new LongSet(maxSymbols);
         this.computedKeys = new LongSet(maxSymbols);
         this.stringsLooked = new LongSet(maxStrings);
+        this.usersLooked = new LongSet(maxSymbols);
         this.ctx = ctx;
         this.out = out;
         this.layout = ctx.layout();
@@ -179,6 +184,7 @@ final class ContextTracker {
         }
         List<ContextMessage.Item> items = new ArrayList<>(symbolItems.values());
         items.addAll(stringItems);
+        items.addAll(userItems);
         for (int i = 0; i < items.size(); i += ITEMS_PER_MESSAGE) {
             out.send(new ContextMessage(FrameKind.SYMBOLS, items.subList(i, Math.min(items.size(), i + ITEMS_PER_MESSAGE))),
                     WireHeader.NO_CPU, timeNs, 0, true);
@@ -284,8 +290,13 @@ final class ContextTracker {
             }
             return;
         }
+        if (p.stackAt >= 0) {
+            stackSymbols(buf, payload, length, p); // in place of its print fmt's caller[0..7]
+        } else if (p.userStackAt >= 0) {
+            userStackSymbols(buf, payload, length, p); // user addresses: no kernel symbols
+        }
         // symbols: direct addresses
-        for (int i = 0; i < p.symOffsets.length; i++) {
+        for (int i = 0; p.stackAt < 0 && p.userStackAt < 0 && i < p.symOffsets.length; i++) {
             int off = p.symOffsets[i];
             if (off + p.symSizes[i] > length) {
                 continue;
@@ -429,6 +440,75 @@ final class ContextTracker {
         byte[] b = new byte[n];
         buf.get(payload + at, b);
         return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A kernel stack's return addresses ({@link Plan#stackAt}): the array runs to the record's end
+     * and stops at {@code ULONG_MAX}, as the kernel's {@code trace_stack_print()} reads it; 0 is
+     * printed as {@code 0}, not looked up.
+     */
+    private void stackSymbols(ByteBuffer buf, int payload, int length, Plan p) {
+        long end = p.stackStep == 8 ? -1L : 0xffff_ffffL;
+        for (int off = p.stackAt; off + p.stackStep <= length; off += p.stackStep) {
+            long v = read(buf, payload + off, p.stackStep);
+            if (v == end) {
+                break;
+            }
+            if (v != 0 && !symbolsLooked.contains(v)) {
+                symbol(v);
+            }
+        }
+    }
+
+    /**
+     * A user stack's addresses ({@link Plan#userStackAt}), each (process, address) once: resolved now,
+     * while the process lives, into its ELF files' functions ({@link UserSymbols}), sent as SYMBOLS
+     * items 4 (or 5: not resolved).
+     */
+    private void userStackSymbols(ByteBuffer buf, int payload, int length, Plan p) {
+        if (p.tgidAt + 4 > length) {
+            return;
+        }
+        int tgid = (int) read(buf, payload + p.tgidAt, 4);
+        int end = Math.min(length, p.userStackEnd);
+        for (int off = p.userStackAt; off + p.userStep <= end; off += p.userStep) {
+            long v = read(buf, payload + off, p.userStep);
+            if (v == 0) {
+                break;
+            }
+            long key = userKey(tgid, v);
+            if (!usersLooked.contains(key)) {
+                userSymbol(tgid, v, key);
+            }
+        }
+    }
+
+    /** A 64-bit mix of a process and an address (splitmix64's finalizer): the key of what was looked up. */
+    static long userKey(int tgid, long address) {
+        long z = address + 0x9E3779B97F4A7C15L * (tgid + 1L);
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private void userSymbol(int tgid, long address, long key) {
+        if (!usersLooked.add(key)) {
+            dropped++;
+            return;
+        }
+        if (users == null) {
+            users = new UserSymbols(java.nio.file.Path.of("/proc"));
+        }
+        UserSymbols.Symbol s = users.lookup(tgid, address);
+        ContextMessage.Builder one = ContextMessage.builder(FrameKind.SYMBOLS);
+        if (s == null) {
+            one.userUnknown(tgid, address);
+        } else {
+            one.userSymbol(tgid, address, s.start(), s.size(), s.name() + " [" + s.file() + "]");
+        }
+        ContextMessage.Item item = one.build().items().get(0);
+        symbols().bytes(item.type(), item.value());
+        userItems.add(item);
     }
 
     private void sendTasks(long timeNs) throws IOException {
@@ -682,6 +762,24 @@ final class ContextTracker {
         final int[] strSizes;
         final int execPid;
         final Field execFile;
+        /**
+         * {@code ftrace:kernel_stack}: the offset of its {@code caller} array of return addresses, whose
+         * length is the record's, not the format's 8 ({@link #stackArray}); -1 for other events. (Its
+         * print fmt's {@code %ps} of {@code caller[0..7]}, not looked up themselves, keep the plan off
+         * the common-pid fast path.)
+         */
+        final int stackAt;
+        /** With {@link #stackAt}: the array's element size (the kernel's long). */
+        final int stackStep;
+        /**
+         * {@code ftrace:user_stack}: the offset of its {@code caller} array of user addresses (its 8
+         * entries, up to the first 0), resolved per process ({@link UserSymbols}); -1 for other events.
+         */
+        final int userStackAt;
+        /** With {@link #userStackAt}: the array's end, the element size, and the {@code tgid} field's offset. */
+        final int userStackEnd;
+        final int userStep;
+        final int tgidAt;
         /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
         final boolean onlyCommonPid;
         /** With {@link #onlyCommonPid}: the offset of {@code common_pid}, else -1 (the per-event fast path's test). */
@@ -705,6 +803,16 @@ final class ContextTracker {
             this.strSizes = strings.stream().mapToInt(a -> a[1]).toArray();
             this.execPid = execPid;
             this.execFile = execFile;
+            Field stack = stackArray(format);
+            this.stackAt = stack == null ? -1 : stack.offset();
+            this.stackStep = stack == null ? 0 : stack.elementSize();
+            Field user = userStackArray(format);
+            Field tgid = format.field("tgid");
+            boolean users = user != null && tgid != null && tgid.size() == 4;
+            this.userStackAt = users ? user.offset() : -1;
+            this.userStackEnd = users ? user.offset() + user.size() : -1;
+            this.userStep = users ? user.elementSize() : 0;
+            this.tgidAt = users ? tgid.offset() : -1;
             this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
                     && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
             this.onlyPidAt = onlyCommonPid ? pidOffsets[0] : -1;
@@ -772,6 +880,28 @@ final class ContextTracker {
         }
         Field file = exec ? f.field("filename") : null;
         return new Plan(f, printer, pids, syms, dedup(computed), strings, execPid, file);
+    }
+
+    /**
+     * The {@code caller} array of {@code ftrace:kernel_stack} (its elements 4 or 8 bytes), or null:
+     * the records of a kernel stack trace, whose array holds the format's {@code size} entries
+     * ({@code __stack_array} in {@code kernel/trace/trace_entries.h}).
+     */
+    static Field stackArray(EventFormat f) {
+        if (!f.system().equals("ftrace") || !f.name().equals("kernel_stack")) {
+            return null;
+        }
+        Field c = f.field("caller");
+        return c != null && c.kind() == FieldKind.ARRAY && (c.elementSize() == 8 || c.elementSize() == 4) ? c : null;
+    }
+
+    /** The {@code caller} array of {@code ftrace:user_stack} (elements 4 or 8 bytes), or null. */
+    static Field userStackArray(EventFormat f) {
+        if (!f.system().equals("ftrace") || !f.name().equals("user_stack")) {
+            return null;
+        }
+        Field c = f.field("caller");
+        return c != null && c.kind() == FieldKind.ARRAY && (c.elementSize() == 8 || c.elementSize() == 4) ? c : null;
     }
 
     private static List<int[]> dedup(List<int[]> l) {
@@ -861,7 +991,7 @@ final class ContextTracker {
         boolean calibration = false;
         for (EventFormat f : formats) {
             Plan p = plan(f, layout);
-            symbols |= p.symOffsets.length > 0 || p.computed.length > 0;
+            symbols |= (p.symOffsets.length > 0 && p.userStackAt < 0) || p.computed.length > 0 || p.stackAt >= 0;
             printk |= p.strOffsets.length > 0;
             Set<String> ids = identifiers(f);
             idents |= !ids.isEmpty();

@@ -64,7 +64,9 @@ class BackendPrivilegeTest {
                 line(request(one, null, "/root/tracewire-test.pcapng", null), 7),
                 line(request(one, null, "relative.pcapng", null), 8),
                 line(request(List.of(), null, null, null), 9),
-                line(request(List.of(new CaptureEvent("../x:y", null)), null, null, null), 10)) + "\n";
+                line(request(List.of(new CaptureEvent("../x:y", null)), null, null, null), 10),
+                line(request(List.of(new CaptureEvent("sched:sched_switch", null, "kernal")), null, null, null), 11))
+                + "\n";
         server.serve(new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)));
         List<Messages.Error> errors = new ArrayList<>();
         long id = 1;
@@ -73,7 +75,7 @@ class BackendPrivilegeTest {
             assertEquals(id++, e.id(), l);
             errors.add(Protocol.read(e, Messages.Error.class));
         }
-        assertEquals(10, errors.size());
+        assertEquals(11, errors.size());
         assertEquals("startCapture: 3 events; at most 2 per capture", errors.get(0).message());
         assertEquals("startCapture: bufferKb 4096 outside 1..1024", errors.get(1).message());
         assertEquals("startCapture: bufferKb 0 outside 1..1024", errors.get(2).message());
@@ -86,6 +88,8 @@ class BackendPrivilegeTest {
         assertEquals("startCapture: 'events' is empty", errors.get(8).message());
         // a crafted event name is refused when the command arrives (EventSelector), before anything is created
         assertEquals("startCapture: events[0]: '../x:y' is not SYSTEM:EVENT, SYSTEM or EVENT (globs allowed)", errors.get(9).message());
+        assertEquals("startCapture: events[0]: stack 'kernal' is not kernel, user, both or none",
+                errors.get(10).message());
         assertFalse(Files.exists(Path.of("/etc/tracewire-test.pcapng")));
     }
 

@@ -73,4 +73,45 @@ class CaptureSessionTest {
         }
         assertFalse(top.instanceNames().contains("tracewire-" + ProcessHandle.current().pid()));
     }
+
+    @Test
+    void stackChoicesParseAndMakeTheTriggerLine() {
+        assertEquals(EventSelection.Stack.BOTH, EventSelection.Stack.parse("Both"));
+        assertTrue(EventSelection.Stack.BOTH.kernel() && EventSelection.Stack.BOTH.user());
+        assertFalse(EventSelection.Stack.USER.kernel());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EventSelection.Stack.parse("kernal"));
+        assertTrue(e.getMessage().contains("kernel, user, both or none"), e.getMessage());
+        assertEquals("stacktrace", CaptureSession.stackTrigger(EventSelection.parse("sched:sched_switch", null)));
+        assertEquals("stacktrace if prev_pid != 0 &&  next_pid > 1", CaptureSession.stackTrigger(
+                EventSelection.parse("sched:sched_switch", " prev_pid != 0 &&\n next_pid > 1", EventSelection.Stack.KERNEL)));
+        var sel = List.of(EventSelection.parse("sched:sched_switch", null, EventSelection.Stack.BOTH),
+                EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.KERNEL));
+        assertEquals(List.of("sched:sched_switch", "sched:sched_wakeup", EventSelection.KERNEL_STACK,
+                EventSelection.USER_STACK), EventSelection.recorded(sel).stream().map(EventSelection::fullName).toList());
+        assertEquals(EventSelection.Stack.KERNEL, sel.get(1).withFilter("pid == 1").stack());
+    }
+
+    @Test
+    @Tag("live")
+    void stackTriggersAndTheUserOptionAreSetAndGoWithTheInstance() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        String name;
+        try (CaptureSession s = CaptureSession.open(top, List.of(
+                EventSelection.parse("sched:sched_switch", "prev_pid != 0", EventSelection.Stack.KERNEL),
+                EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.USER),
+                EventSelection.parse("irq:irq_handler_entry", null)), 512, "mono")) {
+            var inst = s.instance();
+            name = inst.name();
+            // the kernel lists a trigger with its count and condition
+            assertEquals("stacktrace:unlimited if prev_pid != 0", inst.read("events/sched/sched_switch/trigger").strip());
+            assertFalse(inst.read("events/sched/sched_wakeup/trigger").contains("stacktrace:"));
+            assertFalse(inst.read("events/irq/irq_handler_entry/trigger").contains("stacktrace:"));
+            assertEquals("1", inst.read("options/userstacktrace").strip());
+            assertEquals("0", top.read("options/userstacktrace").strip(), "the top level is untouched");
+            assertFalse(top.read("events/sched/sched_switch/trigger").contains("stacktrace:"));
+        }
+        // an instance with triggers is removed all the same (rmdir takes its triggers with it)
+        assertFalse(top.instanceNames().contains(name), "instance left behind");
+    }
 }

@@ -270,6 +270,73 @@ class ContextTrackerTest {
         assertEquals(List.of("100/7/true"), taskItems(sent), "exec'd: the new name");
     }
 
+    /** The addresses of the SYMBOLS items sent (found or not), in order. */
+    static List<Long> symbolAddresses(List<ContextMessage> sent) {
+        List<Long> out = new ArrayList<>();
+        for (ContextMessage m : sent) {
+            if (m.kind() == FrameKind.SYMBOLS) {
+                for (ContextMessage.Item i : m.items()) {
+                    out.add(i.buffer().getLong(0));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aKernelStacksEveryReturnAddressGetsSymbolsOnceAndAUserStacksItsProcesss() throws IOException {
+        Tracefs snap = Tracefs.open(Prerequisites.snapshot());
+        EventFormat ks = snap.format("ftrace", "kernel_stack");
+        EventFormat us = snap.format("ftrace", "user_stack");
+        List<ContextMessage> sent = new ArrayList<>();
+        ContextTracker t = new ContextTracker(context(List.of(), pid -> new CaptureContext.Task(7, "proc")),
+                (m, cpu, time, lost, repeat) -> sent.add(m));
+        // 10 return addresses: the record is longer than the format's caller[8], as the kernel writes it
+        int n = 10;
+        ByteBuffer p = ByteBuffer.allocate(16 + 8 * n).order(ByteOrder.LITTLE_ENDIAN);
+        p.putShort(0, (short) ks.id()).putInt(4, 100).putInt(8, n);
+        List<Long> want = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long a = 0xffffffff81000000L + 0x1000L * i + 0x10;
+            p.putLong(16 + 8 * i, a);
+            want.add(a);
+        }
+        t.beforeEvent(p, 0, p.capacity(), ks, 0, 1);
+        assertEquals(Set.copyOf(want), Set.copyOf(symbolAddresses(sent)), "every address, past caller[7] too");
+        assertEquals(n, symbolAddresses(sent).size(), "each once");
+        sent.clear();
+        // a shorter stack of known addresses, then one ended by ULONG_MAX
+        ByteBuffer q = ByteBuffer.allocate(16 + 8 * 3).order(ByteOrder.LITTLE_ENDIAN);
+        q.putShort(0, (short) ks.id()).putInt(4, 100).putInt(8, 3);
+        q.putLong(16, want.get(0)).putLong(24, -1L).putLong(32, 0xffffffff82000000L);
+        t.beforeEvent(q, 0, q.capacity(), ks, 0, 2);
+        assertEquals(List.of(), symbolAddresses(sent), "known addresses are not sent again; none after ULONG_MAX");
+        // a user stack: no kernel symbols; each (process, address) looked up in that process once
+        // (pid 0x7ffffff0 runs nowhere: item 5, unknown); a 0 ends the stack
+        int tgid = 0x7ffffff0;
+        ByteBuffer u = ByteBuffer.allocate(us.fixedSize()).order(ByteOrder.LITTLE_ENDIAN);
+        u.putShort(0, (short) us.id()).putInt(4, 100).putInt(8, tgid).putLong(16, 0x7f0000001000L)
+                .putLong(24, 0x55aa00001000L).putLong(40, 0x7f0000009000L);
+        t.beforeEvent(u, 0, u.capacity(), us, 0, 3);
+        List<String> user = new ArrayList<>();
+        for (ContextMessage m : sent) {
+            if (m.kind() == FrameKind.SYMBOLS) {
+                for (ContextMessage.Item i : m.items()) {
+                    user.add(i.type() + "/" + i.buffer().getInt(0) + "/" + Long.toHexString(i.buffer().getLong(4)));
+                }
+            }
+        }
+        assertEquals(List.of("5/" + tgid + "/7f0000001000", "5/" + tgid + "/55aa00001000"), user);
+        sent.clear();
+        t.beforeEvent(u, 0, u.capacity(), us, 1, 4);
+        u.putInt(8, tgid + 1);
+        t.beforeEvent(u, 0, u.capacity(), us, 1, 5);
+        assertEquals(2, sent.stream().filter(m -> m.kind() == FrameKind.SYMBOLS).mapToInt(m -> m.items().size()).sum(),
+                "nothing again for the same process; the same addresses of another process are its own");
+        assertTrue(ContextTracker.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
+        assertTrue(!ContextTracker.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
+    }
+
     @Test
     void namingRecordsNameTasksInStreamOrderWithoutFormats() throws IOException {
         Tracefs live = Prerequisites.requireTracefs();

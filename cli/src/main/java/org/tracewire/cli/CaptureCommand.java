@@ -71,6 +71,8 @@ import picocli.CommandLine.Spec;
                 "    sudo tracewire capture -e sched -w sched.pcapng --ring 100,10",
                 "  One process's system calls on TAP interface tw0 (kernel-filtered) until Ctrl-C:",
                 "    sudo tracewire capture -e raw_syscalls:sys_enter -f 'common_pid == 42'",
+                "  Who calls kfree_skb: its kernel stack after each event, into a file:",
+                "    sudo tracewire capture -e skb:kfree_skb --stack --duration 5 -w drops.pcapng",
                 "  Capture on another host over SSH into a local file:",
                 "    tracewire capture --remote root@host -e sched:sched_wakeup -w host.pcapng"})
 public final class CaptureCommand implements Callable<Integer> {
@@ -80,6 +82,20 @@ public final class CaptureCommand implements Callable<Integer> {
         String event;
         @Option(names = "-f", paramLabel = "FILTER", description = "Kernel filter for the -e before it.")
         String filter;
+        @Option(names = "--stack", paramLabel = "WHICH", arity = "0..1", fallbackValue = "kernel",
+                description = "Record a stack trace after each event of the -e before it (kernel, the default; user; "
+                        + "both): kernel stacks through the event's stacktrace trigger (with its -f), user stacks "
+                        + "through the instance's userstacktrace option, which applies to every event of the capture "
+                        + "(task names then come from /proc, as with --names-from-proc).")
+        String stack;
+
+        EventSelection.Stack stack() {
+            try {
+                return stack == null ? EventSelection.Stack.NONE : EventSelection.Stack.parse(stack);
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageException("--stack: " + e.getMessage());
+            }
+        }
     }
 
     @ArgGroup(exclusive = false, multiplicity = "0..*")
@@ -228,7 +244,7 @@ public final class CaptureCommand implements Callable<Integer> {
             try {
                 for (String name : EventSelector.parse(e.event).resolve(top)) {
                     if (selected.add(name)) {
-                        selections.add(EventSelection.parse(name, e.filter));
+                        selections.add(EventSelection.parse(name, e.filter, e.stack()));
                     }
                 }
             } catch (IllegalArgumentException ex) {
@@ -393,7 +409,7 @@ public final class CaptureCommand implements Callable<Integer> {
         List<EventSelection> out = new ArrayList<>();
         for (EventSelection s : selections) {
             String f = s.filter() == null || s.filter().isBlank() ? test : "(" + s.filter() + ") && " + test;
-            out.add(new EventSelection(s.system(), s.event(), f));
+            out.add(s.withFilter(f));
         }
         return out;
     }
@@ -466,6 +482,9 @@ public final class CaptureCommand implements Callable<Integer> {
             if (e.filter != null) {
                 args.add("-f");
                 args.add(e.filter);
+            }
+            if (e.stack() != EventSelection.Stack.NONE) {
+                args.add("--stack=" + e.stack().word());
             }
         }
         if (events.isEmpty() && uprobes.isEmpty()) {

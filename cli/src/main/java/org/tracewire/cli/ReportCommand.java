@@ -19,6 +19,7 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.text.SafeText;
 import org.tracewire.tracetext.LatencyFormat;
+import org.tracewire.tracetext.StackText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -226,6 +227,15 @@ final class ReportCommand implements Callable<Integer> {
             case POINTER -> g.writeString("0x" + Long.toHexString(r.integer(f)));
             case CHAR_ARRAY, DYNAMIC_STRING -> g.writeString(r.string(f));
             case ARRAY, DYNAMIC_ARRAY -> {
+                if (f.name().equals("caller") && StackText.kind(r.format()) != null) {
+                    // a stack's frames as its text prints them: a kernel stack's run past the format's 8
+                    g.writeStartArray();
+                    for (long a : StackText.addresses(r)) {
+                        g.writeNumber(new BigInteger(Long.toUnsignedString(a)));
+                    }
+                    g.writeEndArray();
+                    return;
+                }
                 int n = r.arrayLength(f);
                 g.writeStartArray();
                 for (int i = 0; i < n; i++) {

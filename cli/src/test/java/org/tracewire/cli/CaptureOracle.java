@@ -81,6 +81,15 @@ final class CaptureOracle {
      */
     static Run run(Tracefs top, String purpose, List<String> events, List<String> args, Runnable workload)
             throws Exception {
+        return run(top, purpose, events, args, workload, oracle -> { });
+    }
+
+    /**
+     * As {@link #run(Tracefs, String, List, List, Runnable)}, with {@code setup} applied to the oracle
+     * instance after its events are enabled, before it traces (filters, triggers, options).
+     */
+    static Run run(Tracefs top, String purpose, List<String> events, List<String> args, Runnable workload,
+                   java.util.function.Consumer<TracefsInstance> setup) throws Exception {
         try (TracefsInstance oracle = TestInstances.create(top, purpose)) {
             oracle.setOption("nohash-ptr");
             oracle.setBufferSizeKb(65536);
@@ -88,6 +97,7 @@ final class CaptureOracle {
                 String[] se = e.split(":");
                 oracle.setEnabled(se[0], se[1], true);
             }
+            setup.accept(oracle);
             oracle.setTracingOn(true);
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"),
@@ -114,19 +124,41 @@ final class CaptureOracle {
                 oracle.setTracingOn(false);
             }
             String text = oracle.read("trace");
-            Map<String, Integer> kernel = new HashMap<>();
-            for (String line : text.split("\n")) {
-                Matcher m = LINE.matcher(line);
-                if (!line.startsWith("#") && m.matches()) {
-                    kernel.merge(m.group(3) + "|" + m.group(2) + "|" + m.group(4) + "|" + m.group(5), 1, Integer::sum);
-                }
-            }
+            Map<String, Integer> kernel = records(text);
             String o = java.nio.file.Files.readString(out.toPath(), StandardCharsets.UTF_8);
             String e = java.nio.file.Files.readString(err.toPath(), StandardCharsets.UTF_8);
             out.delete();
             err.delete();
             return new Run(o, e, p.exitValue(), kernel, text);
         }
+    }
+
+    /**
+     * The records of a text trace ({@code trace}, or {@code report}'s output) as "cpu|pid|flags|text"
+     * → count: the task name and the time left out; a stack trace's {@code " => "} lines joined to
+     * the record they belong to with newlines.
+     */
+    static Map<String, Integer> records(String text) {
+        Map<String, Integer> out = new HashMap<>();
+        String key = null;
+        for (String line : text.split("\n")) {
+            if (key != null && line.startsWith(" => ")) {
+                key = key + "\n" + line;
+                continue;
+            }
+            if (key != null) {
+                out.merge(key, 1, Integer::sum);
+                key = null;
+            }
+            Matcher m = LINE.matcher(line);
+            if (!line.startsWith("#") && m.matches()) {
+                key = m.group(3) + "|" + m.group(2) + "|" + m.group(4) + "|" + m.group(5);
+            }
+        }
+        if (key != null) {
+            out.merge(key, 1, Integer::sum);
+        }
+        return out;
     }
 
     /** Renders every event of {@code file} from its own context and looks it up in the kernel's lines. */

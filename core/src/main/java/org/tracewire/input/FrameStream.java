@@ -57,7 +57,7 @@ public final class FrameStream {
             if (renderer == null || generation != context.generation()) {
                 generation = context.generation();
                 renderer = new KernelTextRenderer(new TraceLinePrefix(context.cmdlines(), context.clock()),
-                        context.layout(), context.printContext());
+                        context.layout(), context.printContext()).userSymbols(context.userSymbols());
             }
             return renderer;
         }

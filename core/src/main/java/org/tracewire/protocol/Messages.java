@@ -65,8 +65,14 @@ public final class Messages {
      *
      * @param event  "system:event"
      * @param filter kernel filter, or null for none
+     * @param stack  stack traces after each of its events: {@code kernel}, {@code user} (capture-wide),
+     *               {@code both}, or null / {@code none} for none ({@code docs/stacks.md})
      */
-    public record CaptureEvent(@Required String event, String filter) {
+    public record CaptureEvent(@Required String event, String filter, String stack) {
+        /** An event without stack traces. */
+        public CaptureEvent(String event, String filter) {
+            this(event, filter, null);
+        }
     }
 
     /**

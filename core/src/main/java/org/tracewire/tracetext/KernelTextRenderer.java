@@ -7,12 +7,14 @@ import org.tracewire.format.KernelLayout;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.printfmt.PrintContext;
 import org.tracewire.record.EventRecord;
+import org.tracewire.symbols.UserSymbolResolver;
 
 /**
  * Renders records into the lines the kernel's text {@code trace} file shows for them (default
  * options, {@code nohash-ptr}): {@link TraceLinePrefix} columns, then the event name and its
  * print fmt evaluated ({@link EventPrinter}), or for syscall events the kernel's own syscall text
- * ({@link SyscallText}). Keeps one compiled printer per event id. Not thread-safe.
+ * ({@link SyscallText}), for stack trace records the kernel's {@code <stack trace>} lines
+ * ({@link StackText}). Keeps one compiled printer per event id. Not thread-safe.
  */
 public final class KernelTextRenderer {
     private final TraceLinePrefix prefix;
@@ -21,6 +23,7 @@ public final class KernelTextRenderer {
     private final Map<Integer, EventPrinter> printers = new HashMap<>();
     /** Per event id: a dynamic probe's, whose head the kernel writes itself ({@link ProbeText}). */
     private final Map<Integer, Boolean> probes = new HashMap<>();
+    private UserSymbolResolver users = UserSymbolResolver.none();
 
     /**
      * @param prefix  the context columns (task names from {@code saved_cmdlines}, the clock)
@@ -31,6 +34,17 @@ public final class KernelTextRenderer {
         this.prefix = prefix;
         this.layout = layout;
         this.context = context;
+    }
+
+    /**
+     * Resolves user stack addresses with {@code users} (a capture's SYMBOLS items 4), named after the
+     * kernel's text of a user stack ({@link StackText}).
+     *
+     * @return this renderer
+     */
+    public KernelTextRenderer userSymbols(UserSymbolResolver users) {
+        this.users = users == null ? UserSymbolResolver.none() : users;
+        return this;
     }
 
     /** The task name of a pid as the lines show it ({@link TraceLinePrefix#comm}). */
@@ -67,6 +81,10 @@ public final class KernelTextRenderer {
             } catch (RuntimeException e) {
                 // a record too short for its syscall fields: fall through to the print fmt path
             }
+        }
+        if (StackText.kind(f) != null) {
+            StackText.append(sb, record, context.symbols(), users);
+            return;
         }
         String text = printer(f).render(record, context);
         boolean probe = probes.computeIfAbsent(f.id(), id -> ProbeText.handles(f));

@@ -27,7 +27,8 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
     public static final int FORMAT_ID = 1, FORMAT_NAME = 2, FORMAT_TEXT = 3, FORMAT_DESCRIPTION = 4,
             FORMAT_ENUMS = 5;
     // SYMBOLS (§4.3)
-    public static final int SYMBOL = 1, SYMBOL_PRINTK = 2, SYMBOL_UNKNOWN = 3;
+    public static final int SYMBOL = 1, SYMBOL_PRINTK = 2, SYMBOL_UNKNOWN = 3, USER_SYMBOL = 4,
+            USER_SYMBOL_UNKNOWN = 5;
     // PROCESS (§4.4)
     public static final int PROCESS_TASK = 1;
     // LOST (§4.5)
@@ -223,6 +224,23 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
             byte[] n = name.getBytes(StandardCharsets.UTF_8);
             items.add(new Item(SYMBOL, ByteBuffer.allocate(20 + n.length).putLong(address).putLong(start)
                     .putInt((int) size).put(n).array()));
+            return this;
+        }
+
+        /**
+         * Adds a SYMBOLS item 4: a user-space function of process {@code tgid} covering an address
+         * (s32 tgid, u64 address, u64 start, u32 size, then {@code name [file]}).
+         */
+        public Builder userSymbol(int tgid, long address, long start, long size, String name) {
+            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            items.add(new Item(USER_SYMBOL, ByteBuffer.allocate(24 + n.length).putInt(tgid).putLong(address)
+                    .putLong(start).putInt((int) Math.min(size, 0xffff_ffffL)).put(n).array()));
+            return this;
+        }
+
+        /** Adds a SYMBOLS item 5: a user-space address of process {@code tgid} the sender could not resolve. */
+        public Builder userUnknown(int tgid, long address) {
+            items.add(new Item(USER_SYMBOL_UNKNOWN, ByteBuffer.allocate(12).putInt(tgid).putLong(address).array()));
             return this;
         }
 

@@ -18,6 +18,7 @@ import org.tracewire.printfmt.PrintContext;
 import org.tracewire.printfmt.PrintkFormats;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.symbols.UserSymbolResolver;
 import org.tracewire.tracetext.SavedCmdlines;
 
 /**
@@ -47,6 +48,11 @@ public final class WireContext {
     private final Map<String, FormatException> failures = new LinkedHashMap<>();
     private final Map<String, Long> enums = new HashMap<>();
     private final Map<Long, SymbolResolver.Symbol> symbols = new HashMap<>();
+    /** User symbols (SYMBOLS item 4) by process and address. */
+    private final Map<UserKey, SymbolResolver.Symbol> userSymbols = new HashMap<>();
+
+    private record UserKey(int tgid, long address) {
+    }
     private final Map<Long, String> printk = new HashMap<>();
     private final Map<Integer, Task> tasks = new HashMap<>();
     private final Map<Integer, String> comms = new HashMap<>();
@@ -114,6 +120,7 @@ public final class WireContext {
             failures.clear();
             enums.clear();
             symbols.clear();
+            userSymbols.clear();
             printk.clear();
             tasks.clear();
             comms.clear();
@@ -190,21 +197,30 @@ public final class WireContext {
         for (ContextMessage.Item i : m.items()) {
             ByteBuffer b = i.buffer();
             if (i.type() == ContextMessage.SYMBOL && i.value().length >= 20 && symbols.size() < MAX_ENTRIES) {
-                long addr = b.getLong(0);
-                long start = b.getLong(8);
-                long size = b.getInt(16) & 0xffff_ffffL;
-                String name = new String(i.value(), 20, i.value().length - 20, StandardCharsets.UTF_8);
-                String module = null;
-                int sp = name.indexOf(" [");
-                if (sp > 0 && name.endsWith("]")) {
-                    module = name.substring(sp + 2, name.length() - 1);
-                    name = name.substring(0, sp);
-                }
-                symbols.put(addr, new SymbolResolver.Symbol(name, start, size, module));
+                symbols.put(b.getLong(0), symbol(i.value(), 8));
+            } else if (i.type() == ContextMessage.USER_SYMBOL && i.value().length >= 24
+                    && userSymbols.size() < MAX_ENTRIES) {
+                userSymbols.put(new UserKey(b.getInt(0), b.getLong(4)), symbol(i.value(), 12));
             } else if (i.type() == ContextMessage.SYMBOL_PRINTK && i.value().length >= 8 && printk.size() < MAX_ENTRIES) {
                 printk.put(b.getLong(0), new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8));
             }
         }
+    }
+
+    /**
+     * A SYMBOLS item's symbol from {@code at}: u64 start, u32 size, then {@code name [module]} to the
+     * end (items 1 and 4; the module of item 4 is the mapped file).
+     */
+    private static SymbolResolver.Symbol symbol(byte[] value, int at) {
+        ByteBuffer b = ByteBuffer.wrap(value);
+        String name = new String(value, at + 12, value.length - at - 12, StandardCharsets.UTF_8);
+        String module = null;
+        int sp = name.indexOf(" [");
+        if (sp > 0 && name.endsWith("]")) {
+            module = name.substring(sp + 2, name.length() - 1);
+            name = name.substring(0, sp);
+        }
+        return new SymbolResolver.Symbol(name, b.getLong(at), b.getInt(at + 8) & 0xffff_ffffL, module);
     }
 
     private void processes(ContextMessage m) {
@@ -328,6 +344,12 @@ public final class WireContext {
         SymbolResolver resolver = syms::get;
         return new PrintContext(resolver, PrintkFormats.view(printk), hz, new KernelEnums(Map.copyOf(enums)),
                 new KernelVariables(values, sizes));
+    }
+
+    /** The user-space symbols described so far (SYMBOLS items 4), as a view: later messages are seen. */
+    public UserSymbolResolver userSymbols() {
+        Map<UserKey, SymbolResolver.Symbol> m = userSymbols;
+        return (tgid, address) -> m.get(new UserKey(tgid, address));
     }
 
     /** The tasks described so far, by pid. */
