@@ -380,8 +380,10 @@ public final class BackendServer {
         double secs = c.seconds();
         List<Messages.CpuStat> cpus = new ArrayList<>();
         for (CpuStats st : c.cpuStats()) {
-            cpus.add(running ? new Messages.CpuStat(st.cpu(), st.records(), st.lost())
-                    : new Messages.CpuStat(st.cpu(), st.records(), st.lost(), null, st.lostAfterLast(),
+            // records of events: those read only to name tasks (TaskNaming) are not the app's to count
+            long records = st.records() - st.named();
+            cpus.add(running ? new Messages.CpuStat(st.cpu(), records, st.lost())
+                    : new Messages.CpuStat(st.cpu(), records, st.lost(), null, st.lostAfterLast(),
                     st.agreesWithKernel()));
         }
         return new Messages.Stats(running, events, secs > 0 ? Math.round(events / secs) : 0,

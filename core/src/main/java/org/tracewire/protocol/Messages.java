@@ -179,7 +179,7 @@ public final class Messages {
      * Per-CPU counters in {@link Stats}.
      *
      * @param cpu              the CPU
-     * @param records          records read
+     * @param records          records of events read (not those read only to follow task names)
      * @param lostKnown        events lost: exact, reconciled with the kernel's {@code per_cpu/cpuN/stats}
      *                         (overrun + commit overrun + dropped; a lower bound while running). The
      *                         name predates the reconciliation; no loss is of unknown size any more
@@ -187,8 +187,8 @@ public final class Messages {
      *                         accepted from older peers
      * @param lostAfterLast    of {@code lostKnown}, events lost after the CPU's last event (no frame
      *                         carries them); in the final stats only
-     * @param kernelAgrees     records + lost = the events the kernel tried to record on this CPU; in the
-     *                         final stats only
+     * @param kernelAgrees     all records read + lost = the events the kernel tried to record on this
+     *                         CPU; in the final stats only
      */
     public record CpuStat(@Required int cpu, @Required long records, @Required long lostKnown,
                           Long lostUnknownPages, Long lostAfterLast, Boolean kernelAgrees) {
