@@ -72,7 +72,7 @@ import picocli.CommandLine.Spec;
                 "  One process's system calls on TAP interface tw0 (kernel-filtered) until Ctrl-C:",
                 "    sudo tracewire capture -e raw_syscalls:sys_enter -f 'common_pid == 42'",
                 "  Who calls kfree_skb: its kernel stack after each event, into a file:",
-                "    sudo tracewire capture -e skb:kfree_skb --stack --duration 5 -w drops.pcapng",
+                "    sudo tracewire capture -e skb:kfree_skb --stack -w drops.pcapng",
                 "  Capture on another host over SSH into a local file:",
                 "    tracewire capture --remote root@host -e sched:sched_wakeup -w host.pcapng"})
 public final class CaptureCommand implements Callable<Integer> {
