@@ -268,19 +268,10 @@ public final class StoreBuilder {
                     continue;
                 }
                 for (Map.Entry<Long, SymbolResolver.Symbol> sym : c.context.symbols().entrySet()) {
-                    SymbolResolver.Symbol v = sym.getValue();
                     sa.beginRow();
                     sa.append((short) c.index);
                     sa.append(sym.getKey());
-                    sa.append(v.name());
-                    sa.append(v.start());
-                    sa.append(v.size());
-                    if (v.module() != null) {
-                        sa.append(v.module());
-                    } else {
-                        sa.appendNull();
-                    }
-                    sa.endRow();
+                    appendSymbol(sa, sym.getValue());
                 }
             }
         }
@@ -291,16 +282,7 @@ public final class StoreBuilder {
                     ua.append((short) c.index);
                     ua.append((int) u[0]);
                     ua.append((long) u[1]);
-                    SymbolResolver.Symbol v = (SymbolResolver.Symbol) u[2];
-                    ua.append(v.name());
-                    ua.append(v.start());
-                    ua.append(v.size());
-                    if (v.module() != null) {
-                        ua.append(v.module());
-                    } else {
-                        ua.appendNull();
-                    }
-                    ua.endRow();
+                    appendSymbol(ua, (SymbolResolver.Symbol) u[2]);
                 }
             }
         }
@@ -391,6 +373,19 @@ public final class StoreBuilder {
                 }
             }
         }
+    }
+
+    /** Ends a symbols row: name, start, size, module (NULL when none). */
+    private static void appendSymbol(DuckDBAppender a, SymbolResolver.Symbol v) throws SQLException {
+        a.append(v.name());
+        a.append(v.start());
+        a.append(v.size());
+        if (v.module() != null) {
+            a.append(v.module());
+        } else {
+            a.appendNull();
+        }
+        a.endRow();
     }
 
     /** A user-stack address of a process. */
