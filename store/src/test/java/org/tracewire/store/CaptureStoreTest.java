@@ -416,6 +416,9 @@ class CaptureStoreTest {
                 }
                 outcomes.merge(outcome, 1, Integer::sum);
                 Files.delete(p);
+                if ((i + 1) % 500 == 0) {
+                    System.out.printf("[fuzz] %s: %d inputs, %s%n", ext, i + 1, outcomes);
+                }
             }
         } finally {
             one.shutdownNow();
