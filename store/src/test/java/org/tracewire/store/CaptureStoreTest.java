@@ -357,11 +357,11 @@ class CaptureStoreTest {
      * Mutated inputs (bytes overwritten, files cut): each gives a clear error naming the file, or a
      * store of exactly what the reader yields (complete), or a partial store that says where it
      * stopped; never a crash or a hang (20 s per input). {@code -Dtracewire.fuzz.store=N} sets the
-     * count of pcapng inputs, two thirds of it trace.dat (default 120 and 80; docs/store.md gives a 10,000 run).
+     * count of pcapng inputs, two thirds of it trace.dat (default 60 and 40; docs/store.md gives a 10,000 run).
      */
     @Test
     void mutatedFilesGiveAClearErrorOrAStoreOfWhatTheyHold() throws Exception {
-        int n = Integer.getInteger("tracewire.fuzz.store", 120);
+        int n = Integer.getInteger("tracewire.fuzz.store", 60);
         Map<String, Integer> pcapng = fuzz(Files.readAllBytes(fixture("m.pcapng", 600)), ".pcapng", n, 20261127);
         byte[] dat;
         try (var in = CaptureStoreTest.class.getResourceAsStream("/tracedat/sched-v7-zstd.dat")) {
