@@ -476,11 +476,23 @@ public final class StoreBuilder {
     }
 
     private String tableName(EventFormat f) {
-        String name = f.name();
-        if (ambiguousNames.contains(name) || RESERVED.contains(name) || usedByOther(name, f)) {
-            name = f.system() + "__" + f.name();
+        String name = plain(f.name());
+        if (ambiguousNames.contains(f.name()) || RESERVED.contains(name) || usedByOther(name, f)) {
+            name = plain(f.system()) + "__" + name;
+        }
+        for (int n = 2; usedByOther(name, f); n++) {
+            name = plain(f.system()) + "__" + plain(f.name()) + "_" + n;
         }
         return name;
+    }
+
+    /**
+     * A table name made of letters, digits and {@code _} only (every kernel event name is one; a
+     * damaged FORMAT's name may hold spaces or control bytes, which DuckDB's appender refuses).
+     */
+    static String plain(String name) {
+        String p = name.replaceAll("[^A-Za-z0-9_]", "_");
+        return p.isEmpty() ? "_" : p;
     }
 
     private boolean usedByOther(String name, EventFormat f) {
