@@ -91,6 +91,12 @@ public final class TracewireApp extends Application {
                 cmd -> new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
         MainViewModel vm = self[0];
+        // an opened pcapng's table goes over its capture store: built and queried on one daemon thread
+        vm.capture().setStore(org.tracewire.store.StoreCache.ofUser(env), java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tracewire-store");
+            t.setDaemon(true);
+            return t;
+        }));
         vm.wireshark().setGenerator(events -> {
             Tracefs t = vm.browser().tracefs();
             if (t == null) {
