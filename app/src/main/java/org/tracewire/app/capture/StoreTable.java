@@ -17,10 +17,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
-import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
-import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
@@ -55,7 +53,7 @@ import org.tracewire.store.StoreCache;
  * reach the properties through {@link TaskExecutor#runOnUi}; properties are read and written on
  * the UI thread. Queued work of an older view is dropped.
  */
-public final class StoreTable implements AutoCloseable {
+public final class StoreTable extends TableFilters implements AutoCloseable {
     /** Rows per page fetched. */
     public static final int PAGE = 512;
     /** Pages kept per view (least recently used dropped). */
@@ -88,11 +86,6 @@ public final class StoreTable implements AutoCloseable {
 
     private final ObjectProperty<ObservableList<EventRow>> rows = new SimpleObjectProperty<>(FXCollections.emptyObservableList());
     private final LongProperty shown = new SimpleLongProperty();
-    private final StringProperty filterText = new SimpleStringProperty("");
-    private final StringProperty filterError = new SimpleStringProperty("");
-    private final IntegerProperty filterErrorPosition = new SimpleIntegerProperty(-1);
-    private final StringProperty eventRestriction = new SimpleStringProperty(null);
-    private final ObjectProperty<Integer> thread = new SimpleObjectProperty<>(null);
     private final StringProperty message = new SimpleStringProperty("");
     private Column sortColumn = Column.FRAME;
     private boolean ascending = true;
@@ -425,61 +418,9 @@ public final class StoreTable implements AutoCloseable {
         return shown;
     }
 
-    /** The filter box's text (kernel filter syntax). */
-    public StringProperty filterTextProperty() {
-        return filterText;
-    }
-
-    /** The filter's error (a caret line, the detail, what the table shows meanwhile), empty when valid. */
-    public StringProperty filterErrorProperty() {
-        return filterError;
-    }
-
-    /** Position of the filter's error, -1 when none. */
-    public IntegerProperty filterErrorPositionProperty() {
-        return filterErrorPosition;
-    }
-
-    /** Only rows of this event ("system:event"), or null for all. */
-    public StringProperty eventRestrictionProperty() {
-        return eventRestriction;
-    }
-
-    /** Only rows of or naming this pid, or null for all. */
-    public ObjectProperty<Integer> threadProperty() {
-        return thread;
-    }
-
     /** The last go-to or query message. */
     public StringProperty messageProperty() {
         return message;
-    }
-
-    /** Adds {@code common_pid == PID} to the filter (AND). */
-    public void filterOnPid(EventRow r) {
-        and("common_pid == " + r.pid());
-    }
-
-    /** Adds {@code COMM == "comm"} to the filter (AND). */
-    public void filterOnComm(EventRow r) {
-        and("COMM == \"" + (r.comm() == null ? "" : r.comm()).replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
-    }
-
-    /** Adds {@code CPU == N} to the filter (AND). */
-    public void filterOnCpu(EventRow r) {
-        and("CPU == " + r.cpu());
-    }
-
-    /** Clears the filter, the event restriction and the thread. */
-    public void clearFilters() {
-        filterText.set("");
-        eventRestriction.set(null);
-        thread.set(null);
-    }
-
-    private void and(String cond) {
-        String t = filterText.get() == null ? "" : filterText.get().strip();
-        filterText.set(t.isEmpty() ? cond : "(" + t + ") && " + cond);
     }
 
     /** Closes the store (after the queries queued before). */
