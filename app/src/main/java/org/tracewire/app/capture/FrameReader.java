@@ -129,6 +129,61 @@ public final class FrameReader implements AutoCloseable {
         }
     }
 
+    /** A span of the file read in one go by {@link #rows}, bytes. */
+    static final int SPAN = 4 << 20;
+
+    /**
+     * The rows of several events ({@link #row}): those whose blocks lie within {@value #SPAN} bytes
+     * are read in one go (a page of rows in frame order is one read), the others one by one.
+     *
+     * @param offsets the blocks' file offsets
+     * @param frames  their packet numbers, index for index
+     * @return the rows, index for index (null where a block holds no event this context decodes)
+     * @throws IOException when a block cannot be read
+     */
+    public EventRow[] rows(long[] offsets, long[] frames) throws IOException {
+        EventRow[] out = new EventRow[offsets.length];
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        java.util.Map<Long, Integer> at = new java.util.HashMap<>();
+        for (int i = 0; i < offsets.length; i++) {
+            lo = Math.min(lo, offsets[i]);
+            hi = Math.max(hi, offsets[i]);
+            at.put(offsets[i], i);
+        }
+        if (offsets.length < 2 || hi - lo > SPAN) {
+            for (int i = 0; i < offsets.length; i++) {
+                out[i] = row(offsets[i], frames[i]);
+            }
+            return out;
+        }
+        ByteBuffer last = ByteBuffer.allocate(8).order(order);
+        if (channel.read(last, hi) < 8) {
+            throw new IOException("pcapng offset " + hi + ": past the end of the file");
+        }
+        long end = hi + Integer.toUnsignedLong(last.getInt(4));
+        if (end - lo > SPAN + PcapngPacketReader.MAX_BLOCK) {
+            throw new IOException("pcapng offset " + hi + ": no packet block there");
+        }
+        ByteBuffer span = ByteBuffer.allocate((int) (end - lo));
+        while (span.hasRemaining()) {
+            if (channel.read(span, lo + span.position()) < 0) {
+                throw new IOException("pcapng offset " + lo + ": the blocks run past the end of the file");
+            }
+        }
+        try (PcapngPacketReader in = new PcapngPacketReader(new SequenceInputStream(new ByteArrayInputStream(head),
+                new ByteArrayInputStream(span.array())))) {
+            for (PcapngPacketReader.Packet p = in.next(); p != null; p = in.next()) {
+                Integer i = at.get(in.packetOffset() - head.length + lo);
+                if (i != null) {
+                    RecordInput.Event e = stream.packet(p, frames[i]);
+                    out[i] = e == null ? null : rows.row(e);
+                }
+            }
+        }
+        return out;
+    }
+
     /** The row of the event at {@code offset} ({@link RecordRows}), or null as for {@link #event}. */
     public EventRow row(long offset, long frame) throws IOException {
         RecordInput.Event e = event(offset, frame);

@@ -317,30 +317,50 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             hi = Math.max(hi, f);
             in.append(in.length() == 0 ? "" : ",").append(f);
         }
+        List<Object[]> found = new ArrayList<>();
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT frame, ts, cpu, pid, comm, event, file_offset FROM events WHERE frame BETWEEN "
                      + lo + " AND " + hi + " AND frame IN (" + in + ")")) {
             while (rs.next()) {
-                long f = rs.getLong(1);
-                String comm = rs.getString(5);
-                EventRow r = null;
-                String problem = null;
                 long offset = rs.getLong(7);
-                if (!rs.wasNull()) {
-                    try {
-                        r = frames.row(offset, f);
-                    } catch (IOException | RuntimeException e) {
-                        problem = e.getMessage();
-                    }
-                }
-                if (r == null) {
-                    r = new EventRow(rs.getLong(2), rs.getInt(3), rs.getInt(4), comm, rs.getString(6),
-                            "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), f, null);
-                } else if (comm != null) {
-                    r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
-                }
-                out[at.get(f)] = r;
+                found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),
+                    rs.wasNull() ? -1L : offset});
             }
+        }
+        List<Integer> withOffset = new ArrayList<>();
+        for (int k = 0; k < found.size(); k++) {
+            if ((long) found.get(k)[6] >= 0) {
+                withOffset.add(k);
+            }
+        }
+        long[] offsets = new long[withOffset.size()];
+        long[] numbers = new long[withOffset.size()];
+        for (int k = 0; k < offsets.length; k++) {
+            offsets[k] = (long) found.get(withOffset.get(k))[6];
+            numbers[k] = (long) found.get(withOffset.get(k))[0];
+        }
+        EventRow[] read = new EventRow[found.size()];
+        String problem = null;
+        try {
+            EventRow[] decoded = frames.rows(offsets, numbers);
+            for (int k = 0; k < decoded.length; k++) {
+                read[withOffset.get(k)] = decoded[k];
+            }
+        } catch (IOException | RuntimeException e) {
+            problem = e.getMessage();
+        }
+        for (int k = 0; k < found.size(); k++) {
+            Object[] c = found.get(k);
+            long f = (long) c[0];
+            String comm = (String) c[4];
+            EventRow r = read[k];
+            if (r == null) {
+                r = new EventRow((long) c[1], (int) c[2], (int) c[3], comm, (String) c[5],
+                        "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), f, null);
+            } else if (comm != null) {
+                r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
+            }
+            out[at.get(f)] = r;
         }
         return out;
     }

@@ -171,6 +171,20 @@ class StoreTableTest {
         assertEquals(firstFrameOfMax, rows.get(0).frame(), "ties in frame order");
         int min = EVENTS.stream().mapToInt(e -> e.record().pid()).min().orElseThrow();
         assertEquals(min, rows.get(rows.size() - 1).pid());
+        // every row of the sorted view (its pages' frames lie all over the file: read one by one)
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < EVENTS.size(); i++) {
+            order.add(i);
+        }
+        order.sort((x, y) -> EVENTS.get(x).record().pid() != EVENTS.get(y).record().pid()
+                ? Integer.compare(EVENTS.get(y).record().pid(), EVENTS.get(x).record().pid())
+                : Long.compare(EVENTS.get(x).frame(), EVENTS.get(y).frame()));
+        for (int i = 0; i < order.size(); i++) {
+            RecordInput.Event e = EVENTS.get(order.get(i));
+            EventRow r = rows.get(i);
+            assertEquals(e.frame(), r.frame(), "sorted row " + i);
+            assertEquals(TEXTS.get(order.get(i)), r.text(), "sorted row " + i);
+        }
         table.sort(StoreTable.Column.FRAME, true);
         assertEquals(EVENTS.get(0).frame(), table.rowsProperty().get().get(0).frame());
     }
