@@ -37,7 +37,7 @@ public final class FrameReader implements AutoCloseable {
     private final RecordRows rows = new RecordRows();
 
     private FrameReader(Path file) throws IOException {
-        this.channel = FileChannel.open(file, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        this.channel = FileChannel.open(file, StandardOpenOption.READ);
         ByteBuffer b = ByteBuffer.allocate(12);
         channel.read(b, 0);
         b.flip();
