@@ -65,9 +65,44 @@ public final class TracewireApp extends Application {
             vm.restoreLastSession(restored -> { });
         }
         stage.show();
+        if (env.containsKey("TRACEWIRE_TIMING")) {
+            timing(vm);
+        }
         if (AppLauncher.openFile() != null) {
             vm.openFile(AppLauncher.openFile());
         }
+    }
+
+    /**
+     * {@code TRACEWIRE_TIMING=1}: milestones of opening a file on standard error, in ms since the JVM
+     * started (window shown, first streamed rows, store ready, first page of the store's table on
+     * screen), for the benchmark in docs/app.md.
+     */
+    private static void timing(MainViewModel vm) {
+        long start = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        java.util.function.Consumer<String> say = what -> System.err.println("timing: " + what + " +"
+                + (System.currentTimeMillis() - start) + " ms");
+        say.accept("window shown");
+        boolean[] once = new boolean[3];
+        vm.capture().getRows().addListener((javafx.collections.ListChangeListener<Object>) c -> {
+            if (!once[0] && !vm.capture().getRows().isEmpty()) {
+                once[0] = true;
+                say.accept("first streamed rows in the table");
+            }
+        });
+        vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t == null || once[1]) {
+                return;
+            }
+            once[1] = true;
+            say.accept("store ready (" + t.total() + " events)");
+            t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((javafx.collections.ListChangeListener<Object>) c -> {
+                if (!once[2]) {
+                    once[2] = true;
+                    say.accept("first page of the store's table on screen");
+                }
+            }));
+        });
     }
 
     /**
@@ -91,6 +126,12 @@ public final class TracewireApp extends Application {
                 cmd -> new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
         MainViewModel vm = self[0];
+        // an opened pcapng's table goes over its capture store: built and queried on one daemon thread
+        vm.capture().setStore(org.tracewire.store.StoreCache.ofUser(env), java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tracewire-store");
+            t.setDaemon(true);
+            return t;
+        }));
         vm.wireshark().setGenerator(events -> {
             Tracefs t = vm.browser().tracefs();
             if (t == null) {

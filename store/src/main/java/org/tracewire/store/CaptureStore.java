@@ -93,6 +93,18 @@ public final class CaptureStore implements AutoCloseable {
      */
     public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress, boolean follow)
             throws IOException, SQLException {
+        return open(files, cache, progress, follow, null);
+    }
+
+    /**
+     * Like {@link #open(List, StoreCache, Consumer, boolean)}, telling {@code counted} the events
+     * stored so far while a store is built (every {@value StoreBuilder#PROGRESS_EVERY} events, from
+     * the calling thread; the count starts afresh for each file built).
+     *
+     * @param counted receives the running count (may be null)
+     */
+    public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress, boolean follow,
+                                    java.util.function.LongConsumer counted) throws IOException, SQLException {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no file");
         }
@@ -103,7 +115,7 @@ public final class CaptureStore implements AutoCloseable {
             if (follow && isPcapng(f)) {
                 // keyed by the file's final identity: known once the writer is done
                 Path growing = cache.storeFor(f).resolveSibling("following-" + ProcessHandle.current().pid() + ".duckdb");
-                build(() -> PcapngInput.follow(f), f, growing);
+                build(() -> PcapngInput.follow(f), f, growing, counted);
                 Path store = cache.storeFor(f);
                 Files.move(growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 stores.add(store);
@@ -112,7 +124,7 @@ public final class CaptureStore implements AutoCloseable {
             }
             Path store = cache.storeFor(f);
             if (!Files.isRegularFile(store)) {
-                build(f, store);
+                build(opener(f), f, store, counted);
                 built = true;
             } else {
                 Files.setLastModifiedTime(store, FileTime.fromMillis(System.currentTimeMillis()));
@@ -151,14 +163,18 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public static StoreBuilder.Result build(Path source, Path store) throws IOException, SQLException {
-        return build(() -> {
+        return build(opener(source), source, store, null);
+    }
+
+    private static Opener opener(Path source) {
+        return () -> {
             try {
                 return RecordInput.open(source, null);
             } catch (TraceDatException e) {
                 // a trace.dat whose headers do not parse: refused, with the reader's words (offset included)
                 throw new IOException(source + ": " + e.getMessage(), e);
             }
-        }, source, store);
+        };
     }
 
     /** Opens the input a build reads. */
@@ -173,7 +189,8 @@ public final class CaptureStore implements AutoCloseable {
         }
     }
 
-    private static StoreBuilder.Result build(Opener opener, Path source, Path store) throws IOException, SQLException {
+    private static StoreBuilder.Result build(Opener opener, Path source, Path store, java.util.function.LongConsumer counted)
+            throws IOException, SQLException {
         Path dir = store.getParent();
         if (dir != null && !Files.isDirectory(dir)) {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -187,7 +204,7 @@ public final class CaptureStore implements AutoCloseable {
                 // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)
                 s.execute("SET memory_limit = '" + BUILD_MEMORY_MIB + "MB'");
             }
-            r = StoreBuilder.build(in, c, source.toAbsolutePath().toString());
+            r = StoreBuilder.build(in, c, source.toAbsolutePath().toString(), counted);
             try (Statement s = c.createStatement()) {
                 s.execute("CHECKPOINT");
             }

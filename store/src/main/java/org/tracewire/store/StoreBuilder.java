@@ -115,8 +115,25 @@ public final class StoreBuilder {
      * @throws SQLException when the database refuses a write
      */
     public static Result build(RecordInput in, DuckDBConnection db, String source) throws SQLException {
-        return new StoreBuilder(db).run(in, source);
+        return build(in, db, source, null);
     }
+
+    /**
+     * Like {@link #build(RecordInput, DuckDBConnection, String)}, telling {@code counted} the events
+     * stored so far every {@value #PROGRESS_EVERY} events (from the building thread).
+     *
+     * @param counted receives the running count (may be null)
+     */
+    public static Result build(RecordInput in, DuckDBConnection db, String source, java.util.function.LongConsumer counted)
+            throws SQLException {
+        StoreBuilder b = new StoreBuilder(db);
+        b.counted = counted;
+        return b.run(in, source);
+    }
+
+    /** Events between two progress calls. */
+    public static final int PROGRESS_EVERY = 1 << 16;
+    private java.util.function.LongConsumer counted;
 
     private Result run(RecordInput in, String source) throws SQLException {
         try (Statement s = db.createStatement()) {
@@ -254,6 +271,9 @@ public final class StoreBuilder {
                     lost.endRow();
                 }
                 count++;
+                if (counted != null && (count & (PROGRESS_EVERY - 1)) == 0) {
+                    counted.accept(count);
+                }
             }
         } finally {
             events.close();

@@ -48,6 +48,7 @@ public final class CaptureView extends BorderPane {
     public static final long FLUSH_INTERVAL_NANOS = 250_000_000L;
     private final AnimationTimer pulse;
     private final TableView<EventRow> table = new TableView<>();
+    private StoreTableView storePane;
     private javafx.scene.control.CheckBox follow;
     private final EventTableViewModel vmTable;
     private final CaptureViewModel vm;
@@ -319,7 +320,26 @@ public final class CaptureView extends BorderPane {
                 e.consume();
             }
         });
-        SplitPane center = new SplitPane(tableBox, fields);
+        // an opened pcapng: once its store is ready, every event in the store's table instead of the window of rows
+        Label storeStatus = new Label();
+        storeStatus.setId("capture-store-status");
+        storeStatus.setWrapText(true);
+        storeStatus.textProperty().bind(vm.storeStatusProperty());
+        storeStatus.visibleProperty().bind(vm.storeStatusProperty().isNotEmpty());
+        storeStatus.managedProperty().bind(storeStatus.visibleProperty());
+        storePane = new StoreTableView(vm, () -> showInWireshark);
+        storePane.visibleProperty().bind(vm.storeTableProperty().isNotNull());
+        tableBox.visibleProperty().bind(storePane.visibleProperty().not());
+        javafx.scene.layout.StackPane tables = new javafx.scene.layout.StackPane(tableBox, storePane);
+        VBox.setVgrow(tables, Priority.ALWAYS);
+        VBox tablesBox = new VBox(2, storeStatus, tables);
+        addEventFilter(KeyEvent.KEY_PRESSED, e -> {
+            if (storePane.isVisible() && new KeyCodeCombination(KeyCode.G, KeyCombination.SHORTCUT_DOWN).match(e)) {
+                storePane.goToFrame();
+                e.consume();
+            }
+        });
+        SplitPane center = new SplitPane(tablesBox, fields);
         center.setOrientation(javafx.geometry.Orientation.VERTICAL);
         center.setDividerPositions(0.78);
         setLeft(left);
@@ -648,6 +668,11 @@ public final class CaptureView extends BorderPane {
     /** Stops the UI pulse (when the view is discarded). */
     public void dispose() {
         pulse.stop();
+    }
+
+    /** The table over an opened file's store (shown once it is ready), for tests. */
+    public StoreTableView storePane() {
+        return storePane;
     }
 
     /** The event table, for tests. */

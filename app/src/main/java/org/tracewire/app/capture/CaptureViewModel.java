@@ -67,6 +67,13 @@ public final class CaptureViewModel {
     /** Rows an opened file may queue before its reader waits for the UI pulse. */
     static final int OPEN_QUEUE = 20_000;
     private final StringProperty sourceFile = new SimpleStringProperty("");
+    /** An opened pcapng's table over its capture store, once the store is ready; else null. */
+    private final ObjectProperty<StoreTable> storeTable = new javafx.beans.property.SimpleObjectProperty<>();
+    /** Events stored so far while an opened file's store is built; -1 when none is being built. */
+    private final LongProperty indexed = new SimpleLongProperty(-1);
+    private final StringProperty storeStatus = new SimpleStringProperty("");
+    private org.tracewire.store.StoreCache storeCache;
+    private java.util.concurrent.Executor storeQueries;
     private final StringProperty outputPcapng = new SimpleStringProperty("");
     private final StringProperty backendState = new SimpleStringProperty("no backend");
     private final BooleanProperty opening = new SimpleBooleanProperty();
@@ -182,8 +189,102 @@ public final class CaptureViewModel {
     }
 
     private final javafx.beans.binding.StringBinding eventsStatus = javafx.beans.binding.Bindings.createStringBinding(
-            () -> opening.get() ? String.format("reading… %,d events so far", received.get())
-                    : String.format("%,d events", eventCount.get()), opening, received, eventCount);
+            () -> storeTable.get() != null ? String.format("%,d events", storeTable.get().total())
+                    : indexed.get() >= 0 ? String.format("indexing… %,d events", indexed.get())
+                    + (opening.get() ? String.format("; reading… %,d so far", received.get()) : "")
+                    : opening.get() ? String.format("reading… %,d events so far", received.get())
+                    : String.format("%,d events", eventCount.get()), opening, received, eventCount, storeTable, indexed);
+
+    /**
+     * Lets opened pcapng files' event tables go over their capture store ({@link StoreTable}):
+     * without this call (tests of the streamed path) an opened file's table is the window of rows.
+     *
+     * @param cache   where stores are kept
+     * @param queries runs the store's build and queries, one at a time (one thread)
+     */
+    public void setStore(org.tracewire.store.StoreCache cache, java.util.concurrent.Executor queries) {
+        this.storeCache = cache;
+        this.storeQueries = queries;
+    }
+
+    /** The opened file's table over its store once it is ready, else null (a live capture, a trace.dat, still indexing). */
+    public ObjectProperty<StoreTable> storeTableProperty() {
+        return storeTable;
+    }
+
+    /** Events stored so far while the opened file's store is built, -1 when none is being built. */
+    public LongProperty indexedProperty() {
+        return indexed;
+    }
+
+    /** What the store of the opened file is doing ("indexing… N events", ready, or why it failed). */
+    public StringProperty storeStatusProperty() {
+        return storeStatus;
+    }
+
+    /** Closes the opened file's store table, if any. */
+    private void closeStore() {
+        StoreTable t = storeTable.get();
+        storeTable.set(null);
+        indexed.set(-1);
+        storeStatus.set("");
+        if (t != null) {
+            t.close();
+        }
+    }
+
+    /**
+     * Builds or reuses the store of an opened pcapng in the background ({@link #setStore}); the
+     * table moves to it when it is ready. A trace.dat stays on the rows read (its store keeps no
+     * file offsets to re-read an event from).
+     */
+    private void openStore(java.nio.file.Path file, long gen) {
+        if (storeCache == null || !isPcapng(file)) {
+            return;
+        }
+        indexed.set(0);
+        storeStatus.set("indexing " + file.getFileName() + "… the table shows the rows read so far (the latest "
+                + String.format("%,d", WINDOW) + ") until every event is indexed");
+        org.tracewire.store.StoreCache cache = storeCache;
+        storeQueries.execute(() -> {
+            StoreTable t;
+            try {
+                t = StoreTable.open(file, cache, n -> executor.runOnUi(() -> {
+                    if (openGeneration.get() == gen && indexed.get() >= 0) {
+                        indexed.set(n);
+                    }
+                }), storeQueries, executor);
+            } catch (Exception | LinkageError e) {
+                String why = rootMessage(e);
+                executor.runOnUi(() -> {
+                    if (openGeneration.get() == gen) {
+                        indexed.set(-1);
+                        storeStatus.set("no store for " + file.getFileName() + " (" + why + "): the table keeps the latest "
+                                + String.format("%,d", WINDOW) + " rows");
+                    }
+                });
+                return;
+            }
+            executor.runOnUi(() -> {
+                if (openGeneration.get() != gen) {
+                    t.close();
+                    return;
+                }
+                indexed.set(-1);
+                storeTable.set(t);
+                storeStatus.set(String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
+                        t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
+            });
+        });
+    }
+
+    private static boolean isPcapng(java.nio.file.Path file) {
+        try (var in = java.nio.file.Files.newInputStream(file)) {
+            return org.tracewire.input.PcapngInput.hasMagic(in.readNBytes(4));
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
 
     /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
     public StringProperty backendStateProperty() {
@@ -235,6 +336,7 @@ public final class CaptureViewModel {
         busy.set(true);
         opening.set(true);
         resetCounters();
+        openStore(file, gen);
         outputPcapng.set("");
         // a file is read from its first event on: the table stays there instead of following
         table.liveProperty().set(false);
@@ -295,6 +397,10 @@ public final class CaptureViewModel {
     /** Stops reading an opened file (the rows read so far stay). */
     public void cancelOpen() {
         openGeneration.incrementAndGet();
+        if (indexed.get() >= 0) {
+            indexed.set(-1);
+            storeStatus.set("indexing cancelled: the table keeps the rows read");
+        }
         synchronized (lock) {
             lock.notifyAll();
         }
@@ -473,6 +579,7 @@ public final class CaptureViewModel {
             pending.clear();
             pendingReceived = 0;
         }
+        closeStore();
         rows.clear();
         table.cleared();
         sinks.forEach(RowSink::cleared);

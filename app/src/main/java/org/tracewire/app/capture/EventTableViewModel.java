@@ -10,11 +10,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import javafx.beans.property.BooleanProperty;
-import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
-import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
@@ -42,7 +40,7 @@ import org.tracewire.record.EventRecord;
  * task name. On top of it: an event restriction and a "follow this thread" restriction (rows of the
  * task, and sched rows naming it as {@code pid}, {@code prev_pid} or {@code next_pid}).
  */
-public final class EventTableViewModel {
+public final class EventTableViewModel extends TableFilters {
     /** How the time column shows time stamps. */
     public enum TimeMode {
         /**
@@ -59,11 +57,6 @@ public final class EventTableViewModel {
     private final FilteredList<EventRow> filtered;
     private final SortedList<EventRow> sorted;
     private RowRecords records = RowRecords.none();
-    private final StringProperty filterText = new SimpleStringProperty("");
-    private final StringProperty filterError = new SimpleStringProperty("");
-    private final IntegerProperty filterErrorPosition = new SimpleIntegerProperty(-1);
-    private final StringProperty eventRestriction = new SimpleStringProperty(null);
-    private final ObjectProperty<Integer> thread = new SimpleObjectProperty<>(null);
     private final BooleanProperty follow = new SimpleBooleanProperty(true);
     private final BooleanProperty live = new SimpleBooleanProperty(true);
     private final BooleanProperty wallClock = new SimpleBooleanProperty(true);
@@ -374,43 +367,6 @@ public final class EventTableViewModel {
                 e -> message.set("cannot export to " + file + ": " + e.getMessage()));
     }
 
-    /** Adds {@code common_pid == PID} to the filter (AND). */
-    public void filterOnPid(EventRow r) {
-        and("common_pid == " + r.pid());
-    }
-
-    /** Adds {@code COMM == "comm"} to the filter (AND). */
-    public void filterOnComm(EventRow r) {
-        and("COMM == \"" + nz(r.comm()).replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
-    }
-
-    /** Adds {@code CPU == N} to the filter (AND). */
-    public void filterOnCpu(EventRow r) {
-        and("CPU == " + r.cpu());
-    }
-
-    /** Shows only the row's event. */
-    public void filterOnEvent(EventRow r) {
-        eventRestriction.set(r.event());
-    }
-
-    /** Shows only rows of the row's task or naming it, and keeps the selection on this row. */
-    public void followThread(EventRow r) {
-        thread.set(r.pid());
-    }
-
-    /** Clears the filter, the event restriction and the thread. */
-    public void clearFilters() {
-        filterText.set("");
-        eventRestriction.set(null);
-        thread.set(null);
-    }
-
-    private void and(String cond) {
-        String t = filterText.get() == null ? "" : filterText.get().strip();
-        filterText.set(t.isEmpty() ? cond : "(" + t + ") && " + cond);
-    }
-
     /** Rows of the selection in table order. */
     public static List<EventRow> inOrder(List<EventRow> selection, List<EventRow> items) {
         Map<EventRow, Integer> pos = new java.util.IdentityHashMap<>();
@@ -420,31 +376,6 @@ public final class EventTableViewModel {
         List<EventRow> out = new ArrayList<>(selection);
         out.sort(Comparator.comparingInt(r -> pos.getOrDefault(r, Integer.MAX_VALUE)));
         return out;
-    }
-
-    /** The filter box's text (kernel filter syntax). */
-    public StringProperty filterTextProperty() {
-        return filterText;
-    }
-
-    /** The filter's syntax error (a caret line and the detail), empty when it parses. */
-    public StringProperty filterErrorProperty() {
-        return filterError;
-    }
-
-    /** Position of the filter's syntax error, -1 when none. */
-    public IntegerProperty filterErrorPositionProperty() {
-        return filterErrorPosition;
-    }
-
-    /** Only rows of this event ("system:event"), or null for all. */
-    public StringProperty eventRestrictionProperty() {
-        return eventRestriction;
-    }
-
-    /** Only rows of or naming this pid, or null for all. */
-    public ObjectProperty<Integer> threadProperty() {
-        return thread;
     }
 
     /** Follow the newest row; false while the user scrolled up or selected a row. */

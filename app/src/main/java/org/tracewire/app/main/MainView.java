@@ -162,7 +162,15 @@ public final class MainView extends BorderPane {
                 vm.messageProperty().set("select an event in the capture's event list to remove it");
             }
         });
-        javafx.scene.control.Menu edit = new javafx.scene.control.Menu("_Edit", null, find, delete);
+        javafx.scene.control.MenuItem goTo = menuItem("Go to frame…", "menu-goto", "Shortcut+G", () -> {
+            tabs.getSelectionModel().select(captureTab);
+            if (capture.storePane().isVisible()) {
+                capture.storePane().goToFrame();
+            } else {
+                vm.messageProperty().set("go to frame: for an opened pcapng, once its store is ready (the table over every event)");
+            }
+        });
+        javafx.scene.control.Menu edit = new javafx.scene.control.Menu("_Edit", null, find, goTo, delete);
         javafx.scene.control.Menu view = new javafx.scene.control.Menu("_View");
         for (Page p : Page.values()) {
             String name = tabs.getTabs().get(p.ordinal()).getText();

@@ -45,7 +45,8 @@ class ArchitectureTest {
                 .withImportOption(location -> !location.contains("-tests.jar"))
                 .importPackages("org.tracewire");
         assertTrue(main.contain("org.tracewire.cli.Main") && main.contain("org.tracewire.backend.BackendMain")
-                && main.contain("org.tracewire.app.TracewireApp") && main.contain("org.tracewire.dissector.DissectorGenerator"),
+                && main.contain("org.tracewire.app.TracewireApp") && main.contain("org.tracewire.dissector.DissectorGenerator")
+                && main.contain("org.tracewire.store.CaptureStore"),
                 "every module's classes are imported");
     }
 
@@ -55,13 +56,15 @@ class ArchitectureTest {
                 .layer("core").definedBy(CORE)
                 .layer("capture-backend").definedBy("org.tracewire.capture..", "org.tracewire.backend..")
                 .layer("dissector-gen").definedBy("org.tracewire.dissector..")
+                .layer("store").definedBy("org.tracewire.store..")
                 .layer("cli").definedBy("org.tracewire.cli..")
                 .layer("app").definedBy("org.tracewire.app..")
                 .whereLayer("core").mayOnlyAccessLayers("core")
                 .whereLayer("capture-backend").mayOnlyAccessLayers("core", "dissector-gen")
                 .whereLayer("dissector-gen").mayOnlyAccessLayers("core")
-                .whereLayer("cli").mayOnlyAccessLayers("core", "capture-backend", "dissector-gen")
-                .whereLayer("app").mayOnlyAccessLayers("core", "dissector-gen", "cli")
+                .whereLayer("store").mayOnlyAccessLayers("core")
+                .whereLayer("cli").mayOnlyAccessLayers("core", "capture-backend", "dissector-gen", "store")
+                .whereLayer("app").mayOnlyAccessLayers("core", "dissector-gen", "cli", "store")
                 .because("each module is one process or one concept (README, layout)");
     }
 

@@ -26,7 +26,8 @@ final class GuiTestSupport {
     static MainView view;
 
     static void show(Stage stage, Path configDir) {
-        vm = TracewireApp.createViewModel(new FxTaskExecutor(), new SessionStore(configDir), Map.of("PATH", "/nonexistent"));
+        vm = TracewireApp.createViewModel(new FxTaskExecutor(), new SessionStore(configDir), Map.of("PATH", "/nonexistent",
+                "XDG_CACHE_HOME", configDir.resolveSibling(configDir.getFileName() + "-cache").toString()));
         view = new MainView(vm);
         stage.setScene(new Scene(view, 1200, 800));
         stage.titleProperty().bind(vm.titleProperty()); // as TracewireApp does

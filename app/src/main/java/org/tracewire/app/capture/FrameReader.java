@@ -1,0 +1,197 @@
+package org.tracewire.app.capture;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.SequenceInputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.tracewire.input.FrameStream;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.input.RecordInput;
+import org.tracewire.pcapng.PcapngPacketReader;
+import org.tracewire.wire.WireFormatException;
+import org.tracewire.wire.WireFrame;
+
+/**
+ * Reads single events of a pcapng again by where their packet block starts (the store's
+ * {@code events.file_offset}), decoded by core's {@link FrameStream} as a whole read decodes them:
+ * {@link #open} learns the context of the whole file once (every CAPTURE, FORMAT, PROCESS, …
+ * message, the EVENT frames skipped undecoded) and keeps the file's blocks before its first packet
+ * (Section Header and Interface Description Blocks) to put in front of each block read. A file
+ * whose scope starts a second capture keeps the context as it stands at the end of the file (the
+ * later capture's). Not thread-safe.
+ */
+public final class FrameReader implements AutoCloseable {
+    /** Block types (pcapng): Enhanced and Simple Packet Block, Section Header Block. */
+    private static final int EPB = 6;
+    private static final int SPB = 3;
+    private static final int SHB = 0x0A0D0D0A;
+
+    private final FileChannel channel;
+    private final byte[] head;
+    private final ByteOrder order;
+    private final FrameStream stream = new FrameStream();
+    private final RecordRows rows = new RecordRows();
+
+    private FrameReader(Path file) throws IOException {
+        this.channel = FileChannel.open(file, StandardOpenOption.READ);
+        ByteBuffer b = ByteBuffer.allocate(12);
+        channel.read(b, 0);
+        b.flip();
+        if (b.remaining() < 12 || b.getInt(0) != SHB) {
+            throw new IOException(file + ": not a pcapng (no Section Header Block at offset 0)");
+        }
+        order = b.order(ByteOrder.LITTLE_ENDIAN).getInt(8) == 0x1A2B3C4D ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+        long pos = 0;
+        long size = channel.size();
+        while (pos + 8 <= size) {
+            ByteBuffer h = ByteBuffer.allocate(8).order(order);
+            channel.read(h, pos);
+            int type = h.getInt(0);
+            long len = Integer.toUnsignedLong(h.getInt(4));
+            if (type == EPB || type == SPB || len < 12 || len > PcapngPacketReader.MAX_BLOCK) {
+                break;
+            }
+            pos += len;
+        }
+        ByteBuffer hb = ByteBuffer.allocate((int) pos);
+        channel.read(hb, 0);
+        head = hb.array();
+    }
+
+    /**
+     * Opens a pcapng and reads its context (one pass over the file).
+     *
+     * @param file the pcapng
+     * @return the reader
+     * @throws IOException when the file cannot be read or is no pcapng
+     */
+    public static FrameReader open(Path file) throws IOException {
+        FrameReader r = new FrameReader(file);
+        try (PcapngPacketReader in = new PcapngPacketReader(file)) {
+            while (true) {
+                PcapngPacketReader.Packet p;
+                try {
+                    p = in.next();
+                } catch (org.tracewire.pcapng.PcapngFormatException e) {
+                    break; // a damaged tail: the context before it stands
+                }
+                if (p == null) {
+                    break;
+                }
+                WireFrame f;
+                try {
+                    f = PcapngInput.frame(p);
+                } catch (WireFormatException e) {
+                    continue;
+                }
+                if (f != null && f.fragment() != null) {
+                    r.stream.packet(p, 0);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+        return r;
+    }
+
+    /**
+     * The event whose packet block starts at {@code offset}.
+     *
+     * @param offset the block's file offset in bytes
+     * @param frame  its packet number (1-based), given to the event
+     * @return the event, or null when the block holds none this context decodes
+     * @throws IOException when the block cannot be read
+     */
+    public RecordInput.Event event(long offset, long frame) throws IOException {
+        ByteBuffer h = ByteBuffer.allocate(8).order(order);
+        if (channel.read(h, offset) < 8) {
+            throw new IOException("pcapng offset " + offset + ": past the end of the file");
+        }
+        long len = Integer.toUnsignedLong(h.getInt(4));
+        if (h.getInt(0) != EPB || len < 12 || len > PcapngPacketReader.MAX_BLOCK) {
+            throw new IOException("pcapng offset " + offset + ": no packet block there");
+        }
+        ByteBuffer block = ByteBuffer.allocate((int) len);
+        while (block.hasRemaining()) {
+            if (channel.read(block, offset + block.position()) < 0) {
+                throw new IOException("pcapng offset " + offset + ": the block runs past the end of the file");
+            }
+        }
+        try (PcapngPacketReader in = new PcapngPacketReader(new SequenceInputStream(new ByteArrayInputStream(head),
+                new ByteArrayInputStream(block.array())))) {
+            PcapngPacketReader.Packet p = in.next();
+            return p == null ? null : stream.packet(p, frame);
+        }
+    }
+
+    /** A span of the file read in one go by {@link #rows}, bytes. */
+    static final int SPAN = 4 << 20;
+
+    /**
+     * The rows of several events ({@link #row}): those whose blocks lie within {@value #SPAN} bytes
+     * are read in one go (a page of rows in frame order is one read), the others one by one.
+     *
+     * @param offsets the blocks' file offsets
+     * @param frames  their packet numbers, index for index
+     * @return the rows, index for index (null where a block holds no event this context decodes)
+     * @throws IOException when a block cannot be read
+     */
+    public EventRow[] rows(long[] offsets, long[] frames) throws IOException {
+        EventRow[] out = new EventRow[offsets.length];
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        java.util.Map<Long, Integer> at = new java.util.HashMap<>();
+        for (int i = 0; i < offsets.length; i++) {
+            lo = Math.min(lo, offsets[i]);
+            hi = Math.max(hi, offsets[i]);
+            at.put(offsets[i], i);
+        }
+        if (offsets.length < 2 || hi - lo > SPAN) {
+            for (int i = 0; i < offsets.length; i++) {
+                out[i] = row(offsets[i], frames[i]);
+            }
+            return out;
+        }
+        ByteBuffer last = ByteBuffer.allocate(8).order(order);
+        if (channel.read(last, hi) < 8) {
+            throw new IOException("pcapng offset " + hi + ": past the end of the file");
+        }
+        long end = hi + Integer.toUnsignedLong(last.getInt(4));
+        if (end - lo > SPAN + PcapngPacketReader.MAX_BLOCK) {
+            throw new IOException("pcapng offset " + hi + ": no packet block there");
+        }
+        ByteBuffer span = ByteBuffer.allocate((int) (end - lo));
+        while (span.hasRemaining()) {
+            if (channel.read(span, lo + span.position()) < 0) {
+                throw new IOException("pcapng offset " + lo + ": the blocks run past the end of the file");
+            }
+        }
+        try (PcapngPacketReader in = new PcapngPacketReader(new SequenceInputStream(new ByteArrayInputStream(head),
+                new ByteArrayInputStream(span.array())))) {
+            for (PcapngPacketReader.Packet p = in.next(); p != null; p = in.next()) {
+                Integer i = at.get(in.packetOffset() - head.length + lo);
+                if (i != null) {
+                    RecordInput.Event e = stream.packet(p, frames[i]);
+                    out[i] = e == null ? null : rows.row(e);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The row of the event at {@code offset} ({@link RecordRows}), or null as for {@link #event}. */
+    public EventRow row(long offset, long frame) throws IOException {
+        RecordInput.Event e = event(offset, frame);
+        return e == null ? null : rows.row(e);
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}

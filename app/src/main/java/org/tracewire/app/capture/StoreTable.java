@@ -1,0 +1,527 @@
+package org.tracewire.app.capture;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
+import javafx.beans.property.LongProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import javafx.collections.ObservableListBase;
+import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.filter.Filter;
+import org.tracewire.filter.FilterSyntaxException;
+import org.tracewire.store.CaptureStore;
+import org.tracewire.store.StoreCache;
+
+/**
+ * The event table of an opened pcapng over its capture store ({@link CaptureStore}): every event
+ * of the file, not a window of them. The rows shown (filtered, sorted) are numbered in a DuckDB
+ * temporary table {@code view_rows(i, frame)}; {@link #rowsProperty()} is a virtual list of that
+ * many rows whose pages of {@value #PAGE} are fetched on demand ({@code events} joined by frame)
+ * and re-read from the file at the event's {@code file_offset} ({@link FrameReader}), so a row is
+ * what a whole read of the file gives (the kernel's text, fields, record); the task name is the
+ * store's ({@code events.comm}).
+ *
+ * <p>The filter box takes the kernel's filter syntax, with the rule of the live table
+ * ({@link EventTableViewModel}) computed in SQL: for each event of the file (or the one of the
+ * event restriction) the filter is compiled to SQL over its typed table
+ * ({@link CaptureStore#filterQuery}); a row passes when its event takes the filter and the filter
+ * holds. A filter that does not parse, or that no event takes, is an error shown with its
+ * position, and the table keeps the last valid filter. Sorting is an ORDER BY (frame, time, CPU,
+ * pid, comm, event; ties in frame order).
+ *
+ * <p>Threads: every query runs on {@code queries} (one thread: the connection's owner), results
+ * reach the properties through {@link TaskExecutor#runOnUi}; properties are read and written on
+ * the UI thread. Queued work of an older view is dropped.
+ */
+public final class StoreTable extends TableFilters implements AutoCloseable {
+    /** Rows per page fetched. */
+    public static final int PAGE = 512;
+    /** Pages kept per view (least recently used dropped). */
+    static final int CACHED_PAGES = 64;
+    /** What a row not fetched yet shows. */
+    public static final EventRow LOADING = new EventRow(0, 0, 0, "", "", "loading…", Map.of(), 0, null);
+
+    /** Sortable columns and their SQL. */
+    public enum Column {
+        FRAME("frame"), TIME("ts"), CPU("cpu"), PID("pid"), COMM("comm"), EVENT("event");
+
+        private final String sql;
+
+        Column(String sql) {
+            this.sql = sql;
+        }
+    }
+
+    private final Path file;
+    private final CaptureStore store;
+    private final Connection db;
+    private final FrameReader frames;
+    private final Executor queries;
+    private final TaskExecutor ui;
+    private final long total;
+    private final List<String> events = new ArrayList<>();
+    /** Typed tables (views) naming a task by pid: table → its pid columns. */
+    private final Map<String, List<String>> pidColumns = new LinkedHashMap<>();
+    private final AtomicLong generation = new AtomicLong();
+
+    private final ObjectProperty<ObservableList<EventRow>> rows = new SimpleObjectProperty<>(FXCollections.emptyObservableList());
+    private final LongProperty shown = new SimpleLongProperty();
+    private final StringProperty message = new SimpleStringProperty("");
+    private Column sortColumn = Column.FRAME;
+    private boolean ascending = true;
+
+    // owned by the query thread
+    private String validCondition;
+    private String validText = "";
+
+    private StoreTable(Path file, CaptureStore store, FrameReader frames, Executor queries, TaskExecutor ui) throws SQLException {
+        this.file = file;
+        this.store = store;
+        this.db = store.connection();
+        this.frames = frames;
+        this.queries = queries;
+        this.ui = ui;
+        this.total = store.sources().get(0).events();
+        Map<String, String> tables = new LinkedHashMap<>();
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT event, table_name FROM s0.event_tables ORDER BY event")) {
+            while (rs.next()) {
+                events.add(rs.getString(1));
+                tables.put(rs.getString(2), rs.getString(1));
+            }
+        }
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT table_name, column_name FROM information_schema.columns"
+                     + " WHERE table_catalog = current_database() AND table_schema = 'main'"
+                     + " AND column_name IN ('pid', 'prev_pid', 'next_pid') ORDER BY table_name, column_name")) {
+            while (rs.next()) {
+                if (tables.containsKey(rs.getString(1))) {
+                    pidColumns.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                }
+            }
+        }
+        filterText.addListener((o, a, b) -> refresh());
+        eventRestriction.addListener((o, a, b) -> refresh());
+        thread.addListener((o, a, b) -> refresh());
+    }
+
+    /**
+     * Builds (or reuses) the store of a pcapng and opens it; blocks (call it in the background).
+     *
+     * @param file    a pcapng of tracewire frames
+     * @param cache   where stores are kept
+     * @param counted receives the events stored so far while the store is built (building thread)
+     * @param queries runs every query afterwards, one at a time (one thread)
+     * @param ui      hands results to the UI thread
+     * @return the table, its first view being built on {@code queries}
+     * @throws IOException  when the file cannot be read or is no pcapng of tracewire frames
+     * @throws SQLException when DuckDB fails
+     */
+    public static StoreTable open(Path file, StoreCache cache, LongConsumer counted, Executor queries, TaskExecutor ui)
+            throws IOException, SQLException {
+        CaptureStore store = CaptureStore.open(List.of(file), cache, null, false, counted);
+        try {
+            FrameReader frames = FrameReader.open(file);
+            StoreTable t = new StoreTable(file, store, frames, queries, ui);
+            t.refresh();
+            return t;
+        } catch (IOException | SQLException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** The file. */
+    public Path file() {
+        return file;
+    }
+
+    /** Events in the store (the file's event count). */
+    public long total() {
+        return total;
+    }
+
+    /** Where reading the file stopped (a cut or damaged file), or null when the store holds all of it. */
+    public String stoppedAt() {
+        return store.sources().get(0).stoppedAt();
+    }
+
+    /**
+     * Sorts the rows (ties in frame order) and rebuilds the view.
+     *
+     * @param column    the column
+     * @param ascending the direction
+     */
+    public void sort(Column column, boolean ascending) {
+        this.sortColumn = column;
+        this.ascending = ascending;
+        refresh();
+    }
+
+    /** Rebuilds the view: the filter box, the event and thread restrictions, the order. */
+    private void refresh() {
+        long gen = generation.incrementAndGet();
+        String text = filterText.get() == null ? "" : filterText.get().strip();
+        String ev = eventRestriction.get();
+        Integer tid = thread.get();
+        String order = sortColumn == Column.FRAME ? "frame" + (ascending ? "" : " DESC")
+                : sortColumn.sql + (ascending ? "" : " DESC") + ", frame";
+        queries.execute(() -> {
+            if (generation.get() != gen) {
+                return; // a newer view is queued
+            }
+            String error = "";
+            int errorAt = -1;
+            try {
+                validCondition = compile(text, ev);
+                validText = text;
+            } catch (FilterSyntaxException e) {
+                error = e.pointer(text) + "\n" + e.detail() + "\n" + (validText.isEmpty()
+                        ? "(the table is not filtered meanwhile)" : "(the table keeps the last valid filter: " + validText + ")");
+                errorAt = e.position();
+            } catch (SQLException e) {
+                error = "the filter cannot be run: " + e.getMessage();
+            }
+            List<String> where = new ArrayList<>();
+            if (validCondition != null) {
+                where.add(validCondition);
+            }
+            if (ev != null) {
+                where.add("event = " + literal(ev));
+            }
+            if (tid != null) {
+                where.add(threadCondition(tid));
+            }
+            long n;
+            try (Statement s = db.createStatement()) {
+                s.execute("CREATE OR REPLACE TEMP TABLE view_rows AS SELECT (row_number() OVER (ORDER BY " + order
+                        + ") - 1)::BIGINT AS i, frame FROM events" + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
+                        + " ORDER BY i");
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
+                    rs.next();
+                    n = rs.getLong(1);
+                }
+            } catch (SQLException e) {
+                String why = "cannot query the store: " + e.getMessage();
+                ui.runOnUi(() -> message.set(why));
+                return;
+            }
+            String err = error;
+            int at = errorAt;
+            ui.runOnUi(() -> {
+                if (generation.get() != gen) {
+                    return;
+                }
+                filterError.set(err);
+                filterErrorPosition.set(at);
+                shown.set(n);
+                rows.set(new Rows(gen, (int) Math.min(n, Integer.MAX_VALUE)));
+            });
+        });
+    }
+
+    /** The SQL condition of a filter over {@code events} (null for none), per the rule above. */
+    private String compile(String text, String ev) throws FilterSyntaxException, SQLException {
+        if (text.isEmpty()) {
+            return null;
+        }
+        Filter.parse(text); // a syntax error before anything else, with its position
+        List<String> parts = new ArrayList<>();
+        FilterSyntaxException first = null;
+        for (String e : ev != null ? List.of(ev) : events) {
+            try {
+                parts.add("SELECT frame FROM (" + store.filterQuery(e, text) + ")");
+            } catch (FilterSyntaxException x) {
+                if (first == null) {
+                    first = new FilterSyntaxException(x.position(), x.detail() + (x.detail().contains(e) ? "" : " [" + e + "]"));
+                }
+            } catch (IllegalArgumentException x) {
+                // no events of that kind in the file
+            }
+        }
+        if (parts.isEmpty()) {
+            if (first == null) {
+                throw new FilterSyntaxException(0, "no event of this file takes this filter");
+            }
+            int n = ev != null ? 1 : events.size();
+            throw n > 1 ? new FilterSyntaxException(first.position(), first.detail()
+                    + String.format(" (and no other of the file's %d events takes this filter)", n - 1)) : first;
+        }
+        return "frame IN (" + String.join(" UNION ALL ", parts) + ")";
+    }
+
+    /** Rows of the task or naming it ({@code pid}, {@code prev_pid}, {@code next_pid} of a typed table). */
+    private String threadCondition(int pid) {
+        StringBuilder sb = new StringBuilder("(pid = " + pid);
+        for (Map.Entry<String, List<String>> t : pidColumns.entrySet()) {
+            List<String> or = new ArrayList<>();
+            for (String c : t.getValue()) {
+                or.add("\"" + c + "\" = " + pid);
+            }
+            sb.append(" OR frame IN (SELECT frame FROM \"").append(t.getKey().replace("\"", "\"\"")).append("\" WHERE ")
+                    .append(String.join(" OR ", or)).append(")");
+        }
+        return sb.append(")").toString();
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /** One page of the current view (query thread). */
+    private EventRow[] page(int page, int size) throws SQLException {
+        long from = (long) page * PAGE;
+        int n = (int) Math.min(PAGE, size - from);
+        long[] frame = new long[n];
+        Map<Long, Integer> at = new java.util.HashMap<>();
+        try (PreparedStatement ps = db.prepareStatement("SELECT i, frame FROM view_rows WHERE i >= ? AND i < ? ORDER BY i")) {
+            ps.setLong(1, from);
+            ps.setLong(2, from + n);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int k = (int) (rs.getLong(1) - from);
+                    frame[k] = rs.getLong(2);
+                    at.put(frame[k], k);
+                }
+            }
+        }
+        EventRow[] out = new EventRow[n];
+        if (at.isEmpty()) {
+            return out;
+        }
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        StringBuilder in = new StringBuilder();
+        for (long f : at.keySet()) {
+            lo = Math.min(lo, f);
+            hi = Math.max(hi, f);
+            in.append(in.length() == 0 ? "" : ",").append(f);
+        }
+        List<Object[]> found = new ArrayList<>();
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT frame, ts, cpu, pid, comm, event, file_offset FROM events WHERE frame BETWEEN "
+                     + lo + " AND " + hi + " AND frame IN (" + in + ")")) {
+            while (rs.next()) {
+                long offset = rs.getLong(7);
+                found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),
+                    rs.wasNull() ? -1L : offset});
+            }
+        }
+        List<Integer> withOffset = new ArrayList<>();
+        for (int k = 0; k < found.size(); k++) {
+            if ((long) found.get(k)[6] >= 0) {
+                withOffset.add(k);
+            }
+        }
+        long[] offsets = new long[withOffset.size()];
+        long[] numbers = new long[withOffset.size()];
+        for (int k = 0; k < offsets.length; k++) {
+            offsets[k] = (long) found.get(withOffset.get(k))[6];
+            numbers[k] = (long) found.get(withOffset.get(k))[0];
+        }
+        EventRow[] read = new EventRow[found.size()];
+        String problem = null;
+        try {
+            EventRow[] decoded = frames.rows(offsets, numbers);
+            for (int k = 0; k < decoded.length; k++) {
+                read[withOffset.get(k)] = decoded[k];
+            }
+        } catch (IOException | RuntimeException e) {
+            problem = e.getMessage();
+        }
+        for (int k = 0; k < found.size(); k++) {
+            Object[] c = found.get(k);
+            long f = (long) c[0];
+            String comm = (String) c[4];
+            EventRow r = read[k];
+            if (r == null) {
+                r = new EventRow((long) c[1], (int) c[2], (int) c[3], comm, (String) c[5],
+                        "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), f, null);
+            } else if (comm != null) {
+                r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
+            }
+            out[at.get(f)] = r;
+        }
+        return out;
+    }
+
+    /**
+     * Finds the row of a frame in the rows shown; its page is fetched first.
+     *
+     * @param frame the packet number (Wireshark's {@code frame.number})
+     * @param found receives the row index on the UI thread, or -1 (then {@link #messageProperty()}
+     *              says why)
+     */
+    public void goToFrame(long frame, IntConsumer found) {
+        long gen = generation.get();
+        queries.execute(() -> {
+            int i = -1;
+            String why = "";
+            EventRow[] page = null;
+            try (PreparedStatement ps = db.prepareStatement("SELECT i FROM view_rows WHERE frame = ?")) {
+                ps.setLong(1, frame);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        i = (int) rs.getLong(1);
+                    }
+                }
+                if (i < 0) {
+                    try (PreparedStatement q = db.prepareStatement("SELECT count(*) FROM events WHERE frame = ?")) {
+                        q.setLong(1, frame);
+                        try (ResultSet rs = q.executeQuery()) {
+                            rs.next();
+                            why = rs.getLong(1) > 0 ? String.format("frame %,d is filtered out", frame)
+                                    : String.format("frame %,d is no event of this file", frame);
+                        }
+                    }
+                } else if (generation.get() == gen) {
+                    page = page(i / PAGE, (int) Math.min(shownNow(), Integer.MAX_VALUE));
+                }
+            } catch (SQLException e) {
+                why = "cannot query the store: " + e.getMessage();
+            }
+            int row = i;
+            String msg = why;
+            EventRow[] loaded = page;
+            ui.runOnUi(() -> {
+                if (generation.get() != gen) {
+                    return;
+                }
+                if (row >= 0 && rows.get() instanceof Rows r && loaded != null) {
+                    r.put(row / PAGE, loaded);
+                }
+                message.set(row >= 0 ? String.format("frame %,d: row %,d", frame, row + 1) : msg);
+                found.accept(row);
+            });
+        });
+    }
+
+    /** The count of the current view, as the query thread knows it. */
+    private long shownNow() throws SQLException {
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * The rows shown: a virtual list of {@link #shownProperty()} rows; a row not fetched yet is
+     * {@link #LOADING} until its page arrives (then the list reports an update of those rows). A
+     * new list replaces it whenever the view changes.
+     */
+    public ObjectProperty<ObservableList<EventRow>> rowsProperty() {
+        return rows;
+    }
+
+    /** Rows in the current view. */
+    public LongProperty shownProperty() {
+        return shown;
+    }
+
+    /** The last go-to or query message. */
+    public StringProperty messageProperty() {
+        return message;
+    }
+
+    /** Closes the store (after the queries queued before). */
+    @Override
+    public void close() {
+        generation.incrementAndGet();
+        queries.execute(() -> {
+            try {
+                frames.close();
+                store.close();
+            } catch (IOException | SQLException e) {
+                // closing: nothing left to tell
+            }
+        });
+    }
+
+    /** The virtual list of one view. */
+    private final class Rows extends ObservableListBase<EventRow> {
+        private final long gen;
+        private final int size;
+        private final Map<Integer, EventRow[]> pages = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, EventRow[]> e) {
+                return size() > CACHED_PAGES;
+            }
+        };
+        private final Set<Integer> requested = new HashSet<>();
+
+        Rows(long gen, int size) {
+            this.gen = gen;
+            this.size = size;
+        }
+
+        @Override
+        public EventRow get(int index) {
+            if (index < 0 || index >= size) {
+                throw new IndexOutOfBoundsException(index);
+            }
+            int p = index / PAGE;
+            EventRow[] page = pages.get(p);
+            if (page == null && requested.add(p)) {
+                fetch(p);
+                page = pages.get(p); // a direct executor has it already
+            }
+            EventRow r = page == null ? null : page[index % PAGE];
+            return r == null ? LOADING : r;
+        }
+
+        private void fetch(int p) {
+            queries.execute(() -> {
+                if (generation.get() != gen) {
+                    return;
+                }
+                EventRow[] page;
+                try {
+                    page = page(p, size);
+                } catch (SQLException e) {
+                    String why = "cannot query the store: " + e.getMessage();
+                    ui.runOnUi(() -> message.set(why));
+                    return;
+                }
+                ui.runOnUi(() -> put(p, page));
+            });
+        }
+
+        void put(int p, EventRow[] page) {
+            requested.remove(p);
+            if (generation.get() != gen) {
+                return;
+            }
+            pages.put(p, page);
+            beginChange();
+            for (int i = 0; i < page.length; i++) {
+                nextUpdate(p * PAGE + i);
+            }
+            endChange();
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package org.tracewire.app.capture;
+
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.ContextMenu;
+import javafx.scene.control.Label;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.SelectionMode;
+import javafx.scene.control.SeparatorMenuItem;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCode;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+
+/**
+ * The event table of an opened pcapng over its capture store ({@link StoreTable}): every event,
+ * a frame column, sort by a column (an ORDER BY), the filter box in the kernel's syntax, and
+ * Go to frame (Ctrl+G, {@link #goToFrame()}). Shown in place of the streamed rows' table once the
+ * store is ready; the selected row's details go through the capture view model as for any row.
+ */
+public final class StoreTableView extends VBox {
+    private final CaptureViewModel vm;
+    private final TableView<EventRow> table = new TableView<>();
+    private final TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+    private final TextField goTo = new TextField();
+    private final Label message = new Label();
+    private StoreTable bound;
+
+    /**
+     * @param vm   the capture view model ({@link CaptureViewModel#storeTableProperty()})
+     * @param show "Show in Wireshark": opens a file at a frame
+     */
+    public StoreTableView(CaptureViewModel vm, Supplier<BiConsumer<String, Long>> show) {
+        super(4);
+        this.vm = vm;
+        setId("store-pane");
+        EventTableViewModel tv = vm.table();
+        Label rows = new Label();
+        rows.setId("store-rows");
+        goTo.setId("store-goto");
+        goTo.setPromptText("Go to frame (Ctrl+G)");
+        goTo.setPrefColumnCount(12);
+        goTo.setTooltip(new Tooltip("A frame number (Wireshark's frame.number): selects its row"));
+        goTo.setOnAction(e -> {
+            String t = goTo.getText().strip().replace(",", "");
+            if (bound == null || !t.matches("[0-9]{1,18}")) {
+                message.setText("a frame number, please");
+                return;
+            }
+            bound.goToFrame(Long.parseLong(t), i -> {
+                if (i >= 0) {
+                    table.getSelectionModel().clearAndSelect(i);
+                    table.scrollTo(Math.max(0, i - 3));
+                    table.requestFocus();
+                }
+            });
+        });
+        message.setId("store-message");
+        HBox head = new HBox(12, rows, goTo, message);
+        head.setAlignment(Pos.CENTER_LEFT);
+
+        filter.setId("store-filter");
+        filter.setPromptText("Filter (kernel syntax, over every event), e.g.  common_pid == 1 && prev_state & 1,  COMM ~ \"kwork*\"");
+        filter.addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode() == KeyCode.ENTER) {
+                e.consume(); // the filter applies as it is typed; Enter goes to no button
+            }
+        });
+        HBox.setHgrow(filter, Priority.ALWAYS);
+        Button event = new Button();
+        event.setId("store-filter-event");
+        event.setMnemonicParsing(false);
+        Button thread = new Button();
+        thread.setId("store-filter-thread");
+        thread.setMnemonicParsing(false);
+        Label error = new Label();
+        error.setId("store-filter-error");
+        error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
+        error.managedProperty().bind(error.visibleProperty());
+        HBox filterRow = new HBox(6, filter, event, thread);
+        filterRow.setAlignment(Pos.CENTER_LEFT);
+
+        table.setId("store-table");
+        table.getSelectionModel().setSelectionMode(SelectionMode.SINGLE);
+        table.setFixedCellSize(22);
+        table.setPlaceholder(new Label("No event passes the filter"));
+        table.getColumns().add(col("Frame", EventRow::frame, 80, StoreTable.Column.FRAME));
+        TableColumn<EventRow, EventRow> time = new TableColumn<>("Time");
+        time.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
+        time.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+            @Override
+            protected void updateItem(EventRow item, boolean empty) {
+                super.updateItem(item, empty);
+                setText(empty || item == null || item.frame() == 0 ? null : tv.timeText(item));
+            }
+        });
+        time.setUserData(StoreTable.Column.TIME);
+        time.setPrefWidth(150);
+        table.getColumns().add(time);
+        table.getColumns().add(col("CPU", EventRow::cpu, 45, StoreTable.Column.CPU));
+        table.getColumns().add(col("PID", EventRow::pid, 70, StoreTable.Column.PID));
+        table.getColumns().add(col("Comm", EventRow::comm, 130, StoreTable.Column.COMM));
+        table.getColumns().add(col("Event", EventRow::event, 190, StoreTable.Column.EVENT));
+        TableColumn<EventRow, String> line = col("Line", EventRow::text, 600, null);
+        line.setSortable(false);
+        table.getColumns().add(line);
+        table.setSortPolicy(t -> {
+            if (bound != null) {
+                var order = t.getSortOrder();
+                if (order.isEmpty()) {
+                    bound.sort(StoreTable.Column.FRAME, true);
+                } else {
+                    bound.sort((StoreTable.Column) order.get(0).getUserData(),
+                            order.get(0).getSortType() == TableColumn.SortType.ASCENDING);
+                }
+            }
+            return true;
+        });
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (b != null && b.frame() > 0) {
+                tv.selectedProperty().set(b);
+            }
+        });
+        table.setContextMenu(contextMenu(show));
+        VBox.setVgrow(table, Priority.ALWAYS);
+        getChildren().addAll(head, new VBox(2, filterRow, error), table);
+
+        vm.storeTableProperty().addListener((o, a, t) -> {
+            if (a != null) {
+                filter.textProperty().unbindBidirectional(a.filterTextProperty());
+            }
+            bound = t;
+            table.getSortOrder().clear();
+            if (t == null) {
+                table.itemsProperty().unbind();
+                table.setItems(javafx.collections.FXCollections.emptyObservableList());
+                rows.textProperty().unbind();
+                error.textProperty().unbind();
+                error.visibleProperty().unbind();
+                message.textProperty().unbind();
+                event.textProperty().unbind();
+                event.visibleProperty().unbind();
+                thread.textProperty().unbind();
+                thread.visibleProperty().unbind();
+                return;
+            }
+            filter.setText(t.filterTextProperty().get());
+            filter.textProperty().bindBidirectional(t.filterTextProperty());
+            table.itemsProperty().bind(t.rowsProperty());
+            rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d events (all, from the store)",
+                    t.shownProperty().get(), t.total()), t.shownProperty()));
+            error.textProperty().bind(t.filterErrorProperty());
+            error.visibleProperty().bind(t.filterErrorProperty().isNotEmpty());
+            message.textProperty().bind(t.messageProperty());
+            event.textProperty().bind(Bindings.concat("event: ", t.eventRestrictionProperty(), "  ✕"));
+            event.visibleProperty().bind(t.eventRestrictionProperty().isNotNull());
+            event.setOnAction(e -> t.eventRestrictionProperty().set(null));
+            thread.textProperty().bind(Bindings.createStringBinding(() -> "thread " + t.threadProperty().get() + "  ✕",
+                    t.threadProperty()));
+            thread.visibleProperty().bind(t.threadProperty().isNotNull());
+            thread.setOnAction(e -> t.threadProperty().set(null));
+        });
+        event.managedProperty().bind(event.visibleProperty());
+        thread.managedProperty().bind(thread.visibleProperty());
+        error.textProperty().addListener((o, a, b) -> filter.setStyle(b == null || b.isEmpty() ? "" : "-fx-control-inner-background: #ffe4e4;"));
+        tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
+        tv.wallClockProperty().addListener((o, a, b) -> table.refresh());
+    }
+
+    /** Ctrl+G: focuses the Go to frame box. */
+    public void goToFrame() {
+        goTo.requestFocus();
+        goTo.selectAll();
+    }
+
+    /** The table, for tests. */
+    public TableView<EventRow> table() {
+        return table;
+    }
+
+    private ContextMenu contextMenu(Supplier<BiConsumer<String, Long>> show) {
+        ContextMenu menu = new ContextMenu(new MenuItem("Clear filters"));
+        menu.setOnShowing(e -> {
+            menu.getItems().clear();
+            StoreTable t = bound;
+            EventRow r = table.getSelectionModel().getSelectedItem();
+            if (t == null) {
+                return;
+            }
+            if (r != null && r.frame() > 0) {
+                menu.getItems().addAll(
+                        item("Filter on pid " + r.pid(), "store-ctx-pid", () -> t.filterOnPid(r)),
+                        item("Filter on comm \"" + r.comm() + "\"", "store-ctx-comm", () -> t.filterOnComm(r)),
+                        item("Filter on CPU " + r.cpu(), "store-ctx-cpu", () -> t.filterOnCpu(r)),
+                        item("Filter on event " + r.event(), "store-ctx-event", () -> t.eventRestrictionProperty().set(r.event())),
+                        item("Follow this thread (" + r.comm() + "/" + r.pid() + ")", "store-ctx-thread",
+                                () -> t.threadProperty().set(r.pid())),
+                        new SeparatorMenuItem(),
+                        item("Show in Wireshark (frame " + r.frame() + ")", "store-ctx-wireshark",
+                                () -> vm.showInWireshark(r, show.get())),
+                        new SeparatorMenuItem());
+            }
+            menu.getItems().add(item("Clear filters", "store-ctx-clear", t::clearFilters));
+        });
+        return menu;
+    }
+
+    private static MenuItem item(String text, String id, Runnable action) {
+        MenuItem m = new MenuItem(text);
+        m.setMnemonicParsing(false); // event and task names: an underscore is text
+        m.setId(id);
+        m.setOnAction(e -> action.run());
+        return m;
+    }
+
+    private static <T> TableColumn<EventRow, T> col(String title, Function<EventRow, T> get, double width, StoreTable.Column sort) {
+        TableColumn<EventRow, T> c = new TableColumn<>(title);
+        c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue() == StoreTable.LOADING && sort != null ? null : get.apply(cd.getValue())));
+        c.setPrefWidth(width);
+        c.setUserData(sort);
+        return c;
+    }
+}

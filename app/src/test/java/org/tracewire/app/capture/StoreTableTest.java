@@ -1,0 +1,215 @@
+package org.tracewire.app.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import javafx.collections.ObservableList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.app.util.DirectTaskExecutor;
+import org.tracewire.filter.Filter;
+import org.tracewire.filter.FilterSyntaxException;
+import org.tracewire.filter.RecordFilter;
+import org.tracewire.format.EventFormat;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.input.RecordInput;
+import org.tracewire.record.EventRecord;
+import org.tracewire.store.StoreCache;
+import org.tracewire.testing.FixturePcapng;
+import org.tracewire.testing.FixtureRecords;
+
+/**
+ * GUI-free: the store table of a pcapng of more than 100,000 real records (the ring-buffer
+ * fixture, repeated) against what {@link PcapngInput} yields from the same file: every row in
+ * order, go to frame, filters against {@link RecordFilter}, the last valid filter kept, sort.
+ */
+class StoreTableTest {
+    @TempDir
+    static Path dir;
+    private static StoreTable table;
+    private static final List<RecordInput.Event> EVENTS = new ArrayList<>();
+    private static final List<String> TEXTS = new ArrayList<>();
+
+    @BeforeAll
+    static void build() throws Exception {
+        List<EventRecord> one = FixtureRecords.load();
+        List<EventRecord> recs = new ArrayList<>();
+        while (recs.size() < 100_000) {
+            recs.addAll(one);
+        }
+        Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
+        try (PcapngInput in = PcapngInput.open(file)) {
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                RecordInput.Event e = it.next();
+                EVENTS.add(e);
+                TEXTS.add(e.renderer().body(e.record()));
+            }
+        }
+        assertTrue(EVENTS.size() >= 100_000, "a fixture of >= 100k events: " + EVENTS.size());
+        long[] counted = {0};
+        table = StoreTable.open(file, new StoreCache(dir.resolve("cache"), 1L << 30), n -> counted[0] = n, Runnable::run,
+                new DirectTaskExecutor());
+        assertTrue(counted[0] >= 65_536, "the build told its progress: " + counted[0]);
+    }
+
+    @AfterAll
+    static void close() {
+        if (table != null) {
+            table.close();
+        }
+    }
+
+    private static List<Long> frames(ObservableList<EventRow> rows) {
+        List<Long> out = new ArrayList<>(rows.size());
+        for (EventRow r : rows) {
+            out.add(r.frame());
+        }
+        return out;
+    }
+
+    @Test
+    void everyRowIsTheFilesEventInOrder() {
+        table.clearFilters();
+        table.sort(StoreTable.Column.FRAME, true);
+        ObservableList<EventRow> rows = table.rowsProperty().get();
+        assertEquals(EVENTS.size(), table.total(), "the store holds every event");
+        assertEquals(EVENTS.size(), rows.size(), "no 50,000 cap");
+        assertEquals(EVENTS.size(), table.shownProperty().get());
+        for (int i = 0; i < rows.size(); i++) {
+            RecordInput.Event e = EVENTS.get(i);
+            EventRow r = rows.get(i);
+            assertEquals(e.frame(), r.frame(), "row " + i);
+            assertEquals(e.record().cpu(), r.cpu(), "row " + i);
+            assertEquals(e.record().pid(), r.pid(), "row " + i);
+            assertEquals(e.record().format().fullName(), r.event(), "row " + i);
+            assertEquals(e.timeNs(), r.ts(), "row " + i);
+            assertEquals(TEXTS.get(i), r.text(), "row " + i + ": the kernel's text of the frame read again");
+            assertNotNull(r.record(), "row " + i + " carries its record (the details tree)");
+        }
+    }
+
+    @Test
+    void goToFrameLandsOnItsRow() {
+        table.clearFilters();
+        table.sort(StoreTable.Column.FRAME, true);
+        for (int i : new int[] {0, 1, EVENTS.size() / 2, EVENTS.size() - 7, EVENTS.size() - 1}) {
+            long frame = EVENTS.get(i).frame();
+            int[] found = {-2};
+            table.goToFrame(frame, k -> found[0] = k);
+            assertEquals(i, found[0], "frame " + frame);
+            assertEquals(frame, table.rowsProperty().get().get(found[0]).frame());
+        }
+        int[] found = {-2};
+        table.goToFrame(1, k -> found[0] = k); // the CAPTURE frame: no event
+        assertEquals(-1, found[0]);
+        assertTrue(table.messageProperty().get().contains("no event"), table.messageProperty().get());
+    }
+
+    @Test
+    void aFilterGivesTheRowsRecordFilterSelects() throws Exception {
+        table.sort(StoreTable.Column.FRAME, true);
+        for (String text : List.of("prev_state & 1 && next_pid > 100", "common_pid == 0", "CPU == 1 && pid < 1000",
+                "comm ~ \"*k*\" || pid == 1")) {
+            table.clearFilters();
+            table.filterTextProperty().set(text);
+            assertEquals("", table.filterErrorProperty().get(), text);
+            List<Long> expected = expected(text);
+            assertFalse(expected.isEmpty(), "the filter selects something: " + text);
+            assertNotEquals(EVENTS.size(), expected.size(), "and not everything: " + text);
+            assertEquals(expected, frames(table.rowsProperty().get()), text);
+        }
+        // with an event restriction
+        table.clearFilters();
+        table.eventRestrictionProperty().set("sched:sched_switch");
+        table.filterTextProperty().set("prev_pid != 0");
+        List<Long> expected = new ArrayList<>();
+        for (Long f : expected("prev_pid != 0")) {
+            expected.add(f);
+        }
+        assertEquals(expected, frames(table.rowsProperty().get()), "only sched_switch takes prev_pid");
+        table.clearFilters();
+    }
+
+    @Test
+    void anInvalidFilterKeepsTheLastValidOne() throws Exception {
+        table.clearFilters();
+        table.sort(StoreTable.Column.FRAME, true);
+        table.filterTextProperty().set("common_pid == 0");
+        long valid = table.shownProperty().get();
+        assertEquals(expected("common_pid == 0").size(), valid);
+        table.filterTextProperty().set("common_pid == ");
+        assertFalse(table.filterErrorProperty().get().isEmpty());
+        assertTrue(table.filterErrorProperty().get().contains("keeps the last valid filter: common_pid == 0"),
+                table.filterErrorProperty().get());
+        assertEquals(valid, table.shownProperty().get());
+        table.filterTextProperty().set("no_such_field == 3");
+        assertTrue(table.filterErrorPositionProperty().get() >= 0, table.filterErrorProperty().get());
+        assertEquals(valid, table.shownProperty().get());
+        table.clearFilters();
+        assertEquals(EVENTS.size(), table.shownProperty().get());
+    }
+
+    @Test
+    void sortIsAnOrderByWithTiesInFrameOrder() {
+        table.clearFilters();
+        table.sort(StoreTable.Column.PID, false);
+        ObservableList<EventRow> rows = table.rowsProperty().get();
+        int max = EVENTS.stream().mapToInt(e -> e.record().pid()).max().orElseThrow();
+        long firstFrameOfMax = EVENTS.stream().filter(e -> e.record().pid() == max).findFirst().orElseThrow().frame();
+        assertEquals(max, rows.get(0).pid());
+        assertEquals(firstFrameOfMax, rows.get(0).frame(), "ties in frame order");
+        int min = EVENTS.stream().mapToInt(e -> e.record().pid()).min().orElseThrow();
+        assertEquals(min, rows.get(rows.size() - 1).pid());
+        // every row of the sorted view (its pages' frames lie all over the file: read one by one)
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < EVENTS.size(); i++) {
+            order.add(i);
+        }
+        order.sort((x, y) -> EVENTS.get(x).record().pid() != EVENTS.get(y).record().pid()
+                ? Integer.compare(EVENTS.get(y).record().pid(), EVENTS.get(x).record().pid())
+                : Long.compare(EVENTS.get(x).frame(), EVENTS.get(y).frame()));
+        for (int i = 0; i < order.size(); i++) {
+            RecordInput.Event e = EVENTS.get(order.get(i));
+            EventRow r = rows.get(i);
+            assertEquals(e.frame(), r.frame(), "sorted row " + i);
+            assertEquals(TEXTS.get(order.get(i)), r.text(), "sorted row " + i);
+        }
+        table.sort(StoreTable.Column.FRAME, true);
+        assertEquals(EVENTS.get(0).frame(), table.rowsProperty().get().get(0).frame());
+    }
+
+    /** The frames whose events {@link RecordFilter} selects, by the table's rule (an event that does not take the filter passes nothing). */
+    private static List<Long> expected(String text) throws FilterSyntaxException {
+        Filter f = Filter.parse(text);
+        Map<EventFormat, RecordFilter> byFormat = new HashMap<>();
+        List<Long> out = new ArrayList<>();
+        for (RecordInput.Event e : EVENTS) {
+            EventFormat fmt = e.record().format();
+            if (!byFormat.containsKey(fmt)) {
+                RecordFilter c;
+                try {
+                    c = RecordFilter.compile(f, fmt, pid -> "");
+                } catch (FilterSyntaxException x) {
+                    c = null; // the event lacks a field the filter names: it passes nothing
+                }
+                byFormat.put(fmt, c);
+            }
+            RecordFilter rf = byFormat.get(fmt);
+            if (rf != null && rf.test(e.record())) {
+                out.add(e.frame());
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,91 @@
+package org.tracewire.app.gui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TreeView;
+import javafx.scene.input.KeyCode;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.tracewire.app.capture.EventRow;
+import org.tracewire.input.PcapngInput;
+import org.tracewire.input.RecordInput;
+import org.tracewire.record.EventRecord;
+import org.tracewire.testing.FixturePcapng;
+import org.tracewire.testing.FixtureRecords;
+
+/**
+ * Headless: a pcapng of more events than the streamed table's window, opened in the real window:
+ * once its store is ready the table holds every event from the first, and Ctrl+G to a frame near
+ * the end selects that frame's row and shows its details.
+ */
+@ExtendWith(ApplicationExtension.class)
+class StoreTableGuiTest {
+    @TempDir
+    static Path dir;
+
+    @Start
+    void start(Stage stage) {
+        GuiTestSupport.show(stage, dir.resolve("config-" + System.nanoTime()));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void openedFileGoesToFrame(FxRobot robot) throws Exception {
+        List<EventRecord> one = FixtureRecords.load();
+        List<EventRecord> recs = new ArrayList<>();
+        while (recs.size() < 60_000) {
+            recs.addAll(one);
+        }
+        Path file = FixturePcapng.write(dir.resolve("many.pcapng"), recs);
+        List<Long> frames = new ArrayList<>();
+        try (PcapngInput in = PcapngInput.open(file)) {
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                frames.add(it.next().frame());
+            }
+        }
+        GuiTestSupport.fx(() -> {
+            GuiTestSupport.view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
+            GuiTestSupport.vm.openFile(file);
+        });
+        TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null
+                && table.isVisible() && table.getItems().size() == frames.size()
+                && table.getItems().get(0).frame() == frames.get(0));
+        assertTrue(frames.size() > 50_000, "more events than the streamed window");
+        GuiTestSupport.waitUntil(() -> robot.lookup("#status-events").queryAs(Label.class).getText()
+                .equals(String.format("%,d events", frames.size())));
+        GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
+                .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
+                .anyMatch(r -> r.getIndex() == 0 && r.getItem() != null && r.getItem().frame() == frames.get(0)));
+
+        int target = frames.size() - 5;
+        long frame = frames.get(target);
+        robot.clickOn(table);
+        robot.push(KeyCode.CONTROL, KeyCode.G);
+        GuiTestSupport.waitUntil(() -> robot.lookup("#store-goto").query().isFocused());
+        robot.write(Long.toString(frame));
+        robot.push(KeyCode.ENTER);
+        GuiTestSupport.waitUntil(() -> table.getSelectionModel().getSelectedItem() != null
+                && table.getSelectionModel().getSelectedItem().frame() == frame);
+        assertEquals(target, table.getSelectionModel().getSelectedIndex());
+        TreeView<String> details = robot.lookup("#capture-fields").queryAs(TreeView.class);
+        String event = table.getSelectionModel().getSelectedItem().event();
+        GuiTestSupport.waitUntil(() -> details.getRoot().getChildren().stream()
+                .anyMatch(i -> i.getValue() != null && i.getValue().contains(event.substring(event.indexOf(':') + 1))));
+        GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
+                .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
+                .anyMatch(r -> r.getIndex() == target && r.getItem() != null && r.getItem().frame() == frame));
+    }
+}
