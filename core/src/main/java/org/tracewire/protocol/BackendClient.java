@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -299,7 +300,7 @@ public final class BackendClient implements AutoCloseable {
                     listeners.forEach(l -> l.onEvents(items));
                 }
                 case "frames" -> {
-                    List<java.nio.ByteBuffer> frames;
+                    List<ByteBuffer> frames;
                     try {
                         frames = Protocol.read(msg, Messages.Frames.class).decoded();
                     } catch (IllegalArgumentException e) {

@@ -3,6 +3,9 @@ package org.tracewire.protocol;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeName;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
@@ -283,8 +286,8 @@ public final class Messages {
     @JsonTypeName("frames")
     public record Frames(@Required List<String> frames) implements Reply {
         /** The message of frames (each from its position to its limit; not changed). */
-        public static Frames of(List<java.nio.ByteBuffer> frames) {
-            java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        public static Frames of(List<ByteBuffer> frames) {
+            Base64.Encoder b64 = Base64.getEncoder();
             return new Frames(frames.stream().map(f -> {
                 byte[] a = new byte[f.remaining()];
                 f.duplicate().get(a);
@@ -297,12 +300,12 @@ public final class Messages {
          *
          * @throws IllegalArgumentException naming the frame when one is not base64
          */
-        public List<java.nio.ByteBuffer> decoded() {
-            java.util.Base64.Decoder b64 = java.util.Base64.getDecoder();
-            List<java.nio.ByteBuffer> r = new java.util.ArrayList<>(frames.size());
+        public List<ByteBuffer> decoded() {
+            Base64.Decoder b64 = Base64.getDecoder();
+            List<ByteBuffer> r = new ArrayList<>(frames.size());
             for (int i = 0; i < frames.size(); i++) {
                 try {
-                    r.add(java.nio.ByteBuffer.wrap(b64.decode(frames.get(i))));
+                    r.add(ByteBuffer.wrap(b64.decode(frames.get(i))));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("frames[" + i + "] is not base64: " + e.getMessage(), e);
                 }

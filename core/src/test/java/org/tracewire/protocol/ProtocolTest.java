@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,7 +45,7 @@ class ProtocolTest {
                 new Messages.Error("needs root"), new Messages.Error("bad filter", "sched:sched_switch", 3),
                 new Messages.Events(List.of(new Messages.EventItem(1, 1_700_000_000_000_000_000L, 42, "bash",
                         "sched:sched_switch", "prev_comm=bash", fields))),
-                Messages.Frames.of(List.of(java.nio.ByteBuffer.wrap(new byte[] {2, 0x10, 0, 1}), java.nio.ByteBuffer.allocate(0))));
+                Messages.Frames.of(List.of(ByteBuffer.wrap(new byte[] {2, 0x10, 0, 1}), ByteBuffer.allocate(0))));
     }
 
     @Test
@@ -92,9 +93,9 @@ class ProtocolTest {
 
     @Test
     void framesAreBase64InStreamOrder() throws Exception {
-        Messages.Frames f = Messages.Frames.of(List.of(java.nio.ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff})));
+        Messages.Frames f = Messages.Frames.of(List.of(ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff})));
         assertEquals("{\"type\":\"frames\",\"frames\":[\"AhH//w==\"]}", Protocol.toJson(f, null));
-        assertEquals(java.nio.ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff}), f.decoded().get(0));
+        assertEquals(ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff}), f.decoded().get(0));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new Messages.Frames(List.of("AhH//w==", "not base64!")).decoded());
         assertTrue(e.getMessage().startsWith("frames[1] is not base64"), e.getMessage());
