@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -480,7 +481,7 @@ final class ExtcapCommand implements Callable<Integer> {
 
     /** Reads {@code in} to its end on a daemon thread, keeping its last {@code lines} lines (thread-safe deque). */
     static Deque<String> keepTail(InputStream in, int lines) {
-        Deque<String> tail = new java.util.concurrent.ConcurrentLinkedDeque<>();
+        Deque<String> tail = new ConcurrentLinkedDeque<>();
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
