@@ -206,7 +206,8 @@ public final class CaptureEngine {
      * @return records the warm-up emitted (0 when there was nothing to warm up)
      * @throws IOException when the engine failed on the synthetic records (a bug: the capture would too)
      */
-    static long warmUp(SubBufferLayout layout, Map<Integer, EventFormat> formats, ClockSync clock,
+    // public for the emit-loop benchmark (benchmarks/EmitLoopBenchmark), which reaches only public API
+    public static long warmUp(SubBufferLayout layout, Map<Integer, EventFormat> formats, ClockSync clock,
                        CaptureContext context, List<Integer> cpus, long budgetNs) throws IOException {
         if (budgetNs <= 0 || formats.isEmpty() || cpus.isEmpty()) {
             return 0;
