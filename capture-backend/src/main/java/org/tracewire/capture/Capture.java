@@ -5,9 +5,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import org.tracewire.format.EventFormat;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.Tracefs;
 

@@ -26,6 +26,7 @@ import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.symbols.Kallsyms;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.SavedCmdlines;

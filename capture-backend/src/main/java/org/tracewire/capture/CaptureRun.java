@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 
 /**

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.tracefs.ErrorLog;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;

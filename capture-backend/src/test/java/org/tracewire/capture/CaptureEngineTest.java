@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.tracewire.posix.CpuAffinity;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.testing.ProcThreads;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.FrameKind;

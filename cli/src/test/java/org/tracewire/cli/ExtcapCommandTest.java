@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tracewire.capture.EventSelection;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 
 /**

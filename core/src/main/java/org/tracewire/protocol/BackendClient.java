@@ -164,10 +164,11 @@ public final class BackendClient implements AutoCloseable {
      */
     public CompletableFuture<Messages.Started> startCapture(Messages.CaptureRequest req) {
         List<Messages.CaptureEvent> events = req.events().stream()
-                .map(e -> new Messages.CaptureEvent(e.event(), blankToNull(e.filter()))).toList();
+                .map(e -> new Messages.CaptureEvent(e.event(), blankToNull(e.filter()), blankToNull(e.stack())))
+                .toList();
         Messages.CaptureRequest sent = new Messages.CaptureRequest(events, blankToNull(req.iface()),
                 blankToNull(req.pcapng()), req.bufferKb() != null && req.bufferKb() > 0 ? req.bufferKb() : null,
-                blankToNull(req.clock()), req.stream());
+                blankToNull(req.clock()), req.stream(), req.traceSelf());
         return request(sent, Messages.Started.class);
     }
 

@@ -1,5 +1,6 @@
 package org.tracewire.protocol;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeName;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * Every message of the backend protocol ({@code docs/backend-protocol.md}), as records both ends
@@ -64,7 +66,10 @@ public final class Messages {
     }
 
     /**
-     * One event to capture in {@link CaptureRequest}.
+     * One event to capture in {@link CaptureRequest}: the JSON form of {@link EventSelection}, the
+     * one model of an event with its filter ({@link #of} and {@link #toSelection} convert). Its
+     * fields stay plain text so that a malformed one reaches the backend, which names it in its
+     * error.
      *
      * @param event  "system:event"
      * @param filter kernel filter, or null for none
@@ -75,6 +80,24 @@ public final class Messages {
         /** An event without stack traces. */
         public CaptureEvent(String event, String filter) {
             this(event, filter, null);
+        }
+
+        /** The JSON form of a selection: {@code stack} null for {@link EventSelection.Stack#NONE}. */
+        public static CaptureEvent of(EventSelection s) {
+            return new CaptureEvent(s.fullName(), s.filter(), s.stack() == EventSelection.Stack.NONE ? null
+                    : s.stack().word());
+        }
+
+        /**
+         * The selection this names, checked: {@code event} one {@code SYSTEM:EVENT}, {@code stack}
+         * one of the words {@link EventSelection.Stack#parse} reads (null: none).
+         *
+         * @throws IllegalArgumentException naming the part that is malformed
+         */
+        @JsonIgnore
+        public EventSelection toSelection() {
+            return EventSelection.parse(event, filter,
+                    stack == null ? EventSelection.Stack.NONE : EventSelection.Stack.parse(stack));
         }
     }
 

@@ -112,6 +112,20 @@ class BackendClientTest {
         assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
     }
 
+    /** The request goes out whole: each event's stack choice and {@code traceSelf} with it. */
+    @Test
+    void startCaptureSendsStacksAndTraceSelf() throws Exception {
+        var start = client.startCapture(new Messages.CaptureRequest(
+                List.of(new Messages.CaptureEvent("sched:sched_switch", " ", "kernel")), null, null, null, null, false,
+                true));
+        JsonNode cmd = nextCommand();
+        assertEquals("kernel", cmd.at("/events/0/stack").asText(), cmd.toString());
+        assertTrue(cmd.at("/events/0/filter").isMissingNode(), "a blank filter is not sent: " + cmd);
+        assertTrue(cmd.get("traceSelf").asBoolean(), cmd.toString());
+        send("{\"type\":\"error\",\"id\":" + cmd.get("id").asLong() + ",\"message\":\"no\"}");
+        assertThrows(ExecutionException.class, () -> start.get(5, TimeUnit.SECONDS));
+    }
+
     @Test
     void pushedEventsReachListenersAndErrorsFailTheirCommand() throws Exception {
         var start = client.startCapture(new Messages.CaptureRequest(

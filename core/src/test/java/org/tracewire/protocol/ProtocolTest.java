@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.tracewire.protocol.Messages.CaptureEvent;
 import org.tracewire.protocol.Messages.CaptureRequest;
+import org.tracewire.tracefs.EventSelection;
 
 class ProtocolTest {
     /** One example of every message, optional fields both given and left out. */
@@ -85,6 +86,25 @@ class ProtocolTest {
         assertEquals("{\"type\":\"stopped\",\"id\":4,\"stats\":{\"running\":false,\"events\":0,\"eventsPerSecond\":0.0,"
                 + "\"frames\":0,\"bytes\":0,\"streamDropped\":0,\"cpus\":[]}}",
                 Protocol.toJson(new Messages.Stopped(Messages.Stats.ZERO), 4L));
+    }
+
+    /** {@code CaptureEvent} is the JSON form of the one model, {@link EventSelection}: same fields, both ways. */
+    @Test
+    void captureEventIsTheSelectionsJsonForm() throws Exception {
+        EventSelection plain = EventSelection.parse("sched:sched_switch", "prev_pid == 1");
+        EventSelection stacked = EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.BOTH);
+        CaptureRequest req = new CaptureRequest(List.of(CaptureEvent.of(plain), CaptureEvent.of(stacked)), null,
+                null, null, null, false);
+        String json = Protocol.toJson(req, null);
+        assertEquals("{\"type\":\"startCapture\",\"events\":[{\"event\":\"sched:sched_switch\","
+                + "\"filter\":\"prev_pid == 1\"},{\"event\":\"sched:sched_wakeup\",\"stack\":\"both\"}],"
+                + "\"stream\":false}", json);
+        CaptureRequest back = (CaptureRequest) Protocol.readCommand(Protocol.parse(json));
+        assertEquals(List.of(plain, stacked), back.events().stream().map(CaptureEvent::toSelection).toList());
+        assertEquals(EventSelection.Stack.NONE, new CaptureEvent("a:b", null, "none").toSelection().stack());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new CaptureEvent("sched:sched_switch", null, "kernal").toSelection()).getMessage().contains("kernal"));
+        assertThrows(IllegalArgumentException.class, () -> new CaptureEvent("../x:y", null).toSelection());
     }
 
     private static String refused(String line, Class<?> cls) {
