@@ -23,7 +23,6 @@ import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.capture.FrameSink;
 import org.tracewire.capture.SelfExclusion;
 import org.tracewire.capture.TapDevice;
-import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
 import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.Messages;
@@ -31,6 +30,7 @@ import org.tracewire.protocol.Protocol;
 import org.tracewire.protocol.ProtocolException;
 import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.EventSelection;
+import org.tracewire.tracefs.KernelFilterCheck;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.SavedCmdlines;
 
