@@ -1,6 +1,7 @@
 package org.tracewire.printfmt;
 
 import java.util.List;
+import java.util.Set;
 import org.tracewire.format.Field;
 
 /**
@@ -79,6 +80,40 @@ public sealed interface Expr {
     record Braced(List<Expr> items, int column) implements Expr {
         public Braced {
             items = List.copyOf(items);
+        }
+    }
+
+    /**
+     * Adds to {@code out} the names of the event's own fields ({@code own}) that {@code e} reads:
+     * {@code REC->x}, or a helper's field-name argument ({@code __get_str(x)}, {@code __get_dynamic_array(x)}).
+     * Nodes deeper than 256 are not visited (a hostile print fmt).
+     *
+     * @param e   an argument of a print fmt (null: nothing)
+     * @param own the event's field names
+     * @param out receives the names read
+     */
+    static void fieldRefs(Expr e, Set<String> own, Set<String> out) {
+        fieldRefs(e, own, out, 0);
+    }
+
+    private static void fieldRefs(Expr e, Set<String> own, Set<String> out, int depth) {
+        if (e == null || depth > 256) {
+            return;
+        }
+        if (e instanceof FieldRef r) {
+            if (own.contains(r.name())) {
+                out.add(r.name());
+            }
+            return;
+        }
+        List<Expr> sub = children(e);
+        for (int i = 0; i < sub.size(); i++) {
+            Expr a = sub.get(i);
+            if (i == 0 && e instanceof Call && a instanceof Ident id && own.contains(id.name())) {
+                out.add(id.name());
+            } else {
+                fieldRefs(a, own, out, depth + 1);
+            }
         }
     }
 

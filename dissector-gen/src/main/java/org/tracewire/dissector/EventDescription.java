@@ -230,7 +230,7 @@ public final class EventDescription {
             }
             Set<String> refs = new HashSet<>();
             for (int k = 0; k < c.argumentCount() && ai + k < pf.args().size(); k++) {
-                fieldRefs(pf.args().get(ai + k), own, refs, 0);
+                Expr.fieldRefs(pf.args().get(ai + k), own, refs);
             }
             int vi = ai + c.argumentCount() - 1;
             Expr value = vi < pf.args().size() ? pf.args().get(vi) : null;
@@ -257,27 +257,6 @@ public final class EventDescription {
                 && (call.name().equals("__get_str") || call.name().equals("__get_rel_str"));
     }
 
-    /** Adds the names of the event's own fields e reads ({@code REC->x}, a helper's field name). */
-    private static void fieldRefs(Expr e, Set<String> own, Set<String> out, int depth) {
-        if (e == null || depth > 256) {
-            return;
-        }
-        if (e instanceof Expr.FieldRef r) {
-            if (own.contains(r.name())) {
-                out.add(r.name());
-            }
-            return;
-        }
-        List<Expr> sub = Expr.children(e);
-        for (int i = 0; i < sub.size(); i++) {
-            Expr a = sub.get(i);
-            if (i == 0 && e instanceof Expr.Call && a instanceof Expr.Ident id && own.contains(id.name())) {
-                out.add(id.name());
-            } else {
-                fieldRefs(a, own, out, depth + 1);
-            }
-        }
-    }
 
     /** Value strings and flag tables of {@code __print_symbolic} / {@code __print_flags} on a plain field. */
     private static void collectTables(PrintFmt pf, Map<String, Map<Long, String>> symbolic,

@@ -368,7 +368,7 @@ public final class CaptureStore implements AutoCloseable {
                 }
             }
             s.execute(src.toString());
-            for (String t : List.of("lost", "captures", "tasks")) {
+            for (String t : List.of("lost", "captures", "tasks", "symbols", "user_symbols")) {
                 s.execute("CREATE VIEW " + t + " AS " + union(t, all, hosts));
             }
             s.execute("CREATE VIEW events AS " + union(EVENTS, all, hosts));
@@ -376,6 +376,17 @@ public final class CaptureStore implements AutoCloseable {
                 s.execute("CREATE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
             }
             s.execute(TASK_STATE_MACRO);
+            List<String> stacks = new ArrayList<>();
+            if (tablesBySource.containsKey("kernel_stack")) {
+                stacks.add("SELECT host, frame, common_cpu AS cpu, capture, 'kernel' AS kind, NULL::UINTEGER AS tgid,"
+                        + " caller FROM kernel_stack");
+            }
+            if (tablesBySource.containsKey("user_stack")) {
+                stacks.add("SELECT host, frame, common_cpu AS cpu, capture, 'user' AS kind, tgid, caller FROM user_stack");
+            }
+            if (!stacks.isEmpty()) {
+                derived(s, "stack", STACK.replace("$STACKS", String.join(" UNION ALL ", stacks)));
+            }
             if (tablesBySource.containsKey("sched_switch")) {
                 derived(s, "sched_slice", SCHED_SLICE);
                 List<String> wakeups = new ArrayList<>();
@@ -442,6 +453,30 @@ public final class CaptureStore implements AutoCloseable {
         }
         return sb.toString();
     }
+
+    /**
+     * One row per frame of each stack record ({@code ftrace:kernel_stack}, {@code user_stack},
+     * {@code capture --stack}): the event it belongs to ({@code event_frame}: the last event before
+     * it on its CPU that is no stack record, as the kernel writes a stack right after its event),
+     * the stack record's frame, {@code kind} ({@code kernel} or {@code user}), {@code depth} (1: the
+     * innermost call), the {@code address}, and {@code func} and {@code module}: a kernel frame's
+     * symbol from the capture's SYMBOLS context, a user frame's function as the capture resolved it
+     * in its process ({@code user_symbols}), else NULL.
+     */
+    static final String STACK = """
+            CREATE VIEW stack AS
+            WITH s AS ($STACKS),
+            f AS (SELECT host, frame, cpu, capture, kind, tgid, unnest(caller) AS address,
+                         generate_subscripts(caller, 1) AS depth FROM s),
+            e AS (SELECT host, cpu, frame FROM events
+                  WHERE event NOT IN ('ftrace:kernel_stack', 'ftrace:user_stack'))
+            SELECT f.host, e.frame AS event_frame, f.frame AS stack_frame, f.kind, f.depth, f.address,
+                   coalesce(k.name, u.name) AS func, coalesce(k.module, u.module) AS module
+            FROM f ASOF LEFT JOIN e ON e.host = f.host AND e.cpu = f.cpu AND f.frame > e.frame
+            LEFT JOIN symbols k ON f.kind = 'kernel' AND k.host = f.host AND k.capture = f.capture
+                                   AND k.address = f.address
+            LEFT JOIN user_symbols u ON f.kind = 'user' AND u.host = f.host AND u.capture = f.capture
+                                   AND u.tgid = f.tgid AND u.address = f.address""";
 
     /**
      * {@code task_state(prev_state)}: a task state as {@code sched_switch}'s print fmt prints it on

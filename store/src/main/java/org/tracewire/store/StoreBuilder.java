@@ -22,7 +22,10 @@ import org.tracewire.input.RecordInput;
 import org.tracewire.input.TraceDatInput;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordException;
+import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.symbols.UserSymbolResolver;
 import org.tracewire.tracedat.TraceDatException;
+import org.tracewire.tracetext.StackText;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.WireContext;
@@ -51,10 +54,11 @@ import org.tracewire.wire.WireContext;
  */
 public final class StoreBuilder {
     /** The schema's version: a cached store of another version is rebuilt. */
-    public static final int SCHEMA_VERSION = 1;
+    public static final int SCHEMA_VERSION = 2;
 
     /** Names a typed table may not take (the store's own tables and views). */
     static final Set<String> RESERVED = Set.of("events", "event_rows", "lost", "captures", "event_tables", "meta",
+            "symbols", "user_symbols", "stack",
             "sched_slice", "sched_latency", "sources", "tasks");
 
     /**
@@ -125,6 +129,11 @@ public final class StoreBuilder {
                     + " capture_id VARCHAR, clock VARCHAR, buffer VARCHAR)");
             s.execute("CREATE TABLE event_tables(kind USMALLINT, event VARCHAR, system VARCHAR, name VARCHAR, table_name VARCHAR)");
             s.execute("CREATE TABLE tasks(capture USMALLINT, pid INTEGER, tgid INTEGER, comm VARCHAR)");
+            // the code addresses the captures described (SYMBOLS context), for the stack view
+            s.execute("CREATE TABLE symbols(capture USMALLINT, address UBIGINT, name VARCHAR, start UBIGINT,"
+                    + " size UBIGINT, module VARCHAR)");
+            s.execute("CREATE TABLE user_symbols(capture USMALLINT, tgid UINTEGER, address UBIGINT, name VARCHAR,"
+                    + " start UBIGINT, size UBIGINT, module VARCHAR)");
         }
         Map<String, Set<String>> systemsByName = new HashMap<>();
         for (EventFormat f : in.catalog().formats()) {
@@ -181,6 +190,9 @@ public final class StoreBuilder {
                 }
                 state.renderer = e.renderer();
                 EventRecord r = e.record();
+                if (state.context != null && StackText.kind(r.format()) == StackText.Kind.USER) {
+                    userSymbols(state, r);
+                }
                 Writer w = writers.get(r.format());
                 if (w == null) {
                     w = writer(r);
@@ -250,6 +262,30 @@ public final class StoreBuilder {
                 t.appender.close();
             }
         }
+        try (DuckDBAppender sa = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "symbols")) {
+            for (CaptureState c : captures.values()) {
+                if (c.context == null) {
+                    continue;
+                }
+                for (Map.Entry<Long, SymbolResolver.Symbol> sym : c.context.symbols().entrySet()) {
+                    sa.beginRow();
+                    sa.append((short) c.index);
+                    sa.append(sym.getKey());
+                    appendSymbol(sa, sym.getValue());
+                }
+            }
+        }
+        try (DuckDBAppender ua = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "user_symbols")) {
+            for (CaptureState c : captures.values()) {
+                for (Object[] u : c.userSymbols) {
+                    ua.beginRow();
+                    ua.append((short) c.index);
+                    ua.append((int) u[0]);
+                    ua.append((long) u[1]);
+                    appendSymbol(ua, (SymbolResolver.Symbol) u[2]);
+                }
+            }
+        }
         try (DuckDBAppender ta = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
             for (CaptureState c : captures.values()) {
                 Map<Integer, WireContext.Task> known = c.context == null ? Map.of() : c.context.tasks();
@@ -311,11 +347,58 @@ public final class StoreBuilder {
         }
     }
 
+    /**
+     * The user-stack frames of a record the capture resolved in its process (SYMBOLS items 4, seen
+     * by now), each (tgid, address) once: they go to {@code user_symbols}.
+     */
+    private static void userSymbols(CaptureState state, EventRecord r) {
+        Field tgidField = r.format().field("tgid");
+        if (tgidField == null || tgidField.size() != 4) {
+            return;
+        }
+        int tgid;
+        long[] addresses;
+        try {
+            tgid = (int) r.integer(tgidField);
+            addresses = StackText.addresses(r);
+        } catch (RecordException | IndexOutOfBoundsException e) {
+            return;
+        }
+        UserSymbolResolver users = state.context.userSymbols();
+        for (long a : addresses) {
+            if (state.userSeen.add(new UserFrame(tgid, a))) {
+                SymbolResolver.Symbol sym = users.lookup(tgid, a);
+                if (sym != null) {
+                    state.userSymbols.add(new Object[] {tgid, a, sym});
+                }
+            }
+        }
+    }
+
+    /** Ends a symbols row: name, start, size, module (NULL when none). */
+    private static void appendSymbol(DuckDBAppender a, SymbolResolver.Symbol v) throws SQLException {
+        a.append(v.name());
+        a.append(v.start());
+        a.append(v.size());
+        if (v.module() != null) {
+            a.append(v.module());
+        } else {
+            a.appendNull();
+        }
+        a.endRow();
+    }
+
+    /** A user-stack address of a process. */
+    private record UserFrame(int tgid, long address) {
+    }
+
     /** A capture (a pcapng scope, a trace.dat buffer) as the build sees it. */
     private static final class CaptureState {
         final int index;
         final WireContext context;
         final BitSet pids = new BitSet();
+        final Set<UserFrame> userSeen = new HashSet<>();
+        final List<Object[]> userSymbols = new ArrayList<>();
         KernelTextRenderer renderer;
 
         CaptureState(int index, WireContext context) {
@@ -350,7 +433,7 @@ public final class StoreBuilder {
         Table t = tables.get(f.fullName());
         List<TypedColumn> cols = new ArrayList<>();
         for (Field field : f.fields()) {
-            cols.add(TypedColumn.of(field, r.layout().longSize()));
+            cols.add(TypedColumn.of(f, field, r.layout().longSize()));
         }
         if (t == null) {
             String name = tableName(f);

@@ -3,9 +3,11 @@ package org.tracewire.store;
 import java.sql.SQLException;
 import java.util.Set;
 import org.duckdb.DuckDBAppender;
+import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordException;
+import org.tracewire.tracetext.StackText;
 
 /**
  * One format field as a column of its event's typed table: the SQL type of its C type and how a
@@ -32,7 +34,19 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
     static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "common_cpu", "common_pid", "capture", "host");
 
     /** How a value is read from the record. */
-    enum Shape { INT8, INT16, INT32, INT64, STRING, LIST8, LIST16, LIST32, LIST64, BYTES }
+    enum Shape { INT8, INT16, INT32, INT64, STRING, LIST8, LIST16, LIST32, LIST64, BYTES, STACK }
+
+    /**
+     * The column of a field of {@code format}: as {@link #of(Field, int)}, but the {@code caller}
+     * array of a stack record ({@code ftrace:kernel_stack}, {@code user_stack}) holds the frames the
+     * kernel's text prints ({@link StackText#addresses}: a kernel stack's run past the format's 8).
+     */
+    static TypedColumn of(EventFormat format, Field f, int longSize) {
+        if (f.name().equals("caller") && StackText.kind(format) != null) {
+            return new TypedColumn(f, f.name(), "UBIGINT[]", Shape.STACK);
+        }
+        return of(f, longSize);
+    }
 
     /** The column of a field, for a kernel whose {@code long} has {@code longSize} bytes. */
     static TypedColumn of(Field f, int longSize) {
@@ -98,6 +112,7 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
                     }
                     a.append(v);
                 }
+                case STACK -> a.append(StackText.addresses(r)); // past the format's 8, as the kernel prints
                 case LIST64 -> {
                     long[] v = new long[r.arrayLength(field)];
                     for (int i = 0; i < v.length; i++) {

@@ -201,7 +201,7 @@ public final class EventDetailTree {
                 FormatSegment.Conversion c = (FormatSegment.Conversion) seg;
                 Set<String> refs = new LinkedHashSet<>();
                 for (int k = 0; k < c.argumentCount() && ai + k < pf.args().size(); k++) {
-                    refs(pf.args().get(ai + k), ownNames, refs, 0);
+                    Expr.fieldRefs(pf.args().get(ai + k), ownNames, refs);
                 }
                 ai += c.argumentCount();
                 String field = refs.size() == 1 ? refs.iterator().next() : null;
@@ -222,25 +222,5 @@ public final class EventDetailTree {
             names.add(g);
         }
 
-        /** The event's own fields an argument reads: {@code REC->x}, or a helper's field name ({@code __get_str(x)}). */
-        private static void refs(Expr e, Set<String> own, Set<String> out, int depth) {
-            if (e == null || depth > 256) {
-                return;
-            }
-            if (e instanceof Expr.FieldRef r) {
-                if (own.contains(r.name())) {
-                    out.add(r.name());
-                }
-                return;
-            }
-            List<Expr> sub = Expr.children(e);
-            for (int i = 0; i < sub.size(); i++) {
-                if (i == 0 && e instanceof Expr.Call && sub.get(i) instanceof Expr.Ident id && own.contains(id.name())) {
-                    out.add(id.name());
-                } else {
-                    refs(sub.get(i), own, out, depth + 1);
-                }
-            }
-        }
     }
 }
