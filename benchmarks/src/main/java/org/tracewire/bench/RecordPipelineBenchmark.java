@@ -1,7 +1,12 @@
 package org.tracewire.bench;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,15 +24,23 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import org.tracewire.capture.FrameSink;
+import org.tracewire.capture.PcapngOutput;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FieldKind;
 import org.tracewire.format.HeaderEvent;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.PcapngWriter;
+import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
 import org.tracewire.ringbuffer.PageFixture;
 import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.ringbuffer.TracePipeRaw;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.TestInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.WireHeader;
@@ -153,7 +166,7 @@ public class RecordPipelineBenchmark {
     }
 
     /** The emitter's frame sink: one pcapng output into a channel that discards what it is given. */
-    org.tracewire.capture.FrameSink sink;
+    FrameSink sink;
 
     /** The emitter's per-record work ({@link #scanEmitPcapng}). */
     private final SubBuffer.RecordVisitor emitIntoPcapng = this::emitIntoPcapng;
@@ -165,8 +178,8 @@ public class RecordPipelineBenchmark {
         }
         try {
             sink.event(view, offset, length, f, scanCpu, ts, false, 0);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -177,9 +190,9 @@ public class RecordPipelineBenchmark {
      * discards); nothing allocated per record.
      */
     @Benchmark
-    public void scanEmitPcapng(Records counter) throws java.io.IOException {
+    public void scanEmitPcapng(Records counter) throws IOException {
         if (sink == null) {
-            java.nio.channels.WritableByteChannel discard = new java.nio.channels.WritableByteChannel() {
+            WritableByteChannel discard = new WritableByteChannel() {
                 @Override
                 public int write(ByteBuffer src) {
                     int n = src.remaining();
@@ -196,9 +209,9 @@ public class RecordPipelineBenchmark {
                 public void close() {
                 }
             };
-            sink = new org.tracewire.capture.FrameSink(List.of(new org.tracewire.capture.PcapngOutput("discard", discard,
-                    false, org.tracewire.pcapng.SectionInfo.host(), org.tracewire.pcapng.InterfaceInfo.tracewire("tw",
-                    "bench", org.tracewire.wire.FrameEncoder.MAX_FRAME))), null);
+            sink = new FrameSink(List.of(new PcapngOutput("discard", discard,
+                    false, SectionInfo.host(), InterfaceInfo.tracewire("tw",
+                    "bench", FrameEncoder.MAX_FRAME))), null);
         }
         for (int i = 0; i < pageCount; i++) {
             ByteBuffer page = direct.get(i);
@@ -214,7 +227,7 @@ public class RecordPipelineBenchmark {
     static List<PageFixture.Page> liveSchedPages() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
         List<PageFixture.Page> out = new ArrayList<>();
-        try (var inst = org.tracewire.testing.TestInstances.create(top, "bench")) {
+        try (var inst = TestInstances.create(top, "bench")) {
             inst.setBufferSizeKb(4096);
             inst.setEnabled("sched", "sched_switch", true);
             inst.setEnabled("sched", "sched_wakeup", true);
@@ -223,7 +236,7 @@ public class RecordPipelineBenchmark {
             load.waitFor();
             inst.setTracingOn(false);
             for (int cpu : inst.cpus()) {
-                try (var in = org.tracewire.ringbuffer.TracePipeRaw.open(inst.tracePipeRaw(cpu), cpu)) {
+                try (var in = TracePipeRaw.open(inst.tracePipeRaw(cpu), cpu)) {
                     ByteBuffer page = ByteBuffer.allocateDirect(4096);
                     while (in.readSubBuffer(page) > 0 && out.size() < 4 * LIVE_PAGES) {
                         byte[] b = new byte[page.limit()];
@@ -241,15 +254,15 @@ public class RecordPipelineBenchmark {
 
     FrameEncoder encoder;
     ByteBuffer frame;
-    org.tracewire.pcapng.PcapngWriter pcapng;
+    PcapngWriter pcapng;
 
     @Setup(Level.Trial)
     public void setupEncoder() throws Exception {
         encoder = new FrameEncoder();
         frame = ByteBuffer.allocateDirect(encoder.maxFrameSize());
-        pcapng = new org.tracewire.pcapng.PcapngWriter(java.nio.channels.Channels.newChannel(
-                java.io.OutputStream.nullOutputStream()), new org.tracewire.pcapng.SectionInfo("bench", "Linux", "bench"));
-        pcapng.addInterface(org.tracewire.pcapng.InterfaceInfo.tracewire("tracewire", "bench", FrameEncoder.MAX_FRAME));
+        pcapng = new PcapngWriter(Channels.newChannel(
+                OutputStream.nullOutputStream()), new SectionInfo("bench", "Linux", "bench"));
+        pcapng.addInterface(InterfaceInfo.tracewire("tracewire", "bench", FrameEncoder.MAX_FRAME));
         sizes();
     }
 
@@ -282,7 +295,7 @@ public class RecordPipelineBenchmark {
      * output).
      */
     @Benchmark
-    public void decodeEncodePcapng(Records counter) throws java.io.IOException {
+    public void decodeEncodePcapng(Records counter) throws IOException {
         for (int i = 0; i < pageCount; i++) {
             SubBuffer sb = SubBuffer.decode(pages.get(i), layout, cpus[i]);
             for (RawRecord r : sb.records()) {
@@ -315,7 +328,7 @@ public class RecordPipelineBenchmark {
                 EventFormat f = formats.get(r.eventId());
                 EventRecord er = new EventRecord(f, kernel, r.cpu(), r.timestamp(), r.payload());
                 for (var field : f.fields()) {
-                    if (field.kind() == org.tracewire.format.FieldKind.INTEGER) {
+                    if (field.kind() == FieldKind.INTEGER) {
                         sum += er.integer(field);
                     }
                 }

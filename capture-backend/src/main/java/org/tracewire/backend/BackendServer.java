@@ -18,19 +18,19 @@ import java.util.function.Function;
 import org.tracewire.capture.Capture;
 import org.tracewire.capture.CaptureSession;
 import org.tracewire.capture.CpuStats;
-import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.EventSink;
 import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.capture.FrameSink;
 import org.tracewire.capture.SelfExclusion;
 import org.tracewire.capture.TapDevice;
-import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.format.FormatJson;
 import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.Messages;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.protocol.ProtocolException;
 import org.tracewire.record.EventRecord;
+import org.tracewire.tracefs.EventSelection;
+import org.tracewire.tracefs.KernelFilterCheck;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.SavedCmdlines;
 
@@ -230,10 +230,8 @@ public final class BackendServer {
         }
         List<EventSelection> events = new ArrayList<>();
         for (int i = 0; i < c.events().size(); i++) {
-            Messages.CaptureEvent e = c.events().get(i);
             try {
-                events.add(EventSelection.parse(e.event(), e.filter(),
-                        e.stack() == null ? EventSelection.Stack.NONE : EventSelection.Stack.parse(e.stack())));
+                events.add(c.events().get(i).toSelection());
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("startCapture: events[" + i + "]: " + ex.getMessage(), ex);
             }

@@ -7,6 +7,8 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.LongSupplier;
 import org.tracewire.pcapng.BufferExchange;
 
 /**
@@ -59,13 +61,13 @@ final class AsyncFileChannel implements BufferExchange {
      * pcapng writer exchanges its buffer only between blocks). Added by the filling thread, taken by
      * the writing thread as its writes pass them.
      */
-    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> boundaries = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<long[]> boundaries = new ConcurrentLinkedQueue<>();
     /** The last block end the file holds whole (written by the writing thread). */
     private volatile long wholeBlocks;
     /** {@link #counter}'s value at {@link #wholeBlocks}. */
     private volatile long wholeCount;
     /** Counts what the blocks before each exchange hold (e.g. event frames), or null. */
-    private java.util.function.LongSupplier counter;
+    private LongSupplier counter;
     private ByteBuffer current;
     private boolean closed;
 
@@ -187,7 +189,7 @@ final class AsyncFileChannel implements BufferExchange {
      *
      * @param counter e.g. the event frames written into the buffers so far
      */
-    void countWith(java.util.function.LongSupplier counter) {
+    void countWith(LongSupplier counter) {
         this.counter = counter;
     }
 
@@ -260,7 +262,7 @@ final class AsyncFileChannel implements BufferExchange {
         }
         check();
         int n = filled.position();
-        java.util.function.LongSupplier c = counter;
+        LongSupplier c = counter;
         boundaries.add(new long[] {base + n, c == null ? 0 : c.getAsLong()});
         int aligned = n - n % block;
         if (aligned == 0) {

@@ -1,12 +1,15 @@
 package org.tracewire.capture;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import org.tracewire.format.EventFormat;
+import org.tracewire.tracefs.EventSelection;
+import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -204,7 +207,7 @@ public final class Capture implements AutoCloseable {
      */
     public static Capture open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
                                List<Long> untraced, Outputs outputs, List<EventSink> sinks, long count, long readAhead,
-                               java.nio.file.Path spoolFor) throws FilterRejectedException, IOException {
+                               Path spoolFor) throws FilterRejectedException, IOException {
         CaptureSession session = CaptureSession.open(top, events, bufferKb, clock, untraced);
         FrameSink frames = null;
         Spool spool = null;
@@ -266,7 +269,7 @@ public final class Capture implements AutoCloseable {
     /** What the spool's header says of this capture ({@link Spool.Header}). */
     private static Spool.Header spoolHeader(CaptureSession session, FrameSink frames, CaptureEngine engine) {
         var capture = frames.context() == null ? null : frames.context().capture();
-        Map<Integer, org.tracewire.tracefs.RingBufferStats> bases = engine.bases();
+        Map<Integer, RingBufferStats> bases = engine.bases();
         return new Spool.Header(ProcessHandle.current().pid(), capture == null ? null : capture.bootId(),
                 capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
                 capture == null ? null : capture.clock(), session.clock(),

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,14 +15,18 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.tracewire.dissector.EventDescription;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.printfmt.KernelVariables;
 import org.tracewire.printfmt.PrintkFormats;
+import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.symbols.Kallsyms;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.symbols.SymbolResolver;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.SavedCmdlines;
@@ -110,7 +115,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
     }
 
     /** {@link #of(Tracefs, List, List, org.tracewire.ringbuffer.SubBufferLayout, ClockSync, String, String)} without naming events. */
-    public static CaptureContext of(Tracefs top, List<EventSelection> events, org.tracewire.ringbuffer.SubBufferLayout subLayout,
+    public static CaptureContext of(Tracefs top, List<EventSelection> events, SubBufferLayout subLayout,
                                     ClockSync clock, String clockName, String captureId) {
         return of(top, events, List.of(), subLayout, clock, clockName, captureId);
     }
@@ -130,7 +135,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
      * @return the context; parts that cannot be read are left unknown
      */
     public static CaptureContext of(Tracefs top, List<EventSelection> events, List<EventSelection> naming,
-                                    org.tracewire.ringbuffer.SubBufferLayout subLayout, ClockSync clock, String clockName,
+                                    SubBufferLayout subLayout, ClockSync clock, String clockName,
                                     String captureId) {
         Map<Integer, EventFormat> formats = new LinkedHashMap<>();
         Map<Integer, String> texts = new HashMap<>();
@@ -144,7 +149,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
             }
             try {
                 String text = top.read("events/" + e.system() + "/" + e.event() + "/format");
-                EventFormat f = org.tracewire.format.FormatParser.parse(e.system(), text, e.fullName());
+                EventFormat f = FormatParser.parse(e.system(), text, e.fullName());
                 formats.put(f.id(), f);
                 texts.put(f.id(), text);
             } catch (RuntimeException ex) {
@@ -179,7 +184,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Map<String, Long> constants = ContextMessages.constants(hz, variables);
         String host = SectionInfo.hostName();
         long pid = ProcessHandle.current().pid();
-        long startNs = ClockSync.epochNanos(java.time.Instant.now());
+        long startNs = ClockSync.epochNanos(Instant.now());
         String version = SectionInfo.host().userApplication().replaceFirst("^tracewire ", "");
         ContextMessages.Capture capture = new ContextMessages.Capture(
                 captureId != null ? captureId : host + "/" + startNs + "/" + pid,
@@ -197,7 +202,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         };
         return new CaptureContext(capture, formats, subLayout.kernel(), text, symbols::join, printk,
                 enums::join, hz, variables, new ProcTasks(top),
-                f -> org.tracewire.dissector.EventDescription.encode(f, subLayout.kernel().longSize(), null));
+                f -> EventDescription.encode(f, subLayout.kernel().longSize(), null));
     }
 
     private static void daemon(Runnable r) {

@@ -8,11 +8,14 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -203,7 +206,8 @@ public final class CaptureEngine {
      * @return records the warm-up emitted (0 when there was nothing to warm up)
      * @throws IOException when the engine failed on the synthetic records (a bug: the capture would too)
      */
-    static long warmUp(SubBufferLayout layout, Map<Integer, EventFormat> formats, ClockSync clock,
+    // public for the emit-loop benchmark (benchmarks/EmitLoopBenchmark), which reaches only public API
+    public static long warmUp(SubBufferLayout layout, Map<Integer, EventFormat> formats, ClockSync clock,
                        CaptureContext context, List<Integer> cpus, long budgetNs) throws IOException {
         if (budgetNs <= 0 || formats.isEmpty() || cpus.isEmpty()) {
             return 0;
@@ -262,7 +266,7 @@ public final class CaptureEngine {
         CaptureEngine e = new CaptureEngine(null, layout, formats, clock, sink, List.of());
         e.namingOnly(namingOnly);
         RingBufferStats zero = new RingBufferStats(0, 0, 0, 0, 0, 0);
-        for (Map.Entry<Integer, List<ByteBuffer>> c : new java.util.TreeMap<>(pages).entrySet()) {
+        for (Map.Entry<Integer, List<ByteBuffer>> c : new TreeMap<>(pages).entrySet()) {
             CpuReader r = e.new CpuReader(c.getKey(), null, zero);
             long[] from = resume.get(c.getKey());
             if (from != null) {
@@ -286,7 +290,7 @@ public final class CaptureEngine {
         if (t != null) {
             throw new IOException("framing the spool failed: " + t, t);
         }
-        Map<Integer, Long> framed = new java.util.TreeMap<>();
+        Map<Integer, Long> framed = new TreeMap<>();
         for (CpuReader r : e.readers) {
             framed.put(r.cpu, r.sequence);
         }
@@ -393,7 +397,7 @@ public final class CaptureEngine {
 
     /** Each CPU's ring-buffer counters when the engine started (after {@link #start()}). */
     public Map<Integer, RingBufferStats> bases() {
-        Map<Integer, RingBufferStats> m = new java.util.LinkedHashMap<>();
+        Map<Integer, RingBufferStats> m = new LinkedHashMap<>();
         for (CpuReader r : readers) {
             m.put(r.cpu, r.base);
         }
@@ -597,7 +601,7 @@ public final class CaptureEngine {
          * sink's event count after its last record ({@link Page#durableAt}); back to the pool by
          * {@link #reclaim()} (only while {@link #spooling}).
          */
-        final java.util.ArrayDeque<Page> notDurable = new java.util.ArrayDeque<>();
+        final ArrayDeque<Page> notDurable = new ArrayDeque<>();
         int settleTries;
         /**
          * True while {@link #lost} equals the kernel's {@code last_overrun} − base exactly, so a

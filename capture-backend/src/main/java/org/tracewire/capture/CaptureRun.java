@@ -8,7 +8,10 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -96,7 +99,7 @@ public final class CaptureRun {
      * SIGINT or SIGTERM aborts the framing that goes on after tracing ({@link Capture#abortFraming()}),
      * so the capture ends at once with what it wrote, the rest counted.
      */
-    private static void abortOnSignals(java.util.concurrent.atomic.AtomicReference<Capture> running,
+    private static void abortOnSignals(AtomicReference<Capture> running,
                                        PrintWriter progress) {
         for (String name : List.of("INT", "TERM")) {
             try {
@@ -187,11 +190,11 @@ public final class CaptureRun {
      * @param report receives the summary once the capture has drained (e.g. prints the closing line)
      */
     public static Capture.Summary run(Tracefs top, Options o, PrintWriter progress, BooleanSupplier stopRequested,
-                                      java.util.function.Consumer<Capture.Summary> report)
+                                      Consumer<Capture.Summary> report)
             throws FilterRejectedException, IOException, InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<Capture> running = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Capture> running = new AtomicReference<>();
         Thread hook = new Thread(() -> {
             stop.set(true);
             // a second Ctrl-C or SIGTERM while the capture drains and frames what it read: stop framing

@@ -3,8 +3,13 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
-import org.tracewire.filter.KernelFilterCheck;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.tracefs.ErrorLog;
+import org.tracewire.tracefs.EventSelection;
+import org.tracewire.tracefs.KernelFilterCheck;
+import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsInstance;
@@ -26,7 +31,7 @@ import org.tracewire.tracefs.TracefsInstance;
  * whose pid is no longer running).
  */
 public final class CaptureSession implements AutoCloseable {
-    private static final java.util.Set<String> COUNTER_CLOCKS = java.util.Set.of("counter", "uptime", "x86-tsc");
+    private static final Set<String> COUNTER_CLOCKS = Set.of("counter", "uptime", "x86-tsc");
 
     /**
      * Per-CPU buffer size captures use unless told otherwise, KiB: 8 MiB, not the kernel's
@@ -69,7 +74,7 @@ public final class CaptureSession implements AutoCloseable {
     private Set<Long> untraced = Set.of();
     private final Thread shutdownHook;
     private volatile boolean closed;
-    private volatile java.util.concurrent.CountDownLatch ownerDone;
+    private volatile CountDownLatch ownerDone;
     /** Stops tracing and removes the instance if this process dies without cleaning up ({@link Watchdog}). */
     private volatile Watchdog watchdog;
 
@@ -119,7 +124,7 @@ public final class CaptureSession implements AutoCloseable {
         if (clock != null && !top.traceClocks().contains(clock)) {
             throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
         }
-        TracefsInstance inst = org.tracewire.tracefs.OwnInstances.create(top, null);
+        TracefsInstance inst = OwnInstances.create(top, null);
         CaptureSession session = new CaptureSession(inst, events);
         try {
             inst.setTracingOn(false);
@@ -224,7 +229,7 @@ public final class CaptureSession implements AutoCloseable {
 
     private String lastError(String fallback) {
         try {
-            var entries = org.tracewire.tracefs.ErrorLog.parse(instance.read("error_log")).entries();
+            var entries = ErrorLog.parse(instance.read("error_log")).entries();
             if (entries.isEmpty()) {
                 return fallback;
             }
@@ -318,7 +323,7 @@ public final class CaptureSession implements AutoCloseable {
      *
      * @param ownerDone counted down by the owner once it has closed (or given up on) the session
      */
-    public void handOverCleanup(java.util.concurrent.CountDownLatch ownerDone) {
+    public void handOverCleanup(CountDownLatch ownerDone) {
         this.ownerDone = ownerDone;
     }
 
@@ -343,10 +348,10 @@ public final class CaptureSession implements AutoCloseable {
     }
 
     private void closeQuietly() {
-        java.util.concurrent.CountDownLatch owner = ownerDone;
+        CountDownLatch owner = ownerDone;
         if (owner != null) {
             try {
-                owner.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                owner.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException ignored) {
                 // exiting anyway
             }

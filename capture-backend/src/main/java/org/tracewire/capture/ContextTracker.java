@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -133,7 +135,7 @@ final class ContextTracker {
         this.kernelOrder = layout.byteOrder();
         this.longSize = layout.longSize();
         this.captureMessage = ContextMessages.capture(ctx.capture());
-        java.util.Arrays.fill(lastPid, -1);
+        Arrays.fill(lastPid, -1);
     }
 
     /** Sends CAPTURE; call once, before any other frame. */
@@ -497,7 +499,7 @@ final class ContextTracker {
             return;
         }
         if (users == null) {
-            users = new UserSymbols(java.nio.file.Path.of("/proc"));
+            users = new UserSymbols(Path.of("/proc"));
         }
         UserSymbols.Symbol s = users.lookup(tgid, address);
         ContextMessage.Builder one = ContextMessage.builder(FrameKind.SYMBOLS);
@@ -705,7 +707,7 @@ final class ContextTracker {
                         .string(p.execFile);
                 name = file.substring(file.lastIndexOf('/') + 1);
                 if (name.getBytes(StandardCharsets.UTF_8).length > 15) {
-                    name = new String(java.util.Arrays.copyOf(name.getBytes(StandardCharsets.UTF_8), 15),
+                    name = new String(Arrays.copyOf(name.getBytes(StandardCharsets.UTF_8), 15),
                             StandardCharsets.UTF_8);
                 }
                 if (file.startsWith("/dev/fd/")) {

@@ -3,6 +3,7 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.tracewire.wire.Ethernet;
 
 /**
@@ -145,7 +146,7 @@ public interface FrameOutput extends AutoCloseable {
      * @param failed receives an output that failed and why
      */
     static void writeEach(List<FrameOutput> outputs, ByteBuffer scratch, ByteBuffer frame, long timeNs, long lost,
-                          boolean repeatOnly, java.util.function.BiConsumer<FrameOutput, IOException> failed) {
+                          boolean repeatOnly, BiConsumer<FrameOutput, IOException> failed) {
         int n = frame.remaining();
         ByteBuffer s = n + HEADROOM <= scratch.capacity() ? scratch : ByteBuffer.allocateDirect(HEADROOM + n);
         s.clear().position(HEADROOM);

@@ -10,6 +10,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -210,7 +211,7 @@ public final class FrameOutputs {
                     throw new IOException("a ring of files needs a file name, not " + pcapng);
                 }
                 outputs.add(new RingOutput(ring, pcapng, section, iface, opener, RingOutput.Remover.INVOKING_USER,
-                        java.time.Clock.systemDefaultZone()));
+                        Clock.systemDefaultZone()));
             } else if (pcapng != null) {
                 if (isStdout(pcapng)) {
                     outputs.add(new PcapngOutput("stdout", new FileOutputStream(FileDescriptor.out).getChannel(), true,

@@ -3,8 +3,10 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.tracewire.format.EventFormat;
 import org.tracewire.wire.ContextMessage;
@@ -41,7 +43,7 @@ public final class FrameSink implements AutoCloseable {
     /** {@link #outs} as a list, for {@link FrameOutput#writeEach}. */
     private List<FrameOutput> active;
     /** Outputs that failed, in order (any thread reads). */
-    private final List<OutputFailure> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<OutputFailure> failures = new CopyOnWriteArrayList<>();
 
     /**
      * An output that failed during the capture (out of disk, a broken pipe, a reader that took
@@ -390,7 +392,7 @@ public final class FrameSink implements AutoCloseable {
     /** Ends the stream: a capture without any event still starts with its CAPTURE frame. */
     public void finish() throws IOException {
         if (!begun) {
-            begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(java.time.Instant.now()));
+            begin(lastTime != 0 ? lastTime : ClockSync.epochNanos(Instant.now()));
         }
         publish();
     }
@@ -416,7 +418,7 @@ public final class FrameSink implements AutoCloseable {
 
     private void repeatIfDue() throws IOException {
         if (tracker != null && anyRepeats && begun && tracker.repeatDue(System.nanoTime())) {
-            tracker.repeat(ClockSync.epochNanos(java.time.Instant.now()));
+            tracker.repeat(ClockSync.epochNanos(Instant.now()));
         }
     }
 

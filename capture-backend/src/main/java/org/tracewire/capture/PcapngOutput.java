@@ -8,6 +8,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
@@ -232,7 +233,7 @@ public final class PcapngOutput implements FrameOutput {
      *
      * @param events the event frames handed to this output so far (read on the emitting thread)
      */
-    void countEventsWith(java.util.function.LongSupplier events) {
+    void countEventsWith(LongSupplier events) {
         if (channel instanceof AsyncFileChannel a) {
             a.countWith(events);
         }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 import org.tracewire.posix.Posix;
 
 /**
@@ -139,14 +140,14 @@ public final class ReadAhead {
          * @param reserve takes the bytes of each new mapping from the spool's budget (false: no room,
          *                the mapping and those after it go to memory)
          */
-        Arena(int pageSize, ByteOrder order, int spoolFd, java.util.function.LongPredicate reserve) {
+        Arena(int pageSize, ByteOrder order, int spoolFd, LongPredicate reserve) {
             this(pageSize, order);
             this.spoolFd = spoolFd;
             this.reserve = reserve;
         }
 
         /** Takes room in the spool's budget for a mapping ({@link Spool#reserve}); null: no budget. */
-        private java.util.function.LongPredicate reserve;
+        private LongPredicate reserve;
 
         /** Why the spool file stopped taking pages (those after it live in anonymous memory), or null. */
         String spoolFailure() {

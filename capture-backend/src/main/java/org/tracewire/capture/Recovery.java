@@ -16,15 +16,16 @@ import java.util.TreeMap;
 import org.tracewire.format.EventFormat;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
-import org.tracewire.wire.WireHeader;
 import org.tracewire.pcapng.SectionInfo;
-import org.tracewire.wire.FrameEncoder;
 import org.tracewire.ringbuffer.CorruptPageException;
 import org.tracewire.ringbuffer.SubBuffer;
 import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireHeader;
 
 /**
  * {@code tracewire recover OUT.pcapng}: finishes the pcapng file of a capture that was killed

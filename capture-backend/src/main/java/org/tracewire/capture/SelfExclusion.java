@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.tracewire.format.SyscallEvents;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsInstance;

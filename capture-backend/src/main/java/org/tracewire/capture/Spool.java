@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.posix.Posix;
@@ -136,11 +137,11 @@ public final class Spool implements AutoCloseable {
      * started, so the spool never takes the room its pcapng file needs (pages beyond it live in
      * memory, as without a spool).
      */
-    private final java.util.concurrent.atomic.AtomicLong budget;
+    private final AtomicLong budget;
 
     private Spool(Path dir, long budget) {
         this.dir = dir;
-        this.budget = new java.util.concurrent.atomic.AtomicLong(budget);
+        this.budget = new AtomicLong(budget);
     }
 
     /**

@@ -2,6 +2,7 @@ package org.tracewire.capture;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 
 /**

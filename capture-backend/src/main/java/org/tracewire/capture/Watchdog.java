@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -95,7 +96,7 @@ public final class Watchdog implements AutoCloseable {
     public static Watchdog start(Path instanceDir, int subBufferSize) throws IOException {
         List<String> sh = List.of("/bin/sh", "-c", SCRIPT, "tracewire-watchdog", instanceDir.toString(),
                 Integer.toString(Math.max(4096, subBufferSize)));
-        List<String> cmd = new java.util.ArrayList<>(List.of("setsid"));
+        List<String> cmd = new ArrayList<>(List.of("setsid"));
         cmd.addAll(sh);
         try {
             return new Watchdog(builder(cmd).start());

@@ -26,6 +26,7 @@ import org.tracewire.protocol.Messages.CaptureEvent;
 import org.tracewire.protocol.Messages.CaptureRequest;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireDecoder;
 
 /**
@@ -101,7 +102,7 @@ class BackendSelfLiveTest {
             if (pcapng != null) {
                 for (PcapngReader.Packet pk : new PcapngReader(Files.readAllBytes(pcapng)).packets()) {
                     var f = WireDecoder.decodeBare(pk.frame());
-                    if (f.kind() == org.tracewire.wire.FrameKind.EVENT && ours.contains((long) f.body().getInt(4))) {
+                    if (f.kind() == FrameKind.EVENT && ours.contains((long) f.body().getInt(4))) {
                         own++; // common_pid, payload offset 4
                     }
                 }

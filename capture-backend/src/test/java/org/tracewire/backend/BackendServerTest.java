@@ -6,17 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.testing.Prerequisites;
@@ -85,13 +89,13 @@ class BackendServerTest {
                 server.serve(serverIn);
                 serverOut.close();
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         });
         th.start();
         BlockingQueue<JsonNode> replies = new LinkedBlockingQueue<>();
         Thread reader = new Thread(() -> {
-            try (var br = new java.io.BufferedReader(new java.io.InputStreamReader(fromServer, StandardCharsets.UTF_8))) {
+            try (var br = new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8))) {
                 String l;
                 while ((l = br.readLine()) != null) {
                     replies.add(JSON.readTree(l));
@@ -101,12 +105,12 @@ class BackendServerTest {
             }
         });
         reader.start();
-        java.util.function.Consumer<String> cmd = s -> {
+        Consumer<String> cmd = s -> {
             try {
                 toServer.write((s + "\n").getBytes(StandardCharsets.UTF_8));
                 toServer.flush();
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         };
         cmd.accept("{\"type\":\"validateFilter\",\"id\":1,\"event\":\"sched:sched_switch\",\"filter\":\"prev_pidd == 1\"}");

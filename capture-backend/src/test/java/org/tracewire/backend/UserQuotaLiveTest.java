@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,7 +123,7 @@ class UserQuotaLiveTest {
             return new Backend(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)), log);
         }
 
-        java.io.OutputStream cmd() {
+        OutputStream cmd() {
             return process.getOutputStream();
         }
 

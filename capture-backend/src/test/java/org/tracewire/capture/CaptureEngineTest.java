@@ -4,15 +4,30 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.tracewire.posix.CpuAffinity;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.testing.ProcThreads;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.ContextAssembler;
+import org.tracewire.wire.FrameKind;
+import org.tracewire.wire.WireContext;
+import org.tracewire.wire.WireDecoder;
+import org.tracewire.wire.WireHeader;
 
 class CaptureEngineTest {
     /** Collects what the engine emits. */
@@ -48,7 +63,7 @@ class CaptureEngineTest {
     void emitsEveryRecordInTimeOrder() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
         ListSink sink = new ListSink();
-        long startWall = ClockSync.epochNanos(java.time.Instant.now());
+        long startWall = ClockSync.epochNanos(Instant.now());
         try (CaptureSession session = CaptureSession.open(top, List.of(
                 new EventSelection("sched", "sched_switch", null),
                 new EventSelection("sched", "sched_wakeup", null),
@@ -80,7 +95,7 @@ class CaptureEngineTest {
             assertEquals(total, engine.emitted());
             assertTrue(total > 100, "only " + total + " events");
         }
-        long endWall = ClockSync.epochNanos(java.time.Instant.now());
+        long endWall = ClockSync.epochNanos(Instant.now());
         Map<Integer, Long> nextSeq = new HashMap<>();
         long prev = Long.MIN_VALUE;
         for (CapturedEvent e : sink.events) {
@@ -94,7 +109,7 @@ class CaptureEngineTest {
     }
 
     /** An engine over the session's instance, started, its records going to a {@link ListSink}. */
-    static CaptureEngine startedEngine(Tracefs top, CaptureSession session) throws java.io.IOException {
+    static CaptureEngine startedEngine(Tracefs top, CaptureSession session) throws IOException {
         CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), top.formats().byId(),
                 session.clock(), null, List.of(new ListSink()));
         engine.start();
@@ -102,7 +117,7 @@ class CaptureEngineTest {
     }
 
     /** Waits up to 5 s until the engine's pinned drainers satisfy {@code ok}; returns whether they do. */
-    static boolean awaitPinned(CaptureEngine engine, java.util.function.Predicate<List<Integer>> ok)
+    static boolean awaitPinned(CaptureEngine engine, Predicate<List<Integer>> ok)
             throws InterruptedException {
         long until = System.nanoTime() + 5_000_000_000L;
         while (!ok.test(engine.pinnedReaders()) && System.nanoTime() < until) {
@@ -112,8 +127,8 @@ class CaptureEngineTest {
     }
 
     /** The CPUs this JVM may run on, at least two, else the test is skipped (or fails on CI). */
-    static java.util.BitSet twoCpus() {
-        java.util.BitSet allowed = org.tracewire.posix.CpuAffinity.get(0);
+    static BitSet twoCpus() {
+        BitSet allowed = CpuAffinity.get(0);
         if (allowed.cardinality() < 2) {
             Prerequisites.system().unmet("needs at least two CPUs to run on, has " + allowed);
         }
@@ -128,7 +143,7 @@ class CaptureEngineTest {
     @Tag("live")
     void readersRunOnTheirOwnCpu() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
-        java.util.BitSet allowed = twoCpus();
+        BitSet allowed = twoCpus();
         try (CaptureSession session = CaptureSession.open(top, List.of(
                 new EventSelection("sched", "sched_switch", null)), 1024, "mono")) {
             var inst = session.instance();
@@ -137,7 +152,7 @@ class CaptureEngineTest {
                 awaitPinned(engine, pinned -> pinned.size() >= allowed.cardinality());
                 for (int cpu : inst.cpus()) {
                     if (allowed.get(cpu)) {
-                        java.util.BitSet own = new java.util.BitSet();
+                        BitSet own = new BitSet();
                         own.set(cpu);
                         assertEquals(own, ProcThreads.cpusAllowed(ProcThreads.idNamed("tracewire-read" + cpu)),
                                 "cpu " + cpu);
@@ -161,7 +176,7 @@ class CaptureEngineTest {
     @Tag("live")
     void aStarvedReaderMayRunElsewhere() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
-        java.util.BitSet allowed = twoCpus();
+        BitSet allowed = twoCpus();
         Prerequisites.requireTool("chrt");
         Prerequisites.requireTool("taskset");
         int busy = allowed.length() - 1;
@@ -177,7 +192,7 @@ class CaptureEngineTest {
                 Process hog = new ProcessBuilder("taskset", "-c", String.valueOf(busy), "chrt", "-f", "10",
                         "sh", "-c", "while :; do :; done").redirectErrorStream(true).start();
                 try {
-                    if (hog.waitFor(2500, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    if (hog.waitFor(2500, TimeUnit.MILLISECONDS)) {
                         fail("the busy loop ended early: " + new String(hog.getInputStream().readAllBytes()));
                     }
                 } finally {
@@ -201,7 +216,7 @@ class CaptureEngineTest {
         final List<long[]> meta = new ArrayList<>();
 
         @Override
-        public void write(java.nio.ByteBuffer frame, long timeNs, long lostBefore) {
+        public void write(ByteBuffer frame, long timeNs, long lostBefore) {
             byte[] b = new byte[frame.remaining()];
             frame.get(b);
             frames.add(b);
@@ -250,20 +265,20 @@ class CaptureEngineTest {
             assertEquals(sink.events.size(), frames.events());
             assertEquals(out.frames.size(), frames.frames());
         }
-        var assembler = new org.tracewire.wire.ContextAssembler();
-        var context = new org.tracewire.wire.WireContext();
+        var assembler = new ContextAssembler();
+        var context = new WireContext();
         Map<Integer, Long> nextSeq = new HashMap<>();
         int event = 0;
         for (int i = 0; i < out.frames.size(); i++) {
-            var frame = org.tracewire.wire.WireDecoder.decodeBare(out.frames.get(i));
+            var frame = WireDecoder.decodeBare(out.frames.get(i));
             var h = frame.header();
             if (i == 0) {
-                assertEquals(org.tracewire.wire.FrameKind.CAPTURE, frame.kind(), "CAPTURE first");
+                assertEquals(FrameKind.CAPTURE, frame.kind(), "CAPTURE first");
             }
             long expected = nextSeq.getOrDefault(h.cpu(), 0L);
             assertEquals(expected, h.sequence(), "frame " + i + " cpu value " + h.cpu());
             nextSeq.put(h.cpu(), expected + 1);
-            if (frame.kind() != org.tracewire.wire.FrameKind.EVENT) {
+            if (frame.kind() != FrameKind.EVENT) {
                 var m = assembler.add(0, frame);
                 if (m != null) {
                     context.apply(m.message(), h.cpu());
@@ -274,13 +289,13 @@ class CaptureEngineTest {
             assertEquals(e.record().cpu(), h.cpu(), "frame " + i);
             assertEquals(e.wallNs(), h.timeNs(), "frame " + i);
             assertEquals(e.wallNs(), out.meta.get(i)[0], "frame " + i);
-            assertTrue(h.has(org.tracewire.wire.WireHeader.FLAG_LITTLE_ENDIAN) == (e.record().byteOrder()
-                    == java.nio.ByteOrder.LITTLE_ENDIAN));
+            assertTrue(h.has(WireHeader.FLAG_LITTLE_ENDIAN) == (e.record().byteOrder()
+                    == ByteOrder.LITTLE_ENDIAN));
             byte[] payload = new byte[e.record().length()];
             e.record().payload().duplicate().get(payload);
             byte[] body = new byte[frame.body().remaining()];
             frame.body().duplicate().get(body);
-            assertEquals(java.util.HexFormat.of().formatHex(payload), java.util.HexFormat.of().formatHex(body),
+            assertEquals(HexFormat.of().formatHex(payload), HexFormat.of().formatHex(body),
                     "frame " + i + ": the record payload as the ring buffer held it");
             assertTrue(context.format(frame.eventId()) != null, "FORMAT before frame " + i);
             assertTrue(context.tasks().containsKey(e.record().pid()), "PROCESS of " + e.record().pid() + " before frame " + i);

@@ -2,6 +2,8 @@ package org.tracewire.capture;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -32,7 +34,7 @@ class ClockSyncTest {
             long diff = Math.abs(a.offsetNs() - b.offsetNs());
             assertTrue(diff <= a.errorNs() + b.errorNs() + 50_000, "two measurements differ by " + diff + " ns");
             // mono = ns since boot; offset = mono - wall = -(boot time in wall ns)
-            double uptime = Double.parseDouble(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/uptime"))
+            double uptime = Double.parseDouble(Files.readString(Path.of("/proc/uptime"))
                     .split(" ")[0]);
             long bootWall = ClockSync.epochNanos(Instant.now()) - (long) (uptime * 1e9);
             assertTrue(Math.abs(-a.offsetNs() - bootWall) < 50_000_000L,

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.tracewire.wire.ContextAssembler;
@@ -204,7 +205,7 @@ class ContextRelayTest {
 
     private static int indexOf(List<byte[]> frames, byte[] frame) {
         for (int i = 0; i < frames.size(); i++) {
-            if (java.util.Arrays.equals(frames.get(i), frame)) {
+            if (Arrays.equals(frames.get(i), frame)) {
                 return i;
             }
         }

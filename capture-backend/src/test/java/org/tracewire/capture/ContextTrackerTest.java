@@ -23,6 +23,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
@@ -375,9 +377,9 @@ class ContextTrackerTest {
         p.putShort(0, (short) f.id()).putInt(4, 1);
         int tail = f.fixedSize();
         for (Map.Entry<String, String> e : strings.entrySet()) {
-            org.tracewire.format.Field fd = f.field(e.getKey());
+            Field fd = f.field(e.getKey());
             byte[] b = (e.getValue() + "\0").getBytes();
-            if (fd.kind() == org.tracewire.format.FieldKind.DYNAMIC_STRING) {
+            if (fd.kind() == FieldKind.DYNAMIC_STRING) {
                 p.putInt(fd.offset(), (b.length << 16) | tail);
                 p.put(tail, b);
                 tail += b.length;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.tracewire.tracefs.EventSelection;
 
 /** {@link SelfExclusion#feedbackWarnings}: which events can feed back on a capture, and how it says so. */
 class SelfExclusionWarningsTest {

@@ -5,13 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.format.HeaderEvent;
 import org.tracewire.ringbuffer.RawRecord;
 import org.tracewire.ringbuffer.SubBuffer;
@@ -31,7 +36,7 @@ class WarmUpTest {
 
     static Map<Integer, EventFormat> formats(String... names) {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
-        Map<Integer, EventFormat> m = new java.util.HashMap<>();
+        Map<Integer, EventFormat> m = new HashMap<>();
         for (String n : names) {
             String[] p = n.split(":");
             EventFormat f = snap.format(p[0], p[1]);
@@ -42,7 +47,7 @@ class WarmUpTest {
 
     /** Records in the warm-up's pages for these CPUs, per event id, read back with {@link SubBuffer}. */
     static Map<Integer, Long> recordsPerRound(Map<Integer, EventFormat> formats, List<Integer> cpus) {
-        Map<Integer, Long> n = new java.util.TreeMap<>();
+        Map<Integer, Long> n = new TreeMap<>();
         for (int i = 0; i < cpus.size(); i++) {
             SubBufferBuilder b = new SubBufferBuilder(LAYOUT);
             // the same packing as the engine's: every event in turn, WARM_UP_PAGES full pages per CPU
@@ -94,7 +99,7 @@ class WarmUpTest {
 
         long more = CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, cpus, 50_000_000L);
         assertTrue(more >= perRound && more % perRound == 0, more + " records: whole rounds of " + perRound);
-        List<Integer> many = java.util.stream.IntStream.range(0, 64).boxed().toList();
+        List<Integer> many = IntStream.range(0, 64).boxed().toList();
         assertEquals(recordsPerRound(formats, many.subList(0, CaptureEngine.WARM_UP_CPUS)).values().stream()
                 .mapToLong(Long::longValue).sum(), CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, many, 1),
                 "64 CPUs: pages for the first " + CaptureEngine.WARM_UP_CPUS + " only");
@@ -102,11 +107,11 @@ class WarmUpTest {
         // an event whose fixed part is larger than a page is left out, the others still warm up
         EventFormat any = formats.values().iterator().next();
         EventFormat huge = new EventFormat("test", "huge", 4000, any.commonFields(), List.of(
-                new org.tracewire.format.Field("char[5000]", "blob", 8, 5000, false, 5000,
-                        org.tracewire.format.FieldKind.ARRAY, false, false)), any.printFmt());
+                new Field("char[5000]", "blob", 8, 5000, false, 5000,
+                        FieldKind.ARRAY, false, false)), any.printFmt());
         assertEquals(0, CaptureEngine.warmUp(LAYOUT, Map.of(4000, huge), ClockSync.none(), null, cpus, 1),
                 "only an event too large for a page: nothing to warm up with");
-        Map<Integer, EventFormat> withHuge = new java.util.HashMap<>(formats);
+        Map<Integer, EventFormat> withHuge = new HashMap<>(formats);
         withHuge.put(4000, huge);
         assertEquals(recordsPerRound(withHuge, cpus).values().stream().mapToLong(Long::longValue).sum(),
                 CaptureEngine.warmUp(LAYOUT, withHuge, ClockSync.none(), null, cpus, 1),

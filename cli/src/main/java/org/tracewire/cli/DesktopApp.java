@@ -1,5 +1,6 @@
 package org.tracewire.cli;
 
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.ServiceLoader;
 
@@ -30,7 +31,7 @@ public interface DesktopApp {
      * @return the exit code
      * @throws IllegalArgumentException for an unknown view name
      */
-    default int launch(String view, boolean screenshotMode, java.nio.file.Path file) {
+    default int launch(String view, boolean screenshotMode, Path file) {
         if (file != null) {
             throw new UnsupportedOperationException("this desktop app cannot open files");
         }

@@ -20,6 +20,8 @@ import org.tracewire.format.KernelLayout;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.store.CaptureStore;
+import org.tracewire.store.StoreCache;
 import org.tracewire.symbols.SymbolResolver;
 import org.tracewire.tracedat.TraceDatWriter;
 import org.tracewire.wire.ContextMessage;
@@ -99,7 +101,7 @@ final class ExportCommand implements Callable<Integer> {
             }
             String he = c.captureText(ContextMessage.CAPTURE_HEADER_EVENT);
             if (he == null) {
-                he = org.tracewire.format.HeaderEvent.STANDARD_TEXT;
+                he = HeaderEvent.STANDARD_TEXT;
             }
             KernelLayout kernel = c.layout();
             SubBufferLayout layout;
@@ -222,10 +224,10 @@ final class ExportCommand implements Callable<Integer> {
                 return Main.EXIT_FAILURE;
             }
             PrintWriter err = c.spec.commandLine().getErr();
-            org.tracewire.store.StoreCache cache = org.tracewire.store.StoreCache.ofUser(System.getenv());
-            org.tracewire.store.CaptureStore store;
+            StoreCache cache = StoreCache.ofUser(System.getenv());
+            CaptureStore store;
             try {
-                store = org.tracewire.store.CaptureStore.open(files, cache, line -> err.println("export: " + line));
+                store = CaptureStore.open(files, cache, line -> err.println("export: " + line));
             } catch (IllegalArgumentException e) {
                 throw new Main.UsageException(e.getMessage());
             }

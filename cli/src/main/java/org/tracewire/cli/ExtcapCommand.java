@@ -17,11 +17,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.tracewire.capture.CaptureRun;
-import org.tracewire.capture.EventSelection;
 import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.capture.FrameOutputs;
 import org.tracewire.capture.PcapngOutput;
@@ -38,6 +38,7 @@ import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
 import org.tracewire.tracefs.TracefsLocator;
@@ -480,7 +481,7 @@ final class ExtcapCommand implements Callable<Integer> {
 
     /** Reads {@code in} to its end on a daemon thread, keeping its last {@code lines} lines (thread-safe deque). */
     static Deque<String> keepTail(InputStream in, int lines) {
-        Deque<String> tail = new java.util.concurrent.ConcurrentLinkedDeque<>();
+        Deque<String> tail = new ConcurrentLinkedDeque<>();
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {

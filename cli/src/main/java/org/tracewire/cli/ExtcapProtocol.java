@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.tracewire.capture.CaptureSession;
-import org.tracewire.capture.EventSelection;
 import org.tracewire.protocol.Messages;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.FrameEncoder;
@@ -118,9 +118,9 @@ public final class ExtcapProtocol {
      */
     public static List<String> remoteEventArgs(String events, String filters) {
         List<String> args = new ArrayList<>();
-        for (Messages.CaptureEvent e : namedEvents(events, filters, "over SSH")) {
+        for (EventSelection e : namedEvents(events, filters, "over SSH")) {
             args.add("-e");
-            args.add(e.event());
+            args.add(e.fullName());
             if (e.filter() != null) {
                 args.add("-f");
                 args.add(e.filter());
@@ -140,13 +140,14 @@ public final class ExtcapProtocol {
      * @throws IllegalArgumentException as {@link #remoteEventArgs}
      */
     public static List<Messages.CaptureEvent> backendEvents(String events, String filters) {
-        return namedEvents(events, filters, "through the backend (not root)");
+        return namedEvents(events, filters, "through the backend (not root)").stream()
+                .map(Messages.CaptureEvent::of).toList();
     }
 
     /** Events named one by one ({@code SYSTEM:*} is resolved only where tracefs is readable), with their filters. */
-    private static List<Messages.CaptureEvent> namedEvents(String events, String filters, String where) {
+    private static List<EventSelection> namedEvents(String events, String filters, String where) {
         Map<String, String> byEvent = parseFilters(filters);
-        List<Messages.CaptureEvent> out = new ArrayList<>();
+        List<EventSelection> out = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
         for (String p : events == null ? new String[0] : events.trim().split("[,\\s]+")) {
             if (p.isEmpty() || !seen.add(p)) {
@@ -156,8 +157,7 @@ public final class ExtcapProtocol {
                 throw new IllegalArgumentException("'" + p + "': " + where + " name each event (SYSTEM:EVENT); "
                         + "SYSTEM, SYSTEM:* and globs are resolved only by a local capture as root");
             }
-            EventSelector.parseEvent(p);
-            out.add(new Messages.CaptureEvent(p, byEvent.get(p)));
+            out.add(EventSelection.parse(p, byEvent.get(p)));
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException("no events given (e.g. " + DEFAULT_EVENTS + ")");

@@ -7,6 +7,8 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -70,7 +72,7 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--open", paramLabel = "FILE",
             description = "Desktop app: open a recorded capture (a pcapng of tracewire frames, or a trace-cmd trace.dat) "
                     + "in the event table, timeline, latency and histogram views. Needs no root and no backend.")
-    java.nio.file.Path open;
+    Path open;
 
     @Option(names = "--screenshot-mode", hidden = true,
             description = "Desktop app: fill the views with an example (and start a capture on the capture view).")
@@ -206,8 +208,8 @@ public final class Main implements Callable<Integer> {
      * @param file the file
      * @throws BadInputException (exit code 1, like any input that cannot be read) when it is not
      */
-    static void requireFile(java.nio.file.Path file) {
-        if (!java.nio.file.Files.isRegularFile(file)) {
+    static void requireFile(Path file) {
+        if (!Files.isRegularFile(file)) {
             throw new BadInputException(file + ": no such file");
         }
     }

@@ -2,6 +2,8 @@ package org.tracewire.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -14,7 +16,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.tracewire.format.Field;
 import org.tracewire.input.RecordInput;
+import org.tracewire.input.TraceDatInput;
 import org.tracewire.record.EventRecord;
+import org.tracewire.tracedat.TraceDatFile;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.text.SafeText;
@@ -149,7 +153,7 @@ final class ReportCommand implements Callable<Integer> {
             lost += c.getValue()[1];
         }
         out.printf(Locale.ROOT, "%-16s %4s %12d %12d%n", "all", "", events, lost);
-        if (in instanceof org.tracewire.input.TraceDatInput t) {
+        if (in instanceof TraceDatInput t) {
             List<String> stats = t.file().options().cpuStats();
             for (String cpu : stats) {
                 out.println();
@@ -163,9 +167,9 @@ final class ReportCommand implements Callable<Integer> {
     static final int READER_CHECK = 256;
 
     /** True when the file starts like a trace.dat (the only input for which the live kernel is consulted). */
-    private static boolean isTraceDat(Path file) throws java.io.IOException {
-        try (java.io.InputStream in = Files.newInputStream(file)) {
-            return org.tracewire.tracedat.TraceDatFile.hasMagic(in.readNBytes(16));
+    private static boolean isTraceDat(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return TraceDatFile.hasMagic(in.readNBytes(16));
         }
     }
 

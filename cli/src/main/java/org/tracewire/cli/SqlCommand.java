@@ -2,6 +2,7 @@ package org.tracewire.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.tracewire.filter.FilterSyntaxException;
 import org.tracewire.store.CaptureStore;
 import org.tracewire.text.SafeText;
 import org.tracewire.store.QueryOutput;
@@ -107,7 +109,7 @@ final class SqlCommand implements Callable<Integer> {
     private static boolean isFile(String arg) {
         try {
             return Files.isRegularFile(Path.of(arg));
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             return false;
         }
     }
@@ -131,7 +133,7 @@ final class SqlCommand implements Callable<Integer> {
                 if (c.where != null) {
                     try {
                         s.execute("CREATE TEMP VIEW matched AS " + store.filterQuery(c.event, c.where));
-                    } catch (org.tracewire.filter.FilterSyntaxException e) {
+                    } catch (FilterSyntaxException e) {
                         throw new Main.UsageException("--where: " + e.getMessage());
                     } catch (IllegalArgumentException e) {
                         throw new Main.UsageException("--event: " + e.getMessage());

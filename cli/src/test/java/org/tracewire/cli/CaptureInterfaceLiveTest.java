@@ -18,8 +18,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.input.PcapngInput;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.TestInstances;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -93,7 +95,7 @@ public class CaptureInterfaceLiveTest {
         Path log = dir.resolve("tshark.log");
         Path instance = top.root().resolve("instances/tracewire-" + ProcessHandle.current().pid());
         // 1.5 s after tracing began: well after the first CAPTURE and FORMAT frames
-        Thread starter = tsharkWhen(() -> org.tracewire.testing.TestInstances.isTracing(instance), 1500, log,
+        Thread starter = tsharkWhen(() -> TestInstances.isTracing(instance), 1500, log,
                 "-i", iface, "-a", "duration:4", "-w", file.toString());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int rc = Main.run(new String[] {"capture", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
@@ -102,7 +104,7 @@ public class CaptureInterfaceLiveTest {
         starter.join(30_000);
         assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
         long rendered = 0;
-        try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+        try (PcapngInput in = PcapngInput.open(file)) {
             for (var it = in.events(); it.hasNext(); ) {
                 var r = it.next().record();
                 assertFalse(in.renderer().printer(r.format()).renderDetailed(r, in.context().printContext()).fallback());

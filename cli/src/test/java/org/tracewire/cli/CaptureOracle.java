@@ -4,14 +4,17 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.tracewire.input.PcapngInput;
@@ -59,9 +62,9 @@ final class CaptureOracle {
         }
 
         String report() {
-            StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT,
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                     "file vs kernel text: %d/%d event frames match (%.3f%%)%n", matched, frames, rate() * 100));
-            perEvent.forEach((e, a) -> sb.append(String.format(java.util.Locale.ROOT, "  %-36s %7d/%-7d%s%n", e, a[1],
+            perEvent.forEach((e, a) -> sb.append(String.format(Locale.ROOT, "  %-36s %7d/%-7d%s%n", e, a[1],
                     a[0], a[1] < a[0] ? "  <--" : "")));
             misses.forEach(m -> sb.append("  not in the kernel's text: ").append(m).append('\n'));
             return sb.toString();
@@ -89,7 +92,7 @@ final class CaptureOracle {
      * instance after its events are enabled, before it traces (filters, triggers, options).
      */
     static Run run(Tracefs top, String purpose, List<String> events, List<String> args, Runnable workload,
-                   java.util.function.Consumer<TracefsInstance> setup) throws Exception {
+                   Consumer<TracefsInstance> setup) throws Exception {
         try (TracefsInstance oracle = TestInstances.create(top, purpose)) {
             oracle.setOption("nohash-ptr");
             oracle.setBufferSizeKb(65536);
@@ -125,8 +128,8 @@ final class CaptureOracle {
             }
             String text = oracle.read("trace");
             Map<String, Integer> kernel = records(text);
-            String o = java.nio.file.Files.readString(out.toPath(), StandardCharsets.UTF_8);
-            String e = java.nio.file.Files.readString(err.toPath(), StandardCharsets.UTF_8);
+            String o = Files.readString(out.toPath(), StandardCharsets.UTF_8);
+            String e = Files.readString(err.toPath(), StandardCharsets.UTF_8);
             out.delete();
             err.delete();
             return new Run(o, e, p.exitValue(), kernel, text);

@@ -12,6 +12,9 @@ import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -57,7 +60,7 @@ class CaptureOutputsLiveTest {
 
     private static Set<String> interfaces() throws Exception {
         try (Stream<Path> s = Files.list(Path.of("/sys/class/net"))) {
-            return s.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+            return s.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
         }
     }
 
@@ -73,9 +76,9 @@ class CaptureOutputsLiveTest {
         String summary = err.toString(StandardCharsets.UTF_8);
         assertEquals(0, rc, summary + out.toString(StandardCharsets.UTF_8));
         assertEquals("", out.toString(StandardCharsets.UTF_8), "standard output carries only data: none here");
-        java.util.regex.Matcher f = java.util.regex.Pattern.compile("; outputs: .*file " + java.util.regex.Pattern.quote(
+        Matcher f = Pattern.compile("; outputs: .*file " + Pattern.quote(
                 file.toString()) + " (\\d+) frames").matcher(summary);
-        java.util.regex.Matcher t = java.util.regex.Pattern.compile("interface " + iface + " (\\d+) frames").matcher(summary);
+        Matcher t = Pattern.compile("interface " + iface + " (\\d+) frames").matcher(summary);
         assertTrue(f.find() && t.find(), summary);
         long inFile = WireFrames.read(file).size();
         assertEquals(inFile, Long.parseLong(f.group(1)), "the file holds what the summary says");

@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
@@ -145,7 +146,7 @@ class CaptureRingLiveTest {
         // the runtime alone (lua/runtime/*.lua): what decodes any capture from its own context
         Path lua = Files.createTempFile("tracewire-runtime", ".lua");
         lua.toFile().deleteOnExit();
-        Files.writeString(lua, org.tracewire.dissector.DissectorGenerator.runtimeOnly());
+        Files.writeString(lua, DissectorGenerator.runtimeOnly());
         String errors = CaptureOracle.sh("tshark", "-n", "-X", "lua_script:" + lua, "-r", file.toString(),
                 "-Y", "_ws.lua.error || _ws.malformed", "-T", "fields", "-e", "frame.number");
         assertEquals("", errors.lines().filter(l -> !l.startsWith("Running as user")).reduce("", String::concat),

@@ -3,6 +3,7 @@ package org.tracewire.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CaptureRingOptionsTest {
     @Test
-    void ringMistakesAreUsageErrors(@TempDir Path dir) throws java.io.IOException {
+    void ringMistakesAreUsageErrors(@TempDir Path dir) throws IOException {
         String w = dir.resolve("r.pcapng").toString();
         expect("need -w FILE.pcapng", "capture", "-e", "sched:sched_switch", "--ring", "1,2");
         expect("need -w FILE.pcapng", "capture", "-e", "sched:sched_switch", "-w", "-", "-b", "filesize:100");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.capture.SelfExclusion;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.TestInstances;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -58,7 +60,7 @@ class CaptureSelfLiveTest {
                 long until = System.nanoTime() + 30_000_000_000L;
                 while (System.nanoTime() < until) {
                     try {
-                        if (org.tracewire.testing.TestInstances.isTracing(inst)) {
+                        if (TestInstances.isTracing(inst)) {
                             Thread.sleep(1000);
                             Set<Long> t = SelfExclusion.tasks(self);
                             Set<Long> l = new TreeSet<>();
@@ -72,7 +74,7 @@ class CaptureSelfLiveTest {
                             listed.set(l);
                             return;
                         }
-                    } catch (java.io.IOException notYet) {
+                    } catch (IOException notYet) {
                         // no instance yet
                     }
                     Thread.sleep(20);

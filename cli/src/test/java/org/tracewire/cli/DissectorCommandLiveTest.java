@@ -29,6 +29,7 @@ import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFrame;
 
@@ -104,7 +105,7 @@ class DissectorCommandLiveTest {
                 luaErrors++;
             }
             WireFrame frame = WireDecoder.decodeBare(packets.get(i).frame());
-            if (frame.kind() != org.tracewire.wire.FrameKind.EVENT) {
+            if (frame.kind() != FrameKind.EVENT) {
                 continue; // context frames (CAPTURE, FORMAT, SYMBOLS, PROCESS, LOST) describe the events
             }
             events++;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.record.EventRecord;
@@ -69,14 +70,14 @@ class ExitCodeTest {
         List<String> lines = part.out().lines().toList();
         assertTrue(lines.size() > 50 && lines.size() < recs.size(), "lines: " + lines.size());
         assertEquals(all.out().lines().limit(lines.size()).toList(), lines, "the same lines as the whole file's first ones");
-        assertTrue(part.err().matches("report: " + java.util.regex.Pattern.quote(cut.toString())
+        assertTrue(part.err().matches("report: " + Pattern.quote(cut.toString())
                 + ": pcapng offset \\d+: the file ends inside a block \\(a killed capture, or a full disk\\): the events of "
                 + "the blocks before it were read; `tracewire recover .*` finishes a killed capture's file\n"), part.err());
 
         Path merged = dir.resolve("merged.pcapng");
         ReportCommandTest.Result m = cli("merge", whole.toString(), cut.toString(), "-w", merged.toString());
         assertEquals(1, m.rc(), m.err());
-        assertTrue(m.err().matches("merge: " + java.util.regex.Pattern.quote(cut.toString()) + ": pcapng offset \\d+: "
+        assertTrue(m.err().matches("merge: " + Pattern.quote(cut.toString()) + ": pcapng offset \\d+: "
                 + "the file ends inside a block: its packets before that block were merged\n"), m.err());
         ReportCommandTest.Result both = cli("report", merged.toString());
         assertEquals(0, both.rc(), both.err());

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,7 +98,7 @@ class ExportCommandTest {
     }
 
     private static Map<Integer, Long> withoutZeros(Map<Integer, Long> m) {
-        Map<Integer, Long> r = new java.util.TreeMap<>(m);
+        Map<Integer, Long> r = new TreeMap<>(m);
         r.values().removeIf(v -> v == 0);
         return r;
     }

@@ -5,16 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tracewire.capture.EventSelection;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -185,8 +187,8 @@ class ExtcapCommandTest {
         assertFalse(Files.exists(installed));
         assertFalse(ExtcapInstaller.uninstall(folder));
         Files.writeString(installed, "#!/bin/sh\necho someone else's\n");
-        assertThrows(java.io.IOException.class, () -> ExtcapInstaller.install(folder, script));
-        assertThrows(java.io.IOException.class, () -> ExtcapInstaller.uninstall(folder));
+        assertThrows(IOException.class, () -> ExtcapInstaller.install(folder, script));
+        assertThrows(IOException.class, () -> ExtcapInstaller.uninstall(folder));
         assertEquals("#!/bin/sh\necho someone else's\n", Files.readString(installed), "a foreign file is left alone");
     }
 
@@ -220,7 +222,7 @@ class ExtcapCommandTest {
                 List.of("--extcap-dlts", "--extcap-interface", "tracewire"),
                 List.of("--extcap-config", "--extcap-interface", "tracewire"),
                 List.of("--extcap-interface", "tracewire-ssh", "--extcap-config", "--extcap-version=4.0"))) {
-            List<String> cmd = new java.util.ArrayList<>(List.of(installed.toString()));
+            List<String> cmd = new ArrayList<>(List.of(installed.toString()));
             cmd.addAll(q);
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -256,7 +258,7 @@ class ExtcapCommandTest {
     void shellQuoting() {
         assertEquals("'a b'", ExtcapInstaller.quote("a b"));
         assertEquals("'it'\\''s'", ExtcapInstaller.quote("it's"));
-        assertTrue(ExtcapCommand.closedPipe(new java.io.IOException("x", new java.io.IOException("Broken pipe"))));
-        assertFalse(ExtcapCommand.closedPipe(new java.io.IOException("No space left on device")));
+        assertTrue(ExtcapCommand.closedPipe(new IOException("x", new IOException("Broken pipe"))));
+        assertFalse(ExtcapCommand.closedPipe(new IOException("No space left on device")));
     }
 }

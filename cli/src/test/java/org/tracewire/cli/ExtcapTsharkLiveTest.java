@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +25,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.pcapng.PcapngReader;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.TestInstances;
+import org.tracewire.testing.TestUser;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.FrameKind;
 
 /**
  * The extcap in the real Wireshark: {@code extcap --install} into the global extcap folder
@@ -109,9 +117,9 @@ class ExtcapTsharkLiveTest {
         assertTrue(t.out.matches("(?s).*\\n[1-9]\\d* packets captured.*"), t.out);
 
         // the file as dumpcap wrote it from the FIFO: link type 162, tracewire frames with their context
-        org.tracewire.pcapng.PcapngReader pr = new org.tracewire.pcapng.PcapngReader(Files.readAllBytes(file));
-        assertEquals(162, ((java.nio.ByteBuffer) pr.ofType(1).get(0).body().duplicate()
-                .order(java.nio.ByteOrder.nativeOrder())).getShort(0), "IDB link type: LINKTYPE_USER15");
+        PcapngReader pr = new PcapngReader(Files.readAllBytes(file));
+        assertEquals(162, ((ByteBuffer) pr.ofType(1).get(0).body().duplicate()
+                .order(ByteOrder.nativeOrder())).getShort(0), "IDB link type: LINKTYPE_USER15");
         List<WireFrames.Decoded> frames = WireFrames.read(pr.packets());
         Map<Integer, String> names = new HashMap<>();
         Map<Integer, long[]> last = new HashMap<>();
@@ -120,9 +128,9 @@ class ExtcapTsharkLiveTest {
         for (WireFrames.Decoded d : frames) {
             var h = d.frame().header();
             assertEquals(h.timeNs(), d.packet().timeNs(), "the frame time is the frame's (an event's) time");
-            if (d.kind() == org.tracewire.wire.FrameKind.FORMAT && d.message() != null) {
-                names.put((int) d.message().first(org.tracewire.wire.ContextMessage.FORMAT_ID).number(),
-                        d.message().text(org.tracewire.wire.ContextMessage.FORMAT_NAME));
+            if (d.kind() == FrameKind.FORMAT && d.message() != null) {
+                names.put((int) d.message().first(ContextMessage.FORMAT_ID).number(),
+                        d.message().text(ContextMessage.FORMAT_NAME));
             }
             if (!d.isEvent()) {
                 continue;
@@ -252,7 +260,7 @@ class ExtcapTsharkLiveTest {
         Prerequisites.requireTool("mkfifo");
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         String cp = readableClassPath(dir.resolve("cp"));
-        org.tracewire.testing.TestUser u = org.tracewire.testing.TestUser.create(dir);
+        TestUser u = TestUser.create(dir);
         for (String reader : List.of("dumpcap", "tshark")) {
             Path fifo = dir.resolve("fifo-" + reader);
             assertEquals(0, new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start().waitFor());
@@ -285,7 +293,7 @@ class ExtcapTsharkLiveTest {
     private static String readableClassPath(Path dir) throws IOException {
         List<String> entries = new ArrayList<>();
         int n = 0;
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path src = Path.of(e);
             if (!Files.exists(src)) {
                 continue;
@@ -314,7 +322,7 @@ class ExtcapTsharkLiveTest {
                 Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
             }
         }
-        return String.join(java.io.File.pathSeparator, entries);
+        return String.join(File.pathSeparator, entries);
     }
 
     record Bounded(boolean ended, int code, String out) {
@@ -364,7 +372,7 @@ class ExtcapTsharkLiveTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true) {
                 for (long pid : pids) {
-                    if (org.tracewire.testing.TestInstances.isTracing(top.root().resolve("instances/tracewire-" + pid))) {
+                    if (TestInstances.isTracing(top.root().resolve("instances/tracewire-" + pid))) {
                         return pid;
                     }
                 }

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,9 +21,16 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.filter.CompiledFilter;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.PcapngPacketReader;
+import org.tracewire.pcapng.PcapngWriter;
+import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.testing.HostState;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.testing.TestInstances;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.Ethernet;
+import org.tracewire.wire.MacAddress;
 
 /**
  * One filter, three places, against the live kernel. Two captures run at once over one workload
@@ -157,7 +166,7 @@ class FilterAgreementLiveTest {
         return m;
     }
 
-    private static String summary(Path log) throws java.io.IOException {
+    private static String summary(Path log) throws IOException {
         return Files.readAllLines(log).stream().filter(l -> l.contains("lost events:")).findFirst()
                 .map(l -> l.replaceAll(".*lost events:", "lost:")).orElse("no summary");
     }
@@ -179,7 +188,7 @@ class FilterAgreementLiveTest {
 
     static void waitForInstance(Tracefs top, Process p, Path log) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!org.tracewire.testing.TestInstances.isTracing(top.root().resolve("instances/tracewire-" + p.pid()))) {
+        while (!TestInstances.isTracing(top.root().resolve("instances/tracewire-" + p.pid()))) {
             assertTrue(p.isAlive(), "capture ended: " + Files.readString(log));
             assertTrue(System.nanoTime() < deadline, "capture did not start");
             Thread.sleep(50);
@@ -199,13 +208,13 @@ class FilterAgreementLiveTest {
     }
 
     /** Rewrites a capture's bare frames (link type 162) as the Ethernet frames a TAP interface carries. */
-    private static void ethernet(Path bare, Path out) throws java.io.IOException {
-        org.tracewire.wire.MacAddress mac = org.tracewire.wire.MacAddress.forHost("filter-agreement");
-        try (var r = new org.tracewire.pcapng.PcapngPacketReader(bare);
-             var w = org.tracewire.pcapng.PcapngWriter.create(out, org.tracewire.pcapng.SectionInfo.host())) {
-            int iface = w.addInterface(org.tracewire.pcapng.InterfaceInfo.ethernet("tw", "ethernet copy", 65535));
+    private static void ethernet(Path bare, Path out) throws IOException {
+        MacAddress mac = MacAddress.forHost("filter-agreement");
+        try (var r = new PcapngPacketReader(bare);
+             var w = PcapngWriter.create(out, SectionInfo.host())) {
+            int iface = w.addInterface(InterfaceInfo.ethernet("tw", "ethernet copy", 65535));
             for (var p = r.next(); p != null; p = r.next()) {
-                java.nio.ByteBuffer f = org.tracewire.wire.Ethernet.wrap(java.nio.ByteBuffer.wrap(p.data()), mac, 65535);
+                ByteBuffer f = Ethernet.wrap(ByteBuffer.wrap(p.data()), mac, 65535);
                 w.writePacket(iface, p.timeNs(), f, f.remaining(), 0);
             }
         }

@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -64,7 +65,7 @@ class FormatsCommandTest {
      */
     @Test
     void onlyTheNamedSubcommandIsBuiltAndUsageListsAll() {
-        assertEquals(java.util.Set.of("capture"), Main.commandLine(new String[] {"capture", "--duration", "1"})
+        assertEquals(Set.of("capture"), Main.commandLine(new String[] {"capture", "--duration", "1"})
                 .getSubcommands().keySet());
         assertEquals(Main.SUBCOMMANDS.size(), Main.commandLine(new String[0]).getSubcommands().size());
         assertEquals(Main.SUBCOMMANDS.size(), Main.commandLine(new String[] {"help", "capture"}).getSubcommands().size());

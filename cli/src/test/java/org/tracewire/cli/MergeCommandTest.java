@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -72,7 +73,7 @@ class MergeCommandTest {
                 "3.000000000|0|ftrace events of alpha", "4.000000000|1|ftrace events of beta"), lines);
 
         Path bad = dir.resolve("bad.pcapng");
-        java.nio.file.Files.writeString(bad, "nope");
+        Files.writeString(bad, "nope");
         e.reset();
         assertEquals(1, Main.run(new String[] {"merge", a.toString(), bad.toString(), "-w", out.toString()},
                 new PrintStream(o), new PrintStream(e)));

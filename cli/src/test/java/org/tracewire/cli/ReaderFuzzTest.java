@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +70,7 @@ class ReaderFuzzTest {
     private static final long SEED = 0x66757a7a2d726561L;
     private static final long[] SPECIAL = {0, 1, 12, 0x7FFFFFFCL, 0x7FFFFFFDL, 0x7FFFFFFEL, 0x7FFFFFFFL, 0x80000000L,
         0xFFFFFFFCL, 0xFFFFFFFDL, 0xFFFFFFFEL, 0xFFFFFFFFL};
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static ExecutorService watchdog;
     private static volatile long cpuNs;
     private static long commandCpuNs;
@@ -292,7 +296,7 @@ class ReaderFuzzTest {
             if (len < 12 || len > file.length - o) {
                 len = file.length - o;
             }
-            r.add(java.util.Arrays.copyOfRange(file, o, o + len));
+            r.add(Arrays.copyOfRange(file, o, o + len));
             o += len;
         }
         return r;
@@ -330,7 +334,7 @@ class ReaderFuzzTest {
                 }
                 case 6 -> bl.add(rnd.nextInt(bl.size() + 1), bl.get(rnd.nextInt(bl.size())).clone()); // duplicated
                 case 7 -> {                                                         // reordered
-                    java.util.Collections.swap(bl, i, rnd.nextInt(bl.size()));
+                    Collections.swap(bl, i, rnd.nextInt(bl.size()));
                     continue;
                 }
                 case 8 -> {                                                         // deleted
@@ -346,7 +350,7 @@ class ReaderFuzzTest {
         bl.forEach(all::put);
         byte[] r = all.array();
         if (rnd.nextInt(4) == 0 && r.length > 0) {                                  // cut short
-            r = java.util.Arrays.copyOf(r, rnd.nextInt(r.length));
+            r = Arrays.copyOf(r, rnd.nextInt(r.length));
         }
         return r;
     }
@@ -393,7 +397,7 @@ class ReaderFuzzTest {
                     System.arraycopy(b, at + len, o, at, b.length - at - len);
                     b = o.length == 0 ? new byte[] {0} : o;
                 }
-                case 4 -> b = java.util.Arrays.copyOf(b, Math.max(1, rnd.nextInt(b.length)));   // cut short
+                case 4 -> b = Arrays.copyOf(b, Math.max(1, rnd.nextInt(b.length)));   // cut short
                 default -> {
                     long[] pg = pages.get(rnd.nextInt(pages.size()));
                     long[] other = pages.get(rnd.nextInt(pages.size()));
@@ -406,7 +410,7 @@ class ReaderFuzzTest {
                     switch (op) {
                         case 5 -> System.arraycopy(b, from, b, at, size);          // a page duplicated over another
                         case 6 -> {                                                 // two pages swapped
-                            byte[] t = java.util.Arrays.copyOfRange(b, at, at + size);
+                            byte[] t = Arrays.copyOfRange(b, at, at + size);
                             System.arraycopy(b, from, b, at, size);
                             System.arraycopy(t, 0, b, from, size);
                         }

@@ -17,6 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
@@ -120,7 +121,7 @@ class ReportCommandTest {
             assertEquals(r.timestampNs() + src.clockOffset(), e.get("wall").asLong(), "wall clock");
             assertEquals(lost.getOrDefault(i, 0L).longValue(), e.has("lost") ? e.get("lost").asLong() : 0, "event " + i);
             for (Field f : r.format().fields()) {
-                if (f.kind() == org.tracewire.format.FieldKind.INTEGER && f.signed() && f.size() <= 8) {
+                if (f.kind() == FieldKind.INTEGER && f.signed() && f.size() <= 8) {
                     assertEquals(r.integer(f), e.get("fields").get(f.name()).asLong(), "event " + i + " " + f.name());
                 }
             }

@@ -9,9 +9,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,7 @@ import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordException;
 import org.tracewire.testing.ContextPcapng;
 import org.tracewire.testing.FixtureRecords;
 import org.tracewire.wire.ContextFragment;
@@ -165,9 +168,9 @@ class ReportMutationTest {
         int op = d.length < WireHeader.SIZE + 8 ? 2 : rnd.nextInt(context ? 14 : 10);
         switch (op) {
             case 0 -> d[rnd.nextInt(Math.min(d.length, WireHeader.SIZE))] ^= (byte) (1 << rnd.nextInt(8));
-            case 1 -> d = java.util.Arrays.copyOf(d, rnd.nextInt(d.length + 1));
+            case 1 -> d = Arrays.copyOf(d, rnd.nextInt(d.length + 1));
             case 2 -> {
-                byte[] e = java.util.Arrays.copyOf(d, d.length + 1 + rnd.nextInt(300));
+                byte[] e = Arrays.copyOf(d, d.length + 1 + rnd.nextInt(300));
                 for (int i = d.length; i < e.length; i++) {
                     e[i] = (byte) rnd.nextInt(256);
                 }
@@ -188,7 +191,7 @@ class ReportMutationTest {
             }
             case 7 -> {                                                                     // an event frame becomes another id
                 if (d.length >= WireHeader.SIZE + 2) {
-                    b.order(java.nio.ByteOrder.LITTLE_ENDIAN).putShort(WireHeader.SIZE, (short) (rnd.nextBoolean()
+                    b.order(ByteOrder.LITTLE_ENDIAN).putShort(WireHeader.SIZE, (short) (rnd.nextBoolean()
                             ? sw.id() : rnd.nextInt(0x10000)));
                 }
             }
@@ -295,7 +298,7 @@ class ReportMutationTest {
                             case CHAR_ARRAY, DYNAMIC_STRING -> r.string(f);
                             default -> r.bytes(f);
                         }
-                    } catch (org.tracewire.record.RecordException expected) {
+                    } catch (RecordException expected) {
                         // a field outside a mutated record: report writes null
                     }
                 }

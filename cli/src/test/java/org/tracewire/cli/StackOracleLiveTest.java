@@ -12,6 +12,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,12 +47,12 @@ class StackOracleLiveTest {
     static void assertLeftAsFound(HostState before, HostState after) {
         assertEquals(before.settings(), after.settings(), "tracing settings changed");
         assertEquals(before.tracewireInterfaces(), after.tracewireInterfaces(), "tracewire interfaces changed");
-        java.util.regex.Pattern owner = java.util.regex.Pattern.compile("tracewire-(?:[a-z]+-)*(\\d+)(?:-.*)?");
+        Pattern owner = Pattern.compile("tracewire-(?:[a-z]+-)*(\\d+)(?:-.*)?");
         for (String name : after.instances()) {
             if (before.instances().contains(name)) {
                 continue;
             }
-            java.util.regex.Matcher m = owner.matcher(name);
+            Matcher m = owner.matcher(name);
             long pid = m.matches() ? Long.parseLong(m.group(1)) : -1;
             assertTrue(pid > 0 && pid != ProcessHandle.current().pid()
                     && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "instance left: " + name);
@@ -57,7 +60,7 @@ class StackOracleLiveTest {
     }
 
     /** A user stack line with the symbol the capture resolved after the kernel's address. */
-    static final java.util.regex.Pattern USER_SYMBOL = java.util.regex.Pattern.compile("(?m)^( =>  <[0-9a-f]{16}>) .*$");
+    static final Pattern USER_SYMBOL = Pattern.compile("(?m)^( =>  <[0-9a-f]{16}>) .*$");
 
     /**
      * In {@code report}'s text, the user stacks right after a {@code sys_openat} record of the same
@@ -69,7 +72,7 @@ class StackOracleLiveTest {
         Map<String, String> lastBody = new HashMap<>(); // per cpu|pid: the last record's text
         String[] lines = text.split("\n");
         for (int i = 0; i < lines.length; i++) {
-            java.util.regex.Matcher m = CaptureOracle.LINE.matcher(lines[i]);
+            Matcher m = CaptureOracle.LINE.matcher(lines[i]);
             if (!m.matches()) {
                 if (USER_SYMBOL.matcher(lines[i]).matches()) {
                     n[2]++;
@@ -127,7 +130,7 @@ class StackOracleLiveTest {
         Map<String, Integer> report = CaptureOracle.records(USER_SYMBOL.matcher(reported).replaceAll("$1"));
 
         Map<String, Integer> kernel = new HashMap<>(run.kernel());
-        Map<String, long[]> kinds = new java.util.TreeMap<>(); // kind → {records, matched, stack lines, matched lines}
+        Map<String, long[]> kinds = new TreeMap<>(); // kind → {records, matched, stack lines, matched lines}
         List<String> misses = new ArrayList<>();
         report.forEach((key, n) -> {
             String body = key.split("\\|", 4)[3];

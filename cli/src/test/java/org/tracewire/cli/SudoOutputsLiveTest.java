@@ -11,6 +11,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +82,7 @@ class SudoOutputsLiveTest {
         Result r = run(u, "capture", "-e", "sched", "--no-iface", "--duration", "2", "--read-ahead", "0",
                 "-w", dir.resolve("r.pcapng").toString(), "-b", "filesize:20", "-b", "files:2");
         assertEquals(0, r.code, r.out);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) files written, 2 kept").matcher(r.out);
+        Matcher m = Pattern.compile("(\\d+) files written, 2 kept").matcher(r.out);
         assertTrue(m.find() && Integer.parseInt(m.group(1)) >= 3, "the ring went round: " + r.out);
         List<Path> left;
         try (var l = Files.list(dir)) {

@@ -8,9 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import org.junit.jupiter.api.Tag;
@@ -71,14 +73,14 @@ class TaskNamesLiveTest {
             }
         }
         // every name the file gave each pid (PROCESS items: pid, tgid, comm)
-        Map<Integer, java.util.Set<String>> given = new HashMap<>();
+        Map<Integer, Set<String>> given = new HashMap<>();
         for (WireFrames.Decoded d : WireFrames.read(file)) {
             if (d.message() != null && d.message().kind() == FrameKind.PROCESS) {
                 for (ContextMessage.Item item : d.message().items()) {
                     if (item.type() == ContextMessage.PROCESS_TASK) {
                         ByteBuffer b = ByteBuffer.wrap(item.value());
                         int pid = b.getInt();
-                        given.computeIfAbsent(pid, k -> new java.util.HashSet<>()).add(
+                        given.computeIfAbsent(pid, k -> new HashSet<>()).add(
                                 new String(item.value(), 8, item.value().length - 8, StandardCharsets.UTF_8));
                     }
                 }
@@ -115,7 +117,7 @@ class TaskNamesLiveTest {
                 kernelUnnamed++;
                 continue;
             }
-            if (!k.equals(o[1]) && given.getOrDefault(Integer.parseInt(o[2]), java.util.Set.of()).contains(k)) {
+            if (!k.equals(o[1]) && given.getOrDefault(Integer.parseInt(o[2]), Set.of()).contains(k)) {
                 // the kernel kept a name the task had before (the sh that forked cat): not saved again
                 kernelEarlier++;
                 continue;

@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.Field;
@@ -57,7 +59,7 @@ class UntrustedTextTest {
                 Field f = r.format().field("prev_comm");
                 ByteBuffer b = ByteBuffer.allocate(r.payload().limit()).order(r.layout().byteOrder());
                 b.put(r.payload().duplicate()).flip();
-                byte[] name = java.util.Arrays.copyOf(EVIL.getBytes(StandardCharsets.UTF_8), f.size());
+                byte[] name = Arrays.copyOf(EVIL.getBytes(StandardCharsets.UTF_8), f.size());
                 b.put(f.offset(), name);
                 recs.set(i, new EventRecord(r.format(), r.layout(), r.cpu(), r.timestampNs(), b));
                 renamed++;
@@ -103,7 +105,7 @@ class UntrustedTextTest {
         assertEquals(0, r.rc(), r.err());
         try (TraceDatFile f = TraceDatFile.open(dat)) {
             assertNoControls(f.cmdlinesText(), "saved cmdlines");
-            assertTrue(f.cmdlinesText().lines().allMatch(l -> l.matches("\\d+ " + java.util.regex.Pattern.quote(SHOWN))),
+            assertTrue(f.cmdlinesText().lines().allMatch(l -> l.matches("\\d+ " + Pattern.quote(SHOWN))),
                     f.cmdlinesText());
         }
     }

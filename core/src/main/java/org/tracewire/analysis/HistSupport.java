@@ -1,5 +1,6 @@
 package org.tracewire.analysis;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -47,7 +48,7 @@ public record HistSupport(Set<String> available, String source) {
      */
     public static HistSupport of(Tracefs tracefs) {
         Objects.requireNonNull(tracefs, "tracefs");
-        java.util.List<String> candidates = new java.util.ArrayList<>();
+        List<String> candidates = new ArrayList<>();
         for (String[] p : PROBES) {
             candidates.add("events/" + p[0] + "/" + p[1] + "/trigger");
         }

@@ -1,5 +1,7 @@
 package org.tracewire.analysis;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,15 +51,15 @@ public record HistTable(String triggerInfo, HistSpec spec, List<String> keyNames
     }
 
     private Map<List<HistKey>, List<Long>> counts() {
-        Map<List<HistKey>, List<Long>> m = new java.util.HashMap<>();
+        Map<List<HistKey>, List<Long>> m = new HashMap<>();
         for (HistEntry e : entries) {
             List<HistKey> k = e.keys().stream()
                     .map(p -> p.isString() ? HistKey.of(p.string().stripTrailing()) : p).toList();
-            List<Long> v = new java.util.ArrayList<>();
+            List<Long> v = new ArrayList<>();
             v.add(e.hitcount());
             v.addAll(e.values());
             m.merge(k, v, (a, b) -> {
-                List<Long> sum = new java.util.ArrayList<>();
+                List<Long> sum = new ArrayList<>();
                 for (int i = 0; i < a.size(); i++) {
                     sum.add(a.get(i) + b.get(i));
                 }

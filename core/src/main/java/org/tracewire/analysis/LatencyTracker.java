@@ -1,6 +1,7 @@
 package org.tracewire.analysis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
@@ -114,7 +115,7 @@ public final class LatencyTracker {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, Comparator.comparingLong(i -> records.get(i).timestampNs()));
+        Arrays.sort(order, Comparator.comparingLong(i -> records.get(i).timestampNs()));
         List<LatencyPair> out = new ArrayList<>();
         for (int i : order) {
             t.feed(i, records.get(i)).ifPresent(out::add);

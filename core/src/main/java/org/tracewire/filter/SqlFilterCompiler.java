@@ -1,6 +1,7 @@
 package org.tracewire.filter;
 
 import java.math.BigInteger;
+import java.util.Set;
 import org.tracewire.format.EventFormat;
 
 /**
@@ -25,7 +26,7 @@ import org.tracewire.format.EventFormat;
  */
 public final class SqlFilterCompiler {
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
-    private static final java.util.Set<String> KEY_COLUMNS = java.util.Set.of("frame", "ts", "common_cpu", "common_pid",
+    private static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "common_cpu", "common_pid",
             "capture", "host");
 
     /** The column {@code COMM} compiles to: the current task's name, which a typed table does not hold. */

@@ -1,6 +1,8 @@
 package org.tracewire.format;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 /**
  * Sizes of the C scalar type names that appear in format files and in print fmt casts.
@@ -74,10 +76,10 @@ public final class CTypes {
         return true;
     }
 
-    private static final java.util.regex.Pattern QUALIFIERS = java.util.regex.Pattern.compile("\\b(const|volatile|struct|enum)\\b");
-    private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile("\\s+");
+    private static final Pattern QUALIFIERS = Pattern.compile("\\b(const|volatile|struct|enum)\\b");
+    private static final Pattern SPACES = Pattern.compile("\\s+");
     /** Normalized names by name: print fmts evaluate casts per record, over a few dozen type names. */
-    private static final java.util.Map<String, String> NORMALIZED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, String> NORMALIZED = new ConcurrentHashMap<>();
     private static final int MAX_MEMO = 4096;
 
     /** Drops qualifiers and folds white space: {@code "const  unsigned   int"} → {@code "unsigned int"}. */

@@ -2,6 +2,7 @@ package org.tracewire.io;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -147,7 +148,7 @@ public final class GrowingFile extends InputStream {
                 Thread.sleep(POLL_MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while waiting for the file to grow");
+                throw new InterruptedIOException("interrupted while waiting for the file to grow");
             }
         }
     }

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.PriorityQueue;
 
 /**
@@ -144,7 +145,7 @@ public final class PcapngMerger {
                 interfaces += s.outIds.size();
             }
             return new Result(packets, interfaces, first, last,
-                    sources.stream().map(s -> s.damaged).filter(java.util.Objects::nonNull).toList());
+                    sources.stream().map(s -> s.damaged).filter(Objects::nonNull).toList());
         } finally {
             for (Source s : sources) {
                 s.reader.close();

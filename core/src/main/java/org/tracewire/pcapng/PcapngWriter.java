@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
+import org.tracewire.posix.InvokingUser;
 
 /**
  * Writes a pcapng file (draft-ietf-opsawg-pcapng): one Section Header Block (options from
@@ -149,7 +150,7 @@ public final class PcapngWriter implements AutoCloseable {
      * pkexec), the file is that user's to write ({@link org.tracewire.posix.InvokingUser#openOutput}).
      */
     public static PcapngWriter create(Path file, SectionInfo section) throws IOException {
-        FileChannel ch = org.tracewire.posix.InvokingUser.openOutput(file, "pcapng");
+        FileChannel ch = InvokingUser.openOutput(file, "pcapng");
         try {
             return new PcapngWriter(ch, section);
         } catch (IOException | RuntimeException e) {

@@ -3,13 +3,17 @@ package org.tracewire.posix;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Pointer;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -186,7 +190,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
     public static void deleteOutput(Path file, String purpose) throws IOException {
         InvokingUser u = current();
         if (!u.actsForAnother()) {
-            java.nio.file.Files.deleteIfExists(file);
+            Files.deleteIfExists(file);
             return;
         }
         Path abs = file.toAbsolutePath();
@@ -635,7 +639,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      *                     ("exists and was not written by tracewire; not replacing it"), or writing
      *                     fails; the temporary file is then removed and the target left as it was
      */
-    public Path replaceFile(Path target, int mode, java.util.function.Predicate<byte[]> mayReplace, Content content)
+    public Path replaceFile(Path target, int mode, Predicate<byte[]> mayReplace, Content content)
             throws IOException {
         Path abs = target.toAbsolutePath();
         Path parent = abs.getParent();
@@ -644,7 +648,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
             throw new IOException(abs + ": not a file name");
         }
         String what = abs.toString();
-        String tmp = "." + n + "." + Long.toHexString(new java.security.SecureRandom().nextLong()) + ".tmp";
+        String tmp = "." + n + "." + Long.toHexString(new SecureRandom().nextLong()) + ".tmp";
         int[] opened = act(() -> {
             int dir = openDirectory(parent, true, what);
             try {
@@ -704,10 +708,10 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      * @return the file, absolute
      * @throws IOException as that method
      */
-    public Path replaceFile(Path target, int mode, java.util.function.Predicate<byte[]> mayReplace, byte[] content)
+    public Path replaceFile(Path target, int mode, Predicate<byte[]> mayReplace, byte[] content)
             throws IOException {
         return replaceFile(target, mode, mayReplace, ch -> {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(content);
+            ByteBuffer b = ByteBuffer.wrap(content);
             while (b.hasRemaining()) {
                 ch.write(b);
             }
@@ -726,7 +730,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
             return null;
         }
         try {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(MAX_INSPECTED + 1);
+            ByteBuffer b = ByteBuffer.allocateDirect(MAX_INSPECTED + 1);
             int total = 0;
             while (total <= MAX_INSPECTED) {
                 long r = Posix.read(fd, b.position(total).slice(), MAX_INSPECTED + 1 - total);
@@ -756,7 +760,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      * @throws IOException when it is not ours ("was not written by tracewire; not removing it") or
      *                     the user may not remove it
      */
-    public boolean removeFile(Path target, java.util.function.Predicate<byte[]> isOurs) throws IOException {
+    public boolean removeFile(Path target, Predicate<byte[]> isOurs) throws IOException {
         Path abs = target.toAbsolutePath();
         String n = abs.getFileName().toString();
         String what = abs.toString();

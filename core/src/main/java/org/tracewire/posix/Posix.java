@@ -3,6 +3,7 @@ package org.tracewire.posix;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Native;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The few libc calls the JDK does not offer on raw file descriptors: {@code open} with
@@ -127,7 +128,7 @@ public final class Posix {
 
         /** Decodes a buffer statx filled (little- or big-endian as the host). */
         public static Stat of(byte[] buf) {
-            ByteBuffer b = ByteBuffer.wrap(buf).order(java.nio.ByteOrder.nativeOrder());
+            ByteBuffer b = ByteBuffer.wrap(buf).order(ByteOrder.nativeOrder());
             return new Stat(b.getShort(28) & 0xffff, b.getInt(16), b.getInt(20), b.getInt(24));
         }
 

@@ -3,6 +3,7 @@ package org.tracewire.printfmt;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Set;
+import org.tracewire.format.CTypes;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
@@ -321,9 +322,9 @@ final class Evaluator {
             // C pointer arithmetic on a kernel address: scale by the pointee's size; a struct's
             // size is only known when calibrated (KernelVariables), else the record falls back
             String pointee = c.type().pointee();
-            int size = org.tracewire.format.CTypes.sizeOf(pointee, longSize);
+            int size = CTypes.sizeOf(pointee, longSize);
             if (size <= 0) {
-                size = ctx.variables().sizeOf(org.tracewire.format.CTypes.normalize(pointee));
+                size = ctx.variables().sizeOf(CTypes.normalize(pointee));
             }
             if (pointee.equals("void")) {
                 size = 1;
@@ -372,9 +373,9 @@ final class Evaluator {
     Val cast(CType type, Val v) {
         if (type.pointer()) {
             if (v instanceof Val.Mem m) {
-                int es = org.tracewire.format.CTypes.sizeOf(type.pointee(), longSize);
+                int es = CTypes.sizeOf(type.pointee(), longSize);
                 return new Val.Mem(m.data(), m.offset(), m.limit(), es > 0 ? es : 1,
-                        org.tracewire.format.CTypes.isSigned(type.pointee()));
+                        CTypes.isSigned(type.pointee()));
             }
             if (v instanceof Val.Text) {
                 return v;

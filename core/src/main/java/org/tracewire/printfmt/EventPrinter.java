@@ -1,6 +1,7 @@
 package org.tracewire.printfmt;
 
 import java.util.List;
+import java.util.function.Function;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
@@ -245,7 +246,7 @@ public final class EventPrinter {
         }
     }
 
-    private static String nullOr(Val v, java.util.function.Function<Val.Mem, String> f) {
+    private static String nullOr(Val v, Function<Val.Mem, String> f) {
         if (v instanceof Val.Mem m) {
             return f.apply(m);
         }

@@ -1,6 +1,7 @@
 package org.tracewire.printfmt;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * A parsed {@code print fmt}: the format string (its literals joined and unescaped), split into
@@ -19,7 +20,7 @@ public record PrintFmt(String event, String format, List<FormatSegment> segments
     }
 
     /** Kernel variables whose value the kernel reads when it prints, not when it records. */
-    public static final java.util.Set<String> PRINT_TIME_VARIABLES = java.util.Set.of("jiffies");
+    public static final Set<String> PRINT_TIME_VARIABLES = Set.of("jiffies");
 
     /**
      * True when an argument reads kernel state at print time (e.g. {@code jiffies - REC->dirtied_when}

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The kernel's {@code printk_formats} file: constant strings ({@code trace_printk} formats,
@@ -33,7 +34,7 @@ public final class PrintkFormats {
      * safe against concurrent changes of the map.
      */
     public static PrintkFormats view(Map<Long, String> strings) {
-        return new PrintkFormats(java.util.Objects.requireNonNull(strings, "strings"), true);
+        return new PrintkFormats(Objects.requireNonNull(strings, "strings"), true);
     }
 
     /** A table with no strings. */

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -163,10 +164,11 @@ public final class BackendClient implements AutoCloseable {
      */
     public CompletableFuture<Messages.Started> startCapture(Messages.CaptureRequest req) {
         List<Messages.CaptureEvent> events = req.events().stream()
-                .map(e -> new Messages.CaptureEvent(e.event(), blankToNull(e.filter()))).toList();
+                .map(e -> new Messages.CaptureEvent(e.event(), blankToNull(e.filter()), blankToNull(e.stack())))
+                .toList();
         Messages.CaptureRequest sent = new Messages.CaptureRequest(events, blankToNull(req.iface()),
                 blankToNull(req.pcapng()), req.bufferKb() != null && req.bufferKb() > 0 ? req.bufferKb() : null,
-                blankToNull(req.clock()), req.stream());
+                blankToNull(req.clock()), req.stream(), req.traceSelf());
         return request(sent, Messages.Started.class);
     }
 
@@ -299,7 +301,7 @@ public final class BackendClient implements AutoCloseable {
                     listeners.forEach(l -> l.onEvents(items));
                 }
                 case "frames" -> {
-                    List<java.nio.ByteBuffer> frames;
+                    List<ByteBuffer> frames;
                     try {
                         frames = Protocol.read(msg, Messages.Frames.class).decoded();
                     } catch (IllegalArgumentException e) {

@@ -1,7 +1,9 @@
 package org.tracewire.protocol;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,10 +71,10 @@ public final class BackendLauncher {
 
     private static boolean isRoots(Path file) {
         try {
-            Map<String, Object> a = Files.readAttributes(file, "unix:uid,mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            Map<String, Object> a = Files.readAttributes(file, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
             int mode = (Integer) a.get("mode");
             return (Integer) a.get("uid") == 0 && (mode & 0170000) == 0100000 && (mode & 022) == 0 && (mode & 0100) != 0;
-        } catch (java.io.IOException | UnsupportedOperationException e) {
+        } catch (IOException | UnsupportedOperationException e) {
             return false;
         }
     }

@@ -1,5 +1,6 @@
 package org.tracewire.protocol;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -16,7 +17,7 @@ public interface BackendListener {
      *
      * @param frames the frames, oldest first (the buffers are the listener's)
      */
-    default void onFrames(List<java.nio.ByteBuffer> frames) {
+    default void onFrames(List<ByteBuffer> frames) {
     }
 
     /** Counters (pushed every second during a capture). @param stats the counters */

@@ -1,10 +1,15 @@
 package org.tracewire.protocol;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeName;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * Every message of the backend protocol ({@code docs/backend-protocol.md}), as records both ends
@@ -61,7 +66,10 @@ public final class Messages {
     }
 
     /**
-     * One event to capture in {@link CaptureRequest}.
+     * One event to capture in {@link CaptureRequest}: the JSON form of {@link EventSelection}, the
+     * one model of an event with its filter ({@link #of} and {@link #toSelection} convert). Its
+     * fields stay plain text so that a malformed one reaches the backend, which names it in its
+     * error.
      *
      * @param event  "system:event"
      * @param filter kernel filter, or null for none
@@ -72,6 +80,24 @@ public final class Messages {
         /** An event without stack traces. */
         public CaptureEvent(String event, String filter) {
             this(event, filter, null);
+        }
+
+        /** The JSON form of a selection: {@code stack} null for {@link EventSelection.Stack#NONE}. */
+        public static CaptureEvent of(EventSelection s) {
+            return new CaptureEvent(s.fullName(), s.filter(), s.stack() == EventSelection.Stack.NONE ? null
+                    : s.stack().word());
+        }
+
+        /**
+         * The selection this names, checked: {@code event} one {@code SYSTEM:EVENT}, {@code stack}
+         * one of the words {@link EventSelection.Stack#parse} reads (null: none).
+         *
+         * @throws IllegalArgumentException naming the part that is malformed
+         */
+        @JsonIgnore
+        public EventSelection toSelection() {
+            return EventSelection.parse(event, filter,
+                    stack == null ? EventSelection.Stack.NONE : EventSelection.Stack.parse(stack));
         }
     }
 
@@ -283,8 +309,8 @@ public final class Messages {
     @JsonTypeName("frames")
     public record Frames(@Required List<String> frames) implements Reply {
         /** The message of frames (each from its position to its limit; not changed). */
-        public static Frames of(List<java.nio.ByteBuffer> frames) {
-            java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        public static Frames of(List<ByteBuffer> frames) {
+            Base64.Encoder b64 = Base64.getEncoder();
             return new Frames(frames.stream().map(f -> {
                 byte[] a = new byte[f.remaining()];
                 f.duplicate().get(a);
@@ -297,12 +323,12 @@ public final class Messages {
          *
          * @throws IllegalArgumentException naming the frame when one is not base64
          */
-        public List<java.nio.ByteBuffer> decoded() {
-            java.util.Base64.Decoder b64 = java.util.Base64.getDecoder();
-            List<java.nio.ByteBuffer> r = new java.util.ArrayList<>(frames.size());
+        public List<ByteBuffer> decoded() {
+            Base64.Decoder b64 = Base64.getDecoder();
+            List<ByteBuffer> r = new ArrayList<>(frames.size());
             for (int i = 0; i < frames.size(); i++) {
                 try {
-                    r.add(java.nio.ByteBuffer.wrap(b64.decode(frames.get(i))));
+                    r.add(ByteBuffer.wrap(b64.decode(frames.get(i))));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("frames[" + i + "] is not base64: " + e.getMessage(), e);
                 }

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -147,7 +148,7 @@ public final class Protocol {
             throw new ProtocolException(typeOf(message.getClass()) + " message is " + json.length
                     + " bytes; the protocol allows " + maxBytes);
         }
-        byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+        byte[] line = Arrays.copyOf(json, json.length + 1);
         line[json.length] = '\n';
         return line;
     }

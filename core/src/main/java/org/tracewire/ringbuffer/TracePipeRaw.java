@@ -1,6 +1,7 @@
 package org.tracewire.ringbuffer;
 
 import com.sun.jna.LastErrorException;
+import java.nio.ByteOrder;
 import org.tracewire.posix.Posix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -100,7 +101,7 @@ public final class TracePipeRaw implements AutoCloseable {
         // struct pollfd { int fd; short events; short revents; } as three shorts on a little- or
         // big-endian host: the fd int is written through two shorts in host order
         short[] pfd = new short[4];
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder());
+        ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
         b.putInt(0, fd).putShort(4, Posix.POLLIN).putShort(6, (short) 0);
         for (int i = 0; i < 4; i++) {
             pfd[i] = b.getShort(i * 2);

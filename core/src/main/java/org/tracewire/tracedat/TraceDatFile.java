@@ -1,12 +1,14 @@
 package org.tracewire.tracedat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -114,7 +116,7 @@ public final class TraceDatFile implements AutoCloseable {
         try {
             f.read();
             return f;
-        } catch (TraceDatException | java.io.UncheckedIOException e) {
+        } catch (TraceDatException | UncheckedIOException e) {
             ch.close();
             throw e;
         } catch (RuntimeException e) {
@@ -177,7 +179,7 @@ public final class TraceDatFile implements AutoCloseable {
             throw new TraceDatException(0, "the file has no header_page");
         }
         catalog = new FormatCatalog(formats.stream()
-                .sorted(java.util.Comparator.comparing(EventFormat::fullName)).toList(), failures);
+                .sorted(Comparator.comparing(EventFormat::fullName)).toList(), failures);
         optionsView = options.build();
         if (buffers.isEmpty() && !latency) {
             throw new TraceDatException(0, "the file has no flyrecord data");

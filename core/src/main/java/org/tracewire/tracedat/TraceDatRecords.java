@@ -2,6 +2,7 @@ package org.tracewire.tracedat;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
 import org.tracewire.ringbuffer.CorruptPageException;
@@ -44,7 +46,7 @@ public final class TraceDatRecords implements Iterator<TraceDatEvent>, AutoClose
     private final long[] tsc;
     private long unknown;
     private long tooShort;
-    private final Map<Integer, Integer> commonSize = new java.util.HashMap<>();
+    private final Map<Integer, Integer> commonSize = new HashMap<>();
     private boolean started;
     private TraceDatEvent peeked;
 
@@ -138,7 +140,7 @@ public final class TraceDatRecords implements Iterator<TraceDatEvent>, AutoClose
 
     private static int commonSize(EventFormat f) {
         int end = 0;
-        for (org.tracewire.format.Field x : f.commonFields()) {
+        for (Field x : f.commonFields()) {
             end = Math.max(end, x.offset() + x.size());
         }
         return end;

@@ -5,9 +5,12 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 import org.tracewire.format.EventFormat;
@@ -176,8 +179,8 @@ public class Tracefs {
             throw new TracefsException("cannot write " + relative + ": " + label);
         }
         Path p = root.resolve(relative);
-        try (var out = Files.newOutputStream(p, java.nio.file.StandardOpenOption.WRITE,
-                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (var out = Files.newOutputStream(p, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
             out.write(text.getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new TracefsException("writing '" + text.strip() + "' to " + p + " failed: " + e.getMessage(), e);
@@ -196,8 +199,8 @@ public class Tracefs {
             throw new TracefsException("cannot write " + relative + ": " + label);
         }
         Path p = root.resolve(relative);
-        try (var out = Files.newOutputStream(p, java.nio.file.StandardOpenOption.WRITE,
-                java.nio.file.StandardOpenOption.APPEND)) {
+        try (var out = Files.newOutputStream(p, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND)) {
             out.write(text.getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new TracefsException("appending '" + text.strip() + "' to " + p + " failed: " + e.getMessage(), e);
@@ -250,7 +253,7 @@ public class Tracefs {
      */
     public FormatCatalog formats() {
         List<EventFormat> parsed = new ArrayList<>();
-        java.util.Map<String, FormatException> failures = new java.util.HashMap<>();
+        Map<String, FormatException> failures = new HashMap<>();
         for (String system : systems()) {
             for (String event : events(system)) {
                 if (!exists(eventPath(system, event, "format"))) {

@@ -16,6 +16,7 @@ import org.tracewire.printfmt.PrintContext;
 import org.tracewire.printfmt.PrintkFormats;
 import org.tracewire.symbols.Kallsyms;
 import org.tracewire.symbols.KernelEnums;
+import org.tracewire.tracefs.OwnInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsInstance;
 
@@ -58,7 +59,7 @@ public final class KernelContext {
         }
         KernelVariables variables = null;
         if (tracefs.isLive()) {
-            Tracefs top = tracefs instanceof org.tracewire.tracefs.TracefsInstance i ? i.parent() : tracefs;
+            Tracefs top = tracefs instanceof TracefsInstance i ? i.parent() : tracefs;
             variables = calibrated(top);
         }
         return new PrintContext(symbols, printk, hz, enums, variables);
@@ -98,7 +99,7 @@ public final class KernelContext {
         }
         String text;
         try {
-            try (TracefsInstance inst = org.tracewire.tracefs.OwnInstances.create(top, "calib")) {
+            try (TracefsInstance inst = OwnInstances.create(top, "calib")) {
                 inst.setOption("nohash-ptr");
                 inst.setEnabled("kmem", "mm_page_alloc", true);
                 inst.setEnabled("kmem", "mm_page_free", true);

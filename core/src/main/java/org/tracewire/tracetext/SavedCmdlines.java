@@ -2,6 +2,7 @@ package org.tracewire.tracetext;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The kernel's pid → comm cache as read from tracefs {@code saved_cmdlines} ({@code "PID COMM"}
@@ -27,7 +28,7 @@ public final class SavedCmdlines {
      * changes; not safe against concurrent changes of the map.
      */
     public static SavedCmdlines view(Map<Integer, String> comms) {
-        return new SavedCmdlines(java.util.Objects.requireNonNull(comms, "comms"));
+        return new SavedCmdlines(Objects.requireNonNull(comms, "comms"));
     }
 
     /** Parses the text of {@code saved_cmdlines}; malformed lines are skipped. */

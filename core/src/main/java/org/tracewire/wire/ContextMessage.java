@@ -3,6 +3,7 @@ package org.tracewire.wire;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -73,12 +74,12 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Item i && i.type == type && java.util.Arrays.equals(i.value, value);
+            return o instanceof Item i && i.type == type && Arrays.equals(i.value, value);
         }
 
         @Override
         public int hashCode() {
-            return 31 * type + java.util.Arrays.hashCode(value);
+            return 31 * type + Arrays.hashCode(value);
         }
 
         @Override
@@ -162,7 +163,7 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
                 cut = true;
                 break;
             }
-            items.add(new Item(type, java.util.Arrays.copyOfRange(bytes, p + ITEM_HEAD, p + ITEM_HEAD + (int) len)));
+            items.add(new Item(type, Arrays.copyOfRange(bytes, p + ITEM_HEAD, p + ITEM_HEAD + (int) len)));
             p += ITEM_HEAD + (int) len;
         }
         return new Parsed(new ContextMessage(kind, items), cut, p);
@@ -255,7 +256,7 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
         public Builder task(int pid, int tgid, String comm) {
             byte[] n = comm.getBytes(StandardCharsets.UTF_8);
             if (n.length > 16) {
-                n = java.util.Arrays.copyOf(n, 16);
+                n = Arrays.copyOf(n, 16);
             }
             items.add(new Item(PROCESS_TASK, ByteBuffer.allocate(8 + n.length).putInt(pid).putInt(tgid).put(n).array()));
             return this;

@@ -88,8 +88,8 @@ public final class FirstSight {
             }
 
             @Override
-            public java.util.Set<Entry<Long, String>> entrySet() {
-                return java.util.Set.of();
+            public Set<Entry<Long, String>> entrySet() {
+                return Set.of();
             }
         };
         PrintContext noted = new PrintContext(noting, PrintkFormats.view(strings), source.hz(), source.enums(),

@@ -3,6 +3,7 @@ package org.tracewire.wire;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import org.tracewire.record.EventRecord;
 
 /**
@@ -95,7 +96,7 @@ public final class RecordFrames {
      * @param timeNs    time of those frames
      * @throws IOException when {@link Out} fails
      */
-    public void finish(java.util.Map<Integer, Long> lostAfter, long timeNs) throws IOException {
+    public void finish(Map<Integer, Long> lostAfter, long timeNs) throws IOException {
         start(timeNs);
         for (var e : lostAfter.entrySet()) {
             if (e.getValue() > 0) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatException;
 import org.tracewire.format.FormatParser;
@@ -185,7 +186,7 @@ public final class WireContext {
         int[] offsets = {0, 2, 3, 4};
         int[] sizes = {2, 1, 1, 4};
         for (int i = 0; i < names.length; i++) {
-            org.tracewire.format.Field c = f.field(names[i]);
+            Field c = f.field(names[i]);
             if (c == null || c.offset() != offsets[i] || c.size() != sizes[i]) {
                 return names[i] + (c == null ? " missing" : " at " + c.offset() + " size " + c.size());
             }

@@ -1,5 +1,6 @@
 package org.tracewire.wire;
 
+import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -107,7 +108,7 @@ public record WireHeader(int version, int kindCode, int flags, int cpu, long seq
      */
     static void write(ByteBuffer out, int version, int kindCode, int flags, int cpu, long sequence, long timeNs) {
         if (out.remaining() < SIZE) {
-            throw new java.nio.BufferOverflowException();
+            throw new BufferOverflowException();
         }
         int p = out.position();
         writeAt(out, p, version, kindCode, flags, cpu, sequence, timeNs);

@@ -16,11 +16,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.MacAddress;
@@ -149,9 +152,9 @@ class BpfFilterLibpcapTest {
         Tools.Run r = Tools.run(List.of(tcpdump.toString(), "-n", "-tt", "-r", pcap.toString(), expr));
         assertEquals(0, r.code(), expr + "\n" + r.output());
         Set<Integer> out = new TreeSet<>();
-        java.util.regex.Pattern numbered = java.util.regex.Pattern.compile("^(\\d{10})\\.\\d{6} ");
+        Pattern numbered = Pattern.compile("^(\\d{10})\\.\\d{6} ");
         for (String line : r.output().split("\n")) {
-            java.util.regex.Matcher m = numbered.matcher(line);
+            Matcher m = numbered.matcher(line);
             if (m.find()) {
                 out.add(Integer.parseInt(m.group(1)) - 1_700_000_000);
             }
@@ -183,10 +186,10 @@ class BpfFilterLibpcapTest {
             FilterField ff = FilterField.resolve(f, x.name());
             if (v instanceof BigInteger n && (ff == null || ff.type() != FilterField.Type.STRING)) {
                 b.put(x.offset(), bytes(n, x.size(), order));
-            } else if (v instanceof String str && x.kind() == org.tracewire.format.FieldKind.CHAR_ARRAY) {
+            } else if (v instanceof String str && x.kind() == FieldKind.CHAR_ARRAY) {
                 byte[] s = str.getBytes(StandardCharsets.UTF_8);
                 b.put(x.offset(), s, 0, Math.min(s.length, x.size() - 1));
-            } else if (v instanceof String str && x.kind() == org.tracewire.format.FieldKind.DYNAMIC_STRING) {
+            } else if (v instanceof String str && x.kind() == FieldKind.DYNAMIC_STRING) {
                 byte[] s = str.getBytes(StandardCharsets.UTF_8);
                 b.put(dyn, s);
                 b.put(dyn + s.length, (byte) 0);

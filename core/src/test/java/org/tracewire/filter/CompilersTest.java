@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FieldKind;
 
 /** The three compilers on hand-written filters, with the expected text. */
 class CompilersTest {
@@ -58,7 +59,7 @@ class CompilersTest {
     void fieldsAtTheirFormatOffsetsLittleEndian() {
         EventFormat f = Events.get("kmem:kmalloc");
         for (var field : f.fields()) {
-            if (field.kind() == org.tracewire.format.FieldKind.INTEGER || field.kind() == org.tracewire.format.FieldKind.POINTER) {
+            if (field.kind() == FieldKind.INTEGER || field.kind() == FieldKind.POINTER) {
                 assertEquals(30 + field.offset(), BpfFilterCompiler.fixedValueOffsets(f).get(field.name()), field.name());
             }
         }

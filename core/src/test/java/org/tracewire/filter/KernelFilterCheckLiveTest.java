@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.format.EventFormat;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.KernelFilterCheck;
 import org.tracewire.tracefs.Tracefs;
 
 /** The running kernel accepts every kernel filter the model compiles to, and reports refusals with positions. */

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.testing.Prerequisites;
@@ -24,7 +25,7 @@ class FormatIdentityTest {
         assertEquals(16, FormatIdentity.hex(ha).length());
 
         List<EventFormat> shuffled = new ArrayList<>(a.formats());
-        Collections.shuffle(shuffled, new java.util.Random(3));
+        Collections.shuffle(shuffled, new Random(3));
         assertEquals(ha, FormatIdentity.of(shuffled), "input order does not matter");
 
         EventFormat sw = a.byName("sched:sched_switch");

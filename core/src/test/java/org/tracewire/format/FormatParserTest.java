@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.Tracefs;
 
 class FormatParserTest {
     /** A format with every field kind, in the kernel's layout (tabs and all). */
@@ -118,7 +120,7 @@ class FormatParserTest {
 
     @Test
     void everyFormatOfTheSnapshotParses() {
-        var tracefs = org.tracewire.tracefs.Tracefs.open(org.tracewire.testing.Prerequisites.snapshot());
+        var tracefs = Tracefs.open(Prerequisites.snapshot());
         FormatCatalog catalog = tracefs.formats();
         assertEquals(List.of(), List.copyOf(catalog.failures().keySet()), "formats that failed");
         assertTrue(catalog.formats().size() >= 2300, "only " + catalog.formats().size() + " formats");

@@ -3,6 +3,7 @@ package org.tracewire.format;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.tracewire.testing.Prerequisites;
@@ -25,7 +26,7 @@ class TaskFieldsTest {
         assertEquals(List.of("pid/-", "old_pid/-", "common_pid/-"), of(snap, "sched", "sched_process_exec"));
         assertEquals(List.of("common_pid/-"), of(snap, "syscalls", "sys_enter_kill"),
                 "a syscall's arguments are 8-byte longs, not pid_t fields");
-        List<String> all = new java.util.ArrayList<>();
+        List<String> all = new ArrayList<>();
         for (EventFormat f : snap.formats().formats()) {
             for (TaskFields.TaskField t : TaskFields.of(f)) {
                 assertTrue(t.pid().size() == 4 && t.pid().kind() == FieldKind.INTEGER, f.fullName() + " " + t);

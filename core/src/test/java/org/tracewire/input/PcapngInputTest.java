@@ -7,15 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.Field;
 import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.PcapngFormatException;
+import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
@@ -76,14 +82,14 @@ class PcapngInputTest {
         List<EventRecord> recs = FixtureRecords.load().subList(0, 500);
         Path whole = FixturePcapng.write(dir.resolve("whole.pcapng"), recs);
         byte[] bytes = Files.readAllBytes(whole);
-        Path cut = Files.write(dir.resolve("cut.pcapng"), java.util.Arrays.copyOf(bytes, bytes.length * 2 / 3 + 5));
+        Path cut = Files.write(dir.resolve("cut.pcapng"), Arrays.copyOf(bytes, bytes.length * 2 / 3 + 5));
         int complete = 0;
-        try (org.tracewire.pcapng.PcapngPacketReader r = new org.tracewire.pcapng.PcapngPacketReader(cut)) {
+        try (PcapngPacketReader r = new PcapngPacketReader(cut)) {
             try {
                 for (var p = r.next(); p != null; p = r.next()) {
                     complete += PcapngInput.frame(p).kind() == FrameKind.EVENT ? 1 : 0;
                 }
-            } catch (org.tracewire.pcapng.PcapngFormatException e) {
+            } catch (PcapngFormatException e) {
                 assertTrue(e.truncated(), e.getMessage());
             }
         }
@@ -93,7 +99,7 @@ class PcapngInputTest {
                 got.add(it.next());
             }
             // a file's cut last block (a killed capture, a full disk) ends it: the failure says where
-            assertTrue(in.failure() != null && in.failure().matches(java.util.regex.Pattern.quote(cut.toString())
+            assertTrue(in.failure() != null && in.failure().matches(Pattern.quote(cut.toString())
                     + ": pcapng offset \\d+: the file ends inside a block \\(a killed capture, or a full disk\\): the "
                     + "events of the blocks before it were read; .*"), in.failure());
         }
@@ -115,7 +121,7 @@ class PcapngInputTest {
         Path frames = FixturePcapng.write(dir.resolve("f.pcapng"), recs);
         // a file whose first packet is an IPv4-looking Ethernet frame, then the tracewire frames
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host());
-             org.tracewire.pcapng.PcapngPacketReader r = new org.tracewire.pcapng.PcapngPacketReader(frames)) {
+             PcapngPacketReader r = new PcapngPacketReader(frames)) {
             int iface = w.addInterface(InterfaceInfo.ethernet("eth0", "mixed", 1514));
             int tw = w.addInterface(InterfaceInfo.tracewire("tracewire", "mixed", 65535));
             byte[] ip = new byte[60];
@@ -167,16 +173,16 @@ class PcapngInputTest {
             for (String run : List.of("one", "two")) {
                 FrameEncoder enc = new FrameEncoder();
                 ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(run, null, null, "h",
-                        "local", 0, 0, layout, null, null, java.util.Map.of(), "test", List.of()));
+                        "local", 0, 0, layout, null, null, Map.of(), "test", List.of()));
                 ContextMessage.Builder tasks = ContextMessage.builder(FrameKind.PROCESS);
                 for (int pid = 1000; pid < 1200; pid++) {
                     tasks.task(pid, pid, run + "-task-" + pid);
                 }
-                List<java.nio.ByteBuffer> frames = new ArrayList<>(enc.context(capture, WireHeader.NO_CPU, true, 1));
-                List<java.nio.ByteBuffer> process = enc.context(tasks.build(), 0, true, 2);
+                List<ByteBuffer> frames = new ArrayList<>(enc.context(capture, WireHeader.NO_CPU, true, 1));
+                List<ByteBuffer> process = enc.context(tasks.build(), 0, true, 2);
                 assertTrue(process.size() > 2, "a message of several fragments");
                 frames.addAll(run.equals("one") ? process.subList(0, 1) : process);
-                for (java.nio.ByteBuffer f : frames) {
+                for (ByteBuffer f : frames) {
                     w.writePacket(tw, 1, f, f.remaining(), 0);
                 }
             }

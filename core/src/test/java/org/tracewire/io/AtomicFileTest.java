@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -61,16 +63,16 @@ class AtomicFileTest {
         Files.createDirectories(f.getParent());
         Files.writeString(f, "old");
         Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-------"));
-        AtomicFile.write(f, "#!/bin/sh\n".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        AtomicFile.write(f, "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8),
                 PosixFilePermissions.fromString("rwxr-xr-x"));
         assertEquals("#!/bin/sh\n", Files.readString(f));
         assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
         Path g = dir.resolve("a/sparse.bin");
         AtomicFile.write(g, null, ch -> {
             ch.position(8);
-            ch.write(java.nio.ByteBuffer.wrap(new byte[] {9}));
+            ch.write(ByteBuffer.wrap(new byte[] {9}));
             ch.position(0);
-            ch.write(java.nio.ByteBuffer.wrap(new byte[] {1}));
+            ch.write(ByteBuffer.wrap(new byte[] {1}));
         });
         assertArrayEquals(new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 9}, Files.readAllBytes(g));
         assertThrows(IOException.class, () -> AtomicFile.write(g, null, ch -> {

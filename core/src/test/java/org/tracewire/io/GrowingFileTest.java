@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -53,8 +56,8 @@ class GrowingFileTest {
         Thread writer = new Thread(() -> {
             try {
                 Thread.sleep(300);
-                try (var ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
-                    ch.write(java.nio.ByteBuffer.wrap(new byte[] {'a', 'b', 'c', 'd', 'e', 0, 'f', 0}), 0);
+                try (var ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+                    ch.write(ByteBuffer.wrap(new byte[] {'a', 'b', 'c', 'd', 'e', 0, 'f', 0}), 0);
                 }
             } catch (Exception e) {
                 throw new IllegalStateException(e);

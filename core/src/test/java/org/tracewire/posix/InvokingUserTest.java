@@ -8,11 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,7 +110,7 @@ class InvokingUserTest {
                 "the directory " + tmp.resolve("to-etc") + " is not writable by uid 65534");
         // through a directory symlink of another user's: refused, whatever it points at
         Path other = Files.createSymbolicLink(tmp.resolve("others-link"), mine);
-        Files.setAttribute(other, "unix:uid", 4242, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(other, "unix:uid", 4242, LinkOption.NOFOLLOW_LINKS);
         assertRefused(nobody, other.resolve("x.pcapng"), other + " is a symbolic link of uid 4242; refused");
 
         // created where it may: owned by nobody, mode 0600
@@ -145,7 +149,7 @@ class InvokingUserTest {
         Path dir = fifo.getParent();
         nobody.checkWritable(fifo, "pcapng");
         // the reader opens it a moment after the writer asked (as dumpcap does)
-        java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
             try {
                 Thread.sleep(300);
                 return Files.readAllBytes(fifo);
@@ -156,7 +160,7 @@ class InvokingUserTest {
         try (FileChannel ch = nobody.openForWriting(fifo, "pcapng")) {
             ch.write(ByteBuffer.wrap("streamed".getBytes()));
         }
-        assertEquals("streamed", new String(read.get(10, java.util.concurrent.TimeUnit.SECONDS)));
+        assertEquals("streamed", new String(read.get(10, TimeUnit.SECONDS)));
         assertTrue(Files.exists(fifo) && !Files.isRegularFile(fifo), "still the FIFO");
 
         Path foreign = tmp.resolve("foreign-fifo");
@@ -207,7 +211,7 @@ class InvokingUserTest {
         assertEquals("r", u.act(() -> Files.readString(granted.resolve("r.lua"))));
         Path secret = Files.writeString(tmp.resolve("secret"), "root's");
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        assertThrows(java.nio.file.AccessDeniedException.class, () -> u.act(() -> Files.readString(secret)));
+        assertThrows(AccessDeniedException.class, () -> u.act(() -> Files.readString(secret)));
         assertRefused(nobody, granted.resolve("z.pcapng"), "the directory " + granted + " is not writable by uid 65534");
     }
 

@@ -16,12 +16,13 @@ import org.junit.jupiter.api.Test;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.testing.Prerequisites;
 
 /** Parses and compiles every print fmt of the linux-6.18 snapshot. */
 class SnapshotPrintFmtTest {
 
     static Path snapshotEvents() {
-        return org.tracewire.testing.Prerequisites.snapshot().resolve("events");
+        return Prerequisites.snapshot().resolve("events");
     }
 
     static List<EventFormat> snapshotFormats() throws IOException {

@@ -14,12 +14,15 @@ import java.io.OutputStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -109,6 +112,20 @@ class BackendClientTest {
         assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
     }
 
+    /** The request goes out whole: each event's stack choice and {@code traceSelf} with it. */
+    @Test
+    void startCaptureSendsStacksAndTraceSelf() throws Exception {
+        var start = client.startCapture(new Messages.CaptureRequest(
+                List.of(new Messages.CaptureEvent("sched:sched_switch", " ", "kernel")), null, null, null, null, false,
+                true));
+        JsonNode cmd = nextCommand();
+        assertEquals("kernel", cmd.at("/events/0/stack").asText(), cmd.toString());
+        assertTrue(cmd.at("/events/0/filter").isMissingNode(), "a blank filter is not sent: " + cmd);
+        assertTrue(cmd.get("traceSelf").asBoolean(), cmd.toString());
+        send("{\"type\":\"error\",\"id\":" + cmd.get("id").asLong() + ",\"message\":\"no\"}");
+        assertThrows(ExecutionException.class, () -> start.get(5, TimeUnit.SECONDS));
+    }
+
     @Test
     void pushedEventsReachListenersAndErrorsFailTheirCommand() throws Exception {
         var start = client.startCapture(new Messages.CaptureRequest(
@@ -142,7 +159,7 @@ class BackendClientTest {
 
         // An incoming line over the limit is skipped; the next one is read normally.
         byte[] chunk = new byte[1 << 20];
-        java.util.Arrays.fill(chunk, (byte) 'a');
+        Arrays.fill(chunk, (byte) 'a');
         Thread writer = new Thread(() -> {
             try {
                 for (int i = 0; i <= BackendClient.MAX_INCOMING_BYTES / chunk.length; i++) {
@@ -188,7 +205,7 @@ class BackendClientTest {
             Path exe = home.resolve("tracewire");
             BackendLauncher.Result missing = BackendLauncher.command(true, Map.of());
             assertEquals("cannot find the tracewire launcher at " + exe, missing.problem());
-            java.nio.file.Files.writeString(exe, "#!/bin/sh\n");
+            Files.writeString(exe, "#!/bin/sh\n");
             exe.toFile().setExecutable(true);
             assertEquals(List.of(exe.toString(), "backend"), BackendLauncher.command(true, Map.of()).command());
         } finally {
@@ -200,7 +217,7 @@ class BackendClientTest {
         }
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier cond) throws InterruptedException {
+    private static void waitFor(BooleanSupplier cond) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > end) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.tracewire.protocol.Messages.CaptureEvent;
 import org.tracewire.protocol.Messages.CaptureRequest;
+import org.tracewire.tracefs.EventSelection;
 
 class ProtocolTest {
     /** One example of every message, optional fields both given and left out. */
@@ -44,7 +46,7 @@ class ProtocolTest {
                 new Messages.Error("needs root"), new Messages.Error("bad filter", "sched:sched_switch", 3),
                 new Messages.Events(List.of(new Messages.EventItem(1, 1_700_000_000_000_000_000L, 42, "bash",
                         "sched:sched_switch", "prev_comm=bash", fields))),
-                Messages.Frames.of(List.of(java.nio.ByteBuffer.wrap(new byte[] {2, 0x10, 0, 1}), java.nio.ByteBuffer.allocate(0))));
+                Messages.Frames.of(List.of(ByteBuffer.wrap(new byte[] {2, 0x10, 0, 1}), ByteBuffer.allocate(0))));
     }
 
     @Test
@@ -86,15 +88,34 @@ class ProtocolTest {
                 Protocol.toJson(new Messages.Stopped(Messages.Stats.ZERO), 4L));
     }
 
+    /** {@code CaptureEvent} is the JSON form of the one model, {@link EventSelection}: same fields, both ways. */
+    @Test
+    void captureEventIsTheSelectionsJsonForm() throws Exception {
+        EventSelection plain = EventSelection.parse("sched:sched_switch", "prev_pid == 1");
+        EventSelection stacked = EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.BOTH);
+        CaptureRequest req = new CaptureRequest(List.of(CaptureEvent.of(plain), CaptureEvent.of(stacked)), null,
+                null, null, null, false);
+        String json = Protocol.toJson(req, null);
+        assertEquals("{\"type\":\"startCapture\",\"events\":[{\"event\":\"sched:sched_switch\","
+                + "\"filter\":\"prev_pid == 1\"},{\"event\":\"sched:sched_wakeup\",\"stack\":\"both\"}],"
+                + "\"stream\":false}", json);
+        CaptureRequest back = (CaptureRequest) Protocol.readCommand(Protocol.parse(json));
+        assertEquals(List.of(plain, stacked), back.events().stream().map(CaptureEvent::toSelection).toList());
+        assertEquals(EventSelection.Stack.NONE, new CaptureEvent("a:b", null, "none").toSelection().stack());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new CaptureEvent("sched:sched_switch", null, "kernal").toSelection()).getMessage().contains("kernal"));
+        assertThrows(IllegalArgumentException.class, () -> new CaptureEvent("../x:y", null).toSelection());
+    }
+
     private static String refused(String line, Class<?> cls) {
         return assertThrows(ProtocolException.class, () -> Protocol.read(Protocol.parse(line), cls)).getMessage();
     }
 
     @Test
     void framesAreBase64InStreamOrder() throws Exception {
-        Messages.Frames f = Messages.Frames.of(List.of(java.nio.ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff})));
+        Messages.Frames f = Messages.Frames.of(List.of(ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff})));
         assertEquals("{\"type\":\"frames\",\"frames\":[\"AhH//w==\"]}", Protocol.toJson(f, null));
-        assertEquals(java.nio.ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff}), f.decoded().get(0));
+        assertEquals(ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff}), f.decoded().get(0));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new Messages.Frames(List.of("AhH//w==", "not base64!")).decoded());
         assertTrue(e.getMessage().startsWith("frames[1] is not base64"), e.getMessage());

@@ -2,6 +2,7 @@ package org.tracewire.ringbuffer;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -41,7 +42,7 @@ public final class PageFixture {
                 int cpu;
                 try {
                     cpu = in.readInt();
-                } catch (java.io.EOFException e) {
+                } catch (EOFException e) {
                     break;
                 }
                 byte[] b = new byte[in.readInt()];

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -122,7 +123,7 @@ class MutationTest {
                     b[pos] = (byte) rnd.nextInt(256);
                 }
                 if (rnd.nextInt(10) == 0) {
-                    b = java.util.Arrays.copyOf(b, rnd.nextInt(b.length));
+                    b = Arrays.copyOf(b, rnd.nextInt(b.length));
                 }
                 SubBuffer sb;
                 try {

@@ -2,6 +2,7 @@ package org.tracewire.testing;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class FixturePcapng {
         Set<Integer> described = new HashSet<>();
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
             int iface = w.addInterface(InterfaceInfo.tracewire("tracewire", "fixture records", FrameEncoder.MAX_FRAME));
-            boolean le = snap.layout().byteOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+            boolean le = snap.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
             var capture = ContextMessages.capture(new ContextMessages.Capture("fixture", null, null, "fixture", "local",
                     EPOCH_NS, 0, snap.layout(), snap.read("events/header_page"), null, Map.of(), "test", List.of()));
             for (ByteBuffer f : encoder.context(capture, WireHeader.NO_CPU, le, EPOCH_NS)) {

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -95,7 +96,7 @@ class PrereqsListTest {
     void theLauncherInstallsWhatTheListSays() throws Exception {
         PrereqsList list = PrereqsList.load(PrereqsList.find());
         List<String> expected = list.packages().values().stream()
-                .sorted(java.util.Comparator.comparingInt(PrereqsList.Entry::line))
+                .sorted(Comparator.comparingInt(PrereqsList.Entry::line))
                 .filter(e -> e.scope().equals("run") || e.scope().equals("test"))
                 .map(PrereqsList.Entry::pkg).toList();
         ProcessBuilder pb = new ProcessBuilder("bash", "-c",

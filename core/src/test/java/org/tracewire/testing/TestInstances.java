@@ -1,5 +1,8 @@
 package org.tracewire.testing;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -95,11 +98,11 @@ public final class TestInstances {
      *
      * @param instanceDir the instance's directory, e.g. {@code /sys/kernel/tracing/instances/tracewire-42}
      */
-    public static boolean isTracing(java.nio.file.Path instanceDir) {
+    public static boolean isTracing(Path instanceDir) {
         try {
-            return java.nio.file.Files.readString(instanceDir.resolve("tracing_on")).strip().equals("1")
-                    && !java.nio.file.Files.readString(instanceDir.resolve("set_event")).isBlank();
-        } catch (java.io.IOException notYet) {
+            return Files.readString(instanceDir.resolve("tracing_on")).strip().equals("1")
+                    && !Files.readString(instanceDir.resolve("set_event")).isBlank();
+        } catch (IOException notYet) {
             return false;
         }
     }

@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +39,7 @@ public final class Tshark {
         CountDownLatch capturing = new CountDownLatch(1);
         Thread pump = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
-                 var log = java.nio.file.Files.newBufferedWriter(stderr, StandardCharsets.UTF_8)) {
+                 var log = Files.newBufferedWriter(stderr, StandardCharsets.UTF_8)) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     log.write(line);

@@ -11,8 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.format.EventFormat;
@@ -95,7 +98,7 @@ class TraceDatFixtureTest {
                      f.kallsymsText(), f.printkText(), f.cmdlinesText(), f.clock(), f.options().uname()),
                      f.subBufferLayout(f.buffersWithData().get(0)));
              TraceDatRecords rs = f.records()) {
-            Map<String, List<String>> formats = new java.util.TreeMap<>();
+            Map<String, List<String>> formats = new TreeMap<>();
             for (EventFormat e : f.catalog().formats()) {
                 formats.computeIfAbsent(e.system(), k -> new ArrayList<>()).add(f.formatText(e.fullName()));
             }
@@ -121,13 +124,13 @@ class TraceDatFixtureTest {
         int page;
         try (TraceDatFile f = TraceDatFile.open(v6)) {
             List<TraceDatBuffer.CpuData> cpus = f.buffers().get(0).cpus();
-            last = cpus.stream().max(java.util.Comparator.comparingLong(TraceDatBuffer.CpuData::offset)).orElseThrow();
+            last = cpus.stream().max(Comparator.comparingLong(TraceDatBuffer.CpuData::offset)).orElseThrow();
             page = f.pageSize();
             assertEquals(null, f.truncation());
         }
         assertTrue(last.size() >= 2L * page, "the last CPU has at least two pages: " + last.size());
         long cutAt = last.offset() + page + page / 2; // half way into its second page
-        Path cut = Files.write(dir.resolve("cut.dat"), java.util.Arrays.copyOf(bytes, (int) cutAt));
+        Path cut = Files.write(dir.resolve("cut.dat"), Arrays.copyOf(bytes, (int) cutAt));
         List<String> all = lines(v6);
         List<String> some = lines(cut);
         assertTrue(some.size() < all.size() && some.size() > 0, some.size() + " of " + all.size());

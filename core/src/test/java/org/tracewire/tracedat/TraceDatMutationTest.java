@@ -3,6 +3,7 @@ package org.tracewire.tracedat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -87,7 +88,7 @@ class TraceDatMutationTest {
             for (int i = 0; i < 12_000; i++) {
                 byte[] m = mutate(i % 2 == 0 ? v7 : v6, rnd);
                 Files.write(p, m);
-                long t0 = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+                long t0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
                 try (TraceDatFile f = TraceDatFile.open(p); TraceDatRecords rs = f.records()) {
                     KernelTextRenderer r = TraceDatContext.renderer(f, f.printContext());
                     while (rs.hasNext()) {
@@ -100,7 +101,7 @@ class TraceDatMutationTest {
                 } catch (RuntimeException e) {
                     throw new AssertionError("mutation " + i + " (seed " + Long.toHexString(SEED) + "): " + e, e);
                 }
-                long dt = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - t0;
+                long dt = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - t0;
                 slowest = Math.max(slowest, dt);
                 assertTrue(dt < 2_000_000_000L, "mutation " + i + " took " + dt / 1_000_000 + " ms of CPU");
                 stats[2]++;

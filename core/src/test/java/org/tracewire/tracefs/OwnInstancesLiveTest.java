@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.tracewire.filter.KernelFilterCheck;
 import org.tracewire.testing.Prerequisites;
 
 /** One naming rule for tracewire's instances, and one cleanup that removes every dead one. */

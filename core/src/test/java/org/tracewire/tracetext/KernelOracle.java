@@ -1,7 +1,10 @@
 package org.tracewire.tracetext;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -89,9 +92,9 @@ public final class KernelOracle {
                 Files.write(f, new byte[8192 * (i + 1)]);
                 Files.readAllBytes(f);
             }
-            try (var ch = java.nio.channels.FileChannel.open(dir.resolve("f0"),
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                ch.write(java.nio.ByteBuffer.allocate(4096));
+            try (var ch = FileChannel.open(dir.resolve("f0"),
+                    StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.allocate(4096));
                 ch.force(true);
             }
             LoopbackTraffic.send(10, 1000);

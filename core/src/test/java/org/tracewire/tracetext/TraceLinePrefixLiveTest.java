@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.record.EventRecord;
+import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -17,7 +18,7 @@ import org.tracewire.tracefs.Tracefs;
 class TraceLinePrefixLiveTest {
     @Test
     void contextColumnsMatchTheKernel() throws Exception {
-        Tracefs top = org.tracewire.testing.Prerequisites.requireTracefs();
+        Tracefs top = Prerequisites.requireTracefs();
         KernelOracle.Capture c = KernelOracle.run(top, "prefix", List.of("sched", "irq", "timer", "signal"), 4096);
         assertTrue(c.records().size() > 100, "the workload produced only " + c.records().size() + " records");
         assertEquals(c.kernelLines().size(), c.records().size(), "records in text vs raw");

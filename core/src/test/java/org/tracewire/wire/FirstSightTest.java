@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.AbstractMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ class FirstSightTest {
         // a kernel where every address is some symbol's, and every pointer a printk string
         SymbolResolver all = a -> a == 0 ? null
                 : new SymbolResolver.Symbol("sym_" + Long.toHexString(a >>> 8), a & ~0xffL, 0x100, (a & 0x100) != 0 ? "mod" : null);
-        PrintContext full = new PrintContext(all, PrintkFormats.view(new java.util.AbstractMap<>() {
+        PrintContext full = new PrintContext(all, PrintkFormats.view(new AbstractMap<>() {
             @Override
             public String get(Object k) {
                 return "str" + Long.toHexString((Long) k);

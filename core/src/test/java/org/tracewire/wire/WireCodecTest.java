@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -70,7 +72,7 @@ class WireCodecTest {
                 new WireHeader(WireHeader.VERSION, k.code(), WireHeader.FLAG_LITTLE_ENDIAN | WireHeader.FLAG_RAW_CLOCK,
                         cpu, 0xfffffffeL, -1L).write(out);
                 assertEquals(k.code(), WireHeader.kindCodeAt(out, 7), k + " cpu " + cpu);
-                byte[] frame = java.util.Arrays.copyOfRange(out.array(), 7, 7 + WireHeader.SIZE);
+                byte[] frame = Arrays.copyOfRange(out.array(), 7, 7 + WireHeader.SIZE);
                 assertEquals(k.code(), WireHeader.kindCode(frame), k + " cpu " + cpu);
                 assertEquals(cpu, WireHeader.cpu(frame), k + " cpu " + cpu);
                 assertEquals(cpu, WireHeader.read(ByteBuffer.wrap(frame), 0, 0).cpu());
@@ -184,7 +186,7 @@ class WireCodecTest {
         WireContext c = new WireContext();
         c.apply(ContextMessages.capture(new ContextMessages.Capture("c1", "6.18", "b", "h", "local", 10, 1,
                 new KernelLayout(ByteOrder.BIG_ENDIAN, 4), null, null,
-                new java.util.LinkedHashMap<>(Map.of("HZ", 250L, "vmemmap_base", 0xffffea0000000000L, "sizeof(page)", 64L)),
+                new LinkedHashMap<>(Map.of("HZ", 250L, "vmemmap_base", 0xffffea0000000000L, "sizeof(page)", 64L)),
                 "t", List.of("sched:sched_switch"))), WireHeader.NO_CPU);
         assertEquals(new KernelLayout(ByteOrder.BIG_ENDIAN, 4), c.layout());
         assertEquals(250, c.printContext().hz());

@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +18,9 @@ import org.tracewire.format.Field;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.io.AtomicFile;
 import org.tracewire.symbols.KernelEnums;
+import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -147,7 +151,7 @@ public final class DissectorGenerator {
          * @return the written file, absolute
          */
         public Path write(Path file) throws IOException {
-            org.tracewire.io.AtomicFile.write(file, lua);
+            AtomicFile.write(file, lua);
             return file.toAbsolutePath();
         }
 
@@ -174,7 +178,7 @@ public final class DissectorGenerator {
      */
     public static Result forTracefs(Tracefs tracefs, List<String> selectors) {
         FormatCatalog catalog = tracefs.formats();
-        List<EventFormat> selection = org.tracewire.tracefs.EventSelector.select(catalog, selectors);
+        List<EventFormat> selection = EventSelector.select(catalog, selectors);
         List<String> warnings = new ArrayList<>();
         KernelEnums enums = KernelEnums.empty();
         if (tracefs.isLive() && Files.isReadable(BTF)) {
@@ -202,7 +206,7 @@ public final class DissectorGenerator {
         StringBuilder tables = new StringBuilder(1 << 20);
         int fields = 0;
         int fallbacks = 0;
-        Set<Integer> seen = new java.util.HashSet<>();
+        Set<Integer> seen = new HashSet<>();
         Map<String, List<String>> abbreviations = new LinkedHashMap<>();
         for (EventFormat f : events) {
             if (!seen.add(f.id())) {
@@ -235,7 +239,7 @@ public final class DissectorGenerator {
             }
         }
         return new Result(out.toString(), seen.size(), fields, fallbacks, hash,
-                java.util.Collections.unmodifiableMap(abbreviations), List.of());
+                Collections.unmodifiableMap(abbreviations), List.of());
     }
 
     private record EventOut(String text, int fields, boolean fallback) {

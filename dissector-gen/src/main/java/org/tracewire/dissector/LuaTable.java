@@ -1,5 +1,8 @@
 package org.tracewire.dissector;
 
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +111,7 @@ final class LuaTable implements LuaValue {
      * @throws IllegalStateException for a value without a binary form (generated code, a local's
      *                               name) or a non-identifier key ({@code [k]})
      */
-    void encode(java.io.DataOutputStream out) throws java.io.IOException {
+    void encode(DataOutputStream out) throws IOException {
         int n = 0;
         for (Entry e : entries) {
             if (e.key == null) {
@@ -127,7 +130,7 @@ final class LuaTable implements LuaValue {
         out.writeInt(entries.size() - n);
         for (Entry e : entries) {
             if (e.key != null) {
-                byte[] k = e.key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] k = e.key.getBytes(StandardCharsets.UTF_8);
                 out.writeInt(k.length);
                 out.write(k);
                 encodeValue(e.value, out);
@@ -135,14 +138,14 @@ final class LuaTable implements LuaValue {
         }
     }
 
-    private static void encodeValue(LuaValue v, java.io.DataOutputStream out) throws java.io.IOException {
+    private static void encodeValue(LuaValue v, DataOutputStream out) throws IOException {
         if (v instanceof LuaTable t) {
             t.encode(out);
             return;
         }
         Object x = ((LuaValue.Lit) v).value();
         if (x instanceof String s) {
-            byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
             out.writeByte(0x01);
             out.writeInt(b.length);
             out.write(b);

@@ -382,6 +382,7 @@ final class PrintFmtLua {
     }
 
     private int fieldIndex(String name) {
+        // qualified: this file imports java.lang.reflect.Field
         List<org.tracewire.format.Field> fs = format.fields();
         for (int i = 0; i < fs.size(); i++) {
             if (fs.get(i).name().equals(name)) {

@@ -24,6 +24,7 @@ import org.tracewire.format.Field;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
+import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixturePcapng;
 import org.tracewire.testing.FixtureRecords;
@@ -82,7 +83,7 @@ class AnalysisFieldsTest {
     /** Packets in a pcapng (tshark prints one line per packet). */
     static long packets(Path pcap) throws IOException {
         long n = 0;
-        try (org.tracewire.pcapng.PcapngPacketReader r = new org.tracewire.pcapng.PcapngPacketReader(pcap)) {
+        try (PcapngPacketReader r = new PcapngPacketReader(pcap)) {
             while (r.next() != null) {
                 n++;
             }

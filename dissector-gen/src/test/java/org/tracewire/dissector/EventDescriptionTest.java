@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -260,6 +261,6 @@ class EventDescriptionTest {
         byte[] a = EventDescription.encode(f, 8, null);
         byte[] b = EventDescription.encode(f, 8, KernelEnums.empty());
         assertEquals(HexFormat.of().formatHex(a), HexFormat.of().formatHex(b));
-        assertTrue(new KernelLayout(java.nio.ByteOrder.BIG_ENDIAN, 8).longSize() == 8);
+        assertTrue(new KernelLayout(ByteOrder.BIG_ENDIAN, 8).longSize() == 8);
     }
 }

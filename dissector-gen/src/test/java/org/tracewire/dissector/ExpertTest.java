@@ -3,10 +3,14 @@ package org.tracewire.dissector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +21,10 @@ import org.tracewire.format.EventFormat;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.printfmt.PrintContext;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.Ethernet;
@@ -128,7 +134,7 @@ class ExpertTest {
             AT.put("fragment longer than message", c.written());
             byte[] sw = payload(switchRec);
             c.raw(bare(2, 0, WireHeader.FLAG_LITTLE_ENDIAN | WireHeader.FLAG_TRUNCATED, 0,
-                    java.util.Arrays.copyOf(sw, 30)), 1);
+                    Arrays.copyOf(sw, 30)), 1);
             AT.put("truncated", c.written());
             c.message(ContextMessages.lost(42), 1);
             AT.put("lost", c.written());
@@ -142,7 +148,7 @@ class ExpertTest {
             byte[] msg = ContextMessages.format(otherRec.format(), "x".repeat(2000),
                     EventDescription.encode(otherRec.format(), 8, null), Map.of()).toBytes();
             c.raw(bare(2, 2, 0, WireHeader.NO_CPU, fragment(500, 0, 2, msg.length,
-                    java.util.Arrays.copyOf(msg, FrameEncoder.FRAGMENT_BYTES))), 1);
+                    Arrays.copyOf(msg, FrameEncoder.FRAGMENT_BYTES))), 1);
             c.raw(bare(2, 0, WireHeader.FLAG_LITTLE_ENDIAN, 0, payload(otherRec)), 1);
             AT.put("incomplete format", c.written());
             // a FORMAT whose description tree is garbage: unknown, said why
@@ -157,7 +163,7 @@ class ExpertTest {
             byte[] oldTasks = tasks("a");
             int nf = (oldTasks.length + FrameEncoder.FRAGMENT_BYTES - 1) / FrameEncoder.FRAGMENT_BYTES;
             c.raw(bare(2, 4, 0, WireHeader.NO_CPU, fragment(600, 0, nf, oldTasks.length,
-                    java.util.Arrays.copyOf(oldTasks, FrameEncoder.FRAGMENT_BYTES))), 1);
+                    Arrays.copyOf(oldTasks, FrameEncoder.FRAGMENT_BYTES))), 1);
             // another capture id: the context is forgotten
             c.capture("b");
             c.event(switchRec);
@@ -168,11 +174,11 @@ class ExpertTest {
             byte[] newTasks = tasks("b");
             for (int i = 0; i < nf; i++) {
                 int from = i * FrameEncoder.FRAGMENT_BYTES;
-                c.raw(bare(2, 4, 0, WireHeader.NO_CPU, fragment(600, i, nf, newTasks.length, java.util.Arrays.copyOfRange(
+                c.raw(bare(2, 4, 0, WireHeader.NO_CPU, fragment(600, i, nf, newTasks.length, Arrays.copyOfRange(
                         newTasks, from, Math.min(newTasks.length, from + FrameEncoder.FRAGMENT_BYTES)))), 1);
             }
             byte[] ev = payload(switchRec);
-            ByteBuffer.wrap(ev).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(4, 1005); // common_pid
+            ByteBuffer.wrap(ev).order(ByteOrder.LITTLE_ENDIAN).putInt(4, 1005); // common_pid
             c.raw(bare(2, 0, WireHeader.FLAG_LITTLE_ENDIAN, 0, ev), 1);
             AT.put("task of the new capture", c.written());
             // comm of a pid changes between two of its events
@@ -199,7 +205,7 @@ class ExpertTest {
         for (String c : cases) {
             out.add(String.valueOf(AT.get(c)));
         }
-        return out.stream().sorted(java.util.Comparator.comparingInt(Integer::parseInt)).toList();
+        return out.stream().sorted(Comparator.comparingInt(Integer::parseInt)).toList();
     }
 
     @Test
@@ -227,8 +233,8 @@ class ExpertTest {
                 "-e", "tracewire.comm");
         Map<Integer, String[]> rows = new LinkedHashMap<>();
         r.out().lines().forEach(l -> rows.put(Integer.parseInt(l.split("\t")[0]), l.split("\t", -1)));
-        var kernel = new org.tracewire.tracetext.KernelTextRenderer(null, Tools.layout(),
-                org.tracewire.printfmt.PrintContext.empty());
+        var kernel = new KernelTextRenderer(null, Tools.layout(),
+                PrintContext.empty());
         assertEquals(kernel.body(wakeupRec), rows.get(AT.get("wakeup from context"))[1]);
         assertEquals(kernel.body(wakingRec), rows.get(AT.get("waking from fragments"))[1]);
         assertEquals(kernel.body(switchRec), rows.get(AT.get("switch after reset"))[1]);
@@ -288,8 +294,8 @@ class ExpertTest {
                 write(p, i1, b.duplicate());
             }
         }
-        var kernel = new org.tracewire.tracetext.KernelTextRenderer(null, Tools.layout(),
-                org.tracewire.printfmt.PrintContext.empty());
+        var kernel = new KernelTextRenderer(null, Tools.layout(),
+                PrintContext.empty());
         String a = kernel.body(switchRec);
         String b = kernel.body(wakeupRec);
         for (Path f : List.of(eth, two)) {
@@ -350,7 +356,7 @@ class ExpertTest {
         assertEquals(List.of(), frames(Tools.runtimeOnly(), caps, "_ws.lua.error || tracewire.expert.internal"));
     }
 
-    static void write(PcapngWriter w, int iface, ByteBuffer frame) throws java.io.IOException {
+    static void write(PcapngWriter w, int iface, ByteBuffer frame) throws IOException {
         w.writePacket(iface, V2Capture.EPOCH_NS, frame, frame.remaining(), 0);
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -201,7 +202,7 @@ class FuzzTest {
             list.remove(rnd.nextInt(list.size()));
         }
         if (list.size() > 1 && rnd.nextInt(5) == 0) {
-            java.util.Collections.swap(list, 0, list.size() - 1);
+            Collections.swap(list, 0, list.size() - 1);
         }
         for (byte[] f : list) {
             if (rnd.nextInt(2) == 0) {

@@ -14,6 +14,8 @@ import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.EventSelector;
 
 /** Generation over the whole snapshot: determinism, header, syntax under Lua 5.2 and 5.4. */
 class GeneratorTest {
@@ -43,8 +45,8 @@ class GeneratorTest {
 
     @Test
     void allEventsPassLuacOfBothVersions() throws Exception {
-        org.tracewire.testing.Prerequisites.requireTool("luac5.2");
-        org.tracewire.testing.Prerequisites.requireTool("luac5.4");
+        Prerequisites.requireTool("luac5.2");
+        Prerequisites.requireTool("luac5.4");
         Path p = Tools.allPlugin();
         for (String luac : new String[] {"luac5.2", "luac5.4"}) {
             Tools.Run r = Tools.run(luac, "-p", p.toString());
@@ -98,7 +100,7 @@ class GeneratorTest {
     void forTracefsIsTheGeneratorOnTheTracefsAndWritesAtomically() throws Exception {
         DissectorGenerator.Result r = DissectorGenerator.forTracefs(Tools.snapshot(), List.of("sched:*"));
         DissectorGenerator.Result direct = new DissectorGenerator(Tools.catalog(), Tools.layout(), Tools.snapshot().label())
-                .generate(org.tracewire.tracefs.EventSelector.select(Tools.catalog(), List.of("sched:*")));
+                .generate(EventSelector.select(Tools.catalog(), List.of("sched:*")));
         assertEquals(direct.lua(), r.lua());
         assertEquals(List.of(), r.warnings(), "a snapshot has no BTF to read");
         Path f = r.write(Tools.tempDir().resolve("for-tracefs.lua"));

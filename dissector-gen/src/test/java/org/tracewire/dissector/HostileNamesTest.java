@@ -9,16 +9,20 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.printfmt.PrintContext;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracetext.KernelTextRenderer;
 
 /**
  * Format files with hostile names (quotes, brackets, newlines, {@code ]]}, comment starters, Lua
@@ -51,9 +55,9 @@ class HostileNamesTest {
 
     static EventFormat direct() {
         EventFormat base = hostile();
-        List<org.tracewire.format.Field> fields = new java.util.ArrayList<>();
-        for (org.tracewire.format.Field f : base.fields()) {
-            fields.add(new org.tracewire.format.Field(f.type(), f.name() + EVIL, f.offset(), f.size(), f.signed(),
+        List<Field> fields = new ArrayList<>();
+        for (Field f : base.fields()) {
+            fields.add(new Field(f.type(), f.name() + EVIL, f.offset(), f.size(), f.signed(),
                     f.arrayLength(), f.kind(), f.relative(), f.common()));
         }
         return new EventFormat(EVIL, EVIL + "\r\n\0]]", 4243, base.commonFields(), fields,
@@ -114,8 +118,8 @@ class HostileNamesTest {
             c.capture(EVIL);
             c.event(r);
         }
-        String want = new org.tracewire.tracetext.KernelTextRenderer(null, layout,
-                org.tracewire.printfmt.PrintContext.empty()).body(r);
+        String want = new KernelTextRenderer(null, layout,
+                PrintContext.empty()).body(r);
         // the generated tables, and the runtime alone from the capture's (hostile) description tree
         for (Path plugin : List.of(p, Tools.runtimeOnly())) {
             Tools.Run dec = Tools.tshark(plugin, pcap, "-Y", "tracewire.kind == 0", "-T", "fields", "-e", "tracewire.text",

@@ -2,6 +2,7 @@ package org.tracewire.dissector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The one escaping function. */
@@ -18,7 +19,7 @@ class LuaWriterTest {
 
     @Test
     void fieldNamesFollowWiresharksRules() {
-        FieldNames n = new FieldNames(java.util.Set.of());
+        FieldNames n = new FieldNames(Set.of());
         assertEquals("tracewire.sched.sched_switch.prev_pid", n.unique("tracewire.sched.sched_switch", "prev_pid"));
         assertEquals("tracewire.sched.sched_switch.prev_pid_2", n.unique("tracewire.sched.sched_switch", "PREV.PID"));
         assertEquals("tracewire.a_b.c.x", FieldNames.eventPrefix("a-b", "C") + ".x");

@@ -8,6 +8,7 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,6 +21,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.duckdb.DuckDBConnection;
+import org.tracewire.filter.Filter;
+import org.tracewire.filter.SqlFilterCompiler;
+import org.tracewire.format.EventFormat;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.tracedat.TraceDatException;
@@ -47,7 +51,7 @@ public final class CaptureStore implements AutoCloseable {
     private final DuckDBConnection db;
     private final List<Source> sources;
     /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
-    private final Map<String, org.tracewire.format.EventFormat> formats = new HashMap<>();
+    private final Map<String, EventFormat> formats = new HashMap<>();
 
     /**
      * One source file and its store.
@@ -232,9 +236,9 @@ public final class CaptureStore implements AutoCloseable {
      */
     public String filterQuery(String event, String filter) throws SQLException {
         String table = null;
-        org.tracewire.format.EventFormat format = formats.get(event);
+        EventFormat format = formats.get(event);
         for (Source src : sources) {
-            try (java.sql.PreparedStatement ps = db.prepareStatement(
+            try (PreparedStatement ps = db.prepareStatement(
                     "SELECT table_name FROM s" + sources.indexOf(src) + ".event_tables WHERE event = ?")) {
                 ps.setString(1, event);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -260,9 +264,9 @@ public final class CaptureStore implements AutoCloseable {
         if (table == null || format == null) {
             throw new IllegalArgumentException("no file holds events of " + event);
         }
-        org.tracewire.filter.Filter f = org.tracewire.filter.Filter.parse(filter);
-        String cond = org.tracewire.filter.SqlFilterCompiler.compile(f, format);
-        boolean join = cond.contains("\"" + org.tracewire.filter.SqlFilterCompiler.TASK_COMM + "\"")
+        Filter f = Filter.parse(filter);
+        String cond = SqlFilterCompiler.compile(f, format);
+        boolean join = cond.contains("\"" + SqlFilterCompiler.TASK_COMM + "\"")
                 || cond.contains("\"common_flags\"") || cond.contains("\"common_preempt_count\"");
         String from = join ? "(SELECT t.*, e.comm AS task_comm, e.flags AS common_flags, e.preempt_count AS common_preempt_count"
                 + " FROM " + Sql.quote(table) + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)"

@@ -7,9 +7,11 @@ import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Array;
+import java.sql.Blob;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -129,9 +131,9 @@ public final class QueryOutput {
 
     private static boolean isNumeric(int sqlType) {
         return switch (sqlType) {
-            case java.sql.Types.TINYINT, java.sql.Types.SMALLINT, java.sql.Types.INTEGER, java.sql.Types.BIGINT,
-                 java.sql.Types.DECIMAL, java.sql.Types.NUMERIC, java.sql.Types.DOUBLE, java.sql.Types.FLOAT,
-                 java.sql.Types.REAL -> true;
+            case Types.TINYINT, Types.SMALLINT, Types.INTEGER, Types.BIGINT,
+                 Types.DECIMAL, Types.NUMERIC, Types.DOUBLE, Types.FLOAT,
+                 Types.REAL -> true;
             default -> false;
         };
     }
@@ -162,7 +164,7 @@ public final class QueryOutput {
         if (v instanceof byte[] b) {
             return HexFormat.of().formatHex(b);
         }
-        if (v instanceof java.sql.Blob b) {
+        if (v instanceof Blob b) {
             return HexFormat.of().formatHex(b.getBytes(1, (int) b.length()));
         }
         if (v instanceof Array a) {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where stores are kept: {@code $XDG_CACHE_HOME/tracewire/} (default {@code ~/.cache/tracewire/}),
@@ -74,7 +75,7 @@ public final class StoreCache {
         Path real = source.toRealPath();
         Map<String, Object> a = Files.readAttributes(real, "unix:size,lastModifiedTime,ino");
         FileTime mtime = (FileTime) a.get("lastModifiedTime");
-        long ns = mtime.to(java.util.concurrent.TimeUnit.NANOSECONDS);
+        long ns = mtime.to(TimeUnit.NANOSECONDS);
         return real + "\n" + a.get("size") + "\n" + ns + "\n" + a.get("ino");
     }
 

@@ -10,10 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.sql.Array;
+import java.sql.Blob;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -25,11 +31,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.analysis.LatencyPair;
 import org.tracewire.analysis.LatencyTracker;
 import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
@@ -159,7 +171,7 @@ class CaptureStoreTest {
         switch (f.kind()) {
             case INTEGER, POINTER -> {
                 long x = r.integer(f);
-                String want = f.signed() && f.kind() == org.tracewire.format.FieldKind.INTEGER ? Long.toString(x)
+                String want = f.signed() && f.kind() == FieldKind.INTEGER ? Long.toString(x)
                         : Long.toUnsignedString(x);
                 assertEquals(want, v.toString(), what);
             }
@@ -172,7 +184,7 @@ class CaptureStoreTest {
                     assertEquals(f.signed() ? Long.toString(x) : Long.toUnsignedString(x), items[i].toString(), what + "[" + i + "]");
                 }
             }
-            default -> assertArrayEquals(r.bytes(f), v instanceof java.sql.Blob b ? b.getBytes(1, (int) b.length()) : (byte[]) v, what);
+            default -> assertArrayEquals(r.bytes(f), v instanceof Blob b ? b.getBytes(1, (int) b.length()) : (byte[]) v, what);
         }
     }
 
@@ -312,9 +324,9 @@ class CaptureStoreTest {
         Path file = fixture("p.pcapng", 1500);
         Path store = dir.resolve("partial.duckdb");
         try (PcapngInput in = PcapngInput.open(file);
-             org.duckdb.DuckDBConnection c = (org.duckdb.DuckDBConnection) java.sql.DriverManager.getConnection("jdbc:duckdb:" + store)) {
+             org.duckdb.DuckDBConnection c = (org.duckdb.DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + store)) {
             // the input as it is, failing at its 1001st event as a read error would (a disk, a file cut while read)
-            RecordInput failing = (RecordInput) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+            RecordInput failing = (RecordInput) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {RecordInput.class}, (proxy, m, args) -> {
                         if (!m.getName().equals("events")) {
                             return m.invoke(in, args);
@@ -326,7 +338,7 @@ class CaptureStoreTest {
                             @Override
                             public boolean hasNext() {
                                 if (n == 1000) {
-                                    throw new java.io.UncheckedIOException(new IOException("pcapng offset 4242: read error"));
+                                    throw new UncheckedIOException(new IOException("pcapng offset 4242: read error"));
                                 }
                                 return it.hasNext();
                             }
@@ -385,7 +397,7 @@ class CaptureStoreTest {
     private Map<String, Integer> fuzz(byte[] base, String ext, int count, long seed) throws Exception {
         Random rnd = new Random(seed);
         Map<String, Integer> outcomes = new TreeMap<>();
-        java.util.concurrent.ExecutorService one = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        ExecutorService one = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "store-fuzz");
             t.setDaemon(true);
             return t;
@@ -408,10 +420,10 @@ class CaptureStoreTest {
                 int index = i;
                 String outcome;
                 try {
-                    outcome = one.submit(() -> buildMutated(p, index)).get(HANG_S, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (java.util.concurrent.TimeoutException e) {
+                    outcome = one.submit(() -> buildMutated(p, index)).get(HANG_S, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
                     throw new AssertionError("mutation " + i + " of " + ext + ": no answer in " + HANG_S + " s (a hang)");
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     throw e.getCause() instanceof AssertionError a ? a : new AssertionError("mutation " + i + ext, e.getCause());
                 }
                 outcomes.merge(outcome, 1, Integer::sum);
@@ -505,21 +517,21 @@ class CaptureStoreTest {
         try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
              Statement s = store.connection().createStatement()) {
             String q = "SELECT 'a\u001b[31mb' AS t, 42::UBIGINT AS n, [1, 2]::UTINYINT[] AS l, NULL AS z, 'x,\"y' AS c";
-            var sw = new java.io.StringWriter();
+            var sw = new StringWriter();
             try (ResultSet rs = s.executeQuery(q)) {
-                QueryOutput.print(rs, QueryOutput.Form.TABLE, new java.io.PrintWriter(sw));
+                QueryOutput.print(rs, QueryOutput.Form.TABLE, new PrintWriter(sw));
             }
             assertTrue(sw.toString().contains("a\\x1b[31mb"), sw.toString());
             assertFalse(sw.toString().contains("\u001b"));
             assertTrue(sw.toString().contains("[1, 2]") && sw.toString().contains("NULL") && sw.toString().contains("(1 row)"));
-            sw = new java.io.StringWriter();
+            sw = new StringWriter();
             try (ResultSet rs = s.executeQuery(q)) {
-                QueryOutput.print(rs, QueryOutput.Form.CSV, new java.io.PrintWriter(sw));
+                QueryOutput.print(rs, QueryOutput.Form.CSV, new PrintWriter(sw));
             }
             assertEquals("t,n,l,z,c\na\u001b[31mb,42,\"[1, 2]\",,\"x,\"\"y\"\n", sw.toString().replace("\r\n", "\n"));
-            sw = new java.io.StringWriter();
+            sw = new StringWriter();
             try (ResultSet rs = s.executeQuery(q)) {
-                QueryOutput.print(rs, QueryOutput.Form.JSON, new java.io.PrintWriter(sw));
+                QueryOutput.print(rs, QueryOutput.Form.JSON, new PrintWriter(sw));
             }
             assertEquals("{\"t\":\"a\\u001B[31mb\",\"n\":42,\"l\":[1,2],\"z\":null,\"c\":\"x,\\\"y\"}", sw.toString().strip());
         }

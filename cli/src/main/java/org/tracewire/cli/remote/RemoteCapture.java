@@ -6,6 +6,8 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -130,7 +132,7 @@ public final class RemoteCapture {
     /** The full ssh command line this capture runs. */
     public List<String> command() {
         List<String> c = new ArrayList<>();
-        if (java.nio.file.Files.isExecutable(SETSID)) {
+        if (Files.isExecutable(SETSID)) {
             c.add(SETSID.toString()); // its own session: a Ctrl-C in the terminal reaches us, not ssh (we stop the remote cleanly)
         }
         c.addAll(options.target().command(options.ssh(), RemoteCommand.build(options.remotePath(),
@@ -138,7 +140,7 @@ public final class RemoteCapture {
         return c;
     }
 
-    private static final java.nio.file.Path SETSID = java.nio.file.Path.of("/usr/bin/setsid");
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
 
     /**
      * Asks the remote capture to stop: closes ssh's standard input, so the remote command reads

@@ -13,14 +13,19 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.cli.CaptureInterfaceLiveTest;
 import org.tracewire.cli.Main;
+import org.tracewire.input.PcapngInput;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.SectionInfo;
@@ -112,8 +117,8 @@ class RemoteCaptureLiveTest {
         assertTrue(summary.contains("remote: " + packets + " frames"), summary);
 
         // the remote's context came along: the file renders from itself, every event a sched event
-        java.util.Map<String, Integer> byEvent = new java.util.TreeMap<>();
-        try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+        Map<String, Integer> byEvent = new TreeMap<>();
+        try (PcapngInput in = PcapngInput.open(file)) {
             for (var it = in.events(); it.hasNext(); ) {
                 var rec = it.next().record();
                 var result = in.renderer().printer(rec.format()).renderDetailed(rec, in.context().printContext());
@@ -122,7 +127,7 @@ class RemoteCaptureLiveTest {
             }
             assertEquals(List.of(), in.context().problems());
         }
-        assertEquals(java.util.Set.of("sched:sched_switch", "sched:sched_wakeup"), byEvent.keySet(), byEvent.toString());
+        assertEquals(Set.of("sched:sched_switch", "sched:sched_wakeup"), byEvent.keySet(), byEvent.toString());
 
         Path lua = dir.resolve("tracewire.lua");
         assertEquals(0, run(List.of("dissector", "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "-o", lua.toString())).rc);
@@ -142,7 +147,7 @@ class RemoteCaptureLiveTest {
         String iface = "twr" + (ProcessHandle.current().pid() % 100000);
         Path file = dir.resolve("late-remote.pcapng");
         Path log = dir.resolve("tshark-late.log");
-        Thread starter = org.tracewire.cli.CaptureInterfaceLiveTest.tsharkWhen(
+        Thread starter = CaptureInterfaceLiveTest.tsharkWhen(
                 () -> Files.exists(Path.of("/sys/class/net", iface)), 1500, log, "-i", iface, "-a", "duration:4",
                 "-w", file.toString());
         List<String> args = new ArrayList<>(List.of("capture", "--remote", "root@" + sshd.address, "--remote-path",
@@ -153,7 +158,7 @@ class RemoteCaptureLiveTest {
         starter.join(30_000);
         assertEquals(0, r.rc, r.err + "\nsshd: " + sshd.log());
         long rendered = 0;
-        try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+        try (PcapngInput in = PcapngInput.open(file)) {
             for (var it = in.events(); it.hasNext(); ) {
                 var rec = it.next().record();
                 var result = in.renderer().printer(rec.format()).renderDetailed(rec, in.context().printContext());

@@ -19,6 +19,7 @@ import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
+import org.tracewire.wire.MacAddress;
 
 /**
  * {@link RemoteCapture} against a stand-in {@code ssh} (a script running the remote command with
@@ -113,7 +114,7 @@ class RemoteCaptureTest {
         InterfaceInfo i = InterfaceInfo.tracewire("tracewire", "ftrace events of far", 65535)
                 .withComment("host far; source MAC 16:85:86:91:6b:54; trace clock mono");
         assertEquals("16:85:86:91:6b:54", RemoteCapture.sourceMac(i).toString());
-        assertEquals(org.tracewire.wire.MacAddress.forHost("far"),
+        assertEquals(MacAddress.forHost("far"),
                 RemoteCapture.sourceMac(InterfaceInfo.tracewire("tracewire", "ftrace events of far", 65535)));
     }
 

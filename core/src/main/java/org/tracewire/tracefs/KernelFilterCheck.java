@@ -1,12 +1,8 @@
-package org.tracewire.filter;
+package org.tracewire.tracefs;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.tracewire.format.EventFormat;
-import org.tracewire.tracefs.ErrorLog;
-import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracefs.TracefsException;
-import org.tracewire.tracefs.TracefsInstance;
 
 /**
  * Asks the running kernel whether it accepts a filter: in a scratch instance
@@ -60,7 +56,7 @@ public final class KernelFilterCheck implements AutoCloseable {
      */
     public static KernelFilterCheck open(Tracefs top) {
         synchronized (LOCK) {
-            return new KernelFilterCheck(org.tracewire.tracefs.OwnInstances.create(top, PURPOSE));
+            return new KernelFilterCheck(OwnInstances.create(top, PURPOSE));
         }
     }
 

@@ -1,4 +1,4 @@
-package org.tracewire.capture;
+package org.tracewire.bench;
 
 import java.nio.ByteOrder;
 import java.util.List;
@@ -18,6 +18,9 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import org.tracewire.capture.CaptureContext;
+import org.tracewire.capture.CaptureEngine;
+import org.tracewire.capture.ClockSync;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.HeaderEvent;
 import org.tracewire.format.KernelLayout;
@@ -35,8 +38,8 @@ import org.tracewire.wire.ContextMessages;
  * loop (the merge of the CPUs' cursors, {@code FrameSink.event} with the context check, the
  * EPB written into a pcapng that discards its bytes) over the synthetic sub-buffers its JIT
  * warm-up builds ({@link CaptureEngine#warmUp}: rounds of 32 full 4-KiB pages per CPU, the events'
- * records in turn, through one frame sink for {@link #BUDGET_NS}). Lives in the engine's package
- * for that package-private entry. The pages stay in cache, so a live capture, whose pages come
+ * records in turn, through one frame sink for {@link #BUDGET_NS}). It reaches the engine through
+ * that public entry only. The pages stay in cache, so a live capture, whose pages come
  * from the drainers' CPUs, pays more per record (docs/capture.md, 2026-11-25: 29–30 ns per getppid
  * record in this loop against 38–41 ns live).
  *

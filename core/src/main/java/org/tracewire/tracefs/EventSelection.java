@@ -1,4 +1,4 @@
-package org.tracewire.capture;
+package org.tracewire.tracefs;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -6,11 +6,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import org.tracewire.tracefs.EventSelector;
 
 /**
- * One event to capture, its kernel filter and the stack traces recorded with it, as given on the
- * command line ({@code -e SYSTEM:EVENT [-f FILTER] [--stack[=kernel|user|both]]}).
+ * One event to capture, its kernel filter and the stack traces recorded with it: the one model of
+ * an event with its filter. The command line gives it ({@code -e SYSTEM:EVENT [-f FILTER]
+ * [--stack[=kernel|user|both]]}), the capture library captures it, and the backend protocol
+ * carries it as {@code Messages.CaptureEvent}, its JSON form (field names fixed by the protocol;
+ * {@code CaptureEvent.of} and {@code toSelection} convert, and check, in one place). The app's
+ * {@code CaptureEventSpec} and {@code Session.SessionEvent} are to become this record too.
  *
  * @param system the event's system, e.g. {@code sched}
  * @param event  the event name, e.g. {@code sched_switch}
