@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.duckdb.DuckDBConnection;
 import org.tracewire.filter.Filter;
 import org.tracewire.filter.SqlFilterCompiler;
@@ -108,7 +109,7 @@ public final class CaptureStore implements AutoCloseable {
      * @param counted receives the running count (may be null)
      */
     public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress, boolean follow,
-                                    java.util.function.LongConsumer counted) throws IOException, SQLException {
+                                    LongConsumer counted) throws IOException, SQLException {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no file");
         }
@@ -193,7 +194,7 @@ public final class CaptureStore implements AutoCloseable {
         }
     }
 
-    private static StoreBuilder.Result build(Opener opener, Path source, Path store, java.util.function.LongConsumer counted)
+    private static StoreBuilder.Result build(Opener opener, Path source, Path store, LongConsumer counted)
             throws IOException, SQLException {
         Path dir = store.getParent();
         if (dir != null && !Files.isDirectory(dir)) {

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongConsumer;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 import org.tracewire.format.EventFormat;
@@ -124,7 +125,7 @@ public final class StoreBuilder {
      *
      * @param counted receives the running count (may be null)
      */
-    public static Result build(RecordInput in, DuckDBConnection db, String source, java.util.function.LongConsumer counted)
+    public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted)
             throws SQLException {
         StoreBuilder b = new StoreBuilder(db);
         b.counted = counted;
@@ -133,7 +134,7 @@ public final class StoreBuilder {
 
     /** Events between two progress calls. */
     public static final int PROGRESS_EVERY = 1 << 16;
-    private java.util.function.LongConsumer counted;
+    private LongConsumer counted;
 
     private Result run(RecordInput in, String source) throws SQLException {
         try (Statement s = db.createStatement()) {
