@@ -339,7 +339,7 @@ public final class Capture implements AutoCloseable {
                     engine.readAheadMapped(), frames == null ? List.of() : frames.failures(),
                     (frames == null ? 0 : frames.notWritten()) + engine.notFramed(), engine.notFramed(),
                     frames == null ? List.of() : frames.outputs().stream()
-                            .map(FrameOutput::held).toList(), engine.namingRead());
+                            .map(FrameOutput::held).toList(), cpus.stream().mapToLong(CpuStats::named).sum());
         }
         return summary;
     }

@@ -140,9 +140,6 @@ public final class CaptureEngine {
     private BitSet allowedCpus;
     /** By event id: read only to follow task names ({@link TaskNaming}), not framed nor given to sinks. */
     private final boolean[] namingOnly = new boolean[0x10000];
-    /** Naming-only records read (emitter thread; published at the end). */
-    private volatile long namingRead;
-    private long namingCount;
 
     /**
      * @param instance the capture instance (tracing may already be on)
@@ -1143,7 +1140,6 @@ public final class CaptureEngine {
             }
             emitted.lazySet(emittedCount);
             notFramed = notFramedCount;
-            namingRead = namingCount;
             for (CpuReader r : readers) {
                 long after = r.lost.get() - r.lostInFrames;
                 r.lostAfterLast = after;
@@ -1243,11 +1239,6 @@ public final class CaptureEngine {
         }
     }
 
-    /** Naming-only records read ({@link #namingOnly}), after the end. */
-    public long namingRead() {
-        return namingRead;
-    }
-
     /** Records read and not emitted because of {@link #abort()}. */
     public long notFramed() {
         return notFramed;
@@ -1256,7 +1247,6 @@ public final class CaptureEngine {
     /** Emits the head record of {@code r} (the cursor stays on it). */
     private void emit(CpuReader r, KernelLayout kernel) throws IOException {
         if (namingOnly[r.headFormat.id() & 0xffff]) {
-            namingCount++;
             r.named++;
             if (frames != null && !aborted) {
                 frames.naming(r.page.buf, r.cursor.offset(), r.cursor.length(), r.headFormat,

@@ -399,7 +399,7 @@ final class ContextTracker {
                 if (slot >= 0 && tasks.sameRaw(slot, r0, r1)) {
                     continue;
                 }
-                task(pid, slot, dataLocString(buf, payload, length, at), r0, r1, true);
+                task(pid, slot, comm(buf, payload + at, Math.min(16, length - at)), r0, r1, true);
                 continue;
             }
             boolean hasComm = commOff >= 0 && commOff + 16 <= length;
@@ -415,7 +415,7 @@ final class ContextTracker {
                     continue;
                 }
             }
-            task(pid, slot, hasComm ? comm(buf, payload + commOff) : null, r0, r1, hasComm);
+            task(pid, slot, hasComm ? comm(buf, payload + commOff, 16) : null, r0, r1, hasComm);
         }
         if (p.execPid >= 0 && p.execPid + 4 <= length) {
             exec((int) read(buf, payload + p.execPid, 4), buf, payload, length, p);
@@ -431,17 +431,6 @@ final class ContextTracker {
         int at = (int) (loc & 0xffff);
         int len = (int) (loc >>> 16);
         return len == 0 || at + len > length ? -1 : at;
-    }
-
-    /** The NUL-terminated string (at most 16 bytes) at payload offset {@code at}. */
-    private static String dataLocString(ByteBuffer buf, int payload, int length, int at) {
-        int n = 0;
-        while (n < 16 && at + n < length && buf.get(payload + at + n) != 0) {
-            n++;
-        }
-        byte[] b = new byte[n];
-        buf.get(payload + at, b);
-        return new String(b, StandardCharsets.UTF_8);
     }
 
     /**
@@ -543,10 +532,11 @@ final class ContextTracker {
         }
     }
 
-    private static String comm(ByteBuffer buf, int at) {
+    /** A task name: up to {@code max} (at most 16) bytes at {@code at}, to the first NUL. */
+    private static String comm(ByteBuffer buf, int at, int max) {
         byte[] b = new byte[16];
         int n = 0;
-        while (n < 16) {
+        while (n < max) {
             byte c = buf.get(at + n);
             if (c == 0) {
                 break;
