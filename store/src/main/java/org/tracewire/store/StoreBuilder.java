@@ -91,7 +91,8 @@ public final class StoreBuilder {
     }
 
     /** What one format (as an object) appends with: its table, its columns in table order, its common fields. */
-    private record Writer(Table table, TypedColumn[] columns, Field pid, Field flags, Field preempt, String fullName) {
+    private record Writer(Table table, TypedColumn[] columns, Field pid, Field flags, Field preempt, String fullName,
+                          Field userStackTgid) {
     }
 
     private final DuckDBConnection db;
@@ -208,12 +209,12 @@ public final class StoreBuilder {
                 }
                 state.renderer = e.renderer();
                 EventRecord r = e.record();
-                if (state.context != null && StackText.kind(r.format()) == StackText.Kind.USER) {
-                    userSymbols(state, r);
-                }
                 Writer w = writers.get(r.format());
                 if (w == null) {
                     w = writer(r);
+                }
+                if (w.userStackTgid != null && state.context != null) {
+                    userSymbols(state, r, w.userStackTgid);
                 }
                 int pid = w.pid == null ? 0 : (int) safeInt(r, w.pid);
                 if (pid >= 0) {
@@ -298,12 +299,15 @@ public final class StoreBuilder {
         }
         try (DuckDBAppender ua = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "user_symbols")) {
             for (CaptureState c : captures.values()) {
-                for (Object[] u : c.userSymbols) {
+                for (Map.Entry<UserFrame, SymbolResolver.Symbol> u : c.userSymbols.entrySet()) {
+                    if (u.getValue() == null) {
+                        continue; // the capture did not resolve it
+                    }
                     ua.beginRow();
                     ua.append((short) c.index);
-                    ua.append((int) u[0]);
-                    ua.append((long) u[1]);
-                    appendSymbol(ua, (SymbolResolver.Symbol) u[2]);
+                    ua.append(u.getKey().tgid());
+                    ua.append(u.getKey().address());
+                    appendSymbol(ua, u.getValue());
                 }
             }
         }
@@ -372,11 +376,7 @@ public final class StoreBuilder {
      * The user-stack frames of a record the capture resolved in its process (SYMBOLS items 4, seen
      * by now), each (tgid, address) once: they go to {@code user_symbols}.
      */
-    private static void userSymbols(CaptureState state, EventRecord r) {
-        Field tgidField = r.format().field("tgid");
-        if (tgidField == null || tgidField.size() != 4) {
-            return;
-        }
+    private static void userSymbols(CaptureState state, EventRecord r, Field tgidField) {
         int tgid;
         long[] addresses;
         try {
@@ -387,11 +387,9 @@ public final class StoreBuilder {
         }
         UserSymbolResolver users = state.context.userSymbols();
         for (long a : addresses) {
-            if (state.userSeen.add(new UserFrame(tgid, a))) {
-                SymbolResolver.Symbol sym = users.lookup(tgid, a);
-                if (sym != null) {
-                    state.userSymbols.add(new Object[] {tgid, a, sym});
-                }
+            UserFrame key = new UserFrame(tgid, a);
+            if (!state.userSymbols.containsKey(key)) {
+                state.userSymbols.put(key, users.lookup(tgid, a)); // null: not resolved, looked up once all the same
             }
         }
     }
@@ -418,8 +416,8 @@ public final class StoreBuilder {
         final int index;
         final WireContext context;
         final BitSet pids = new BitSet();
-        final Set<UserFrame> userSeen = new HashSet<>();
-        final List<Object[]> userSymbols = new ArrayList<>();
+        /** User-stack frames seen, each with its function as the capture resolved it (null: not resolved). */
+        final Map<UserFrame, SymbolResolver.Symbol> userSymbols = new LinkedHashMap<>();
         KernelTextRenderer renderer;
 
         CaptureState(int index, WireContext context) {
@@ -490,8 +488,10 @@ public final class StoreBuilder {
                 }
             }
         }
+        // a user stack record (decided once per format): its frames' functions go to user_symbols
+        Field tgid = StackText.kind(f) == StackText.Kind.USER ? f.field("tgid") : null;
         Writer w = new Writer(t, order, f.field("common_pid"), f.field("common_flags"), f.field("common_preempt_count"),
-                f.fullName());
+                f.fullName(), tgid != null && tgid.size() == 4 ? tgid : null);
         writers.put(f, w);
         return w;
     }
