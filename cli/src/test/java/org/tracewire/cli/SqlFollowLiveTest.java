@@ -34,7 +34,8 @@ class SqlFollowLiveTest {
         Process load = new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
-                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "-w", file.toString());
+                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "--read-ahead", "0", "-w",
+                file.toString()); // framed while tracing: the file grows as the capture runs, not after it
         try {
             for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
                 Thread.sleep(50);
