@@ -141,7 +141,7 @@ public final class TracewireApp extends Application {
             Path file = r.write(store.configDir().resolve("tracewire.lua"));
             return new org.tracewire.app.wireshark.WiresharkViewModel.Generated(file,
                     r.events() + " events, " + r.fields() + " fields");
-        }, () -> vm.capture().getEvents().stream().map(e -> e.event()).toList());
+        }, () -> vm.capture().getEvents().stream().map(org.tracewire.tracefs.EventSelection::fullName).toList());
         return vm;
     }
 
