@@ -158,8 +158,13 @@ local SF = {
   stack = ProtoField.none("tracewire.stack", "Stack trace"),
   func = ProtoField.string("tracewire.stack.func", "Function"),
   address = ProtoField.uint64("tracewire.stack.address", "Address", base.HEX),
+  -- the links between an event and the stack records that follow it (75-analysis.lua)
+  event = ProtoField.framenum("tracewire.stack.event", "Stack of the event in frame", base.NONE,
+    frametype and frametype.REQUEST or nil),
+  frame = ProtoField.framenum("tracewire.event.stack", "Stack trace in frame", base.NONE,
+    frametype and frametype.RESPONSE or nil),
 }
-local SF_LIST = { SF.stack, SF.func, SF.address }
+local SF_LIST = { SF.stack, SF.func, SF.address, SF.event, SF.frame }
 for k = 1, #SF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = SF_LIST[k] end
 
 -- The pcapng interface of a USER15 record: the scope of its context (docs/wire-format.md 4).

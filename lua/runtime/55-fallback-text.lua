@@ -102,7 +102,7 @@ end
 -- The stack record in ctx: nil for any other event; else the kernel's text with its lines joined
 -- ("<stack trace> => f1 => f2", the Info column), and given a tree (modes 1 and 2: when one of
 -- SF_LIST is referenced in mode 1; anyref is defined further down) a "Stack trace" subtree with
--- each frame's function and address.
+-- each frame's function and address, returned second (for the link to its event, sttree).
 function stacktrace(ctx, tree, mode, tvb)
   local ev = ctx.ev
   if not ev or ev.s ~= "ftrace" or (ev.n ~= "kernel_stack" and ev.n ~= "user_stack") then return nil end
@@ -124,7 +124,7 @@ function stacktrace(ctx, tree, mode, tvb)
   local t = { kernel and "<stack trace>" or "<user stack trace>" }
   local sub = nil
   if tree and stop > c.offset and (mode == 2 or tree:referenced(SF.stack) or tree:referenced(SF.func)
-      or tree:referenced(SF.address)) then
+      or tree:referenced(SF.address) or tree:referenced(SF.event)) then
     sub = tree:add(SF.stack, tvb(ctx.b + c.offset, stop - c.offset))
   end
   local off = c.offset
@@ -163,7 +163,7 @@ function stacktrace(ctx, tree, mode, tvb)
     off = off + es
   end
   if sub then sub:append_text(" (" .. (#t - 1) .. (kernel and " kernel" or " user") .. " frames)") end
-  return table.concat(t, " => ")
+  return table.concat(t, " => "), sub
 end
 
 -- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text) of the

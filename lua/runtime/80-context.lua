@@ -609,5 +609,6 @@ end
 
 function tw.init()
   anreset()
+  streset()
   resetcontext()
 end

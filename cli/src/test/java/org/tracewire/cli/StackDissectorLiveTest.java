@@ -8,8 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,8 +29,9 @@ import org.tracewire.tracefs.Tracefs;
  * {@code openat} calls and the shell's switches, decoded by tshark with the generated dissector. Every stack record's Info is the kernel's
  * text with its lines joined, as {@code report} renders it from the file (user frames the capture
  * resolved with their function); its frames are {@code tracewire.stack.func} items a display filter
- * finds; no Lua error (tshark exits 0 when a
- * script fails, so the fields are what is asserted).
+ * finds; each stack record links to its event and the event back to it ({@code tracewire.stack.event},
+ * {@code tracewire.event.stack}); no Lua error (tshark exits 0 when a script fails, so the fields are
+ * what is asserted).
  */
 @Tag("live")
 @Tag("tshark")
@@ -97,6 +101,8 @@ class StackDissectorLiveTest {
         assertEquals(resolved, user.size(), "user stacks with a function: " + user);
         assertTrue(user.stream().anyMatch(l -> l.contains("wait")), "the shell waits for its children: " + user);
 
+        assertStackLinks(dir, plugin, pcap);
+
         // report --json: a stack's caller array has every frame its text prints, unsigned
         FormatsCommandTest.Result json = FormatsCommandTest.run("report", "--json", pcap.toString());
         assertEquals(0, json.code(), json.err());
@@ -126,17 +132,95 @@ class StackDissectorLiveTest {
         StackOracleLiveTest.assertLeftAsFound(before, HostState.of(top));
     }
 
+    /**
+     * The links between events and their stack records (two passes, as Wireshark's GUI makes: an
+     * event's link forward is known once its stack record was seen): every stack record links to the
+     * event it follows (the last other event of its CPU, same task, only stack records between) and
+     * that event links back to it, and to nothing else; no Lua error.
+     */
+    static void assertStackLinks(Path dir, Path plugin, Path pcap) throws Exception {
+        List<String> rows = tshark(dir, plugin, pcap, true, "tracewire.event", "frame.number", "tracewire.cpu",
+                "tracewire.pid", "tracewire.event", "tracewire.stack.event", "tracewire.event.stack", "_ws.lua.error");
+        Map<Integer, String[]> byFrame = new HashMap<>();
+        Map<Integer, Integer> lastEvent = new HashMap<>(); // cpu -> frame of its last event other than a stack
+        Map<Integer, List<Integer>> expectedStacks = new HashMap<>(); // event frame -> its stack frames
+        int kernelStacks = 0;
+        for (String row : rows) {
+            String[] c = row.split("\t", -1);
+            assertEquals(7, c.length, row);
+            assertEquals("", c[6], "no Lua error: " + row);
+            int frame = Integer.parseInt(c[0]);
+            int cpu = Integer.parseInt(c[1]);
+            byFrame.put(frame, c);
+            if (c[3].startsWith("ftrace:") && c[3].endsWith("_stack")) {
+                Integer e = lastEvent.get(cpu);
+                assertTrue(e != null && byFrame.get(e)[2].equals(c[2]), "no event of the same task before: " + row);
+                assertEquals(Integer.toString(e), c[4], "the stack record links to the event it follows: " + row);
+                assertEquals("", c[5], row);
+                expectedStacks.computeIfAbsent(e, k -> new ArrayList<>()).add(frame);
+                kernelStacks += c[3].equals("ftrace:kernel_stack") ? 1 : 0;
+            } else {
+                assertEquals("", c[4], row);
+                lastEvent.put(cpu, frame);
+            }
+        }
+        assertTrue(kernelStacks >= 10, "kernel stacks: " + kernelStacks);
+        int openats = 0;
+        for (String[] c : byFrame.values()) {
+            if (c[3].startsWith("ftrace:")) {
+                continue;
+            }
+            int frame = Integer.parseInt(c[0]);
+            List<Integer> want = expectedStacks.getOrDefault(frame, List.of());
+            List<Integer> got = c[5].isEmpty() ? List.of()
+                    : Arrays.stream(c[5].split(",")).map(Integer::valueOf).toList();
+            assertEquals(want, got, "the event's links to its stack records: " + String.join("\t", c));
+            if (c[3].equals("syscalls:sys_enter_openat")) {
+                // --stack=both: the user stack (the option) then the kernel stack (the trigger)
+                assertEquals(2, got.size(), String.join("\t", c));
+                assertEquals("ftrace:user_stack", byFrame.get(got.get(0))[3]);
+                assertEquals("ftrace:kernel_stack", byFrame.get(got.get(1))[3]);
+                openats++;
+            }
+        }
+        assertTrue(openats >= 10, "openat events: " + openats);
+        // the link is a field a display filter uses: the kernel stacks of the openat events
+        List<String> linked = tshark(dir, plugin, pcap, true, "tracewire.stack.event && tracewire.event == "
+                + "\"ftrace:kernel_stack\" && tracewire.stack.func == \"do_syscall_64\"", "tracewire.stack.event");
+        assertEquals(openats, linked.size(), "kernel stacks of openat events");
+        for (String l : linked) {
+            assertEquals("syscalls:sys_enter_openat", byFrame.get(Integer.valueOf(l.strip()))[3], l);
+        }
+    }
+
     /** tshark -T fields of the frames a display filter keeps, one line each; its exit must be 0. */
     static List<String> tshark(Path dir, Path plugin, Path pcap, String filter, String... fields) throws Exception {
+        return tshark(dir, plugin, pcap, false, filter, fields);
+    }
+
+    /**
+     * tshark -T fields of the frames a display filter keeps (after a first pass over all frames when
+     * twoPass, tshark -2), one line each; its exit must be 0. Run with a HOME of its own under dir, so
+     * a tracewire plugin installed in the user's personal plugin folder does not load beside this one.
+     */
+    static List<String> tshark(Path dir, Path plugin, Path pcap, boolean twoPass, String filter, String... fields)
+            throws Exception {
         List<String> cmd = new ArrayList<>(List.of("tshark", "-n", "-X", "lua_script:" + plugin, "-r", pcap.toString(),
                 "-Y", filter, "-T", "fields"));
+        if (twoPass) {
+            cmd.add(1, "-2");
+        }
         for (String f : fields) {
             cmd.add("-e");
             cmd.add(f);
         }
         Path out = dir.resolve("tshark.out");
         Path err = dir.resolve("tshark.err");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Path home = Files.createDirectories(dir.resolve("tshark-home"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("HOME", home.toString());
+        pb.environment().remove("XDG_CONFIG_HOME");
+        Process p = pb.start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "tshark timed out");
         assertEquals(0, p.exitValue(), Files.readString(err, StandardCharsets.UTF_8));
         return Files.readAllLines(out, StandardCharsets.UTF_8);
