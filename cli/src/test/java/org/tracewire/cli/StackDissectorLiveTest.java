@@ -30,7 +30,8 @@ import org.tracewire.tracefs.Tracefs;
  * text with its lines joined, as {@code report} renders it from the file (user frames the capture
  * resolved with their function); its frames are {@code tracewire.stack.func} items a display filter
  * finds; each stack record links to its event and the event back to it ({@code tracewire.stack.event},
- * {@code tracewire.event.stack}); no Lua error (tshark exits 0 when a script fails, so the fields are
+ * {@code tracewire.event.stack}); a resolved user frame names its module with the build id its
+ * file holds; no Lua error (tshark exits 0 when a script fails, so the fields are
  * what is asserted).
  */
 @Tag("live")
@@ -102,6 +103,7 @@ class StackDissectorLiveTest {
         assertTrue(user.stream().anyMatch(l -> l.contains("wait")), "the shell waits for its children: " + user);
 
         assertStackLinks(dir, plugin, pcap);
+        assertBuildIds(dir, plugin, pcap);
 
         // report --json: a stack's caller array has every frame its text prints, unsigned
         FormatsCommandTest.Result json = FormatsCommandTest.run("report", "--json", pcap.toString());
@@ -191,6 +193,56 @@ class StackDissectorLiveTest {
         for (String l : linked) {
             assertEquals("syscalls:sys_enter_openat", byFrame.get(Integer.valueOf(l.strip()))[3], l);
         }
+    }
+
+    /**
+     * Every resolved user frame names its module and that module's GNU build id, as the capture read
+     * it from the mapped file (SYMBOLS item 6): the note the file holds ({@link #noteBuildId}; Debian
+     * builds every binary and library with a build id, so each module has one).
+     */
+    static void assertBuildIds(Path dir, Path plugin, Path pcap) throws Exception {
+        List<String> rows = tshark(dir, plugin, pcap, false, "tracewire.stack.module", "tracewire.stack.module",
+                "tracewire.stack.build_id", "_ws.lua.error");
+        assertFalse(rows.isEmpty(), "no user frame names its module");
+        Map<String, String> seen = new HashMap<>();
+        for (String row : rows) {
+            String[] c = row.split("\t", -1);
+            assertEquals("", c[2], "no Lua error: " + row);
+            String[] modules = c[0].split(",");
+            String[] ids = c[1].split(",");
+            assertEquals(modules.length, ids.length, "a build id per module: " + row);
+            for (int i = 0; i < modules.length; i++) {
+                assertTrue(ids[i].matches("[0-9a-f]{2,510}"), row);
+                String before = seen.putIfAbsent(modules[i], ids[i]);
+                assertTrue(before == null || before.equals(ids[i]), "one build id per module: " + row);
+            }
+        }
+        for (Map.Entry<String, String> m : seen.entrySet()) {
+            assertEquals(noteBuildId(Path.of(m.getKey())), m.getValue(), "build id of " + m.getKey());
+        }
+        assertTrue(seen.keySet().stream().anyMatch(f -> f.contains("libc.so")), "libc among the modules: " + seen);
+    }
+
+    /**
+     * The build id a file holds, found without an ELF parser: the first {@code NT_GNU_BUILD_ID} note
+     * header in its first 64 KiB (little-endian namesz 4, descsz, type 3, "GNU\0", then descsz bytes;
+     * the linker puts the note right after the program headers), as lowercase hex. What {@code readelf
+     * -n} prints as {@code Build ID}; readelf itself (binutils) is not among the prerequisites.
+     */
+    static String noteBuildId(Path file) throws Exception {
+        byte[] b;
+        try (var in = Files.newInputStream(file)) {
+            b = in.readNBytes(65536);
+        }
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i + 16 <= b.length; i += 4) {
+            int desc = buf.getInt(i + 4);
+            if (buf.getInt(i) == 4 && buf.getInt(i + 8) == 3 && b[i + 12] == 'G' && b[i + 13] == 'N' && b[i + 14] == 'U'
+                    && b[i + 15] == 0 && desc > 0 && desc <= 64 && i + 16 + desc <= b.length) {
+                return java.util.HexFormat.of().formatHex(b, i + 16, i + 16 + desc);
+            }
+        }
+        throw new AssertionError("no NT_GNU_BUILD_ID note in the first 64 KiB of " + file);
     }
 
     /** tshark -T fields of the frames a display filter keeps, one line each; its exit must be 0. */
