@@ -118,7 +118,8 @@ function stacktrace(ctx, tree, mode, tvb)
   for i = 1, #ev.f do
     local f = ev.f[i]
     if not kernel and f.name == "tgid" and f.size == 4 and f.offset + 4 <= ctx.pl then
-      tgid = rdu(ctx.s, ctx.b + f.offset, 4, ctx.le):lower()
+      -- an integer in Lua 5.4 too (lower() gives a float there), as applymsg's keys
+      tgid = math.floor(rdu(ctx.s, ctx.b + f.offset, 4, ctx.le):lower())
     end
   end
   local t = { kernel and "<stack trace>" or "<user stack trace>" }
