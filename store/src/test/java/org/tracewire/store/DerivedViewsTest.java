@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.record.EventRecord;
@@ -16,26 +15,27 @@ import org.tracewire.testing.FixtureRecords;
 
 /**
  * The derived views over a pcapng of the checked-in ring-buffer fixture (real records of this
- * machine: sched, syscalls, irq, softirq, ...): {@code latency} pair for pair against
- * {@link org.tracewire.analysis.LatencyTracker}; the live counterpart is {@code DerivedViewsLiveTest}.
+ * machine: sched, syscalls, irq, softirq, ...) against independent computations from the same
+ * records ({@link ViewOracle#assertViews}: {@code latency} pair for pair against
+ * {@link org.tracewire.analysis.LatencyTracker}, {@code thread_state}, {@code event_rate}); the
+ * views' columns and types, also when a capture has none of their events. The live counterpart
+ * is {@code DerivedViewsLiveTest}.
  */
 class DerivedViewsTest {
     @TempDir
     Path dir;
 
     @Test
-    void latencyEqualsTheTrackerPairForPair() throws Exception {
+    void viewsEqualIndependentComputations() throws Exception {
         List<EventRecord> recs = FixtureRecords.load();
         Path file = ContextPcapng.write(dir.resolve("f.pcapng"), recs, ContextPcapng.snapshot(recs), Map.of());
         List<String> want = ViewOracle.trackerPairs(file);
         try (CaptureStore store = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("cache"), 1L << 30), null);
              Statement s = store.connection().createStatement()) {
-            List<String> got = ViewOracle.latencyRows(s);
-            Map<String, Integer> kinds = new TreeMap<>();
-            want.forEach(r -> kinds.merge(r.substring(0, r.indexOf('|')), 1, Integer::sum));
-            System.out.println("fixture latency pairs: " + kinds);
-            assertTrue(want.size() > 20, "pairs: " + want.size());
-            assertEquals(want, got);
+            System.out.println("fixture: " + ViewOracle.assertViews(s, file));
+            for (String kind : List.of("sched_wakeup", "syscall", "irq", "softirq")) {
+                assertTrue(want.stream().filter(r -> r.startsWith(kind + "|")).count() > 10, kind + " pairs");
+            }
             assertEquals(DerivedViews.LATENCY_COLUMNS, columns(s, "latency"));
             assertEquals(List.of(), ViewOracle.rows(s, "SELECT * FROM sched_latency EXCEPT ALL SELECT host, pid, comm,"
                     + " waker_pid, cpu, start_frame, start_ts, frame, ts, result, latency FROM latency WHERE kind = 'sched_wakeup'"));
