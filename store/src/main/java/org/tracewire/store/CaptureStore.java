@@ -14,13 +14,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Function;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.duckdb.DuckDBConnection;
@@ -340,6 +340,7 @@ public final class CaptureStore implements AutoCloseable {
         Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
         // system:event -> its table in each source (a name taken twice makes it system__event in that source only)
         Map<String, Map<String, List<Integer>>> tablesByEvent = new TreeMap<>();
+        List<Map<String, Set<String>>> columnsBySource = new ArrayList<>(); // table -> columns, per source
         List<String[]> hosts = new ArrayList<>(); // {source, capture, host}
         Set<String> taken = new LinkedHashSet<>();
         try (Statement s = db.createStatement()) {
@@ -375,6 +376,14 @@ public final class CaptureStore implements AutoCloseable {
                                 .computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
                     }
                 }
+                Map<String, Set<String>> columns = new HashMap<>();
+                try (ResultSet rs = s.executeQuery("SELECT table_name, column_name FROM duckdb_columns()"
+                        + " WHERE database_name = 's" + i + "' AND schema_name = 'main'")) {
+                    while (rs.next()) {
+                        columns.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
+                    }
+                }
+                columnsBySource.add(columns);
             }
             List<Integer> all = new ArrayList<>();
             for (int i = 0; i < sources.size(); i++) {
@@ -414,9 +423,27 @@ public final class CaptureStore implements AutoCloseable {
             if (tablesBySource.containsKey("sched_switch")) {
                 derived(s, "sched_slice", SCHED_SLICE);
             }
-            Function<String, String> rel = event -> relation(tablesByEvent.get(event), hosts);
+            DerivedViews.Events ev = new DerivedViews.Events() {
+                @Override
+                public Set<String> names() {
+                    return tablesByEvent.keySet();
+                }
+
+                @Override
+                public String relation(String event) {
+                    return CaptureStore.relation(tablesByEvent.get(event), hosts);
+                }
+
+                @Override
+                public Set<String> columns(String event) {
+                    Set<String> c = new HashSet<>();
+                    tablesByEvent.getOrDefault(event, Map.of()).forEach((t, in) -> in.forEach(i ->
+                            c.addAll(columnsBySource.get(i).getOrDefault(t, Set.of()))));
+                    return c;
+                }
+            };
             try {
-                DerivedViews.createLatency(s, rel, tablesByEvent.keySet(), missingViews);
+                DerivedViews.createLatency(s, ev, missingViews);
                 if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
                         || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
                     derived(s, "sched_latency", DerivedViews.SCHED_LATENCY);
@@ -424,13 +451,7 @@ public final class CaptureStore implements AutoCloseable {
             } catch (SQLException e) {
                 missingViews.put("latency", firstLines(e));
             }
-            List<String> wakeups = new ArrayList<>();
-            for (String w : List.of("sched:sched_wakeup", "sched:sched_wakeup_new")) {
-                if (tablesByEvent.containsKey(w)) {
-                    wakeups.add(rel.apply(w));
-                }
-            }
-            derived(s, "thread_state", DerivedViews.threadState(rel.apply("sched:sched_switch"), wakeups));
+            derived(s, "thread_state", DerivedViews.threadState(ev));
             s.execute(DerivedViews.EVENT_RATE);
         }
     }
