@@ -40,8 +40,10 @@ import org.tracewire.tracedat.TraceDatException;
  * <li>{@code events}, {@code lost}, {@code captures}, {@code sources}, and one view per typed
  *     table ({@code sched_switch}, …) over every source that has it;</li>
  * <li>derived: {@code sched_slice} (from {@code sched_switch}: what ran on each CPU from one switch
- *     to the next) and {@code sched_latency} (wakeup → running, paired as
- *     {@link org.tracewire.analysis.LatencyTracker} pairs them).</li>
+ *     to the next), {@code latency} (the pairs {@link org.tracewire.analysis.LatencyTracker} makes:
+ *     wakeup → running, syscalls, irqs, softirqs) with {@code sched_latency} (its wakeup rows),
+ *     {@code thread_state} (each task's Running / runnable / sleeping intervals) and the table macro
+ *     {@code event_rate(interval_ns)} (events per interval, CPU and event); {@link DerivedViews}.</li>
  * </ul>
  * Hosts are the captures' host names (CAPTURE context; a trace.dat's {@code UNAME} node name, else
  * the file name); a name already taken by another capture gets {@code -2}, {@code -3}, ….
@@ -281,7 +283,8 @@ public final class CaptureStore implements AutoCloseable {
      * Writes every table and view as Parquet under {@code dir}, Hive-partitioned, so that Spark,
      * Trino or DuckDB read the dataset with no tracewire code: {@code dir/events/host=H/event=E/*.parquet}
      * (the {@code events} rows), {@code dir/<table>/host=H/*.parquet} for each typed table,
-     * {@code lost}, {@code captures}, {@code tasks}, {@code sched_slice} and {@code sched_latency}.
+     * {@code lost}, {@code captures}, {@code tasks} and the derived views ({@code sched_slice},
+     * {@code latency}, {@code sched_latency}, {@code thread_state}; not the macro {@code event_rate}).
      * The partition columns are not repeated inside the files (Hive's convention).
      *
      * @param dir an empty or missing directory
@@ -490,7 +493,10 @@ public final class CaptureStore implements AutoCloseable {
         return sb.append(")").toString();
     }
 
-    /** Derived views ({@code sched_slice}, {@code sched_latency}) not made, with the reason. */
+    /**
+     * Derived views not made, with the reason; also {@code latency pairs of EVENT} for an event left
+     * out of {@code latency} (its format lacks a field the pairing reads).
+     */
     public Map<String, String> missingViews() {
         return missingViews;
     }
