@@ -71,6 +71,8 @@ public final class CaptureSession implements AutoCloseable {
     private ClockSync clock = ClockSync.none();
     private final List<EventSelection> events;
     private List<EventSelection> namingEvents = List.of();
+    /** Kernel stacks through {@code options/stacktrace} ({@link #kernelStacksByOption}). */
+    private boolean stacksByOption;
     private Set<Long> untraced = Set.of();
     private final Thread shutdownHook;
     private volatile boolean closed;
@@ -184,9 +186,11 @@ public final class CaptureSession implements AutoCloseable {
     }
 
     /**
-     * The stack traces the selections ask for ({@link EventSelection.Stack}): each kernel stack is
-     * the event's {@code stacktrace} trigger, conditional on the event's filter (the kernel does not
-     * apply the event's filter to its triggers), read back; user stacks are the instance's
+     * The stack traces the selections ask for ({@link EventSelection.Stack}): kernel stacks are the
+     * instance's {@code stacktrace} option when every event takes one unfiltered
+     * ({@link #kernelStacksByOption}), else each is the event's {@code stacktrace} trigger,
+     * conditional on the event's filter (the kernel does not apply the event's filter to its
+     * triggers), read back; user stacks are the instance's
      * {@code userstacktrace} option. Both go with the instance: removing it removes its triggers
      * (checked on kernel 6.18: {@code rmdir} succeeds with triggers set), so every path that removes
      * the instance (close, shutdown hook, {@link Watchdog}, the next capture's stale cleanup) clears them.
@@ -195,9 +199,13 @@ public final class CaptureSession implements AutoCloseable {
      */
     private void applyStacks() {
         boolean user = false;
+        if (kernelStacksByOption(events) && instance.exists("options/stacktrace")) {
+            instance.write("options/stacktrace", "1");
+            stacksByOption = true;
+        }
         for (EventSelection e : events) {
             user |= e.stack().user();
-            if (!e.stack().kernel()) {
+            if (!e.stack().kernel() || stacksByOption) {
                 continue;
             }
             String trigger = stackTrigger(e);
@@ -216,6 +224,25 @@ public final class CaptureSession implements AutoCloseable {
         if (user) {
             instance.write("options/userstacktrace", "1");
         }
+    }
+
+    /**
+     * Whether the kernel stacks of these selections are the instance's {@code options/stacktrace}
+     * (what {@code trace-cmd record -T} sets) rather than a {@code stacktrace} trigger per event: when
+     * every selected event takes a kernel stack and none has a filter, the option records a stack after
+     * each recorded event as the triggers would, from the commit path instead of a trigger per event
+     * (its walk may show one frame more at the top: {@code __traceiter_sys_enter} for syscalls). The
+     * option stacks every event of the instance, so the capture then enables no event only to follow
+     * task names (names come from {@code /proc}).
+     */
+    static boolean kernelStacksByOption(List<EventSelection> events) {
+        return !events.isEmpty() && events.stream()
+                .allMatch(e -> e.stack().kernel() && (e.filter() == null || e.filter().isBlank()));
+    }
+
+    /** True when this session's kernel stacks are the instance's {@code options/stacktrace} (not triggers). */
+    public boolean stacksByOption() {
+        return stacksByOption;
     }
 
     /**
@@ -284,16 +311,18 @@ public final class CaptureSession implements AutoCloseable {
     /**
      * Enables, without a filter, the {@link TaskNaming} events that exist and were not selected, so
      * the capture names tasks from the records themselves; their records are read, not framed.
-     * None when a selection asks for user stacks ({@link EventSelection.Stack#user()}): names then
+     * None when a selection asks for user stacks ({@link EventSelection.Stack#user()}) or kernel stacks
+     * come from the option ({@link #stacksByOption()}): names then
      * come from {@code /proc} as with {@code --names-from-proc}. Call before {@link #start()}, at most once.
      *
      * @return the events enabled for naming
      * @throws TracefsException when tracefs refuses to enable one
      */
     public List<EventSelection> followTaskNames() {
-        if (!namingEvents.isEmpty() || events.stream().anyMatch(e -> e.stack().user())) {
-            // with user stacks none: the instance's userstacktrace puts a user stack after every
-            // event, and a naming record's would be framed without the record it follows
+        if (!namingEvents.isEmpty() || stacksByOption || events.stream().anyMatch(e -> e.stack().user())) {
+            // with user stacks (or kernel stacks by the option) none: the instance's userstacktrace
+            // (stacktrace) puts a stack after every event, and a naming record's would be framed
+            // without the record it follows
             return namingEvents;
         }
         List<EventSelection> extra = TaskNaming.extra(instance, events);

@@ -115,4 +115,54 @@ class CaptureSessionTest {
         // an instance with triggers is removed all the same (rmdir takes its triggers with it)
         assertFalse(top.instanceNames().contains(name), "instance left behind");
     }
+
+    @Test
+    void kernelStacksAreTheOptionOnlyWhenEveryEventTakesOneUnfiltered() {
+        var k = EventSelection.Stack.KERNEL;
+        assertTrue(CaptureSession.kernelStacksByOption(List.of(EventSelection.parse("sched:sched_switch", null, k),
+                EventSelection.parse("sched:sched_wakeup", " ", EventSelection.Stack.BOTH))));
+        assertFalse(CaptureSession.kernelStacksByOption(List.of(EventSelection.parse("sched:sched_switch", null, k),
+                EventSelection.parse("sched:sched_wakeup", null))), "an event without a stack");
+        assertFalse(CaptureSession.kernelStacksByOption(List.of(EventSelection.parse("sched:sched_switch", null, k),
+                EventSelection.parse("sched:sched_wakeup", "pid == 1", k))), "a filtered event");
+        assertFalse(CaptureSession.kernelStacksByOption(List.of(
+                EventSelection.parse("sched:sched_switch", null, EventSelection.Stack.USER))));
+        assertFalse(CaptureSession.kernelStacksByOption(List.of()));
+    }
+
+    @Test
+    @Tag("live")
+    void unfilteredKernelStacksOnEveryEventAreTheInstancesOptionAndFollowEachEvent() throws Exception {
+        Tracefs top = Prerequisites.requireTracefs();
+        String name;
+        try (CaptureSession s = CaptureSession.open(top, List.of(
+                EventSelection.parse("sched:sched_switch", null, EventSelection.Stack.KERNEL),
+                EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.KERNEL)), 512, "mono")) {
+            var inst = s.instance();
+            name = inst.name();
+            assertTrue(s.stacksByOption());
+            assertEquals("1", inst.read("options/stacktrace").strip());
+            assertFalse(inst.read("events/sched/sched_switch/trigger").contains("stacktrace:"), "no trigger");
+            assertFalse(inst.read("events/sched/sched_wakeup/trigger").contains("stacktrace:"), "no trigger");
+            assertEquals("0", top.read("options/stacktrace").strip(), "the top level is untouched");
+            assertTrue(s.followTaskNames().isEmpty(), "the option would stack a naming event's records too");
+            s.start();
+            Thread.sleep(300);
+            s.stop();
+            // the kernel's text per CPU: each event of the instance followed by its stack
+            int events = 0;
+            for (int cpu = 0; inst.exists("per_cpu/cpu" + cpu + "/trace"); cpu++) {
+                List<String> lines = inst.read("per_cpu/cpu" + cpu + "/trace").lines()
+                        .filter(l -> !l.startsWith("#") && !l.startsWith(" =>")).toList();
+                for (int i = 0; i + 1 < lines.size(); i++) {
+                    if (lines.get(i).contains(": sched_switch: ") || lines.get(i).contains(": sched_wakeup: ")) {
+                        events++;
+                        assertTrue(lines.get(i + 1).endsWith("<stack trace>"), lines.get(i) + " / " + lines.get(i + 1));
+                    }
+                }
+            }
+            assertTrue(events > 0, "no event in 300 ms");
+        }
+        assertFalse(top.instanceNames().contains(name), "instance left behind");
+    }
 }
