@@ -84,9 +84,10 @@ public final class CaptureCommand implements Callable<Integer> {
         String filter;
         @Option(names = "--stack", paramLabel = "WHICH", arity = "0..1", fallbackValue = "kernel",
                 description = "Record a stack trace after each event of the -e before it (kernel, the default; user; "
-                        + "both): kernel stacks through the event's stacktrace trigger (with its -f), user stacks "
-                        + "through the instance's userstacktrace option, which applies to every event of the capture "
-                        + "(task names then come from /proc, as with --names-from-proc).")
+                        + "both): kernel stacks through the event's stacktrace trigger (with its -f), or the instance's "
+                        + "stacktrace option when every -e takes an unfiltered kernel stack (as trace-cmd record -T); user "
+                        + "stacks through the instance's userstacktrace option, which applies to every event of the "
+                        + "capture (task names then come from /proc, as with --names-from-proc).")
         String stack;
 
         EventSelection.Stack stack() {
