@@ -34,10 +34,11 @@ class StackElsewhereLiveTest {
         Path sh = Files.copy(Path.of("/bin/dash").toRealPath(), bin.resolve("traced-sh"), StandardCopyOption.COPY_ATTRIBUTES);
         Path file = dir.resolve("stacks.pcapng");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        // --read-ahead 0: frames while the traced shell runs, so its user frames are resolved in it
+        // --read-ahead 0 and a shell that lives on: its stacks are framed while it runs, so its user
+        // frames are resolved in it (a loaded machine frames late)
         int rc = Main.run(new String[] {"capture", "-e", "syscalls:sys_enter_openat", "--stack=both", "--read-ahead",
             "0", "-w", file.toString(), "--", sh.toString(), "-c",
-            "for i in 1 2 3 4 5 6 7 8 9 10; do : < /proc/version; done; sleep 0.3"},
+            "for i in 1 2 3 4 5 6 7 8 9 10; do : < /proc/version; done; sleep 2"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
         assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
         String here = report(List.of(), file);
