@@ -215,12 +215,14 @@ final class DerivedViews {
             FROM latency WHERE kind = 'sched_wakeup'""";
 
     /**
-     * Creates {@code thread_state} from {@code sched_switch} ({@code $SWITCH}) and the wakeup
-     * relations: per task (pid, idle excluded) its transitions in time order (ts, frame): switched in
-     * → {@code Running} on the switch's CPU; switched out → {@code R} when runnable (preempted),
-     * else the sleep state {@code task_state(prev_state)}; a wakeup → {@code R} when the task sleeps
-     * (or nothing is known of it yet), ignored while it runs or is runnable. Each interval lasts to
-     * the task's next transition; the last has {@code dur} NULL. Empty and typed without
+     * The DDL of {@code thread_state} from {@code sched_switch} and the wakeups: per task (pid, idle
+     * excluded) its transitions in time order (ts, frame): switched in → {@code Running} on the
+     * switch's CPU; switched out → {@code R} when runnable (preempted), else the sleep state
+     * {@code task_state(prev_state)}; taken off its CPU by a switch that names another
+     * {@code prev_pid} (the capture misses events) → NULL, unknown; a wakeup → {@code R} when the task
+     * sleeps, its state is unknown or nothing is known of it yet, ignored while it runs or is
+     * runnable. Each interval lasts to the task's next transition (a Running one thus ends where its
+     * {@code sched_slice} ends); the last has {@code dur} NULL. Empty and typed without
      * {@code sched_switch}.
      *
      * @param ev the event types held
@@ -238,30 +240,39 @@ final class DerivedViews {
                 wakeups.add(ev.relation(w));
             }
         }
-        StringBuilder rows = new StringBuilder();
-        rows.append("SELECT host, frame, ts, 1 AS o, next_pid AS pid, next_comm AS comm, 'Running' AS state,"
-                + " common_cpu AS cpu FROM ").append(sw);
-        rows.append(" UNION ALL SELECT host, frame, ts, 0, prev_pid, prev_comm, CASE WHEN (prev_state & 255) = 0"
-                + " THEN 'R' ELSE task_state(prev_state) END, NULL FROM ").append(sw);
+        StringBuilder wakes = new StringBuilder();
         for (String w : wakeups) {
-            rows.append(" UNION ALL SELECT host, frame, ts, 2, pid, comm, NULL, NULL FROM ").append(w);
+            wakes.append(" UNION ALL SELECT host, frame, ts, 2, pid, comm, 'R', NULL FROM ").append(w);
         }
-        return THREAD_STATE.replace("$ROWS", rows);
+        return THREAD_STATE.replace("$SWITCH", sw).replace("$WAKEUPS", wakes);
     }
 
     /**
-     * Transitions {@code $ROWS} (o: 0 switched out, 1 switched in, 2 woken); a wakeup is kept when
-     * it is the task's first transition or follows a switch-out into a sleep state.
+     * Transitions (o: 0 switched out, 1 switched in, 2 woken), a switch-out also for the task the
+     * CPU's previous switch put on it when this switch names another {@code prev_pid} (events
+     * missing: state unknown, NULL); a wakeup is kept when it is the task's first transition or
+     * follows a switch-out into a sleep state or an unknown one.
      */
     private static final String THREAD_STATE = """
             CREATE VIEW thread_state AS
-            WITH t AS ($ROWS),
-            k AS (
+            WITH sw AS (
+              SELECT host, frame, ts, common_cpu, prev_pid, prev_comm, prev_state, next_pid, next_comm,
+                     lag(next_pid) OVER c AS on_cpu, lag(next_comm) OVER c AS on_cpu_comm
+              FROM $SWITCH WINDOW c AS (PARTITION BY host, common_cpu ORDER BY ts, frame)
+            ), t AS (
+              SELECT host, frame, ts, 1 AS o, next_pid AS pid, next_comm AS comm, 'Running' AS state,
+                     common_cpu AS cpu FROM sw
+              UNION ALL SELECT host, frame, ts, 0, prev_pid, prev_comm, CASE WHEN (prev_state & 255) = 0
+                     THEN 'R' ELSE task_state(prev_state) END, NULL FROM sw
+              UNION ALL SELECT host, frame, ts, 0, on_cpu, on_cpu_comm, NULL, NULL FROM sw
+                     WHERE on_cpu <> prev_pid
+              $WAKEUPS
+            ), k AS (
               SELECT *, lag(o) OVER w AS p_o, lag(state) OVER w AS p_state FROM t WHERE pid <> 0
               WINDOW w AS (PARTITION BY host, pid ORDER BY ts, frame, o)
             ), kept AS (
-              SELECT host, frame, ts, o, pid, comm, coalesce(state, 'R') AS state, cpu FROM k
-              WHERE o < 2 OR p_o IS NULL OR (p_o = 0 AND p_state <> 'R')
+              SELECT host, frame, ts, o, pid, comm, state, cpu FROM k
+              WHERE o < 2 OR p_o IS NULL OR (p_o = 0 AND (p_state IS NULL OR p_state <> 'R'))
             )
             SELECT host::VARCHAR AS host, ts::BIGINT AS ts, (lead(ts) OVER w - ts)::BIGINT AS dur,
                    pid::INTEGER AS pid, comm::VARCHAR AS comm, state::VARCHAR AS state, cpu::INTEGER AS cpu

@@ -68,8 +68,9 @@ final class ViewOracle {
      * {@code thread_state} computed from a file's records as a state machine per task (pid, idle
      * excluded): transitions in time order (ts, frame; at one switch the task switched out before the
      * one switched in); switched in → Running on that CPU, switched out → R (runnable) or the sleep
-     * state its {@code prev_state} prints, a wakeup → R when the task sleeps or nothing is known of
-     * it yet (else nothing). Rows {@code host|ts|dur|pid|comm|state|cpu}, sorted as text.
+     * state its {@code prev_state} prints, or unknown (null) when the CPU's next switch names another
+     * prev task than the one switched in; a wakeup → R unless the task runs or is runnable. Rows
+     * {@code host|ts|dur|pid|comm|state|cpu}, sorted as text.
      *
      * @param host the host name the store gives the file
      * @throws IOException when the file cannot be read
@@ -78,6 +79,8 @@ final class ViewOracle {
         record T(long ts, long frame, int o, int pid, String comm, String state, Integer cpu) {
         }
         Map<Integer, List<T>> byTask = new HashMap<>();
+        Map<Integer, List<RecordInput.Event>> switches = new HashMap<>(); // by CPU
+        List<T> all = new ArrayList<>();
         try (RecordInput in = RecordInput.open(file, null)) {
             for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
                 RecordInput.Event e = it.next();
@@ -86,22 +89,35 @@ final class ViewOracle {
                 if (!f.system().equals("sched")) {
                     continue;
                 }
-                List<T> add = new ArrayList<>();
                 if (f.name().equals("sched_switch")) {
-                    long ps = r.integer(f.field("prev_state"));
-                    add.add(new T(e.timeNs(), e.frame(), 0, (int) r.integer(f.field("prev_pid")),
-                            r.string(f.field("prev_comm")), (ps & 255) == 0 ? "R" : state(ps), null));
-                    add.add(new T(e.timeNs(), e.frame(), 1, (int) r.integer(f.field("next_pid")),
-                            r.string(f.field("next_comm")), "Running", r.cpu()));
+                    switches.computeIfAbsent(r.cpu(), k -> new ArrayList<>()).add(e);
                 } else if (f.name().equals("sched_wakeup") || f.name().equals("sched_wakeup_new")) {
-                    add.add(new T(e.timeNs(), e.frame(), 2, (int) r.integer(f.field("pid")), r.string(f.field("comm")),
-                            null, null));
+                    all.add(new T(e.timeNs(), e.frame(), 2, (int) r.integer(f.field("pid")), r.string(f.field("comm")),
+                            "R", null));
                 }
-                for (T t : add) {
-                    if (t.pid != 0) {
-                        byTask.computeIfAbsent(t.pid, k -> new ArrayList<>()).add(t);
-                    }
+            }
+        }
+        for (List<RecordInput.Event> l : switches.values()) {
+            l.sort(Comparator.comparingLong(RecordInput.Event::timeNs).thenComparingLong(RecordInput.Event::frame));
+            T onCpu = null; // who the CPU's previous switch put on it
+            for (RecordInput.Event e : l) {
+                EventRecord r = e.record();
+                EventFormat f = r.format();
+                long ps = r.integer(f.field("prev_state"));
+                int prev = (int) r.integer(f.field("prev_pid"));
+                if (onCpu != null && onCpu.pid != prev) {
+                    all.add(new T(e.timeNs(), e.frame(), 0, onCpu.pid, onCpu.comm, null, null)); // its switch-out missed
                 }
+                all.add(new T(e.timeNs(), e.frame(), 0, prev, r.string(f.field("prev_comm")),
+                        (ps & 255) == 0 ? "R" : state(ps), null));
+                onCpu = new T(e.timeNs(), e.frame(), 1, (int) r.integer(f.field("next_pid")),
+                        r.string(f.field("next_comm")), "Running", r.cpu());
+                all.add(onCpu);
+            }
+        }
+        for (T t : all) {
+            if (t.pid != 0) {
+                byTask.computeIfAbsent(t.pid, k -> new ArrayList<>()).add(t);
             }
         }
         List<String> out = new ArrayList<>();
@@ -110,11 +126,8 @@ final class ViewOracle {
             List<T> kept = new ArrayList<>();
             String cur = null;
             for (T t : l) {
-                if (t.o == 2) {
-                    if (cur != null && (cur.equals("Running") || cur.equals("R"))) {
-                        continue;
-                    }
-                    t = new T(t.ts, t.frame, t.o, t.pid, t.comm, "R", null);
+                if (t.o == 2 && !kept.isEmpty() && ("Running".equals(cur) || "R".equals(cur))) {
+                    continue;
                 }
                 cur = t.state;
                 kept.add(t);
@@ -122,7 +135,7 @@ final class ViewOracle {
             for (int i = 0; i < kept.size(); i++) {
                 T t = kept.get(i);
                 String dur = i + 1 < kept.size() ? Long.toString(kept.get(i + 1).ts - t.ts) : "null";
-                out.add(String.join("|", host, Long.toString(t.ts), dur, Integer.toString(t.pid), t.comm, t.state,
+                out.add(String.join("|", host, Long.toString(t.ts), dur, Integer.toString(t.pid), t.comm, String.valueOf(t.state),
                         String.valueOf(t.cpu)));
             }
         }
