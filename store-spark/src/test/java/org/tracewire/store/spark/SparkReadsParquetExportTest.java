@@ -180,13 +180,13 @@ class SparkReadsParquetExportTest {
         // relation costs Spark a job of its own to read a footer: all hundred typed tables would
         // take minutes on this machine)
         List<String> counts = new ArrayList<>();
-        for (String t : List.of("events", "lost", "captures", "tasks", "sched_slice", "sched_latency",
+        for (String t : List.of("events", "lost", "captures", "tasks", "sched_slice", "sched_latency", "latency", "thread_state",
                 "sched_switch", "sched_wakeup", "hrtimer_start")) {
             assertTrue(tables.contains(t), t + " in " + tables);
             counts.add("SELECT '" + t + "' AS t, host, count(*) AS n FROM {" + t + "} GROUP BY host");
         }
         List<String> rows = assertSame(String.join(" UNION ALL ", counts));
-        assertTrue(rows.size() >= 16, "tables of both hosts: " + rows);
+        assertTrue(rows.size() >= 20, "tables of both hosts: " + rows);
         // a field column of each SQL type the typed tables hold: its values through sums and extremes
         Map<String, String> byType = new TreeMap<>();
         try (Statement s = store.connection().createStatement();
