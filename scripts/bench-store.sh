@@ -6,6 +6,12 @@
 # /usr/bin/time), and the store's size against the pcapng's.
 #
 # Usage: scripts/bench-store.sh [SECONDS] [ROUNDS]      (default 4 s captures, 2 build rounds)
+# Environment:
+#   BENCH_STORE_DIR=DIR       keep the captures in DIR and reuse them when there (DIR/sched.pcapng,
+#                             DIR/syscalls.pcapng; any other DIR/*.pcapng, e.g. a 10 M-event one, is
+#                             built too), so two runs build the same files
+#   BENCH_STORE_BASELINE=TREE also build with the tracewire tree TREE (a copy of an earlier build,
+#                             e.g. `cp -a . /tmp/before`), interleaved with this tree, round by round
 # Workloads: sched    stress-ng --switch 2 with sched:sched_switch + sched:sched_wakeup
 #            syscalls a getppid(2) loop per CPU (gcc) with syscalls:sys_enter_getppid + sys_exit_getppid
 # CPU time, not wall time, is the figure to compare: on a shared machine the build waits for a CPU.
@@ -16,6 +22,10 @@ seconds=${1:-4}
 rounds=${2:-2}
 tmp=$(mktemp -d /tmp/bench-store.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+files=${BENCH_STORE_DIR:-$tmp}
+mkdir -p "$files"
+trees=("$here")
+[ -n "${BENCH_STORE_BASELINE:-}" ] && trees=("$BENCH_STORE_BASELINE" "$here")
 for tool in stress-ng gcc /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench-store: $tool is missing" >&2; exit 1; }
 done
@@ -32,32 +42,38 @@ gcc -O2 -o "$tmp/getppid-loop" "$tmp/getppid-loop.c"
 
 capture() { # NAME WORKLOAD... ; EVENTS in $events
   local name=$1; shift
-  "$@" &
+  [ -s "$files/$name.pcapng" ] && return 0
+  setsid "$@" & # its own process group, ended when the capture is (a slow capture start must not outlast it)
   local load=$!
   sleep 1
   # shellcheck disable=SC2086 # events is a list of words
-  "$here/tracewire" capture $events --no-iface --duration "$seconds" -w "$tmp/$name.pcapng" 2>"$tmp/$name.capture" >/dev/null
+  "$here/tracewire" capture $events --no-iface --duration "$seconds" -w "$files/$name.pcapng" 2>"$tmp/$name.capture" >/dev/null
+  kill -- -"$load" 2>/dev/null || true
   wait "$load" || true
   tail -1 "$tmp/$name.capture" >&2
 }
 
 events="-e sched:sched_switch -e sched:sched_wakeup"
-capture sched stress-ng --switch 2 --timeout $((seconds + 3)) --quiet
+capture sched stress-ng --switch 2 --timeout $((seconds + 60)) --quiet
 events="-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid"
-capture syscalls bash -c "for i in \$(seq $ncpu); do '$tmp/getppid-loop' $((seconds + 3)) & done; wait"
+capture syscalls bash -c "for i in \$(seq $ncpu); do '$tmp/getppid-loop' $((seconds + 60)) & done; wait"
 
-printf '%-9s %5s %10s %7s %12s %7s %8s %10s %10s %6s\n' workload round events cpu_s 'events/cpu-s' wall_s rss_mib pcapng_mib store_mib ratio
-for name in sched syscalls; do
+printf '%-9s %-8s %5s %10s %7s %12s %7s %8s %10s %10s %6s\n' workload tree round events cpu_s 'events/cpu-s' wall_s rss_mib pcapng_mib store_mib ratio
+for file in "$files"/*.pcapng; do
+  name=$(basename "$file" .pcapng)
   for round in $(seq "$rounds"); do
-    rm -rf "$tmp/cache"
-    /usr/bin/time -f '%U %S %e %M' -o "$tmp/time" "$here/tracewire" sql --cache-dir "$tmp/cache" --csv \
-      "$tmp/$name.pcapng" "SELECT count(*) AS n FROM events" > "$tmp/out" 2>"$tmp/err"
-    n=$(tail -1 "$tmp/out")
-    read -r user sys wall rss < "$tmp/time"
-    store=$(stat -c %s "$tmp"/cache/store-*.duckdb)
-    pcap=$(stat -c %s "$tmp/$name.pcapng")
-    awk -v w="$name" -v r="$round" -v n="$n" -v u="$user" -v s="$sys" -v e="$wall" -v m="$rss" -v p="$pcap" -v st="$store" \
-      'BEGIN { c = u + s; printf "%-9s %5d %10d %7.2f %12.0f %7.2f %8.0f %10.1f %10.1f %6.2f\n", w, r, n, c, n / c, e, m / 1024, p / 1048576, st / 1048576, st / p }'
+    for tree in "${trees[@]}"; do
+      label=this; [ "$tree" != "$here" ] && label=baseline
+      rm -rf "$tmp/cache"
+      /usr/bin/time -f '%U %S %e %M' -o "$tmp/time" "$tree/tracewire" sql --cache-dir "$tmp/cache" --csv \
+        "$file" "SELECT count(*) AS n FROM events" > "$tmp/out" 2>"$tmp/err"
+      n=$(tail -1 "$tmp/out")
+      read -r user sys wall rss < "$tmp/time"
+      store=$(stat -c %s "$tmp"/cache/store-*.duckdb)
+      pcap=$(stat -c %s "$file")
+      awk -v w="$name" -v t="$label" -v r="$round" -v n="$n" -v u="$user" -v s="$sys" -v e="$wall" -v m="$rss" -v p="$pcap" -v st="$store" \
+        'BEGIN { c = u + s; printf "%-9s %-8s %5d %10d %7.2f %12.0f %7.2f %8.0f %10.1f %10.1f %6.2f\n", w, t, r, n, c, n / c, e, m / 1024, p / 1048576, st / 1048576, st / p }'
+    done
   done
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $ncpu CPUs (a shared machine: compare CPU time, not wall time)"

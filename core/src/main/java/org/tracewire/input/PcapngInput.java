@@ -19,7 +19,9 @@ import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.Ethernet;
 import org.tracewire.wire.FrameEncoder;
+import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFormatException;
@@ -141,6 +143,9 @@ public final class PcapngInput implements RecordInput {
         ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
             for (PcapngPacketReader.Packet p = nextPacket(r); p != null; p = nextPacket(r)) {
+                if (isEventFrame(p)) {
+                    continue; // no context in it: not decoded (this pass reads every packet of the file)
+                }
                 WireFrame f;
                 try {
                     f = frame(p);
@@ -165,6 +170,25 @@ public final class PcapngInput implements RecordInput {
             failure[0] = r.failure();
         }
         return contexts;
+    }
+
+    /**
+     * True when a packet holds a version-2 EVENT frame, bare or in Ethernet, seen from its header's
+     * version and kind bytes alone (nothing decoded): such a frame carries no context.
+     */
+    private static boolean isEventFrame(PcapngPacketReader.Packet p) {
+        byte[] d = p.data();
+        int at;
+        if (p.linkType() == FrameEncoder.LINKTYPE) {
+            at = 0;
+        } else if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && d.length >= Ethernet.HEADER
+                && (d[12] & 0xff) == 0x88 && (d[13] & 0xff) == 0xb5) {
+            at = Ethernet.HEADER;
+        } else {
+            return false;
+        }
+        return d.length >= at + WireHeader.SIZE && (d[at] & 0xff) == WireHeader.VERSION
+                && (d[at + WireHeader.KIND_BYTE] & 0x0f) == FrameKind.EVENT.code();
     }
 
     /**
