@@ -7,9 +7,9 @@
 #
 # Usage: scripts/bench-store.sh [SECONDS] [ROUNDS]      (default 4 s captures, 2 build rounds)
 # Environment:
-#   BENCH_STORE_DIR=DIR       keep the captures in DIR and reuse them when there (DIR/sched.pcapng,
-#                             DIR/syscalls.pcapng; any other DIR/*.pcapng, e.g. a 10 M-event one, is
-#                             built too), so two runs build the same files
+#   BENCH_STORE_DIR=DIR       keep the captures in DIR (sched.pcapng, syscalls.pcapng) and reuse them:
+#                             a DIR that holds any *.pcapng is not captured into, its files are built
+#                             (e.g. a DIR with one 10 M-event capture), so two runs build the same files
 #   BENCH_STORE_BASELINE=TREE also build with the tracewire tree TREE (a copy of an earlier build,
 #                             e.g. `cp -a . /tmp/before`), interleaved with this tree, round by round
 # Workloads: sched    stress-ng --switch 2 with sched:sched_switch + sched:sched_wakeup
@@ -24,6 +24,7 @@ tmp=$(mktemp -d /tmp/bench-store.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 files=${BENCH_STORE_DIR:-$tmp}
 mkdir -p "$files"
+reuse=$(find "$files" -maxdepth 1 -name '*.pcapng' -size +0 -print -quit)
 trees=("$here")
 [ -n "${BENCH_STORE_BASELINE:-}" ] && trees=("$BENCH_STORE_BASELINE" "$here")
 for tool in stress-ng gcc /usr/bin/time; do
@@ -42,7 +43,7 @@ gcc -O2 -o "$tmp/getppid-loop" "$tmp/getppid-loop.c"
 
 capture() { # NAME WORKLOAD... ; EVENTS in $events
   local name=$1; shift
-  [ -s "$files/$name.pcapng" ] && return 0
+  [ -n "$reuse" ] && return 0
   setsid "$@" & # its own process group, ended when the capture is (a slow capture start must not outlast it)
   local load=$!
   sleep 1
