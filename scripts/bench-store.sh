@@ -7,11 +7,11 @@
 #
 # Usage: scripts/bench-store.sh [SECONDS] [ROUNDS]      (default 4 s captures, 2 build rounds)
 # Environment:
-#   BENCH_STORE_DIR=DIR       keep the captures in DIR (sched.pcapng, syscalls.pcapng) and reuse them:
-#                             a DIR that holds any *.pcapng is not captured into, its files are built
-#                             (e.g. a DIR with one 10 M-event capture), so two runs build the same files
-#   BENCH_STORE_BASELINE=TREE also build with the tracewire tree TREE (a copy of an earlier build,
-#                             e.g. `cp -a . /tmp/before`), interleaved with this tree, round by round
+#   BENCH_STORE_DIR=DIR       keep the captures in DIR (sched.pcapng, syscalls.pcapng), reuse
+#                             them: a DIR holding any *.pcapng is not captured into, its files
+#                             are built (e.g. one 10 M-event capture); two runs build the same files
+#   BENCH_STORE_BASELINE=TREE also build with the tracewire tree TREE (a built copy of an earlier
+#                             tree, e.g. `cp -a . /tmp/before`), interleaved, round by round
 # Workloads: sched    stress-ng --switch 2 with sched:sched_switch + sched:sched_wakeup
 #            syscalls a getppid(2) loop per CPU (gcc) with syscalls:sys_enter_getppid + sys_exit_getppid
 # CPU time, not wall time, is the figure to compare: on a shared machine the build waits for a CPU.
@@ -44,7 +44,8 @@ gcc -O2 -o "$tmp/getppid-loop" "$tmp/getppid-loop.c"
 capture() { # NAME WORKLOAD... ; EVENTS in $events
   local name=$1; shift
   [ -n "$reuse" ] && return 0
-  setsid "$@" & # its own process group, ended when the capture is (a slow capture start must not outlast it)
+  # its own process group, ended with the capture (a slow capture start must not outlast it)
+  setsid "$@" &
   local load=$!
   sleep 1
   # shellcheck disable=SC2086 # events is a list of words

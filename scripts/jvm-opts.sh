@@ -34,6 +34,6 @@ capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + 
 capture_read_ahead_or_stash_mib=$(( capture_stash_mib > capture_read_ahead_max_mib ? capture_stash_mib : capture_read_ahead_max_mib ))
 capture_rss_ceiling_mib=$(( capture_stash_rss_ceiling_mib - capture_stash_mib + capture_read_ahead_or_stash_mib ))
 
-# sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling beyond);
-# the serial collector: a build is one thread, G1 cost it more CPU and RSS (docs/decisions/0018)
+# sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling
+# beyond); the serial collector: a build is one thread, G1 cost it more CPU and RSS (docs/decisions/0018)
 sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
