@@ -60,7 +60,7 @@ public final class StoreBuilder {
     /** Names a typed table may not take (the store's own tables and views). */
     static final Set<String> RESERVED = Set.of("events", "event_rows", "lost", "captures", "event_tables", "meta",
             "symbols", "user_symbols", "stack",
-            "sched_slice", "sched_latency", "sources", "tasks");
+            "sched_slice", "sched_latency", "latency", "thread_state", "event_rate", "sources", "tasks");
 
     /**
      * What a build did.
