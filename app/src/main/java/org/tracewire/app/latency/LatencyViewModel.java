@@ -1,32 +1,52 @@
 package org.tracewire.app.latency;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import javafx.collections.ObservableMap;
 import org.tracewire.analysis.LatencyPair;
 import org.tracewire.analysis.LatencyTracker;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.record.EventRecord;
 
 /**
- * Latencies of the streamed rows: every row goes (as a record of its format, {@link RowRecords})
- * through core's {@link LatencyTracker} in the background, in order; the completed pairs (wakeup →
- * switch-in, syscall enter → exit, irq and softirq entry → exit) fill a table of the newest
- * {@value #MAX_PAIRS} and a log2 histogram of all of them. Selecting a pair selects its end event in
- * the event table.
+ * Latencies. Of an opened pcapng whose capture store is ready: every pair of the store, as SQL
+ * ({@link StoreLatency}) on the stats query thread ({@link #setQueries}) over a connection of its
+ * own, the results handed to the UI in one change: the count per kind, p50/p90/p99/max, the log2
+ * histogram of every pair, and the worst pairs a page of {@value #PAGE_SIZE} at a time; selecting a
+ * pair goes to its end frame ({@link #setNavigator}). While the store is built the view waits for
+ * it (the rows streamed meanwhile are not counted).
+ *
+ * <p>Of a live capture (no store): every streamed row goes (as a record of its format,
+ * {@link RowRecords}) through core's {@link LatencyTracker} in the background, in order; the
+ * completed pairs (wakeup → switch-in, syscall enter → exit, irq and softirq entry → exit) fill a
+ * table of the newest {@value #MAX_PAIRS} and a log2 histogram of all of them. Selecting a pair
+ * selects its end event in the event table.
  */
 public final class LatencyViewModel implements CaptureViewModel.RowSink {
+    /** Pairs per page of the worst-pairs table over a store. */
+    public static final int PAGE_SIZE = 200;
     /** Pairs kept in the table. */
     public static final int MAX_PAIRS = 10_000;
     /** End rows remembered, to select a pair's end event (the table keeps fewer). */
@@ -40,10 +60,11 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      * @param waker     the waking task's pid (wakeups), else empty
      * @param cpu       the CPU (see {@link LatencyPair#cpu()})
      * @param latencyNs end − start in ns
-     * @param end       the end event's row, or null when it was not kept
-     * @param pair      core's pair
+     * @param end       the end event's row, or null when it was not kept (always null over a store)
+     * @param frame     the end event's frame number, -1 when unknown
+     * @param pair      core's pair (null over a store)
      */
-    public record LatencyRow(LatencyPair.Kind kind, String task, String waker, int cpu, long latencyNs, EventRow end,
+    public record LatencyRow(LatencyPair.Kind kind, String task, String waker, int cpu, long latencyNs, EventRow end, long frame,
                              LatencyPair pair) {
     }
 
@@ -52,6 +73,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     }
 
     private final RowRecords records;
+    private final TaskExecutor executor;
     private final LatencyTracker tracker = new LatencyTracker();
     private final EventRow[] bySequence = new EventRow[ROWS];
     private long sequence;
@@ -65,6 +87,17 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, List<LatencyRow>> feeder;
     private final List<LatencyRow> all = new ArrayList<>();
     private CaptureViewModel capture;
+    private Executor queries;
+    private LongConsumer navigator;
+    private StoreTable store;
+    private final AtomicLong storeGen = new AtomicLong();
+    private final BooleanProperty overStore = new SimpleBooleanProperty();
+    private final ObjectProperty<StoreLatency.Summary> summary = new SimpleObjectProperty<>();
+    private final ObservableMap<LatencyPair.Kind, Long> kinds = FXCollections.observableMap(new LinkedHashMap<>());
+    private final LongProperty pageStart = new SimpleLongProperty();
+    // owned by the query thread
+    private Connection connection;
+    private StoreLatency latencyDb;
     /** Times {@link #cleared()} ran (UI thread writes, background runs read). */
     private volatile long clears;
 
@@ -74,23 +107,214 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      */
     public LatencyViewModel(TaskExecutor executor, RowRecords records) {
         this.records = records;
+        this.executor = executor;
         // a run handed out before cleared() that starts after it must not feed the old rows into the
         // cleared tracker (they would pair with the new ones): it checks the clear count it began with
         this.feeder = new SerialFeeder<EventRow, List<LatencyRow>>(executor, () -> {
             long clearsAtStart = clears;
             return rows -> clearsAtStart == clears ? track(rows) : List.of();
         }, this::add, e -> status.set("latency: " + e.getMessage()));
-        kind.addListener((o, a, b) -> refilter());
+        kind.addListener((o, a, b) -> {
+            if (overStore.get()) {
+                pageStart.set(0);
+                query();
+            } else {
+                refilter();
+            }
+        });
     }
 
-    /** Feeds on the capture's rows; selecting a pair selects its end row there. */
+    /**
+     * Feeds on the capture's rows; selecting a pair selects its end row there. An opened file's
+     * store, once ready, takes over ({@link #setQueries} given).
+     */
     public void connect(CaptureViewModel capture) {
         this.capture = capture;
         capture.addRowSink(this);
+        capture.storeTableProperty().addListener((o, a, t) -> storeChanged(t));
+        capture.indexedProperty().addListener((o, a, n) -> storeChanged(capture.storeTableProperty().get()));
+    }
+
+    /**
+     * Lets the view go over an opened file's capture store: its queries run on {@code queries}
+     * (one thread, which owns the view model's own connection). Without it the view stays on rows.
+     *
+     * @param queries runs the store queries, one at a time
+     */
+    public void setQueries(Executor queries) {
+        this.queries = queries;
+    }
+
+    /**
+     * What selecting a pair does over a store: goes to its end frame in the event table.
+     *
+     * @param goToFrame receives the end frame's number (UI thread)
+     */
+    public void setNavigator(LongConsumer goToFrame) {
+        this.navigator = goToFrame;
+    }
+
+    /** The store mode follows the capture: a store being built or ready (UI thread). */
+    private void storeChanged(StoreTable t) {
+        boolean building = capture != null && capture.indexedProperty().get() >= 0;
+        boolean over = queries != null && (t != null || building);
+        if (over && !overStore.get()) {
+            cleared();
+        }
+        if (t == store && over == overStore.get()) {
+            return;
+        }
+        long gen = storeGen.incrementAndGet();
+        store = t;
+        overStore.set(over);
+        summary.set(null);
+        kinds.clear();
+        pageStart.set(0);
+        if (queries == null) {
+            return;
+        }
+        queries.execute(this::closeConnection);
+        if (!over) {
+            return;
+        }
+        pairs.clear();
+        histogram.clear();
+        total.set(0);
+        if (t == null) {
+            status.set("indexing the file: latency over every pair once its store is ready");
+            return;
+        }
+        status.set("querying every pair of the store…");
+        queries.execute(() -> {
+            if (storeGen.get() != gen) {
+                return;
+            }
+            try {
+                connection = t.newConnection();
+                latencyDb = StoreLatency.open(connection);
+            } catch (SQLException e) {
+                String why = e.getMessage();
+                executor.runOnUi(() -> {
+                    if (storeGen.get() == gen) {
+                        status.set("latency: cannot query the store: " + why);
+                    }
+                });
+            }
+        });
+        query();
+    }
+
+    /** Query thread: closes the view model's connection to the last store. */
+    private void closeConnection() {
+        latencyDb = null;
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // closing: nothing to tell
+            }
+            connection = null;
+        }
+    }
+
+    /** Over a store: the counts, summary and the current page of the chosen kind, handed to the UI in one change. */
+    private void query() {
+        long gen = storeGen.get();
+        LatencyPair.Kind k = kind.get();
+        long offset = pageStart.get();
+        queries.execute(() -> {
+            if (storeGen.get() != gen || latencyDb == null) {
+                if (storeGen.get() == gen) {
+                    executor.runOnUi(() -> status.set("no latency pairs in this store: it has no sched_switch (nor a latency view)"));
+                }
+                return;
+            }
+            Map<LatencyPair.Kind, Long> byKind;
+            StoreLatency.Summary sum;
+            List<StoreLatency.Pair> worst;
+            String source = latencyDb.source();
+            try {
+                byKind = latencyDb.counts();
+                sum = latencyDb.summary(k);
+                worst = latencyDb.worst(k, offset, PAGE_SIZE);
+            } catch (SQLException e) {
+                String why = e.getMessage();
+                executor.runOnUi(() -> status.set("latency: cannot query the store: " + why));
+                return;
+            }
+            List<LatencyRow> rows = worst.stream().map(LatencyViewModel::row).toList();
+            executor.runOnUi(() -> {
+                if (storeGen.get() != gen || kind.get() != k || pageStart.get() != offset) {
+                    return;
+                }
+                kinds.clear();
+                kinds.putAll(byKind);
+                summary.set(sum);
+                System.arraycopy(sum.log2(), 0, counts, 0, 64);
+                total.set(sum.count());
+                publishHistogram();
+                pairs.setAll(rows);
+                status.set(storeStatus(byKind, sum, source, offset, rows.size()));
+            });
+        });
+    }
+
+    /** The status line over a store: every count said. */
+    private static String storeStatus(Map<LatencyPair.Kind, Long> byKind, StoreLatency.Summary sum, String source, long offset, int shown) {
+        long all = byKind.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder sb = new StringBuilder(String.format("%,d pairs in all (", all));
+        List<String> parts = new ArrayList<>();
+        byKind.forEach((k, n) -> parts.add(String.format("%,d %s", n, kindName(k))));
+        sb.append(parts.isEmpty() ? "none" : String.join(", ", parts)).append("; every event of the store, view ").append(source)
+                .append(")");
+        if (shown > 0) {
+            sb.append(String.format(" — worst %,d–%,d of %,d shown", offset + 1, offset + shown, sum.count()));
+        }
+        return sb.toString();
+    }
+
+    /** A kind as the view names it. */
+    public static String kindName(LatencyPair.Kind k) {
+        return switch (k) {
+            case SCHED_WAKEUP -> "wakeup → running";
+            case SYSCALL -> "syscall";
+            case IRQ -> "irq";
+            case SOFTIRQ -> "softirq";
+        };
+    }
+
+    private static LatencyRow row(StoreLatency.Pair p) {
+        String task = switch (p.kind()) {
+            case SCHED_WAKEUP -> (p.comm() == null ? "" : p.comm()) + " (" + p.pid() + ")";
+            case SYSCALL -> (p.what().isEmpty() ? "syscall" : p.what()) + " by " + (p.comm() == null ? "" : p.comm() + " ") + "(" + p.pid() + ")";
+            case IRQ -> "irq " + p.what();
+            case SOFTIRQ -> "softirq " + p.what();
+        };
+        String waker = p.wakerPid() < 0 ? "" : (p.wakerComm() == null ? "" : p.wakerComm() + " ") + "(" + p.wakerPid() + ")";
+        return new LatencyRow(p.kind(), task, waker, p.cpu(), p.latencyNs(), null, p.frame(), null);
+    }
+
+    /** Over a store: the next page of worst pairs, if any. */
+    public void nextPage() {
+        if (overStore.get() && pageStart.get() + PAGE_SIZE < total.get()) {
+            pageStart.set(pageStart.get() + PAGE_SIZE);
+            query();
+        }
+    }
+
+    /** Over a store: the previous page of worst pairs, if any. */
+    public void previousPage() {
+        if (overStore.get() && pageStart.get() > 0) {
+            pageStart.set(Math.max(0, pageStart.get() - PAGE_SIZE));
+            query();
+        }
     }
 
     @Override
     public void appended(List<EventRow> batch) {
+        if (overStore.get()) {
+            return; // the store's pairs, not a window of rows
+        }
         feeder.feed(batch);
     }
 
@@ -135,7 +359,8 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
             case IRQ -> "irq " + p.id() + (p.name() == null ? "" : " " + p.name());
             case SOFTIRQ -> "softirq " + p.name();
         };
-        return new LatencyRow(p.kind(), task, p.wakerPid() >= 0 ? Integer.toString(p.wakerPid()) : "", p.cpu(), p.latencyNs(), end, p);
+        return new LatencyRow(p.kind(), task, p.wakerPid() >= 0 ? Integer.toString(p.wakerPid()) : "", p.cpu(), p.latencyNs(), end,
+                end == null ? -1 : end.frame(), p);
     }
 
     /** UI thread: a run's pairs into the table and histogram. */
@@ -221,9 +446,15 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         return v >= 100 ? String.format("%.0f", v) : v >= 10 ? String.format("%.1f", v) : String.format("%.2f", v);
     }
 
-    /** Selects a pair's end event in the event table. */
+    /** Selects a pair's end event in the event table (over a store: goes to its frame there). */
     public void select(LatencyRow r) {
         if (r == null || capture == null) {
+            return;
+        }
+        if (overStore.get()) {
+            if (r.frame() >= 0 && navigator != null) {
+                navigator.accept(r.frame());
+            }
             return;
         }
         if (r.end() == null || !capture.getRows().contains(r.end())) {
@@ -251,6 +482,26 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     /** Pairs counted in the histogram. */
     public LongProperty totalProperty() {
         return total;
+    }
+
+    /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
+    public BooleanProperty overStoreProperty() {
+        return overStore;
+    }
+
+    /** Over a store: count, percentiles and max of the chosen kind; null otherwise (or before the first answer). */
+    public ObjectProperty<StoreLatency.Summary> summaryProperty() {
+        return summary;
+    }
+
+    /** Over a store: pairs per kind, of every event. */
+    public ObservableMap<LatencyPair.Kind, Long> getKindCounts() {
+        return kinds;
+    }
+
+    /** Over a store: the index of the first worst pair shown (0 for the worst). */
+    public LongProperty pageStartProperty() {
+        return pageStart;
     }
 
     /** A one-line status. */
