@@ -19,6 +19,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.duckdb.DuckDBConnection;
@@ -336,6 +338,8 @@ public final class CaptureStore implements AutoCloseable {
 
     private void attach() throws SQLException {
         Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
+        // system:event -> its table in each source (a name taken twice makes it system__event in that source only)
+        Map<String, Map<String, List<Integer>>> tablesByEvent = new TreeMap<>();
         List<String[]> hosts = new ArrayList<>(); // {source, capture, host}
         Set<String> taken = new LinkedHashSet<>();
         try (Statement s = db.createStatement()) {
@@ -364,9 +368,11 @@ public final class CaptureStore implements AutoCloseable {
                         hosts.add(new String[] {Integer.toString(i), rs.getString(1), unique});
                     }
                 }
-                try (ResultSet rs = s.executeQuery("SELECT table_name FROM s" + i + ".event_tables ORDER BY table_name")) {
+                try (ResultSet rs = s.executeQuery("SELECT table_name, event FROM s" + i + ".event_tables ORDER BY table_name")) {
                     while (rs.next()) {
                         tablesBySource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
+                        tablesByEvent.computeIfAbsent(rs.getString(2), k -> new LinkedHashMap<>())
+                                .computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
                     }
                 }
             }
@@ -407,16 +413,25 @@ public final class CaptureStore implements AutoCloseable {
             }
             if (tablesBySource.containsKey("sched_switch")) {
                 derived(s, "sched_slice", SCHED_SLICE);
-                List<String> wakeups = new ArrayList<>();
-                for (String w : List.of("sched_wakeup", "sched_wakeup_new")) {
-                    if (tablesBySource.containsKey(w)) {
-                        wakeups.add("SELECT host, frame, ts, pid AS task, comm, common_pid AS waker_pid, target_cpu, 0 AS k FROM " + w);
-                    }
+            }
+            Function<String, String> rel = event -> relation(tablesByEvent.get(event), hosts);
+            try {
+                DerivedViews.createLatency(s, rel, tablesByEvent.keySet(), missingViews);
+                if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
+                        || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
+                    derived(s, "sched_latency", DerivedViews.SCHED_LATENCY);
                 }
-                if (!wakeups.isEmpty()) {
-                    derived(s, "sched_latency", SCHED_LATENCY.replace("$WAKEUPS", String.join(" UNION ALL ", wakeups)));
+            } catch (SQLException e) {
+                missingViews.put("latency", firstLines(e));
+            }
+            List<String> wakeups = new ArrayList<>();
+            for (String w : List.of("sched:sched_wakeup", "sched:sched_wakeup_new")) {
+                if (tablesByEvent.containsKey(w)) {
+                    wakeups.add(rel.apply(w));
                 }
             }
+            derived(s, "thread_state", DerivedViews.threadState(rel.apply("sched:sched_switch"), wakeups));
+            s.execute(DerivedViews.EVENT_RATE);
         }
     }
 
@@ -428,10 +443,30 @@ public final class CaptureStore implements AutoCloseable {
         try {
             s.execute(ddl);
         } catch (SQLException e) {
-            String why = String.valueOf(e.getMessage()).strip();
-            int nl = why.indexOf('\n');
-            missingViews.put(name, nl > 0 ? why.substring(0, nl) + " " + why.substring(nl + 1).strip() : why);
+            missingViews.put(name, firstLines(e));
         }
+    }
+
+    /** DuckDB's message on one line (its first two lines: the kind of error and what). */
+    static String firstLines(SQLException e) {
+        String why = String.valueOf(e.getMessage()).strip();
+        int nl = why.indexOf('\n');
+        return nl > 0 ? why.substring(0, nl) + " " + why.substring(nl + 1).strip() : why;
+    }
+
+    /**
+     * The rows of one event type over every source, {@code host} first: the union of its table in
+     * each source that has it ({@code tables}: table name → sources), in parentheses; null for none.
+     */
+    private static String relation(Map<String, List<Integer>> tables, List<String[]> hosts) {
+        if (tables == null) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, List<Integer>> t : tables.entrySet()) {
+            sb.append(sb.length() == 0 ? "(" : " UNION ALL BY NAME ").append(union(Sql.quote(t.getKey()), t.getValue(), hosts));
+        }
+        return sb.append(")").toString();
     }
 
     /** Derived views ({@code sched_slice}, {@code sched_latency}) not made, with the reason. */
@@ -523,33 +558,6 @@ public final class CaptureStore implements AutoCloseable {
                    frame, lead(frame) OVER w AS end_frame
             FROM sched_switch
             WINDOW w AS (PARTITION BY host, common_cpu ORDER BY ts, frame)""";
-
-    /**
-     * Scheduling latency as {@link org.tracewire.analysis.LatencyTracker} pairs it, in file order
-     * per host: the first {@code sched_wakeup}/{@code sched_wakeup_new} of a task since it last
-     * ran → the next {@code sched_switch} whose {@code next_pid} is that task (on any CPU); later
-     * wakeups while one is pending are ignored; a pair whose switch is earlier than its wakeup is
-     * dropped. (The tracker also drops its oldest pending wakeup past 65,536 pending ones; the view
-     * has no such cap.)
-     */
-    static final String SCHED_LATENCY = """
-            CREATE VIEW sched_latency AS
-            WITH w AS (
-              $WAKEUPS
-              UNION ALL SELECT host, frame, ts, next_pid AS task, NULL, NULL, common_cpu, 1 AS k FROM sched_switch
-            ), s AS (
-              SELECT *, coalesce(sum(k) OVER (PARTITION BY host, task ORDER BY frame
-                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS seg FROM w
-            ), first_wakeup AS (
-              SELECT host, task, seg, arg_min(frame, frame) AS frame, arg_min(ts, frame) AS ts,
-                     arg_min(comm, frame) AS comm, arg_min(waker_pid, frame) AS waker_pid,
-                     arg_min(target_cpu, frame) AS target_cpu
-              FROM s WHERE k = 0 GROUP BY host, task, seg
-            )
-            SELECT sw.host, sw.task AS pid, fw.comm, fw.waker_pid, fw.target_cpu, fw.frame AS wakeup_frame,
-                   fw.ts AS wakeup_ts, sw.frame, sw.ts, sw.target_cpu AS cpu, sw.ts - fw.ts AS latency
-            FROM s sw JOIN first_wakeup fw ON sw.host = fw.host AND sw.task = fw.task AND sw.seg = fw.seg
-            WHERE sw.k = 1 AND sw.ts >= fw.ts""";
 
     @Override
     public void close() throws SQLException {
