@@ -17,11 +17,16 @@ import org.tracewire.analysis.LatencyPair;
  * {@link org.tracewire.analysis.LatencyTracker} pair: wakeup → running, syscall, irq, softirq) when
  * the store has it, else from {@code sched_latency} (wakeups only); either is read through the
  * connection-local view {@code app_latency(host, kind, pid, comm, waker_pid, cpu, id, name,
- * start_frame, start_ts, frame, ts, latency)}, latencies in ns.
+ * start_frame, start_ts, frame, ts, latency)}, latencies in ns. The view is evaluated once per
+ * store into the temporary table {@code app_pairs(kind, latency, frame)} that the counts,
+ * percentiles, buckets and ranking read; only a page of worst pairs goes back to the view for its
+ * details.
  */
 public final class StoreLatency {
     /** The view this class reads; made by {@link #open}. */
     static final String VIEW = "app_latency";
+    /** The pairs, evaluated once: kind, latency, end frame. */
+    static final String PAIRS = "app_pairs";
 
     private final Connection db;
     private final String source;
@@ -91,6 +96,7 @@ public final class StoreLatency {
                 + " wakeup_frame AS start_frame, wakeup_ts AS start_ts, frame, ts, latency FROM sched_latency";
         try (Statement s = db.createStatement()) {
             s.execute("CREATE OR REPLACE TEMP VIEW " + VIEW + " AS " + body);
+            s.execute("CREATE OR REPLACE TEMP TABLE " + PAIRS + " AS SELECT kind, latency, frame FROM " + VIEW);
         }
         return new StoreLatency(db, latency ? "latency" : "sched_latency");
     }
@@ -122,7 +128,7 @@ public final class StoreLatency {
     public Map<LatencyPair.Kind, Long> counts() throws SQLException {
         Map<LatencyPair.Kind, Long> out = new LinkedHashMap<>();
         try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT kind, count(*) FROM " + VIEW + " GROUP BY kind ORDER BY kind")) {
+             ResultSet rs = s.executeQuery("SELECT kind, count(*) FROM " + PAIRS + " GROUP BY kind ORDER BY kind")) {
             while (rs.next()) {
                 out.put(kindOf(rs.getString(1)), rs.getLong(2));
             }
@@ -145,7 +151,7 @@ public final class StoreLatency {
         long max;
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*), quantile_cont(latency, [0.5, 0.9, 0.99]), max(latency) FROM "
-                     + VIEW + where(kind))) {
+                     + PAIRS + where(kind))) {
             rs.next();
             count = rs.getLong(1);
             Object[] q = rs.getArray(2) == null ? null : (Object[]) rs.getArray(2).getArray();
@@ -160,7 +166,7 @@ public final class StoreLatency {
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT k - CASE WHEN (1::HUGEINT << k) > greatest(latency, 1) THEN 1 ELSE 0 END"
                      + " + CASE WHEN (1::HUGEINT << (k + 1)) <= greatest(latency, 1) THEN 1 ELSE 0 END AS bucket, count(*)"
-                     + " FROM (SELECT latency, " + b + " AS k FROM " + VIEW + where(kind) + ") GROUP BY bucket")) {
+                     + " FROM (SELECT latency, " + b + " AS k FROM " + PAIRS + where(kind) + ") GROUP BY bucket")) {
             while (rs.next()) {
                 log2[rs.getInt(1)] += rs.getLong(2);
             }
@@ -180,8 +186,9 @@ public final class StoreLatency {
      */
     public List<Pair> worst(LatencyPair.Kind kind, long offset, int limit) throws SQLException {
         List<Pair> out = new ArrayList<>();
-        try (PreparedStatement ps = db.prepareStatement("WITH top AS (SELECT * FROM " + VIEW + where(kind)
+        try (PreparedStatement ps = db.prepareStatement("WITH ranked AS (SELECT kind, frame FROM " + PAIRS + where(kind)
                 + " ORDER BY latency DESC, frame LIMIT ? OFFSET ?),"
+                + " top AS (SELECT v.* FROM " + VIEW + " v SEMI JOIN ranked r ON r.kind = v.kind AND r.frame = v.frame),"
                 + " names AS (SELECT host, pid, arg_max(comm, capture) AS comm FROM tasks"
                 + "   WHERE pid IN (SELECT waker_pid FROM top) GROUP BY host, pid)"
                 + " SELECT t.kind, t.pid, t.comm, t.waker_pid, n.comm, t.cpu, t.id, t.name, t.start_frame, t.frame, t.start_ts,"
