@@ -1,5 +1,7 @@
 package org.tracewire.app.histogram;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
@@ -34,6 +38,7 @@ import org.tracewire.analysis.HistTable;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.Filter;
@@ -51,6 +56,13 @@ import org.tracewire.record.EventRecord;
  * spec re-aggregates the newest {@value #HISTORY} rows kept. Where the kernel has hist triggers
  * ({@link HistSupport}) the view shows the trigger command it would run; a kernel's {@code hist}
  * output can be shown as it is ({@link #showKernelHist}, parsed by {@link HistFile}).
+ *
+ * <p>Of an opened pcapng whose capture store is ready ({@link #setQueries}), the table is SQL over
+ * every event of the store instead ({@link StoreHistogram}: GROUP BY on the event's typed table,
+ * every event counted, the entries beyond {@code size} said, not dropped), a key may be the
+ * event's kernel stack ({@code stacktrace}), and the flame graph of the kernel stacks of the
+ * event's rows that the filter passes is drawn beside it ({@link #flameProperty()}). While the
+ * store is built the view waits for it.
  */
 public final class HistogramViewModel implements CaptureViewModel.RowSink {
     /** Rows kept to re-aggregate after the spec changes. */
@@ -102,6 +114,19 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, HistTable> feeder;
     private volatile HistAggregator aggregator;
     private boolean updating;
+    private CaptureViewModel capture;
+    private Executor queries;
+    private StoreTable store;
+    private final AtomicLong storeGen = new AtomicLong();
+    private final BooleanProperty overStore = new SimpleBooleanProperty();
+    /** The store's formats and stacks, handed to the UI thread once per store. */
+    private Map<String, EventFormat> storeFormats = Map.of();
+    private boolean storeStacks;
+    private final ObjectProperty<FlameGraph.Node> flame = new SimpleObjectProperty<>();
+    private final StringProperty flameStatus = new SimpleStringProperty("");
+    // owned by the query thread
+    private Connection connection;
+    private StoreHistogram storeDb;
 
     /**
      * @param executor background work
@@ -125,9 +150,159 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         plotted.addListener(o -> publishBars());
     }
 
-    /** Feeds on the capture's rows (live or opened from a file). */
+    /**
+     * Feeds on the capture's rows (live or opened from a file); an opened file's store, once ready,
+     * takes over ({@link #setQueries} given).
+     */
     public void connect(CaptureViewModel capture) {
+        this.capture = capture;
         capture.addRowSink(this);
+        capture.storeTableProperty().addListener((o, a, t) -> storeChanged(t));
+        capture.indexedProperty().addListener((o, a, n) -> storeChanged(capture.storeTableProperty().get()));
+    }
+
+    /**
+     * Lets the view go over an opened file's capture store: its queries run on {@code queries}
+     * (one thread, which owns the view model's own connection). Without it the view stays on rows.
+     *
+     * @param queries runs the store queries, one at a time
+     */
+    public void setQueries(Executor queries) {
+        this.queries = queries;
+    }
+
+    /** The store mode follows the capture: a store being built or ready (UI thread). */
+    private void storeChanged(StoreTable t) {
+        boolean building = capture != null && capture.indexedProperty().get() >= 0;
+        boolean over = queries != null && (t != null || building);
+        if (t == store && over == overStore.get()) {
+            return;
+        }
+        long gen = storeGen.incrementAndGet();
+        store = t;
+        overStore.set(over);
+        if (queries == null) {
+            return;
+        }
+        queries.execute(this::closeConnection);
+        if (!over) {
+            storeFormats = Map.of();
+            storeStacks = false;
+            return;
+        }
+        history.clear();
+        feeder.reset();
+        aggregator = null;
+        table.set(null);
+        entries.clear();
+        bars.clear();
+        flame.set(null);
+        flameStatus.set("");
+        if (t == null) {
+            status.set("indexing the file: the histogram counts every event once its store is ready");
+            return;
+        }
+        status.set("reading the store…");
+        queries.execute(() -> {
+            if (storeGen.get() != gen) {
+                return;
+            }
+            try {
+                connection = t.newConnection();
+                storeDb = StoreHistogram.open(connection, t.file());
+            } catch (SQLException e) {
+                String why = e.getMessage();
+                executor.runOnUi(() -> {
+                    if (storeGen.get() == gen) {
+                        status.set("histogram: cannot query the store: " + why);
+                    }
+                });
+                return;
+            }
+            Map<String, Long> counts = Map.copyOf(storeDb.eventCounts());
+            Map<String, EventFormat> formats = new java.util.HashMap<>();
+            for (String ev : counts.keySet()) {
+                if (storeDb.format(ev) != null) {
+                    formats.put(ev, storeDb.format(ev));
+                }
+            }
+            boolean stacks = storeDb.hasStacks();
+            executor.runOnUi(() -> {
+                if (storeGen.get() != gen) {
+                    return;
+                }
+                storeFormats = Map.copyOf(formats);
+                storeStacks = stacks;
+                List<String> names = new ArrayList<>(formats.keySet());
+                names.remove("ftrace:kernel_stack");
+                names.remove("ftrace:user_stack");
+                names.sort(Comparator.naturalOrder());
+                String keep = event.get();
+                events.setAll(names);
+                if (keep != null && names.contains(keep)) {
+                    eventChanged();
+                } else {
+                    event.set(names.isEmpty() ? null : names.get(0));
+                }
+            });
+        });
+    }
+
+    /** Query thread: closes the view model's connection to the last store. */
+    private void closeConnection() {
+        storeDb = null;
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // closing: nothing to tell
+            }
+            connection = null;
+        }
+    }
+
+    /** Over a store: the spec's table and the selection's flame graph, as SQL, handed to the UI in one change. */
+    private void queryStore(HistSpec s, String ev) {
+        long gen = storeGen.get();
+        queries.execute(() -> {
+            StoreHistogram db = storeDb;
+            if (storeGen.get() != gen || db == null) {
+                return;
+            }
+            StoreHistogram.Result r;
+            StoreHistogram.Folded folded = null;
+            try {
+                r = db.aggregate(ev, s);
+                if (db.hasStacks()) {
+                    folded = db.folded(ev, s.filter());
+                }
+            } catch (SQLException | RuntimeException e) {
+                String why = e.getMessage();
+                executor.runOnUi(() -> {
+                    if (storeGen.get() == gen && s.equals(spec.get())) {
+                        error.set(why);
+                    }
+                });
+                return;
+            }
+            StoreHistogram.Folded fl = folded;
+            executor.runOnUi(() -> {
+                if (storeGen.get() != gen || !s.equals(spec.get()) || !ev.equals(event.get())) {
+                    return;
+                }
+                HistTable t = r.table();
+                publish(t);
+                status.set(String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(), r.events(), ev,
+                        s.filter() == null ? "" : " (the filter passes " + t.hits() + ")", t.entryCount(),
+                        t.entryCount() > t.entries().size() ? String.format(", the first %,d shown (size=%d)", t.entries().size(), s.size())
+                                : ", all shown"));
+                flame.set(fl == null ? null : FlameGraph.of(fl.folded()));
+                flameStatus.set(fl == null ? "this capture recorded no stacks (capture with -e EVENT --stack)"
+                        : String.format("kernel stacks of %,d %s events%s: %,d with a stack, %,d without; %,d distinct stacks",
+                        fl.matched(), ev, s.filter() == null ? "" : " that the filter passes", fl.matched() - fl.noStack(), fl.noStack(),
+                        fl.folded().size()));
+            });
+        });
     }
 
     /**
@@ -167,6 +342,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void appended(List<EventRow> batch) {
+        if (overStore.get()) {
+            return; // every event of the store, not a window of rows
+        }
         for (EventRow r : batch) {
             if (eventsSeen.add(r.event())) {
                 List<String> sorted = new ArrayList<>(eventsSeen);
@@ -188,6 +366,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void cleared() {
+        if (overStore.get()) {
+            return;
+        }
         history.clear();
         eventsSeen.clear();
         events.clear();
@@ -215,6 +396,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
                     }
                 }
             }
+            if (overStore.get() && storeStacks) {
+                all.add("stacktrace");
+            }
             fields.setAll(all);
             numericFields.setAll(nums);
             values.retainAll(nums);
@@ -232,7 +416,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     }
 
     private EventFormat formatOf(String ev) {
-        return ev == null ? null : records.format(ev);
+        return ev == null ? null : overStore.get() ? storeFormats.get(ev) : records.format(ev);
     }
 
     /** The spec from the builder's parts; re-aggregates the kept rows when it is valid. */
@@ -257,6 +441,14 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             spec.set(s);
             triggerText.set(s.toTriggerText());
             updateCommand();
+            return;
+        }
+        if (overStore.get()) {
+            error.set("");
+            spec.set(s);
+            triggerText.set(s.toTriggerText());
+            updateCommand();
+            queryStore(s, event.get());
             return;
         }
         HistAggregator agg;
@@ -610,6 +802,21 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     /** The shell command that would run the trigger in the kernel. */
     public StringProperty kernelCommandProperty() {
         return kernelCommand;
+    }
+
+    /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
+    public BooleanProperty overStoreProperty() {
+        return overStore;
+    }
+
+    /** Over a store with stacks: the flame graph of the event's kernel stacks that the filter passes; else null. */
+    public ObjectProperty<FlameGraph.Node> flameProperty() {
+        return flame;
+    }
+
+    /** What the flame graph counts, in a sentence. */
+    public StringProperty flameStatusProperty() {
+        return flameStatus;
     }
 
     /** A one-line status. */
