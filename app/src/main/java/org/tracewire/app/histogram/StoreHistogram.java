@@ -33,7 +33,10 @@ import org.tracewire.input.RecordInput;
  * a number; {@code .log2} and {@code .buckets=N} computed as the kernel does), a string field,
  * {@code common_pid}, {@code common_cpu}, or {@code stacktrace} — the event's kernel stack from the
  * store's {@code stack} view, innermost function first ({@value #ARROW}-joined, as the kernel's
- * {@code .stacktrace} key lists it), {@value #NO_STACK} for an event without one. Every matching
+ * {@code .stacktrace} key lists it), {@value #NO_STACK} for an event without one. An event's stack
+ * is the first stack record after it on its CPU: a stack taken in an interrupt that came while
+ * another event's stack was being saved follows the interrupt's event, and the store's view ties
+ * the interrupted event's stack to that event too; only the first counts. Every matching
  * event is counted: the table holds {@code size} entries in its sort order, and says how many
  * there are in all ({@link HistTable#entryCount()}); nothing is dropped.
  */
@@ -288,7 +291,8 @@ public final class StoreHistogram {
             // a stack line's name as report prints it: the symbol, 0x%08x when unknown, 0 for 0
             String name = "CASE WHEN address = 0 THEN '0' ELSE coalesce(func, printf('0x%08x', address)) END";
             from += " LEFT JOIN (SELECT host, event_frame, string_agg(" + name + ", " + literal(ARROW) + " ORDER BY depth) AS path,"
-                    + " string_agg(" + name + ", ';' ORDER BY depth DESC) AS folded FROM stack WHERE kind = 'kernel'"
+                    + " string_agg(" + name + ", ';' ORDER BY depth DESC) AS folded FROM (SELECT * FROM stack WHERE kind = 'kernel'"
+                    + " QUALIFY stack_frame = min(stack_frame) OVER (PARTITION BY host, event_frame))"
                     + " GROUP BY host, event_frame) st ON st.host = x.host AND st.event_frame = x.frame";
         }
         return from;
