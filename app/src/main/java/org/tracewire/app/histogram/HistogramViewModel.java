@@ -69,6 +69,8 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public static final int HISTORY = 200_000;
     /** Bars plotted at most (the table's first entries in its sort order). */
     public static final int MAX_BARS = 40;
+    /** Characters of a bar's label at most (the table shows the whole key). */
+    static final int BAR_LABEL = 40;
     /** "No second key". */
     public static final String NONE = "";
 
@@ -198,6 +200,8 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         bars.clear();
         flame.set(null);
         flameStatus.set("");
+        support.set("Aggregated by tracewire over every event of the opened file, as SQL on its capture store"
+                + " (the kernel's hist triggers are not involved).");
         if (t == null) {
             status.set("indexing the file: the histogram counts every event once its store is ready");
             return;
@@ -635,11 +639,21 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
                 out.add(new Bar("2^" + k, byExp.getOrDefault(k, 0L)));
             }
         } else {
+            java.util.Set<String> taken = new java.util.HashSet<>();
             for (HistEntry e : list) {
                 if (out.size() == MAX_BARS) {
                     break;
                 }
-                out.add(new Bar(label(e, t), value(e, vi)));
+                // a long key (a stack) cut for the axis, kept apart from the others cut alike
+                String l = label(e, t);
+                if (l.length() > BAR_LABEL) {
+                    l = l.substring(0, BAR_LABEL - 1) + "…";
+                    for (int n = 2; !taken.add(l); n++) {
+                        l = l.replaceFirst("( #[0-9]+)?$", " #" + n);
+                    }
+                }
+                taken.add(l);
+                out.add(new Bar(l, value(e, vi)));
             }
         }
         bars.setAll(out);

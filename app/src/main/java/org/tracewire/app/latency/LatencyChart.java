@@ -133,8 +133,10 @@ public final class LatencyChart extends Pane {
         g.strokeLine(x, TOP, x, TOP + ph);
         g.setLineDashes();
         g.setFill(c);
-        g.setTextAlign(TextAlignment.LEFT);
+        // the label right of the line, or left of it near the right edge
+        boolean left = x > canvas.getWidth() - RIGHT - 80;
+        g.setTextAlign(left ? TextAlignment.RIGHT : TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
-        g.fillText(name + " " + LatencyViewModel.label((long) ns), x + 3, TOP + 2 + row * 13);
+        g.fillText(name + " " + LatencyViewModel.label((long) ns), left ? x - 3 : x + 3, TOP + 2 + row * 13);
     }
 }

@@ -56,10 +56,10 @@ public final class LatencyView extends BorderPane {
         TableView<LatencyViewModel.LatencyRow> table = new TableView<>(vm.getPairs());
         table.setId("latency-table");
         table.setPlaceholder(new Label("No pairs yet"));
-        table.getColumns().add(col("Kind", r -> r.kind().toString(), 135));
-        table.getColumns().add(col("Task", LatencyViewModel.LatencyRow::task, 220));
-        table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 160));
-        table.getColumns().add(col("CPU", LatencyViewModel.LatencyRow::cpu, 50));
+        table.getColumns().add(col("Kind", r -> LatencyViewModel.kindName(r.kind()), 110));
+        table.getColumns().add(col("Task", LatencyViewModel.LatencyRow::task, 190));
+        table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 150));
+        table.getColumns().add(col("CPU", LatencyViewModel.LatencyRow::cpu, 40));
         TableColumn<LatencyViewModel.LatencyRow, Long> lat = col("Latency (µs)", LatencyViewModel.LatencyRow::latencyNs, 110);
         lat.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
             @Override
@@ -113,7 +113,7 @@ public final class LatencyView extends BorderPane {
         bar.setPadding(new Insets(6));
         SplitPane split = new SplitPane(tablePane, chart);
         split.setOrientation(Orientation.HORIZONTAL);
-        split.setDividerPositions(0.5);
+        split.setDividerPositions(0.58);
         setTop(bar);
         setCenter(split);
     }

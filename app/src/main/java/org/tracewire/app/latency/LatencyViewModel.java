@@ -286,7 +286,8 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     private static LatencyRow row(StoreLatency.Pair p) {
         String task = switch (p.kind()) {
             case SCHED_WAKEUP -> (p.comm() == null ? "" : p.comm()) + " (" + p.pid() + ")";
-            case SYSCALL -> (p.what().isEmpty() ? "syscall" : p.what()) + " by " + (p.comm() == null ? "" : p.comm() + " ") + "(" + p.pid() + ")";
+            case SYSCALL -> (p.what().matches("[0-9]*") ? "syscall " + p.what() : p.what()) + " by "
+                    + (p.comm() == null ? "" : p.comm() + " ") + "(" + p.pid() + ")";
             case IRQ -> "irq " + p.what();
             case SOFTIRQ -> "softirq " + p.what();
         };

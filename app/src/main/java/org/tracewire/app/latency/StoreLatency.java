@@ -49,9 +49,9 @@ public final class StoreLatency {
      *
      * @param kind       what was measured
      * @param pid        the task (wakeups, syscalls); -1 when none
-     * @param comm       the task's name, or null
+     * @param comm       the task's name (the pair's, else the store's name of the pid), or null
      * @param wakerPid   the waking task's pid (wakeups), else -1
-     * @param wakerComm  the waking task's name (the store's task names), or null
+     * @param wakerComm  the waking task's name (the store's name of the pid: its last in the capture), or null
      * @param cpu        the CPU of the end event
      * @param what       the syscall's or irq's name or number, else empty
      * @param startFrame the start event's frame number
@@ -190,9 +190,10 @@ public final class StoreLatency {
                 + " ORDER BY latency DESC, frame LIMIT ? OFFSET ?),"
                 + " top AS (SELECT v.* FROM " + VIEW + " v SEMI JOIN ranked r ON r.kind = v.kind AND r.frame = v.frame),"
                 + " names AS (SELECT host, pid, arg_max(comm, capture) AS comm FROM tasks"
-                + "   WHERE pid IN (SELECT waker_pid FROM top) GROUP BY host, pid)"
-                + " SELECT t.kind, t.pid, t.comm, t.waker_pid, n.comm, t.cpu, t.id, t.name, t.start_frame, t.frame, t.start_ts,"
-                + " t.latency FROM top t LEFT JOIN names n ON n.host = t.host AND n.pid = t.waker_pid"
+                + "   WHERE pid IN (SELECT waker_pid FROM top UNION SELECT pid FROM top) GROUP BY host, pid)"
+                + " SELECT t.kind, t.pid, coalesce(t.comm, p.comm), t.waker_pid, n.comm, t.cpu, t.id, t.name, t.start_frame, t.frame,"
+                + " t.start_ts, t.latency FROM top t LEFT JOIN names n ON n.host = t.host AND n.pid = t.waker_pid"
+                + " LEFT JOIN names p ON p.host = t.host AND p.pid = t.pid"
                 + " ORDER BY t.latency DESC, t.frame")) {
             ps.setInt(1, limit);
             ps.setLong(2, offset);
