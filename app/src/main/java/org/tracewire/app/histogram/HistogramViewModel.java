@@ -1,7 +1,5 @@
 package org.tracewire.app.histogram;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
@@ -38,6 +35,7 @@ import org.tracewire.analysis.HistTable;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreQueries;
 import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
@@ -116,19 +114,12 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, HistTable> feeder;
     private volatile HistAggregator aggregator;
     private boolean updating;
-    private CaptureViewModel capture;
-    private Executor queries;
-    private StoreTable store;
-    private final AtomicLong storeGen = new AtomicLong();
-    private final BooleanProperty overStore = new SimpleBooleanProperty();
+    private final StoreQueries<StoreHistogram> db;
     /** The store's formats and stacks, handed to the UI thread once per store. */
     private Map<String, EventFormat> storeFormats = Map.of();
     private boolean storeStacks;
     private final ObjectProperty<FlameGraph.Node> flame = new SimpleObjectProperty<>();
     private final StringProperty flameStatus = new SimpleStringProperty("");
-    // owned by the query thread
-    private Connection connection;
-    private StoreHistogram storeDb;
 
     /**
      * @param executor background work
@@ -137,6 +128,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public HistogramViewModel(TaskExecutor executor, RowRecords records) {
         this.executor = executor;
         this.records = records;
+        this.db = new StoreQueries<>(executor, (c, t) -> StoreHistogram.open(c, t.file()));
         // each run aggregates into the aggregator and for the event current when it starts: a run
         // of an older spec that starts late must not add its rows to the newer aggregate too
         this.feeder = new SerialFeeder<EventRow, HistTable>(executor, () -> {
@@ -157,10 +149,8 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
      * takes over ({@link #setQueries} given).
      */
     public void connect(CaptureViewModel capture) {
-        this.capture = capture;
         capture.addRowSink(this);
-        capture.storeTableProperty().addListener((o, a, t) -> storeChanged(t));
-        capture.indexedProperty().addListener((o, a, n) -> storeChanged(capture.storeTableProperty().get()));
+        db.follow(capture, this::storeChanged);
     }
 
     /**
@@ -170,26 +160,18 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
      * @param queries runs the store queries, one at a time
      */
     public void setQueries(Executor queries) {
-        this.queries = queries;
+        db.setQueries(queries);
     }
 
-    /** The store mode follows the capture: a store being built or ready (UI thread). */
+    /** What the store holds for the builder: its events' formats, whether it has stacks. */
+    private record Holds(Map<String, EventFormat> formats, boolean stacks) {
+    }
+
+    /** The store mode or the store changed (UI thread): the rows go, the store's events fill the builder. */
     private void storeChanged(StoreTable t) {
-        boolean building = capture != null && capture.indexedProperty().get() >= 0;
-        boolean over = queries != null && (t != null || building);
-        if (t == store && over == overStore.get()) {
-            return;
-        }
-        long gen = storeGen.incrementAndGet();
-        store = t;
-        overStore.set(over);
-        if (queries == null) {
-            return;
-        }
-        queries.execute(this::closeConnection);
-        if (!over) {
-            storeFormats = Map.of();
-            storeStacks = false;
+        storeFormats = Map.of();
+        storeStacks = false;
+        if (!db.over()) {
             return;
         }
         history.clear();
@@ -207,105 +189,57 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             return;
         }
         status.set("reading the store…");
-        queries.execute(() -> {
-            if (storeGen.get() != gen) {
-                return;
-            }
-            try {
-                connection = t.newConnection();
-                storeDb = StoreHistogram.open(connection, t.file());
-            } catch (SQLException e) {
-                String why = e.getMessage();
-                executor.runOnUi(() -> {
-                    if (storeGen.get() == gen) {
-                        status.set("histogram: cannot query the store: " + why);
-                    }
-                });
-                return;
-            }
-            Map<String, Long> counts = Map.copyOf(storeDb.eventCounts());
+        db.query(h -> {
             Map<String, EventFormat> formats = new java.util.HashMap<>();
-            for (String ev : counts.keySet()) {
-                if (storeDb.format(ev) != null) {
-                    formats.put(ev, storeDb.format(ev));
+            for (String ev : h.eventCounts().keySet()) {
+                if (h.format(ev) != null) {
+                    formats.put(ev, h.format(ev));
                 }
             }
-            boolean stacks = storeDb.hasStacks();
-            executor.runOnUi(() -> {
-                if (storeGen.get() != gen) {
-                    return;
-                }
-                storeFormats = Map.copyOf(formats);
-                storeStacks = stacks;
-                List<String> names = new ArrayList<>(formats.keySet());
-                names.remove("ftrace:kernel_stack");
-                names.remove("ftrace:user_stack");
-                names.sort(Comparator.naturalOrder());
-                String keep = event.get();
-                events.setAll(names);
-                if (keep != null && names.contains(keep)) {
-                    eventChanged();
-                } else {
-                    event.set(names.isEmpty() ? null : names.get(0));
-                }
-            });
-        });
+            return new Holds(Map.copyOf(formats), h.hasStacks());
+        }, holds -> {
+            storeFormats = holds.formats();
+            storeStacks = holds.stacks();
+            List<String> names = new ArrayList<>(holds.formats().keySet());
+            names.remove("ftrace:kernel_stack");
+            names.remove("ftrace:user_stack");
+            names.sort(Comparator.naturalOrder());
+            String keep = event.get();
+            events.setAll(names);
+            if (keep != null && names.contains(keep)) {
+                eventChanged();
+            } else {
+                event.set(names.isEmpty() ? null : names.get(0));
+            }
+        }, why -> status.set("histogram: " + why));
     }
 
-    /** Query thread: closes the view model's connection to the last store. */
-    private void closeConnection() {
-        storeDb = null;
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                // closing: nothing to tell
-            }
-            connection = null;
-        }
+    /** What a query over the store gives: the table and the selection's folded stacks (null without stacks). */
+    private record Answer(StoreHistogram.Result result, StoreHistogram.Folded folded) {
     }
 
     /** Over a store: the spec's table and the selection's flame graph, as SQL, handed to the UI in one change. */
     private void queryStore(HistSpec s, String ev) {
-        long gen = storeGen.get();
-        queries.execute(() -> {
-            StoreHistogram db = storeDb;
-            if (storeGen.get() != gen || db == null) {
+        db.query(h -> new Answer(h.aggregate(ev, s), h.hasStacks() ? h.folded(ev, s.filter()) : null), a -> {
+            if (!s.equals(spec.get()) || !ev.equals(event.get())) {
                 return;
             }
-            StoreHistogram.Result r;
-            StoreHistogram.Folded folded = null;
-            try {
-                r = db.aggregate(ev, s);
-                if (db.hasStacks()) {
-                    folded = db.folded(ev, s.filter());
-                }
-            } catch (SQLException | RuntimeException e) {
-                String why = e.getMessage();
-                executor.runOnUi(() -> {
-                    if (storeGen.get() == gen && s.equals(spec.get())) {
-                        error.set(why);
-                    }
-                });
-                return;
+            HistTable t = a.result().table();
+            publish(t);
+            status.set(String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(), a.result().events(), ev,
+                    s.filter() == null ? "" : " (the filter passes " + t.hits() + ")", t.entryCount(),
+                    t.entryCount() > t.entries().size() ? String.format(", the first %,d shown (size=%d)", t.entries().size(), s.size())
+                            : ", all shown"));
+            StoreHistogram.Folded fl = a.folded();
+            flame.set(fl == null ? null : FlameGraph.of(fl.folded()));
+            flameStatus.set(fl == null ? "this capture recorded no stacks (capture with -e EVENT --stack)"
+                    : String.format("kernel stacks of %,d %s events%s: %,d with a stack, %,d without; %,d distinct stacks",
+                    fl.matched(), ev, s.filter() == null ? "" : " that the filter passes", fl.matched() - fl.noStack(), fl.noStack(),
+                    fl.folded().size()));
+        }, why -> {
+            if (s.equals(spec.get())) {
+                error.set(why);
             }
-            StoreHistogram.Folded fl = folded;
-            executor.runOnUi(() -> {
-                if (storeGen.get() != gen || !s.equals(spec.get()) || !ev.equals(event.get())) {
-                    return;
-                }
-                HistTable t = r.table();
-                publish(t);
-                status.set(String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(), r.events(), ev,
-                        s.filter() == null ? "" : " (the filter passes " + t.hits() + ")", t.entryCount(),
-                        t.entryCount() > t.entries().size() ? String.format(", the first %,d shown (size=%d)", t.entries().size(), s.size())
-                                : ", all shown"));
-                flame.set(fl == null ? null : FlameGraph.of(fl.folded()));
-                flameStatus.set(fl == null ? "this capture recorded no stacks (capture with -e EVENT --stack)"
-                        : String.format("kernel stacks of %,d %s events%s: %,d with a stack, %,d without; %,d distinct stacks",
-                        fl.matched(), ev, s.filter() == null ? "" : " that the filter passes", fl.matched() - fl.noStack(), fl.noStack(),
-                        fl.folded().size()));
-            });
         });
     }
 
@@ -346,7 +280,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void appended(List<EventRow> batch) {
-        if (overStore.get()) {
+        if (db.over()) {
             return; // every event of the store, not a window of rows
         }
         for (EventRow r : batch) {
@@ -370,7 +304,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void cleared() {
-        if (overStore.get()) {
+        if (db.over()) {
             return;
         }
         history.clear();
@@ -400,7 +334,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
                     }
                 }
             }
-            if (overStore.get() && storeStacks) {
+            if (db.over() && storeStacks) {
                 all.add("stacktrace");
             }
             fields.setAll(all);
@@ -420,7 +354,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     }
 
     private EventFormat formatOf(String ev) {
-        return ev == null ? null : overStore.get() ? storeFormats.get(ev) : records.format(ev);
+        return ev == null ? null : db.over() ? storeFormats.get(ev) : records.format(ev);
     }
 
     /** The spec from the builder's parts; re-aggregates the kept rows when it is valid. */
@@ -447,7 +381,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             updateCommand();
             return;
         }
-        if (overStore.get()) {
+        if (db.over()) {
             error.set("");
             spec.set(s);
             triggerText.set(s.toTriggerText());
@@ -820,7 +754,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
     public BooleanProperty overStoreProperty() {
-        return overStore;
+        return db.overStoreProperty();
     }
 
     /** Over a store with stacks: the flame graph of the event's kernel stacks that the filter passes; else null. */

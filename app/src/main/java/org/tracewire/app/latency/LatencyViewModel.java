@@ -1,18 +1,14 @@
 package org.tracewire.app.latency;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
-import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
@@ -25,6 +21,7 @@ import org.tracewire.analysis.LatencyTracker;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreQueries;
 import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
@@ -73,7 +70,6 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     }
 
     private final RowRecords records;
-    private final TaskExecutor executor;
     private final LatencyTracker tracker = new LatencyTracker();
     private final EventRow[] bySequence = new EventRow[ROWS];
     private long sequence;
@@ -87,17 +83,11 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, List<LatencyRow>> feeder;
     private final List<LatencyRow> all = new ArrayList<>();
     private CaptureViewModel capture;
-    private Executor queries;
     private LongConsumer navigator;
-    private StoreTable store;
-    private final AtomicLong storeGen = new AtomicLong();
-    private final BooleanProperty overStore = new SimpleBooleanProperty();
+    private final StoreQueries<StoreLatency> db;
     private final ObjectProperty<StoreLatency.Summary> summary = new SimpleObjectProperty<>();
     private final ObservableMap<LatencyPair.Kind, Long> kinds = FXCollections.observableMap(new LinkedHashMap<>());
     private final LongProperty pageStart = new SimpleLongProperty();
-    // owned by the query thread
-    private Connection connection;
-    private StoreLatency latencyDb;
     /** Times {@link #cleared()} ran (UI thread writes, background runs read). */
     private volatile long clears;
 
@@ -107,7 +97,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      */
     public LatencyViewModel(TaskExecutor executor, RowRecords records) {
         this.records = records;
-        this.executor = executor;
+        this.db = new StoreQueries<>(executor, (c, t) -> StoreLatency.open(c));
         // a run handed out before cleared() that starts after it must not feed the old rows into the
         // cleared tracker (they would pair with the new ones): it checks the clear count it began with
         this.feeder = new SerialFeeder<EventRow, List<LatencyRow>>(executor, () -> {
@@ -115,7 +105,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
             return rows -> clearsAtStart == clears ? track(rows) : List.of();
         }, this::add, e -> status.set("latency: " + e.getMessage()));
         kind.addListener((o, a, b) -> {
-            if (overStore.get()) {
+            if (db.over()) {
                 pageStart.set(0);
                 query();
             } else {
@@ -131,8 +121,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     public void connect(CaptureViewModel capture) {
         this.capture = capture;
         capture.addRowSink(this);
-        capture.storeTableProperty().addListener((o, a, t) -> storeChanged(t));
-        capture.indexedProperty().addListener((o, a, n) -> storeChanged(capture.storeTableProperty().get()));
+        db.follow(capture, this::storeChanged);
     }
 
     /**
@@ -142,7 +131,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      * @param queries runs the store queries, one at a time
      */
     public void setQueries(Executor queries) {
-        this.queries = queries;
+        db.setQueries(queries);
     }
 
     /**
@@ -154,109 +143,46 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         this.navigator = goToFrame;
     }
 
-    /** The store mode follows the capture: a store being built or ready (UI thread). */
+    /** The store mode or the store changed (UI thread): the rows' pairs go, the store's are asked for. */
     private void storeChanged(StoreTable t) {
-        boolean building = capture != null && capture.indexedProperty().get() >= 0;
-        boolean over = queries != null && (t != null || building);
-        if (over && !overStore.get()) {
-            cleared();
-        }
-        if (t == store && over == overStore.get()) {
-            return;
-        }
-        long gen = storeGen.incrementAndGet();
-        store = t;
-        overStore.set(over);
         summary.set(null);
         kinds.clear();
         pageStart.set(0);
-        if (queries == null) {
+        if (!db.over()) {
             return;
         }
-        queries.execute(this::closeConnection);
-        if (!over) {
-            return;
-        }
-        pairs.clear();
-        histogram.clear();
-        total.set(0);
+        cleared();
         if (t == null) {
             status.set("indexing the file: latency over every pair once its store is ready");
             return;
         }
         status.set("querying every pair of the store…");
-        queries.execute(() -> {
-            if (storeGen.get() != gen) {
-                return;
-            }
-            try {
-                connection = t.newConnection();
-                latencyDb = StoreLatency.open(connection);
-            } catch (SQLException e) {
-                String why = e.getMessage();
-                executor.runOnUi(() -> {
-                    if (storeGen.get() == gen) {
-                        status.set("latency: cannot query the store: " + why);
-                    }
-                });
-            }
-        });
         query();
     }
 
-    /** Query thread: closes the view model's connection to the last store. */
-    private void closeConnection() {
-        latencyDb = null;
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                // closing: nothing to tell
-            }
-            connection = null;
-        }
+    /** What a query over the store gives: the counts per kind, the summary and a page of worst pairs. */
+    private record Answer(Map<LatencyPair.Kind, Long> byKind, StoreLatency.Summary sum, List<LatencyRow> rows, String source) {
     }
 
     /** Over a store: the counts, summary and the current page of the chosen kind, handed to the UI in one change. */
     private void query() {
-        long gen = storeGen.get();
         LatencyPair.Kind k = kind.get();
         long offset = pageStart.get();
-        queries.execute(() -> {
-            if (storeGen.get() != gen || latencyDb == null) {
-                if (storeGen.get() == gen) {
-                    executor.runOnUi(() -> status.set("no latency pairs in this store: it has no sched_switch (nor a latency view)"));
-                }
-                return;
-            }
-            Map<LatencyPair.Kind, Long> byKind;
-            StoreLatency.Summary sum;
-            List<StoreLatency.Pair> worst;
-            String source = latencyDb.source();
-            try {
-                byKind = latencyDb.counts();
-                sum = latencyDb.summary(k);
-                worst = latencyDb.worst(k, offset, PAGE_SIZE);
-            } catch (SQLException e) {
-                String why = e.getMessage();
-                executor.runOnUi(() -> status.set("latency: cannot query the store: " + why));
-                return;
-            }
-            List<LatencyRow> rows = worst.stream().map(LatencyViewModel::row).toList();
-            executor.runOnUi(() -> {
-                if (storeGen.get() != gen || kind.get() != k || pageStart.get() != offset) {
-                    return;
-                }
-                kinds.clear();
-                kinds.putAll(byKind);
-                summary.set(sum);
-                System.arraycopy(sum.log2(), 0, counts, 0, 64);
-                total.set(sum.count());
-                publishHistogram();
-                pairs.setAll(rows);
-                status.set(storeStatus(byKind, sum, source, offset, rows.size()));
-            });
-        });
+        db.query(l -> new Answer(l.counts(), l.summary(k), l.worst(k, offset, PAGE_SIZE).stream().map(LatencyViewModel::row).toList(),
+                l.source()), a -> {
+                    if (kind.get() != k || pageStart.get() != offset) {
+                        return;
+                    }
+                    kinds.clear();
+                    kinds.putAll(a.byKind());
+                    summary.set(a.sum());
+                    System.arraycopy(a.sum().log2(), 0, counts, 0, 64);
+                    total.set(a.sum().count());
+                    publishHistogram();
+                    pairs.setAll(a.rows());
+                    status.set(storeStatus(a.byKind(), a.sum(), a.source(), offset, a.rows().size()));
+                }, why -> status.set(why.isEmpty() ? "no latency pairs in this store: it has no sched_switch (nor a latency view)"
+                        : "latency: " + why));
     }
 
     /** The status line over a store: every count said. */
@@ -297,7 +223,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
 
     /** Over a store: the next page of worst pairs, if any. */
     public void nextPage() {
-        if (overStore.get() && pageStart.get() + PAGE_SIZE < total.get()) {
+        if (db.over() && pageStart.get() + PAGE_SIZE < total.get()) {
             pageStart.set(pageStart.get() + PAGE_SIZE);
             query();
         }
@@ -305,7 +231,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
 
     /** Over a store: the previous page of worst pairs, if any. */
     public void previousPage() {
-        if (overStore.get() && pageStart.get() > 0) {
+        if (db.over() && pageStart.get() > 0) {
             pageStart.set(Math.max(0, pageStart.get() - PAGE_SIZE));
             query();
         }
@@ -313,7 +239,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void appended(List<EventRow> batch) {
-        if (overStore.get()) {
+        if (db.over()) {
             return; // the store's pairs, not a window of rows
         }
         feeder.feed(batch);
@@ -452,7 +378,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         if (r == null || capture == null) {
             return;
         }
-        if (overStore.get()) {
+        if (db.over()) {
             if (r.frame() >= 0 && navigator != null) {
                 navigator.accept(r.frame());
             }
@@ -487,7 +413,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
 
     /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
     public BooleanProperty overStoreProperty() {
-        return overStore;
+        return db.overStoreProperty();
     }
 
     /** Over a store: count, percentiles and max of the chosen kind; null otherwise (or before the first answer). */
