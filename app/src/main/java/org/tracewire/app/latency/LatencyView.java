@@ -108,7 +108,8 @@ public final class LatencyView extends BorderPane {
         pager.managedProperty().bind(pager.visibleProperty());
         BorderPane tablePane = new BorderPane(table);
         tablePane.setTop(pager);
-        VBox bar = new VBox(2, new HBox(10, new Label("Show:"), kind, status), percentiles);
+        status.setWrapText(true);
+        VBox bar = new VBox(2, new HBox(10, new Label("Show:"), kind, percentiles), status);
         ((HBox) bar.getChildren().get(0)).setAlignment(Pos.CENTER_LEFT);
         bar.setPadding(new Insets(6));
         SplitPane split = new SplitPane(tablePane, chart);
