@@ -14,13 +14,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Function;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.duckdb.DuckDBConnection;
@@ -40,8 +40,10 @@ import org.tracewire.tracedat.TraceDatException;
  * <li>{@code events}, {@code lost}, {@code captures}, {@code sources}, and one view per typed
  *     table ({@code sched_switch}, …) over every source that has it;</li>
  * <li>derived: {@code sched_slice} (from {@code sched_switch}: what ran on each CPU from one switch
- *     to the next) and {@code sched_latency} (wakeup → running, paired as
- *     {@link org.tracewire.analysis.LatencyTracker} pairs them).</li>
+ *     to the next), {@code latency} (the pairs {@link org.tracewire.analysis.LatencyTracker} makes:
+ *     wakeup → running, syscalls, irqs, softirqs) with {@code sched_latency} (its wakeup rows),
+ *     {@code thread_state} (each task's Running / runnable / sleeping intervals) and the table macro
+ *     {@code event_rate(interval_ns)} (events per interval, CPU and event); {@link DerivedViews}.</li>
  * </ul>
  * Hosts are the captures' host names (CAPTURE context; a trace.dat's {@code UNAME} node name, else
  * the file name); a name already taken by another capture gets {@code -2}, {@code -3}, ….
@@ -281,7 +283,8 @@ public final class CaptureStore implements AutoCloseable {
      * Writes every table and view as Parquet under {@code dir}, Hive-partitioned, so that Spark,
      * Trino or DuckDB read the dataset with no tracewire code: {@code dir/events/host=H/event=E/*.parquet}
      * (the {@code events} rows), {@code dir/<table>/host=H/*.parquet} for each typed table,
-     * {@code lost}, {@code captures}, {@code tasks}, {@code sched_slice} and {@code sched_latency}.
+     * {@code lost}, {@code captures}, {@code tasks} and the derived views ({@code sched_slice},
+     * {@code latency}, {@code sched_latency}, {@code thread_state}; not the macro {@code event_rate}).
      * The partition columns are not repeated inside the files (Hive's convention).
      *
      * @param dir an empty or missing directory
@@ -340,6 +343,7 @@ public final class CaptureStore implements AutoCloseable {
         Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
         // system:event -> its table in each source (a name taken twice makes it system__event in that source only)
         Map<String, Map<String, List<Integer>>> tablesByEvent = new TreeMap<>();
+        List<Map<String, Set<String>>> columnsBySource = new ArrayList<>(); // table -> columns, per source
         List<String[]> hosts = new ArrayList<>(); // {source, capture, host}
         Set<String> taken = new LinkedHashSet<>();
         try (Statement s = db.createStatement()) {
@@ -375,6 +379,14 @@ public final class CaptureStore implements AutoCloseable {
                                 .computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
                     }
                 }
+                Map<String, Set<String>> columns = new HashMap<>();
+                try (ResultSet rs = s.executeQuery("SELECT table_name, column_name FROM duckdb_columns()"
+                        + " WHERE database_name = 's" + i + "' AND schema_name = 'main'")) {
+                    while (rs.next()) {
+                        columns.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
+                    }
+                }
+                columnsBySource.add(columns);
             }
             List<Integer> all = new ArrayList<>();
             for (int i = 0; i < sources.size(); i++) {
@@ -414,9 +426,27 @@ public final class CaptureStore implements AutoCloseable {
             if (tablesBySource.containsKey("sched_switch")) {
                 derived(s, "sched_slice", SCHED_SLICE);
             }
-            Function<String, String> rel = event -> relation(tablesByEvent.get(event), hosts);
+            DerivedViews.Events ev = new DerivedViews.Events() {
+                @Override
+                public Set<String> names() {
+                    return tablesByEvent.keySet();
+                }
+
+                @Override
+                public String relation(String event) {
+                    return CaptureStore.relation(tablesByEvent.get(event), hosts);
+                }
+
+                @Override
+                public Set<String> columns(String event) {
+                    Set<String> c = new HashSet<>();
+                    tablesByEvent.getOrDefault(event, Map.of()).forEach((t, in) -> in.forEach(i ->
+                            c.addAll(columnsBySource.get(i).getOrDefault(t, Set.of()))));
+                    return c;
+                }
+            };
             try {
-                DerivedViews.createLatency(s, rel, tablesByEvent.keySet(), missingViews);
+                DerivedViews.createLatency(s, ev, missingViews);
                 if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
                         || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
                     derived(s, "sched_latency", DerivedViews.SCHED_LATENCY);
@@ -424,13 +454,7 @@ public final class CaptureStore implements AutoCloseable {
             } catch (SQLException e) {
                 missingViews.put("latency", firstLines(e));
             }
-            List<String> wakeups = new ArrayList<>();
-            for (String w : List.of("sched:sched_wakeup", "sched:sched_wakeup_new")) {
-                if (tablesByEvent.containsKey(w)) {
-                    wakeups.add(rel.apply(w));
-                }
-            }
-            derived(s, "thread_state", DerivedViews.threadState(rel.apply("sched:sched_switch"), wakeups));
+            derived(s, "thread_state", DerivedViews.threadState(ev));
             s.execute(DerivedViews.EVENT_RATE);
         }
     }
@@ -469,7 +493,10 @@ public final class CaptureStore implements AutoCloseable {
         return sb.append(")").toString();
     }
 
-    /** Derived views ({@code sched_slice}, {@code sched_latency}) not made, with the reason. */
+    /**
+     * Derived views not made, with the reason; also {@code latency pairs of EVENT} for an event left
+     * out of {@code latency} (its format lacks a field the pairing reads).
+     */
     public Map<String, String> missingViews() {
         return missingViews;
     }

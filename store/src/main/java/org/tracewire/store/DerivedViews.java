@@ -5,14 +5,13 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Set;
 import org.tracewire.format.SyscallEvents;
 
 /**
  * The SQL of the derived views {@code latency}, {@code sched_latency}, {@code thread_state} and the
- * table macro {@code event_rate}, built from whichever event types the attached stores hold. Each
- * event type's rows come from a relation {@code rel(system:event)} (its typed tables over every
- * source, {@code host} first), null when no source has the event.
+ * table macro {@code event_rate}, built from whichever event types the attached stores hold
+ * ({@link Events}).
  */
 final class DerivedViews {
     private DerivedViews() {
@@ -31,37 +30,35 @@ final class DerivedViews {
      * records), noted in {@code missing}; with none of the events, the view is empty and typed.
      *
      * @param s       a statement of the store's connection
-     * @param rel     the relation of an event ({@code system:event}), or null
-     * @param events  every event ({@code system:event}) the stores hold
-     * @param missing receives what was left out, with DuckDB's reason
+     * @param ev      the event types held
+     * @param missing receives what was left out, and why
      * @throws SQLException when the view cannot be created
      */
-    static void createLatency(Statement s, Function<String, String> rel, Iterable<String> events,
-                              Map<String, String> missing) throws SQLException {
+    static void createLatency(Statement s, Events ev, Map<String, String> missing) throws SQLException {
         List<String> parts = new ArrayList<>();
         // wakeup -> running
         List<String> wakeups = new ArrayList<>();
         for (String w : List.of("sched:sched_wakeup", "sched:sched_wakeup_new")) {
-            add(s, wakeups, rel.apply(w), w, "SELECT host, frame, ts, pid AS task, comm, common_pid AS waker_pid,"
-                    + " target_cpu, 0 AS k FROM $R", missing);
+            add(ev, wakeups, w, "SELECT host, frame, ts, pid AS task, comm, common_pid AS waker_pid,"
+                    + " target_cpu, 0 AS k FROM $R", missing, "pid", "comm", "target_cpu");
         }
         List<String> switches = new ArrayList<>();
-        add(s, switches, rel.apply("sched:sched_switch"), "sched:sched_switch", "SELECT host, frame, ts,"
-                + " next_pid AS task, NULL, NULL, common_cpu, 1 AS k FROM $R", missing);
+        add(ev, switches, "sched:sched_switch", "SELECT host, frame, ts,"
+                + " next_pid AS task, NULL, NULL, common_cpu, 1 AS k FROM $R", missing, "next_pid");
         if (!wakeups.isEmpty() && !switches.isEmpty()) {
             parts.add(SCHED_PAIRS.replace("$ROWS", String.join(" UNION ALL ", wakeups) + " UNION ALL " + switches.get(0)));
         }
         // raw_syscalls: sys_enter -> sys_exit of a task, same id
         List<String> raw = new ArrayList<>();
-        add(s, raw, rel.apply("raw_syscalls:sys_enter"), "raw_syscalls:sys_enter", "SELECT host, frame, ts,"
+        add(ev, raw, "raw_syscalls:sys_enter", "SELECT host, frame, ts,"
                 + " common_pid AS pid, common_cpu AS cpu, id::BIGINT AS id, NULL::VARCHAR AS name,"
-                + " NULL::BIGINT AS ret, true AS enter FROM $R", missing);
-        add(s, raw, rel.apply("raw_syscalls:sys_exit"), "raw_syscalls:sys_exit", "SELECT host, frame, ts,"
-                + " common_pid, common_cpu, id::BIGINT, NULL, ret::BIGINT, false FROM $R", missing);
+                + " NULL::BIGINT AS ret, true AS enter FROM $R", missing, "id");
+        add(ev, raw, "raw_syscalls:sys_exit", "SELECT host, frame, ts,"
+                + " common_pid, common_cpu, id::BIGINT, NULL, ret::BIGINT, false FROM $R", missing, "id", "ret");
         pairs(parts, raw, "syscall", "host, pid", "ret", true);
         // syscalls:sys_enter_X -> sys_exit_X of a task, same number and call
         List<String> sys = new ArrayList<>();
-        for (String e : events) {
+        for (String e : ev.names()) {
             int colon = e.indexOf(':');
             String system = e.substring(0, colon);
             String name = e.substring(colon + 1);
@@ -70,26 +67,27 @@ final class DerivedViews {
                 continue;
             }
             boolean enter = SyscallEvents.isEnter(name);
-            add(s, sys, rel.apply(e), e, "SELECT host, frame, ts, common_pid AS pid, common_cpu AS cpu,"
+            add(ev, sys, e, "SELECT host, frame, ts, common_pid AS pid, common_cpu AS cpu,"
                     + " __syscall_nr::BIGINT AS id, " + Sql.literal(call) + " AS name, "
-                    + (enter ? "NULL::BIGINT" : "ret::BIGINT") + " AS ret, " + enter + " AS enter FROM $R", missing);
+                    + (enter ? "NULL::BIGINT" : "ret::BIGINT") + " AS ret, " + enter + " AS enter FROM $R", missing,
+                    enter ? new String[] {"__syscall_nr"} : new String[] {"__syscall_nr", "ret"});
         }
         pairs(parts, sys, "syscall", "host, pid", "ret", true);
         // irq: entry -> exit per CPU and irq
         List<String> irq = new ArrayList<>();
-        add(s, irq, rel.apply("irq:irq_handler_entry"), "irq:irq_handler_entry", "SELECT host, frame, ts,"
+        add(ev, irq, "irq:irq_handler_entry", "SELECT host, frame, ts,"
                 + " common_pid AS pid, common_cpu AS cpu, irq::BIGINT AS id, name::VARCHAR AS name,"
-                + " NULL::BIGINT AS ret, true AS enter FROM $R", missing);
-        add(s, irq, rel.apply("irq:irq_handler_exit"), "irq:irq_handler_exit", "SELECT host, frame, ts,"
-                + " common_pid, common_cpu, irq::BIGINT, NULL, ret::BIGINT, false FROM $R", missing);
+                + " NULL::BIGINT AS ret, true AS enter FROM $R", missing, "irq", "name");
+        add(ev, irq, "irq:irq_handler_exit", "SELECT host, frame, ts,"
+                + " common_pid, common_cpu, irq::BIGINT, NULL, ret::BIGINT, false FROM $R", missing, "irq", "ret");
         pairs(parts, irq, "irq", "host, cpu, id", "ret", false);
         // softirq: entry -> exit per CPU and vector
         List<String> soft = new ArrayList<>();
-        add(s, soft, rel.apply("irq:softirq_entry"), "irq:softirq_entry", "SELECT host, frame, ts,"
+        add(ev, soft, "irq:softirq_entry", "SELECT host, frame, ts,"
                 + " common_pid AS pid, common_cpu AS cpu, vec::BIGINT AS id, " + SOFTIRQ_NAME + " AS name,"
-                + " NULL::BIGINT AS ret, true AS enter FROM $R", missing);
-        add(s, soft, rel.apply("irq:softirq_exit"), "irq:softirq_exit", "SELECT host, frame, ts,"
-                + " common_pid, common_cpu, vec::BIGINT, NULL, NULL, false FROM $R", missing);
+                + " NULL::BIGINT AS ret, true AS enter FROM $R", missing, "vec");
+        add(ev, soft, "irq:softirq_exit", "SELECT host, frame, ts,"
+                + " common_pid, common_cpu, vec::BIGINT, NULL, NULL, false FROM $R", missing, "vec");
         pairs(parts, soft, "softirq", "host, cpu, id", "0", false);
 
         StringBuilder body = new StringBuilder();
@@ -122,21 +120,36 @@ final class DerivedViews {
     }
 
     /**
-     * Adds {@code select} over {@code rel} (for {@code $R}) to {@code to} when the relation exists
-     * and the select binds (its fields are there); else notes why in {@code missing}.
+     * Adds {@code select} over the event's relation (for {@code $R}) to {@code to} when the stores
+     * hold the event with the fields the select reads ({@code needs}); else, when they hold it,
+     * notes which field is missing in {@code missing}.
      */
-    private static void add(Statement s, List<String> to, String rel, String event, String select,
-                            Map<String, String> missing) {
+    private static void add(Events ev, List<String> to, String event, String select, Map<String, String> missing,
+                            String... needs) {
+        String rel = ev.relation(event);
         if (rel == null) {
             return;
         }
-        String q = select.replace("$R", rel);
-        try {
-            s.executeQuery("SELECT * FROM (" + q + ") LIMIT 0").close();
-            to.add(q);
-        } catch (SQLException e) {
-            missing.put("latency pairs of " + event, CaptureStore.firstLines(e));
+        Set<String> have = ev.columns(event);
+        for (String f : needs) {
+            if (!have.contains(f)) {
+                missing.put("latency pairs of " + event, "its format has no field " + f);
+                return;
+            }
         }
+        to.add(select.replace("$R", rel));
+    }
+
+    /** The event types the attached stores hold. */
+    interface Events {
+        /** Every event ({@code system:event}) held. */
+        Set<String> names();
+
+        /** An event's rows over every source ({@code host} first), in parentheses; null when not held. */
+        String relation(String event);
+
+        /** The columns of an event's typed tables (in any source); empty when not held. */
+        Set<String> columns(String event);
     }
 
     /**
@@ -210,14 +223,20 @@ final class DerivedViews {
      * the task's next transition; the last has {@code dur} NULL. Empty and typed without
      * {@code sched_switch}.
      *
-     * @param sw      the relation of {@code sched:sched_switch}, or null
-     * @param wakeups the relations of {@code sched:sched_wakeup} and {@code sched_wakeup_new}
+     * @param ev the event types held
      */
-    static String threadState(String sw, List<String> wakeups) {
+    static String threadState(Events ev) {
+        String sw = ev.relation("sched:sched_switch");
         if (sw == null) {
             return "CREATE VIEW thread_state AS SELECT NULL::VARCHAR AS host, NULL::BIGINT AS ts, NULL::BIGINT AS dur,"
                     + " NULL::INTEGER AS pid, NULL::VARCHAR AS comm, NULL::VARCHAR AS state, NULL::INTEGER AS cpu"
                     + " WHERE false";
+        }
+        List<String> wakeups = new ArrayList<>();
+        for (String w : List.of("sched:sched_wakeup", "sched:sched_wakeup_new")) {
+            if (ev.relation(w) != null && ev.columns(w).containsAll(List.of("pid", "comm"))) {
+                wakeups.add(ev.relation(w));
+            }
         }
         StringBuilder rows = new StringBuilder();
         rows.append("SELECT host, frame, ts, 1 AS o, next_pid AS pid, next_comm AS comm, 'Running' AS state,"
