@@ -29,10 +29,12 @@ import org.tracewire.input.RecordInput;
  * equals an independent computation over all of it"): core's {@link LatencyTracker} fed every
  * record of the file gives the pairs; their count per kind, log2 buckets, percentiles (linear
  * interpolation between order statistics, as {@code quantile_cont}), max and the worst pairs page
- * by page must be the view model's. The kinds compared are those of the store's view (only
+ * by page (the first {@value #PAGES} pages of each kind) must be the view model's. The kinds compared are those of the store's view (only
  * wakeups while the store has {@code sched_latency} alone).
  */
 class StoreLatencyTest {
+    /** Pages of worst pairs compared per kind (each page is a query; the summary covers every pair). */
+    private static final int PAGES = 8;
     @TempDir
     static Path dir;
     private static StoreFixture fixture;
@@ -128,12 +130,12 @@ class StoreLatencyTest {
                     assertEquals(p.end().sequence(), r.frame(), "worst pair " + seen + ": its end frame");
                     assertEquals(p.kind(), r.kind());
                 }
-                if (vm.pageStartProperty().get() + LatencyViewModel.PAGE_SIZE >= want.size()) {
+                if (vm.pageStartProperty().get() + LatencyViewModel.PAGE_SIZE >= want.size() || seen >= PAGES * LatencyViewModel.PAGE_SIZE) {
                     break;
                 }
                 vm.nextPage();
             }
-            assertEquals(want.size(), seen, "the pages hold every pair of " + k);
+            assertEquals(Math.min(want.size(), PAGES * LatencyViewModel.PAGE_SIZE), seen, "the pages hold the worst pairs of " + k);
             assertTrue(vm.statusProperty().get().contains(String.format("of %,d shown", want.size())), vm.statusProperty().get());
             vm.previousPage();
         }
