@@ -148,6 +148,14 @@ public final class TracewireApp {
             t.setDaemon(true);
             return t;
         }));
+        // latency and histogram over the store: their own connections, queried on one daemon thread
+        java.util.concurrent.Executor stats = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tracewire-stats");
+            t.setDaemon(true);
+            return t;
+        });
+        vm.latency().setQueries(stats);
+        vm.histogram().setQueries(stats);
         vm.wireshark().setGenerator(events -> {
             Tracefs t = vm.browser().tracefs();
             if (t == null) {

@@ -157,9 +157,20 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return file;
     }
 
-    /** The capture store under the table (its connection belongs to the query thread). */
+    /** The capture store the table reads (its connection belongs to the table's query thread). */
     public CaptureStore store() {
         return store;
+    }
+
+    /**
+     * A new connection to the store's database, for queries on another thread than the table's:
+     * the same views and attached stores; its temporary tables and views are its own. The caller
+     * closes it before the table closes.
+     *
+     * @throws SQLException when DuckDB fails (the store is closed, say)
+     */
+    public Connection newConnection() throws SQLException {
+        return store.connection().unwrap(org.duckdb.DuckDBConnection.class).duplicate();
     }
 
     /** Events in the store (the file's event count). */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
@@ -34,6 +35,8 @@ import org.tracewire.analysis.HistTable;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreQueries;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.Filter;
@@ -51,12 +54,21 @@ import org.tracewire.record.EventRecord;
  * spec re-aggregates the newest {@value #HISTORY} rows kept. Where the kernel has hist triggers
  * ({@link HistSupport}) the view shows the trigger command it would run; a kernel's {@code hist}
  * output can be shown as it is ({@link #showKernelHist}, parsed by {@link HistFile}).
+ *
+ * <p>Of an opened pcapng whose capture store is ready ({@link #setQueries}), the table is SQL over
+ * every event of the store instead ({@link StoreHistogram}: GROUP BY on the event's typed table,
+ * every event counted, the entries beyond {@code size} said, not dropped), a key may be the
+ * event's kernel stack ({@code stacktrace}), and the flame graph of the kernel stacks of the
+ * event's rows that the filter passes is drawn beside it ({@link #flameProperty()}). While the
+ * store is built the view waits for it.
  */
 public final class HistogramViewModel implements CaptureViewModel.RowSink {
     /** Rows kept to re-aggregate after the spec changes. */
     public static final int HISTORY = 200_000;
     /** Bars plotted at most (the table's first entries in its sort order). */
     public static final int MAX_BARS = 40;
+    /** Characters of a bar's label at most (the table shows the whole key). */
+    static final int BAR_LABEL = 40;
     /** "No second key". */
     public static final String NONE = "";
 
@@ -102,6 +114,12 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, HistTable> feeder;
     private volatile HistAggregator aggregator;
     private boolean updating;
+    private final StoreQueries<StoreHistogram> db;
+    /** The store's formats and stacks, handed to the UI thread once per store. */
+    private Map<String, EventFormat> storeFormats = Map.of();
+    private boolean storeStacks;
+    private final ObjectProperty<FlameGraph.Node> flame = new SimpleObjectProperty<>();
+    private final StringProperty flameStatus = new SimpleStringProperty("");
 
     /**
      * @param executor background work
@@ -110,6 +128,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public HistogramViewModel(TaskExecutor executor, RowRecords records) {
         this.executor = executor;
         this.records = records;
+        this.db = new StoreQueries<>(executor, (c, t) -> StoreHistogram.open(c, t.file()));
         // each run aggregates into the aggregator and for the event current when it starts: a run
         // of an older spec that starts late must not add its rows to the newer aggregate too
         this.feeder = new SerialFeeder<EventRow, HistTable>(executor, () -> {
@@ -125,9 +144,103 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         plotted.addListener(o -> publishBars());
     }
 
-    /** Feeds on the capture's rows (live or opened from a file). */
+    /**
+     * Feeds on the capture's rows (live or opened from a file); an opened file's store, once ready,
+     * takes over ({@link #setQueries} given).
+     */
     public void connect(CaptureViewModel capture) {
         capture.addRowSink(this);
+        db.follow(capture, this::storeChanged);
+    }
+
+    /**
+     * Lets the view go over an opened file's capture store: its queries run on {@code queries}
+     * (one thread, which owns the view model's own connection). Without it the view stays on rows.
+     *
+     * @param queries runs the store queries, one at a time
+     */
+    public void setQueries(Executor queries) {
+        db.setQueries(queries);
+    }
+
+    /** What the store holds for the builder: its events' formats, whether it has stacks. */
+    private record Holds(Map<String, EventFormat> formats, boolean stacks) {
+    }
+
+    /** The store mode or the store changed (UI thread): the rows go, the store's events fill the builder. */
+    private void storeChanged(StoreTable t) {
+        storeFormats = Map.of();
+        storeStacks = false;
+        if (!db.over()) {
+            return;
+        }
+        history.clear();
+        feeder.reset();
+        aggregator = null;
+        table.set(null);
+        entries.clear();
+        bars.clear();
+        flame.set(null);
+        flameStatus.set("");
+        support.set("Aggregated by tracewire over every event of the opened file, as SQL on its capture store"
+                + " (the kernel's hist triggers are not involved).");
+        if (t == null) {
+            status.set("indexing the file: the histogram counts every event once its store is ready");
+            return;
+        }
+        status.set("reading the store…");
+        db.query(h -> {
+            Map<String, EventFormat> formats = new java.util.HashMap<>();
+            for (String ev : h.eventCounts().keySet()) {
+                if (h.format(ev) != null) {
+                    formats.put(ev, h.format(ev));
+                }
+            }
+            return new Holds(Map.copyOf(formats), h.hasStacks());
+        }, holds -> {
+            storeFormats = holds.formats();
+            storeStacks = holds.stacks();
+            List<String> names = new ArrayList<>(holds.formats().keySet());
+            names.remove("ftrace:kernel_stack");
+            names.remove("ftrace:user_stack");
+            names.sort(Comparator.naturalOrder());
+            String keep = event.get();
+            events.setAll(names);
+            if (keep != null && names.contains(keep)) {
+                eventChanged();
+            } else {
+                event.set(names.isEmpty() ? null : names.get(0));
+            }
+        }, why -> status.set("histogram: " + why));
+    }
+
+    /** What a query over the store gives: the table and the selection's folded stacks (null without stacks). */
+    private record Answer(StoreHistogram.Result result, StoreHistogram.Folded folded) {
+    }
+
+    /** Over a store: the spec's table and the selection's flame graph, as SQL, handed to the UI in one change. */
+    private void queryStore(HistSpec s, String ev) {
+        db.query(h -> new Answer(h.aggregate(ev, s), h.hasStacks() ? h.folded(ev, s.filter()) : null), a -> {
+            if (!s.equals(spec.get()) || !ev.equals(event.get())) {
+                return;
+            }
+            HistTable t = a.result().table();
+            publish(t);
+            status.set(String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(), a.result().events(), ev,
+                    s.filter() == null ? "" : " (the filter passes " + t.hits() + ")", t.entryCount(),
+                    t.entryCount() > t.entries().size() ? String.format(", the first %,d shown (size=%d)", t.entries().size(), s.size())
+                            : ", all shown"));
+            StoreHistogram.Folded fl = a.folded();
+            flame.set(fl == null ? null : FlameGraph.of(fl.folded()));
+            flameStatus.set(fl == null ? "this capture recorded no stacks (capture with -e EVENT --stack)"
+                    : String.format("kernel stacks of %,d %s events%s: %,d with a stack, %,d without; %,d distinct stacks",
+                    fl.matched(), ev, s.filter() == null ? "" : " that the filter passes", fl.matched() - fl.noStack(), fl.noStack(),
+                    fl.folded().size()));
+        }, why -> {
+            if (s.equals(spec.get())) {
+                error.set(why);
+            }
+        });
     }
 
     /**
@@ -167,6 +280,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void appended(List<EventRow> batch) {
+        if (db.over()) {
+            return; // every event of the store, not a window of rows
+        }
         for (EventRow r : batch) {
             if (eventsSeen.add(r.event())) {
                 List<String> sorted = new ArrayList<>(eventsSeen);
@@ -188,6 +304,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
 
     @Override
     public void cleared() {
+        if (db.over()) {
+            return;
+        }
         history.clear();
         eventsSeen.clear();
         events.clear();
@@ -215,6 +334,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
                     }
                 }
             }
+            if (db.over() && storeStacks) {
+                all.add("stacktrace");
+            }
             fields.setAll(all);
             numericFields.setAll(nums);
             values.retainAll(nums);
@@ -232,7 +354,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     }
 
     private EventFormat formatOf(String ev) {
-        return ev == null ? null : records.format(ev);
+        return ev == null ? null : db.over() ? storeFormats.get(ev) : records.format(ev);
     }
 
     /** The spec from the builder's parts; re-aggregates the kept rows when it is valid. */
@@ -257,6 +379,14 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             spec.set(s);
             triggerText.set(s.toTriggerText());
             updateCommand();
+            return;
+        }
+        if (db.over()) {
+            error.set("");
+            spec.set(s);
+            triggerText.set(s.toTriggerText());
+            updateCommand();
+            queryStore(s, event.get());
             return;
         }
         HistAggregator agg;
@@ -443,11 +573,21 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
                 out.add(new Bar("2^" + k, byExp.getOrDefault(k, 0L)));
             }
         } else {
+            java.util.Set<String> taken = new java.util.HashSet<>();
             for (HistEntry e : list) {
                 if (out.size() == MAX_BARS) {
                     break;
                 }
-                out.add(new Bar(label(e, t), value(e, vi)));
+                // a long key (a stack) cut for the axis, kept apart from the others cut alike
+                String l = label(e, t);
+                if (l.length() > BAR_LABEL) {
+                    l = l.substring(0, BAR_LABEL - 1) + "…";
+                    for (int n = 2; !taken.add(l); n++) {
+                        l = l.replaceFirst("( #[0-9]+)?$", " #" + n);
+                    }
+                }
+                taken.add(l);
+                out.add(new Bar(l, value(e, vi)));
             }
         }
         bars.setAll(out);
@@ -610,6 +750,21 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     /** The shell command that would run the trigger in the kernel. */
     public StringProperty kernelCommandProperty() {
         return kernelCommand;
+    }
+
+    /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
+    public BooleanProperty overStoreProperty() {
+        return db.overStoreProperty();
+    }
+
+    /** Over a store with stacks: the flame graph of the event's kernel stacks that the filter passes; else null. */
+    public ObjectProperty<FlameGraph.Node> flameProperty() {
+        return flame;
+    }
+
+    /** What the flame graph counts, in a sentence. */
+    public StringProperty flameStatusProperty() {
+        return flameStatus;
     }
 
     /** A one-line status. */

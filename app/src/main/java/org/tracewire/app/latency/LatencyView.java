@@ -7,10 +7,7 @@ import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
 import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
-import javafx.scene.chart.BarChart;
-import javafx.scene.chart.CategoryAxis;
-import javafx.scene.chart.NumberAxis;
-import javafx.scene.chart.XYChart;
+import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.SplitPane;
@@ -18,10 +15,15 @@ import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.VBox;
 import javafx.util.StringConverter;
 import org.tracewire.analysis.LatencyPair;
 
-/** The latency view: pairs in a table (kind, task, waker, CPU, latency), a log2 histogram beside it. */
+/**
+ * The latency view: the pairs in a table (kind, task, waker by name, CPU, latency, end frame; over
+ * a store the worst first, a page at a time), p50/p90/p99/max, and the histogram on log axes
+ * ({@link LatencyChart}) beside it.
+ */
 public final class LatencyView extends BorderPane {
     /** @param vm the view model */
     public LatencyView(LatencyViewModel vm) {
@@ -50,17 +52,14 @@ public final class LatencyView extends BorderPane {
         Label status = new Label();
         status.setId("latency-status");
         status.textProperty().bind(vm.statusProperty());
-        HBox bar = new HBox(10, new Label("Show:"), kind, status);
-        bar.setAlignment(Pos.CENTER_LEFT);
-        bar.setPadding(new Insets(6));
 
         TableView<LatencyViewModel.LatencyRow> table = new TableView<>(vm.getPairs());
         table.setId("latency-table");
         table.setPlaceholder(new Label("No pairs yet"));
-        table.getColumns().add(col("Kind", r -> r.kind().toString(), 135));
-        table.getColumns().add(col("Task", LatencyViewModel.LatencyRow::task, 220));
-        table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 70));
-        table.getColumns().add(col("CPU", LatencyViewModel.LatencyRow::cpu, 50));
+        table.getColumns().add(col("Kind", r -> LatencyViewModel.kindName(r.kind()), 110));
+        table.getColumns().add(col("Task", LatencyViewModel.LatencyRow::task, 190));
+        table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 150));
+        table.getColumns().add(col("CPU", LatencyViewModel.LatencyRow::cpu, 40));
         TableColumn<LatencyViewModel.LatencyRow, Long> lat = col("Latency (µs)", LatencyViewModel.LatencyRow::latencyNs, 110);
         lat.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
             @Override
@@ -71,29 +70,51 @@ public final class LatencyView extends BorderPane {
             }
         });
         table.getColumns().add(lat);
+        TableColumn<LatencyViewModel.LatencyRow, String> frame = col("Frame", r -> r.frame() < 0 ? "" : String.format("%,d", r.frame()), 90);
+        table.getColumns().add(frame);
         table.setFixedCellSize(22);
         table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> vm.select(b));
 
-        CategoryAxis x = new CategoryAxis();
-        x.setLabel("latency (log2 buckets, lower bound)");
-        NumberAxis y = new NumberAxis();
-        y.setLabel("pairs");
-        BarChart<String, Number> chart = new BarChart<>(x, y);
-        chart.setId("latency-histogram");
-        chart.setLegendVisible(false);
-        chart.setAnimated(false);
-        chart.setTitle("Latency histogram");
-        chart.setBarGap(1);
-        chart.setCategoryGap(2);
-        XYChart.Series<String, Number> series = new XYChart.Series<>();
-        chart.getData().add(series);
-        vm.getHistogram().addListener((ListChangeListener<LatencyViewModel.Bucket>) c -> {
-            series.getData().setAll(vm.getHistogram().stream()
-                    .map(b -> new XYChart.Data<String, Number>(b.label(), b.count())).toList());
-        });
-        SplitPane split = new SplitPane(table, chart);
+        LatencyChart chart = new LatencyChart();
+        Runnable redraw = () -> chart.show(vm.getHistogram(), vm.summaryProperty().get());
+        vm.getHistogram().addListener((ListChangeListener<LatencyViewModel.Bucket>) c -> redraw.run());
+        vm.summaryProperty().addListener((o, a, b) -> redraw.run());
+
+        Label percentiles = new Label();
+        percentiles.setId("latency-percentiles");
+        percentiles.setStyle("-fx-font-weight: bold;");
+        percentiles.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+            StoreLatency.Summary s = vm.summaryProperty().get();
+            return s == null || s.count() == 0 ? "" : String.format("%,d pairs: p50 %s · p90 %s · p99 %s · max %s", s.count(),
+                    LatencyViewModel.label((long) s.p50()), LatencyViewModel.label((long) s.p90()),
+                    LatencyViewModel.label((long) s.p99()), LatencyViewModel.label(s.max()));
+        }, vm.summaryProperty()));
+        Button worse = new Button("◀ Worse");
+        worse.setId("latency-previous");
+        worse.setOnAction(e -> vm.previousPage());
+        worse.disableProperty().bind(vm.pageStartProperty().isEqualTo(0));
+        Button better = new Button("Next ▶");
+        better.setId("latency-next");
+        better.setOnAction(e -> vm.nextPage());
+        better.disableProperty().bind(javafx.beans.binding.Bindings.createBooleanBinding(
+                () -> vm.pageStartProperty().get() + LatencyViewModel.PAGE_SIZE >= vm.totalProperty().get(),
+                vm.pageStartProperty(), vm.totalProperty()));
+        Label hint = new Label("worst pairs first; select one to go to its frame");
+        hint.setStyle("-fx-text-fill: #555;");
+        HBox pager = new HBox(8, worse, better, hint);
+        pager.setAlignment(Pos.CENTER_LEFT);
+        pager.setPadding(new Insets(4));
+        pager.visibleProperty().bind(vm.overStoreProperty());
+        pager.managedProperty().bind(pager.visibleProperty());
+        BorderPane tablePane = new BorderPane(table);
+        tablePane.setTop(pager);
+        status.setWrapText(true);
+        VBox bar = new VBox(2, new HBox(10, new Label("Show:"), kind, percentiles), status);
+        ((HBox) bar.getChildren().get(0)).setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(6));
+        SplitPane split = new SplitPane(tablePane, chart);
         split.setOrientation(Orientation.HORIZONTAL);
-        split.setDividerPositions(0.5);
+        split.setDividerPositions(0.58);
         setTop(bar);
         setCenter(split);
     }

@@ -1,7 +1,12 @@
 package org.tracewire.app.latency;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.LongConsumer;
+import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleLongProperty;
@@ -10,23 +15,35 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import javafx.collections.ObservableMap;
 import org.tracewire.analysis.LatencyPair;
 import org.tracewire.analysis.LatencyTracker;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreQueries;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.record.EventRecord;
 
 /**
- * Latencies of the streamed rows: every row goes (as a record of its format, {@link RowRecords})
- * through core's {@link LatencyTracker} in the background, in order; the completed pairs (wakeup →
- * switch-in, syscall enter → exit, irq and softirq entry → exit) fill a table of the newest
- * {@value #MAX_PAIRS} and a log2 histogram of all of them. Selecting a pair selects its end event in
- * the event table.
+ * Latencies. Of an opened pcapng whose capture store is ready: every pair of the store, as SQL
+ * ({@link StoreLatency}) on the stats query thread ({@link #setQueries}) over a connection of its
+ * own, the results handed to the UI in one change: the count per kind, p50/p90/p99/max, the log2
+ * histogram of every pair, and the worst pairs a page of {@value #PAGE_SIZE} at a time; selecting a
+ * pair goes to its end frame ({@link #setNavigator}). While the store is built the view waits for
+ * it (the rows streamed meanwhile are not counted).
+ *
+ * <p>Of a live capture (no store): every streamed row goes (as a record of its format,
+ * {@link RowRecords}) through core's {@link LatencyTracker} in the background, in order; the
+ * completed pairs (wakeup → switch-in, syscall enter → exit, irq and softirq entry → exit) fill a
+ * table of the newest {@value #MAX_PAIRS} and a log2 histogram of all of them. Selecting a pair
+ * selects its end event in the event table.
  */
 public final class LatencyViewModel implements CaptureViewModel.RowSink {
+    /** Pairs per page of the worst-pairs table over a store. */
+    public static final int PAGE_SIZE = 200;
     /** Pairs kept in the table. */
     public static final int MAX_PAIRS = 10_000;
     /** End rows remembered, to select a pair's end event (the table keeps fewer). */
@@ -40,10 +57,11 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      * @param waker     the waking task's pid (wakeups), else empty
      * @param cpu       the CPU (see {@link LatencyPair#cpu()})
      * @param latencyNs end − start in ns
-     * @param end       the end event's row, or null when it was not kept
-     * @param pair      core's pair
+     * @param end       the end event's row, or null when it was not kept (always null over a store)
+     * @param frame     the end event's frame number, -1 when unknown
+     * @param pair      core's pair (null over a store)
      */
-    public record LatencyRow(LatencyPair.Kind kind, String task, String waker, int cpu, long latencyNs, EventRow end,
+    public record LatencyRow(LatencyPair.Kind kind, String task, String waker, int cpu, long latencyNs, EventRow end, long frame,
                              LatencyPair pair) {
     }
 
@@ -65,6 +83,11 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     private final SerialFeeder<EventRow, List<LatencyRow>> feeder;
     private final List<LatencyRow> all = new ArrayList<>();
     private CaptureViewModel capture;
+    private LongConsumer navigator;
+    private final StoreQueries<StoreLatency> db;
+    private final ObjectProperty<StoreLatency.Summary> summary = new SimpleObjectProperty<>();
+    private final ObservableMap<LatencyPair.Kind, Long> kinds = FXCollections.observableMap(new LinkedHashMap<>());
+    private final LongProperty pageStart = new SimpleLongProperty();
     /** Times {@link #cleared()} ran (UI thread writes, background runs read). */
     private volatile long clears;
 
@@ -74,23 +97,151 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
      */
     public LatencyViewModel(TaskExecutor executor, RowRecords records) {
         this.records = records;
+        this.db = new StoreQueries<>(executor, (c, t) -> StoreLatency.open(c));
         // a run handed out before cleared() that starts after it must not feed the old rows into the
         // cleared tracker (they would pair with the new ones): it checks the clear count it began with
         this.feeder = new SerialFeeder<EventRow, List<LatencyRow>>(executor, () -> {
             long clearsAtStart = clears;
             return rows -> clearsAtStart == clears ? track(rows) : List.of();
         }, this::add, e -> status.set("latency: " + e.getMessage()));
-        kind.addListener((o, a, b) -> refilter());
+        kind.addListener((o, a, b) -> {
+            if (db.over()) {
+                pageStart.set(0);
+                query();
+            } else {
+                refilter();
+            }
+        });
     }
 
-    /** Feeds on the capture's rows; selecting a pair selects its end row there. */
+    /**
+     * Feeds on the capture's rows; selecting a pair selects its end row there. An opened file's
+     * store, once ready, takes over ({@link #setQueries} given).
+     */
     public void connect(CaptureViewModel capture) {
         this.capture = capture;
         capture.addRowSink(this);
+        db.follow(capture, this::storeChanged);
+    }
+
+    /**
+     * Lets the view go over an opened file's capture store: its queries run on {@code queries}
+     * (one thread, which owns the view model's own connection). Without it the view stays on rows.
+     *
+     * @param queries runs the store queries, one at a time
+     */
+    public void setQueries(Executor queries) {
+        db.setQueries(queries);
+    }
+
+    /**
+     * What selecting a pair does over a store: goes to its end frame in the event table.
+     *
+     * @param goToFrame receives the end frame's number (UI thread)
+     */
+    public void setNavigator(LongConsumer goToFrame) {
+        this.navigator = goToFrame;
+    }
+
+    /** The store mode or the store changed (UI thread): the rows' pairs go, the store's are asked for. */
+    private void storeChanged(StoreTable t) {
+        summary.set(null);
+        kinds.clear();
+        pageStart.set(0);
+        if (!db.over()) {
+            return;
+        }
+        cleared();
+        if (t == null) {
+            status.set("indexing the file: latency over every pair once its store is ready");
+            return;
+        }
+        status.set("querying every pair of the store…");
+        query();
+    }
+
+    /** What a query over the store gives: the counts per kind, the summary and a page of worst pairs. */
+    private record Answer(Map<LatencyPair.Kind, Long> byKind, StoreLatency.Summary sum, List<LatencyRow> rows, String source) {
+    }
+
+    /** Over a store: the counts, summary and the current page of the chosen kind, handed to the UI in one change. */
+    private void query() {
+        LatencyPair.Kind k = kind.get();
+        long offset = pageStart.get();
+        db.query(l -> new Answer(l.counts(), l.summary(k), l.worst(k, offset, PAGE_SIZE).stream().map(LatencyViewModel::row).toList(),
+                l.source()), a -> {
+                    if (kind.get() != k || pageStart.get() != offset) {
+                        return;
+                    }
+                    kinds.clear();
+                    kinds.putAll(a.byKind());
+                    summary.set(a.sum());
+                    System.arraycopy(a.sum().log2(), 0, counts, 0, 64);
+                    total.set(a.sum().count());
+                    publishHistogram();
+                    pairs.setAll(a.rows());
+                    status.set(storeStatus(a.byKind(), a.sum(), a.source(), offset, a.rows().size()));
+                }, why -> status.set(why.isEmpty() ? "no latency pairs in this store: it has no sched_switch (nor a latency view)"
+                        : "latency: " + why));
+    }
+
+    /** The status line over a store: every count said. */
+    private static String storeStatus(Map<LatencyPair.Kind, Long> byKind, StoreLatency.Summary sum, String source, long offset, int shown) {
+        long all = byKind.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder sb = new StringBuilder(String.format("%,d pairs in all (", all));
+        List<String> parts = new ArrayList<>();
+        byKind.forEach((k, n) -> parts.add(String.format("%,d %s", n, kindName(k))));
+        sb.append(parts.isEmpty() ? "none" : String.join(", ", parts)).append("; every event of the store, view ").append(source)
+                .append(")");
+        if (shown > 0) {
+            sb.append(String.format(" — worst %,d–%,d of %,d shown", offset + 1, offset + shown, sum.count()));
+        }
+        return sb.toString();
+    }
+
+    /** A kind as the view names it. */
+    public static String kindName(LatencyPair.Kind k) {
+        return switch (k) {
+            case SCHED_WAKEUP -> "wakeup → running";
+            case SYSCALL -> "syscall";
+            case IRQ -> "irq";
+            case SOFTIRQ -> "softirq";
+        };
+    }
+
+    private static LatencyRow row(StoreLatency.Pair p) {
+        String task = switch (p.kind()) {
+            case SCHED_WAKEUP -> (p.comm() == null ? "" : p.comm()) + " (" + p.pid() + ")";
+            case SYSCALL -> (p.what().matches("[0-9]*") ? "syscall " + p.what() : p.what()) + " by "
+                    + (p.comm() == null ? "" : p.comm() + " ") + "(" + p.pid() + ")";
+            case IRQ -> "irq " + p.what();
+            case SOFTIRQ -> "softirq " + p.what();
+        };
+        String waker = p.wakerPid() < 0 ? "" : (p.wakerComm() == null ? "" : p.wakerComm() + " ") + "(" + p.wakerPid() + ")";
+        return new LatencyRow(p.kind(), task, waker, p.cpu(), p.latencyNs(), null, p.frame(), null);
+    }
+
+    /** Over a store: the next page of worst pairs, if any. */
+    public void nextPage() {
+        if (db.over() && pageStart.get() + PAGE_SIZE < total.get()) {
+            pageStart.set(pageStart.get() + PAGE_SIZE);
+            query();
+        }
+    }
+
+    /** Over a store: the previous page of worst pairs, if any. */
+    public void previousPage() {
+        if (db.over() && pageStart.get() > 0) {
+            pageStart.set(Math.max(0, pageStart.get() - PAGE_SIZE));
+            query();
+        }
     }
 
     @Override
     public void appended(List<EventRow> batch) {
+        if (db.over()) {
+            return; // the store's pairs, not a window of rows
+        }
         feeder.feed(batch);
     }
 
@@ -135,7 +286,8 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
             case IRQ -> "irq " + p.id() + (p.name() == null ? "" : " " + p.name());
             case SOFTIRQ -> "softirq " + p.name();
         };
-        return new LatencyRow(p.kind(), task, p.wakerPid() >= 0 ? Integer.toString(p.wakerPid()) : "", p.cpu(), p.latencyNs(), end, p);
+        return new LatencyRow(p.kind(), task, p.wakerPid() >= 0 ? Integer.toString(p.wakerPid()) : "", p.cpu(), p.latencyNs(), end,
+                end == null ? -1 : end.frame(), p);
     }
 
     /** UI thread: a run's pairs into the table and histogram. */
@@ -221,9 +373,15 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         return v >= 100 ? String.format("%.0f", v) : v >= 10 ? String.format("%.1f", v) : String.format("%.2f", v);
     }
 
-    /** Selects a pair's end event in the event table. */
+    /** Selects a pair's end event in the event table (over a store: goes to its frame there). */
     public void select(LatencyRow r) {
         if (r == null || capture == null) {
+            return;
+        }
+        if (db.over()) {
+            if (r.frame() >= 0 && navigator != null) {
+                navigator.accept(r.frame());
+            }
             return;
         }
         if (r.end() == null || !capture.getRows().contains(r.end())) {
@@ -251,6 +409,26 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     /** Pairs counted in the histogram. */
     public LongProperty totalProperty() {
         return total;
+    }
+
+    /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
+    public BooleanProperty overStoreProperty() {
+        return db.overStoreProperty();
+    }
+
+    /** Over a store: count, percentiles and max of the chosen kind; null otherwise (or before the first answer). */
+    public ObjectProperty<StoreLatency.Summary> summaryProperty() {
+        return summary;
+    }
+
+    /** Over a store: pairs per kind, of every event. */
+    public ObservableMap<LatencyPair.Kind, Long> getKindCounts() {
+        return kinds;
+    }
+
+    /** Over a store: the index of the first worst pair shown (0 for the worst). */
+    public LongProperty pageStartProperty() {
+        return pageStart;
     }
 
     /** A one-line status. */

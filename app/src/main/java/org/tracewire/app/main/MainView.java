@@ -65,6 +65,7 @@ public final class MainView extends BorderPane {
         histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
+        vm.latency().setNavigator(frame -> showFrame(vm, captureTab, frame));
         capture.setEditFilter(spec -> {
             if (vm.editCaptureFilter(spec)) {
                 tabs.getSelectionModel().select(filter);
@@ -190,6 +191,22 @@ public final class MainView extends BorderPane {
         }
         m.setOnAction(e -> action.run());
         return m;
+    }
+
+    /** Shows a frame's row in the event table over the store (the latency view's "go to its frame"). */
+    private void showFrame(MainViewModel vm, Tab captureTab, long frame) {
+        org.tracewire.app.capture.StoreTable t = vm.capture().storeTableProperty().get();
+        if (t == null) {
+            return;
+        }
+        tabs.getSelectionModel().select(captureTab);
+        t.goToFrame(frame, i -> {
+            if (i >= 0) {
+                javafx.scene.control.TableView<org.tracewire.app.capture.EventRow> table = capture.storePane().table();
+                table.getSelectionModel().clearAndSelect(i);
+                table.scrollTo(Math.max(0, i - 3));
+            }
+        });
     }
 
     /** @param page the view to show */
