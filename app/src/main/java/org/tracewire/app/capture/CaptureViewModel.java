@@ -252,8 +252,8 @@ public final class CaptureViewModel {
             return;
         }
         indexed.set(0);
-        storeStatus.set("indexing " + file.getFileName() + "… the table shows the rows read so far (the latest "
-                + String.format("%,d", WINDOW) + ") until every event is indexed");
+        storeStatus.set("indexing " + file.getFileName() + "… the table shows its first "
+                + String.format("%,d", WINDOW) + " events until every event is indexed");
         org.tracewire.store.StoreCache cache = storeCache;
         storeQueries.execute(() -> {
             StoreTable t;
@@ -268,8 +268,11 @@ public final class CaptureViewModel {
                 executor.runOnUi(() -> {
                     if (openGeneration.get() == gen) {
                         indexed.set(-1);
-                        storeStatus.set("no store for " + file.getFileName() + " (" + why + "): the table keeps the latest "
-                                + String.format("%,d", WINDOW) + " rows");
+                        storeStatus.set("no store for " + file.getFileName() + " (" + why + "): the file is read whole,"
+                                + " the table keeps the latest " + String.format("%,d", WINDOW) + " rows");
+                        if (firstScreenOnly) {
+                            readRows(file, gen, false, firstScreenRead, n -> { });
+                        }
                     }
                 });
                 return;
@@ -344,14 +347,18 @@ public final class CaptureViewModel {
     }
 
     /**
-     * Opens a recorded file (a pcapng of tracewire frames or a trace.dat) in the background: the
-     * rows go through the same queue and pulse as a live capture's, so the table, timeline, latency
-     * and histogram views fill in batches; the reader waits while {@value #OPEN_QUEUE} rows are
-     * queued, so every view sees every event while the table keeps the newest {@value #WINDOW}.
-     * Needs neither root nor the backend.
+     * Opens a recorded file (a pcapng of tracewire frames or a trace.dat) in the background. A
+     * pcapng with a capture store ({@link #setStore}) is read for its first {@value #WINDOW} events
+     * only (the first screen, at once), while its store indexes every event for the table and the
+     * other views; should the store fail, the file is then read whole. Otherwise (a trace.dat, no
+     * store) the rows go through the same queue and pulse as a live capture's, so the table,
+     * timeline, latency and histogram views fill in batches; the reader waits while
+     * {@value #OPEN_QUEUE} rows are queued, so every view sees every event while the table keeps
+     * the newest {@value #WINDOW}. Needs neither root nor the backend.
      *
      * @param file   the file
-     * @param opened called on the UI thread when the whole file was read (with the rows read)
+     * @param opened called on the UI thread when reading ended: with the rows read, or -1 when
+     *               only the first screen was read (the store holds the rest)
      */
     public void openFile(java.nio.file.Path file, java.util.function.LongConsumer opened) {
         if (running.get() || busy.get()) {
@@ -369,15 +376,52 @@ public final class CaptureViewModel {
         table.followProperty().set(false);
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
+        firstScreenOnly = storeCache != null && isPcapng(file);
+        firstScreenRead = 0;
+        readRows(file, gen, firstScreenOnly, 0, opened);
+    }
+
+    /** Whether the opened file is read for its first screen only (its store holds every event). */
+    private volatile boolean firstScreenOnly;
+    /** Rows the first-screen read handed on. */
+    private volatile long firstScreenRead;
+
+    /**
+     * Reads an opened file's rows in the background ({@link #openFile}).
+     *
+     * @param firstScreen stop after {@value #WINDOW} rows
+     * @param skip        rows already shown (a whole read after a first screen): read, not handed on
+     * @param opened      as {@link #openFile}'s
+     */
+    private void readRows(java.nio.file.Path file, long gen, boolean firstScreen, long skip,
+                          java.util.function.LongConsumer opened) {
         RowRecords rr = records;
+        busy.set(true);
+        opening.set(true);
         executor.execute(() -> {
             try (FileRows in = FileRows.open(file)) {
                 rr.useFile(in.catalog(), null);
                 pendingWallClock = in.wallClock();
-                long n = in.readAll(this::offer, () -> openGeneration.get() != gen);
+                long[] seen = {0};
+                long n = in.readAll(batch -> {
+                    long from = Math.max(0, Math.min(batch.size(), skip - seen[0]));
+                    seen[0] += batch.size();
+                    if (from < batch.size()) {
+                        offer(from == 0 ? batch : batch.subList((int) from, batch.size()));
+                    }
+                }, () -> openGeneration.get() != gen || (firstScreen && seen[0] >= WINDOW));
+                boolean partial = firstScreen && seen[0] >= WINDOW;
+                if (firstScreen) {
+                    firstScreenRead = n;
+                }
                 StringBuilder sb = new StringBuilder();
-                sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
-                if (n > WINDOW) {
+                if (partial) {
+                    sb.append(String.format("opened %s: its first %,d events; its store indexes every event",
+                            file.getFileName(), n));
+                } else {
+                    sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
+                }
+                if (!partial && n > WINDOW) {
                     sb.append(String.format("; the table keeps the last %,d", WINDOW));
                 }
                 for (String note : in.summary()) {
@@ -387,14 +431,16 @@ public final class CaptureViewModel {
                     sb.setLength(0);
                     sb.append(String.format("cancelled after %,d events", n));
                 }
-                return new Object[] {n, sb.toString()};
+                return new Object[] {partial ? -1L : n, sb.toString(), n};
             }
         }, r -> {
             busy.set(false);
             opening.set(false);
             flush();
             long n = (Long) r[0];
-            eventCount.set(n);
+            if (n >= 0 || storeTable.get() == null) {
+                eventCount.set((Long) r[2]);
+            }
             status.set((String) r[1]);
             opened.accept(n);
         }, e -> {

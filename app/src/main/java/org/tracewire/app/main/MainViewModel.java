@@ -139,8 +139,9 @@ public final class MainViewModel {
     public void openFile(Path file) {
         message.set("opening " + file + "…");
         capture.openFile(file, n -> {
-            message.set(String.format("opened %s: %,d events", file, n));
-            notify(String.format("opened %s: %,d events", file.getFileName(), n), false);
+            String what = n < 0 ? "its first screen; its store indexes every event" : String.format("%,d events", n);
+            message.set(String.format("opened %s: %s", file, what));
+            notify(String.format("opened %s: %s", file.getFileName(), what), false);
         });
     }
 

@@ -102,4 +102,30 @@ class CaptureViewModelTest {
         vm.start();
         assertTrue(vm.table().followProperty().get() && vm.table().liveProperty().get());
     }
+
+    @Test
+    void aPcapngWithAStoreIsReadForItsFirstScreenOnly(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        List<EventRecord> recs = new ArrayList<>();
+        while (recs.size() <= 2 * CaptureViewModel.WINDOW) {
+            recs.addAll(FixtureRecords.load());
+        }
+        java.nio.file.Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
+        QueuedTaskExecutor ex = new QueuedTaskExecutor();
+        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
+        vm.table().setRecords(TestRows.records());
+        vm.setStore(new org.tracewire.store.StoreCache(dir.resolve("cache"), 1L << 30), Runnable::run);
+        long[] rows = {0};
+        vm.addRowSink(batch -> rows[0] += batch.size());
+        long[] opened = {0};
+        vm.openFile(file, n -> opened[0] = n);
+        ex.runAll();
+        assertEquals(-1, opened[0], "only the first screen was read");
+        assertEquals(CaptureViewModel.WINDOW, rows[0], "the views got the first screen's rows, not the file's");
+        StoreTable t = vm.storeTableProperty().get();
+        assertTrue(t != null, vm.storeStatusProperty().get());
+        assertEquals(recs.size(), t.total(), "the store holds every event");
+        assertEquals(String.format("%,d events", recs.size()), vm.eventsStatus().get(), "the status counts the store's");
+        t.close();
+    }
 }
