@@ -86,7 +86,12 @@ public final class StoreTableView extends VBox {
         error.setId("store-filter-error");
         error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
         error.managedProperty().bind(error.visibleProperty());
-        HBox filterRow = new HBox(6, filter, event, thread);
+        Button frames = new Button(); // the query view's "show these events"
+        frames.setId("store-filter-frames");
+        frames.setMnemonicParsing(false);
+        frames.managedProperty().bind(frames.visibleProperty());
+        frames.setVisible(false);
+        HBox filterRow = new HBox(6, filter, event, thread, frames);
         filterRow.setAlignment(Pos.CENTER_LEFT);
 
         table.setId("store-table");
@@ -151,6 +156,9 @@ public final class StoreTableView extends VBox {
                 event.visibleProperty().unbind();
                 thread.textProperty().unbind();
                 thread.visibleProperty().unbind();
+                frames.textProperty().unbind();
+                frames.visibleProperty().unbind();
+                frames.setVisible(false);
                 return;
             }
             filter.setText(t.filterTextProperty().get());
@@ -168,6 +176,9 @@ public final class StoreTableView extends VBox {
                     t.threadProperty()));
             thread.visibleProperty().bind(t.threadProperty().isNotNull());
             thread.setOnAction(e -> t.threadProperty().set(null));
+            frames.textProperty().bind(Bindings.concat(t.frameRestrictionProperty(), "  ✕"));
+            frames.visibleProperty().bind(t.frameRestrictionProperty().isNotNull());
+            frames.setOnAction(e -> t.restrictToFrames(null, null));
         });
         event.managedProperty().bind(event.visibleProperty());
         thread.managedProperty().bind(thread.visibleProperty());
