@@ -84,6 +84,7 @@ public final class IoGraphViewModel {
     private final StringProperty error = new SimpleStringProperty("");
     private final BooleanProperty running = new SimpleBooleanProperty();
     private final LongProperty jumpedTo = new SimpleLongProperty(-1);
+    private final LongProperty jumpTime = new SimpleLongProperty(-1);
     private Runnable showTable = () -> { };
     private boolean quiet;
 
@@ -327,6 +328,7 @@ public final class IoGraphViewModel {
                     status.set(problem != null ? "cannot find the time: " + problem : "no event at or after that time");
                     return;
                 }
+                jumpTime.set(ts);
                 jumpedTo.set(frame[0]);
                 t.goToFrame(frame[0], row -> { });
                 showTable.run();
@@ -382,6 +384,11 @@ public final class IoGraphViewModel {
     /** True while counting. */
     public BooleanProperty runningProperty() {
         return running;
+    }
+
+    /** The time the last {@link #goToTime} went to, ns, -1 before one (set before {@link #jumpedToProperty()}). */
+    public LongProperty jumpTimeProperty() {
+        return jumpTime;
     }
 
     /** The frame the last {@link #goToTime} went to, -1 before one. */
