@@ -161,6 +161,14 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return file;
     }
 
+    /**
+     * The capture store under this table. Its connection belongs to the table's query thread:
+     * another thread duplicates it ({@code DuckDBConnection.duplicate()}) and closes its duplicate.
+     */
+    public CaptureStore store() {
+        return store;
+    }
+
     /** Events in the store (the file's event count). */
     public long total() {
         return total;
@@ -470,16 +478,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         });
     }
 
-    // ---- what other views (query, I/O graph) use: the store, a restriction to frames, the filter rule
-
-    /**
-     * The store under this table. Its connection belongs to this table's query thread; another
-     * view queries on a connection of its own ({@code ((DuckDBConnection) store().connection()).duplicate()}),
-     * which sees the same views and the same in-memory database.
-     */
-    public CaptureStore store() {
-        return store;
-    }
+    // ---- what the query and I/O graph views use: a restriction to frames, the filter rule
 
     /**
      * Shows only the frames a query yields (its column {@code frame}; the query view's "show these

@@ -85,7 +85,7 @@ public final class IoGraphViewModel {
     private final BooleanProperty running = new SimpleBooleanProperty();
     private final LongProperty jumpedTo = new SimpleLongProperty(-1);
     private final LongProperty jumpTime = new SimpleLongProperty(-1);
-    private Runnable showTable = () -> { };
+    private java.util.function.LongConsumer goToFrame = f -> { };
     private boolean quiet;
 
     /**
@@ -297,8 +297,8 @@ public final class IoGraphViewModel {
     }
 
     /**
-     * Moves the event table to the first event at or after a time (by time, then frame), then
-     * shows the table; {@link #jumpedToProperty()} tells the frame.
+     * Moves the event table to the first event at or after a time (by time, then frame) through
+     * {@link #setGoToFrame}; {@link #jumpedToProperty()} tells the frame.
      *
      * @param ts the time, ns ({@code events.ts})
      */
@@ -330,15 +330,14 @@ public final class IoGraphViewModel {
                 }
                 jumpTime.set(ts);
                 jumpedTo.set(frame[0]);
-                t.goToFrame(frame[0], row -> { });
-                showTable.run();
+                goToFrame.accept(frame[0]);
             });
         });
     }
 
-    /** @param show switches the window to the event table (set by the main view) */
-    public void setOnShowTable(Runnable show) {
-        this.showTable = show == null ? () -> { } : show;
+    /** @param goToFrame selects a frame's row in the event table and shows the table (set by the main view) */
+    public void setGoToFrame(java.util.function.LongConsumer goToFrame) {
+        this.goToFrame = goToFrame == null ? f -> { } : goToFrame;
     }
 
     /** The interval asked for, ns (0: the default); the one used once the graph is computed. */

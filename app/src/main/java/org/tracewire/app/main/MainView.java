@@ -74,7 +74,10 @@ public final class MainView extends BorderPane {
         ioGraph.setContent(new org.tracewire.app.iograph.IoGraphView(vm.ioGraph()));
         tabs.getTabs().addAll(query, ioGraph);
         vm.query().setOnShowTable(() -> tabs.getSelectionModel().select(captureTab));
-        vm.ioGraph().setOnShowTable(() -> tabs.getSelectionModel().select(captureTab));
+        vm.ioGraph().setGoToFrame(f -> {
+            capture.storePane().showFrame(f);
+            tabs.getSelectionModel().select(captureTab);
+        });
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
         capture.setEditFilter(spec -> {
             if (vm.editCaptureFilter(spec)) {

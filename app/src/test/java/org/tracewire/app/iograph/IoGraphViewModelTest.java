@@ -115,7 +115,10 @@ class IoGraphViewModelTest {
         vm.intervalProperty().set(10_000_000);
         IoGraphViewModel.Graph g = vm.graphProperty().get();
         boolean[] shown = {false};
-        vm.setOnShowTable(() -> shown[0] = true);
+        vm.setGoToFrame(f -> {
+            shown[0] = true;
+            table.goToFrame(f, row -> { });
+        });
         for (long ts : new long[] {g.start(), g.start() + 10_000_000L * (g.points() / 2), g.start() + 10_000_000L * (g.points() - 1)}) {
             long expected = oracle.firstAtOrAfter(ts);
             assertTrue(expected > 0);
