@@ -25,7 +25,7 @@ public final class AppLauncher implements DesktopApp {
     /**
      * Opens the app and blocks until its window is closed.
      *
-     * @param view           the view to show first ("start", "browser", "filter", "capture", "wireshark", "timeline", "latency", "histogram"), or null
+     * @param view           the view to show first ("start", "browser", "filter", "capture", "wireshark", "timeline", "latency", "histogram", "query", "iograph"), or null
      * @param screenshotMode fill the views with an example and start a capture on the capture page (README screenshots)
      * @return the exit code: 0, or 1 when GTK 3 is missing (the apt line on stderr)
      * @throws IllegalArgumentException for an unknown view name

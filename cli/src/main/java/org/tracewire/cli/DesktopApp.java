@@ -15,7 +15,7 @@ public interface DesktopApp {
      * Opens the app and blocks until its window is closed.
      *
      * @param view           the view shown first ("start", "browser", "filter", "capture",
-     *                       "wireshark", "timeline", "latency", "histogram"), or null for the start page
+     *                       "wireshark", "timeline", "latency", "histogram", "query", "iograph"), or null for the start page
      * @param screenshotMode fill the views with an example (the README's screenshots)
      * @return the exit code: 0, or 1 when the app cannot open (reason on stderr)
      * @throws IllegalArgumentException for an unknown view name

@@ -66,7 +66,7 @@ public final class Main implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--view", hidden = true, paramLabel = "VIEW",
-            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency, histogram).")
+            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph).")
     String view;
 
     @Option(names = "--open", paramLabel = "FILE",
@@ -92,7 +92,7 @@ public final class Main implements Callable<Integer> {
             try {
                 return app.get().launch(view, screenshotMode, open);
             } catch (IllegalArgumentException e) {
-                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram)");
+                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph)");
             }
         }
         if (open != null) {
