@@ -150,7 +150,7 @@ public final class IoGraphView extends VBox {
         if (log) {
             y.setAutoRanging(false);
             y.setLowerBound(-0.5);
-            y.setUpperBound(Math.ceil(Math.log10(max)) + 0.01);
+            y.setUpperBound(Math.max(1, Math.log10(max)) + 0.15); // headroom: the top decade's tick inside
             y.setTickUnit(0.5);
             y.setTickLabelFormatter(new StringConverter<>() {
                 @Override
