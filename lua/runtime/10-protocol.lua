@@ -153,13 +153,22 @@ for k = 1, #AF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = AF_LIST[k] end
 -- not the format's 8) or to ULONG_MAX, each frame its symbol's name (the capture's SYMBOLS context,
 -- else the kallsyms preference), 0x%08lx when unknown, 0 for 0; a user stack's 8 entries to the
 -- first 0, " <%016lx>", then " NAME+0xOFF [FILE]" where the capture resolved it in the process
--- (SYMBOLS items 4, kept in the scope's syms under "u<tgid>:<hex16>" by applymsg).
+-- (SYMBOLS items 4, kept in the scope's syms under "u<tgid>:<hex16>" by applymsg), with its file
+-- and that file's build id (items 6, under "b<tgid>:<file>").
 local SF = {
   stack = ProtoField.none("tracewire.stack", "Stack trace"),
   func = ProtoField.string("tracewire.stack.func", "Function"),
   address = ProtoField.uint64("tracewire.stack.address", "Address", base.HEX),
+  -- a user frame's mapped file, and its GNU build id (hex) when the capture sent one (SYMBOLS item 6)
+  module = ProtoField.string("tracewire.stack.module", "Module"),
+  build_id = ProtoField.string("tracewire.stack.build_id", "Build id"),
+  -- the links between an event and the stack records that follow it (75-analysis.lua)
+  event = ProtoField.framenum("tracewire.stack.event", "Stack of the event in frame", base.NONE,
+    frametype and frametype.REQUEST or nil),
+  frame = ProtoField.framenum("tracewire.event.stack", "Stack trace in frame", base.NONE,
+    frametype and frametype.RESPONSE or nil),
 }
-local SF_LIST = { SF.stack, SF.func, SF.address }
+local SF_LIST = { SF.stack, SF.func, SF.address, SF.module, SF.build_id, SF.event, SF.frame }
 for k = 1, #SF_LIST do ALL_FIELDS[#ALL_FIELDS + 1] = SF_LIST[k] end
 
 -- The pcapng interface of a USER15 record: the scope of its context (docs/wire-format.md 4).

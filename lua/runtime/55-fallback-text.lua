@@ -102,7 +102,7 @@ end
 -- The stack record in ctx: nil for any other event; else the kernel's text with its lines joined
 -- ("<stack trace> => f1 => f2", the Info column), and given a tree (modes 1 and 2: when one of
 -- SF_LIST is referenced in mode 1; anyref is defined further down) a "Stack trace" subtree with
--- each frame's function and address.
+-- each frame's function and address (a user frame's module and build id too), returned second (for the link to its event, sttree).
 function stacktrace(ctx, tree, mode, tvb)
   local ev = ctx.ev
   if not ev or ev.s ~= "ftrace" or (ev.n ~= "kernel_stack" and ev.n ~= "user_stack") then return nil end
@@ -118,27 +118,29 @@ function stacktrace(ctx, tree, mode, tvb)
   for i = 1, #ev.f do
     local f = ev.f[i]
     if not kernel and f.name == "tgid" and f.size == 4 and f.offset + 4 <= ctx.pl then
-      tgid = rdu(ctx.s, ctx.b + f.offset, 4, ctx.le):lower()
+      -- an integer in Lua 5.4 too (lower() gives a float there), as applymsg's keys
+      tgid = math.floor(rdu(ctx.s, ctx.b + f.offset, 4, ctx.le):lower())
     end
   end
   local t = { kernel and "<stack trace>" or "<user stack trace>" }
   local sub = nil
   if tree and stop > c.offset and (mode == 2 or tree:referenced(SF.stack) or tree:referenced(SF.func)
-      or tree:referenced(SF.address)) then
+      or tree:referenced(SF.address) or tree:referenced(SF.module) or tree:referenced(SF.build_id)
+      or tree:referenced(SF.event)) then
     sub = tree:add(SF.stack, tvb(ctx.b + c.offset, stop - c.offset))
   end
   local off = c.offset
   while off + es <= stop do
     local a = rdu(ctx.s, ctx.b + off, es, ctx.le)
     if (kernel and a == last) or (not kernel and a == U0) then break end
-    local name, func = nil, nil
+    local name, func, mod = nil, nil, nil
     if not kernel then
       local h = digits(a, 16)
       name = " <" .. string.rep("0", 16 - #h) .. h .. ">"
       local e = tgid and ctx.cx and ctx.cx.syms["u" .. tgid .. ":" .. hex16(a)]
       if e and not (a < e[2]) and a - e[2] < e[3] then
         -- resolved by the capture in its process: report's " NAME+0xOFF [FILE]" after the address
-        func = e[1]
+        func, mod = e[1], e[4]
         name = name .. " " .. func .. "+0x" .. digits(a - e[2], 16) .. (e[4] and (" [" .. e[4] .. "]") or "")
       end
     elseif a == U0 then name = "0"
@@ -158,12 +160,17 @@ function stacktrace(ctx, tree, mode, tvb)
     if sub then
       local r = tvb(ctx.b + off, es)
       if func then sub:add(SF.func, r, func) end
+      if mod then
+        sub:add(SF.module, r, mod):set_generated()
+        local bid = ctx.cx.syms["b" .. tgid .. ":" .. mod]
+        if bid then sub:add(SF.build_id, r, bid):set_generated() end
+      end
       sub:add(SF.address, r, a)
     end
     off = off + es
   end
   if sub then sub:append_text(" (" .. (#t - 1) .. (kernel and " kernel" or " user") .. " frames)") end
-  return table.concat(t, " => ")
+  return table.concat(t, " => "), sub
 end
 
 -- The kernel's text after the time column: "name: <print fmt text>" (or the syscall text) of the

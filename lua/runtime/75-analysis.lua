@@ -370,3 +370,80 @@ function antree(tree, mode, tvb, number, ev)
   end
 end
 end
+
+-- Stack links: a stack record (ftrace:kernel_stack, ftrace:user_stack: capture --stack,
+-- docs/stacks.md) follows its event on the same CPU as that CPU's next record(s) (the user stack
+-- first, then the kernel stack's trigger), from the same task. Computed in frame order on the first
+-- pass (per scope and CPU: the last event and its pid) and kept per frame number, so a revisit, a
+-- second pass (tshark -2) and the GUI show the same; reset by tw.init. A LOST message on a CPU ends
+-- its pending event (the stack may belong to a lost one), and so does a record of another task.
+-- Each link is one table entry per frame: STK_OF[stack frame] = event frame, STK_EV[event frame] =
+-- its first stack frame, STK_EV2[event frame] = its second (--stack=both).
+local streset, stlink, stlost, sttree
+do
+local STK_LAST, STK_CPU, STK_PID, STK_OF, STK_EV, STK_EV2
+
+function streset()
+  STK_LAST, STK_CPU, STK_PID, STK_OF, STK_EV, STK_EV2 = 0, {}, {}, {}, {}, {}
+end
+streset()
+
+-- 1: kernel stack, 2: user stack, false: another event (kept in ev.stk).
+local function stkind(ev)
+  local k = ev.stk
+  if k == nil then
+    k = false
+    if ev.s == "ftrace" then
+      if ev.n == "kernel_stack" then k = 1 elseif ev.n == "user_stack" then k = 2 end
+    end
+    ev.stk = k
+  end
+  return k
+end
+
+-- Feeds EVENT frame number (first pass, in frame order) of event ev (nil: unknown) from task pid on
+-- cpu of scope key.
+function stlink(ev, number, key, cpu, pid)
+  if number <= STK_LAST then return end
+  STK_LAST = number
+  local t = STK_CPU[key]
+  if not t then t = {}; STK_CPU[key] = t; STK_PID[key] = {} end
+  if ev and stkind(ev) then
+    local e = t[cpu]
+    if e and STK_PID[key][cpu] == pid then
+      STK_OF[number] = e
+      if not STK_EV[e] then STK_EV[e] = number elseif not STK_EV2[e] then STK_EV2[e] = number end
+    end
+  else
+    t[cpu] = number
+    STK_PID[key][cpu] = pid
+  end
+end
+
+-- A LOST message of scope key for cpu at frame number (first pass): no pending event there.
+function stlost(number, key, cpu)
+  if number <= STK_LAST then return end
+  STK_LAST = number
+  local t = STK_CPU[key]
+  if t then t[cpu] = nil end
+end
+
+-- The link items of frame number (event ev) in tree (mode 1: only when referenced): a stack
+-- record's "Stack of the event in frame" inside its "Stack trace" subtree (sub, when there is one),
+-- an event's "Stack trace in frame" per stack record that follows it.
+function sttree(tree, sub, mode, tvb, number, ev)
+  if mode == 1 and not (tree:referenced(SF.event) or tree:referenced(SF.frame)) then return end
+  local r = tvb(0, 0)
+  if stkind(ev) then
+    local e = STK_OF[number]
+    if e then (sub or tree):add(SF.event, r, e):set_generated() end
+    return
+  end
+  local s = STK_EV[number]
+  if s then
+    tree:add(SF.frame, r, s):set_generated()
+    s = STK_EV2[number]
+    if s then tree:add(SF.frame, r, s):set_generated() end
+  end
+end
+end

@@ -290,6 +290,18 @@ local function applymsg(key, k, msg, number)
   elseif k == 3 then
     local nsym, nstr, capped = 0, 0, false
     eachitem(msg, function(ty, o, l)
+      if ty == 6 and l >= 5 then
+        -- the GNU build id of the file process tgid maps under a name (its items 4's [file]), kept as
+        -- lowercase hex under "b<tgid>:<file>" (read by stacktrace)
+        local n = byte(msg, o + 5)
+        if n == 0 or 5 + n > l then return end
+        if st.nsyms >= CAP.SYMBOLS or not charge(st, l + 2 * n + 48) then capped = true; return end
+        local h = {}
+        for i = o + 6, o + 5 + n do h[#h + 1] = hex2(byte(msg, i)) end
+        st.syms["b" .. be32(msg, o) .. ":" .. sub(msg, o + 6 + n, o + l)] = table.concat(h)
+        st.nsyms = st.nsyms + 1
+        return
+      end
       if (ty == 4 and l >= 24) or (ty == 5 and l >= 12) then
         -- a user stack address of process tgid, resolved by the capture or not (read by stacktrace)
         if st.nsyms >= CAP.SYMBOLS or not charge(st, l + 48) then capped = true; return end
@@ -609,5 +621,6 @@ end
 
 function tw.init()
   anreset()
+  streset()
   resetcontext()
 end

@@ -36,7 +36,8 @@ local function allfields(ev)
 end
 
 -- The items of an EVENT frame (modes 1 and 2), as the kernel's text reads: the event's fields
--- first (each as the kernel prints it), the latency analysis, then a "Header" subtree with the
+-- first (each as the kernel prints it), a stack record's frames, the links between an event and
+-- its stack records, the latency analysis, then a "Header" subtree with the
 -- 16-byte header, the record's struct trace_entry and the task's names from the context.
 local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, comm, tgid)
   local ev = ctx.ev
@@ -57,7 +58,10 @@ local function eventtree(tvb, tree, mode, ctx, st, pid, number, bodytext, cpu, c
   elseif mode == 2 or ref(tree, HF.payload) then
     tree:add(HF.payload, tvb(16, ctx.pl))
   end
-  if ev then stacktrace(ctx, tree, mode, tvb) end
+  if ev then
+    local _, sub = stacktrace(ctx, tree, mode, tvb)
+    sttree(tree, sub, mode, tvb, number, ev)
+  end
   antree(tree, mode, tvb, number, ev)
   local h = tree
   if mode == 2 or ref(tree, HF.header) then h = tree:add(HF.header, tvb(0, 24)) end
@@ -146,6 +150,7 @@ local function dissect(tvb, pinfo, root)
       cols.info = "tracewire: reserved kind " .. k
       return len
     end
+    if k == 5 then stlost(number, key, cpu) end
     dissectcontext(tvb, pinfo, tree, mode, s, len, k, cpu, key, fbase)
     return len
   end
@@ -188,6 +193,7 @@ local function dissect(tvb, pinfo, root)
   ctx.ev = ev or nil; ctx.s = s; ctx.b = 16; ctx.pl = pl; ctx.le = le; ctx.pd = nil; ctx.cx = st; ctx.rendered = nil
   -- latency analysis: every frame of the first pass, in order, with or without a tree
   analyse(ctx, number, cpu, pid)
+  stlink(ev, number, key, cpu, pid)
   local bodytext
   if ev then
     local ok, r = pcall(eventtext, ctx)

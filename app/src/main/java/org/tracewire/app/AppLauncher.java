@@ -3,63 +3,91 @@ package org.tracewire.app;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import javafx.application.Application;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import javafx.application.Platform;
+import javafx.stage.Stage;
 import org.tracewire.app.main.MainView;
-import org.tracewire.cli.DesktopApp;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * Starts the desktop app from the command line: {@code org.tracewire.cli.Main} with no
- * subcommand and a display finds this class as its {@link DesktopApp} through
- * {@code META-INF/services}. Not itself an {@link Application}, so the launcher's main class
- * works with JavaFX on the plain class path.
+ * The desktop app's process: {@code ./tracewire} with no command, or only the app's options
+ * ({@code --open FILE}, {@code --view VIEW}), and a display; the launcher starts this main class
+ * on the app's own class path (core, the capture store, the dissector generator, JavaFX; no
+ * command line, no capture engine: {@code LauncherClassPathTest}). Parses the options, starts the
+ * JavaFX toolkit, opens the window ({@link TracewireApp}) and returns when it is closed. Not a
+ * JavaFX {@code Application}, so it starts with JavaFX on the plain class path.
+ *
+ * <p>Exit codes: 0; 1 a file that does not exist or no GTK 3; 2 a usage error (unknown option or view).
  */
-public final class AppLauncher implements DesktopApp {
-    private static volatile MainView.Page startPage = MainView.Page.START;
-    private static volatile boolean screenshotMode;
-    private static volatile Path openFile;
+@Command(name = "tracewire", mixinStandardHelpOptions = true,
+        description = "The tracewire desktop app (with a display; the commands: tracewire help).")
+public final class AppLauncher implements Callable<Integer> {
+    @Option(names = "--open", paramLabel = "FILE",
+            description = "Open a recorded capture (a pcapng of tracewire frames, or a trace-cmd trace.dat).")
+    Path open;
 
-    /** For {@link java.util.ServiceLoader}. */
-    public AppLauncher() {
+    @Option(names = "--view", paramLabel = "VIEW",
+            description = "The view shown first: start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph.")
+    String view;
+
+    @Option(names = "--screenshot-mode", hidden = true,
+            description = "Fill the views with an example (and start a capture on the capture view).")
+    boolean screenshotMode;
+
+    /** The app's main class. */
+    public static void main(String[] args) {
+        System.exit(run(args));
     }
 
     /**
-     * Opens the app and blocks until its window is closed.
+     * Parses the options and opens the app; blocks until its window is closed.
      *
-     * @param view           the view to show first ("start", "browser", "filter", "capture", "wireshark", "timeline", "latency", "histogram", "query", "iograph"), or null
-     * @param screenshotMode fill the views with an example and start a capture on the capture page (README screenshots)
-     * @return the exit code: 0, or 1 when GTK 3 is missing (the apt line on stderr)
-     * @throws IllegalArgumentException for an unknown view name
-     */
-    @Override
-    public int launch(String view, boolean screenshotMode) {
-        return launch(view, screenshotMode, null);
-    }
-
-    /**
-     * Opens the app, optionally with a recorded capture, and blocks until its window is closed.
-     *
-     * @param view           as {@link #launch(String, boolean)}
-     * @param screenshotMode as {@link #launch(String, boolean)}
-     * @param file           a pcapng of tracewire frames or a trace.dat to open at start, or null
+     * @param args the command line
      * @return the exit code
      */
+    public static int run(String... args) {
+        return new CommandLine(new AppLauncher()).execute(args);
+    }
+
     @Override
-    public int launch(String view, boolean screenshotMode, Path file) {
-        openFile = file;
-        startPage = firstPage(view, file);
-        AppLauncher.screenshotMode = screenshotMode;
+    public Integer call() throws InterruptedException {
+        if (open != null && !Files.isRegularFile(open)) {
+            System.err.println("tracewire: " + open + ": no such file");
+            return 1;
+        }
+        MainView.Page page;
+        try {
+            page = firstPage(view, open);
+        } catch (IllegalArgumentException e) {
+            System.err.println("tracewire: unknown view '" + view
+                    + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph)");
+            return 2;
+        }
         if (!hasGtk3()) {
             System.err.println("tracewire: the desktop app needs GTK 3 (JavaFX's toolkit on Linux); install it with:");
             System.err.println("sudo apt-get install -y libgtk-3-0");
             return 1;
         }
-        Application.launch(TracewireApp.class);
+        TracewireApp app = new TracewireApp(new TracewireApp.Options(page, screenshotMode, open));
+        CountDownLatch closed = new CountDownLatch(1);
+        Platform.setImplicitExit(false); // the toolkit ends here, after the app has stopped
+        Platform.startup(() -> {
+            Stage stage = new Stage();
+            stage.setOnHidden(e -> {
+                try {
+                    app.stop();
+                } finally {
+                    closed.countDown();
+                }
+            });
+            app.start(stage);
+        });
+        closed.await();
+        Platform.exit();
         return 0;
-    }
-
-    /** True in the hidden screenshot mode. */
-    public static boolean screenshotMode() {
-        return screenshotMode;
     }
 
     /**
@@ -78,16 +106,11 @@ public final class AppLauncher implements DesktopApp {
         return false;
     }
 
-    /** The file given with {@code --open}, or null. */
-    public static Path openFile() {
-        return openFile;
-    }
-
     /**
      * The page the window opens on: the one asked for, else the events of a file given with
      * {@code --open} (the capture view), else the start page.
      *
-     * @param view a view name as {@link #launch(String, boolean)} takes it, or null / blank
+     * @param view a view name as {@code --view} takes it, or null / blank
      * @param file the file to open, or null
      * @return the page
      * @throws IllegalArgumentException for an unknown view name
@@ -97,10 +120,5 @@ public final class AppLauncher implements DesktopApp {
             return MainView.Page.valueOf(view.strip().toUpperCase(Locale.ROOT));
         }
         return file != null ? MainView.Page.CAPTURE : MainView.Page.START;
-    }
-
-    /** The page shown first. */
-    public static MainView.Page startPage() {
-        return startPage;
     }
 }

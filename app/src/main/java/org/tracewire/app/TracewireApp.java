@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Supplier;
-import javafx.application.Application;
-import javafx.application.Platform;
 import javafx.scene.Scene;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
@@ -23,20 +21,38 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsLocator;
 
 /**
- * The JavaFX application. Started by {@link AppLauncher} (never directly as a main class): builds
- * the view models and the main view, restores the window, browses the live tracefs when readable
- * (root) or else the checked-in snapshot, read only.
+ * The desktop app's window and its lifetime, opened by {@link AppLauncher} on the JavaFX thread:
+ * builds the view models and the main view, restores the window, browses the live tracefs when
+ * readable (root) or else the checked-in snapshot, read only, and opens the file asked for.
  */
-public final class TracewireApp extends Application {
+public final class TracewireApp {
+    /**
+     * What the command line asked for.
+     *
+     * @param startPage      the page shown first
+     * @param screenshotMode fill the views with an example (the README's screenshots)
+     * @param openFile       a recorded capture to open, or null
+     */
+    public record Options(MainView.Page startPage, boolean screenshotMode, Path openFile) {
+    }
+
+    private final Options options;
     private TaskExecutor executor;
     private MainViewModel vm;
     private MainView view;
 
-    /** Creates the app (JavaFX calls this). */
-    public TracewireApp() {
+    /**
+     * @param options what the command line asked for
+     */
+    public TracewireApp(Options options) {
+        this.options = options;
     }
 
-    @Override
+    /**
+     * Fills the stage and shows it (JavaFX thread).
+     *
+     * @param stage the window
+     */
     public void start(Stage stage) {
         executor = new FxTaskExecutor();
         Map<String, String> env = System.getenv();
@@ -56,20 +72,20 @@ public final class TracewireApp extends Application {
                 System.err.println("tracewire: cannot remember the session: " + ex.getMessage());
             }
         });
-        view.show(AppLauncher.startPage());
-        if (AppLauncher.screenshotMode()) {
-            org.tracewire.app.main.ScreenshotScript.run(vm, AppLauncher.startPage());
+        view.show(options.startPage());
+        if (options.screenshotMode()) {
+            org.tracewire.app.main.ScreenshotScript.run(vm, options.startPage());
         }
         vm.browser().load(tracefs());
-        if (!AppLauncher.screenshotMode()) {
+        if (!options.screenshotMode()) {
             vm.restoreLastSession(restored -> { });
         }
         stage.show();
         if (env.containsKey("TRACEWIRE_TIMING")) {
             timing(vm);
         }
-        if (AppLauncher.openFile() != null) {
-            vm.openFile(AppLauncher.openFile());
+        if (options.openFile() != null) {
+            vm.openFile(options.openFile());
         }
     }
 
@@ -141,7 +157,7 @@ public final class TracewireApp extends Application {
             Path file = r.write(store.configDir().resolve("tracewire.lua"));
             return new org.tracewire.app.wireshark.WiresharkViewModel.Generated(file,
                     r.events() + " events, " + r.fields() + " fields");
-        }, () -> vm.capture().getEvents().stream().map(e -> e.event()).toList());
+        }, () -> vm.capture().getEvents().stream().map(org.tracewire.tracefs.EventSelection::fullName).toList());
         return vm;
     }
 
@@ -178,7 +194,7 @@ public final class TracewireApp extends Application {
         }
     }
 
-    @Override
+    /** Stops the views' work and the backend (the window was closed; JavaFX thread). */
     public void stop() {
         if (view != null) {
             view.dispose();
@@ -189,6 +205,5 @@ public final class TracewireApp extends Application {
         if (executor != null) {
             executor.shutdown();
         }
-        Platform.exit();
     }
 }

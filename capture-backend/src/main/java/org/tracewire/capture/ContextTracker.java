@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -105,6 +106,9 @@ final class ContextTracker {
     /** User stack addresses looked up ({@link #userKey}), the items sent for them (for repeats), the resolver. */
     private final LongSet usersLooked;
     private final List<ContextMessage.Item> userItems = new ArrayList<>();
+    /** (tgid, file name) whose build id was sent (SYMBOLS item 6), at most {@link #MAX_USER_OBJECTS}. */
+    private final Set<String> userObjects = new HashSet<>();
+    private static final int MAX_USER_OBJECTS = 65536;
     private UserSymbols users;
     private final TaskTable tasks;
     private final Recorder recorder = new Recorder();
@@ -454,7 +458,8 @@ final class ContextTracker {
     /**
      * A user stack's addresses ({@link Plan#userStackAt}), each (process, address) once: resolved now,
      * while the process lives, into its ELF files' functions ({@link UserSymbols}), sent as SYMBOLS
-     * items 4 (or 5: not resolved).
+     * items 4 (or 5: not resolved), each file's build id once per process before its first item 4
+     * (item 6).
      */
     private void userStackSymbols(ByteBuffer buf, int payload, int length, Plan p) {
         if (p.tgidAt + 4 > length) {
@@ -495,11 +500,16 @@ final class ContextTracker {
         if (s == null) {
             one.userUnknown(tgid, address);
         } else {
+            // the file's build id once per process and file name, before the first symbol naming it
+            if (s.buildId() != null && userObjects.size() < MAX_USER_OBJECTS && userObjects.add(tgid + "\0" + s.file())) {
+                one.userObject(tgid, s.buildId(), s.file());
+            }
             one.userSymbol(tgid, address, s.start(), s.size(), s.name() + " [" + s.file() + "]");
         }
-        ContextMessage.Item item = one.build().items().get(0);
-        symbols().bytes(item.type(), item.value());
-        userItems.add(item);
+        for (ContextMessage.Item item : one.build().items()) {
+            symbols().bytes(item.type(), item.value());
+            userItems.add(item);
+        }
     }
 
     private void sendTasks(long timeNs) throws IOException {

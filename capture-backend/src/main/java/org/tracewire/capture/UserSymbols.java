@@ -11,6 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import net.fornwall.jelf.ElfFile;
+import net.fornwall.jelf.ElfNoteSection;
+import net.fornwall.jelf.ElfSection;
+import net.fornwall.jelf.ElfSectionHeader;
 import net.fornwall.jelf.ElfSegment;
 import net.fornwall.jelf.ElfSymbol;
 import net.fornwall.jelf.ElfSymbolTableSection;
@@ -19,7 +22,8 @@ import net.fornwall.jelf.ElfSymbolTableSection;
  * Resolves user-space code addresses of a live process to the functions of its mapped ELF files
  * ({@code docs/stacks.md}): the mapping that holds the address ({@code /proc/TGID/maps}), the file
  * offset it falls on, and the {@code STT_FUNC} symbol of the file's {@code .symtab} or {@code .dynsym}
- * (jelf; {@code STT_GNU_IFUNC} too) whose loadable-segment file range covers that offset. The file is opened through
+ * (jelf; {@code STT_GNU_IFUNC} too) whose loadable-segment file range covers that offset, with the
+ * file's GNU build id. The file is opened through
  * {@code /proc/TGID/map_files/START-END}, the kernel's link to the very file mapped there, never by
  * the path the process's maps show (a name the traced user controls). Parsed files are kept by
  * device and inode, maps per process (re-read when an address falls outside them, at most every
@@ -42,8 +46,10 @@ final class UserSymbols {
      * @param start its first address in the process
      * @param size  its size in bytes (at least 1)
      * @param file  the mapped file's path as the process's maps name it (for display only)
+     * @param buildId the file's GNU build id (its {@code NT_GNU_BUILD_ID} note's bytes, as
+     *              {@code readelf -n} prints them in hex), or null when it has none; not to be modified
      */
-    record Symbol(String name, long start, long size, String file) {
+    record Symbol(String name, long start, long size, String file, byte[] buildId) {
     }
 
     private record Mapping(long start, long end, long pgoff, String devInode, String path) {
@@ -54,8 +60,8 @@ final class UserSymbols {
         long readAt;
     }
 
-    /** A file's functions sorted by file offset. */
-    private record FileSymbols(long[] offsets, long[] sizes, String[] names) {
+    /** A file's functions sorted by file offset, and its GNU build id (null: none). */
+    private record FileSymbols(long[] offsets, long[] sizes, String[] names, byte[] buildId) {
     }
 
     private final Path proc;
@@ -108,7 +114,7 @@ final class UserSymbols {
         if (i < 0 || off - fs.offsets[i] >= fs.sizes[i]) {
             return null;
         }
-        return new Symbol(fs.names[i], address - (off - fs.offsets[i]), fs.sizes[i], map.path);
+        return new Symbol(fs.names[i], address - (off - fs.offsets[i]), fs.sizes[i], map.path, fs.buildId);
     }
 
     private static Mapping find(List<Mapping> list, long address) {
@@ -155,7 +161,7 @@ final class UserSymbols {
             }
             elf = ElfFile.from(file.toFile());
         } catch (IOException | RuntimeException e) {
-            return new FileSymbols(new long[0], new long[0], new String[0]);
+            return new FileSymbols(new long[0], new long[0], new String[0], null);
         }
         List<ElfSegment> loads = new ArrayList<>();
         for (int i = 0; i < elf.e_phnum; i++) {
@@ -204,7 +210,27 @@ final class UserSymbols {
             sizes[i] = byOffset.get(offsets[i])[1];
             n[i] = names.get(offsets[i]);
         }
-        return new FileSymbols(offsets, sizes, n);
+        return new FileSymbols(offsets, sizes, n, buildId(elf));
+    }
+
+    /**
+     * The file's GNU build id: the descriptor of its {@code NT_GNU_BUILD_ID} note (owner "GNU", in a
+     * {@code SHT_NOTE} section, normally {@code .note.gnu.build-id}; 20 bytes from {@code ld
+     * --build-id=sha1}), or null when it has none or the notes cannot be read.
+     */
+    static byte[] buildId(ElfFile elf) {
+        try {
+            for (ElfSection s : elf.sectionsOfType(ElfSectionHeader.SHT_NOTE)) {
+                if (s instanceof ElfNoteSection n && n.n_type == ElfNoteSection.NT_GNU_BUILD_ID
+                        && "GNU".equals(n.getName())) {
+                    byte[] id = n.descriptorBytes();
+                    return id.length == 0 || id.length > 255 ? null : id.clone();
+                }
+            }
+        } catch (RuntimeException e) {
+            // notes that cannot be read: no build id
+        }
+        return null;
     }
 
     /** The index of the largest value ≤ {@code v} in a sorted array, or -1. */

@@ -15,7 +15,7 @@ import org.tracewire.testing.Prerequisites;
 /**
  * {@link UserSymbols} against the kernel: a {@code sleep} blocked in its system call, whose user
  * program counter the kernel reports in {@code /proc/PID/syscall}, must resolve to libc's
- * nanosleep function, in the file its maps name; a gone process and an address in no mapping
+ * nanosleep function, in the file its maps name, with the file's build id; a gone process and an address in no mapping
  * resolve to nothing.
  */
 class UserSymbolsTest {
@@ -42,6 +42,8 @@ class UserSymbolsTest {
             assertTrue(s.name().contains("nanosleep"), s.toString());
             assertTrue(s.file().contains("libc"), s.toString());
             assertTrue(Long.compareUnsigned(s.start(), pc) <= 0 && pc - s.start() < s.size(), s.toString());
+            assertNotNull(s.buildId(), "Debian's libc has a build id");
+            assertEquals(20, s.buildId().length, "a SHA-1 build id (ld --build-id)");
             assertEquals(s, users.lookup((int) p.pid(), pc), "the same again, from the caches");
             assertNull(users.lookup((int) p.pid(), 0x1000), "an address in no mapping");
         } finally {

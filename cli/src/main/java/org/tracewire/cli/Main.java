@@ -10,8 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.tracewire.text.SafeText;
 import picocli.CommandLine;
@@ -21,10 +19,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * tracewire's entry point ({@code ./tracewire [SUBCOMMAND] ...}): dispatches subcommands. With
- * none it opens the desktop app when a display is available ({@code DISPLAY} or
- * {@code WAYLAND_DISPLAY}), else prints the list of subcommands. Deliberately not a JavaFX
- * {@code Application}, so it starts with JavaFX on the plain class path.
+ * tracewire's commands ({@code ./tracewire SUBCOMMAND ...}): dispatches subcommands. With none it
+ * prints their list. The desktop app is a process of its own: with a display, the launcher starts
+ * {@code org.tracewire.app.AppLauncher} for no command or only the app's options ({@code --open},
+ * {@code --view}); here those options only explain that.
  *
  * <p>Exit codes: 0 success, 1 the command ran and found a failure or bad input (a format that does
  * not parse, a missing, malformed or truncated file), 2 a usage error only (unknown option, unknown
@@ -79,41 +77,21 @@ public final class Main implements Callable<Integer> {
     boolean screenshotMode;
 
     /**
-     * Opens the desktop app when there is a display and the app is on the class path, else prints
-     * usage (the subcommand list).
+     * Prints usage (the subcommand list); the desktop app's options say how the app is opened.
      */
     @Override
     public Integer call() {
         if (open != null) {
             requireFile(open);
         }
-        Optional<DesktopApp> app = hasDisplay(System.getenv()) ? DesktopApp.find() : Optional.empty();
-        if (app.isPresent()) {
-            try {
-                return app.get().launch(view, screenshotMode, open);
-            } catch (IllegalArgumentException e) {
-                throw new UsageException("unknown view '" + view + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph)");
-            }
-        }
-        if (open != null) {
-            spec.commandLine().getErr().println("tracewire: --open needs the desktop app and a display (DISPLAY or WAYLAND_DISPLAY); "
-                    + "without one, print the file with: tracewire report " + open);
+        if (open != null || view != null || screenshotMode) {
+            spec.commandLine().getErr().println("tracewire: the desktop app (--open, --view) opens through the tracewire "
+                    + "launcher with a display (DISPLAY or WAYLAND_DISPLAY)"
+                    + (open == null ? "" : "; without one, print the file with: tracewire report " + open));
             return EXIT_USAGE;
         }
         spec.commandLine().usage(spec.commandLine().getOut());
         return 0;
-    }
-
-    /**
-     * @param env the environment
-     * @return true when a display is available ({@code DISPLAY} or {@code WAYLAND_DISPLAY} set and not blank)
-     */
-    static boolean hasDisplay(Map<String, String> env) {
-        return notBlank(env.get("DISPLAY")) || notBlank(env.get("WAYLAND_DISPLAY"));
-    }
-
-    private static boolean notBlank(String s) {
-        return s != null && !s.isBlank();
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.Set;
  * [--stack[=kernel|user|both]]}), the capture library captures it, and the backend protocol
  * carries it as {@code Messages.CaptureEvent}, its JSON form (field names fixed by the protocol;
  * {@code CaptureEvent.of} and {@code toSelection} convert, and check, in one place). The app's
- * {@code CaptureEventSpec} and {@code Session.SessionEvent} are to become this record too.
+ * capture list holds these, and its saved sessions keep them in that JSON form.
  *
  * @param system the event's system, e.g. {@code sched}
  * @param event  the event name, e.g. {@code sched_switch}

@@ -29,7 +29,7 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
             FORMAT_ENUMS = 5;
     // SYMBOLS (§4.3)
     public static final int SYMBOL = 1, SYMBOL_PRINTK = 2, SYMBOL_UNKNOWN = 3, USER_SYMBOL = 4,
-            USER_SYMBOL_UNKNOWN = 5;
+            USER_SYMBOL_UNKNOWN = 5, USER_OBJECT = 6;
     // PROCESS (§4.4)
     public static final int PROCESS_TASK = 1;
     // LOST (§4.5)
@@ -236,6 +236,23 @@ public record ContextMessage(FrameKind kind, List<Item> items) {
             byte[] n = name.getBytes(StandardCharsets.UTF_8);
             items.add(new Item(USER_SYMBOL, ByteBuffer.allocate(24 + n.length).putInt(tgid).putLong(address)
                     .putLong(start).putInt((int) Math.min(size, 0xffff_ffffL)).put(n).array()));
+            return this;
+        }
+
+        /**
+         * Adds a SYMBOLS item 6: the GNU build id ({@code NT_GNU_BUILD_ID} note) of the ELF file process
+         * {@code tgid} maps under the name {@code file} (the {@code [file]} of its items 4): s32 tgid, u8
+         * length n, n bytes of build id, then the file name (string to the item end).
+         *
+         * @throws IllegalArgumentException when the build id is empty or longer than 255 bytes
+         */
+        public Builder userObject(int tgid, byte[] buildId, String file) {
+            if (buildId.length == 0 || buildId.length > 255) {
+                throw new IllegalArgumentException("build id of " + buildId.length + " bytes (1..255)");
+            }
+            byte[] n = file.getBytes(StandardCharsets.UTF_8);
+            items.add(new Item(USER_OBJECT, ByteBuffer.allocate(5 + buildId.length + n.length).putInt(tgid)
+                    .put((byte) buildId.length).put(buildId).put(n).array()));
             return this;
         }
 

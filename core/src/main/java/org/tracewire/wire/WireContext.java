@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,12 @@ public final class WireContext {
     private final Map<UserKey, SymbolResolver.Symbol> userSymbols = new HashMap<>();
 
     private record UserKey(int tgid, long address) {
+    }
+
+    /** Build ids (SYMBOLS item 6, lowercase hex) by process and file name. */
+    private final Map<UserObject, String> buildIds = new HashMap<>();
+
+    private record UserObject(int tgid, String file) {
     }
     private final Map<Long, String> printk = new HashMap<>();
     private final Map<Integer, Task> tasks = new HashMap<>();
@@ -122,6 +129,7 @@ public final class WireContext {
             enums.clear();
             symbols.clear();
             userSymbols.clear();
+            buildIds.clear();
             printk.clear();
             tasks.clear();
             comms.clear();
@@ -202,6 +210,11 @@ public final class WireContext {
             } else if (i.type() == ContextMessage.USER_SYMBOL && i.value().length >= 24
                     && userSymbols.size() < MAX_ENTRIES) {
                 userSymbols.put(new UserKey(b.getInt(0), b.getLong(4)), symbol(i.value(), 12));
+            } else if (i.type() == ContextMessage.USER_OBJECT && i.value().length >= 5 && (i.value()[4] & 0xff) > 0
+                    && i.value().length >= 5 + (i.value()[4] & 0xff) && buildIds.size() < MAX_ENTRIES) {
+                int n = i.value()[4] & 0xff;
+                buildIds.put(new UserObject(b.getInt(0), new String(i.value(), 5 + n, i.value().length - 5 - n,
+                        StandardCharsets.UTF_8)), HexFormat.of().formatHex(i.value(), 5, 5 + n));
             } else if (i.type() == ContextMessage.SYMBOL_PRINTK && i.value().length >= 8 && printk.size() < MAX_ENTRIES) {
                 printk.put(b.getLong(0), new String(i.value(), 8, i.value().length - 8, StandardCharsets.UTF_8));
             }
@@ -347,10 +360,24 @@ public final class WireContext {
                 new KernelVariables(values, sizes));
     }
 
-    /** The user-space symbols described so far (SYMBOLS items 4), as a view: later messages are seen. */
+    /**
+     * The user-space symbols described so far (SYMBOLS items 4) and their files' build ids (items 6),
+     * as a view: later messages are seen.
+     */
     public UserSymbolResolver userSymbols() {
         Map<UserKey, SymbolResolver.Symbol> m = userSymbols;
-        return (tgid, address) -> m.get(new UserKey(tgid, address));
+        Map<UserObject, String> ids = buildIds;
+        return new UserSymbolResolver() {
+            @Override
+            public SymbolResolver.Symbol lookup(int tgid, long address) {
+                return m.get(new UserKey(tgid, address));
+            }
+
+            @Override
+            public String buildId(int tgid, String file) {
+                return file == null ? null : ids.get(new UserObject(tgid, file));
+            }
+        };
     }
 
     /** The tasks described so far, by pid. */

@@ -3,6 +3,7 @@ package org.tracewire.tracetext;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -70,13 +71,29 @@ class StackTextTest {
         assertEquals("<stack trace>\n => do_sys_openat2\n => e1000_xmit", renderer.body(new EventRecord(ks, LAYOUT, 0, 0, k)));
 
         // the user symbols a capture resolved, through the wire (SYMBOLS items 4 and 5) and WireContext
-        ContextMessage m = ContextMessage.builder(FrameKind.SYMBOLS)
+        byte[] id = java.util.HexFormat.of().parseHex("be6397ddffc3e384c505d7deab3bed190c884df9");
+        ContextMessage m = ContextMessage.builder(FrameKind.SYMBOLS).userObject(42, id, "/usr/bin/bash")
                 .userSymbol(42, 0x7f4dfa71ab70L, 0x7f4dfa71ab00L, 0x100, "readline [/usr/bin/bash]")
                 .userUnknown(42, 0x55aa0010L).userSymbol(43, 0x55aa0010L, 0x55aa0000L, 0x20, "main [/usr/bin/x]").build();
         WireContext wire = new WireContext();
         wire.apply(ContextMessage.parse(m.kind(), m.toBytes()).message(), WireHeader.NO_CPU);
         renderer.userSymbols(wire.userSymbols());
         assertEquals("<user stack trace>\n =>  <00007f4dfa71ab70> readline+0x70 [/usr/bin/bash]\n =>  <0000000055aa0010>",
-                renderer.body(ur), "a resolved frame named after the kernel's address; pid 43's symbol is not pid 42's");
+                renderer.body(ur), "a resolved frame named after the kernel's address; pid 43's symbol is not pid 42's"
+                        + "; the build id (item 6) is not in the kernel's text");
+        assertEquals("be6397ddffc3e384c505d7deab3bed190c884df9", wire.userSymbols().buildId(42, "/usr/bin/bash"));
+        assertNull(wire.userSymbols().buildId(43, "/usr/bin/bash"), "scoped to its process");
+        assertNull(wire.userSymbols().buildId(43, "/usr/bin/x"), "a file whose build id was not sent");
+
+        // a message of a file written before item 6 (none) reads as before; a bad item 6 is skipped
+        ContextMessage old = ContextMessage.builder(FrameKind.SYMBOLS)
+                .userSymbol(7, 0x7f4dfa71ab70L, 0x7f4dfa71ab00L, 0x100, "readline [/usr/bin/bash]")
+                .bytes(ContextMessage.USER_OBJECT, new byte[] {0, 0, 0, 7, 40, 1, 2}).build();
+        WireContext before = new WireContext();
+        before.apply(ContextMessage.parse(old.kind(), old.toBytes()).message(), WireHeader.NO_CPU);
+        assertEquals("readline", before.userSymbols().lookup(7, 0x7f4dfa71ab70L).name());
+        assertNull(before.userSymbols().buildId(7, "/usr/bin/bash"));
+        assertThrows(IllegalArgumentException.class, () -> ContextMessage.builder(FrameKind.SYMBOLS)
+                .userObject(1, new byte[0], "/x"), "an empty build id");
     }
 }

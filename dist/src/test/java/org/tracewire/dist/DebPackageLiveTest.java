@@ -102,6 +102,11 @@ class DebPackageLiveTest {
         assertEquals(0, formats.code, formats.out);
         assertTrue(formats.out.matches("(?s)formats: \\d+ parsed.*"), formats.out);
 
+        // with a display the app's options reach the desktop app's own main class (its parser answers)
+        Run app = run(tmp, 120, "env", "DISPLAY=:97", TRACEWIRE.toString(), "--view", "nope");
+        assertEquals(2, app.code, app.out);
+        assertTrue(app.out.contains("unknown view 'nope'"), app.out);
+
         // the backend on its own class path (backend.classpath: no GUI library) answers hello
         Path hello = tmp.resolve("hello.json");
         Files.writeString(hello, "{\"type\":\"hello\",\"id\":1}\n{\"type\":\"quit\",\"id\":2}\n");

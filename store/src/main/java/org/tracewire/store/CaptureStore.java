@@ -14,11 +14,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.duckdb.DuckDBConnection;
@@ -38,8 +40,10 @@ import org.tracewire.tracedat.TraceDatException;
  * <li>{@code events}, {@code lost}, {@code captures}, {@code sources}, and one view per typed
  *     table ({@code sched_switch}, …) over every source that has it;</li>
  * <li>derived: {@code sched_slice} (from {@code sched_switch}: what ran on each CPU from one switch
- *     to the next) and {@code sched_latency} (wakeup → running, paired as
- *     {@link org.tracewire.analysis.LatencyTracker} pairs them).</li>
+ *     to the next), {@code latency} (the pairs {@link org.tracewire.analysis.LatencyTracker} makes:
+ *     wakeup → running, syscalls, irqs, softirqs) with {@code sched_latency} (its wakeup rows),
+ *     {@code thread_state} (each task's Running / runnable / sleeping intervals) and the table macro
+ *     {@code event_rate(interval_ns)} (events per interval, CPU and event); {@link DerivedViews}.</li>
  * </ul>
  * Hosts are the captures' host names (CAPTURE context; a trace.dat's {@code UNAME} node name, else
  * the file name); a name already taken by another capture gets {@code -2}, {@code -3}, ….
@@ -279,7 +283,8 @@ public final class CaptureStore implements AutoCloseable {
      * Writes every table and view as Parquet under {@code dir}, Hive-partitioned, so that Spark,
      * Trino or DuckDB read the dataset with no tracewire code: {@code dir/events/host=H/event=E/*.parquet}
      * (the {@code events} rows), {@code dir/<table>/host=H/*.parquet} for each typed table,
-     * {@code lost}, {@code captures}, {@code tasks}, {@code sched_slice} and {@code sched_latency}.
+     * {@code lost}, {@code captures}, {@code tasks} and the derived views ({@code sched_slice},
+     * {@code latency}, {@code sched_latency}, {@code thread_state}; not the macro {@code event_rate}).
      * The partition columns are not repeated inside the files (Hive's convention).
      *
      * @param dir an empty or missing directory
@@ -336,6 +341,9 @@ public final class CaptureStore implements AutoCloseable {
 
     private void attach() throws SQLException {
         Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
+        // system:event -> its table in each source (a name taken twice makes it system__event in that source only)
+        Map<String, Map<String, List<Integer>>> tablesByEvent = new TreeMap<>();
+        List<Map<String, Set<String>>> columnsBySource = new ArrayList<>(); // table -> columns, per source
         List<String[]> hosts = new ArrayList<>(); // {source, capture, host}
         Set<String> taken = new LinkedHashSet<>();
         try (Statement s = db.createStatement()) {
@@ -364,11 +372,21 @@ public final class CaptureStore implements AutoCloseable {
                         hosts.add(new String[] {Integer.toString(i), rs.getString(1), unique});
                     }
                 }
-                try (ResultSet rs = s.executeQuery("SELECT table_name FROM s" + i + ".event_tables ORDER BY table_name")) {
+                try (ResultSet rs = s.executeQuery("SELECT table_name, event FROM s" + i + ".event_tables ORDER BY table_name")) {
                     while (rs.next()) {
                         tablesBySource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
+                        tablesByEvent.computeIfAbsent(rs.getString(2), k -> new LinkedHashMap<>())
+                                .computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
                     }
                 }
+                Map<String, Set<String>> columns = new HashMap<>();
+                try (ResultSet rs = s.executeQuery("SELECT table_name, column_name FROM duckdb_columns()"
+                        + " WHERE database_name = 's" + i + "' AND schema_name = 'main'")) {
+                    while (rs.next()) {
+                        columns.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
+                    }
+                }
+                columnsBySource.add(columns);
             }
             List<Integer> all = new ArrayList<>();
             for (int i = 0; i < sources.size(); i++) {
@@ -407,16 +425,37 @@ public final class CaptureStore implements AutoCloseable {
             }
             if (tablesBySource.containsKey("sched_switch")) {
                 derived(s, "sched_slice", SCHED_SLICE);
-                List<String> wakeups = new ArrayList<>();
-                for (String w : List.of("sched_wakeup", "sched_wakeup_new")) {
-                    if (tablesBySource.containsKey(w)) {
-                        wakeups.add("SELECT host, frame, ts, pid AS task, comm, common_pid AS waker_pid, target_cpu, 0 AS k FROM " + w);
-                    }
-                }
-                if (!wakeups.isEmpty()) {
-                    derived(s, "sched_latency", SCHED_LATENCY.replace("$WAKEUPS", String.join(" UNION ALL ", wakeups)));
-                }
             }
+            DerivedViews.Events ev = new DerivedViews.Events() {
+                @Override
+                public Set<String> names() {
+                    return tablesByEvent.keySet();
+                }
+
+                @Override
+                public String relation(String event) {
+                    return CaptureStore.relation(tablesByEvent.get(event), hosts);
+                }
+
+                @Override
+                public Set<String> columns(String event) {
+                    Set<String> c = new HashSet<>();
+                    tablesByEvent.getOrDefault(event, Map.of()).forEach((t, in) -> in.forEach(i ->
+                            c.addAll(columnsBySource.get(i).getOrDefault(t, Set.of()))));
+                    return c;
+                }
+            };
+            try {
+                DerivedViews.createLatency(s, ev, missingViews);
+                if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
+                        || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
+                    derived(s, "sched_latency", DerivedViews.SCHED_LATENCY);
+                }
+            } catch (SQLException e) {
+                missingViews.put("latency", firstLines(e));
+            }
+            derived(s, "thread_state", DerivedViews.threadState(ev));
+            s.execute(DerivedViews.EVENT_RATE);
         }
     }
 
@@ -428,13 +467,36 @@ public final class CaptureStore implements AutoCloseable {
         try {
             s.execute(ddl);
         } catch (SQLException e) {
-            String why = String.valueOf(e.getMessage()).strip();
-            int nl = why.indexOf('\n');
-            missingViews.put(name, nl > 0 ? why.substring(0, nl) + " " + why.substring(nl + 1).strip() : why);
+            missingViews.put(name, firstLines(e));
         }
     }
 
-    /** Derived views ({@code sched_slice}, {@code sched_latency}) not made, with the reason. */
+    /** DuckDB's message on one line (its first two lines: the kind of error and what). */
+    static String firstLines(SQLException e) {
+        String why = String.valueOf(e.getMessage()).strip();
+        int nl = why.indexOf('\n');
+        return nl > 0 ? why.substring(0, nl) + " " + why.substring(nl + 1).strip() : why;
+    }
+
+    /**
+     * The rows of one event type over every source, {@code host} first: the union of its table in
+     * each source that has it ({@code tables}: table name → sources), in parentheses; null for none.
+     */
+    private static String relation(Map<String, List<Integer>> tables, List<String[]> hosts) {
+        if (tables == null) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, List<Integer>> t : tables.entrySet()) {
+            sb.append(sb.length() == 0 ? "(" : " UNION ALL BY NAME ").append(union(Sql.quote(t.getKey()), t.getValue(), hosts));
+        }
+        return sb.append(")").toString();
+    }
+
+    /**
+     * Derived views not made, with the reason; also {@code latency pairs of EVENT} for an event left
+     * out of {@code latency} (its format lacks a field the pairing reads).
+     */
     public Map<String, String> missingViews() {
         return missingViews;
     }
@@ -523,33 +585,6 @@ public final class CaptureStore implements AutoCloseable {
                    frame, lead(frame) OVER w AS end_frame
             FROM sched_switch
             WINDOW w AS (PARTITION BY host, common_cpu ORDER BY ts, frame)""";
-
-    /**
-     * Scheduling latency as {@link org.tracewire.analysis.LatencyTracker} pairs it, in file order
-     * per host: the first {@code sched_wakeup}/{@code sched_wakeup_new} of a task since it last
-     * ran → the next {@code sched_switch} whose {@code next_pid} is that task (on any CPU); later
-     * wakeups while one is pending are ignored; a pair whose switch is earlier than its wakeup is
-     * dropped. (The tracker also drops its oldest pending wakeup past 65,536 pending ones; the view
-     * has no such cap.)
-     */
-    static final String SCHED_LATENCY = """
-            CREATE VIEW sched_latency AS
-            WITH w AS (
-              $WAKEUPS
-              UNION ALL SELECT host, frame, ts, next_pid AS task, NULL, NULL, common_cpu, 1 AS k FROM sched_switch
-            ), s AS (
-              SELECT *, coalesce(sum(k) OVER (PARTITION BY host, task ORDER BY frame
-                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS seg FROM w
-            ), first_wakeup AS (
-              SELECT host, task, seg, arg_min(frame, frame) AS frame, arg_min(ts, frame) AS ts,
-                     arg_min(comm, frame) AS comm, arg_min(waker_pid, frame) AS waker_pid,
-                     arg_min(target_cpu, frame) AS target_cpu
-              FROM s WHERE k = 0 GROUP BY host, task, seg
-            )
-            SELECT sw.host, sw.task AS pid, fw.comm, fw.waker_pid, fw.target_cpu, fw.frame AS wakeup_frame,
-                   fw.ts AS wakeup_ts, sw.frame, sw.ts, sw.target_cpu AS cpu, sw.ts - fw.ts AS latency
-            FROM s sw JOIN first_wakeup fw ON sw.host = fw.host AND sw.task = fw.task AND sw.seg = fw.seg
-            WHERE sw.k = 1 AND sw.ts >= fw.ts""";
 
     @Override
     public void close() throws SQLException {

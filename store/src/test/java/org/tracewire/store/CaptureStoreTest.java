@@ -218,7 +218,7 @@ class CaptureStoreTest {
                 long[] a = l.get(i);
                 long[] b = i + 1 < l.size() ? l.get(i + 1) : null;
                 want.add(c.getKey() + " " + a[0] + " " + (b == null ? "null" : b[0] - a[0]) + " " + a[2] + " "
-                        + (b == null ? "null" : state(b[3])));
+                        + (b == null ? "null" : ViewOracle.state(b[3])));
             }
         }
         assertTrue(want.size() > 100, "slices: " + want.size());
@@ -247,18 +247,6 @@ class CaptureStoreTest {
             }
             assertEquals(wantPairs, gotPairs);
         }
-    }
-
-    /** sched_switch's prev_state as the 6.18 print fmt prints it. */
-    private static String state(long s) {
-        StringBuilder sb = new StringBuilder();
-        String[] names = {"S", "D", "T", "t", "X", "Z", "P", "I"};
-        for (int i = 0; i < names.length; i++) {
-            if ((s & (1L << i)) != 0) {
-                sb.append(sb.length() == 0 ? "" : "|").append(names[i]);
-            }
-        }
-        return (sb.length() == 0 ? "R" : sb.toString()) + ((s & 256) != 0 ? "+" : "");
     }
 
     @Test
@@ -487,28 +475,13 @@ class CaptureStoreTest {
             assertTrue(Files.isDirectory(out.resolve("events/host=fixture-2/event=sched%3Asched_switch"))
                     || Files.isDirectory(out.resolve("events/host=fixture-2/event=sched:sched_switch")), "Hive partitions");
             String want = "SELECT host, event, count(*) AS n, sum(pid) AS p, sum(ts % 1000003) AS t FROM $T GROUP BY ALL ORDER BY ALL";
-            List<String> fromStore = rows(s, want.replace("$T", "events"));
-            List<String> fromParquet = rows(s, want.replace("$T", "read_parquet('" + out + "/events/*/*/*.parquet', hive_partitioning = true)"));
+            List<String> fromStore = ViewOracle.rows(s, want.replace("$T", "events"));
+            List<String> fromParquet = ViewOracle.rows(s, want.replace("$T", "read_parquet('" + out + "/events/*/*/*.parquet', hive_partitioning = true)"));
             assertEquals(fromStore, fromParquet);
-            assertEquals(rows(s, "SELECT host, sum(dur) FROM sched_slice GROUP BY ALL ORDER BY ALL"),
-                    rows(s, "SELECT host, sum(dur) FROM read_parquet('" + out + "/sched_slice/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL"));
+            assertEquals(ViewOracle.rows(s, "SELECT host, sum(dur) FROM sched_slice GROUP BY ALL ORDER BY ALL"),
+                    ViewOracle.rows(s, "SELECT host, sum(dur) FROM read_parquet('" + out + "/sched_slice/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL"));
             assertThrows(IOException.class, () -> store.exportParquet(out), "an existing, non-empty directory is refused");
         }
-    }
-
-    private static List<String> rows(Statement s, String q) throws SQLException {
-        List<String> l = new ArrayList<>();
-        try (ResultSet rs = s.executeQuery(q)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder sb = new StringBuilder();
-                for (int i = 1; i <= n; i++) {
-                    sb.append(rs.getString(i)).append('|');
-                }
-                l.add(sb.toString());
-            }
-        }
-        return l;
     }
 
     @Test

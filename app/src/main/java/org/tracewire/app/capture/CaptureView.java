@@ -36,6 +36,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.util.converter.NumberStringConverter;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * The capture view: chosen events with filters, outputs, start/stop, live counters and a
@@ -52,30 +53,49 @@ public final class CaptureView extends BorderPane {
     private javafx.scene.control.CheckBox follow;
     private final EventTableViewModel vmTable;
     private final CaptureViewModel vm;
-    private ListView<CaptureEventSpec> events;
+    private ListView<EventSelection> events;
 
     /** @param vm the view model */
     public CaptureView(CaptureViewModel vm) {
         setId("capture-view");
         this.vmTable = vm.table();
         this.vm = vm;
-        ListView<CaptureEventSpec> events = new ListView<>(vm.getEvents());
+        ListView<EventSelection> events = new ListView<>(vm.getEvents());
         this.events = events;
         events.setId("capture-events");
         events.setPrefHeight(150);
         events.setPlaceholder(new Label("No events: Browser → Add to capture"));
         events.setCellFactory(l -> new ListCell<>() {
             @Override
-            protected void updateItem(CaptureEventSpec item, boolean empty) {
+            protected void updateItem(EventSelection item, boolean empty) {
                 super.updateItem(item, empty);
-                setText(empty || item == null ? null
-                        : item.event() + (item.filter().isEmpty() ? "" : "   if " + item.filter()));
+                setText(empty || item == null ? null : item.fullName()
+                        + (item.filter() == null || item.filter().isEmpty() ? "" : "   if " + item.filter())
+                        + (item.stack() == EventSelection.Stack.NONE ? "" : "   + " + item.stack().word() + " stack"));
             }
         });
+        // the stack traces recorded after each of the event's records (capture --stack)
+        javafx.scene.control.ContextMenu stackMenu = new javafx.scene.control.ContextMenu();
+        for (EventSelection.Stack st : EventSelection.Stack.values()) {
+            javafx.scene.control.MenuItem mi = new javafx.scene.control.MenuItem(
+                    st == EventSelection.Stack.NONE ? "No stack traces" : "Record " + st.word() + " stack traces");
+            mi.setMnemonicParsing(false);
+            mi.setId("capture-stack-" + st.word());
+            mi.setOnAction(e -> {
+                EventSelection s = events.getSelectionModel().getSelectedItem();
+                if (s != null && !vm.runningProperty().get()) {
+                    int at = events.getSelectionModel().getSelectedIndex();
+                    vm.setStack(s.fullName(), st);
+                    events.getSelectionModel().select(at);
+                }
+            });
+            stackMenu.getItems().add(mi);
+        }
+        events.setContextMenu(stackMenu);
         Button remove = new Button("Remove");
         remove.setId("capture-remove");
         remove.setOnAction(e -> {
-            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            EventSelection s = events.getSelectionModel().getSelectedItem();
             if (s != null) {
                 vm.getEvents().remove(s);
             }
@@ -86,14 +106,14 @@ public final class CaptureView extends BorderPane {
         edit.setTooltip(new javafx.scene.control.Tooltip("Reopens the selected event's filter in the Filter builder "
                 + "(double-click does the same); Use in capture there replaces it"));
         edit.setOnAction(e -> {
-            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            EventSelection s = events.getSelectionModel().getSelectedItem();
             if (s != null) {
                 editFilter.accept(s);
             }
         });
         edit.disableProperty().bind(events.getSelectionModel().selectedItemProperty().isNull().or(vm.runningProperty()));
         events.setOnMouseClicked(e -> {
-            CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+            EventSelection s = events.getSelectionModel().getSelectedItem();
             if (e.getClickCount() == 2 && s != null && !vm.runningProperty().get()) {
                 editFilter.accept(s);
             }
@@ -636,10 +656,10 @@ public final class CaptureView extends BorderPane {
     }
 
     private java.util.function.BiConsumer<String, Long> showInWireshark = (f, n) -> { };
-    private java.util.function.Consumer<CaptureEventSpec> editFilter = s -> { };
+    private java.util.function.Consumer<EventSelection> editFilter = s -> { };
 
     /** @param action reopens a capture event's filter in the filter builder ("Edit filter…", double-click) */
-    public void setEditFilter(java.util.function.Consumer<CaptureEventSpec> action) {
+    public void setEditFilter(java.util.function.Consumer<EventSelection> action) {
         this.editFilter = action;
     }
 
@@ -657,7 +677,7 @@ public final class CaptureView extends BorderPane {
 
     /** Removes the event selected in the capture's event list (Edit › Delete); false when none is selected. */
     public boolean removeSelectedEvent() {
-        CaptureEventSpec s = events.getSelectionModel().getSelectedItem();
+        EventSelection s = events.getSelectionModel().getSelectedItem();
         if (s == null || vm.runningProperty().get()) {
             return false;
         }

@@ -21,6 +21,7 @@ import org.tracewire.protocol.BackendClient;
 import org.tracewire.record.EventRecord;
 import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.app.util.TaskExecutor;
 
 /**
@@ -38,7 +39,7 @@ public final class CaptureViewModel {
 
     private final TaskExecutor executor;
     private final Supplier<BackendClient> backend;
-    private final ObservableList<CaptureEventSpec> events = FXCollections.observableArrayList();
+    private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
     private final StringProperty iface = new SimpleStringProperty(org.tracewire.protocol.Protocol.DEFAULT_IFACE);
     private final StringProperty pcapng = new SimpleStringProperty("");
     private final IntegerProperty bufferKb = new SimpleIntegerProperty(0);
@@ -149,6 +150,14 @@ public final class CaptureViewModel {
         selected.addListener((o, a, b) -> {
             selectedFields.set(b == null ? "" : b.fieldsText());
             selectedDetails.set(b == null ? List.of() : details(b));
+            StoreTable t = storeTable.get();
+            if (b != null && t != null && b.frame() > 0) {
+                t.stacksOf(b.frame(), frames -> {
+                    if (selected.get() == b) {
+                        selectedDetails.set(EventDetailTree.withStacks(selectedDetails.get(), frames));
+                    }
+                });
+            }
         });
         javafx.beans.InvalidationListener state = o -> backendState.set(
                 backendState(opening.get(), busy.get(), running.get(), hasBackend()));
@@ -298,13 +307,30 @@ public final class CaptureViewModel {
      * @param filter kernel filter, empty for none
      */
     public void addEvent(String event, String filter) {
+        String f = filter == null ? "" : filter;
         for (int i = 0; i < events.size(); i++) {
-            if (events.get(i).event().equals(event)) {
-                events.set(i, new CaptureEventSpec(event, filter));
+            if (events.get(i).fullName().equals(event)) {
+                events.set(i, events.get(i).withFilter(f));
                 return;
             }
         }
-        events.add(new CaptureEventSpec(event, filter));
+        events.add(EventSelection.parse(event, f));
+    }
+
+    /**
+     * Sets the stack traces recorded with a chosen event ({@code capture --stack}, docs/stacks.md).
+     *
+     * @param event "system:event", one of {@link #getEvents()}; nothing happens for another
+     * @param stack the stacks; a user stack is recorded for every event of the capture (the
+     *              kernel's option is instance-wide)
+     */
+    public void setStack(String event, EventSelection.Stack stack) {
+        for (int i = 0; i < events.size(); i++) {
+            EventSelection e = events.get(i);
+            if (e.fullName().equals(event)) {
+                events.set(i, new EventSelection(e.system(), e.event(), e.filter(), stack));
+            }
+        }
     }
 
     /**
@@ -516,7 +542,7 @@ public final class CaptureViewModel {
             status.set("choose at least one event (Browser → Add to capture)");
             return;
         }
-        List<Messages.CaptureEvent> evs = events.stream().map(e -> new Messages.CaptureEvent(e.event(), e.filter())).toList();
+        List<Messages.CaptureEvent> evs = events.stream().map(Messages.CaptureEvent::of).toList();
         Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), pcapng.get(), bufferKb.get(), null, true);
         busy.set(true);
         startCancelled = false;
@@ -654,7 +680,7 @@ public final class CaptureViewModel {
     }
 
     /** The chosen events with their filters. */
-    public ObservableList<CaptureEventSpec> getEvents() {
+    public ObservableList<EventSelection> getEvents() {
         return events;
     }
 

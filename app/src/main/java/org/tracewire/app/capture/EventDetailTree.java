@@ -61,6 +61,52 @@ public final class EventDetailTree {
         }
     }
 
+    /**
+     * One frame of a stack trace recorded with an event (the capture store's {@code stack} view).
+     *
+     * @param kind    {@code kernel} or {@code user}
+     * @param depth   1 for the innermost call
+     * @param address the code address (unsigned)
+     * @param func    the function the capture resolved, null when unknown
+     * @param module  a user frame's object file (a kernel frame's module), null when unknown
+     */
+    public record StackFrame(String kind, int depth, long address, String func, String module) {
+    }
+
+    /**
+     * The tree with the event's stack traces added before its "Kernel text": a "Kernel stack" and
+     * a "User stack" section, a line per frame ({@code => func} as the kernel prints it, with the
+     * address and a user frame's object file beside it).
+     *
+     * @param tree   a tree {@link #of} made
+     * @param frames the event's stack frames, kernel first, innermost first
+     * @return a new tree; {@code tree} itself when there are no frames
+     */
+    public static List<Node> withStacks(List<Node> tree, List<StackFrame> frames) {
+        if (frames.isEmpty()) {
+            return tree;
+        }
+        List<Node> out = new ArrayList<>(tree);
+        int at = out.isEmpty() ? 0 : out.size() - 1; // before "Kernel text"
+        for (String kind : List.of("kernel", "user")) {
+            List<Node> lines = new ArrayList<>();
+            for (StackFrame f : frames) {
+                if (f.kind().equals(kind)) {
+                    String address = "0x" + Long.toHexString(f.address());
+                    String func = f.func() == null ? address : f.func();
+                    String where = f.module() == null ? address
+                            : address + " in " + f.module().substring(f.module().lastIndexOf('/') + 1);
+                    lines.add(new Node("=> " + func + "   (" + where + ")", "", null, List.of()));
+                }
+            }
+            if (!lines.isEmpty()) {
+                out.add(at++, new Node(kind.equals("kernel") ? "Kernel stack" : "User stack",
+                        lines.size() + (lines.size() == 1 ? " frame" : " frames"), null, lines));
+            }
+        }
+        return out;
+    }
+
     /** Longest kernel text split into fields (a bound on the matching's work). */
     static final int MAX_SPLIT = 8192;
 

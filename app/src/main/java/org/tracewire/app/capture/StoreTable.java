@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 import javafx.beans.property.LongProperty;
@@ -161,10 +162,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return file;
     }
 
-    /**
-     * The capture store under this table. Its connection belongs to the table's query thread:
-     * another thread duplicates it ({@code DuckDBConnection.duplicate()}) and closes its duplicate.
-     */
+    /** The capture store under the table (its connection belongs to the query thread). */
     public CaptureStore store() {
         return store;
     }
@@ -434,6 +432,42 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 message.set(row >= 0 ? String.format("frame %,d: row %,d", frame, row + 1) : msg);
                 found.accept(row);
             });
+        });
+    }
+
+    /**
+     * Frames of a stack record that can lie between an event and its stack: the kernel writes the
+     * stack right after its event on the same CPU, with the same time stamp, so only other CPUs'
+     * events of that instant and context frames come between (a bound on the scan, not a cut).
+     */
+    static final int STACK_REACH = 4096;
+
+    /**
+     * The stack traces recorded with the event of a frame ({@code capture --stack}): the store's
+     * {@code stack} view for that event, kernel stack first, innermost call first.
+     *
+     * @param frame the event's packet number
+     * @param done  receives the frames on the UI thread (empty when the event has no stack or the
+     *              store cannot say)
+     */
+    public void stacksOf(long frame, Consumer<List<EventDetailTree.StackFrame>> done) {
+        queries.execute(() -> {
+            List<EventDetailTree.StackFrame> out = new ArrayList<>();
+            try (PreparedStatement ps = db.prepareStatement("SELECT kind, depth, address, func, module FROM stack"
+                    + " WHERE stack_frame > ? AND stack_frame <= ? AND event_frame = ? ORDER BY kind, depth")) {
+                ps.setLong(1, frame);
+                ps.setLong(2, frame + STACK_REACH);
+                ps.setLong(3, frame);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new EventDetailTree.StackFrame(rs.getString(1), rs.getInt(2), rs.getLong(3),
+                                rs.getString(4), rs.getString(5)));
+                    }
+                }
+            } catch (SQLException e) {
+                out.clear(); // a store without stack records: no stack to show
+            }
+            ui.runOnUi(() -> done.accept(out));
         });
     }
 

@@ -12,13 +12,14 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.browser.BrowserViewModel;
-import org.tracewire.app.capture.CaptureEventSpec;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.filter.FilterBuilderViewModel;
 import org.tracewire.app.session.Session;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
+import org.tracewire.protocol.Messages;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * The app's top-level state: the view models of every view, the session store, the recent
@@ -187,7 +188,7 @@ public final class MainViewModel {
         List<String> evs = browser.eventsToAdd();
         int added = 0;
         for (String ev : evs) {
-            if (capture.getEvents().stream().noneMatch(e -> e.event().equals(ev))) {
+            if (capture.getEvents().stream().noneMatch(e -> e.fullName().equals(ev))) {
                 capture.addEvent(ev, "");
                 added++;
             }
@@ -218,18 +219,19 @@ public final class MainViewModel {
      * @param spec an event of the capture list
      * @return true when the builder now holds the event (show it), false when its format is not known here
      */
-    public boolean editCaptureFilter(CaptureEventSpec spec) {
-        var format = org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs).apply(spec.event());
+    public boolean editCaptureFilter(EventSelection spec) {
+        var format = org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs).apply(spec.fullName());
         if (format == null) {
-            message.set("cannot edit the filter of " + spec.event() + ": the tree browsed has no such event");
+            message.set("cannot edit the filter of " + spec.fullName() + ": the tree browsed has no such event");
             return false;
         }
+        String text = spec.filter() == null ? "" : spec.filter();
         filter.eventProperty().set(format);
-        filter.textProperty().set(spec.filter());
-        if (filter.load(spec.filter())) {
-            message.set("editing the filter of " + spec.event() + " (Use in capture replaces it)");
+        filter.textProperty().set(text);
+        if (filter.load(text)) {
+            message.set("editing the filter of " + spec.fullName() + " (Use in capture replaces it)");
         } else {
-            message.set("the filter of " + spec.event() + " does not load: " + filter.loadErrorProperty().get());
+            message.set("the filter of " + spec.fullName() + " does not load: " + filter.loadErrorProperty().get());
         }
         return true;
     }
@@ -267,14 +269,26 @@ public final class MainViewModel {
     /** @return the capture setup as a session */
     public Session currentSession() {
         return new Session(Session.VERSION,
-                capture.getEvents().stream().map(e -> new Session.SessionEvent(e.event(), e.filter())).toList(),
+                capture.getEvents().stream().map(Messages.CaptureEvent::of).toList(),
                 capture.ifaceProperty().get(), capture.pcapngProperty().get(), capture.bufferKbProperty().get());
     }
 
     /** @param s a session to apply to the capture view */
     public void apply(Session s) {
-        List<CaptureEventSpec> evs = s.events().stream().map(e -> new CaptureEventSpec(e.event(), e.filter())).toList();
+        List<EventSelection> evs = new java.util.ArrayList<>();
+        List<String> bad = new java.util.ArrayList<>();
+        for (Messages.CaptureEvent e : s.events()) {
+            try {
+                EventSelection sel = e.toSelection();
+                evs.add(sel.filter() == null ? sel.withFilter("") : sel);
+            } catch (IllegalArgumentException | NullPointerException x) {
+                bad.add(e.event() + ": " + x.getMessage());
+            }
+        }
         capture.getEvents().setAll(evs);
+        if (!bad.isEmpty()) {
+            message.set("the session's events left out: " + String.join("; ", bad));
+        }
         capture.ifaceProperty().set(s.iface());
         capture.pcapngProperty().set(s.pcapng());
         capture.bufferKbProperty().set(s.bufferKb());

@@ -84,10 +84,10 @@ public final class ScreenshotScript {
                 vm.wireshark().generate();
             }
             if (page == MainView.Page.TIMELINE || page == MainView.Page.LATENCY) {
-                vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
-                        new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""),
-                        new org.tracewire.app.capture.CaptureEventSpec("irq:softirq_entry", ""),
-                        new org.tracewire.app.capture.CaptureEventSpec("irq:softirq_exit", ""));
+                vm.capture().getEvents().setAll(org.tracewire.tracefs.EventSelection.parse("sched:sched_switch", ""),
+                        org.tracewire.tracefs.EventSelection.parse("sched:sched_wakeup", ""),
+                        org.tracewire.tracefs.EventSelection.parse("irq:softirq_entry", ""),
+                        org.tracewire.tracefs.EventSelection.parse("irq:softirq_exit", ""));
                 vm.capture().start();
                 if (page == MainView.Page.TIMELINE) {
                     // after 15 s: the time of the last 400 events, with a lane for the task switched in most often lately
@@ -111,8 +111,8 @@ public final class ScreenshotScript {
                 }
             }
             if (page == MainView.Page.HISTOGRAM) {
-                vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
-                        new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""));
+                vm.capture().getEvents().setAll(org.tracewire.tracefs.EventSelection.parse("sched:sched_switch", ""),
+                        org.tracewire.tracefs.EventSelection.parse("sched:sched_wakeup", ""));
                 vm.capture().start();
                 javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(6));
                 later.setOnFinished(e -> {
@@ -122,8 +122,8 @@ public final class ScreenshotScript {
                 later.play();
             }
             if (page == MainView.Page.CAPTURE) {
-                vm.capture().getEvents().setAll(new org.tracewire.app.capture.CaptureEventSpec("sched:sched_switch", ""),
-                        new org.tracewire.app.capture.CaptureEventSpec("sched:sched_wakeup", ""));
+                vm.capture().getEvents().setAll(org.tracewire.tracefs.EventSelection.parse("sched:sched_switch", ""),
+                        org.tracewire.tracefs.EventSelection.parse("sched:sched_wakeup", ""));
                 vm.capture().start();
             }
         });

@@ -13,6 +13,7 @@ import org.tracewire.app.util.QueuedTaskExecutor;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixturePcapng;
 import org.tracewire.testing.FixtureRecords;
+import org.tracewire.tracefs.EventSelection;
 
 class CaptureViewModelTest {
     static List<EventRow> batch(int from, int n) {
@@ -65,7 +66,7 @@ class CaptureViewModelTest {
         assertTrue(vm.statusProperty().get().startsWith("choose at least one event"));
         vm.addEvent("sched:sched_switch", "");
         vm.addEvent("sched:sched_switch", "prev_pid == 1");
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", "prev_pid == 1")), vm.getEvents());
+        assertEquals(List.of(EventSelection.parse("sched:sched_switch", "prev_pid == 1")), vm.getEvents());
         vm.start();
         assertEquals("cannot start: capturing needs root", vm.statusProperty().get());
         assertTrue(!vm.runningProperty().get() && !vm.busyProperty().get());

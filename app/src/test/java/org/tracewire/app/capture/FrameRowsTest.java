@@ -31,6 +31,7 @@ import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.FirstSight;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.RecordFrames;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * Live rows from streamed v2 frames: the frames a capture of the page fixture's records would
@@ -121,7 +122,7 @@ class FrameRowsTest {
         BackendClient client = new BackendClient(fromBackend, new PipedOutputStream(commands), null);
         BufferedReader backendIn = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
         CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> client);
-        vm.getEvents().add(new CaptureEventSpec("sched:sched_switch", null));
+        vm.getEvents().add(EventSelection.parse("sched:sched_switch", ""));
         Thread backend = new Thread(() -> {
             try {
                 JsonNode start = new ObjectMapper().readTree(backendIn.readLine());

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.tracewire.app.capture.CaptureEventSpec;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.app.filter.FilterBuilderViewModelTest;
 import org.tracewire.filter.Comparison;
 import org.tracewire.filter.Filter;
@@ -64,7 +64,7 @@ class MainViewGuiTest {
         assertTrue(robot.lookup("#details-printfmt-pretty").queryTextInputControl().getText().contains(",\n"));
         assertEquals("snapshot of Linux 6.18, read only", robot.lookup("#browser-source").queryAs(Label.class).getText());
         robot.clickOn("#browser-add-to-capture");
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", "")), GuiTestSupport.vm.capture().getEvents());
+        assertEquals(List.of(EventSelection.parse("sched:sched_switch", "")), GuiTestSupport.vm.capture().getEvents());
     }
 
     @Test
@@ -76,7 +76,7 @@ class MainViewGuiTest {
         robot.clickOn("irq  (2)");
         GuiTestSupport.waitUntil(() -> robot.lookup("#browser-add-to-capture").queryButton().getText().equals("Add 2 events to capture"));
         robot.clickOn("#browser-add-to-capture");
-        assertEquals(List.of(new CaptureEventSpec("irq:irq_handler_entry", ""), new CaptureEventSpec("irq:irq_handler_exit", "")),
+        assertEquals(List.of(EventSelection.parse("irq:irq_handler_entry", ""), EventSelection.parse("irq:irq_handler_exit", "")),
                 GuiTestSupport.vm.capture().getEvents());
     }
 
@@ -111,7 +111,7 @@ class MainViewGuiTest {
         assertEquals(FilterBuilderViewModelTest.BPF, robot.lookup("#filter-bpf").queryAs(TextField.class).getText());
         assertTrue(robot.lookup("#filter-bpf-approximate").queryAs(Label.class).isVisible());
         robot.clickOn("#filter-use");
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", FilterBuilderViewModelTest.KERNEL)),
+        assertEquals(List.of(EventSelection.parse("sched:sched_switch", FilterBuilderViewModelTest.KERNEL)),
                 GuiTestSupport.vm.capture().getEvents());
         assertEquals(3, robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex());
     }
@@ -173,7 +173,7 @@ class MainViewGuiTest {
         });
         robot.clickOn("#start-open");
         GuiTestSupport.waitUntil(() -> !GuiTestSupport.vm.capture().getEvents().isEmpty());
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_wakeup", "pid == 1")), GuiTestSupport.vm.capture().getEvents());
+        assertEquals(List.of(EventSelection.parse("sched:sched_wakeup", "pid == 1")), GuiTestSupport.vm.capture().getEvents());
         assertEquals("twtest0", robot.lookup("#capture-iface").queryAs(TextField.class).getText());
         assertEquals(3, robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex(),
                 "opening a session shows the capture view");
@@ -186,7 +186,7 @@ class MainViewGuiTest {
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.browser().totalCountProperty().get() > 2000);
         GuiTestSupport.fx(() -> GuiTestSupport.vm.capture().addEvent("sched:sched_switch", FilterBuilderViewModelTest.KERNEL));
         selectTab(robot, "Capture");
-        ListView<CaptureEventSpec> events = robot.lookup("#capture-events").queryAs(ListView.class);
+        ListView<EventSelection> events = robot.lookup("#capture-events").queryAs(ListView.class);
         GuiTestSupport.fx(() -> events.getSelectionModel().select(0));
         robot.clickOn("#capture-edit-filter");
         GuiTestSupport.waitUntil(() -> robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex() == 2);
@@ -200,7 +200,7 @@ class MainViewGuiTest {
         robot.clickOn(pid).write("2");
         GuiTestSupport.waitUntil(() -> kernel.getText().startsWith("prev_pid == 12 "));
         robot.clickOn("#filter-use");
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_switch", "prev_pid == 12 || next_comm ~ \"bash*\"")),
+        assertEquals(List.of(EventSelection.parse("sched:sched_switch", "prev_pid == 12 || next_comm ~ \"bash*\"")),
                 GuiTestSupport.vm.capture().getEvents());
     }
 }

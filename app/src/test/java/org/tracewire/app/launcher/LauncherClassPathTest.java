@@ -31,12 +31,18 @@ class LauncherClassPathTest {
 
     /** The class path entries of the JVM a launcher invocation became (the launcher execs java). */
     private static List<String> classPath(Process p) throws Exception {
+        List<String> args = jvm(p);
+        return Arrays.asList(args.get(args.indexOf("-cp") + 1).split(":"));
+    }
+
+    /** The command line of the JVM a launcher invocation became. */
+    private static List<String> jvm(Process p) throws Exception {
         Path cmdline = Path.of("/proc", Long.toString(p.pid()), "cmdline");
         for (int i = 0; i < 600 && p.isAlive(); i++) {
             List<String> args = Arrays.asList(new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0"));
             int cp = args.indexOf("-cp");
             if (cp >= 0 && args.get(0).endsWith("java")) {
-                return Arrays.asList(args.get(cp + 1).split(":"));
+                return args;
             }
             Thread.sleep(50);
         }
@@ -48,6 +54,16 @@ class LauncherClassPathTest {
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
+    }
+
+    /** The launcher with a display named (none listens there: the app's JVM is read before it fails). */
+    private static Process launchWithDisplay(Path log, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("tracewire").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().put("DISPLAY", ":97");
+        return pb.start();
     }
 
     private static void assertWithout(String what, List<String> cp, String... forbidden) {
@@ -96,5 +112,35 @@ class LauncherClassPathTest {
         assertFalse(cp.isEmpty());
         assertWithout("backend", cp, "javafx", "duckdb", "tracewire-app-", "tracewire-store-", "tracewire-cli-",
                 "controlsfx");
+
+        // the desktop app: a process of its own, beside the command line (no commands, no capture engine)
+        Process app = launchWithDisplay(log, "--view", "start");
+        List<String> jvm;
+        try {
+            jvm = jvm(app);
+        } finally {
+            app.destroyForcibly().waitFor();
+        }
+        cp = Arrays.asList(jvm.get(jvm.indexOf("-cp") + 1).split(":"));
+        assertTrue(jvm.contains("org.tracewire.app.AppLauncher"), "the app's own main class: " + jvm);
+        assertTrue(cp.stream().anyMatch(e -> e.contains("tracewire-app-")) && cp.stream().anyMatch(e -> e.contains("/app/target/lib")),
+                "the app's class path: " + cp);
+        Path lib = ROOT.resolve("app/target/lib");
+        try (var jars = Files.list(lib)) {
+            List<String> names = jars.map(j -> j.getFileName().toString()).toList();
+            assertTrue(names.stream().anyMatch(n -> n.startsWith("javafx-")) && names.stream().anyMatch(n -> n.startsWith("duckdb")),
+                    "the app has JavaFX and the store: " + names);
+            assertTrue(names.stream().noneMatch(n -> n.startsWith("tracewire-cli-") || n.startsWith("tracewire-capture-backend-")
+                    || n.startsWith("pcap4j")), "the app carries no command line and no capture engine: " + names);
+        }
+        // without a display the same words are the command line's
+        Process noDisplay = launch(log, "--view", "start");
+        List<String> cli;
+        try {
+            cli = jvm(noDisplay);
+        } finally {
+            noDisplay.waitFor(30, TimeUnit.SECONDS);
+        }
+        assertTrue(cli.contains("org.tracewire.cli.Main"), cli.toString());
     }
 }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tracewire.app.capture.CaptureEventSpec;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
@@ -40,7 +40,7 @@ class MainViewModelTest {
         vm.useFilterInCapture();
         vm.capture().ifaceProperty().set("tw1");
         vm.capture().bufferKbProperty().set(2048);
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_wakeup", ""), new CaptureEventSpec("sched:sched_switch", "next_pid != 0")),
+        assertEquals(List.of(EventSelection.parse("sched:sched_wakeup", ""), EventSelection.parse("sched:sched_switch", "next_pid != 0")),
                 vm.capture().getEvents());
 
         Path file = dir.resolve("s.json");
@@ -67,7 +67,7 @@ class MainViewModelTest {
         int n = t.events("sched").size();
         assertEquals(n, vm.capture().getEvents().size());
         assertEquals("added " + (n - 1) + " events to the capture (1 already there)", vm.messageProperty().get());
-        assertEquals(new CaptureEventSpec("sched:sched_switch", "prev_pid == 1"), vm.capture().getEvents().get(0),
+        assertEquals(EventSelection.parse("sched:sched_switch", "prev_pid == 1"), vm.capture().getEvents().get(0),
                 "an event already chosen keeps its filter");
     }
 
@@ -97,7 +97,7 @@ class MainViewModelTest {
         List<Boolean> applied2 = new ArrayList<>();
         busy.restoreLastSession(applied2::add);
         assertEquals(List.of(false), applied2, "events chosen meanwhile win");
-        assertEquals(List.of(new CaptureEventSpec("sched:sched_wakeup", "")), busy.capture().getEvents());
+        assertEquals(List.of(EventSelection.parse("sched:sched_wakeup", "")), busy.capture().getEvents());
     }
 
     @Test

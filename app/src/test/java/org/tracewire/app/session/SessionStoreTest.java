@@ -12,14 +12,15 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.protocol.Messages;
 
 class SessionStoreTest {
     @TempDir
     Path dir;
 
     private static Session sample() {
-        return new Session(Session.VERSION, List.of(new Session.SessionEvent("sched:sched_switch", "prev_pid == 1"),
-                new Session.SessionEvent("raw_syscalls:sys_enter", "")), "tw0", "/tmp/x.pcapng", 4096);
+        return new Session(Session.VERSION, List.of(new Messages.CaptureEvent("sched:sched_switch", "prev_pid == 1"),
+                new Messages.CaptureEvent("raw_syscalls:sys_enter", "")), "tw0", "/tmp/x.pcapng", 4096);
     }
 
     @Test
