@@ -28,8 +28,10 @@ import org.tracewire.filter.FilterSyntaxException;
  * The I/O graph's model (Wireshark's Statistics › I/O Graph; GUI-free): events per interval over
  * an opened capture's whole store, one line per event type (or one for all events) and one per
  * filter in the kernel's syntax (the event table's rule: {@link StoreTable#filterCondition}),
- * counted in SQL ({@code (ts - first) // interval}, GROUP BY) on a worker thread with a connection
- * of its own. Intervals {@link #INTERVALS} (1 ms … 1 s); the default is the smallest one that
+ * counted in SQL on a worker thread with a connection of its own: event types by the store's
+ * {@code event_rate(interval_ns)} macro, filters by a GROUP BY over {@code events} in the same
+ * intervals (they start at multiples of the interval in the {@code ts} clock, as
+ * {@code event_rate}'s do). Intervals {@link #INTERVALS} (1 ms … 1 s); the default is the smallest one that
  * gives at most {@value #DEFAULT_POINTS} points. {@link #goToTime} moves the event table to the
  * first event at or after a time.
  *
@@ -58,7 +60,8 @@ public final class IoGraphViewModel {
     /**
      * A computed graph.
      *
-     * @param start    the first event's time ({@code events.ts}, ns): interval 0 starts here
+     * @param start    where interval 0 starts ({@code events.ts}, ns): the multiple of the
+     *                 interval at or before the first event
      * @param end      the last event's time, ns
      * @param interval the interval used, ns
      * @param lines    the lines, each with {@code (end - start) / interval + 1} counts
@@ -143,6 +146,7 @@ public final class IoGraphViewModel {
             return;
         }
         long gen = generation.incrementAndGet();
+        store.cancel(); // a count still running for an older setup
         long asked = interval.get();
         boolean byEvent = perEvent.get();
         List<String> lines = List.copyOf(filters);
@@ -199,28 +203,30 @@ public final class IoGraphViewModel {
         if (span[2] == 0) {
             return null;
         }
-        long start = span[0];
-        long width = span[1] - start;
         String note = "";
-        long iv = asked > 0 ? asked : defaultInterval(width);
-        if (width / iv + 1 > MAX_POINTS) {
-            long fit = smallestFitting(width, MAX_POINTS);
-            note = String.format("%s would give %,d points: %s", intervalText(iv), width / iv + 1, intervalText(fit));
+        long iv = asked > 0 ? asked : defaultInterval(span[0], span[1]);
+        if (points(span[0], span[1], iv) > MAX_POINTS) {
+            long fit = smallestFitting(span[0], span[1], MAX_POINTS);
+            note = String.format("%s would give %,d points: %s", intervalText(iv), points(span[0], span[1], iv),
+                    intervalText(fit));
             iv = fit;
         }
-        int n = (int) (width / iv + 1);
+        // intervals start at multiples of the interval, as the store's event_rate macro counts them
+        long start = span[0] - Math.floorMod(span[0], iv);
+        int n = (int) ((span[1] - start) / iv + 1);
         List<Line> out = new ArrayList<>();
         String bucket = "(ts - " + start + ") // " + iv;
+        String rate = "event_rate(" + iv + ")";
         if (byEvent) {
             Map<String, long[]> per = new LinkedHashMap<>();
-            store.execute("SELECT event, " + bucket + " AS b, count(*) FROM events GROUP BY ALL ORDER BY event, b", rs -> {
+            store.execute("SELECT event, " + bucket + " AS b, sum(count) FROM " + rate + " GROUP BY ALL ORDER BY event, b", rs -> {
                 while (rs.next()) {
                     per.computeIfAbsent(rs.getString(1), k -> new long[n])[(int) rs.getLong(2)] = rs.getLong(3);
                 }
             });
             per.forEach((ev, c) -> out.add(line(ev, null, c)));
         } else {
-            out.add(line("all events", null, counts("SELECT " + bucket + " AS b, count(*) FROM events GROUP BY b", n)));
+            out.add(line("all events", null, counts("SELECT " + bucket + " AS b, sum(count) FROM " + rate + " GROUP BY b", n)));
         }
         for (String f : filterLines) {
             String cond;
@@ -260,29 +266,47 @@ public final class IoGraphViewModel {
     }
 
     /**
+     * Points per line: the intervals from the multiple of {@code interval} at or before the first
+     * event to the one holding the last.
+     *
+     * @param first    the first event's time, ns
+     * @param last     the last event's time, ns
+     * @param interval ns
+     * @return the count of intervals
+     */
+    public static long points(long first, long last, long interval) {
+        return (last - (first - Math.floorMod(first, interval))) / interval + 1;
+    }
+
+    /**
      * The default interval for a capture: the smallest of {@link #INTERVALS} that gives at most
      * {@value #DEFAULT_POINTS} points, else 1 s.
      *
-     * @param width the last event's time minus the first's, ns
+     * @param first the first event's time, ns
+     * @param last  the last event's time, ns
      * @return the interval, ns
      */
-    public static long defaultInterval(long width) {
+    public static long defaultInterval(long first, long last) {
         for (long iv : INTERVALS) {
-            if (width / iv + 1 <= DEFAULT_POINTS) {
+            if (points(first, last, iv) <= DEFAULT_POINTS) {
                 return iv;
             }
         }
         return INTERVALS.get(INTERVALS.size() - 1);
     }
 
-    private static long smallestFitting(long width, int points) {
+    private static long smallestFitting(long first, long last, int most) {
         for (long iv : INTERVALS) {
-            if (width / iv + 1 <= points) {
+            if (points(first, last, iv) <= most) {
                 return iv;
             }
         }
         long s = 1_000_000_000L;
-        return ((width / (points - 1)) / s + 1) * s; // whole seconds
+        long iv = ((last - first) / (most - 2) / s + 1) * s; // whole seconds
+        while (points(first, last, iv) > most) {
+            iv += s;
+        }
+        return iv;
     }
 
     /**

@@ -56,12 +56,14 @@ class IoGraphViewModelTest {
         vm.intervalProperty().set(0);
         IoGraphViewModel.Graph g = vm.graphProperty().get();
         assertNotNull(g, vm.statusProperty().get());
-        long width = oracle.end() - oracle.start();
-        assertEquals(IoGraphViewModel.defaultInterval(width), g.interval());
+        assertEquals(IoGraphViewModel.defaultInterval(oracle.start(), oracle.end()), g.interval());
         assertTrue(g.points() <= IoGraphViewModel.DEFAULT_POINTS, g.points() + " points");
         int k = IoGraphViewModel.INTERVALS.indexOf(g.interval());
-        assertTrue(k == 0 || width / IoGraphViewModel.INTERVALS.get(k - 1) + 1 > IoGraphViewModel.DEFAULT_POINTS,
+        long smaller = k == 0 ? 0 : IoGraphViewModel.INTERVALS.get(k - 1);
+        assertTrue(k == 0 || (oracle.end() - oracle.start(smaller)) / smaller + 1 > IoGraphViewModel.DEFAULT_POINTS,
                 "the smallest interval that fits");
+        assertEquals(oracle.start(g.interval()), g.start());
+        assertEquals(0, g.start() % g.interval(), "intervals start at multiples of the interval (event_rate's)");
         assertEquals(g.interval(), vm.intervalProperty().get(), "the interval used is shown");
     }
 
@@ -73,7 +75,7 @@ class IoGraphViewModelTest {
             vm.intervalProperty().set(iv);
             IoGraphViewModel.Graph g = vm.graphProperty().get();
             assertEquals(iv, g.interval());
-            assertEquals(oracle.start(), g.start());
+            assertEquals(oracle.start(iv), g.start());
             Map<String, long[]> expected = oracle.perEvent(iv);
             assertEquals(expected.keySet(), g.lines().stream().map(IoGraphViewModel.Line::name).collect(java.util.stream.Collectors.toSet()));
             for (IoGraphViewModel.Line l : g.lines()) {

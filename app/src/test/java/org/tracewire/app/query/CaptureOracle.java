@@ -48,13 +48,23 @@ public final class CaptureOracle {
     }
 
     /**
-     * Events per interval from {@link #start()}, per event type ({@code system:event}).
+     * Where an I/O graph's interval 0 starts: the multiple of the interval at or before the first event.
+     *
+     * @param interval ns
+     * @return ns
+     */
+    public long start(long interval) {
+        return start() - Math.floorMod(start(), interval);
+    }
+
+    /**
+     * Events per interval from {@link #start(long)}, per event type ({@code system:event}).
      *
      * @param interval ns
      * @return counts per event type
      */
     public Map<String, long[]> perEvent(long interval) {
-        long start = start();
+        long start = start(interval);
         int n = (int) ((end() - start) / interval + 1);
         Map<String, long[]> out = new LinkedHashMap<>();
         for (RecordInput.Event e : events) {
@@ -64,14 +74,14 @@ public final class CaptureOracle {
     }
 
     /**
-     * Events per interval from {@link #start()} of those an expression selects.
+     * Events per interval from {@link #start(long)} of those an expression selects.
      *
      * @param interval ns
      * @param which    the events counted
      * @return the counts
      */
     public long[] counts(long interval, Predicate<RecordInput.Event> which) {
-        long start = start();
+        long start = start(interval);
         long[] c = new long[(int) ((end() - start) / interval + 1)];
         for (RecordInput.Event e : events) {
             if (which.test(e)) {

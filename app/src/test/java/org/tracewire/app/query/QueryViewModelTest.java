@@ -122,7 +122,7 @@ class QueryViewModelTest {
 
     @Test
     void aChartOfTheFirstRows() {
-        long start = oracle.start();
+        long start = oracle.start(1_000_000);
         long[] perMs = oracle.counts(1_000_000, e -> true);
         QueryViewModel.Result r = run("SELECT (ts - " + start + ") // 1000000 AS ms, count(*) AS n FROM events GROUP BY ms ORDER BY ms");
         QueryViewModel.Chart c = vm.chartProperty().get();
