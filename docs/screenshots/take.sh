@@ -31,7 +31,7 @@ for v in "${views[@]}"; do
   fi
   if [ "$v" = query ] || [ "$v" = iograph ]; then
     [ -n "${OPEN_FILE:-}" ] || { echo "screenshots: $v needs OPEN_FILE=FILE.pcapng" >&2; continue; }
-    wait_s=40 # after the "opened" notification has gone
+    wait_s=50 # after the "opened" notification has gone
     extra="--open $OPEN_FILE --screenshot-mode"
   fi
   if [ "$v" = browser-snapshot ]; then
