@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots of the desktop app from real runs under Xvfb:
 #   docs/screenshots/take.sh [VIEW ...]
-# VIEW: start browser filter capture wireshark timeline latency histogram opened (default: all, plus browser-snapshot).
+# VIEW: start browser filter capture wireshark timeline latency histogram opened query iograph (default: all, plus browser-snapshot).
 # opened: the app with --open on a pcapng recorded by a short capture (root) and the histogram view.
+# query, iograph: the app with --open OPEN_FILE on those views (an example query; a filter line, log Y).
 # browser-snapshot runs the app as user nobody (as root only): the browser then shows the
 # checked-in snapshot, read only. The others run as the caller: as root the live tracefs and a
 # real capture through the backend. Needs xvfb and imagemagick (apt-get install -y xvfb imagemagick).
@@ -10,7 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out="$here/docs/screenshots"
 views=("$@")
-[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark timeline latency histogram opened)
+[ ${#views[@]} -gt 0 ] || views=(start browser browser-snapshot filter capture wireshark timeline latency histogram opened query iograph)
 "$here/tracewire" --version >/dev/null    # build first (the launcher rebuilds when sources changed)
 for v in "${views[@]}"; do
   cfg=$(mktemp -d)    # fresh window state and recent list
@@ -27,6 +28,11 @@ for v in "${views[@]}"; do
     [ -n "${OPEN_FILE:-}" ] || { echo "screenshots: opened needs OPEN_FILE=FILE.pcapng" >&2; continue; }
     view=timeline
     extra="--open $OPEN_FILE"
+  fi
+  if [ "$v" = query ] || [ "$v" = iograph ]; then
+    [ -n "${OPEN_FILE:-}" ] || { echo "screenshots: $v needs OPEN_FILE=FILE.pcapng" >&2; continue; }
+    wait_s=50 # after the "opened" notification has gone
+    extra="--open $OPEN_FILE --screenshot-mode"
   fi
   if [ "$v" = browser-snapshot ]; then
     [ "$(id -u)" -eq 0 ] || { echo "screenshots: browser-snapshot needs root (to run as nobody)" >&2; continue; }

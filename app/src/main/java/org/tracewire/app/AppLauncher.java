@@ -30,7 +30,7 @@ public final class AppLauncher implements Callable<Integer> {
     Path open;
 
     @Option(names = "--view", paramLabel = "VIEW",
-            description = "The view shown first: start, browser, filter, capture, wireshark, timeline, latency, histogram.")
+            description = "The view shown first: start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph.")
     String view;
 
     @Option(names = "--screenshot-mode", hidden = true,
@@ -63,7 +63,7 @@ public final class AppLauncher implements Callable<Integer> {
             page = firstPage(view, open);
         } catch (IllegalArgumentException e) {
             System.err.println("tracewire: unknown view '" + view
-                    + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram)");
+                    + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph)");
             return 2;
         }
         if (!hasGtk3()) {

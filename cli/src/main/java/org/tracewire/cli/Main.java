@@ -64,7 +64,7 @@ public final class Main implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--view", hidden = true, paramLabel = "VIEW",
-            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency, histogram).")
+            description = "Desktop app: the view shown first (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph).")
     String view;
 
     @Option(names = "--open", paramLabel = "FILE",

@@ -157,6 +157,18 @@ public final class QueryOutput {
     }
 
     /** A value as text: lists as {@code [a, b]}, BLOBs as hex, NULL as {@code nullText}. */
+    /**
+     * A value as the table form prints it: NULL as {@code NULL}, lists as {@code [a, b]}, BLOBs as
+     * hex, control characters as {@code \\xNN}.
+     *
+     * @param v a value of {@link ResultSet#getObject(int)}
+     * @return its text
+     * @throws SQLException when a list or BLOB cannot be read
+     */
+    public static String cell(Object v) throws SQLException {
+        return escape(text(v, "NULL"));
+    }
+
     static String text(Object v, String nullText) throws SQLException {
         if (v == null) {
             return nullText;

@@ -91,7 +91,12 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private Column sortColumn = Column.FRAME;
     private boolean ascending = true;
 
+    private final StringProperty frameRestriction = new SimpleStringProperty(null);
+    private volatile String restrictQuery;
+    private final AtomicLong restrictVersion = new AtomicLong();
+
     // owned by the query thread
+    private long copiedVersion;
     private String validCondition;
     private String validText = "";
 
@@ -201,6 +206,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         String text = filterText.get() == null ? "" : filterText.get().strip();
         String ev = eventRestriction.get();
         Integer tid = thread.get();
+        String frames = restrictQuery;
         String order = sortColumn == Column.FRAME ? "frame" + (ascending ? "" : " DESC")
                 : sortColumn.sql + (ascending ? "" : " DESC") + ", frame";
         queries.execute(() -> {
@@ -228,6 +234,13 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             }
             if (tid != null) {
                 where.add(threadCondition(tid));
+            }
+            if (frames != null) {
+                try {
+                    where.add(restrictedFrames(frames));
+                } catch (SQLException e) {
+                    error = "cannot restrict to those frames: " + e.getMessage().lines().findFirst().orElse("");
+                }
             }
             long n;
             try (Statement s = db.createStatement()) {
@@ -508,6 +521,80 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 // closing: nothing left to tell
             }
         });
+    }
+
+    // ---- what the query and I/O graph views use: a restriction to frames, the filter rule
+
+    /**
+     * Shows only the frames a query yields (its column {@code frame}; the query view's "show these
+     * events"), under the filter box, event and thread restrictions. The frames are copied into a
+     * temporary table ({@code restricted_frames}, on the query thread, at the next rebuild of the
+     * view), so the table holds still when the query's source changes afterwards;
+     * {@link #clearFilters()} lifts it.
+     *
+     * @param query a SELECT over the store's database (any connection's tables in {@code main} or
+     *              another schema; not a temporary table of another connection) with a column
+     *              {@code frame}, or null to lift the restriction
+     * @param label what the table says it shows (e.g. "frames of query 3"); null with a null query
+     */
+    public void restrictToFrames(String query, String label) {
+        restrictQuery = query;
+        restrictVersion.incrementAndGet();
+        frameRestriction.set(query == null ? null : label);
+        refresh();
+    }
+
+    /** What {@link #restrictToFrames} restricts the table to (its label), or null. */
+    public StringProperty frameRestrictionProperty() {
+        return frameRestriction;
+    }
+
+    /** {@inheritDoc} Also lifts the restriction to frames. */
+    @Override
+    public void clearFilters() {
+        if (restrictQuery != null) {
+            restrictQuery = null;
+            restrictVersion.incrementAndGet();
+            frameRestriction.set(null);
+            refresh();
+        }
+        super.clearFilters();
+    }
+
+    /** The condition of the restriction to frames, copying them first when the restriction is new (query thread). */
+    private String restrictedFrames(String query) throws SQLException {
+        long v = restrictVersion.get();
+        if (v != copiedVersion) {
+            try (Statement s = db.createStatement()) {
+                s.execute("CREATE OR REPLACE TEMP TABLE restricted_frames AS SELECT DISTINCT TRY_CAST(frame AS BIGINT) AS frame"
+                        + " FROM (" + query + ") WHERE frame IS NOT NULL");
+            }
+            copiedVersion = v;
+        }
+        return "frame IN (SELECT frame FROM restricted_frames)";
+    }
+
+    /**
+     * Compiles a filter in the kernel's syntax by this table's rule (see the class comment: for
+     * each event of the file that takes it, over its typed table) to a condition over
+     * {@code events}, on the query thread (where the store's connection is used).
+     *
+     * @param filter the filter text
+     * @return completes with the condition ({@code frame IN (...)}; null for an empty filter), or
+     *         exceptionally with a {@link FilterSyntaxException} (with its position) or an
+     *         {@link SQLException}
+     */
+    public java.util.concurrent.CompletableFuture<String> filterCondition(String filter) {
+        java.util.concurrent.CompletableFuture<String> f = new java.util.concurrent.CompletableFuture<>();
+        String text = filter == null ? "" : filter.strip();
+        queries.execute(() -> {
+            try {
+                f.complete(compile(text, null));
+            } catch (SQLException | RuntimeException e) { // a FilterSyntaxException among them
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
     }
 
     /** The virtual list of one view. */

@@ -56,13 +56,8 @@ public final class StoreTableView extends VBox {
                 message.setText("a frame number, please");
                 return;
             }
-            bound.goToFrame(Long.parseLong(t), i -> {
-                if (i >= 0) {
-                    table.getSelectionModel().clearAndSelect(i);
-                    table.scrollTo(Math.max(0, i - 3));
-                    table.requestFocus();
-                }
-            });
+            showFrame(Long.parseLong(t));
+            table.requestFocus();
         });
         message.setId("store-message");
         HBox head = new HBox(12, rows, goTo, message);
@@ -86,7 +81,12 @@ public final class StoreTableView extends VBox {
         error.setId("store-filter-error");
         error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
         error.managedProperty().bind(error.visibleProperty());
-        HBox filterRow = new HBox(6, filter, event, thread);
+        Button frames = new Button(); // the query view's "show these events"
+        frames.setId("store-filter-frames");
+        frames.setMnemonicParsing(false);
+        frames.managedProperty().bind(frames.visibleProperty());
+        frames.setVisible(false);
+        HBox filterRow = new HBox(6, filter, event, thread, frames);
         filterRow.setAlignment(Pos.CENTER_LEFT);
 
         table.setId("store-table");
@@ -151,6 +151,9 @@ public final class StoreTableView extends VBox {
                 event.visibleProperty().unbind();
                 thread.textProperty().unbind();
                 thread.visibleProperty().unbind();
+                frames.textProperty().unbind();
+                frames.visibleProperty().unbind();
+                frames.setVisible(false);
                 return;
             }
             filter.setText(t.filterTextProperty().get());
@@ -168,12 +171,28 @@ public final class StoreTableView extends VBox {
                     t.threadProperty()));
             thread.visibleProperty().bind(t.threadProperty().isNotNull());
             thread.setOnAction(e -> t.threadProperty().set(null));
+            frames.textProperty().bind(Bindings.concat(t.frameRestrictionProperty(), "  ✕"));
+            frames.visibleProperty().bind(t.frameRestrictionProperty().isNotNull());
+            frames.setOnAction(e -> t.restrictToFrames(null, null));
         });
         event.managedProperty().bind(event.visibleProperty());
         thread.managedProperty().bind(thread.visibleProperty());
         error.textProperty().addListener((o, a, b) -> filter.setStyle(b == null || b.isEmpty() ? "" : "-fx-control-inner-background: #ffe4e4;"));
         tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
         tv.wallClockProperty().addListener((o, a, b) -> table.refresh());
+    }
+
+    /** Selects a frame's row and scrolls the table to it (no-op without a store table). */
+    public void showFrame(long frame) {
+        if (bound == null) {
+            return;
+        }
+        bound.goToFrame(frame, i -> {
+            if (i >= 0) {
+                table.getSelectionModel().clearAndSelect(i);
+                table.scrollTo(Math.max(0, i - 3));
+            }
+        });
     }
 
     /** Ctrl+G: focuses the Go to frame box. */

@@ -28,7 +28,11 @@ public final class MainView extends BorderPane {
         /** Latencies (pairs and their histogram). */
         LATENCY,
         /** Histograms (hist-trigger aggregates). */
-        HISTOGRAM
+        HISTOGRAM,
+        /** SQL over the opened capture's store. */
+        QUERY,
+        /** Events per interval (Wireshark's I/O graph). */
+        IOGRAPH
     }
 
     private final TabPane tabs = new TabPane();
@@ -64,6 +68,16 @@ public final class MainView extends BorderPane {
         Tab histogram = new Tab("Histogram");
         histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
+        Tab query = new Tab("Query");
+        query.setContent(new org.tracewire.app.query.QueryView(vm.query()));
+        Tab ioGraph = new Tab("I/O graph");
+        ioGraph.setContent(new org.tracewire.app.iograph.IoGraphView(vm.ioGraph()));
+        tabs.getTabs().addAll(query, ioGraph);
+        vm.query().setOnShowTable(() -> tabs.getSelectionModel().select(captureTab));
+        vm.ioGraph().setGoToFrame(f -> {
+            capture.storePane().showFrame(f);
+            tabs.getSelectionModel().select(captureTab);
+        });
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
         vm.latency().setNavigator(frame -> showFrame(vm, captureTab, frame));
         capture.setEditFilter(spec -> {

@@ -37,6 +37,8 @@ public final class MainViewModel {
     private final org.tracewire.app.latency.LatencyViewModel latency;
     private final org.tracewire.app.histogram.HistogramViewModel histogram;
     private final org.tracewire.app.timeline.TimelineViewModel timeline = new org.tracewire.app.timeline.TimelineViewModel();
+    private final org.tracewire.app.query.QueryViewModel query;
+    private final org.tracewire.app.iograph.IoGraphViewModel ioGraph;
     private final ObservableList<Path> recent = FXCollections.observableArrayList();
     private final StringProperty message = new SimpleStringProperty("");
     private final StringProperty sessionFile = new SimpleStringProperty("");
@@ -82,6 +84,11 @@ public final class MainViewModel {
         latency.connect(capture);
         this.histogram = new org.tracewire.app.histogram.HistogramViewModel(executor, rowRecords);
         histogram.connect(capture);
+        // SQL over an opened file's store: each view on a daemon thread with a connection of its own
+        this.query = new org.tracewire.app.query.QueryViewModel(executor, daemonThread("tracewire-query"), store);
+        query.connect(capture.storeTableProperty());
+        this.ioGraph = new org.tracewire.app.iograph.IoGraphViewModel(executor, daemonThread("tracewire-iograph"));
+        ioGraph.connect(capture.storeTableProperty());
         browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
         wireshark.pcapngProperty().bind(capture.pcapngProperty());
@@ -113,6 +120,24 @@ public final class MainViewModel {
             }
         });
         refreshRecent();
+    }
+
+    private static java.util.concurrent.Executor daemonThread(String name) {
+        return java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The query view's model (SQL over the opened file's store). */
+    public org.tracewire.app.query.QueryViewModel query() {
+        return query;
+    }
+
+    /** The I/O graph's model. */
+    public org.tracewire.app.iograph.IoGraphViewModel ioGraph() {
+        return ioGraph;
     }
 
     /**

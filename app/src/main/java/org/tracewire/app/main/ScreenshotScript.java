@@ -21,6 +21,10 @@ public final class ScreenshotScript {
      * @param page the page shown
      */
     public static void run(MainViewModel vm, MainView.Page page) {
+        if (page == MainView.Page.QUERY || page == MainView.Page.IOGRAPH) {
+            storeExample(vm, page);
+            return;
+        }
         ChangeListener<Number> loaded = new ChangeListener<>() {
             @Override
             public void changed(javafx.beans.value.ObservableValue<? extends Number> o, Number a, Number b) {
@@ -32,6 +36,28 @@ public final class ScreenshotScript {
             }
         };
         vm.browser().totalCountProperty().addListener(loaded);
+    }
+
+    /** The query and I/O graph pages (with {@code --open}): an example query, a filter line and a log axis. */
+    private static void storeExample(MainViewModel vm, MainView.Page page) {
+        if (page == MainView.Page.QUERY) {
+            vm.query().availableProperty().addListener((o, a, ok) -> {
+                if (ok) {
+                    vm.query().sqlProperty().set("SELECT (ts - (SELECT min(ts) FROM events)) // 10000000 * 10 AS ms,\n"
+                            + "       count(*) FILTER (WHERE event = 'sched:sched_switch') AS switches,\n"
+                            + "       count(*) FILTER (WHERE event = 'sched:sched_wakeup') AS wakeups\n"
+                            + "FROM events GROUP BY ms ORDER BY ms");
+                    vm.query().run();
+                }
+            });
+        } else {
+            vm.capture().storeTableProperty().addListener((o, a, t) -> {
+                if (t != null) {
+                    vm.ioGraph().logScaleProperty().set(true);
+                    vm.ioGraph().getFilters().add("common_pid != 0 && prev_state & 1");
+                }
+            });
+        }
     }
 
     private static void prepare(MainViewModel vm, MainView.Page page) {

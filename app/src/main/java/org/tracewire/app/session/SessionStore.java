@@ -24,6 +24,9 @@ public final class SessionStore {
     private static final String RECENT = "recent-sessions.json";
     private static final String WINDOW = "window.json";
     private static final String LAST = "last-session.json";
+    private static final String QUERIES = "query-history.json";
+    /** How many queries the query view's history keeps. */
+    public static final int MAX_QUERIES = 100;
 
     private final Path configDir;
     private final ObjectMapper mapper = new ObjectMapper()
@@ -153,5 +156,30 @@ public final class SessionStore {
      */
     public void saveWindowState(WindowState state) throws IOException {
         AtomicFile.write(configDir.resolve(WINDOW), mapper.writeValueAsBytes(state));
+    }
+
+    /**
+     * The query view's history: the SQL run, newest first ({@code query-history.json}).
+     *
+     * @return the queries, empty when there are none or the file cannot be read
+     */
+    public List<String> queryHistory() {
+        Path f = configDir.resolve(QUERIES);
+        try {
+            return Files.isRegularFile(f) ? mapper.readValue(f.toFile(), new TypeReference<List<String>>() { }) : List.of();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * Keeps the query view's history (at most {@value #MAX_QUERIES}, newest first).
+     *
+     * @param queries the SQL run, newest first
+     * @throws IOException when writing fails (the previous history is left as it was)
+     */
+    public void saveQueryHistory(List<String> queries) throws IOException {
+        AtomicFile.write(configDir.resolve(QUERIES),
+                mapper.writeValueAsBytes(queries.subList(0, Math.min(queries.size(), MAX_QUERIES))));
     }
 }

@@ -93,4 +93,18 @@ class SessionStoreTest {
         Files.writeString(last, "{ broken");
         assertTrue(store.lastSession().isEmpty(), "a broken file is ignored");
     }
+
+    @Test
+    void theQueryHistoryRoundTripsAndIsBounded() throws IOException {
+        SessionStore store = new SessionStore(dir.resolve("queries"));
+        assertTrue(store.queryHistory().isEmpty(), "none yet");
+        List<String> many = new java.util.ArrayList<>();
+        for (int i = 0; i < SessionStore.MAX_QUERIES + 20; i++) {
+            many.add("SELECT " + i + " AS \"a\nb\"");
+        }
+        store.saveQueryHistory(many);
+        assertEquals(many.subList(0, SessionStore.MAX_QUERIES), store.queryHistory(), "newest first, at most 100, text as it was");
+        Files.writeString(dir.resolve("queries/query-history.json"), "[ broken");
+        assertTrue(store.queryHistory().isEmpty(), "a broken file is ignored");
+    }
 }

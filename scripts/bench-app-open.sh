@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Opening a large capture: the desktop app against KernelShark on the same events, interleaved.
+#   scripts/bench-app-open.sh [FILE.pcapng] [ROUNDS]
+# Without FILE, records one (root): sched_switch, sched_wakeup and raw_syscalls for 6 s under
+# `stress-ng --switch 2` and a syscall loop. The same events go to KernelShark as trace.dat
+# (`tracewire export`). Each round, under Xvfb with a fresh store cache and window state:
+# - tracewire --open FILE (TRACEWIRE_TIMING=1): window shown, first rows, store ready, first
+#   page of the store's table (ms since the JVM started, from its stderr);
+# - kernelshark FILE.dat: its window mapped (xdotool);
+# - both: "settled", the first second without CPU time used once the window is up (every view
+#   done), and the peak RSS (VmHWM) then.
+# Needs xvfb, xdotool, kernelshark (apt-get install -y xvfb xdotool kernelshark); prints a line per
+# run and the ratios tracewire / KernelShark.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+file=${1:-}
+rounds=${2:-2}
+work=$(mktemp -d)
+trap 'pkill -P $$ 2>/dev/null || true; rm -rf "$work"' EXIT
+"$here/tracewire" --version >/dev/null   # built before anything is timed
+
+if [ -z "$file" ]; then
+  file=$work/open.pcapng
+  stress-ng --switch 2 --timeout 8s >/dev/null 2>&1 &
+  (end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do cat /proc/version >/dev/null; done) &
+  sleep 1
+  "$here/tracewire" capture -e sched:sched_switch -e sched:sched_wakeup -e raw_syscalls:sys_enter \
+    -e raw_syscalls:sys_exit --duration 6 -w "$file" 2>"$work/capture.log"
+  wait
+fi
+dat=$work/open.dat
+"$here/tracewire" export "$file" -w "$dat" >/dev/null
+events=$("$here/tracewire" sql --csv --cache-dir "$work/count" "$file" "SELECT count(*) FROM events" | tail -1)
+echo "file: $file, $events events, $(du -m "$file" | cut -f1) MB; trace.dat $(du -m "$dat" | cut -f1) MB"
+
+# ticks (utime + stime) of a process
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo -1; }
+# waits until the process used no CPU for a whole second; prints the ms since $2 (epoch ms)
+settle() {
+  local pid=$1 start=$2 last now
+  last=$(ticks "$pid")
+  while sleep 1; do
+    now=$(ticks "$pid")
+    [ "$now" = -1 ] && break
+    [ "$now" = "$last" ] && break
+    last=$now
+  done
+  echo $(( $(date +%s%3N) - start - 1000 ))
+}
+hwm() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
+
+run_tracewire() {
+  local cfg=$work/tw-$1 log=$work/tw-$1.log
+  mkdir -p "$cfg/config/tracewire"
+  echo '{"x":0,"y":0,"width":1600,"height":900,"maximized":false}' >"$cfg/config/tracewire/window.json"
+  xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
+    start=\$(date +%s%3N)
+    XDG_CACHE_HOME=$cfg XDG_CONFIG_HOME=$cfg/config TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
+      '$here/tracewire' --open '$file' 2>'$log' &
+    launcher=\$!
+    for i in \$(seq 600); do grep -q 'first page of the store' '$log' && break; sleep 0.5; done
+    pid=\$(pgrep -f 'java.*AppLauncher.*--open $file' | head -1)
+    s=\$(settle \$pid \$start)
+    echo \"settled \$s ms\" >>'$log'
+    echo \"rss \$(hwm \$pid) MiB\" >>'$log'
+    kill \$pid; wait \$launcher 2>/dev/null || true
+  "
+  local m
+  m() { sed -n "s/^timing: $1 +\([0-9]*\) ms.*/\1/p" "$log" | head -1; }
+  echo "tracewire  round $1: window $(m 'window shown') ms, first rows $(m 'first streamed rows in the table') ms," \
+    "store ready $(m 'store ready') ms, first store page $(m "first page of the store's table on screen") ms," \
+    "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-)"
+}
+
+run_kernelshark() {
+  local log=$work/ks-$1.log
+  xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
+    start=\$(date +%s%3N)
+    HOME=$work/ks-home-$1 kernelshark '$dat' >/dev/null 2>&1 &
+    pid=\$!
+    for i in \$(seq 1200); do xdotool search --onlyvisible --pid \$pid >/dev/null 2>&1 && break; sleep 0.1; done
+    echo \"window \$(( \$(date +%s%3N) - start )) ms\" >'$log'
+    s=\$(settle \$pid \$start)
+    echo \"settled \$s ms\" >>'$log'
+    echo \"rss \$(hwm \$pid) MiB\" >>'$log'
+    kill \$pid; wait \$pid 2>/dev/null || true
+  "
+  echo "kernelshark round $1: $(tr '\n' ',' <"$log" | sed 's/,$//')"
+}
+export -f ticks settle hwm
+
+for r in $(seq "$rounds"); do
+  run_tracewire "$r"
+  run_kernelshark "$r"
+done
