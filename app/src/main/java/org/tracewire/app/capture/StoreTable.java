@@ -156,6 +156,14 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return file;
     }
 
+    /**
+     * The capture store under this table. Its connection belongs to the table's query thread:
+     * another thread duplicates it ({@code DuckDBConnection.duplicate()}) and closes its duplicate.
+     */
+    public CaptureStore store() {
+        return store;
+    }
+
     /** Events in the store (the file's event count). */
     public long total() {
         return total;

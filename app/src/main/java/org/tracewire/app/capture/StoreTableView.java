@@ -56,13 +56,8 @@ public final class StoreTableView extends VBox {
                 message.setText("a frame number, please");
                 return;
             }
-            bound.goToFrame(Long.parseLong(t), i -> {
-                if (i >= 0) {
-                    table.getSelectionModel().clearAndSelect(i);
-                    table.scrollTo(Math.max(0, i - 3));
-                    table.requestFocus();
-                }
-            });
+            showFrame(Long.parseLong(t));
+            table.requestFocus();
         });
         message.setId("store-message");
         HBox head = new HBox(12, rows, goTo, message);
@@ -174,6 +169,19 @@ public final class StoreTableView extends VBox {
         error.textProperty().addListener((o, a, b) -> filter.setStyle(b == null || b.isEmpty() ? "" : "-fx-control-inner-background: #ffe4e4;"));
         tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
         tv.wallClockProperty().addListener((o, a, b) -> table.refresh());
+    }
+
+    /** Selects a frame's row and scrolls the table to it (no-op without a store table). */
+    public void showFrame(long frame) {
+        if (bound == null) {
+            return;
+        }
+        bound.goToFrame(frame, i -> {
+            if (i >= 0) {
+                table.getSelectionModel().clearAndSelect(i);
+                table.scrollTo(Math.max(0, i - 3));
+            }
+        });
     }
 
     /** Ctrl+G: focuses the Go to frame box. */

@@ -64,6 +64,7 @@ public final class MainView extends BorderPane {
         Tab histogram = new Tab("Histogram");
         histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
+        vm.timeline().setGoToFrame(f -> capture.storePane().showFrame(f));
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
         capture.setEditFilter(spec -> {
             if (vm.editCaptureFilter(spec)) {
