@@ -221,9 +221,16 @@ public final class SliceTimeline {
             }
             String warning = null;
             if (unchainedCount > 0) {
-                StringBuilder b = new StringBuilder(String.format(
-                        "%,d of the slices end at a sched_switch that does not switch out their task (sched_switch filtered,"
-                                + " or events lost): who ran there is unknown, drawn hatched", unchainedCount));
+                long all = 0;
+                for (int c = 0; c < ncpu; c++) {
+                    all += fill[c];
+                }
+                // a filter on sched_switch leaves most switches unchained; lost events only a few
+                StringBuilder b = new StringBuilder(unchainedCount * 2 >= all
+                        ? String.format("sched_switch looks filtered: %,d of %,d slices end at a switch that does not switch out"
+                                + " their task, so when it stopped is unknown (drawn hatched)", unchainedCount, all)
+                        : String.format("%,d of %,d slices end at a switch that does not switch out their task (events lost"
+                                + " before it?): when it stopped is unknown (drawn hatched)", unchainedCount, all));
                 b.append(" (");
                 for (int c = 0; c < ncpu; c++) {
                     b.append(c == 0 ? "" : ", ").append("CPU ").append(c).append(": ").append(String.format("%,d", unchainedPerCpu[c]));
