@@ -156,6 +156,7 @@ public final class TimelineView extends BorderPane {
                 return;
             }
             canvas.requestFocus();
+            e.consume(); // else the tab pane takes the focus back (its behaviour focuses it on a press)
             pressX = e.getX();
             if (e.isShiftDown() || e.getButton() == MouseButton.MIDDLE) {
                 panFrom = e.getX();
