@@ -110,11 +110,22 @@ public class SliceTimelineBenchmark {
 
     static SliceTimeline fromStore(Path pcapng) throws Exception {
         try (CaptureStore store = CaptureStore.open(List.of(pcapng), StoreCache.ofUser(System.getenv()), null, false, n -> { })) {
+            long before = usedHeap();
             long t = System.nanoTime();
             SliceTimeline s = SliceTimeline.load(store.connection(), () -> false);
-            System.err.printf("loaded %,d slices on %d CPUs in %.1f s%n", s.size(), s.cpuCount(), (System.nanoTime() - t) / 1e9);
+            double secs = (System.nanoTime() - t) / 1e9;
+            System.err.printf("loaded %,d slices on %d CPUs in %.1f s; Java heap held: %.0f MiB%n", s.size(), s.cpuCount(), secs,
+                    (usedHeap() - before) / 1048576.0);
             return s;
         }
+    }
+
+    private static long usedHeap() {
+        Runtime r = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return r.totalMemory() - r.freeMemory();
     }
 
     /** One redraw's computation: the columns of every lane over 1,600 pixel columns. */

@@ -115,14 +115,6 @@ public final class TimelineView extends BorderPane {
         Label help = new Label("wheel: zoom · drag: zoom to range · shift+drag: pan · click: marker A + table row ·"
                 + " shift+click or B: marker B · Esc: clear · double-click a slice: task lane");
         help.setStyle("-fx-text-fill: #555;");
-        HBox bar = new HBox(6, fit, in, out, left, right, new Label("  Task:"), task, addTask, help);
-        bar.setAlignment(Pos.CENTER_LEFT);
-        bar.setPadding(new Insets(4));
-        Label hover = new Label();
-        hover.setId("timeline-hover");
-        hover.textProperty().bind(vm.hoverProperty());
-        hover.setPadding(new Insets(3, 6, 3, 6));
-        hover.setStyle("-fx-font-family: monospace;");
         Label markers = new Label();
         markers.setId("timeline-markers");
         markers.textProperty().bind(vm.markersText());
@@ -131,6 +123,17 @@ public final class TimelineView extends BorderPane {
         loading.setId("timeline-loading");
         loading.textProperty().bind(vm.loadingProperty());
         loading.setStyle("-fx-text-fill: #555;");
+        for (Button bt : new Button[] {fit, in, out, left, right, addTask}) {
+            bt.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        }
+        HBox bar = new HBox(6, fit, in, out, left, right, new Label("  Task:"), task, addTask, markers, loading);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(4));
+        Label hover = new Label();
+        hover.setId("timeline-hover");
+        hover.textProperty().bind(vm.hoverProperty());
+        hover.setPadding(new Insets(3, 6, 3, 6));
+        hover.setStyle("-fx-font-family: monospace;");
         Label warning = new Label();
         warning.setId("timeline-warning");
         warning.setWrapText(true);
@@ -138,7 +141,7 @@ public final class TimelineView extends BorderPane {
         warning.visibleProperty().bind(vm.warningProperty().isNotEmpty());
         warning.managedProperty().bind(warning.visibleProperty());
         warning.setStyle("-fx-background-color: #fff3cd; -fx-text-fill: #6b4e00; -fx-padding: 3 6 3 6;");
-        HBox info = new HBox(16, markers, loading);
+        HBox info = new HBox(16, help);
         info.setAlignment(Pos.CENTER_LEFT);
         info.setPadding(new Insets(0, 6, 2, 6));
         setTop(new javafx.scene.layout.VBox(bar, info, warning));

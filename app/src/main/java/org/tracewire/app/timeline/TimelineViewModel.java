@@ -198,7 +198,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
                 Object nc = r.fields().get("next_comm");
                 nextComm = nc == null ? null : nc.toString();
             }
-            model.add(r.ts(), r.cpu(), r.pid(), r.comm(), r.event(), next, nextComm);
+            model.add(clock(r), r.cpu(), r.pid(), r.comm(), r.event(), next, nextComm);
         }
         if (fitted) {
             fit();
@@ -219,6 +219,14 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         fit();
         rowWarning();
         version.set(model.version());
+    }
+
+    /**
+     * A row's time on the timeline: the trace clock (its record's time stamp, ns since boot for the
+     * {@code local} clock) when the row has its record, else the row's time.
+     */
+    static long clock(EventRow r) {
+        return r.record() != null ? r.record().timestampNs() : r.ts();
     }
 
     /** The store's slices, or null (the rows' {@link #model()} is shown). */
@@ -487,7 +495,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         List<EventRow> rows = tableRows.get();
         for (int k = rows.size() - 1; k >= 0; k--) {
             EventRow r = rows.get(k);
-            if (r.ts() == t && r.cpu() == c && r.event().equals(ev)) {
+            if (clock(r) == t && r.cpu() == c && r.event().equals(ev)) {
                 return r;
             }
         }
@@ -496,15 +504,16 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
 
     /** Selects a table row's event here, and brings it into view when it is outside. */
     public void selectRow(EventRow r) {
-        int i = model.firstAtOrAfter(r.ts());
-        for (; i < model.size() && model.ts(i) == r.ts(); i++) {
+        long rt = clock(r);
+        int i = model.firstAtOrAfter(rt);
+        for (; i < model.size() && model.ts(i) == rt; i++) {
             if (model.cpu(i) == r.cpu() && model.event(i).equals(r.event())) {
                 selected.set(i);
                 long s = visibleStart.get();
                 long e = visibleEnd.get();
-                if (r.ts() < s || r.ts() > e) {
+                if (rt < s || rt > e) {
                     long half = (e - s) / 2;
-                    set(r.ts() - half, r.ts() + half);
+                    set(rt - half, rt + half);
                 }
                 return;
             }
