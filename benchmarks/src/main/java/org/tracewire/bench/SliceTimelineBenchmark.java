@@ -42,6 +42,9 @@ public class SliceTimelineBenchmark {
     public String source;
 
     private static final int WIDTH = 1600;
+    /** Loaded once per fork and source (the zooms share it). */
+    private static SliceTimeline loaded;
+    private static String loadedSource;
     private SliceTimeline timeline;
     private List<TimelineModel.LaneKey> lanes;
     private long t0;
@@ -53,7 +56,11 @@ public class SliceTimelineBenchmark {
     /** Loads or builds the slices, picks the lanes and the visible window (a third into the capture). */
     @Setup
     public void setup() throws Exception {
-        timeline = source.equals("synthetic") ? synthetic() : fromStore(Path.of(source));
+        if (!source.equals(loadedSource)) {
+            loaded = source.equals("synthetic") ? synthetic() : fromStore(Path.of(source));
+            loadedSource = source;
+        }
+        timeline = loaded;
         if (timeline.size() < 3_000_000) {
             System.err.printf("note: %,d slices (fewer than 3 M)%n", timeline.size());
         }

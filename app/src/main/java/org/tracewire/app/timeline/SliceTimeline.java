@@ -486,15 +486,20 @@ public final class SliceTimeline {
             }
             scratch.reset();
             int j = i;
-            while (j < l.n && l.start[j] < b) {
-                long s = Math.max(l.start[j], a);
-                long e = Math.min(l.end(j), b);
-                if (e > s) {
-                    int p = l.pid[j];
-                    if (l.isUnchained(j)) {
-                        scratch.add(UNKNOWN, e - s, -1);
+            long[] st = l.start;
+            long[] en = l.end;
+            int[] pid = l.pid;
+            long[] un = l.unchained;
+            int n = l.n;
+            while (j < n && st[j] < b) {
+                long e = en != null ? en[j] : j + 1 < n ? st[j + 1] : Math.max(l.last, st[j]);
+                long o = Math.min(e, b) - Math.max(st[j], a);
+                if (o > 0) {
+                    int p = pid[j];
+                    if ((un[j >>> 6] & (1L << j)) != 0) {
+                        scratch.add(UNKNOWN, o, -1);
                     } else if (p != 0) {
-                        scratch.add(p, e - s, l.comm[j]);
+                        scratch.add(p, o, l.comm[j]);
                     }
                 }
                 j++;
@@ -517,6 +522,8 @@ public final class SliceTimeline {
         private int[] used = new int[64];
         private int count;
         private long busy;
+        private int lastKey = Integer.MIN_VALUE;
+        private int lastSlot;
 
         /** An empty accumulator. */
         public Accumulator() {
@@ -529,9 +536,15 @@ public final class SliceTimeline {
             }
             count = 0;
             busy = 0;
+            lastKey = Integer.MIN_VALUE;
         }
 
         void add(int pid, long t, int comm) {
+            if (pid == lastKey) {
+                busy += t;
+                vals[lastSlot] += t;
+                return;
+            }
             busy += t;
             int mask = keys.length - 1;
             int h = (pid * 0x9E3779B9) >>> 7 & mask;
@@ -545,13 +558,18 @@ public final class SliceTimeline {
                 used[count++] = h;
                 if (count * 2 > keys.length) {
                     grow();
+                    lastKey = Integer.MIN_VALUE;
+                    return;
                 }
             } else {
                 vals[h] += t;
             }
+            lastKey = pid;
+            lastSlot = h;
         }
 
         private void grow() {
+            lastKey = Integer.MIN_VALUE;
             int[] ok = keys;
             long[] ov = vals;
             int[] oc = comms;
