@@ -46,6 +46,9 @@ public final class TimelineView extends BorderPane {
     private double pressX = Double.NaN;
     private int[] colPid = new int[0];
     private int[] colComm = new int[0];
+    /** The columns of the last redraw, reused while only the cursor, markers or selection moved. */
+    private final java.util.Map<TimelineModel.LaneKey, int[][]> columnCache = new java.util.HashMap<>();
+    private Object columnKey;
     private final SliceTimeline.Accumulator acc = new SliceTimeline.Accumulator();
 
     /** @param vm the view model */
@@ -278,9 +281,10 @@ public final class TimelineView extends BorderPane {
         drawAxis(g, s, e, width, h);
         double lanesBottom = AXIS_H + lanes.size() * laneH;
         List<TimelineModel.LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
-        if (colPid.length < width) {
-            colPid = new int[width];
-            colComm = new int[width];
+        java.util.List<Object> key = java.util.List.of(st == null ? "" : st, s, e, width);
+        if (!key.equals(columnKey)) {
+            columnCache.clear();
+            columnKey = key;
         }
         for (int li = 0; li < lanes.size(); li++) {
             double y = AXIS_H + li * laneH;
@@ -289,7 +293,13 @@ public final class TimelineView extends BorderPane {
             g.setFill(Color.BLACK);
             g.fillText(vm.label(lanes.get(li)), 6, y + laneH / 2 + 4, LABEL_W - 10);
             if (st != null) {
-                st.columns(lanes.get(li), s, e, width, colPid, colComm, acc);
+                int[][] cols = columnCache.computeIfAbsent(lanes.get(li), k -> {
+                    int[][] c = {new int[width], new int[width]};
+                    st.columns(k, s, e, width, c[0], c[1], acc);
+                    return c;
+                });
+                colPid = cols[0];
+                colComm = cols[1];
                 drawColumns(g, st, y, laneH, width);
                 continue;
             }
