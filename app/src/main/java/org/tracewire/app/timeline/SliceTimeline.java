@@ -288,8 +288,8 @@ public final class SliceTimeline {
                 StringBuilder b = new StringBuilder(unchainedCount * 2 >= all
                         ? String.format("sched_switch looks filtered: %,d of %,d slices end at a switch that does not switch out"
                                 + " their task, so when it stopped is unknown (drawn hatched)", unchainedCount, all)
-                        : String.format("%,d of %,d slices end at a switch that does not switch out their task (events lost"
-                                + " before it?): when it stopped is unknown (drawn hatched)", unchainedCount, all));
+                        : String.format("%,d of %,d slices end at a switch that does not switch out their task (events lost or left out,"
+                                + " e.g. the capture's own threads): when it stopped is unknown (drawn hatched)", unchainedCount, all));
                 b.append(" (");
                 for (int c = 0; c < ncpu; c++) {
                     b.append(c == 0 ? "" : ", ").append("CPU ").append(c).append(": ").append(String.format("%,d", unchainedPerCpu[c]));

@@ -33,7 +33,7 @@ public final class TimelineView extends BorderPane {
     /** Smallest height of a lane (lanes share the window's height above it). */
     static final double LANE_H = 26;
     /** Largest height of a lane. */
-    static final double LANE_MAX = 90;
+    static final double LANE_MAX = 160;
     private static final double AXIS_H = 22;
 
     private final TimelineViewModel vm;
