@@ -162,7 +162,10 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return file;
     }
 
-    /** The capture store the table reads (its connection belongs to the table's query thread). */
+    /**
+     * The capture store under this table. Its connection belongs to the table's query thread:
+     * another thread duplicates it ({@code DuckDBConnection.duplicate()}) and closes its duplicate.
+     */
     public CaptureStore store() {
         return store;
     }

@@ -78,6 +78,7 @@ public final class MainView extends BorderPane {
             capture.storePane().showFrame(f);
             tabs.getSelectionModel().select(captureTab);
         });
+        vm.timeline().setGoToFrame(f -> capture.storePane().showFrame(f));
         capture.setShowInWireshark((file, frame) -> vm.wireshark().showFrame(file, frame));
         vm.latency().setNavigator(frame -> showFrame(vm, captureTab, frame));
         capture.setEditFilter(spec -> {

@@ -17,17 +17,23 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 
 /**
- * The timeline: one lane per CPU (tasks as slices, other events as ticks) and task lanes on demand,
- * drawn on one {@link Canvas} from {@link TimelineModel#frame} (at most one item per lane and pixel
- * column). Wheel: zoom at the pointer; drag: zoom to the range; Shift+drag or the middle button: pan;
- * hover: details below; click: selects the event (and its row in the event table); double-click on
+ * The timeline: one lane per CPU and task lanes on demand, drawn on one {@link Canvas}. Over an
+ * opened file's store, every slice of the capture from {@link SliceTimeline#columns} (per pixel
+ * column the task that ran most of it, grey for many tasks, hatched where who ran is unknown; task
+ * names inside slices where they fit); otherwise the rows' {@link TimelineModel#frame} (slices and
+ * event ticks). Lanes share the window's height. Wheel: zoom at the pointer; drag: zoom to the
+ * range; Shift+drag or the middle button: pan; hover: the cursor and details below; click: marker A
+ * and the slice's (or event's) row in the event table; Shift+click, or the B key: marker B (A key:
+ * marker A at the cursor; Esc clears both); the delta B−A is shown above the lanes; double-click on
  * a slice: adds the task's lane. Redraws at most once per pulse, only when something changed.
  */
 public final class TimelineView extends BorderPane {
     /** Width of the lane labels. */
     static final double LABEL_W = 130;
-    /** Height of a lane. */
+    /** Smallest height of a lane (lanes share the window's height above it). */
     static final double LANE_H = 26;
+    /** Largest height of a lane. */
+    static final double LANE_MAX = 160;
     private static final double AXIS_H = 22;
 
     private final TimelineViewModel vm;
@@ -37,6 +43,13 @@ public final class TimelineView extends BorderPane {
     private double dragFrom = Double.NaN;
     private double dragTo = Double.NaN;
     private double panFrom = Double.NaN;
+    private double pressX = Double.NaN;
+    private int[] colPid = new int[0];
+    private int[] colComm = new int[0];
+    /** The columns of the last redraw, reused while only the cursor, markers or selection moved. */
+    private final java.util.Map<TimelineModel.LaneKey, int[][]> columnCache = new java.util.HashMap<>();
+    private Object columnKey;
+    private final SliceTimeline.Accumulator acc = new SliceTimeline.Accumulator();
 
     /** @param vm the view model */
     public TimelineView(TimelineViewModel vm) {
@@ -53,6 +66,25 @@ public final class TimelineView extends BorderPane {
         vm.versionProperty().addListener(o -> dirty = true);
         vm.selectedProperty().addListener(o -> dirty = true);
         vm.getTaskLanes().addListener((javafx.collections.ListChangeListener<Integer>) c -> dirty = true);
+        vm.slicesProperty().addListener(o -> dirty = true);
+        vm.cursorProperty().addListener(o -> dirty = true);
+        vm.markerAProperty().addListener(o -> dirty = true);
+        vm.markerBProperty().addListener(o -> dirty = true);
+        canvas.setFocusTraversable(true);
+        canvas.setOnKeyPressed(e -> {
+            Long c = vm.cursorProperty().get();
+            if (e.getCode() == javafx.scene.input.KeyCode.A && c != null) {
+                vm.markerAProperty().set(c);
+            } else if (e.getCode() == javafx.scene.input.KeyCode.B && c != null) {
+                vm.markerBProperty().set(c);
+            } else if (e.getCode() == javafx.scene.input.KeyCode.ESCAPE) {
+                vm.markerAProperty().set(null);
+                vm.markerBProperty().set(null);
+            } else {
+                return;
+            }
+            e.consume();
+        });
 
         Button fit = new Button("Fit");
         fit.setId("timeline-fit");
@@ -83,9 +115,21 @@ public final class TimelineView extends BorderPane {
                 vm.hoverProperty().set("a task lane needs a pid");
             }
         });
-        Label help = new Label("wheel: zoom · drag: zoom to range · shift+drag: pan · click: select · double-click a slice: task lane");
+        Label help = new Label("wheel: zoom · drag: zoom to range · shift+drag: pan · click: marker A + table row ·"
+                + " shift+click or B: marker B · Esc: clear · double-click a slice: task lane");
         help.setStyle("-fx-text-fill: #555;");
-        HBox bar = new HBox(6, fit, in, out, left, right, new Label("  Task:"), task, addTask, help);
+        Label markers = new Label();
+        markers.setId("timeline-markers");
+        markers.textProperty().bind(vm.markersText());
+        markers.setStyle("-fx-font-family: monospace; -fx-font-weight: bold;");
+        Label loading = new Label();
+        loading.setId("timeline-loading");
+        loading.textProperty().bind(vm.loadingProperty());
+        loading.setStyle("-fx-text-fill: #555;");
+        for (Button bt : new Button[] {fit, in, out, left, right, addTask}) {
+            bt.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        }
+        HBox bar = new HBox(6, fit, in, out, left, right, new Label("  Task:"), task, addTask, markers, loading);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.setPadding(new Insets(4));
         Label hover = new Label();
@@ -93,7 +137,17 @@ public final class TimelineView extends BorderPane {
         hover.textProperty().bind(vm.hoverProperty());
         hover.setPadding(new Insets(3, 6, 3, 6));
         hover.setStyle("-fx-font-family: monospace;");
-        setTop(bar);
+        Label warning = new Label();
+        warning.setId("timeline-warning");
+        warning.setWrapText(true);
+        warning.textProperty().bind(vm.warningProperty().map(w -> w.isEmpty() ? "" : "⚠ " + w));
+        warning.visibleProperty().bind(vm.warningProperty().isNotEmpty());
+        warning.managedProperty().bind(warning.visibleProperty());
+        warning.setStyle("-fx-background-color: #fff3cd; -fx-text-fill: #6b4e00; -fx-padding: 3 6 3 6;");
+        HBox info = new HBox(16, help);
+        info.setAlignment(Pos.CENTER_LEFT);
+        info.setPadding(new Insets(0, 6, 2, 6));
+        setTop(new javafx.scene.layout.VBox(bar, info, warning));
         setCenter(holder);
         setBottom(hover);
 
@@ -107,6 +161,9 @@ public final class TimelineView extends BorderPane {
             if (e.getX() < LABEL_W) {
                 return;
             }
+            canvas.requestFocus();
+            e.consume(); // else the tab pane takes the focus back (its behaviour focuses it on a press)
+            pressX = e.getX();
             if (e.isShiftDown() || e.getButton() == MouseButton.MIDDLE) {
                 panFrom = e.getX();
             } else if (e.getButton() == MouseButton.PRIMARY) {
@@ -127,7 +184,11 @@ public final class TimelineView extends BorderPane {
             if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 4) {
                 vm.zoomTo(frac(dragFrom), frac(dragTo));
             } else if (!Double.isNaN(dragFrom)) {
+                vm.setMarkerA(e.getX() - LABEL_W, (int) plotWidth());
                 vm.click(laneAt(e.getY()), e.getX() - LABEL_W, (int) plotWidth());
+            } else if (!Double.isNaN(panFrom) && e.isShiftDown() && e.getButton() == MouseButton.PRIMARY
+                    && Math.abs(e.getX() - pressX) <= 4 && e.getX() >= LABEL_W) {
+                vm.setMarkerB(e.getX() - LABEL_W, (int) plotWidth());
             }
             dragFrom = Double.NaN;
             panFrom = Double.NaN;
@@ -140,6 +201,14 @@ public final class TimelineView extends BorderPane {
                 if (lane >= 0 && lane < lanes.size()) {
                     long t = vm.visibleStartProperty().get()
                             + (long) ((vm.visibleEndProperty().get() - vm.visibleStartProperty().get()) * frac(e.getX()));
+                    SliceTimeline st = vm.slicesProperty().get();
+                    if (st != null) {
+                        SliceTimeline.Slice sl = st.sliceAt(lanes.get(lane), t);
+                        if (sl != null && sl.pid() > 0) {
+                            vm.addTaskLane(sl.pid());
+                        }
+                        return;
+                    }
                     long[] s = vm.model().sliceAt(lanes.get(lane), t);
                     if (s != null && s[2] > 0) {
                         vm.addTaskLane((int) s[2]);
@@ -170,7 +239,13 @@ public final class TimelineView extends BorderPane {
     }
 
     private int laneAt(double y) {
-        return (int) Math.floor((y - AXIS_H) / LANE_H);
+        return (int) Math.floor((y - AXIS_H) / laneHeight());
+    }
+
+    /** Lanes share the canvas's height, between {@link #LANE_H} and {@link #LANE_MAX} each. */
+    double laneHeight() {
+        int n = Math.max(1, vm.lanes().size());
+        return Math.max(LANE_H, Math.min(LANE_MAX, Math.floor((canvas.getHeight() - AXIS_H - 4) / n)));
     }
 
     /** A task's colour: a hue from its pid. */
@@ -192,17 +267,80 @@ public final class TimelineView extends BorderPane {
         long s = vm.visibleStartProperty().get();
         long e = vm.visibleEndProperty().get();
         TimelineModel m = vm.model();
+        SliceTimeline st = vm.slicesProperty().get();
         List<TimelineModel.LaneKey> lanes = vm.lanes();
+        double laneH = laneHeight();
         g.setFont(Font.font(11));
-        // axis
         g.setFill(Color.web("#f0f3f7"));
         g.fillRect(0, 0, w, AXIS_H);
         g.setFill(Color.BLACK);
-        if (m.size() == 0) {
+        if (st == null && m.size() == 0) {
             g.fillText("No events yet: start a capture with sched:sched_switch (and others) on the Capture page", LABEL_W + 10, AXIS_H + 20);
             return;
         }
-        // ticks at least 110 px apart, on 1/2/5 × 10^k ns, labelled from the first event (s)
+        drawAxis(g, s, e, width, h);
+        double lanesBottom = AXIS_H + lanes.size() * laneH;
+        List<TimelineModel.LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
+        java.util.List<Object> key = java.util.List.of(st == null ? "" : st, s, e, width);
+        if (!key.equals(columnKey)) {
+            columnCache.clear();
+            columnKey = key;
+        }
+        for (int li = 0; li < lanes.size(); li++) {
+            double y = AXIS_H + li * laneH;
+            g.setFill(li % 2 == 0 ? Color.web("#fafbfc") : Color.WHITE);
+            g.fillRect(LABEL_W, y, width, laneH);
+            g.setFill(Color.BLACK);
+            g.fillText(vm.label(lanes.get(li)), 6, y + laneH / 2 + 4, LABEL_W - 10);
+            if (st != null) {
+                int[][] cols = columnCache.computeIfAbsent(lanes.get(li), k -> {
+                    int[][] c = {new int[width], new int[width]};
+                    st.columns(k, s, e, width, c[0], c[1], acc);
+                    return c;
+                });
+                colPid = cols[0];
+                colComm = cols[1];
+                drawColumns(g, st, y, laneH, width);
+                continue;
+            }
+            TimelineModel.LaneFrame f = frames.get(li);
+            for (int k = 0; k < f.segments; k++) {
+                g.setFill(color(f.segPid[k]));
+                g.fillRect(LABEL_W + f.segX0[k], y + 3, f.segX1[k] - f.segX0[k], laneH - 12);
+                if (f.segX1[k] - f.segX0[k] > 40 && f.segPid[k] > 0) {
+                    g.setFill(Color.BLACK);
+                    g.fillText(m.comm(f.segPid[k]), LABEL_W + f.segX0[k] + 2, y + (laneH - 12) / 2 + 7, f.segX1[k] - f.segX0[k] - 4);
+                }
+            }
+            g.setStroke(Color.web("#203040"));
+            for (int k = 0; k < f.markColumns; k++) {
+                double x = LABEL_W + f.markX[k] + 0.5;
+                double len = Math.min(8, 3 + Math.log(f.markCount[k]) * 1.5);
+                g.strokeLine(x, y + laneH - 1, x, y + laneH - 1 - len);
+            }
+        }
+        Integer sel = vm.selectedProperty().get();
+        if (st == null && sel != null && sel < m.size()) {
+            vline(g, m.ts(sel), s, e, width, Color.RED, 1.5, lanesBottom);
+        }
+        Long cur = vm.cursorProperty().get();
+        if (cur != null) {
+            vline(g, cur, s, e, width, Color.gray(0.35, 0.7), 1, lanesBottom);
+        }
+        marker(g, vm.markerAProperty().get(), "A", Color.web("#1a8f3a"), s, e, width, lanesBottom);
+        marker(g, vm.markerBProperty().get(), "B", Color.web("#1f5fd6"), s, e, width, lanesBottom);
+        if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 1) {
+            g.setFill(Color.rgb(40, 110, 220, 0.2));
+            g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), lanes.size() * laneH);
+        }
+        g.setFill(Color.gray(0.3));
+        g.fillText(st != null ? String.format("%,d slices (all)", st.size())
+                        : String.format("%,d events%s", m.size(), m.dropped() > 0 ? String.format(" (%,d older dropped)", m.dropped()) : ""),
+                6, AXIS_H - 7, LABEL_W - 8);
+    }
+
+    /** Ticks at least 110 px apart on 1/2/5 × 10^k ns, labelled with the trace clock (s since boot). */
+    private void drawAxis(GraphicsContext g, long s, long e, int width, double h) {
         double span = Math.max(1, e - s);
         double step = Math.pow(10, Math.floor(Math.log10(span / 10)));
         for (double mul : new double[] {2, 2.5, 2}) {
@@ -214,60 +352,96 @@ public final class TimelineView extends BorderPane {
         while (step / span * width < 110) {
             step *= 10;
         }
-        long base = m.start();
-        double first = Math.ceil((s - base) / step) * step;
-        for (double t = first; base + t <= e; t += step) {
-            double x = LABEL_W + (base + t - s) / span * width;
+        long lstep = Math.max(1, (long) step);
+        long first = Math.floorDiv(s, lstep) * lstep + (Math.floorMod(s, lstep) == 0 ? 0 : lstep);
+        g.setFill(Color.BLACK);
+        for (long t = first; t <= e; t += lstep) {
+            double x = LABEL_W + (t - s) / span * width;
             g.setStroke(Color.web("#c8d0da"));
             g.strokeLine(x, AXIS_H - 5, x, h);
-            g.fillText(formatSeconds(t / 1e9, step / 1e9), x + 2, AXIS_H - 7);
+            g.fillText(formatSeconds(t, lstep), x + 2, AXIS_H - 7);
         }
-        List<TimelineModel.LaneFrame> frames = m.frame(s, e, width, lanes);
-        for (int li = 0; li < lanes.size(); li++) {
-            double y = AXIS_H + li * LANE_H;
-            g.setFill(li % 2 == 0 ? Color.web("#fafbfc") : Color.WHITE);
-            g.fillRect(LABEL_W, y, width, LANE_H);
-            g.setFill(Color.BLACK);
-            g.fillText(vm.label(lanes.get(li)), 6, y + LANE_H * 0.65);
-            TimelineModel.LaneFrame f = frames.get(li);
-            for (int k = 0; k < f.segments; k++) {
-                g.setFill(color(f.segPid[k]));
-                g.fillRect(LABEL_W + f.segX0[k], y + 3, f.segX1[k] - f.segX0[k], LANE_H - 12);
-                if (f.segX1[k] - f.segX0[k] > 40 && f.segPid[k] > 0) {
-                    g.setFill(Color.BLACK);
-                    g.fillText(m.comm(f.segPid[k]), LABEL_W + f.segX0[k] + 2, y + 15, f.segX1[k] - f.segX0[k] - 4);
-                }
-            }
-            g.setStroke(Color.web("#203040"));
-            for (int k = 0; k < f.markColumns; k++) {
-                double x = LABEL_W + f.markX[k] + 0.5;
-                double len = Math.min(8, 3 + Math.log(f.markCount[k]) * 1.5);
-                g.strokeLine(x, y + LANE_H - 1, x, y + LANE_H - 1 - len);
-            }
-        }
-        Integer sel = vm.selectedProperty().get();
-        if (sel != null && sel < m.size()) {
-            double x = LABEL_W + (m.ts(sel) - s) / (double) (e - s) * width;
-            if (x >= LABEL_W && x <= w) {
-                g.setStroke(Color.RED);
-                g.setLineWidth(1.5);
-                g.strokeLine(x, AXIS_H, x, AXIS_H + lanes.size() * LANE_H);
-                g.setLineWidth(1);
-            }
-        }
-        if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 1) {
-            g.setFill(Color.rgb(40, 110, 220, 0.2));
-            g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), lanes.size() * LANE_H);
-        }
-        g.setFill(Color.gray(0.3));
-        g.fillText(String.format("%,d events%s", m.size(), m.dropped() > 0 ? String.format(" (%,d older dropped)", m.dropped()) : ""),
-                6, AXIS_H - 7);
     }
 
-    private static String formatSeconds(double t, double step) {
-        int decimals = (int) Math.max(0, Math.min(9, Math.ceil(-Math.log10(step) - 1e-9)));
-        return String.format("%." + decimals + "f s", t);
+    /** One lane of the store's columns: runs of one task merged, names where they fit. */
+    private void drawColumns(GraphicsContext g, SliceTimeline st, double y, double laneH, int width) {
+        double top = y + 3;
+        double bh = laneH - 8;
+        int x = 0;
+        while (x < width) {
+            int p = colPid[x];
+            int c = colComm[x];
+            int x1 = x + 1;
+            while (x1 < width && colPid[x1] == p && (p < 0 || colComm[x1] == c)) {
+                x1++;
+            }
+            if (p != SliceTimeline.NONE) {
+                double x0 = LABEL_W + x;
+                double wd = x1 - x;
+                if (p == SliceTimeline.UNKNOWN) {
+                    g.setFill(Color.gray(0.9));
+                    g.fillRect(x0, top, wd, bh);
+                    g.setStroke(Color.gray(0.55));
+                    for (double hx = x0 - bh; hx < x0 + wd; hx += 6) {
+                        double ax = Math.max(x0, hx);
+                        double bx = Math.min(x0 + wd, hx + bh);
+                        if (bx > ax) {
+                            g.strokeLine(ax, top + bh - (ax - hx), bx, top + bh - (bx - hx));
+                        }
+                    }
+                } else {
+                    g.setFill(color(p == SliceTimeline.MANY ? TimelineModel.SEVERAL : p));
+                    g.fillRect(x0, top, wd, bh);
+                    if (p > 0 && wd > 24) {
+                        String name = st.string(c);
+                        String text = (name == null ? "pid " + p : name) + " " + p;
+                        if (wd > text.length() * 6.5 + 4 || wd > 40) {
+                            g.setFill(Color.BLACK);
+                            g.fillText(wd > text.length() * 6.5 + 4 ? text : name == null ? "" + p : name, x0 + 2, top + bh / 2 + 4, wd - 4);
+                        }
+                    }
+                }
+            }
+            x = x1;
+        }
     }
+
+    private void vline(GraphicsContext g, long t, long s, long e, int width, Color c, double lw, double bottom) {
+        double x = LABEL_W + (t - s) / (double) Math.max(1, e - s) * width;
+        if (x >= LABEL_W && x <= LABEL_W + width) {
+            g.setStroke(c);
+            g.setLineWidth(lw);
+            g.strokeLine(x, AXIS_H, x, bottom);
+            g.setLineWidth(1);
+        }
+    }
+
+    private void marker(GraphicsContext g, Long t, String name, Color c, long s, long e, int width, double bottom) {
+        if (t == null) {
+            return;
+        }
+        vline(g, t, s, e, width, c, 2, bottom);
+        double x = LABEL_W + (t - s) / (double) Math.max(1, e - s) * width;
+        if (x >= LABEL_W && x <= LABEL_W + width) {
+            g.setFill(c);
+            g.fillRect(x - 7, AXIS_H, 14, 14);
+            g.setFill(Color.WHITE);
+            g.fillText(name, x - 4, AXIS_H + 11);
+        }
+    }
+
+    /** A tick's label: seconds since boot with as many decimals as the step needs. */
+    private static String formatSeconds(long t, long step) {
+        int decimals = (int) Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / 1e9) - 1e-9)));
+        long sec = Math.floorDiv(t, 1_000_000_000L);
+        long frac = Math.floorMod(t, 1_000_000_000L);
+        if (decimals == 0) {
+            return sec + " s";
+        }
+        String f = String.format("%09d", frac).substring(0, decimals);
+        return sec + "." + f + " s";
+    }
+
 
     /** Stops the redraw pulse. */
     public void dispose() {

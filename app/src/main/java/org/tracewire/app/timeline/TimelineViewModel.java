@@ -15,10 +15,18 @@ import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 
 /**
- * The timeline's state: the {@link TimelineModel} fed with the capture's rows, the visible range
- * (zoom, pan, fit; following the newest while not zoomed), the lanes (one per CPU, plus task lanes
- * added on demand), hover details, and the selected event, kept in step with the event table:
- * selecting here selects the row there and the other way round.
+ * The timeline's state: the visible range (zoom, pan, fit; following the newest while not zoomed),
+ * the lanes (one per CPU, plus task lanes added on demand), hover details, a cursor and markers
+ * A/B with their delta, and two sources of data:
+ * <ul>
+ * <li>an opened pcapng whose capture store is ready: every slice of the file from the store's
+ * {@code sched_slice} ({@link SliceTimeline}, loaded once on a thread and connection of its own);
+ * a click on a slice scrolls the event table to that slice's frame ({@link #setGoToFrame});</li>
+ * <li>otherwise (a live capture, a trace.dat, a file still being indexed): the {@link TimelineModel}
+ * fed with the capture's rows, at most {@value #CAPACITY} events; the selected event is kept in step
+ * with the event table.</li>
+ * </ul>
+ * Times are shown as the trace clock (ns since boot) in seconds.microseconds.
  */
 public final class TimelineViewModel implements CaptureViewModel.RowSink {
     /** Events the timeline keeps (more than the table's window: the oldest half goes past it). */
@@ -34,6 +42,19 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     private boolean fitted = true;
     private Consumer<EventRow> selectInTable = r -> { };
     private java.util.function.Supplier<List<EventRow>> tableRows = List::of;
+    private final ObjectProperty<SliceTimeline> slices = new SimpleObjectProperty<>();
+    private final StringProperty warning = new SimpleStringProperty("");
+    private final StringProperty loading = new SimpleStringProperty("");
+    private final ObjectProperty<Long> cursor = new SimpleObjectProperty<>();
+    private final ObjectProperty<Long> markerA = new SimpleObjectProperty<>();
+    private final ObjectProperty<Long> markerB = new SimpleObjectProperty<>();
+    private final javafx.beans.binding.StringBinding markers = javafx.beans.binding.Bindings.createStringBinding(
+            () -> markerText(markerA.get(), markerB.get()), markerA, markerB);
+    private final java.util.concurrent.atomic.AtomicLong loadGeneration = new java.util.concurrent.atomic.AtomicLong();
+    private java.util.function.LongConsumer goToFrame = f -> { };
+    private Consumer<Runnable> onUi = javafx.application.Platform::runLater;
+    private boolean sawSwitch;
+    private String filteredSwitch = "";
 
     /** An empty timeline. */
     public TimelineViewModel() {
@@ -46,6 +67,22 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
      */
     public void connect(CaptureViewModel capture) {
         capture.addRowSink(this);
+        capture.storeTableProperty().addListener((o, a, t) -> {
+            if (t == null) {
+                unloadStore();
+            } else {
+                loadStore(t.store().connection());
+            }
+        });
+        capture.getEvents().addListener((javafx.collections.ListChangeListener<org.tracewire.app.capture.CaptureEventSpec>) c -> {
+            filteredSwitch = "";
+            for (org.tracewire.app.capture.CaptureEventSpec e : capture.getEvents()) {
+                if (e.event().equals("sched:sched_switch") && e.filter() != null && !e.filter().isBlank()) {
+                    filteredSwitch = e.filter().strip();
+                }
+            }
+            rowWarning();
+        });
         selectInTable = r -> capture.table().selectedProperty().set(r);
         tableRows = () -> capture.getRows();
         capture.table().selectedProperty().addListener((o, a, r) -> {
@@ -55,12 +92,103 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         });
     }
 
+    /**
+     * Where the click on a slice sends its frame: the event table of the store (the main view wires
+     * it to {@code StoreTableView}).
+     */
+    public void setGoToFrame(java.util.function.LongConsumer goToFrame) {
+        this.goToFrame = goToFrame;
+    }
+
+    /** How results of the background load reach the UI thread (tests: a direct or queued executor). */
+    public void setOnUi(Consumer<Runnable> onUi) {
+        this.onUi = onUi;
+    }
+
+    /**
+     * Loads every slice of a store on a thread of its own, over a duplicate of {@code db} (closed
+     * when done); the slices replace the rows' timeline when they are in.
+     *
+     * @param db a connection to the capture store (a DuckDB connection: duplicated, not used here)
+     */
+    public void loadStore(java.sql.Connection db) {
+        long gen = loadGeneration.incrementAndGet();
+        loading.set("loading every scheduling slice from the capture store…");
+        Thread t = new Thread(() -> {
+            SliceTimeline loaded = null;
+            String problem = null;
+            try (java.sql.Connection own = ((org.duckdb.DuckDBConnection) db).duplicate()) {
+                loaded = SliceTimeline.load(own, () -> loadGeneration.get() != gen);
+            } catch (java.sql.SQLException | RuntimeException e) {
+                problem = e.getMessage();
+            }
+            SliceTimeline s = loaded;
+            String why = problem;
+            onUi.accept(() -> {
+                if (loadGeneration.get() != gen) {
+                    return;
+                }
+                if (s == null) {
+                    loading.set("the timeline stays on the rows read (" + why + ")");
+                    return;
+                }
+                useSlices(s);
+            });
+        }, "timeline-slices");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Shows these slices (UI thread): the rows' timeline is dropped and no longer fed. */
+    public void useSlices(SliceTimeline s) {
+        loadGeneration.incrementAndGet();
+        model.clear();
+        selected.set(null);
+        slices.set(s);
+        loading.set("");
+        warning.set(s.warning() == null ? "" : s.warning());
+        fitted = true;
+        fit();
+        version.set(version.get() + 1);
+    }
+
+    private void unloadStore() {
+        loadGeneration.incrementAndGet();
+        loading.set("");
+        if (slices.get() != null) {
+            slices.set(null);
+            fitted = true;
+            fit();
+            version.set(version.get() + 1);
+        }
+        rowWarning();
+    }
+
+    /** The rows' warning: events but no sched_switch, or a capture filter on sched_switch. */
+    private void rowWarning() {
+        if (slices.get() != null) {
+            return;
+        }
+        if (!filteredSwitch.isEmpty()) {
+            warning.set("sched:sched_switch is filtered (" + filteredSwitch + "): a slice runs to the next recorded switch,"
+                    + " which may not be when its task stopped");
+        } else if (model.size() > 0 && !sawSwitch) {
+            warning.set("no sched:sched_switch in these events: the CPU lanes show events only, not which task ran");
+        } else {
+            warning.set("");
+        }
+    }
+
     @Override
     public void appended(List<EventRow> batch) {
+        if (slices.get() != null) {
+            return; // every slice is shown from the store
+        }
         for (EventRow r : batch) {
             int next = -1;
             String nextComm = null;
             if (r.event().equals("sched:sched_switch")) {
+                sawSwitch = true;
                 Object np = r.fields().get("next_pid");
                 try {
                     next = np == null ? -1 : Integer.parseInt(np.toString().strip());
@@ -70,21 +198,125 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
                 Object nc = r.fields().get("next_comm");
                 nextComm = nc == null ? null : nc.toString();
             }
-            model.add(r.ts(), r.cpu(), r.pid(), r.comm(), r.event(), next, nextComm);
+            model.add(clock(r), r.cpu(), r.pid(), r.comm(), r.event(), next, nextComm);
         }
         if (fitted) {
             fit();
         }
+        rowWarning();
         version.set(model.version());
     }
 
     @Override
     public void cleared() {
+        sawSwitch = false;
+        markerA.set(null);
+        markerB.set(null);
+        cursor.set(null);
         model.clear();
         fitted = true;
         selected.set(null);
         fit();
+        rowWarning();
         version.set(model.version());
+    }
+
+    /**
+     * A row's time on the timeline: the trace clock (its record's time stamp, ns since boot for the
+     * {@code local} clock) when the row has its record, else the row's time.
+     */
+    static long clock(EventRow r) {
+        return r.record() != null ? r.record().timestampNs() : r.ts();
+    }
+
+    /** The store's slices, or null (the rows' {@link #model()} is shown). */
+    public ObjectProperty<SliceTimeline> slicesProperty() {
+        return slices;
+    }
+
+    /** What the user must know before trusting the lanes (no or filtered sched_switch), or "". */
+    public StringProperty warningProperty() {
+        return warning;
+    }
+
+    /** What is being loaded ("" when nothing). */
+    public StringProperty loadingProperty() {
+        return loading;
+    }
+
+    /** The cursor's time (ns, the lanes' clock), or null. */
+    public ObjectProperty<Long> cursorProperty() {
+        return cursor;
+    }
+
+    /** Marker A's time (ns), or null. */
+    public ObjectProperty<Long> markerAProperty() {
+        return markerA;
+    }
+
+    /** Marker B's time (ns), or null. */
+    public ObjectProperty<Long> markerBProperty() {
+        return markerB;
+    }
+
+    /** "A: s.µs  B: s.µs  Δ(B−A): …" as KernelShark shows it; "" with no marker. */
+    public javafx.beans.binding.StringBinding markersText() {
+        return markers;
+    }
+
+    /** The time at pixel column {@code x} of {@code width} in the visible range (ns). */
+    public long timeAt(double x, int width) {
+        long s = visibleStart.get();
+        long e = visibleEnd.get();
+        return s + (long) ((e - s) * (Math.max(0, Math.min(width, x)) / Math.max(1, width)));
+    }
+
+    /** Sets marker A at pixel column x. */
+    public void setMarkerA(double x, int width) {
+        markerA.set(timeAt(x, width));
+    }
+
+    /** Sets marker B at pixel column x. */
+    public void setMarkerB(double x, int width) {
+        markerB.set(timeAt(x, width));
+    }
+
+    /**
+     * A trace-clock time as the kernel prints it: seconds since boot with six decimals
+     * ({@code 1234.567890}); negative times keep their sign.
+     */
+    public static String traceTime(long ns) {
+        long us = Math.floorDiv(ns, 1000);
+        return String.format("%s%d.%06d", us < 0 ? "-" : "", Math.abs(us) / 1_000_000, Math.abs(us) % 1_000_000);
+    }
+
+    /** A duration (ns) in the unit that reads best: ns, µs, ms or s. */
+    public static String duration(long ns) {
+        long a = Math.abs(ns);
+        if (a < 1_000) {
+            return ns + " ns";
+        }
+        if (a < 1_000_000) {
+            return String.format("%.3f µs", ns / 1e3);
+        }
+        if (a < 1_000_000_000) {
+            return String.format("%.3f ms", ns / 1e6);
+        }
+        return String.format("%.6f s", ns / 1e9);
+    }
+
+    static String markerText(Long a, Long b) {
+        StringBuilder sb = new StringBuilder();
+        if (a != null) {
+            sb.append("A: ").append(traceTime(a)).append(" s");
+        }
+        if (b != null) {
+            sb.append(sb.length() == 0 ? "" : "   ").append("B: ").append(traceTime(b)).append(" s");
+        }
+        if (a != null && b != null) {
+            sb.append("   Δ(B−A): ").append(duration(b - a));
+        }
+        return sb.toString();
     }
 
     /** The model (the view draws its frames). */
@@ -95,7 +327,8 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     /** The lanes in drawing order: CPUs, then tasks. */
     public List<TimelineModel.LaneKey> lanes() {
         List<TimelineModel.LaneKey> out = new ArrayList<>();
-        for (int c = 0; c < model.cpuCount(); c++) {
+        SliceTimeline st = slices.get();
+        for (int c = 0; c < (st != null ? st.cpuCount() : model.cpuCount()); c++) {
             out.add(TimelineModel.LaneKey.cpu(c));
         }
         for (int p : taskLanes) {
@@ -106,14 +339,21 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
 
     /** A lane's label. */
     public String label(TimelineModel.LaneKey k) {
-        return k.task() ? model.comm(k.id()) + " (" + k.id() + ")" : "CPU " + k.id();
+        return k.task() ? comm(k.id()) + " (" + k.id() + ")" : "CPU " + k.id();
+    }
+
+    /** A task's name from the slices or the rows. */
+    public String comm(int pid) {
+        SliceTimeline st = slices.get();
+        return st != null ? st.comm(pid) : model.comm(pid);
     }
 
     /** Shows everything held, and follows the newest. */
     public void fit() {
         fitted = true;
-        long s = model.start();
-        long e = Math.max(model.end(), s + 1);
+        SliceTimeline st = slices.get();
+        long s = st != null ? st.start() : model.start();
+        long e = Math.max(st != null ? st.end() : model.end(), s + 1);
         visibleStart.set(s);
         visibleEnd.set(e);
     }
@@ -179,7 +419,23 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         long s = visibleStart.get();
         long e = visibleEnd.get();
         long t = s + (long) ((e - s) * (x / width));
-        StringBuilder b = new StringBuilder(label(k)).append("  t=").append(String.format("%.6f s", (t - model.start()) / 1e9));
+        cursor.set(t);
+        SliceTimeline st = slices.get();
+        if (st != null) {
+            StringBuilder b = new StringBuilder(label(k)).append("  ").append(traceTime(t)).append(" s");
+            SliceTimeline.Slice sl = st.sliceAt(k, t);
+            if (sl != null) {
+                b.append(sl.unchained() ? "   unknown after " : "   ")
+                        .append(sl.pid() == 0 ? "idle" : sl.comm() + " (" + sl.pid() + ")")
+                        .append(" on CPU ").append(sl.cpu()).append(" prio ").append(sl.prio())
+                        .append(" for ").append(duration(sl.end() - sl.start()))
+                        .append(sl.endState() == null ? "" : ", then " + sl.endState())
+                        .append("   frame ").append(sl.frame());
+            }
+            hover.set(b.toString());
+            return;
+        }
+        StringBuilder b = new StringBuilder(label(k)).append("  t=").append(traceTime(t)).append(" s");
         long[] slice = model.sliceAt(k, t);
         if (slice != null && slice[2] != 0) {
             b.append(String.format("   running %s (%d) for %.3f ms", model.comm((int) slice[2]), slice[2], (slice[1] - slice[0]) / 1e6));
@@ -196,14 +452,26 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     }
 
     /**
-     * Selects the event under the pointer, and its row in the event table.
+     * Selects the event under the pointer, and its row in the event table; over the store's slices,
+     * the slice under the pointer, and the table scrolls to its frame.
      *
-     * @return the event index, or -1 when nothing is near
+     * @return the event index (the slice's frame over the store), or -1 when nothing is near
      */
     public int click(int lane, double x, int width) {
         List<TimelineModel.LaneKey> lanes = lanes();
         if (lane < 0 || lane >= lanes.size()) {
             return -1;
+        }
+        SliceTimeline st = slices.get();
+        if (st != null) {
+            SliceTimeline.Slice sl = st.sliceAt(lanes.get(lane), timeAt(x, width));
+            if (sl == null) {
+                return -1;
+            }
+            hover.set(String.format("frame %,d: %s (%d) on CPU %d from %s s", sl.frame(), sl.pid() == 0 ? "idle" : sl.comm(),
+                    sl.pid(), sl.cpu(), traceTime(sl.start())));
+            goToFrame.accept(sl.frame());
+            return (int) sl.frame();
         }
         int i = model.hit(lanes.get(lane), visibleStart.get(), visibleEnd.get(), width, x, 3);
         if (i < 0) {
@@ -227,7 +495,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         List<EventRow> rows = tableRows.get();
         for (int k = rows.size() - 1; k >= 0; k--) {
             EventRow r = rows.get(k);
-            if (r.ts() == t && r.cpu() == c && r.event().equals(ev)) {
+            if (clock(r) == t && r.cpu() == c && r.event().equals(ev)) {
                 return r;
             }
         }
@@ -236,15 +504,16 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
 
     /** Selects a table row's event here, and brings it into view when it is outside. */
     public void selectRow(EventRow r) {
-        int i = model.firstAtOrAfter(r.ts());
-        for (; i < model.size() && model.ts(i) == r.ts(); i++) {
+        long rt = clock(r);
+        int i = model.firstAtOrAfter(rt);
+        for (; i < model.size() && model.ts(i) == rt; i++) {
             if (model.cpu(i) == r.cpu() && model.event(i).equals(r.event())) {
                 selected.set(i);
                 long s = visibleStart.get();
                 long e = visibleEnd.get();
-                if (r.ts() < s || r.ts() > e) {
+                if (rt < s || rt > e) {
                     long half = (e - s) / 2;
-                    set(r.ts() - half, r.ts() + half);
+                    set(rt - half, rt + half);
                 }
                 return;
             }

@@ -23,12 +23,9 @@ import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.timeline.TimelineModel;
 import org.tracewire.app.timeline.TimelineViewModel;
-import org.tracewire.record.EventRecord;
-import org.tracewire.testing.FixturePcapng;
-import org.tracewire.testing.FixtureRecords;
 
 /**
- * Headless: the timeline of an opened capture in the real window. The mouse wheel zooms around the
+ * Headless: the timeline of an opened capture fed by its rows (a trace.dat: no store) in the real window. The mouse wheel zooms around the
  * pointer, dragging zooms to the dragged range, a click on a lane selects the event under the
  * pointer in the event table, and a row selected in the table is marked in the timeline.
  */
@@ -49,14 +46,16 @@ class TimelineGuiTest {
 
     @Test
     void zoomAndClickThrough(FxRobot robot) throws Exception {
-        List<EventRecord> recs = FixtureRecords.load().subList(0, 5000);
-        Path file = FixturePcapng.write(dir.resolve("timeline.pcapng"), recs);
+        // a trace.dat: no capture store, so the timeline is the rows' (the path of a live capture)
+        Path file = org.tracewire.app.capture.TestRows.schedDat(dir);
+        int events = org.tracewire.app.capture.TestRows.schedReport().size();
         GuiTestSupport.fx(() -> GuiTestSupport.vm.openFile(file));
         TimelineViewModel tl = GuiTestSupport.vm.timeline();
         WaitForAsyncUtils.waitFor(60, java.util.concurrent.TimeUnit.SECONDS, () -> {
             WaitForAsyncUtils.waitForFxEvents();
-            return tl.model().size() == recs.size() && !GuiTestSupport.vm.capture().busyProperty().get();
+            return tl.model().size() == events && !GuiTestSupport.vm.capture().busyProperty().get();
         });
+        assertEquals(null, tl.slicesProperty().get(), "no store for a trace.dat");
         robot.clickOn("Timeline");
         robot.clickOn("#timeline-fit");
         Canvas canvas = robot.lookup(n -> n instanceof Canvas).queryAs(Canvas.class);
