@@ -13,6 +13,7 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * The timeline's state: the visible range (zoom, pan, fit; following the newest while not zoomed),
@@ -74,10 +75,10 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
                 loadStore(t.store().connection());
             }
         });
-        capture.getEvents().addListener((javafx.collections.ListChangeListener<org.tracewire.app.capture.CaptureEventSpec>) c -> {
+        capture.getEvents().addListener((javafx.collections.ListChangeListener<EventSelection>) c -> {
             filteredSwitch = "";
-            for (org.tracewire.app.capture.CaptureEventSpec e : capture.getEvents()) {
-                if (e.event().equals("sched:sched_switch") && e.filter() != null && !e.filter().isBlank()) {
+            for (EventSelection e : capture.getEvents()) {
+                if (e.fullName().equals("sched:sched_switch") && e.filter() != null && !e.filter().isBlank()) {
                     filteredSwitch = e.filter().strip();
                 }
             }
