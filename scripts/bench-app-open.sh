@@ -33,6 +33,8 @@ dat=$work/open.dat
 events=$("$here/tracewire" sql --csv --cache-dir "$work/count" "$file" "SELECT count(*) FROM events" | tail -1)
 echo "file: $file, $events events, $(du -m "$file" | cut -f1) MB; trace.dat $(du -m "$dat" | cut -f1) MB"
 
+# helpers for the shells under xvfb-run (its /bin/sh drops exported functions): sourced there
+cat >"$work/lib.sh" <<'LIB'
 # ticks (utime + stime) of a process
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo -1; }
 # waits until the process used no CPU for a whole second; prints the ms since $2 (epoch ms)
@@ -48,18 +50,20 @@ settle() {
   echo $(( $(date +%s%3N) - start - 1000 ))
 }
 hwm() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
+LIB
 
 run_tracewire() {
   local cfg=$work/tw-$1 log=$work/tw-$1.log
   mkdir -p "$cfg/config/tracewire"
   echo '{"x":0,"y":0,"width":1600,"height":900,"maximized":false}' >"$cfg/config/tracewire/window.json"
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
+    source '$work/lib.sh'
     start=\$(date +%s%3N)
     XDG_CACHE_HOME=$cfg XDG_CONFIG_HOME=$cfg/config TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
       '$here/tracewire' --open '$file' 2>'$log' &
     launcher=\$!
     for i in \$(seq 600); do grep -q 'first page of the store' '$log' && break; sleep 0.5; done
-    pid=\$(pgrep -f 'java.*AppLauncher.*--open $file' | head -1)
+    pid=\$(pgrep -n -f 'java.*AppLauncher.*--open $file')
     s=\$(settle \$pid \$start)
     echo \"settled \$s ms\" >>'$log'
     echo \"rss \$(hwm \$pid) MiB\" >>'$log'
@@ -75,6 +79,7 @@ run_tracewire() {
 run_kernelshark() {
   local log=$work/ks-$1.log
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
+    source '$work/lib.sh'
     start=\$(date +%s%3N)
     HOME=$work/ks-home-$1 kernelshark '$dat' >/dev/null 2>&1 &
     pid=\$!
@@ -87,7 +92,6 @@ run_kernelshark() {
   "
   echo "kernelshark round $1: $(tr '\n' ',' <"$log" | sed 's/,$//')"
 }
-export -f ticks settle hwm
 
 for r in $(seq "$rounds"); do
   run_tracewire "$r"
