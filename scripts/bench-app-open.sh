@@ -16,6 +16,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 file=${1:-}
 rounds=${2:-2}
 work=$(mktemp -d)
+chmod 755 "$work"
 trap 'pkill -P $$ 2>/dev/null || true; rm -rf "$work"' EXIT
 "$here/tracewire" --version >/dev/null   # built before anything is timed
 
@@ -30,6 +31,7 @@ if [ -z "$file" ]; then
 fi
 dat=$work/open.dat
 "$here/tracewire" export "$file" -w "$dat" >/dev/null
+chmod 644 "$dat"
 events=$("$here/tracewire" sql --csv --cache-dir "$work/count" "$file" "SELECT count(*) FROM events" | tail -1)
 echo "file: $file, $events events, $(du -m "$file" | cut -f1) MB; trace.dat $(du -m "$dat" | cut -f1) MB"
 
@@ -77,18 +79,24 @@ run_tracewire() {
 }
 
 run_kernelshark() {
-  local log=$work/ks-$1.log
+  # as user nobody: as root KernelShark opens a warning dialog first
+  local log=$work/ks-$1.log home=$work/ks-home-$1
+  mkdir -p "$home" && chmod 777 "$home"
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
     source '$work/lib.sh'
+    cp \"\$XAUTHORITY\" '$home/xauth' && chmod 644 '$home/xauth'
     start=\$(date +%s%3N)
-    HOME=$work/ks-home-$1 kernelshark '$dat' >/dev/null 2>&1 &
-    pid=\$!
-    for i in \$(seq 1200); do xdotool search --onlyvisible --pid \$pid >/dev/null 2>&1 && break; sleep 0.1; done
+    runuser -u nobody -- env HOME='$home' XAUTHORITY='$home/xauth' kernelshark '$dat' >/dev/null 2>&1 &
+    runner=\$!
+    for i in \$(seq 1200); do
+      pid=\$(pgrep -n -x kernelshark) && xdotool search --onlyvisible --pid \$pid >/dev/null 2>&1 && break
+      sleep 0.1
+    done
     echo \"window \$(( \$(date +%s%3N) - start )) ms\" >'$log'
     s=\$(settle \$pid \$start)
     echo \"settled \$s ms\" >>'$log'
     echo \"rss \$(hwm \$pid) MiB\" >>'$log'
-    kill \$pid; wait \$pid 2>/dev/null || true
+    kill \$pid; wait \$runner 2>/dev/null || true
   "
   echo "kernelshark round $1: $(tr '\n' ',' <"$log" | sed 's/,$//')"
 }

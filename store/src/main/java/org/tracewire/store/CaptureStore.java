@@ -52,6 +52,8 @@ import org.tracewire.tracedat.TraceDatException;
 public final class CaptureStore implements AutoCloseable {
     /** DuckDB's memory limit while building a store, MiB. */
     static final int BUILD_MEMORY_MIB = 192;
+    /** DuckDB's memory for queries over the stores (the views, {@code sql}, the app), MiB. */
+    static final int QUERY_MEMORY_MIB = 512;
 
     private final DuckDBConnection db;
     private final List<Source> sources;
@@ -144,7 +146,15 @@ public final class CaptureStore implements AutoCloseable {
         cache.evict(stores);
         DuckDBConnection db = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
         try {
+            Path tmp = cache.dir().resolve("query-tmp-" + ProcessHandle.current().pid());
+            try (Statement st = db.createStatement()) {
+                // the queries' buffer pool (its connections and their duplicates share it); beyond
+                // it DuckDB spills to temporary files beside the stores, not into the process's RSS
+                st.execute("SET memory_limit = '" + QUERY_MEMORY_MIB + "MB'");
+                st.execute("SET temp_directory = " + Sql.literal(tmp.toString()));
+            }
             CaptureStore cs = new CaptureStore(db, sources);
+            cs.queryTmp = tmp;
             cs.attach();
             if (progress != null) {
                 for (Source s : cs.sources) {
@@ -592,5 +602,15 @@ public final class CaptureStore implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         db.close();
+        if (queryTmp != null) {
+            try {
+                Files.deleteIfExists(queryTmp); // DuckDB removed its files; the folder, when empty
+            } catch (IOException e) {
+                // not empty or gone: the cache's eviction does not look into folders
+            }
+        }
     }
+
+    /** The queries' temporary folder ({@code temp_directory}), null when none was set. */
+    private Path queryTmp;
 }
