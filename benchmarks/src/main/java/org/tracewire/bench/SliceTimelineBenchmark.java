@@ -1,7 +1,11 @@
 package org.tracewire.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -64,8 +68,8 @@ public class SliceTimelineBenchmark {
         if (timeline.size() < 3_000_000) {
             System.err.printf("note: %,d slices (fewer than 3 M)%n", timeline.size());
         }
-        java.util.Map<Integer, Integer> runs = new java.util.HashMap<>();
-        java.util.List<TimelineModel.LaneKey> l = new java.util.ArrayList<>();
+        Map<Integer, Integer> runs = new HashMap<>();
+        List<TimelineModel.LaneKey> l = new ArrayList<>();
         for (int c = 0; c < timeline.cpuCount(); c++) {
             l.add(TimelineModel.LaneKey.cpu(c));
             for (int i = 0; i < timeline.size(c); i++) {
@@ -89,11 +93,11 @@ public class SliceTimelineBenchmark {
         int cpus = 4;
         int perCpu = 800_000;
         int[] counts = new int[cpus];
-        java.util.Arrays.fill(counts, perCpu);
+        Arrays.fill(counts, perCpu);
         Random r = new Random(42);
         long start = 5_000_000_000_000L;
         long[] t = new long[cpus];
-        java.util.Arrays.fill(t, start);
+        Arrays.fill(t, start);
         long end = start;
         for (int c = 0; c < cpus; c++) {
             for (int i = 0; i < perCpu; i++) {
@@ -103,7 +107,7 @@ public class SliceTimelineBenchmark {
         }
         SliceTimeline.Builder b = new SliceTimeline.Builder(counts, start, end);
         r = new Random(43);
-        java.util.Arrays.fill(t, start);
+        Arrays.fill(t, start);
         long frame = 1;
         for (int c = 0; c < cpus; c++) {
             for (int i = 0; i < perCpu; i++) {

@@ -302,7 +302,7 @@ public final class HistogramView extends BorderPane {
         javafx.scene.control.Tab barsTab = new javafx.scene.control.Tab("Bars", chartPane);
         javafx.scene.control.Tab flameTab = new javafx.scene.control.Tab("Flame graph", flamePane);
         flameTab.setId("hist-flame-tab");
-        flameTab.setTooltip(new Tooltip("The kernel stacks of the event's rows that the filter passes (captured with --stack), root at the bottom"));
+        flameTab.setTooltip(new Tooltip("The stacks of the event's rows that the filter passes (captured with --stack): user frames, then kernel frames, root at the bottom"));
         right.getTabs().addAll(barsTab, flameTab);
         SplitPane split = new SplitPane(table, right);
         split.setOrientation(Orientation.HORIZONTAL);

@@ -233,7 +233,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             StoreHistogram.Folded fl = a.folded();
             flame.set(fl == null ? null : FlameGraph.of(fl.folded()));
             flameStatus.set(fl == null ? "this capture recorded no stacks (capture with -e EVENT --stack)"
-                    : String.format("kernel stacks of %,d %s events%s: %,d with a stack, %,d without; %,d distinct stacks",
+                    : String.format("stacks of %,d %s events%s: %,d with a stack, %,d without; %,d distinct stacks",
                     fl.matched(), ev, s.filter() == null ? "" : " that the filter passes", fl.matched() - fl.noStack(), fl.noStack(),
                     fl.folded().size()));
         }, why -> {
@@ -757,7 +757,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         return db.overStoreProperty();
     }
 
-    /** Over a store with stacks: the flame graph of the event's kernel stacks that the filter passes; else null. */
+    /** Over a store with stacks: the flame graph of the event's stacks (user, then kernel frames) that the filter passes; else null. */
     public ObjectProperty<FlameGraph.Node> flameProperty() {
         return flame;
     }

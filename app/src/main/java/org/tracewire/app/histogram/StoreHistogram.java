@@ -65,8 +65,9 @@ public final class StoreHistogram {
     }
 
     /**
-     * Folded stacks of a selection: each distinct kernel stack, root first joined by {@code ;}
-     * (Brendan Gregg's folded format), with the events that have it.
+     * Folded stacks of a selection: each distinct stack, root first joined by {@code ;} (Brendan
+     * Gregg's folded format): the user stack's frames (a capture with {@code --stack=user|both}),
+     * then the kernel stack's, with the events that have it.
      *
      * @param folded   stack → events
      * @param matched  events of the selection
@@ -242,7 +243,7 @@ public final class StoreHistogram {
     }
 
     /**
-     * The folded kernel stacks of the events of a type that a filter selects.
+     * The folded stacks (user, then kernel) of the events of a type that a filter selects.
      *
      * @param event  {@code system:event}
      * @param filter the kernel filter, or null for every event of the type
@@ -290,9 +291,11 @@ public final class StoreHistogram {
         if (stack) {
             // a stack line's name as report prints it: the symbol, 0x%08x when unknown, 0 for 0
             String name = "CASE WHEN address = 0 THEN '0' ELSE coalesce(func, printf('0x%08x', address)) END";
-            from += " LEFT JOIN (SELECT host, event_frame, string_agg(" + name + ", " + literal(ARROW) + " ORDER BY depth) AS path,"
-                    + " string_agg(" + name + ", ';' ORDER BY depth DESC) AS folded FROM (SELECT * FROM stack WHERE kind = 'kernel'"
-                    + " QUALIFY stack_frame = min(stack_frame) OVER (PARTITION BY host, event_frame))"
+            // path: the kernel stack (the hist trigger's key); folded: user frames, then kernel frames, root first
+            from += " LEFT JOIN (SELECT host, event_frame, string_agg(" + name + ", " + literal(ARROW)
+                    + " ORDER BY depth) FILTER (WHERE kind = 'kernel') AS path,"
+                    + " string_agg(" + name + ", ';' ORDER BY kind = 'kernel', depth DESC) AS folded FROM (SELECT * FROM stack"
+                    + " QUALIFY stack_frame = min(stack_frame) OVER (PARTITION BY host, event_frame, kind))"
                     + " GROUP BY host, event_frame) st ON st.host = x.host AND st.event_frame = x.frame";
         }
         return from;

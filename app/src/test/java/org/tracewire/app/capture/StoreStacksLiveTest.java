@@ -104,6 +104,26 @@ class StoreStacksLiveTest {
                 assertEquals(kernel.size(), tree.get(1).children().size());
                 assertEquals("Kernel text", tree.get(tree.size() - 1).name());
             }
+            // the flame graph's folded stacks: each event's user frames, then its kernel frames, root first
+            Map<String, Long> expected = new java.util.TreeMap<>();
+            for (long frame : frames) {
+                List<List<EventDetailTree.StackFrame>> got = new ArrayList<>();
+                table.stacksOf(frame, got::add);
+                List<String> rootFirst = new ArrayList<>();
+                for (String kind : List.of("user", "kernel")) {
+                    got.get(0).stream().filter(f -> f.kind().equals(kind))
+                            .sorted(java.util.Comparator.comparingInt(EventDetailTree.StackFrame::depth).reversed())
+                            .forEach(f -> rootFirst.add(f.address() == 0 ? "0"
+                                    : f.func() != null ? f.func() : String.format("0x%08x", f.address())));
+                }
+                expected.merge(String.join(";", rootFirst), 1L, Long::sum);
+            }
+            try (java.sql.Connection c = table.newConnection()) {
+                org.tracewire.app.histogram.StoreHistogram.Folded folded =
+                        org.tracewire.app.histogram.StoreHistogram.open(c, file).folded("syscalls:sys_enter_openat", null);
+                assertEquals(expected, new java.util.TreeMap<>(folded.folded()), "the flame graph's stacks, user then kernel");
+                assertEquals(0, folded.noStack());
+            }
             System.out.printf("[live] details stacks: %d openat events, %d with a user stack%n", frames.size(), withUser);
             assertTrue(withUser > frames.size() / 2, "--stack=both: most openat events carry a user stack: " + withUser);
         }
