@@ -181,6 +181,9 @@ public final class TimelineView extends BorderPane {
             }
         });
         canvas.setOnMouseReleased(e -> {
+            if (!Double.isNaN(dragFrom) && Math.abs(e.getX() - dragFrom) > 4) {
+                dragTo = Math.max(LABEL_W, e.getX()); // where the button came up, not the last drag event
+            }
             if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 4) {
                 vm.zoomTo(frac(dragFrom), frac(dragTo));
             } else if (!Double.isNaN(dragFrom)) {

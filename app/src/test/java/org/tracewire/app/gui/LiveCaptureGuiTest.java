@@ -126,8 +126,11 @@ class LiveCaptureGuiTest {
         robot.clickOn("#capture-start");
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.runningProperty().get() || vm.statusProperty().get().startsWith("cannot"));
         assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
-        new ProcessBuilder("sh", "-c", "for i in $(seq 50); do cat /proc/version >/dev/null; done").start().waitFor();
-        Thread.sleep(500);
+        // cats until the capture has counted events (tracing may begin a moment after "running")
+        for (int i = 0; i < 60 && vm.eventCountProperty().get() < 100; i++) {
+            new ProcessBuilder("sh", "-c", "for i in $(seq 50); do cat /proc/version >/dev/null; done").start().waitFor();
+            Thread.sleep(500);
+        }
         robot.clickOn("#capture-stop");
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !vm.runningProperty().get() && !vm.busyProperty().get());
         // every recorded openat is followed, on its CPU, by its kernel stack record

@@ -58,7 +58,10 @@ class TimelineGuiTest {
         assertEquals(null, tl.slicesProperty().get(), "no store for a trace.dat");
         robot.clickOn("Timeline");
         robot.clickOn("#timeline-fit");
-        Canvas canvas = robot.lookup(n -> n instanceof Canvas).queryAs(Canvas.class);
+        // the timeline's canvas (the latency chart and the flame graph draw on canvases too)
+        Canvas canvas = robot.lookup(n -> n instanceof Canvas && n.getParent() != null
+                && n.getParent().getParent() != null && "timeline-view".equals(n.getParent().getParent().getId()))
+                .queryAs(Canvas.class);
         GuiTestSupport.waitUntil(() -> canvas.getWidth() > LABEL_W + 100);
         long s0 = tl.visibleStartProperty().get();
         long e0 = tl.visibleEndProperty().get();
@@ -80,11 +83,15 @@ class TimelineGuiTest {
         }
         assertTrue(w1 < e0 - s0, "zoomed in: " + w1 + " ns visible of " + (e0 - s0));
 
-        // drag: zooms to the dragged range (a quarter of the plot)
+        // drag: zooms to the dragged range (a quarter of the plot); the plot's bounds read again,
+        // as the window's layout may have grown the canvas since
         robot.clickOn("#timeline-fit");
+        WaitForAsyncUtils.waitForFxEvents();
         long before = tl.visibleEndProperty().get() - tl.visibleStartProperty().get();
-        double x0 = b.getMinX() + LABEL_W + plotW * 0.25;
-        double x1 = b.getMinX() + LABEL_W + plotW * 0.50;
+        Bounds bd = canvas.localToScreen(canvas.getBoundsInLocal());
+        double plotWd = canvas.getWidth() - LABEL_W;
+        double x0 = bd.getMinX() + LABEL_W + plotWd * 0.25;
+        double x1 = bd.getMinX() + LABEL_W + plotWd * 0.50;
         robot.drag(new Point2D(x0, mid.getY()), MouseButton.PRIMARY).dropTo(new Point2D(x1, mid.getY()));
         WaitForAsyncUtils.waitForFxEvents();
         long after = tl.visibleEndProperty().get() - tl.visibleStartProperty().get();
