@@ -110,7 +110,7 @@ class LiveCaptureGuiTest {
     void stackTracesChosenInTheEventListAreRecorded(FxRobot robot) throws Exception {
         Path pcapng = dir.resolve("stacks.pcapng");
         GuiTestSupport.fx(() -> {
-            vm.addEvent("syscalls:sys_enter_openat", "");
+            vm.addEvent("sched:sched_switch", "");
             vm.ifaceProperty().set("");
             vm.pcapngProperty().set(pcapng.toString());
         });
@@ -126,31 +126,31 @@ class LiveCaptureGuiTest {
         robot.clickOn("#capture-start");
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.runningProperty().get() || vm.statusProperty().get().startsWith("cannot"));
         assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
-        // cats until the capture has counted events (tracing may begin a moment after "running")
+        // the backend leaves out the app's process and its children: other tasks' switches are
+        // recorded, so the capture runs until it has counted some
         for (int i = 0; i < 60 && vm.eventCountProperty().get() < 100; i++) {
-            new ProcessBuilder("sh", "-c", "for i in $(seq 50); do cat /proc/version >/dev/null; done").start().waitFor();
             Thread.sleep(500);
         }
         robot.clickOn("#capture-stop");
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !vm.runningProperty().get() && !vm.busyProperty().get());
-        // every recorded openat is followed, on its CPU, by its kernel stack record
+        // every recorded switch is followed, on its CPU, by its kernel stack record
         Map<Integer, String> lastOnCpu = new HashMap<>();
-        int openat = 0;
+        int switches = 0;
         int stacked = 0;
         try (PcapngInput in = PcapngInput.open(pcapng)) {
             for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
                 RecordInput.Event e = it.next();
                 String name = e.record().format().fullName();
-                if (name.equals("syscalls:sys_enter_openat")) {
-                    openat++;
+                if (name.equals("sched:sched_switch")) {
+                    switches++;
                 } else if (name.equals(EventSelection.KERNEL_STACK)
-                        && "syscalls:sys_enter_openat".equals(lastOnCpu.get(e.record().cpu()))) {
+                        && "sched:sched_switch".equals(lastOnCpu.get(e.record().cpu()))) {
                     stacked++;
                 }
                 lastOnCpu.put(e.record().cpu(), name);
             }
         }
-        assertTrue(openat >= 50, "50 cats open files: " + openat);
-        assertEquals(openat, stacked, "each openat has its kernel stack");
+        assertTrue(switches >= 10, "switches recorded: " + switches);
+        assertEquals(switches, stacked, "each switch has its kernel stack");
     }
 }
