@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
-import org.duckdb.DuckDBConnection;
 import org.tracewire.app.capture.StoreTable;
 
 /**
@@ -44,7 +43,7 @@ public final class StoreConnection {
             close();
             if (t != null && table == t) {
                 try {
-                    conn = ((DuckDBConnection) t.store().connection()).duplicate();
+                    conn = t.newConnection();
                 } catch (SQLException e) {
                     conn = null;
                 }
