@@ -321,6 +321,11 @@ public final class FormatParser {
         } else {
             kind = FieldKind.OPAQUE;
         }
+        if (common && kind != FieldKind.INTEGER) {
+            // every reader takes the common fields (type, flags, preempt count, pid) as integers
+            throw new FormatException(source, lineNo, col, "common field " + name
+                    + " must be an integer of 1, 2, 4 or 8 bytes, got " + abbreviate(type) + " of size " + size);
+        }
         return new Field(type, name, offset, size, signed, arrayLength, kind, false, common);
     }
 

@@ -94,6 +94,13 @@ class FormatParserTest {
         FormatException dyn = assertThrows(FormatException.class,
                 () -> FormatParser.parse("t", ALL_KINDS.replace("offset:48;\tsize:4;", "offset:48;\tsize:8;"), "g"));
         assertEquals(13, dyn.line());
+
+        // found by TraceDatMutationTest: a common field must stay an integer (readers take it as one)
+        FormatException common = assertThrows(FormatException.class, () -> FormatParser.parse("t",
+                ALL_KINDS.replace("common_preempt_count;\toffset:3;\tsize:1;", "common_preempt_count;\toffset:3;\tsize:5;"), "g"));
+        assertEquals(6, common.line());
+        assertTrue(common.getMessage().contains("common field common_preempt_count must be an integer"),
+                common.getMessage());
     }
 
     @Test

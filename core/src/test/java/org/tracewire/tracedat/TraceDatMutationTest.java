@@ -1,8 +1,10 @@
 package org.tracewire.tracedat;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,6 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.tracetext.KernelTextRenderer;
@@ -20,10 +25,11 @@ import org.tracewire.tracetext.KernelTextRenderer;
  * values, bytes deleted or inserted, the file cut short). Opening and reading every record (and
  * rendering it) either works or throws a {@link TraceDatException} whose message names the file
  * offset; no other exception, no file over 2 s of CPU time (measured per thread: the machine is shared and noisy), all within the time limit and the test JVM's heap.
- * Seeds are fixed and printed, so a failure is reproducible.
+ * Seeds are fixed (mutation i uses seed + i) and printed, so a failure is reproducible.
  */
 class TraceDatMutationTest {
     private static final long SEED = 0x74726163652e6461L;
+    private static final int MUTATIONS = 12_000;
 
     @TempDir
     Path dir;
@@ -80,35 +86,39 @@ class TraceDatMutationTest {
         TraceDatFixtureTest.writeV6(orig, v6path);
         byte[] v6 = Files.readAllBytes(v6path);
         System.out.printf("trace.dat mutation test: seed %x, v7 %d bytes, v6 %d bytes%n", SEED, v7.length, v6.length);
-        int[] stats = new int[3];
+        AtomicInteger read = new AtomicInteger();
+        AtomicInteger rejected = new AtomicInteger();
+        AtomicLong slowest = new AtomicLong();
         assertTimeoutPreemptively(Duration.ofMinutes(15), () -> {
-            SplittableRandom rnd = new SplittableRandom(SEED);
-            Path p = dir.resolve("m.dat");
-            long slowest = 0;
-            for (int i = 0; i < 12_000; i++) {
+            // Two threads (the test's CPU limit is per thread); mutation i has its own seed.
+            IntStream.range(0, MUTATIONS).parallel().forEach(i -> {
+                SplittableRandom rnd = new SplittableRandom(SEED + i);
                 byte[] m = mutate(i % 2 == 0 ? v7 : v6, rnd);
-                Files.write(p, m);
+                Path p = dir.resolve("m" + Thread.currentThread().getId() + ".dat");
                 long t0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-                try (TraceDatFile f = TraceDatFile.open(p); TraceDatRecords rs = f.records()) {
-                    KernelTextRenderer r = TraceDatContext.renderer(f, f.printContext());
-                    while (rs.hasNext()) {
-                        r.line(rs.next().record());
+                try {
+                    Files.write(p, m);
+                    try (TraceDatFile f = TraceDatFile.open(p); TraceDatRecords rs = f.records()) {
+                        KernelTextRenderer r = TraceDatContext.renderer(f, f.printContext());
+                        while (rs.hasNext()) {
+                            r.line(rs.next().record());
+                        }
+                        read.incrementAndGet();
                     }
-                    stats[0]++;
                 } catch (TraceDatException e) {
                     assertTrue(e.getMessage().matches("(?s)trace\\.dat offset -?\\d+: .+"), e.getMessage());
-                    stats[1]++;
-                } catch (RuntimeException e) {
-                    throw new AssertionError("mutation " + i + " (seed " + Long.toHexString(SEED) + "): " + e, e);
+                    rejected.incrementAndGet();
+                } catch (IOException | RuntimeException e) {
+                    throw new AssertionError("mutation " + i + " (seed " + Long.toHexString(SEED) + " + " + i + "): " + e, e);
                 }
                 long dt = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - t0;
-                slowest = Math.max(slowest, dt);
+                slowest.accumulateAndGet(dt, Math::max);
                 assertTrue(dt < 2_000_000_000L, "mutation " + i + " took " + dt / 1_000_000 + " ms of CPU");
-                stats[2]++;
-            }
-            System.out.printf("trace.dat mutation test: %d files, %d read, %d rejected with an offset, slowest %d ms of CPU%n",
-                    stats[2], stats[0], stats[1], slowest / 1_000_000);
+            });
         });
-        assertTrue(stats[1] > 1000, "too few mutations were rejected: " + stats[1]);
+        System.out.printf("trace.dat mutation test: %d files, %d read, %d rejected with an offset, slowest %d ms of CPU%n",
+                MUTATIONS, read.get(), rejected.get(), slowest.get() / 1_000_000);
+        assertEquals(MUTATIONS, read.get() + rejected.get(), "every file read or rejected");
+        assertTrue(rejected.get() > 1000, "too few mutations were rejected: " + rejected.get());
     }
 }
