@@ -267,65 +267,7 @@ public final class StoreBuilder {
             if (pid >= 0) {
                 state.pids.set(pid);
             }
-            long trace = r.timestampNs();
-            TableBatch a = events;
-            reserve(a);
-            a.put(0, frame);
-            a.put(1, e.timeNs());
-            a.put(2, trace);
-            a.put(3, r.cpu());
-            a.put(4, pid);
-            a.put(5, w.table.kind);
-            a.put(6, r.format().id());
-            a.put(7, w.flags == null ? 0 : safeInt(r, w.flags));
-            a.put(8, w.preempt == null ? 0 : safeInt(r, w.preempt));
-            if (offset >= 0) {
-                a.put(9, offset);
-            } else {
-                a.putNull(9);
-            }
-            a.put(10, capture);
-            a.put(11, e.truncated() ? 1 : 0);
-            if (a.endRow()) {
-                function.insert(a);
-            }
-
-            TableBatch t = w.table.batch;
-            reserve(t);
-            t.put(0, frame);
-            t.put(1, e.timeNs());
-            t.put(2, r.cpu());
-            t.put(3, pid);
-            t.put(4, capture);
-            TypedColumn[] cols = w.columns;
-            for (int i = 0; i < cols.length; i++) {
-                if (cols[i] == null) {
-                    t.putNull(KEYS.size() + i);
-                } else {
-                    cols[i].put(t, KEYS.size() + i, r);
-                }
-            }
-            if (t.endRow()) {
-                function.insert(t);
-            }
-
-            if (e.lostBefore() != 0) {
-                reserve(lost);
-                lost.put(0, frame);
-                lost.put(1, e.timeNs());
-                lost.put(2, trace);
-                lost.put(3, r.cpu());
-                if (e.lostBefore() > 0) {
-                    lost.put(4, e.lostBefore());
-                    lostTotal += e.lostBefore();
-                } else {
-                    lost.putNull(4);
-                }
-                lost.put(5, capture);
-                if (lost.endRow()) {
-                    function.insert(lost);
-                }
-            }
+            lostTotal += store(e, r, w, frame, offset, capture, pid);
             count++;
             if (counted != null && (count & (PROGRESS_EVERY - 1)) == 0) {
                 counted.accept(count);
@@ -402,6 +344,74 @@ public final class StoreBuilder {
         db.commit();
         db.setAutoCommit(true);
         return new Result(count, lostTotal, stoppedAt, summary);
+    }
+
+    /**
+     * Puts an event's rows into the batches (events, its typed table, lost), writing those that are full.
+     *
+     * @return the events the kernel lost before it, as far as known (0 when none or unknown)
+     */
+    private long store(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
+            throws SQLException {
+        long trace = r.timestampNs();
+        TableBatch a = events;
+        reserve(a);
+        a.put(0, frame);
+        a.put(1, e.timeNs());
+        a.put(2, trace);
+        a.put(3, r.cpu());
+        a.put(4, pid);
+        a.put(5, w.table.kind);
+        a.put(6, r.format().id());
+        a.put(7, w.flags == null ? 0 : safeInt(r, w.flags));
+        a.put(8, w.preempt == null ? 0 : safeInt(r, w.preempt));
+        if (offset >= 0) {
+            a.put(9, offset);
+        } else {
+            a.putNull(9);
+        }
+        a.put(10, capture);
+        a.put(11, e.truncated() ? 1 : 0);
+        if (a.endRow()) {
+            function.insert(a);
+        }
+
+        TableBatch t = w.table.batch;
+        reserve(t);
+        t.put(0, frame);
+        t.put(1, e.timeNs());
+        t.put(2, r.cpu());
+        t.put(3, pid);
+        t.put(4, capture);
+        TypedColumn[] cols = w.columns;
+        for (int i = 0; i < cols.length; i++) {
+            if (cols[i] == null) {
+                t.putNull(KEYS.size() + i);
+            } else {
+                cols[i].put(t, KEYS.size() + i, r);
+            }
+        }
+        if (t.endRow()) {
+            function.insert(t);
+        }
+
+        if (e.lostBefore() != 0) {
+            reserve(lost);
+            lost.put(0, frame);
+            lost.put(1, e.timeNs());
+            lost.put(2, trace);
+            lost.put(3, r.cpu());
+            if (e.lostBefore() > 0) {
+                lost.put(4, e.lostBefore());
+            } else {
+                lost.putNull(4);
+            }
+            lost.put(5, capture);
+            if (lost.endRow()) {
+                function.insert(lost);
+            }
+        }
+        return Math.max(0, e.lostBefore());
     }
 
     private static long safeInt(EventRecord r, Field f) {

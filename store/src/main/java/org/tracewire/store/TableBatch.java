@@ -294,39 +294,59 @@ final class TableBatch {
             }
             long[] a = longs[i];
             ByteBuffer d = data(v, kind.width, k);
-            if (d != null) {
+            if (d == null) {
+                set(v, kind, a, from, k);
+            } else if (kind == Kind.BOOLEAN) {
+                booleans(d, a, from, k);
+            } else {
                 switch (kind.width) {
-                    case 1 -> {
-                        for (int r = 0; r < k; r++) {
-                            d.put(r, kind == Kind.BOOLEAN ? (byte) (a[from + r] != 0 ? 1 : 0) : (byte) a[from + r]);
-                        }
-                    }
-                    case 2 -> {
-                        for (int r = 0; r < k; r++) {
-                            d.putShort(r << 1, (short) a[from + r]);
-                        }
-                    }
-                    case 4 -> {
-                        for (int r = 0; r < k; r++) {
-                            d.putInt(r << 2, (int) a[from + r]);
-                        }
-                    }
+                    case 1 -> bytes(d, a, from, k);
+                    case 2 -> shorts(d, a, from, k);
+                    case 4 -> ints(d, a, from, k);
                     default -> d.asLongBuffer().put(a, from, k);
                 }
-            } else {
-                set(v, kind, a, from, k);
             }
             if (anyNull[i]) {
-                long[] bits = nulls[i];
-                for (int r = 0; r < k; r++) {
-                    int row = from + r;
-                    if ((bits[row >>> 6] & (1L << row)) != 0) {
-                        v.setNull(r);
-                    }
-                }
+                nulls(v, nulls[i], from, k);
             }
         }
         return k;
+    }
+
+    // One small method per value width (rather than one loop each in write): each compiles on its own.
+
+    private static void bytes(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.put(r, (byte) a[from + r]);
+        }
+    }
+
+    private static void booleans(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.put(r, (byte) (a[from + r] != 0 ? 1 : 0));
+        }
+    }
+
+    private static void shorts(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.putShort(r << 1, (short) a[from + r]);
+        }
+    }
+
+    private static void ints(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.putInt(r << 2, (int) a[from + r]);
+        }
+    }
+
+    /** Marks the NULL rows of a column (a bit per row from {@code from}) in the vector. */
+    private static void nulls(DuckDBWritableVector v, long[] bits, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            int row = from + r;
+            if ((bits[row >>> 6] & (1L << row)) != 0) {
+                v.setNull(r);
+            }
+        }
     }
 
     /** Writes values through the vector's setters (a driver without the data buffer). */

@@ -4,6 +4,7 @@ import java.util.HexFormat;
 import java.util.Set;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordException;
 import org.tracewire.tracetext.StackText;
@@ -27,8 +28,9 @@ import org.tracewire.tracetext.StackText;
  *               column of every typed table ({@link #KEY_COLUMNS})
  * @param sqlType the column's SQL type
  * @param shape  how the value is read and handed to DuckDB
+ * @param texts  the texts read so far of a fixed {@code char[N]} field (null for other fields)
  */
-record TypedColumn(Field field, String name, String sqlType, Shape shape) {
+record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCache texts) {
     /** The columns every typed table starts with (and {@code host} in the query views). */
     static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "common_cpu", "common_pid", "capture", "host");
 
@@ -42,7 +44,7 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
      */
     static TypedColumn of(EventFormat format, Field f, int longSize) {
         if (f.name().equals("caller") && StackText.kind(format) != null) {
-            return new TypedColumn(f, f.name(), "UBIGINT[]", Shape.STACK);
+            return new TypedColumn(f, f.name(), "UBIGINT[]", Shape.STACK, null);
         }
         return of(f, longSize);
     }
@@ -54,25 +56,26 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
         return switch (f.kind()) {
             case INTEGER -> scalar(f, name, f.size(), s);
             case POINTER -> scalar(f, name, longSize, false);
-            case CHAR_ARRAY, DYNAMIC_STRING -> new TypedColumn(f, name, "VARCHAR", Shape.STRING);
+            case CHAR_ARRAY, DYNAMIC_STRING -> new TypedColumn(f, name, "VARCHAR", Shape.STRING,
+                    f.kind() == FieldKind.CHAR_ARRAY && !f.isFlexible() ? new TextCache() : null);
             case ARRAY, DYNAMIC_ARRAY -> switch (f.elementSize()) {
-                case 1 -> new TypedColumn(f, name, (s ? "TINYINT" : "UTINYINT") + "[]", Shape.LIST8);
-                case 2 -> new TypedColumn(f, name, (s ? "SMALLINT" : "USMALLINT") + "[]", Shape.LIST16);
-                case 4 -> new TypedColumn(f, name, (s ? "INTEGER" : "UINTEGER") + "[]", Shape.LIST32);
-                case 8 -> new TypedColumn(f, name, (s ? "BIGINT" : "UBIGINT") + "[]", Shape.LIST64);
-                default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+                case 1 -> new TypedColumn(f, name, (s ? "TINYINT" : "UTINYINT") + "[]", Shape.LIST8, null);
+                case 2 -> new TypedColumn(f, name, (s ? "SMALLINT" : "USMALLINT") + "[]", Shape.LIST16, null);
+                case 4 -> new TypedColumn(f, name, (s ? "INTEGER" : "UINTEGER") + "[]", Shape.LIST32, null);
+                case 8 -> new TypedColumn(f, name, (s ? "BIGINT" : "UBIGINT") + "[]", Shape.LIST64, null);
+                default -> new TypedColumn(f, name, "BLOB", Shape.BYTES, null);
             };
-            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES, null);
         };
     }
 
     private static TypedColumn scalar(Field f, String name, int size, boolean signed) {
         return switch (size) {
-            case 1 -> new TypedColumn(f, name, signed ? "TINYINT" : "UTINYINT", Shape.INT8);
-            case 2 -> new TypedColumn(f, name, signed ? "SMALLINT" : "USMALLINT", Shape.INT16);
-            case 4 -> new TypedColumn(f, name, signed ? "INTEGER" : "UINTEGER", Shape.INT32);
-            case 8 -> new TypedColumn(f, name, signed ? "BIGINT" : "UBIGINT", Shape.INT64);
-            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+            case 1 -> new TypedColumn(f, name, signed ? "TINYINT" : "UTINYINT", Shape.INT8, null);
+            case 2 -> new TypedColumn(f, name, signed ? "SMALLINT" : "USMALLINT", Shape.INT16, null);
+            case 4 -> new TypedColumn(f, name, signed ? "INTEGER" : "UINTEGER", Shape.INT32, null);
+            case 8 -> new TypedColumn(f, name, signed ? "BIGINT" : "UBIGINT", Shape.INT64, null);
+            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES, null);
         };
     }
 
@@ -85,7 +88,7 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
         try {
             switch (shape) {
                 case INT8, INT16, INT32, INT64 -> b.put(col, r.integer(field));
-                case STRING -> b.put(col, r.string(field));
+                case STRING -> b.put(col, texts != null ? texts.text(r, field) : r.string(field));
                 case BYTES -> b.put(col, HEX.formatHex(r.bytes(field)));
                 case LIST8, LIST16, LIST32, LIST64 -> {
                     int n = r.arrayLength(field);
