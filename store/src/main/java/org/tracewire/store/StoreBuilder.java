@@ -163,11 +163,20 @@ public final class StoreBuilder {
 
     /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */
     private void reserve(TableBatch b) throws SQLException {
-        long grown = b.reserve();
-        if (grown == 0) {
+        grown(b, b.reserve());
+    }
+
+    /** Writes a full batch into its table, then lets it grow. */
+    private void write(TableBatch b) throws SQLException {
+        function.insert(b);
+        grown(b, b.grow());
+    }
+
+    private void grown(TableBatch b, long bytes) throws SQLException {
+        if (bytes == 0) {
             return;
         }
-        batchBytes += grown;
+        batchBytes += bytes;
         if (batchBytes > BATCH_BYTES) {
             writeBatches(b);
         }
@@ -373,7 +382,7 @@ public final class StoreBuilder {
         a.put(10, capture);
         a.put(11, e.truncated() ? 1 : 0);
         if (a.endRow()) {
-            function.insert(a);
+            write(a);
         }
 
         TableBatch t = w.table.batch;
@@ -392,7 +401,7 @@ public final class StoreBuilder {
             }
         }
         if (t.endRow()) {
-            function.insert(t);
+            write(t);
         }
 
         if (e.lostBefore() != 0) {
@@ -408,7 +417,7 @@ public final class StoreBuilder {
             }
             lost.put(5, capture);
             if (lost.endRow()) {
-                function.insert(lost);
+                write(lost);
             }
         }
         return Math.max(0, e.lostBefore());

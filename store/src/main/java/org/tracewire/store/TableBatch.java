@@ -29,7 +29,11 @@ import org.duckdb.DuckDBWritableVector;
 final class TableBatch {
     /** Rows a batch holds at most: one {@code INSERT} per this many rows of a table. */
     static final int MAX_ROWS = 1 << 16;
-    /** Rows a batch starts with (a DuckDB vector's), doubled as it fills up to {@link #MAX_ROWS}. */
+    /**
+     * Rows a batch starts with (a DuckDB vector's); each time it is written it doubles, up to
+     * {@link #MAX_ROWS}. (A batch written while small also lets the JIT see the write path before it
+     * compiles the per-event code, which otherwise is compiled again at each table's first write.)
+     */
     static final int FIRST_ROWS = 2048;
 
     /** How a column's values are held and handed to DuckDB. */
@@ -183,10 +187,35 @@ final class TableBatch {
     /**
      * Ends the current row.
      *
-     * @return true when the batch is full ({@link #MAX_ROWS}): write it before the next row
+     * @return true when the batch is full: write it (then {@link #grow()}) before the next row
      */
     boolean endRow() {
-        return ++rows >= MAX_ROWS;
+        return ++rows >= capacity;
+    }
+
+    /**
+     * Doubles the room of a batch just written, up to {@link #MAX_ROWS} rows (new arrays: no row
+     * is held).
+     *
+     * @return the bytes the batch grew by (0 when it holds rows, has no arrays or is at its largest)
+     */
+    long grow() {
+        if (rows != 0 || capacity == 0 || capacity >= MAX_ROWS) {
+            return 0;
+        }
+        long before = bytes();
+        int grown = Math.min(MAX_ROWS, capacity * 2);
+        for (int i = 0; i < kinds.length; i++) {
+            if (kinds[i].text()) {
+                texts[i] = new String[grown];
+            } else {
+                longs[i] = new long[grown];
+            }
+            nulls[i] = new long[(grown + 63) >>> 6];
+            anyNull[i] = false;
+        }
+        capacity = grown;
+        return bytes() - before;
     }
 
     /** Forgets the rows (after they were written); the arrays are kept for the next ones. */

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Rows put into a {@link TableBatch} come back from DuckDB as they were put, for every kind of
- * column the store uses, across chunk (2,048 rows) and batch ({@link TableBatch#MAX_ROWS})
- * boundaries, NULLs included.
+ * column the store uses, across chunk (2,048 rows) and batch boundaries (batches growing up to
+ * {@link TableBatch#MAX_ROWS}), NULLs included.
  */
 class TableBatchTest {
     private static final List<String> TYPES = List.of("BIGINT", "TINYINT", "UTINYINT", "SMALLINT", "USMALLINT",
@@ -55,7 +55,15 @@ class TableBatchTest {
     @Test
     void everyKindOfColumnReadsBackAsPutOverSeveralBatchesAndChunks() throws Exception {
         assertTrue(TableBatch.directWrites(), "DuckDB JDBC's vectors no longer have the buffers TableBatch writes into");
-        int rows = TableBatch.MAX_ROWS + 5000;
+        // batches of 2,048, 4,096, … rows, then two of MAX_ROWS, then the rest
+        int rows = 0;
+        int expectedWrites = 0;
+        for (int cap = TableBatch.FIRST_ROWS; cap < TableBatch.MAX_ROWS; cap *= 2) {
+            rows += cap;
+            expectedWrites++;
+        }
+        rows += 2 * TableBatch.MAX_ROWS + 5000;
+        expectedWrites += 2;
         StringBuilder ddl = new StringBuilder("CREATE TABLE t(");
         for (int c = 0; c < TYPES.size(); c++) {
             ddl.append(c == 0 ? "" : ", ").append("v").append(c).append(' ').append(TYPES.get(c));
@@ -89,11 +97,12 @@ class TableBatchTest {
                 expected.add(row);
                 if (b.endRow()) {
                     f.insert(b);
+                    b.grow();
                     inserts++;
                 }
             }
             f.insert(b);
-            assertEquals(1, inserts, "one full batch, then the rest");
+            assertEquals(expectedWrites, inserts, "batches written full");
             assertEquals(0, b.rows());
             try (ResultSet rs = s.executeQuery("SELECT * FROM t ORDER BY v0")) {
                 int r = 0;
