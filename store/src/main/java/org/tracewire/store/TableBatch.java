@@ -20,10 +20,11 @@ import org.duckdb.DuckDBWritableVector;
  * ({@code [1, 2, 3]}, elements in decimal, unsigned as such) cast in the {@code INSERT};
  * {@code BLOB} as hex text, {@code unhex}ed there.
  *
- * <p>Integers go straight into the vector's memory (the vector's own data buffer, as DuckDB JDBC
- * 2.0's setters write it, taken once per vector) rather than through a setter per value, whose
- * checks and validity update cost more than the value (docs/decisions/0018); when the pinned
- * driver no longer has that buffer, the setters are used ({@link #directWrites()} says which).
+ * <p>Integers go straight into the vector's memory (the data and validity buffers DuckDB JDBC
+ * 2.0's setters write to, private fields read by reflection once per vector: the driver is on the
+ * class path, no {@code --add-opens}) rather than through a setter per value, whose checks and
+ * validity update cost more than the value (docs/decisions/0018); when the pinned driver no
+ * longer has those buffers, the setters are used ({@link #directWrites()} says which).
  * Not thread-safe.
  */
 final class TableBatch {
@@ -165,10 +166,14 @@ final class TableBatch {
      * Makes room for a row: to be called before the first {@code put} of each row.
      *
      * @return the bytes the batch grew by (0 when it had room)
+     * @throws IllegalStateException when the batch is full at {@link #MAX_ROWS} (not written)
      */
     long reserve() {
         if (rows < capacity) {
             return 0;
+        }
+        if (capacity >= MAX_ROWS) {
+            throw new IllegalStateException(table + ": batch full, to be written first");
         }
         long before = bytes();
         int grown = capacity == 0 ? FIRST_ROWS : Math.min(MAX_ROWS, capacity * 2);
