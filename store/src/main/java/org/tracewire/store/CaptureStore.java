@@ -222,8 +222,8 @@ public final class CaptureStore implements AutoCloseable {
             try (Statement s = c.createStatement()) {
                 // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)
                 s.execute("SET memory_limit = '" + BUILD_MEMORY_MIB + "MB'");
-                // the appender runs an INSERT per 2,048-row chunk: on the building thread alone, not
-                // handed to DuckDB's workers and back (docs/decisions/0018)
+                // each batch's INSERT runs on the building thread alone (its table function hands
+                // over rows from there), not handed to DuckDB's workers and back (docs/decisions/0018)
                 s.execute("SET threads = 1");
             }
             r = StoreBuilder.build(in, c, source.toAbsolutePath().toString(), counted);

@@ -32,8 +32,11 @@ import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.WireContext;
 
 /**
- * Writes the events of one {@link RecordInput} into the tables of a DuckDB database through
- * DuckDB's appender (bulk insert, no SQL per row). The tables ({@code docs/store.md}):
+ * Writes the events of one {@link RecordInput} into the tables of a DuckDB database: the rows of
+ * each table are gathered column by column ({@link TableBatch}, up to {@value TableBatch#MAX_ROWS}
+ * rows, all batches together up to {@value #BATCH_BYTES} bytes) and moved in by one {@code INSERT}
+ * per batch through a table function ({@link BatchFunction}; docs/decisions/0018). The tables
+ * ({@code docs/store.md}):
  * <ul>
  * <li>{@code event_rows}: one row per event (frame, time, CPU, pid, event kind and id, flags, file
  *     offset; the query layer's {@code events} view joins in the names);</li>
@@ -79,13 +82,13 @@ public final class StoreBuilder {
         final int kind;
         final List<TypedColumn> columns;
         final Map<String, TypedColumn> byName = new HashMap<>();
-        final DuckDBAppender appender;
+        final TableBatch batch;
 
-        Table(String name, int kind, List<TypedColumn> columns, DuckDBAppender appender) {
+        Table(String name, int kind, List<TypedColumn> columns, TableBatch batch) {
             this.name = name;
             this.kind = kind;
             this.columns = columns;
-            this.appender = appender;
+            this.batch = batch;
             columns.forEach(c -> byName.put(c.field().name(), c));
         }
     }
@@ -100,8 +103,14 @@ public final class StoreBuilder {
     private final Map<String, Table> tables = new LinkedHashMap<>();
     private final Set<String> ambiguousNames = new HashSet<>();
     private final Map<Object, CaptureState> captures = new LinkedHashMap<>();
-    private DuckDBAppender events;
-    private DuckDBAppender lost;
+    private TableBatch events;
+    private TableBatch lost;
+    private BatchFunction function;
+    /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
+    private long batchBytes;
+
+    /** The bytes all batches may hold together; beyond, every batch is written and let go. */
+    static final long BATCH_BYTES = 32L << 20;
 
     private StoreBuilder(DuckDBConnection db) {
         this.db = db;
@@ -137,13 +146,61 @@ public final class StoreBuilder {
     public static final int PROGRESS_EVERY = 1 << 16;
     private LongConsumer counted;
 
+    private static final List<String> EVENT_ROWS = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT",
+            "cpu SMALLINT", "pid INTEGER", "kind USMALLINT", "id USMALLINT", "flags UTINYINT", "preempt_count UTINYINT",
+            "file_offset BIGINT", "capture USMALLINT", "truncated BOOLEAN");
+    private static final List<String> LOST = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT", "cpu SMALLINT",
+            "count BIGINT", "capture USMALLINT");
+    /** The key columns every typed table starts with ({@link TypedColumn#KEY_COLUMNS}). */
+    private static final List<String> KEYS = List.of("frame BIGINT", "ts BIGINT", "common_cpu SMALLINT",
+            "common_pid INTEGER", "capture USMALLINT");
+
+    /** A table's batch, its columns given as {@code name TYPE}. */
+    private TableBatch batch(String table, List<String> columns) {
+        return new TableBatch(table, columns.stream().map(c -> c.substring(c.indexOf(' ') + 1)).toList(),
+                BatchFunction.NAME);
+    }
+
+    /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */
+    private void reserve(TableBatch b) throws SQLException {
+        grown(b, b.reserve());
+    }
+
+    /** Writes a full batch into its table, then lets it grow. */
+    private void write(TableBatch b) throws SQLException {
+        function.insert(b);
+        grown(b, b.grow());
+    }
+
+    private void grown(TableBatch b, long bytes) throws SQLException {
+        if (bytes == 0) {
+            return;
+        }
+        batchBytes += bytes;
+        if (batchBytes > BATCH_BYTES) {
+            writeBatches(b);
+        }
+    }
+
+    /** Writes every batch but {@code keep}, and lets go of their arrays. */
+    private void writeBatches(TableBatch keep) throws SQLException {
+        List<TableBatch> all = new ArrayList<>();
+        all.add(events);
+        all.add(lost);
+        tables.values().forEach(t -> all.add(t.batch));
+        for (TableBatch b : all) {
+            if (b != keep) {
+                function.insert(b);
+                batchBytes -= b.release();
+            }
+        }
+    }
+
     private Result run(RecordInput in, String source) throws SQLException {
         try (Statement s = db.createStatement()) {
             s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
-            s.execute("CREATE TABLE event_rows(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, pid INTEGER,"
-                    + " kind USMALLINT, id USMALLINT, flags UTINYINT, preempt_count UTINYINT, file_offset BIGINT,"
-                    + " capture USMALLINT, truncated BOOLEAN)");
-            s.execute("CREATE TABLE lost(frame BIGINT, ts BIGINT, trace_ts BIGINT, cpu SMALLINT, count BIGINT, capture USMALLINT)");
+            s.execute("CREATE TABLE event_rows(" + String.join(", ", EVENT_ROWS) + ")");
+            s.execute("CREATE TABLE lost(" + String.join(", ", LOST) + ")");
             s.execute("CREATE TABLE captures(capture USMALLINT, hostname VARCHAR, kernel VARCHAR, boot_id VARCHAR,"
                     + " capture_id VARCHAR, clock VARCHAR, buffer VARCHAR)");
             s.execute("CREATE TABLE event_tables(kind USMALLINT, event VARCHAR, system VARCHAR, name VARCHAR, table_name VARCHAR)");
@@ -164,11 +221,11 @@ public final class StoreBuilder {
             }
         });
         PcapngInput pcap = in instanceof PcapngInput p ? p : null;
-        // One transaction for the whole build: the appender then writes a chunk (2,048 rows) to the
-        // table's storage when full, instead of committing it (a commit per chunk cost 10x).
+        // One transaction for the whole build (the store file is moved into place once built)
         db.setAutoCommit(false);
-        events = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "event_rows");
-        lost = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "lost");
+        function = BatchFunction.register(db);
+        events = batch("event_rows", EVENT_ROWS);
+        lost = batch("lost", LOST);
         long count = 0;
         long lostTotal = 0;
         String stoppedAt = null;
@@ -177,113 +234,55 @@ public final class StoreBuilder {
         String lastBuffer = null;
         int capture = 0;
         CaptureState state = null;
-        try {
-            Iterator<RecordInput.Event> it = in.events();
-            while (true) {
-                RecordInput.Event e;
-                try {
-                    if (!it.hasNext()) {
-                        break;
-                    }
-                    e = it.next();
-                } catch (UncheckedIOException | IllegalStateException | RecordException | TraceDatException ex) {
-                    String msg = ex instanceof UncheckedIOException u ? u.getCause().getMessage() : ex.getMessage();
-                    stoppedAt = "after " + count + " events: " + msg;
+        Iterator<RecordInput.Event> it = in.events();
+        while (true) {
+            RecordInput.Event e;
+            try {
+                if (!it.hasNext()) {
                     break;
                 }
-                ordinal++;
-                long frame = e.frame() != 0 ? e.frame() : ordinal;
-                long offset = -1;
-                if (pcap != null) {
-                    offset = pcap.lastOffset();
-                    Object scope = pcap.lastScope();
-                    if (scope != lastScope) {
-                        lastScope = scope;
-                        state = capture(scope, pcap.context(scope), "");
-                        capture = state.index;
-                    }
-                } else if (!e.buffer().equals(lastBuffer)) {
-                    lastBuffer = e.buffer();
-                    state = capture("buffer " + lastBuffer, null, lastBuffer);
+                e = it.next();
+            } catch (UncheckedIOException | IllegalStateException | RecordException | TraceDatException ex) {
+                String msg = ex instanceof UncheckedIOException u ? u.getCause().getMessage() : ex.getMessage();
+                stoppedAt = "after " + count + " events: " + msg;
+                break;
+            }
+            ordinal++;
+            long frame = e.frame() != 0 ? e.frame() : ordinal;
+            long offset = -1;
+            if (pcap != null) {
+                offset = pcap.lastOffset();
+                Object scope = pcap.lastScope();
+                if (scope != lastScope) {
+                    lastScope = scope;
+                    state = capture(scope, pcap.context(scope), "");
                     capture = state.index;
                 }
-                state.renderer = e.renderer();
-                EventRecord r = e.record();
-                Writer w = writers.get(r.format());
-                if (w == null) {
-                    w = writer(r);
-                }
-                if (w.userStackTgid != null && state.context != null) {
-                    userSymbols(state, r, w.userStackTgid);
-                }
-                int pid = w.pid == null ? 0 : (int) safeInt(r, w.pid);
-                if (pid >= 0) {
-                    state.pids.set(pid);
-                }
-                long trace = r.timestampNs();
-                DuckDBAppender a = events;
-                a.beginRow();
-                a.append(frame);
-                a.append(e.timeNs());
-                a.append(trace);
-                a.append((short) r.cpu());
-                a.append(pid);
-                a.append((short) w.table.kind);
-                a.append((short) r.format().id());
-                a.append((byte) (w.flags == null ? 0 : safeInt(r, w.flags)));
-                a.append((byte) (w.preempt == null ? 0 : safeInt(r, w.preempt)));
-                if (offset >= 0) {
-                    a.append(offset);
-                } else {
-                    a.appendNull();
-                }
-                a.append((short) capture);
-                a.append(e.truncated());
-                a.endRow();
-
-                DuckDBAppender t = w.table.appender;
-                t.beginRow();
-                t.append(frame);
-                t.append(e.timeNs());
-                t.append((short) r.cpu());
-                t.append(pid);
-                t.append((short) capture);
-                for (TypedColumn c : w.columns) {
-                    if (c == null) {
-                        t.appendNull();
-                    } else {
-                        c.append(t, r);
-                    }
-                }
-                t.endRow();
-
-                if (e.lostBefore() != 0) {
-                    lost.beginRow();
-                    lost.append(frame);
-                    lost.append(e.timeNs());
-                    lost.append(trace);
-                    lost.append((short) r.cpu());
-                    if (e.lostBefore() > 0) {
-                        lost.append(e.lostBefore());
-                        lostTotal += e.lostBefore();
-                    } else {
-                        lost.appendNull();
-                    }
-                    lost.append((short) capture);
-                    lost.endRow();
-                }
-                count++;
-                if (counted != null && (count & (PROGRESS_EVERY - 1)) == 0) {
-                    counted.accept(count);
-                }
+            } else if (!e.buffer().equals(lastBuffer)) {
+                lastBuffer = e.buffer();
+                state = capture("buffer " + lastBuffer, null, lastBuffer);
+                capture = state.index;
             }
-        } finally {
-            events.close();
-            lost.close();
-            for (Table t : tables.values()) {
-                t.appender.close();
+            state.renderer = e.renderer();
+            EventRecord r = e.record();
+            Writer w = writers.get(r.format());
+            if (w == null) {
+                w = writer(r);
+            }
+            if (w.userStackTgid != null && state.context != null) {
+                userSymbols(state, r, w.userStackTgid);
+            }
+            int pid = w.pid == null ? 0 : (int) safeInt(r, w.pid);
+            if (pid >= 0) {
+                state.pids.set(pid);
+            }
+            lostTotal += store(e, r, w, frame, offset, capture, pid);
+            count++;
+            if (counted != null && (count & (PROGRESS_EVERY - 1)) == 0) {
+                counted.accept(count);
             }
         }
+        writeBatches(null);
         try (DuckDBAppender sa = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "symbols")) {
             for (CaptureState c : captures.values()) {
                 if (c.context == null) {
@@ -354,6 +353,74 @@ public final class StoreBuilder {
         db.commit();
         db.setAutoCommit(true);
         return new Result(count, lostTotal, stoppedAt, summary);
+    }
+
+    /**
+     * Puts an event's rows into the batches (events, its typed table, lost), writing those that are full.
+     *
+     * @return the events the kernel lost before it, as far as known (0 when none or unknown)
+     */
+    private long store(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
+            throws SQLException {
+        long trace = r.timestampNs();
+        TableBatch a = events;
+        reserve(a);
+        a.put(0, frame);
+        a.put(1, e.timeNs());
+        a.put(2, trace);
+        a.put(3, r.cpu());
+        a.put(4, pid);
+        a.put(5, w.table.kind);
+        a.put(6, r.format().id());
+        a.put(7, w.flags == null ? 0 : safeInt(r, w.flags));
+        a.put(8, w.preempt == null ? 0 : safeInt(r, w.preempt));
+        if (offset >= 0) {
+            a.put(9, offset);
+        } else {
+            a.putNull(9);
+        }
+        a.put(10, capture);
+        a.put(11, e.truncated() ? 1 : 0);
+        if (a.endRow()) {
+            write(a);
+        }
+
+        TableBatch t = w.table.batch;
+        reserve(t);
+        t.put(0, frame);
+        t.put(1, e.timeNs());
+        t.put(2, r.cpu());
+        t.put(3, pid);
+        t.put(4, capture);
+        TypedColumn[] cols = w.columns;
+        for (int i = 0; i < cols.length; i++) {
+            if (cols[i] == null) {
+                t.putNull(KEYS.size() + i);
+            } else {
+                cols[i].put(t, KEYS.size() + i, r);
+            }
+        }
+        if (t.endRow()) {
+            write(t);
+        }
+
+        if (e.lostBefore() != 0) {
+            reserve(lost);
+            lost.put(0, frame);
+            lost.put(1, e.timeNs());
+            lost.put(2, trace);
+            lost.put(3, r.cpu());
+            if (e.lostBefore() > 0) {
+                lost.put(4, e.lostBefore());
+            } else {
+                lost.putNull(4);
+            }
+            lost.put(5, capture);
+            if (lost.endRow()) {
+                write(lost);
+            }
+        }
+        return Math.max(0, e.lostBefore());
     }
 
     private static long safeInt(EventRecord r, Field f) {
@@ -457,9 +524,12 @@ public final class StoreBuilder {
         if (t == null) {
             String name = tableName(f);
             StringBuilder ddl = new StringBuilder("CREATE TABLE ").append(Sql.quote(name))
-                    .append("(frame BIGINT, ts BIGINT, common_cpu SMALLINT, common_pid INTEGER, capture USMALLINT");
+                    .append('(').append(String.join(", ", KEYS));
+            List<String> types = new ArrayList<>();
+            KEYS.forEach(k -> types.add(k.substring(k.indexOf(' ') + 1)));
             for (TypedColumn c : cols) {
                 ddl.append(", ").append(Sql.quote(c.name())).append(' ').append(c.sqlType());
+                types.add(c.sqlType());
             }
             ddl.append(')');
             try (Statement s = db.createStatement()) {
@@ -474,7 +544,7 @@ public final class StoreBuilder {
                 ps.setString(5, name);
                 ps.executeUpdate();
             }
-            t = new Table(name, kind, cols, db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, name));
+            t = new Table(name, kind, cols, new TableBatch(name, types, BatchFunction.NAME));
             tables.put(f.fullName(), t);
         }
         // Another format of the same event (a second capture in the file): its fields by name and

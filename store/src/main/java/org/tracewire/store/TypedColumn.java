@@ -1,17 +1,17 @@
 package org.tracewire.store;
 
-import java.sql.SQLException;
+import java.util.HexFormat;
 import java.util.Set;
-import org.duckdb.DuckDBAppender;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.format.FieldKind;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordException;
 import org.tracewire.tracetext.StackText;
 
 /**
  * One format field as a column of its event's typed table: the SQL type of its C type and how a
- * record's value is appended.
+ * record's value is handed to DuckDB ({@link TableBatch}).
  * <ul>
  * <li>integers of 1, 2, 4, 8 bytes: {@code TINYINT SMALLINT INTEGER BIGINT}, unsigned ones
  *     {@code UTINYINT USMALLINT UINTEGER UBIGINT} (from the format's {@code signed:});</li>
@@ -27,9 +27,10 @@ import org.tracewire.tracetext.StackText;
  * @param name   the column name: the field's name, with {@code _} appended when it equals a key
  *               column of every typed table ({@link #KEY_COLUMNS})
  * @param sqlType the column's SQL type
- * @param shape  how the value is read and appended
+ * @param shape  how the value is read and handed to DuckDB
+ * @param texts  the texts read so far of a fixed {@code char[N]} field (null for other fields)
  */
-record TypedColumn(Field field, String name, String sqlType, Shape shape) {
+record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCache texts) {
     /** The columns every typed table starts with (and {@code host} in the query views). */
     static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "common_cpu", "common_pid", "capture", "host");
 
@@ -43,7 +44,7 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
      */
     static TypedColumn of(EventFormat format, Field f, int longSize) {
         if (f.name().equals("caller") && StackText.kind(format) != null) {
-            return new TypedColumn(f, f.name(), "UBIGINT[]", Shape.STACK);
+            return new TypedColumn(f, f.name(), "UBIGINT[]", Shape.STACK, null);
         }
         return of(f, longSize);
     }
@@ -55,75 +56,67 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape) {
         return switch (f.kind()) {
             case INTEGER -> scalar(f, name, f.size(), s);
             case POINTER -> scalar(f, name, longSize, false);
-            case CHAR_ARRAY, DYNAMIC_STRING -> new TypedColumn(f, name, "VARCHAR", Shape.STRING);
+            case CHAR_ARRAY, DYNAMIC_STRING -> new TypedColumn(f, name, "VARCHAR", Shape.STRING,
+                    f.kind() == FieldKind.CHAR_ARRAY && !f.isFlexible() ? new TextCache() : null);
             case ARRAY, DYNAMIC_ARRAY -> switch (f.elementSize()) {
-                case 1 -> new TypedColumn(f, name, (s ? "TINYINT" : "UTINYINT") + "[]", Shape.LIST8);
-                case 2 -> new TypedColumn(f, name, (s ? "SMALLINT" : "USMALLINT") + "[]", Shape.LIST16);
-                case 4 -> new TypedColumn(f, name, (s ? "INTEGER" : "UINTEGER") + "[]", Shape.LIST32);
-                case 8 -> new TypedColumn(f, name, (s ? "BIGINT" : "UBIGINT") + "[]", Shape.LIST64);
-                default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+                case 1 -> new TypedColumn(f, name, (s ? "TINYINT" : "UTINYINT") + "[]", Shape.LIST8, null);
+                case 2 -> new TypedColumn(f, name, (s ? "SMALLINT" : "USMALLINT") + "[]", Shape.LIST16, null);
+                case 4 -> new TypedColumn(f, name, (s ? "INTEGER" : "UINTEGER") + "[]", Shape.LIST32, null);
+                case 8 -> new TypedColumn(f, name, (s ? "BIGINT" : "UBIGINT") + "[]", Shape.LIST64, null);
+                default -> new TypedColumn(f, name, "BLOB", Shape.BYTES, null);
             };
-            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES, null);
         };
     }
 
     private static TypedColumn scalar(Field f, String name, int size, boolean signed) {
         return switch (size) {
-            case 1 -> new TypedColumn(f, name, signed ? "TINYINT" : "UTINYINT", Shape.INT8);
-            case 2 -> new TypedColumn(f, name, signed ? "SMALLINT" : "USMALLINT", Shape.INT16);
-            case 4 -> new TypedColumn(f, name, signed ? "INTEGER" : "UINTEGER", Shape.INT32);
-            case 8 -> new TypedColumn(f, name, signed ? "BIGINT" : "UBIGINT", Shape.INT64);
-            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES);
+            case 1 -> new TypedColumn(f, name, signed ? "TINYINT" : "UTINYINT", Shape.INT8, null);
+            case 2 -> new TypedColumn(f, name, signed ? "SMALLINT" : "USMALLINT", Shape.INT16, null);
+            case 4 -> new TypedColumn(f, name, signed ? "INTEGER" : "UINTEGER", Shape.INT32, null);
+            case 8 -> new TypedColumn(f, name, signed ? "BIGINT" : "UBIGINT", Shape.INT64, null);
+            default -> new TypedColumn(f, name, "BLOB", Shape.BYTES, null);
         };
     }
 
     /**
-     * Appends this column's value of a record (NULL when the record does not hold it).
-     *
-     * @throws SQLException from the appender
+     * Puts this column's value of a record into column {@code col} of the batch's current row
+     * (NULL when the record does not hold it). Lists go as their text ({@code [1, 2]}, cast to the
+     * column's type by the batch's {@code INSERT}), {@code BLOB}s as hex.
      */
-    void append(DuckDBAppender a, EventRecord r) throws SQLException {
+    void put(TableBatch b, int col, EventRecord r) {
         try {
             switch (shape) {
-                case INT8 -> a.append((byte) r.integer(field));
-                case INT16 -> a.append((short) r.integer(field));
-                case INT32 -> a.append((int) r.integer(field));
-                case INT64 -> a.append(r.integer(field));
-                case STRING -> a.append(r.string(field));
-                case BYTES -> a.append(r.bytes(field));
-                case LIST8 -> {
-                    byte[] v = new byte[r.arrayLength(field)];
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = (byte) r.arrayElement(field, i);
-                    }
-                    a.appendByteArray(v);
-                }
-                case LIST16 -> {
-                    short[] v = new short[r.arrayLength(field)];
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = (short) r.arrayElement(field, i);
-                    }
-                    a.append(v);
-                }
-                case LIST32 -> {
-                    int[] v = new int[r.arrayLength(field)];
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = (int) r.arrayElement(field, i);
-                    }
-                    a.append(v);
-                }
-                case STACK -> a.append(StackText.addresses(r)); // past the format's 8, as the kernel prints
-                case LIST64 -> {
-                    long[] v = new long[r.arrayLength(field)];
-                    for (int i = 0; i < v.length; i++) {
+                case INT8, INT16, INT32, INT64 -> b.put(col, r.integer(field));
+                case STRING -> b.put(col, texts != null ? texts.text(r, field) : r.string(field));
+                case BYTES -> b.put(col, HEX.formatHex(r.bytes(field)));
+                case LIST8, LIST16, LIST32, LIST64 -> {
+                    int n = r.arrayLength(field);
+                    long[] v = new long[n];
+                    for (int i = 0; i < n; i++) {
                         v[i] = r.arrayElement(field, i);
                     }
-                    a.append(v);
+                    b.put(col, listText(v, shape == Shape.LIST64 && !field.signed()));
                 }
+                case STACK -> b.put(col, listText(StackText.addresses(r), true)); // past the format's 8, as the kernel prints
                 default -> throw new IllegalStateException(shape.toString());
             }
         } catch (RecordException | IndexOutOfBoundsException e) {
-            a.appendNull();
+            b.putNull(col);
         }
+    }
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    /** A list's text as DuckDB casts it to a list: {@code [1, 2, 3]}, 64-bit unsigned values as such. */
+    static String listText(long[] values, boolean unsigned64) {
+        StringBuilder sb = new StringBuilder(2 + values.length * 8).append('[');
+        for (int i = 0; i < values.length; i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            sb.append(unsigned64 ? Long.toUnsignedString(values[i]) : Long.toString(values[i]));
+        }
+        return sb.append(']').toString();
     }
 }

@@ -1,0 +1,404 @@
+package org.tracewire.store;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+import org.duckdb.DuckDBColumnType;
+import org.duckdb.DuckDBDataChunkWriter;
+import org.duckdb.DuckDBWritableVector;
+
+/**
+ * Rows of one table on their way into DuckDB, held column by column in Java arrays, then written
+ * by one {@code INSERT … SELECT … FROM} {@link BatchFunction the build's table function} per batch
+ * (DuckDB's appender ran a whole {@code INSERT} per 2,048 rows: docs/decisions/0018).
+ *
+ * <p>A row is filled column by column ({@link #put(int, long)}, {@link #put(int, String)},
+ * {@link #putNull(int)}, each column once), then ended with {@link #endRow()}. How each SQL type
+ * travels ({@link Kind}): integers and booleans held as Java {@code long}s (unsigned 64-bit ones as
+ * their bit pattern), handed over in their own type; text as {@code VARCHAR}; lists as their text
+ * ({@code [1, 2, 3]}, elements in decimal, unsigned as such) cast in the {@code INSERT};
+ * {@code BLOB} as hex text, {@code unhex}ed there.
+ *
+ * <p>Integers go straight into the vector's memory (the data and validity buffers DuckDB JDBC
+ * 2.0's setters write to, private fields read by reflection once per vector: the driver is on the
+ * class path, no {@code --add-opens}) rather than through a setter per value, whose checks and
+ * validity update cost more than the value (docs/decisions/0018); when the pinned driver no
+ * longer has those buffers, the setters are used ({@link #directWrites()} says which).
+ * Not thread-safe.
+ */
+final class TableBatch {
+    /** Rows a batch holds at most: one {@code INSERT} per this many rows of a table. */
+    static final int MAX_ROWS = 1 << 16;
+    /**
+     * Rows a batch starts with (a DuckDB vector's); each time it is written it doubles, up to
+     * {@link #MAX_ROWS}. (A batch written while small also lets the JIT see the write path before it
+     * compiles the per-event code, which otherwise is compiled again at each table's first write.)
+     */
+    static final int FIRST_ROWS = 2048;
+
+    /** How a column's values are held and handed to DuckDB. */
+    enum Kind {
+        TINYINT(DuckDBColumnType.TINYINT, 1), UTINYINT(DuckDBColumnType.UTINYINT, 1),
+        SMALLINT(DuckDBColumnType.SMALLINT, 2), USMALLINT(DuckDBColumnType.USMALLINT, 2),
+        INTEGER(DuckDBColumnType.INTEGER, 4), UINTEGER(DuckDBColumnType.UINTEGER, 4),
+        BIGINT(DuckDBColumnType.BIGINT, 8), UBIGINT(DuckDBColumnType.UBIGINT, 8), BOOLEAN(DuckDBColumnType.BOOLEAN, 1),
+        VARCHAR(DuckDBColumnType.VARCHAR, 0), LIST_TEXT(DuckDBColumnType.VARCHAR, 0),
+        BLOB_HEX(DuckDBColumnType.VARCHAR, 0);
+
+        /** The type of the table function's column. */
+        final DuckDBColumnType passed;
+        /** Bytes of a value in a vector (integers, booleans; 0: text). */
+        final int width;
+
+        Kind(DuckDBColumnType passed, int width) {
+            this.passed = passed;
+            this.width = width;
+        }
+
+        /** True when the values are held as text. */
+        boolean text() {
+            return passed == DuckDBColumnType.VARCHAR;
+        }
+
+        /** The kind of a column of SQL type {@code sqlType}: a list ({@code T[]}) as text, {@code BLOB} as hex. */
+        static Kind of(String sqlType) {
+            if (sqlType.endsWith("[]")) {
+                return LIST_TEXT;
+            }
+            if (sqlType.equals("BLOB")) {
+                return BLOB_HEX;
+            }
+            return valueOf(sqlType);
+        }
+    }
+
+    private final String table;
+    private final Kind[] kinds;
+    private final String insert;
+    private final long[][] longs;
+    private final String[][] texts;
+    /** Per column, a bit per row: NULL. */
+    private final long[][] nulls;
+    private final boolean[] anyNull;
+    private int capacity;
+    private int rows;
+    private String[] chunkTexts;
+
+    /**
+     * A batch of the rows of a table.
+     *
+     * @param table    the table's name (quoted in the {@code INSERT})
+     * @param sqlTypes its columns' SQL types, in table order
+     * @param function the name of the table function that hands DuckDB a batch
+     */
+    TableBatch(String table, List<String> sqlTypes, String function) {
+        this.table = table;
+        int n = sqlTypes.size();
+        kinds = new Kind[n];
+        StringBuilder sql = new StringBuilder("INSERT INTO ").append(Sql.quote(table)).append(" SELECT ");
+        for (int i = 0; i < n; i++) {
+            kinds[i] = Kind.of(sqlTypes.get(i));
+            String c = "c" + i;
+            sql.append(i == 0 ? "" : ", ").append(switch (kinds[i]) {
+                case LIST_TEXT -> "CAST(" + c + " AS " + sqlTypes.get(i) + ")";
+                case BLOB_HEX -> "unhex(" + c + ")";
+                default -> c;
+            });
+        }
+        insert = sql.append(" FROM ").append(function).append("()").toString();
+        longs = new long[n][];
+        texts = new String[n][];
+        nulls = new long[n][];
+        anyNull = new boolean[n];
+    }
+
+    /** The table's name. */
+    String table() {
+        return table;
+    }
+
+    /** The statement that moves this batch's rows into its table (through the table function). */
+    String insert() {
+        return insert;
+    }
+
+    /** Number of columns. */
+    int columns() {
+        return kinds.length;
+    }
+
+    /** The type column {@code i} is handed to DuckDB in. */
+    DuckDBColumnType passedType(int i) {
+        return kinds[i].passed;
+    }
+
+    /** Rows held (complete ones). */
+    int rows() {
+        return rows;
+    }
+
+    /** Bytes the batch's arrays take (texts counted by their references only). */
+    long bytes() {
+        return (long) capacity * (Long.BYTES * kinds.length + kinds.length / 8 + 1);
+    }
+
+    /** Sets column {@code col} of the current row (an integer, or a boolean as 0 or 1). */
+    void put(int col, long value) {
+        longs[col][rows] = value;
+    }
+
+    /** Sets a text column of the current row; null is NULL. */
+    void put(int col, String value) {
+        texts[col][rows] = value;
+    }
+
+    /** Sets column {@code col} of the current row to NULL. */
+    void putNull(int col) {
+        nulls[col][rows >>> 6] |= 1L << rows;
+        anyNull[col] = true;
+        if (kinds[col].text()) {
+            texts[col][rows] = null;
+        }
+    }
+
+    /**
+     * Makes room for a row: to be called before the first {@code put} of each row.
+     *
+     * @return the bytes the batch grew by (0 when it had room)
+     * @throws IllegalStateException when the batch is full at {@link #MAX_ROWS} (not written)
+     */
+    long reserve() {
+        if (rows < capacity) {
+            return 0;
+        }
+        if (capacity >= MAX_ROWS) {
+            throw new IllegalStateException(table + ": batch full, to be written first");
+        }
+        long before = bytes();
+        int grown = capacity == 0 ? FIRST_ROWS : Math.min(MAX_ROWS, capacity * 2);
+        for (int i = 0; i < kinds.length; i++) {
+            if (kinds[i].text()) {
+                texts[i] = texts[i] == null ? new String[grown] : Arrays.copyOf(texts[i], grown);
+            } else {
+                longs[i] = longs[i] == null ? new long[grown] : Arrays.copyOf(longs[i], grown);
+            }
+            nulls[i] = nulls[i] == null ? new long[(grown + 63) >>> 6] : Arrays.copyOf(nulls[i], (grown + 63) >>> 6);
+        }
+        capacity = grown;
+        return bytes() - before;
+    }
+
+    /**
+     * Ends the current row.
+     *
+     * @return true when the batch is full: write it (then {@link #grow()}) before the next row
+     */
+    boolean endRow() {
+        return ++rows >= capacity;
+    }
+
+    /**
+     * Doubles the room of a batch just written, up to {@link #MAX_ROWS} rows (new arrays: no row
+     * is held).
+     *
+     * @return the bytes the batch grew by (0 when it holds rows, has no arrays or is at its largest)
+     */
+    long grow() {
+        if (rows != 0 || capacity == 0 || capacity >= MAX_ROWS) {
+            return 0;
+        }
+        long before = bytes();
+        int grown = Math.min(MAX_ROWS, capacity * 2);
+        for (int i = 0; i < kinds.length; i++) {
+            if (kinds[i].text()) {
+                texts[i] = new String[grown];
+            } else {
+                longs[i] = new long[grown];
+            }
+            nulls[i] = new long[(grown + 63) >>> 6];
+            anyNull[i] = false;
+        }
+        capacity = grown;
+        return bytes() - before;
+    }
+
+    /** Forgets the rows (after they were written); the arrays are kept for the next ones. */
+    void clear() {
+        for (int i = 0; i < kinds.length; i++) {
+            if (anyNull[i]) {
+                Arrays.fill(nulls[i], 0, (rows + 63) >>> 6, 0L);
+                anyNull[i] = false;
+            }
+            if (kinds[i].text()) {
+                Arrays.fill(texts[i], 0, rows, null); // not kept alive until overwritten
+            }
+        }
+        rows = 0;
+    }
+
+    /**
+     * Forgets the rows and gives the arrays back (a batch of a table seldom written stops holding
+     * memory); they are made again by the next {@link #reserve()}.
+     *
+     * @return the bytes given back
+     */
+    long release() {
+        long b = bytes();
+        rows = 0;
+        capacity = 0;
+        Arrays.fill(longs, null);
+        Arrays.fill(texts, null);
+        Arrays.fill(nulls, null);
+        Arrays.fill(anyNull, false);
+        return b;
+    }
+
+    /**
+     * The vectors' data and validity buffers (private fields of DuckDB JDBC 2.0's vector), or null
+     * when there are none.
+     */
+    private static final java.lang.reflect.Field DATA = bufferField("data");
+    private static final java.lang.reflect.Field VALIDITY = bufferField("validity");
+
+    private static java.lang.reflect.Field bufferField(String name) {
+        try {
+            java.lang.reflect.Field f = DuckDBWritableVector.class.getDeclaredField(name);
+            if (f.getType() != ByteBuffer.class) {
+                return null;
+            }
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // another driver version: the setters
+        }
+    }
+
+    /** True when integers are written into the vectors' memory, false when through the setters. */
+    static boolean directWrites() {
+        return DATA != null && VALIDITY != null;
+    }
+
+    /**
+     * The data buffer of a vector of {@code width}-byte values, if it holds {@code rows} of them in
+     * native order, with rows 0 to {@code rows - 1} marked valid (not NULL) in its validity mask
+     * (64 rows per little-endian word, as DuckDB keeps it); else null.
+     */
+    private static ByteBuffer data(DuckDBWritableVector v, int width, int rows) {
+        if (!directWrites()) {
+            return null;
+        }
+        try {
+            ByteBuffer b = (ByteBuffer) DATA.get(v);
+            ByteBuffer valid = (ByteBuffer) VALIDITY.get(v);
+            int words = (rows + 63) >>> 6;
+            if (b == null || b.order() != ByteOrder.nativeOrder() || b.capacity() < (long) rows * width
+                    || valid == null || valid.order() != ByteOrder.nativeOrder() || valid.capacity() < words * 8L) {
+                return null;
+            }
+            for (int w = 0; w < words; w++) {
+                valid.putLong(w << 3, -1L);
+            }
+            return b;
+        } catch (IllegalAccessException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Writes rows {@code from} onwards into a DuckDB chunk, as many as it takes.
+     *
+     * @return the rows written (0 when none is left)
+     */
+    int write(DuckDBDataChunkWriter out, int from) {
+        int k = (int) Math.min(out.capacity(), rows - from);
+        if (k <= 0) {
+            return 0;
+        }
+        for (int i = 0; i < kinds.length; i++) {
+            DuckDBWritableVector v = out.vector(i);
+            Kind kind = kinds[i];
+            if (kind.text()) {
+                if (chunkTexts == null || chunkTexts.length != k) {
+                    chunkTexts = new String[k];
+                }
+                System.arraycopy(texts[i], from, chunkTexts, 0, k);
+                v.setStrings(0, chunkTexts); // a null element is NULL
+                continue;
+            }
+            long[] a = longs[i];
+            ByteBuffer d = data(v, kind.width, k);
+            if (d == null) {
+                set(v, kind, a, from, k);
+            } else if (kind == Kind.BOOLEAN) {
+                booleans(d, a, from, k);
+            } else {
+                switch (kind.width) {
+                    case 1 -> bytes(d, a, from, k);
+                    case 2 -> shorts(d, a, from, k);
+                    case 4 -> ints(d, a, from, k);
+                    default -> d.asLongBuffer().put(a, from, k);
+                }
+            }
+            if (anyNull[i]) {
+                nulls(v, nulls[i], from, k);
+            }
+        }
+        return k;
+    }
+
+    // One small method per value width (rather than one loop each in write): each compiles on its own.
+
+    private static void bytes(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.put(r, (byte) a[from + r]);
+        }
+    }
+
+    private static void booleans(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.put(r, (byte) (a[from + r] != 0 ? 1 : 0));
+        }
+    }
+
+    private static void shorts(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.putShort(r << 1, (short) a[from + r]);
+        }
+    }
+
+    private static void ints(ByteBuffer d, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            d.putInt(r << 2, (int) a[from + r]);
+        }
+    }
+
+    /** Marks the NULL rows of a column (a bit per row from {@code from}) in the vector. */
+    private static void nulls(DuckDBWritableVector v, long[] bits, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            int row = from + r;
+            if ((bits[row >>> 6] & (1L << row)) != 0) {
+                v.setNull(r);
+            }
+        }
+    }
+
+    /** Writes values through the vector's setters (a driver without the data buffer). */
+    private static void set(DuckDBWritableVector v, Kind kind, long[] a, int from, int k) {
+        for (int r = 0; r < k; r++) {
+            long x = a[from + r];
+            switch (kind) {
+                case TINYINT -> v.setByte(r, (byte) x);
+                case UTINYINT -> v.setUint8(r, (int) x & 0xff);
+                case SMALLINT -> v.setShort(r, (short) x);
+                case USMALLINT -> v.setUint16(r, (int) x & 0xffff);
+                case INTEGER -> v.setInt(r, (int) x);
+                case UINTEGER -> v.setUint32(r, x & 0xffffffffL);
+                case BIGINT -> v.setLong(r, x);
+                case UBIGINT -> v.setUint64(r, new java.math.BigInteger(Long.toUnsignedString(x)));
+                case BOOLEAN -> v.setBoolean(r, x != 0);
+                default -> throw new IllegalStateException(kind.toString());
+            }
+        }
+    }
+}
