@@ -28,7 +28,7 @@ import org.tracewire.testing.FixtureRecords;
 import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.ContextMessages;
-import org.tracewire.wire.FirstSight;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.RecordFrames;
 import org.tracewire.tracefs.EventSelection;
@@ -48,7 +48,7 @@ class FrameRowsTest {
                 src.clockOffset(), 0, src.layout(), src.headerPage(), src.headerEvent(), ContextMessages.constants(src.context().hz(), src.context().variables()),
                 "test", List.of()));
         RecordFrames rf = new RecordFrames(new FrameEncoder(1514 - 14), capture,
-                new FirstSight(src.layout(), src.context(), src.tasks(), null, src.formatText(), null), src.clockOffset(),
+                ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), src.context(), src.tasks(), null, src.formatText(), null)), src.clockOffset(),
                 false, true, (f, t, len, lost) -> {
                     ByteBuffer copy = ByteBuffer.allocate(f.remaining());
                     copy.put(f.duplicate()).flip();

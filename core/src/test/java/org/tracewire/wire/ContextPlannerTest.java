@@ -20,11 +20,11 @@ import org.tracewire.tracetext.KernelTextRenderer;
 import org.tracewire.tracetext.TraceLinePrefix;
 
 /**
- * What {@link FirstSight} sends is what the text needs: a {@link WireContext} fed only its messages
+ * What {@link ContextPlanner} sends is what the text needs: a {@link WireContext} fed only its messages
  * renders every fixture record (every kind of event of this machine) exactly as the writer's full
  * context does, and every address, string and task is described once.
  */
-class FirstSightTest {
+class ContextPlannerTest {
     @Test
     void theMessagesRenderEveryRecordAsTheWritersContext() {
         List<EventRecord> recs = FixtureRecords.load();
@@ -43,7 +43,7 @@ class FirstSightTest {
                 return Set.of();
             }
         }), 250, src.context().enums(), src.context().variables());
-        FirstSight sight = new FirstSight(src.layout(), full, src.tasks(), pid -> pid + 1, src.formatText(), null);
+        ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), full, src.tasks(), pid -> pid + 1, src.formatText(), null));
         WireContext ctx = new WireContext();
         ctx.apply(ContextMessages.capture(new ContextMessages.Capture("t", null, null, null, "local", 0, 0, src.layout(),
                 null, null, ContextMessages.constants(full.hz(), full.variables()), "test", List.of())), WireHeader.NO_CPU);
@@ -81,7 +81,7 @@ class FirstSightTest {
         }
         assertTrue(symbolic > 100, "records that print symbols: " + symbolic);
         assertEquals(described.size(), sight.symbolItems());
-        assertEquals(tasks.size(), sight.taskItems());
+        assertEquals(tasks.size(), sight.tasks());
         assertTrue(ctx.problems().isEmpty(), ctx.problems().toString());
         assertEquals(recs.stream().map(r -> r.format().id()).distinct().count(), ctx.catalog().formats().size());
         System.out.printf("first sight: %d records, %d formats, %d symbols and strings in %d messages, %d tasks: "
