@@ -52,8 +52,8 @@ import org.tracewire.wire.WireHeader;
 
 /**
  * The context a capture sends ({@link ContextPlanner} fed by a {@link CaptureContext}), on the
- * checked-in page fixture (real records of many events) with
- * the snapshot's formats: what is sent and when (CAPTURE first; FORMAT once per id before its first
+ * checked-in page fixture (real records of many events) with the snapshot's formats: what is sent
+ * and when (CAPTURE first; FORMAT once per id before its first
  * event; every task and every printed symbol address once, before the first event that needs it),
  * that a stream whose context was sent allocates nothing, the caps, and the round trip: a pcapng of
  * these frames, read back by {@link PcapngInput} from its own context alone, renders every record as
