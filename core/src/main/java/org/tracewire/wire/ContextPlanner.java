@@ -197,6 +197,7 @@ public final class ContextPlanner {
     private final Out out;
     private final ByteOrder kernelOrder;
     private final KernelLayout layout;
+    private final boolean fileNaming;
     private final Plan[] plans = new Plan[0x10000];
     /** Per CPU, the last task of a {@link Plan#onlyCommonPid} event found described (-1: none). */
     private final int[] lastPid = new int[0x10000];
@@ -242,6 +243,7 @@ public final class ContextPlanner {
         this.ctx = ctx;
         this.out = out == null ? (m, cpu, time, lost, repeat) -> collected.add(m) : out;
         this.layout = ctx.layout();
+        this.fileNaming = ctx.naming() == Naming.FILE;
         this.kernelOrder = layout.byteOrder();
         this.captureMessage = ctx.capture();
         Arrays.fill(lastPid, -1);
@@ -407,6 +409,9 @@ public final class ContextPlanner {
         Plan p = plans[format.id() & 0xffff];
         if (p != null) {
             int off = p.onlyPidAt;
+            if (fileNaming && p.allPidOffsets.length > 1) {
+                off = -1; // a file names the task fields without a name too
+            }
             if (off >= 0 && off + 4 <= length && pid(buf, payload + off) == lastPid[cpu & 0xffff]) {
                 return;
             }
@@ -430,7 +435,7 @@ public final class ContextPlanner {
             plans[id] = p;
             sendFormat(format, timeNs);
         }
-        if (p.onlyCommonPid) {
+        if (p.onlyCommonPid && (!fileNaming || p.allPidOffsets.length == 1)) {
             // most events: only their task to check, usually the CPU's previous one
             int off = p.pidOffsets[0];
             if (off + 4 <= length) {
@@ -968,7 +973,10 @@ public final class ContextPlanner {
         final int userStackEnd;
         final int userStep;
         final int tgidAt;
-        /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
+        /**
+         * Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec) when
+         * tasks are named {@link Naming#LIVE}; a file also names the other {@link #allPidOffsets}.
+         */
         final boolean onlyCommonPid;
         /** With {@link #onlyCommonPid}: the offset of {@code common_pid}, else -1 (the per-event fast path's test). */
         final int onlyPidAt;
@@ -1002,8 +1010,7 @@ public final class ContextPlanner {
             this.userStackEnd = users ? user.offset() + user.size() : -1;
             this.userStep = users ? user.elementSize() : 0;
             this.tgidAt = users ? tgid.offset() : -1;
-            this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && allPids.length == 1
-                    && symOffsets.length == 0 && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
+            this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0 && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
             this.onlyPidAt = onlyCommonPid ? pidOffsets[0] : -1;
         }
 
