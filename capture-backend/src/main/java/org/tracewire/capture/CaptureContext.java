@@ -31,6 +31,7 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.ContextPlan;
 import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.ContextPlanner.Task;
 import org.tracewire.wire.ContextPlanner.Tasks;
@@ -166,7 +167,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                 // an event whose format does not parse: its records are counted as unknown
             }
         }
-        ContextPlanner.Needs needs = ContextPlanner.needs(formats.values(), subLayout.kernel());
+        ContextPlan.Needs needs = ContextPlan.needs(formats.values(), subLayout.kernel());
         CompletableFuture<SymbolResolver> symbols = needs.symbols()
                 ? CompletableFuture.supplyAsync(CaptureContext::loadKallsyms, CaptureContext::daemon)
                 : CompletableFuture.completedFuture(null);

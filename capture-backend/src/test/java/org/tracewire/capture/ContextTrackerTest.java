@@ -45,6 +45,7 @@ import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.ContextPlan;
 import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
@@ -62,17 +63,17 @@ import org.tracewire.wire.WireHeader;
 class ContextTrackerTest {
     static final KernelLayout LAYOUT = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
 
-    private static final Map<Integer, ContextPlanner.Plan> PLANS = new HashMap<>();
+    private static final Map<Integer, ContextPlan> PLANS = new HashMap<>();
 
-    static synchronized ContextPlanner.Plan plan(EventFormat f) {
-        return PLANS.computeIfAbsent(f.id(), id -> ContextPlanner.plan(f, LAYOUT));
+    static synchronized ContextPlan plan(EventFormat f) {
+        return PLANS.computeIfAbsent(f.id(), id -> ContextPlan.of(f, LAYOUT));
     }
 
     /** A symbol table that covers every address the fixture's symbol arguments carry: 4 KiB symbols. */
     static Kallsyms symbolsFor(List<EventRecord> records) {
         Map<Long, SymbolResolver.Symbol> m = new TreeMap<>();
         for (EventRecord r : records) {
-            ContextPlanner.Plan p = plan(r.format());
+            ContextPlan p = plan(r.format());
             for (int i = 0; i < p.symbolOffsets().length; i++) {
                 long v = r.payload().getLong(p.symbolOffsets()[i]);
                 long start = v & ~0xfffL;
@@ -179,7 +180,7 @@ class ContextTrackerTest {
             assertTrue(f != null && f <= i, "FORMAT of " + r.format().fullName() + " not before event " + i);
             Integer p = taskAt.get(r.pid());
             assertTrue(p != null && p <= i, "PROCESS of pid " + r.pid() + " not before event " + i);
-            ContextPlanner.Plan plan = plan(r.format());
+            ContextPlan plan = plan(r.format());
             for (int k = 0; k < plan.symbolOffsets().length; k++) {
                 long v = r.payload().getLong(plan.symbolOffsets()[k]);
                 if (v != 0) {
@@ -208,7 +209,7 @@ class ContextTrackerTest {
         List<Integer> again = new ArrayList<>();
         for (int i = 0; i < records.size(); i++) {
             EventRecord r = records.get(i);
-            ContextPlanner.Plan plan = plan(r.format());
+            ContextPlan plan = plan(r.format());
             boolean same = true;
             for (int k = 0; k < plan.pidOffsets().length; k++) {
                 int pid = r.payload().getInt(plan.pidOffsets()[k]);
@@ -335,8 +336,8 @@ class ContextTrackerTest {
         t.beforeEvent(u, 0, u.capacity(), us, 1, 5);
         assertEquals(2, sent.stream().filter(m -> m.kind() == FrameKind.SYMBOLS).mapToInt(m -> m.items().size()).sum(),
                 "nothing again for the same process; the same addresses of another process are its own");
-        assertTrue(ContextPlanner.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
-        assertTrue(!ContextPlanner.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
+        assertTrue(ContextPlan.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
+        assertTrue(!ContextPlan.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
     }
 
     @Test

@@ -81,16 +81,6 @@ public final class TaskTable {
         return pids[slot];
     }
 
-    /** Sets a slot's comm. */
-    public void setComm(int slot, String comm) {
-        comms[slot] = comm;
-    }
-
-    /** Sets a slot's tgid. */
-    public void setTgid(int slot, int tgid) {
-        tgids[slot] = tgid;
-    }
-
     /**
      * Adds a task (or updates it when present).
      *
