@@ -256,7 +256,8 @@ class ContextTrackerTest {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
         EventFormat sw = snap.format("sched", "sched_switch");
         List<ContextMessage> sent = new ArrayList<>();
-        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(), (m, cpu, time, lost, repeat) -> sent.add(m));
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(),
+                (m, cpu, time, lost, repeat) -> sent.add(m));
         t.begin(0);
         ByteBuffer p = ByteBuffer.allocate(sw.fixedSize()).order(ByteOrder.LITTLE_ENDIAN);
         p.putShort(0, (short) sw.id()).putInt(4, 100);
@@ -293,7 +294,8 @@ class ContextTrackerTest {
         EventFormat ks = snap.format("ftrace", "kernel_stack");
         EventFormat us = snap.format("ftrace", "user_stack");
         List<ContextMessage> sent = new ArrayList<>();
-        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(), (m, cpu, time, lost, repeat) -> sent.add(m));
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(),
+                (m, cpu, time, lost, repeat) -> sent.add(m));
         // 10 return addresses: the record is longer than the format's caller[8], as the kernel writes it
         int n = 10;
         ByteBuffer p = ByteBuffer.allocate(16 + 8 * n).order(ByteOrder.LITTLE_ENDIAN);
@@ -348,7 +350,8 @@ class ContextTrackerTest {
         EventFormat rename = live.format("task", "task_rename");
         List<ContextMessage> sent = new ArrayList<>();
         // the host's lookup would name every pid "proc": each name below must come from a record
-        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(), (m, cpu, time, lost, repeat) -> sent.add(m));
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(),
+                (m, cpu, time, lost, repeat) -> sent.add(m));
         t.begin(0);
         sent.clear();
         t.namingEvent(record(fork, Map.of("parent_comm", "sh", "child_comm", "sh"), Map.of("parent_pid", 100,
@@ -484,7 +487,8 @@ class ContextTrackerTest {
         List<EventRecord> records = FixtureRecords.load().subList(0, 2000);
         Map<String, Integer> first = new LinkedHashMap<>();
         Map<String, Integer> repeated = new LinkedHashMap<>();
-        ContextPlanner t = new ContextPlanner(context(records, pid -> new ContextPlanner.Task(pid, "x")).sources(), (m, cpu, time, lost, repeat) -> (repeat ? repeated : first).merge(m.kind().name(), m.items().size(),
+        ContextPlanner t = new ContextPlanner(context(records, pid -> new ContextPlanner.Task(pid, "x")).sources(),
+                (m, cpu, time, lost, repeat) -> (repeat ? repeated : first).merge(m.kind().name(), m.items().size(),
                         Integer::sum));
         t.begin(0);
         Frames fr = new Frames(records);

@@ -149,7 +149,8 @@ final class ImportCommand implements Callable<Integer> {
                 }
                 frames.finish(Map.of(), last);
                 err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
-                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.tasks(), SafeText.escape(output.toString()),
+                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.tasks(),
+                        SafeText.escape(output.toString()),
                         dating);
                 if (frames.truncated() > 0) {
                     err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);

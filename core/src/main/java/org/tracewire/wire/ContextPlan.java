@@ -98,7 +98,8 @@ public final class ContextPlan {
         this.userStackEnd = users ? user.offset() + user.size() : -1;
         this.userStep = users ? user.elementSize() : 0;
         this.tgidAt = users ? tgid.offset() : -1;
-        this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0 && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
+        this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
+                && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
         this.onlyPidAt = onlyCommonPid ? pidOffsets[0] : -1;
     }
 

@@ -103,7 +103,8 @@ public final class ContextPcapng {
         var capture = ContextMessages.capture(new ContextMessages.Capture(s.captureId(), "6.18.0-test", null, s.host(),
                 s.clock(), s.clockOffset(), 0, s.layout(), s.headerPage(), s.headerEvent(),
                 ContextMessages.constants(s.context().hz(), s.context().variables()), "test", List.of()));
-        ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(s.layout(), s.context(), s.tasks(), null, s.formatText(), null));
+        ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(s.layout(), s.context(), s.tasks(),
+                null, s.formatText(), null));
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
             int iface = w.addInterface(InterfaceInfo.tracewire("tracewire", "ftrace events of " + s.host(),
                     FrameEncoder.MAX_FRAME));

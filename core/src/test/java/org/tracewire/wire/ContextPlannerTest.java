@@ -52,7 +52,8 @@ class ContextPlannerTest {
                 return Set.of();
             }
         }), 250, src.context().enums(), src.context().variables());
-        ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), full, src.tasks(), pid -> pid + 1, src.formatText(), null));
+        ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), full, src.tasks(),
+                pid -> pid + 1, src.formatText(), null));
         WireContext ctx = new WireContext();
         ctx.apply(ContextMessages.capture(new ContextMessages.Capture("t", null, null, null, "local", 0, 0, src.layout(),
                 null, null, ContextMessages.constants(full.hz(), full.variables()), "test", List.of())), WireHeader.NO_CPU);

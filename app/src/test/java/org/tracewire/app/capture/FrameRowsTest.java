@@ -51,7 +51,8 @@ class FrameRowsTest {
                 src.clockOffset(), 0, src.layout(), src.headerPage(), src.headerEvent(), ContextMessages.constants(src.context().hz(), src.context().variables()),
                 "test", List.of()));
         RecordFrames rf = new RecordFrames(new FrameEncoder(1514 - 14), capture,
-                ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), src.context(), src.tasks(), null, src.formatText(), null)), src.clockOffset(),
+                ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), src.context(), src.tasks(), null,
+                        src.formatText(), null)), src.clockOffset(),
                 false, true, (f, t, len, lost) -> {
                     ByteBuffer copy = ByteBuffer.allocate(f.remaining());
                     copy.put(f.duplicate()).flip();
