@@ -32,6 +32,7 @@ import org.tracewire.symbols.KernelEnums;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.ContextPlanner;
 
 /**
  * The capture emitter's whole per-record path, as a capture runs it: {@link CaptureEngine}'s emit
@@ -96,7 +97,7 @@ public class EmitLoopBenchmark {
         context = new CaptureContext(capture, snap.formats().byId(), kernel,
                 f -> snap.read("events/" + f.system() + "/" + f.name() + "/format"), () -> none,
                 PrintkFormats.parse(snap.read("printk_formats")), KernelEnums::empty, 250, KernelVariables.empty(),
-                pid -> new CaptureContext.Task(pid, "bench"), f -> new byte[0]);
+                pid -> new ContextPlanner.Task(pid, "bench"), f -> new byte[0]);
     }
 
     /** Rounds of the emit loop over every CPU's synthetic pages for {@link #BUDGET_NS}. */

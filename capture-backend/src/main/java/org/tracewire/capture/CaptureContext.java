@@ -31,10 +31,14 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.ContextPlan;
+import org.tracewire.wire.ContextPlanner;
+import org.tracewire.wire.ContextPlanner.Task;
+import org.tracewire.wire.ContextPlanner.Tasks;
 
 /**
  * What a capture knows about the traced kernel and host, for the context messages that make its
- * frames self-describing ({@code docs/wire-format.md} §4, sent by {@link ContextTracker}): the
+ * frames self-describing ({@code docs/wire-format.md} §4, sent by {@link ContextPlanner}): the
  * CAPTURE message's parts, every captured event's format and its text as tracefs gave it, the
  * kernel's symbols ({@code /proc/kallsyms}), {@code printk_formats}, BTF enum constants, {@code HZ},
  * calibrated kernel variables, and where task names and thread groups come from ({@link Tasks}).
@@ -62,29 +66,6 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                              PrintkFormats printk, Supplier<KernelEnums> enums, int hz, KernelVariables variables,
                              Tasks tasks, Function<EventFormat, byte[]> descriptions) {
 
-    /**
-     * A task as the host names it.
-     *
-     * @param tgid its thread group id (the process id), -1 when unknown
-     * @param comm its name (≤ 15 characters)
-     */
-    public record Task(int tgid, String comm) {
-    }
-
-    /** Where task names come from, besides the records themselves. */
-    public interface Tasks {
-        /** The task with this pid now, or null when it is gone and nothing names it. */
-        Task lookup(int pid);
-
-        /**
-         * The task with this pid while it runs, or null: no cache of names that may be a former
-         * holder's of the pid (what {@code sched_process_exec} asks). Default: {@link #lookup}.
-         */
-        default Task running(int pid) {
-            return lookup(pid);
-        }
-    }
-
     public CaptureContext {
         Objects.requireNonNull(capture, "capture");
         formats = Map.copyOf(formats);
@@ -92,6 +73,36 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         Objects.requireNonNull(printk, "printk");
         Objects.requireNonNull(variables, "variables");
         Objects.requireNonNull(tasks, "tasks");
+    }
+
+    /**
+     * The context planner of a capture with this context ({@link #sources}).
+     *
+     * @param out where its messages go
+     * @return a new planner (one per file written)
+     */
+    public ContextPlanner planner(ContextPlanner.Out out) {
+        return new ContextPlanner(sources(), out);
+    }
+
+    /**
+     * What this context gives a {@link ContextPlanner} ({@link ContextPlanner.Naming#LIVE}): user
+     * stacks are resolved through {@code /proc} ({@link UserSymbols}, made on first need) while their
+     * processes live.
+     *
+     * @return the sources (each call its own user stack resolver)
+     */
+    public ContextPlanner.Sources sources() {
+        UserSymbols[] users = {null};
+        ContextPlanner.UserStacks stacks = (tgid, address) -> {
+            if (users[0] == null) {
+                users[0] = new UserSymbols(Path.of("/proc"));
+            }
+            UserSymbols.Symbol s = users[0].lookup(tgid, address);
+            return s == null ? null : new ContextPlanner.UserSymbol(s.name(), s.start(), s.size(), s.file(), s.buildId());
+        };
+        return new ContextPlanner.Sources(ContextMessages.capture(capture), layout, formatText, descriptions, symbols,
+                printk, enums, hz, variables, tasks, stacks, ContextPlanner.Naming.LIVE);
     }
 
     /** This context with task names from {@code other} (the next file of a ring: {@link KnownTasks}). */
@@ -156,7 +167,7 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                 // an event whose format does not parse: its records are counted as unknown
             }
         }
-        ContextTracker.Needs needs = ContextTracker.needs(formats.values(), subLayout.kernel());
+        ContextPlan.Needs needs = ContextPlan.needs(formats.values(), subLayout.kernel());
         CompletableFuture<SymbolResolver> symbols = needs.symbols()
                 ? CompletableFuture.supplyAsync(CaptureContext::loadKallsyms, CaptureContext::daemon)
                 : CompletableFuture.completedFuture(null);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireDecoder;
@@ -20,7 +21,7 @@ import org.tracewire.wire.WireHeader;
  * Writes the frames of a capture made elsewhere (a remote host's stream, {@code capture --remote})
  * to local outputs, and gives the live ones among them (TAP, {@code --send-on}:
  * {@link FrameOutput#repeatsContext()}) that stream's context again every
- * {@link ContextTracker#REPEAT_NS}, as a local capture does ({@code docs/wire-format.md} §6), so a
+ * {@link ContextPlanner#REPEAT_NS}, as a local capture does ({@code docs/wire-format.md} §6), so a
  * capture tool started after the relay began can still decode what follows.
  *
  * <p>Without a live output every frame is written as it came. With one, the frames that concern no
@@ -32,7 +33,7 @@ import org.tracewire.wire.WireHeader;
  * that parses with errors, a reserved kind) is written as it came too, and the fragments of a
  * message still incomplete at {@link #finish} are written then: nothing is dropped.
  *
- * <p>A repeat is due before the first frame relayed {@link ContextTracker#REPEAT_NS} after the
+ * <p>A repeat is due before the first frame relayed {@link ContextPlanner#REPEAT_NS} after the
  * last one (a stream that pauses gets its repeat with its next frame); it goes to the live outputs
  * only, with the time of the frame that follows it. Not thread-safe.
  */
@@ -82,7 +83,7 @@ public final class ContextRelay {
             write(ByteBuffer.wrap(frame), timeNs, dropCount, false);
             return;
         }
-        if (capture != null && nanoTime.getAsLong() - lastRepeat >= ContextTracker.REPEAT_NS) {
+        if (capture != null && nanoTime.getAsLong() - lastRepeat >= ContextPlanner.REPEAT_NS) {
             repeat(timeNs);
         }
         FrameKind kind = frame.length >= WireHeader.SIZE ? FrameKind.of(WireHeader.kindCode(frame)) : null;

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.format.EventFormat;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.FrameEncoder;
@@ -21,7 +22,7 @@ import org.tracewire.wire.WireHeader;
  * and a copy of the payload), straight into a lone pcapng output's buffer when it can.
  *
  * <p>Here, on that one thread: the context messages each event needs are sent before it
- * ({@link ContextTracker}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
+ * ({@link ContextPlanner}: CAPTURE first, then LOST, FORMAT, SYMBOLS, PROCESS as due), every frame
  * gets its per-cpu-value sequence number from the one {@link FrameEncoder} (§2: numbered in the
  * order frames leave, context frames included, so a gap means a frame lost after emission), and
  * live interface outputs get the whole context again every 2 s. A ring of files ({@link RingOutput})
@@ -60,10 +61,10 @@ public final class FrameSink implements AutoCloseable {
     private final boolean anyRepeats;
     private final CaptureContext context;
     /** Decides the context; a ring's next file gets a fresh one ({@link #nextFile}). */
-    private ContextTracker tracker;
+    private ContextPlanner tracker;
     /** The task names {@link #tracker} was given: the host's, or {@link KnownTasks} in a ring's later files. */
-    private CaptureContext.Tasks trackerTasks;
-    /** {@link ContextTracker#dropped()} of the trackers of a ring's earlier files. */
+    private ContextPlanner.Tasks trackerTasks;
+    /** {@link ContextPlanner#dropped()} of the trackers of a ring's earlier files. */
     private long droppedBefore;
     /** The ring of files among the outputs, or null (also once it failed). */
     private RingOutput ring;
@@ -112,7 +113,7 @@ public final class FrameSink implements AutoCloseable {
         this.inPlaceOwner = inPlace == null ? null : outs[0];
         this.context = context;
         this.trackerTasks = context == null ? null : context.tasks();
-        this.tracker = context == null ? null : new ContextTracker(context, this::sendContext);
+        this.tracker = context == null ? null : context.planner(this::sendContext);
         this.littleEndian = context == null || context.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
     }
 
@@ -231,7 +232,7 @@ public final class FrameSink implements AutoCloseable {
 
     /**
      * A ring's switch to its next file, before an event: the file opened, and a fresh
-     * {@link ContextTracker} (naming tasks as the capture last named them, {@link KnownTasks})
+     * {@link ContextPlanner} (naming tasks as the capture last named them, {@link KnownTasks})
      * sends CAPTURE now and then, before each event, the context the new file's frames need, so
      * the file decodes alone. The other outputs get those messages too (as a repeat). When the
      * ring fails it is dropped as any output that fails.
@@ -250,7 +251,7 @@ public final class FrameSink implements AutoCloseable {
         if (tracker != null) {
             droppedBefore += tracker.dropped();
             trackerTasks = KnownTasks.after(trackerTasks, tracker);
-            tracker = new ContextTracker(context.withTasks(trackerTasks), this::sendContext);
+            tracker = context.withTasks(trackerTasks).planner(this::sendContext);
             tracker.begin(timeNs);
         }
     }
@@ -397,7 +398,7 @@ public final class FrameSink implements AutoCloseable {
         publish();
     }
 
-    /** {@link ContextTracker.Out}: each fragment frame through the scratch buffer to the outputs. */
+    /** {@link ContextPlanner.Out}: each fragment frame through the scratch buffer to the outputs. */
     private void sendContext(ContextMessage m, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException {
         List<ByteBuffer> fragments = encoder.context(m, cpu, littleEndian, timeNs);
         for (ByteBuffer f : fragments) {

@@ -1,19 +1,22 @@
 package org.tracewire.capture;
 
+import org.tracewire.wire.ContextPlanner;
+import org.tracewire.wire.TaskTable;
+
 /**
- * The task names a capture sent before the file it writes now, for the fresh {@link ContextTracker}
+ * The task names a capture sent before the file it writes now, for the fresh {@link ContextPlanner}
  * that starts each file of a ring ({@link RingOutput}): a task the new file sees first is named
  * as the capture named it last (from a record's comm, an exec, the host's lookup at the time),
  * so each file's text equals that of an unrotated capture. Names the capture did not know
  * ({@code <...>}) and tasks it never sent are looked up on the host again. At most
- * {@link ContextTracker#MAX_TASKS} tasks, the latest knowledge first. Not thread-safe.
+ * {@link ContextPlanner#MAX_TASKS} tasks, the latest knowledge first. Not thread-safe.
  */
-final class KnownTasks implements CaptureContext.Tasks {
+final class KnownTasks implements ContextPlanner.Tasks {
     private static final String UNKNOWN = "<...>";
     private final TaskTable names;
-    private final CaptureContext.Tasks host;
+    private final ContextPlanner.Tasks host;
 
-    private KnownTasks(TaskTable names, CaptureContext.Tasks host) {
+    private KnownTasks(TaskTable names, ContextPlanner.Tasks host) {
         this.names = names;
         this.host = host;
     }
@@ -25,14 +28,14 @@ final class KnownTasks implements CaptureContext.Tasks {
      * @param earlier the tasks the finished file's tracker was given (the host's, or a {@code KnownTasks})
      * @param tracker the finished file's tracker
      */
-    static KnownTasks after(CaptureContext.Tasks earlier, ContextTracker tracker) {
-        TaskTable t = new TaskTable(ContextTracker.MAX_TASKS);
+    static KnownTasks after(ContextPlanner.Tasks earlier, ContextPlanner tracker) {
+        TaskTable t = new TaskTable(ContextPlanner.MAX_TASKS);
         tracker.forEachTask((pid, tgid, comm) -> {
             if (!UNKNOWN.equals(comm)) {
                 t.put(pid, tgid, comm);
             }
         });
-        CaptureContext.Tasks host = earlier;
+        ContextPlanner.Tasks host = earlier;
         if (earlier instanceof KnownTasks k) {
             host = k.host;
             k.names.forEach(s -> {
@@ -50,14 +53,14 @@ final class KnownTasks implements CaptureContext.Tasks {
     }
 
     @Override
-    public CaptureContext.Task lookup(int pid) {
+    public ContextPlanner.Task lookup(int pid) {
         int s = names.slot(pid);
-        return s >= 0 ? new CaptureContext.Task(names.tgid(s), names.comm(s)) : host.lookup(pid);
+        return s >= 0 ? new ContextPlanner.Task(names.tgid(s), names.comm(s)) : host.lookup(pid);
     }
 
     /** The host's: an exec asks for the running task, never for a name kept from before. */
     @Override
-    public CaptureContext.Task running(int pid) {
+    public ContextPlanner.Task running(int pid) {
         return host.running(pid);
     }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireDecoder;
@@ -113,7 +114,7 @@ class ContextRelayTest {
         ContextRelay relay = new ContextRelay(List.of(file, live), () -> now[0]);
         for (int i = 0; i < remote.frames.size(); i++) {
             if (i == beforeRepeat) {
-                now[0] += ContextTracker.REPEAT_NS; // 2 s later, before the second event
+                now[0] += ContextPlanner.REPEAT_NS; // 2 s later, before the second event
             }
             relay.relay(remote.frames.get(i), header(remote.frames.get(i)).timeNs(), 0);
         }
@@ -192,7 +193,7 @@ class ContextRelayTest {
         Kept file = new Kept(false);
         ContextRelay relay = new ContextRelay(List.of(file), () -> now[0]);
         relay.relay(odd, T0, 0);
-        now[0] += 3 * ContextTracker.REPEAT_NS;
+        now[0] += 3 * ContextPlanner.REPEAT_NS;
         relay.relay(remote.frames.get(1), T0 + 1, 4);
         relay.finish();
         assertEquals(0, relay.repeats());

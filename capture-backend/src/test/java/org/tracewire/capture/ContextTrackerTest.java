@@ -45,13 +45,16 @@ import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.ContextMessages;
+import org.tracewire.wire.ContextPlan;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireHeader;
 
 /**
- * The context a capture sends, on the checked-in page fixture (real records of many events) with
- * the snapshot's formats: what is sent and when (CAPTURE first; FORMAT once per id before its first
+ * The context a capture sends ({@link ContextPlanner} fed by a {@link CaptureContext}), on the
+ * checked-in page fixture (real records of many events) with the snapshot's formats: what is sent
+ * and when (CAPTURE first; FORMAT once per id before its first
  * event; every task and every printed symbol address once, before the first event that needs it),
  * that a stream whose context was sent allocates nothing, the caps, and the round trip: a pcapng of
  * these frames, read back by {@link PcapngInput} from its own context alone, renders every record as
@@ -60,19 +63,19 @@ import org.tracewire.wire.WireHeader;
 class ContextTrackerTest {
     static final KernelLayout LAYOUT = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
 
-    private static final Map<Integer, ContextTracker.Plan> PLANS = new HashMap<>();
+    private static final Map<Integer, ContextPlan> PLANS = new HashMap<>();
 
-    static synchronized ContextTracker.Plan plan(EventFormat f) {
-        return PLANS.computeIfAbsent(f.id(), id -> ContextTracker.plan(f, LAYOUT));
+    static synchronized ContextPlan plan(EventFormat f) {
+        return PLANS.computeIfAbsent(f.id(), id -> ContextPlan.of(f, LAYOUT));
     }
 
     /** A symbol table that covers every address the fixture's symbol arguments carry: 4 KiB symbols. */
     static Kallsyms symbolsFor(List<EventRecord> records) {
         Map<Long, SymbolResolver.Symbol> m = new TreeMap<>();
         for (EventRecord r : records) {
-            ContextTracker.Plan p = plan(r.format());
-            for (int i = 0; i < p.symOffsets.length; i++) {
-                long v = r.payload().getLong(p.symOffsets[i]);
+            ContextPlan p = plan(r.format());
+            for (int i = 0; i < p.symbolOffsets().length; i++) {
+                long v = r.payload().getLong(p.symbolOffsets()[i]);
                 long start = v & ~0xfffL;
                 if (start != 0) {
                     m.putIfAbsent(start, new SymbolResolver.Symbol("fn_" + Long.toHexString(start >>> 12), start, 0x1000,
@@ -83,7 +86,7 @@ class ContextTrackerTest {
         return new Kallsyms(new ArrayList<>(m.values()));
     }
 
-    static CaptureContext context(List<EventRecord> records, CaptureContext.Tasks tasks) {
+    static CaptureContext context(List<EventRecord> records, ContextPlanner.Tasks tasks) {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
         Map<Integer, EventFormat> formats = snap.formats().byId();
         Kallsyms symbols = symbolsFor(records);
@@ -131,8 +134,8 @@ class ContextTrackerTest {
         List<EventRecord> records = FixtureRecords.load();
         List<Sent> sent = new ArrayList<>();
         int[] at = {0};
-        CaptureContext ctx = context(records, pid -> new CaptureContext.Task(pid + 1, "task" + pid));
-        ContextTracker t = new ContextTracker(ctx, (m, cpu, time, lost, repeat) -> sent.add(new Sent(m, cpu, at[0])));
+        CaptureContext ctx = context(records, pid -> new ContextPlanner.Task(pid + 1, "task" + pid));
+        ContextPlanner t = new ContextPlanner(ctx.sources(), (m, cpu, time, lost, repeat) -> sent.add(new Sent(m, cpu, at[0])));
         t.begin(1);
         Frames fr = new Frames(records);
         for (int i = 0; i < records.size(); i++) {
@@ -177,11 +180,11 @@ class ContextTrackerTest {
             assertTrue(f != null && f <= i, "FORMAT of " + r.format().fullName() + " not before event " + i);
             Integer p = taskAt.get(r.pid());
             assertTrue(p != null && p <= i, "PROCESS of pid " + r.pid() + " not before event " + i);
-            ContextTracker.Plan plan = plan(r.format());
-            for (int k = 0; k < plan.symOffsets.length; k++) {
-                long v = r.payload().getLong(plan.symOffsets[k]);
+            ContextPlan plan = plan(r.format());
+            for (int k = 0; k < plan.symbolOffsets().length; k++) {
+                long v = r.payload().getLong(plan.symbolOffsets()[k]);
                 if (v != 0) {
-                    long a = plan.symBacktrace[k] ? v - 1 : v;
+                    long a = plan.symbolBacktrace()[k] ? v - 1 : v;
                     Integer s = symbolAt.get(a);
                     assertTrue(s != null && s <= i, "symbol 0x" + Long.toHexString(a) + " not before event " + i);
                     symbolEvents.merge(r.format().fullName(), 1, Integer::sum);
@@ -206,21 +209,21 @@ class ContextTrackerTest {
         List<Integer> again = new ArrayList<>();
         for (int i = 0; i < records.size(); i++) {
             EventRecord r = records.get(i);
-            ContextTracker.Plan plan = plan(r.format());
+            ContextPlan plan = plan(r.format());
             boolean same = true;
-            for (int k = 0; k < plan.pidOffsets.length; k++) {
-                int pid = r.payload().getInt(plan.pidOffsets[k]);
-                if (plan.commOffsets[k] >= 0 && pid != 0) {
+            for (int k = 0; k < plan.pidOffsets().length; k++) {
+                int pid = r.payload().getInt(plan.pidOffsets()[k]);
+                if (plan.commOffsets()[k] >= 0 && pid != 0) {
                     byte[] c = new byte[16];
-                    r.payload().get(plan.commOffsets[k], c);
+                    r.payload().get(plan.commOffsets()[k], c);
                     int n = 0;
                     while (n < 16 && c[n] != 0) {
                         n++;
                     }
                     same &= new String(c, 0, n).equals(names.get(pid));
-                } else if (plan.commOffsets[k] < -1 && pid != 0) {
+                } else if (plan.commOffsets()[k] < -1 && pid != 0) {
                     // a __data_loc comm (sched_process_fork): offset and length in its 4 bytes
-                    int loc = r.payload().getInt(-plan.commOffsets[k] - 2);
+                    int loc = r.payload().getInt(-plan.commOffsets()[k] - 2);
                     byte[] c = new byte[loc >>> 16];
                     r.payload().get(loc & 0xffff, c);
                     int n = 0;
@@ -230,7 +233,7 @@ class ContextTrackerTest {
                     same &= new String(c, 0, n).equals(names.get(pid));
                 }
             }
-            if (same && plan.execPid < 0) { // an exec asks /proc each time: this test's lookup names it "taskN"
+            if (same && !plan.exec()) { // an exec asks /proc each time: this test's lookup names it "taskN"
                 again.add(i);
             }
         }
@@ -253,7 +256,7 @@ class ContextTrackerTest {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
         EventFormat sw = snap.format("sched", "sched_switch");
         List<ContextMessage> sent = new ArrayList<>();
-        ContextTracker t = new ContextTracker(context(List.of(), pid -> new CaptureContext.Task(7, "proc")),
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(),
                 (m, cpu, time, lost, repeat) -> sent.add(m));
         t.begin(0);
         ByteBuffer p = ByteBuffer.allocate(sw.fixedSize()).order(ByteOrder.LITTLE_ENDIAN);
@@ -291,7 +294,7 @@ class ContextTrackerTest {
         EventFormat ks = snap.format("ftrace", "kernel_stack");
         EventFormat us = snap.format("ftrace", "user_stack");
         List<ContextMessage> sent = new ArrayList<>();
-        ContextTracker t = new ContextTracker(context(List.of(), pid -> new CaptureContext.Task(7, "proc")),
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(),
                 (m, cpu, time, lost, repeat) -> sent.add(m));
         // 10 return addresses: the record is longer than the format's caller[8], as the kernel writes it
         int n = 10;
@@ -335,8 +338,8 @@ class ContextTrackerTest {
         t.beforeEvent(u, 0, u.capacity(), us, 1, 5);
         assertEquals(2, sent.stream().filter(m -> m.kind() == FrameKind.SYMBOLS).mapToInt(m -> m.items().size()).sum(),
                 "nothing again for the same process; the same addresses of another process are its own");
-        assertTrue(ContextTracker.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
-        assertTrue(!ContextTracker.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
+        assertTrue(ContextPlan.needs(List.of(ks), LAYOUT).symbols(), "a kernel stack needs kallsyms");
+        assertTrue(!ContextPlan.needs(List.of(us), LAYOUT).symbols(), "a user stack does not");
     }
 
     @Test
@@ -347,7 +350,7 @@ class ContextTrackerTest {
         EventFormat rename = live.format("task", "task_rename");
         List<ContextMessage> sent = new ArrayList<>();
         // the host's lookup would name every pid "proc": each name below must come from a record
-        ContextTracker t = new ContextTracker(context(List.of(), pid -> new CaptureContext.Task(7, "proc")),
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> new ContextPlanner.Task(7, "proc")).sources(),
                 (m, cpu, time, lost, repeat) -> sent.add(m));
         t.begin(0);
         sent.clear();
@@ -411,7 +414,7 @@ class ContextTrackerTest {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
         EventFormat sw = snap.format("sched", "sched_switch");
         List<ContextMessage> sent = new ArrayList<>();
-        ContextTracker t = new ContextTracker(context(List.of(), pid -> null), (m, cpu, time, lost, repeat) -> sent.add(m),
+        ContextPlanner t = new ContextPlanner(context(List.of(), pid -> null).sources(), (m, cpu, time, lost, repeat) -> sent.add(m),
                 10, 10, 10);
         ByteBuffer p = ByteBuffer.allocate(sw.fixedSize()).order(ByteOrder.LITTLE_ENDIAN);
         p.putShort(0, (short) sw.id());
@@ -434,7 +437,7 @@ class ContextTrackerTest {
     @Test
     void aFileRendersFromItsOwnContextAsTheKernelContextDoes(@TempDir Path dir) throws IOException {
         List<EventRecord> records = FixtureRecords.load();
-        CaptureContext ctx = context(records, pid -> new CaptureContext.Task(pid, "task" + pid));
+        CaptureContext ctx = context(records, pid -> new ContextPlanner.Task(pid, "task" + pid));
         Path file = dir.resolve("f.pcapng");
         try (FrameSink sink = new FrameSink(List.of(pcapng(file)), ctx)) {
             sink.begin(1);
@@ -484,7 +487,7 @@ class ContextTrackerTest {
         List<EventRecord> records = FixtureRecords.load().subList(0, 2000);
         Map<String, Integer> first = new LinkedHashMap<>();
         Map<String, Integer> repeated = new LinkedHashMap<>();
-        ContextTracker t = new ContextTracker(context(records, pid -> new CaptureContext.Task(pid, "x")),
+        ContextPlanner t = new ContextPlanner(context(records, pid -> new ContextPlanner.Task(pid, "x")).sources(),
                 (m, cpu, time, lost, repeat) -> (repeat ? repeated : first).merge(m.kind().name(), m.items().size(),
                         Integer::sum));
         t.begin(0);

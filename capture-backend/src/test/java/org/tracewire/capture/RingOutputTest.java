@@ -26,6 +26,7 @@ import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixtureRecords;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 
 /**
@@ -130,7 +131,7 @@ class RingOutputTest {
                 }, Clock.systemDefaultZone());
         Path first = ring.files().get(0);
         try (FrameSink sink = new FrameSink(List.of(ring), ContextTrackerTest.context(records,
-                pid -> new CaptureContext.Task(pid, "t")))) {
+                pid -> new ContextPlanner.Task(pid, "t")))) {
             feed(sink, records);
             assertEquals(1, sink.failures().size(), "the ring failed once, then got nothing more");
             FrameSink.OutputFailure f = sink.failures().get(0);
@@ -156,7 +157,7 @@ class RingOutputTest {
                 .noneMatch(f -> f.name().endsWith("comm"))).toList());
         // the host names every task "hostN": a name from a record's comm differs, so a file that
         // named a task afresh from the host instead of as the capture had would show it
-        CaptureContext.Tasks host = pid -> new CaptureContext.Task(pid, "host" + pid);
+        ContextPlanner.Tasks host = pid -> new ContextPlanner.Task(pid, "host" + pid);
         Path whole = dir.resolve("whole.pcapng");
         try (FrameSink sink = new FrameSink(List.of(ContextTrackerTest.pcapng(whole)),
                 ContextTrackerTest.context(records, host))) {

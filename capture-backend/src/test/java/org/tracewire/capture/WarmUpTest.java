@@ -24,6 +24,7 @@ import org.tracewire.ringbuffer.SubBufferBuilder;
 import org.tracewire.ringbuffer.SubBufferLayout;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.ContextPlanner;
 
 /**
  * The capture engine's JIT warm-up ({@link CaptureEngine#warmUp}) on the formats of this kernel's
@@ -87,7 +88,7 @@ class WarmUpTest {
         Set<Integer> asked = ConcurrentHashMap.newKeySet();
         CaptureContext context = ContextTrackerTest.context(List.of(), pid -> {
             asked.add(pid);
-            return new CaptureContext.Task(pid, "warm");
+            return new ContextPlanner.Task(pid, "warm");
         });
         long perRound = recordsPerRound(formats, cpus).values().stream().mapToLong(Long::longValue).sum();
         assertTrue(perRound > 2 * CaptureEngine.WARM_UP_PAGES * 40, perRound + " records in a round");

@@ -22,7 +22,7 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.RecordFrames;
 import org.tracewire.wire.ContextMessages;
-import org.tracewire.wire.FirstSight;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.WireHeader;
 import org.tracewire.text.SafeText;
@@ -38,7 +38,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * describes itself as a capture's does: a CAPTURE frame first (the file's kernel release and host
  * from its {@code UNAME} option, its clock, byte order, long size, {@code header_page} and
  * {@code header_event}, and the constants HZ and kernel variables when known), then, before each
- * EVENT frame, what it needs and was not sent yet ({@link FirstSight}): the event's FORMAT (the
+ * EVENT frame, what it needs and was not sent yet ({@link ContextPlanner}): the event's FORMAT (the
  * file's {@code format} text), SYMBOLS for the addresses and printk strings its text uses (from the
  * file's kallsyms and printk formats), PROCESS for its tasks (the file's saved cmdlines; tgid −1:
  * a trace.dat does not store it), and LOST when the kernel lost events on its CPU just before it.
@@ -132,8 +132,8 @@ final class ImportCommand implements Callable<Integer> {
                     release, null, host, f.clock(), offset, 0, f.kernelLayout(), f.headerPageText(), f.headerEventText(),
                     ContextMessages.constants(context.hz(), context.variables()), new Main.Version().getVersion()[0],
                     f.catalog().formats().stream().map(EventFormat::fullName).toList()));
-            FirstSight sight = new FirstSight(f.kernelLayout(), context, f.cmdlines(), null,
-                    fmt -> f.formatText(fmt.fullName()), null);
+            ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(f.kernelLayout(), context,
+                    f.cmdlines(), null, fmt -> f.formatText(fmt.fullName()), null));
             try (TraceDatRecords rs = f.records();
                  PcapngWriter w = PcapngWriter.create(output, SectionInfo.host())) {
                 int iface = w.addInterface(InterfaceInfo.tracewire("tracewire",
@@ -149,7 +149,8 @@ final class ImportCommand implements Callable<Integer> {
                 }
                 frames.finish(Map.of(), last);
                 err.printf("import: %d event frames and %d context frames (%d symbols and strings, %d tasks) written to %s"
-                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.taskItems(), SafeText.escape(output.toString()),
+                                + " (time: %s)%n", frames.events(), frames.contextFrames(), sight.symbolItems(), sight.tasks(),
+                        SafeText.escape(output.toString()),
                         dating);
                 if (frames.truncated() > 0) {
                     err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);

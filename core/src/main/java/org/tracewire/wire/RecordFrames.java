@@ -9,7 +9,7 @@ import org.tracewire.record.EventRecord;
 /**
  * Writes records as a self-describing stream of tracewire version-2 bare frames
  * ({@code docs/wire-format.md} §6): the CAPTURE message first, then before each EVENT frame the
- * context {@link FirstSight} says it needs and a LOST message when its CPU lost events just before
+ * context {@link ContextPlanner} says it needs and a LOST message when its CPU lost events just before
  * it. What {@code import} and the tests write; a live capture sends the same messages. Frame times:
  * the record's trace-clock time + the clock offset (the CAPTURE message's item 6), or the raw trace
  * clock; context frames take the time of the event they precede. Not thread-safe.
@@ -29,7 +29,7 @@ public final class RecordFrames {
 
     private final FrameEncoder encoder;
     private final ContextMessage capture;
-    private final FirstSight sight;
+    private final ContextPlanner sight;
     private final long clockOffset;
     private final boolean rawClock;
     private final boolean littleEndian;
@@ -43,13 +43,13 @@ public final class RecordFrames {
     /**
      * @param encoder      numbers and encodes the frames (its maximum frame size applies)
      * @param capture      the CAPTURE message, sent first
-     * @param sight        what to describe before each event
+     * @param sight        what to describe before each event (a planner made by {@link ContextPlanner#forRecords})
      * @param clockOffset  added to a record's time stamp for its frame time (the CAPTURE offset); 0 with {@code rawClock}
      * @param rawClock     frame times are the raw trace clock ({@link WireHeader#FLAG_RAW_CLOCK})
      * @param littleEndian the traced kernel's byte order (flag of the context frames)
      * @param out          where frames go
      */
-    public RecordFrames(FrameEncoder encoder, ContextMessage capture, FirstSight sight, long clockOffset,
+    public RecordFrames(FrameEncoder encoder, ContextMessage capture, ContextPlanner sight, long clockOffset,
                         boolean rawClock, boolean littleEndian, Out out) {
         this.encoder = encoder;
         this.capture = capture;

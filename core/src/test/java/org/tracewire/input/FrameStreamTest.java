@@ -16,7 +16,7 @@ import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.Ethernet;
-import org.tracewire.wire.FirstSight;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.MacAddress;
@@ -37,7 +37,8 @@ class FrameStreamTest {
         var capture = ContextMessages.capture(new ContextMessages.Capture(id, null, null, src.host(), "local",
                 src.clockOffset(), 0, src.layout(), null, null, Map.of(), "test", List.of()));
         RecordFrames rf = new RecordFrames(new FrameEncoder(1500), capture,
-                new FirstSight(src.layout(), src.context(), src.tasks(), null, src.formatText(), null), src.clockOffset(),
+                ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), src.context(), src.tasks(), null,
+                        src.formatText(), null)), src.clockOffset(),
                 false, true, (f, t, len, l) -> out.add(ByteBuffer.allocate(f.remaining()).put(f.duplicate()).flip()));
         for (int i = 0; i < recs.size(); i++) {
             rf.event(recs.get(i), lost.getOrDefault(i, 0L));

@@ -19,13 +19,13 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextMessages;
-import org.tracewire.wire.FirstSight;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.RecordFrames;
 
 /**
  * Writes records as a self-describing pcapng of tracewire version-2 frames with all the context a
- * capture sends ({@link RecordFrames}, {@link FirstSight}): CAPTURE (clock, offset, header texts,
+ * capture sends ({@link RecordFrames}, {@link ContextPlanner}): CAPTURE (clock, offset, header texts,
  * constants), FORMAT, SYMBOLS, PROCESS and LOST, one interface of link type 162. Unlike
  * {@link FixturePcapng} (formats only) the file names tasks and symbols, as a live capture's would.
  */
@@ -103,7 +103,8 @@ public final class ContextPcapng {
         var capture = ContextMessages.capture(new ContextMessages.Capture(s.captureId(), "6.18.0-test", null, s.host(),
                 s.clock(), s.clockOffset(), 0, s.layout(), s.headerPage(), s.headerEvent(),
                 ContextMessages.constants(s.context().hz(), s.context().variables()), "test", List.of()));
-        FirstSight sight = new FirstSight(s.layout(), s.context(), s.tasks(), null, s.formatText(), null);
+        ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(s.layout(), s.context(), s.tasks(),
+                null, s.formatText(), null));
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
             int iface = w.addInterface(InterfaceInfo.tracewire("tracewire", "ftrace events of " + s.host(),
                     FrameEncoder.MAX_FRAME));

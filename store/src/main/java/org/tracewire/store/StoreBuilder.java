@@ -18,6 +18,7 @@ import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
+import org.tracewire.format.TaskFields;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.input.TraceDatInput;
@@ -40,8 +41,9 @@ import org.tracewire.wire.WireContext;
  * <ul>
  * <li>{@code event_rows}: one row per event (frame, time, CPU, pid, event kind and id, flags, file
  *     offset; the query layer's {@code events} view joins in the names);</li>
- * <li>{@code tasks}: per capture and pid seen, the tgid and the task name the file gives (PROCESS
- *     context, a trace.dat's saved cmdlines: what {@code report} prints);</li>
+ * <li>{@code tasks}: per capture and pid seen (a task an event ran in or names: {@link TaskFields}),
+ *     the tgid and the task name the file gives (PROCESS context, a trace.dat's saved cmdlines:
+ *     what {@code report} prints);</li>
  * <li>{@code lost}: where the kernel lost events, per CPU;</li>
  * <li>one typed table per event ({@code sched_switch}, …), a column per format field
  *     ({@link TypedColumn}), keyed by {@code frame};</li>
@@ -58,7 +60,7 @@ import org.tracewire.wire.WireContext;
  */
 public final class StoreBuilder {
     /** The schema's version: a cached store of another version is rebuilt. */
-    public static final int SCHEMA_VERSION = 2;
+    public static final int SCHEMA_VERSION = 3;
 
     /** Names a typed table may not take (the store's own tables and views). */
     static final Set<String> RESERVED = Set.of("events", "event_rows", "lost", "captures", "event_tables", "meta",
@@ -93,9 +95,12 @@ public final class StoreBuilder {
         }
     }
 
-    /** What one format (as an object) appends with: its table, its columns in table order, its common fields. */
+    /**
+     * What one format (as an object) appends with: its table, its columns in table order, its common
+     * fields, the other fields that name a task ({@link TaskFields}).
+     */
     private record Writer(Table table, TypedColumn[] columns, Field pid, Field flags, Field preempt, String fullName,
-                          Field userStackTgid) {
+                          Field userStackTgid, Field[] taskFields) {
     }
 
     private final DuckDBConnection db;
@@ -275,6 +280,12 @@ public final class StoreBuilder {
             int pid = w.pid == null ? 0 : (int) safeInt(r, w.pid);
             if (pid >= 0) {
                 state.pids.set(pid);
+            }
+            for (Field tf : w.taskFields) {
+                int named = (int) safeInt(r, tf);
+                if (named > 0) {
+                    state.pids.set(named);
+                }
             }
             lostTotal += store(e, r, w, frame, offset, capture, pid);
             count++;
@@ -560,8 +571,10 @@ public final class StoreBuilder {
         }
         // a user stack record (decided once per format): its frames' functions go to user_symbols
         Field tgid = StackText.kind(f) == StackText.Kind.USER ? f.field("tgid") : null;
+        Field[] named = TaskFields.of(f).stream().map(TaskFields.TaskField::pid).filter(p -> !p.common())
+                .toArray(Field[]::new);
         Writer w = new Writer(t, order, f.field("common_pid"), f.field("common_flags"), f.field("common_preempt_count"),
-                f.fullName(), tgid != null && tgid.size() == 4 ? tgid : null);
+                f.fullName(), tgid != null && tgid.size() == 4 ? tgid : null, named);
         writers.put(f, w);
         return w;
     }

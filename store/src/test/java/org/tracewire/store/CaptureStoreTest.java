@@ -26,10 +26,12 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -42,6 +44,7 @@ import org.tracewire.analysis.LatencyPair;
 import org.tracewire.analysis.LatencyTracker;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
+import org.tracewire.format.TaskFields;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
@@ -164,6 +167,53 @@ class CaptureStoreTest {
                 assertEquals(2, rs.getLong(2));
             }
         }
+    }
+
+    /**
+     * {@code tasks} holds every task an event ran in or names ({@link TaskFields}: a switch's
+     * {@code next_pid}, a wakeup's {@code pid}, …), named as the file's context names it: the file
+     * ends on a record that names a task no event of the file ran in.
+     */
+    @Test
+    void tasksHoldTheTasksEventsRanInAndName() throws Exception {
+        List<EventRecord> recs = FixtureRecords.load();
+        Set<Integer> ran = new HashSet<>();
+        int end = -1;
+        int unseen = -1;
+        for (int i = 0; i < recs.size() && end < 0; i++) {
+            EventRecord r = recs.get(i);
+            ran.add(r.pid());
+            for (TaskFields.TaskField t : TaskFields.of(r.format())) {
+                int pid = (int) r.integer(t.pid());
+                if (pid > 0 && !ran.contains(pid)) {
+                    end = i + 1;
+                    unseen = pid;
+                }
+            }
+        }
+        assertTrue(end > 0, "the fixture names a task before it runs");
+        Path file = fixture("named.pcapng", end);
+        Map<Integer, String> want = new TreeMap<>();
+        for (RecordInput.Event e : read(file)) {
+            EventRecord r = e.record();
+            want.put(r.pid(), e.renderer().comm(r.pid()));
+            for (TaskFields.TaskField t : TaskFields.of(r.format())) {
+                int pid = (int) r.integer(t.pid());
+                if (pid > 0) {
+                    want.put(pid, e.renderer().comm(pid));
+                }
+            }
+        }
+        Map<Integer, String> stored = new TreeMap<>();
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
+             Statement s = store.connection().createStatement();
+             ResultSet rs = s.executeQuery("SELECT pid, comm FROM s0.tasks")) {
+            while (rs.next()) {
+                assertNull(stored.put(rs.getInt(1), rs.getString(2)), "one row per pid");
+            }
+        }
+        assertTrue(stored.containsKey(unseen), "task " + unseen + " named by the last record: " + stored.keySet());
+        assertEquals(want, stored);
     }
 
     /** A stored value against the record's own, by the field's kind. */

@@ -25,6 +25,7 @@ import org.tracewire.filter.Filter;
 import org.tracewire.filter.FilterSyntaxException;
 import org.tracewire.filter.RecordFilter;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.TaskFields;
 import org.tracewire.io.AtomicFile;
 import org.tracewire.record.EventRecord;
 
@@ -215,14 +216,22 @@ public final class EventTableViewModel extends TableFilters {
                 + (first.detail().contains(firstEvent) ? "" : " [" + firstEvent + "]"));
     }
 
-    /** Whether the row is of the task or names it ({@code pid}, {@code prev_pid}, {@code next_pid}). */
-    static boolean involves(EventRow r, int pid) {
+    /**
+     * Whether the row is of the task or names it (the fields that name a task, {@link TaskFields}:
+     * {@code prev_pid}, {@code next_pid}, a wakeup's {@code pid}, …), by its record's format, else by
+     * the format of its event.
+     */
+    private boolean involves(EventRow r, int pid) {
         if (r.pid() == pid) {
             return true;
         }
-        for (String k : new String[] {"pid", "prev_pid", "next_pid"}) {
-            Object v = r.fields().get(k);
-            if (v != null && String.valueOf(pid).equals(v.toString().strip())) {
+        EventFormat format = r.record() != null ? r.record().format() : records.format(r.event());
+        if (format == null) {
+            return false;
+        }
+        for (TaskFields.TaskField t : TaskFields.of(format)) {
+            Object v = r.fields().get(t.pid().name());
+            if (!t.pid().common() && v != null && String.valueOf(pid).equals(v.toString().strip())) {
                 return true;
             }
         }

@@ -1,7 +1,11 @@
 package org.tracewire.app.capture;
 
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import org.tracewire.format.EventFormat;
+import org.tracewire.format.TaskFields;
 import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordValues;
@@ -12,20 +16,23 @@ import org.tracewire.record.RecordValues;
  * ({@link RecordInput.Event#timeNs()}, ns since the epoch when known), the kernel's text of its
  * record (its own capture's renderer), its field values ({@link RecordValues}) and the record itself.
  * The task name is the one its capture's context gives (a pcapng's PROCESS frames, a trace.dat's
- * saved cmdlines), else the one the records themselves named last ({@code prev_comm} of a
- * {@code sched_switch}, {@code comm} of a wakeup, …), else {@code <...>}. Not thread-safe.
+ * saved cmdlines), else the one the records themselves named last (the fields that name a task,
+ * {@link TaskFields}: {@code prev_comm} of a {@code sched_switch}, {@code comm} of a wakeup, …),
+ * else {@code <...>}. Not thread-safe.
  */
 public final class RecordRows {
     /** Most task names learned from records (a bound on memory, not on correctness). */
     static final int MAX_LEARNED = 1 << 18;
 
     private final Map<Integer, String> learned = new HashMap<>();
+    /** Per format, its fields that name a task with their comm. */
+    private final Map<EventFormat, List<TaskFields.TaskField>> named = new IdentityHashMap<>();
 
     /** The row of one event. */
     public EventRow row(RecordInput.Event e) {
         EventRecord r = e.record();
         Map<String, Object> fields = RecordValues.strings(r);
-        learn(r.format().fullName(), fields);
+        learn(r);
         String text;
         try {
             text = e.renderer().body(r);
@@ -44,36 +51,22 @@ public final class RecordRows {
         return l != null ? l : c;
     }
 
-    /** The pid → comm pairs a record names about tasks. */
-    private void learn(String event, Map<String, Object> f) {
-        switch (event) {
-            case "sched:sched_switch" -> {
-                put(f.get("prev_pid"), f.get("prev_comm"));
-                put(f.get("next_pid"), f.get("next_comm"));
+    /** The pid → comm pairs a record names about tasks ({@link TaskFields}: the fields with a comm). */
+    private void learn(EventRecord r) {
+        List<TaskFields.TaskField> fields = named.computeIfAbsent(r.format(),
+                f -> TaskFields.of(f).stream().filter(t -> t.comm() != null).toList());
+        for (TaskFields.TaskField t : fields) {
+            try {
+                put((int) r.integer(t.pid()), r.string(t.comm()));
+            } catch (RuntimeException e) {
+                // a field outside a cut record: nothing learned
             }
-            case "sched:sched_wakeup", "sched:sched_waking", "sched:sched_wakeup_new", "sched:sched_migrate_task",
-                 "sched:sched_process_exit", "sched:sched_process_free", "sched:sched_stat_runtime",
-                 "task:task_newtask" -> put(f.get("pid"), f.get("comm"));
-            case "sched:sched_process_fork" -> {
-                put(f.get("parent_pid"), f.get("parent_comm"));
-                put(f.get("child_pid"), f.get("child_comm"));
-            }
-            case "task:task_rename" -> put(f.get("pid"), f.get("newcomm"));
-            default -> { }
         }
     }
 
-    private void put(Object pid, Object comm) {
-        if (pid == null || comm == null || comm.toString().isEmpty()) {
-            return;
-        }
-        try {
-            int p = Integer.parseInt(pid.toString());
-            if (learned.size() < MAX_LEARNED || learned.containsKey(p)) {
-                learned.put(p, comm.toString());
-            }
-        } catch (NumberFormatException ignored) {
-            // not a pid
+    private void put(int pid, String comm) {
+        if (pid > 0 && !comm.isEmpty() && (learned.size() < MAX_LEARNED || learned.containsKey(pid))) {
+            learned.put(pid, comm);
         }
     }
 }

@@ -9,9 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.app.util.DirectTaskExecutor;
+import org.tracewire.format.TaskFields;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixtureRecords;
 
@@ -111,14 +114,25 @@ class EventTableViewModelTest {
                 && !x.fields().get("next_pid").equals("0")).findFirst().orElseThrow();
         int next = Integer.parseInt(sw.fields().get("next_pid").toString());
         t.followThread(new EventRow(0, 0, next, "x", "e", "", java.util.Map.of()));
+        // the rows of the task and those naming it (TaskFields: next_pid, a wakeup's pid, a fork's child_pid, …)
         List<EventRow> expectedRows = new ArrayList<>();
+        Set<String> naming = new TreeSet<>();
+        RowRecords formats = TestRows.records();
         for (EventRow x : vm.getRows()) {
-            if (x.pid() == next || next == num(x, "pid") || next == num(x, "prev_pid") || next == num(x, "next_pid")) {
+            boolean named = false;
+            for (TaskFields.TaskField tf : TaskFields.of(formats.format(x.event()))) {
+                if (!tf.pid().common() && num(x, tf.pid().name()) == next) {
+                    named = true;
+                    naming.add(x.event() + "." + tf.pid().name());
+                }
+            }
+            if (x.pid() == next || named) {
                 expectedRows.add(x);
             }
         }
         assertEquals(expectedRows, new ArrayList<>(t.getItems()));
         assertTrue(t.getItems().contains(sw));
+        assertTrue(naming.contains("sched:sched_switch.next_pid") && naming.size() >= 2, naming.toString());
     }
 
     private static long num(EventRow r, String k) {

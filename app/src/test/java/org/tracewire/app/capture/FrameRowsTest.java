@@ -12,12 +12,14 @@ import java.io.PipedOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.util.DirectTaskExecutor;
+import org.tracewire.format.TaskFields;
 import org.tracewire.printfmt.PrintContext;
 import org.tracewire.protocol.Messages;
 import org.tracewire.protocol.Protocol;
@@ -26,9 +28,10 @@ import org.tracewire.symbols.SymbolResolver;
 import org.tracewire.testing.ContextPcapng;
 import org.tracewire.testing.FixtureRecords;
 import org.tracewire.tracetext.KernelTextRenderer;
+import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.ContextMessages;
-import org.tracewire.wire.FirstSight;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.RecordFrames;
 import org.tracewire.tracefs.EventSelection;
@@ -48,7 +51,8 @@ class FrameRowsTest {
                 src.clockOffset(), 0, src.layout(), src.headerPage(), src.headerEvent(), ContextMessages.constants(src.context().hz(), src.context().variables()),
                 "test", List.of()));
         RecordFrames rf = new RecordFrames(new FrameEncoder(1514 - 14), capture,
-                new FirstSight(src.layout(), src.context(), src.tasks(), null, src.formatText(), null), src.clockOffset(),
+                ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(src.layout(), src.context(), src.tasks(), null,
+                        src.formatText(), null)), src.clockOffset(),
                 false, true, (f, t, len, lost) -> {
                     ByteBuffer copy = ByteBuffer.allocate(f.remaining());
                     copy.put(f.duplicate()).flip();
@@ -58,6 +62,33 @@ class FrameRowsTest {
             rf.event(recs.get(i), i == 7 ? 3 : 0);
         }
         return out;
+    }
+
+    /**
+     * Without PROCESS context (no saved names), a row's task is named as the records named it last
+     * (the fields that name a task with their comm: a switch's {@code prev_comm}/{@code next_comm},
+     * a wakeup's {@code comm}, …), else {@code <...>}.
+     */
+    @Test
+    void withoutContextRowsNameTasksAsTheRecordsDid() throws Exception {
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 8000);
+        ContextPcapng.Source src = ContextPcapng.snapshot(recs).withTasks(SavedCmdlines.empty());
+        List<EventRow> rows = new FrameRows().rows(frames(recs, src));
+        assertEquals(recs.size(), rows.size());
+        Map<Integer, String> named = new HashMap<>();
+        int learned = 0;
+        for (int i = 0; i < recs.size(); i++) {
+            EventRecord r = recs.get(i);
+            for (TaskFields.TaskField t : TaskFields.of(r.format())) {
+                if (t.comm() != null && !r.string(t.comm()).isEmpty() && r.integer(t.pid()) > 0) {
+                    named.put((int) r.integer(t.pid()), r.string(t.comm()));
+                }
+            }
+            String want = r.pid() == 0 ? rows.get(i).comm() : named.getOrDefault(r.pid(), "<...>");
+            assertEquals(want, rows.get(i).comm(), "row " + i);
+            learned += want.equals("<...>") || r.pid() == 0 ? 0 : 1;
+        }
+        assertTrue(learned > 1000, "rows named from the records: " + learned);
     }
 
     private static KernelTextRenderer expected(ContextPcapng.Source src) {

@@ -1,4 +1,4 @@
-package org.tracewire.capture;
+package org.tracewire.wire;
 
 /**
  * A set of {@code long} values by open addressing (linear probing), for the capture's hot path:

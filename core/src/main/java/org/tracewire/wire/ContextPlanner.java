@@ -1,99 +1,197 @@
-package org.tracewire.capture;
+package org.tracewire.wire;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
+import java.util.function.Supplier;
 import org.tracewire.format.EventFormat;
-import org.tracewire.format.Field;
-import org.tracewire.format.FieldKind;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.format.TaskFields;
-import org.tracewire.printfmt.EventPrinter;
-import org.tracewire.printfmt.Expr;
-import org.tracewire.printfmt.FormatSegment;
+import org.tracewire.printfmt.KernelVariables;
 import org.tracewire.printfmt.PrintContext;
-import org.tracewire.printfmt.PrintFmt;
+import org.tracewire.printfmt.PrintkFormats;
 import org.tracewire.record.EventRecord;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.symbols.SymbolResolver;
-import org.tracewire.wire.ContextMessage;
-import org.tracewire.wire.ContextMessages;
-import org.tracewire.wire.FrameKind;
-import org.tracewire.wire.WireHeader;
+import org.tracewire.tracetext.SavedCmdlines;
 
 /**
- * Decides, in stream order, which context messages ({@code docs/wire-format.md} §4, §6) must go
- * before each event frame, and sends them: CAPTURE first ({@link #begin}); before an event, LOST when
- * its CPU lost events, FORMAT when its id is new, SYMBOLS for the code addresses its {@code %pS}-family
- * arguments (and a kernel stack record's return addresses; a user stack's, per process) carry and the {@code printk_formats}
- * strings its pointer {@code %s} arguments reference (each address once, never the whole table),
- * PROCESS for each task it names that is not described yet or whose name changed.
+ * The one planner of in-band context ({@code docs/wire-format.md} §4, §6 "on first sight"): decides,
+ * in stream order, which context messages must go before each event frame, and sends them. A live
+ * capture feeds it ring-buffer payloads ({@link #beforeEvent}), a file import ({@code import},
+ * {@link RecordFrames}) decoded records ({@link #before}); both get the same messages from the
+ * same plans. CAPTURE first ({@link #begin}); before an event, LOST when its CPU lost events,
+ * FORMAT when its id is new, SYMBOLS for the code addresses its {@code %pS}-family arguments (and a
+ * kernel stack record's return addresses; a user stack's, per process) carry and the
+ * {@code printk_formats} strings its pointer {@code %s} arguments reference (each address once,
+ * never the whole table), PROCESS for each task it names ({@link TaskFields}: the one rule) that is
+ * not described yet or, live, whose name changed.
  *
- * <p>Per event id a <em>plan</em>, made once from the format and its parsed print fmt, lists where
- * the task pids (with the comm field that names them, if any), symbol addresses and string
- * pointers sit in the payload; the hot path reads them and looks them up in primitive sets, so an
- * event whose context was sent allocates nothing. Only what is new takes the slow path (kallsyms,
- * {@code /proc}, building a message).
+ * <p>Per event id a <em>plan</em> ({@link ContextPlan}), made once from the format and its parsed print
+ * fmt, lists where the task pids (with the comm field that names them, if any), symbol addresses and
+ * string pointers sit in the payload; the hot path reads them and looks them up in primitive sets, so
+ * an event whose context was sent allocates nothing. Only what is new takes the slow path (the
+ * {@link Sources}: kallsyms, the host's tasks, building a message).
  *
  * <p>Memory is bounded: at most {@link #MAX_TASKS} tasks, {@link #MAX_SYMBOLS} symbol addresses and
  * {@link #MAX_STRINGS} string addresses are tracked; past a cap new ones are not described and are
  * counted in {@link #dropped()}. {@link #repeat} re-sends everything known so far (live interfaces,
- * every {@link #REPEAT_NS}). Not thread-safe: the capture engine's emitter thread calls it.
+ * every {@link #REPEAT_NS}). No I/O of its own: what it looks up comes through {@link Sources}.
+ * Not thread-safe.
  */
-final class ContextTracker {
+public final class ContextPlanner {
     /** Most tasks described. */
-    static final int MAX_TASKS = 1 << 18;
+    public static final int MAX_TASKS = 1 << 18;
     /** Most symbol addresses looked up. */
-    static final int MAX_SYMBOLS = 1 << 18;
+    public static final int MAX_SYMBOLS = 1 << 18;
     /** Most string addresses looked up. */
-    static final int MAX_STRINGS = 1 << 16;
+    public static final int MAX_STRINGS = 1 << 16;
     /** How often live interfaces get everything again, ns. */
-    static final long REPEAT_NS = 2_000_000_000L;
+    public static final long REPEAT_NS = 2_000_000_000L;
     /** Items per SYMBOLS / PROCESS message when re-sending. */
-    static final int ITEMS_PER_MESSAGE = 256;
+    public static final int ITEMS_PER_MESSAGE = 256;
 
     /** Where messages go. */
-    interface Out {
+    public interface Out {
         /**
          * @param message    the message
          * @param cpu        the header cpu (a CPU for LOST, else {@link WireHeader#NO_CPU})
          * @param timeNs     the frames' time
          * @param lost       events lost before this message (LOST: its count, for the pcapng drop count), else 0
          * @param repeatOnly true for a periodic repeat: only outputs that repeat context (live interfaces) get it
+         * @throws IOException when the output fails
          */
         void send(ContextMessage message, int cpu, long timeNs, long lost, boolean repeatOnly) throws IOException;
     }
 
     /**
-     * What the captured events' print fmts need from the kernel, so only that is loaded.
+     * A task as the writer's source names it.
      *
-     * @param symbols     a {@code %pS}-family conversion (kallsyms)
-     * @param printk      a {@code %s} of a pointer field ({@code printk_formats})
-     * @param identifiers an identifier the kernel left unresolved (BTF enums)
-     * @param calibration {@code vmemmap_base} or {@code struct page} arithmetic (calibration)
+     * @param tgid its thread group id (the process id), -1 when unknown
+     * @param comm its name (at most 15 bytes)
      */
-    record Needs(boolean symbols, boolean printk, boolean identifiers, boolean calibration) {
+    public record Task(int tgid, String comm) {
     }
 
-    private final CaptureContext ctx;
+    /** Where task names come from, besides the records themselves. */
+    public interface Tasks {
+        /** The task with this pid, or null when nothing names it. */
+        Task lookup(int pid);
+
+        /**
+         * The task with this pid while it runs, or null: no cache of names that may be a former
+         * holder's of the pid (what {@code sched_process_exec} asks). Default: {@link #lookup}.
+         */
+        default Task running(int pid) {
+            return lookup(pid);
+        }
+    }
+
+    /**
+     * A function of a user-space object, as a process mapped it.
+     *
+     * @param name    the function's name
+     * @param start   its start address in the process
+     * @param size    its size, bytes
+     * @param file    the object's path
+     * @param buildId the object's GNU build id, or null
+     */
+    public record UserSymbol(String name, long start, long size, String file, byte[] buildId) {
+    }
+
+    /** Resolves user stack addresses while their process lives (a live capture reads {@code /proc}). */
+    public interface UserStacks {
+        /** The function at {@code address} in process {@code tgid}, or null when not resolved. */
+        UserSymbol lookup(int tgid, long address);
+    }
+
+    /**
+     * How tasks are named.
+     * <ul>
+     * <li>{@link #LIVE}: as the traced kernel names them at the time: a record's comm fields
+     *     ({@code prev_comm}, {@code child_comm}, …) and {@code sched_process_exec}'s file first,
+     *     else {@link Tasks}; a known task named otherwise by a later record is described again; an
+     *     unknown task is described as {@code <...>}, pid 0 as {@code <idle>} (a live capture);</li>
+     * <li>{@link #FILE}: only as the file's saved names ({@link Tasks}) say, each task once, unknown
+     *     tasks and pid 0 not described: what {@code trace-cmd report} prints for the same file.</li>
+     * </ul>
+     */
+    public enum Naming { LIVE, FILE }
+
+    /**
+     * What the writer knows about the traced kernel and host.
+     *
+     * @param capture      the CAPTURE message ({@link #begin}, {@link #repeat}); null when the caller sends it
+     * @param layout       the traced kernel's byte order and long size
+     * @param formatText   an event's {@code format} file text as tracefs gives it (null result: unreadable)
+     * @param descriptions the dissector's description tree of an event (FORMAT item 4), or null for none
+     * @param symbols      the kernel's symbols (called on first need; null or a null result: unknown)
+     * @param printk       the kernel's {@code printk_formats}
+     * @param enums        BTF enum constants (called on first need; null: none)
+     * @param hz           {@code CONFIG_HZ}, 0 when unknown
+     * @param variables    calibrated kernel variables and type sizes
+     * @param tasks        pid → tgid and comm
+     * @param userStacks   user stack resolution, or null (user addresses are sent unresolved)
+     * @param naming       how tasks are named
+     */
+    public record Sources(ContextMessage capture, KernelLayout layout, Function<EventFormat, String> formatText,
+                          Function<EventFormat, byte[]> descriptions, Supplier<SymbolResolver> symbols,
+                          PrintkFormats printk, Supplier<KernelEnums> enums, int hz, KernelVariables variables,
+                          Tasks tasks, UserStacks userStacks, Naming naming) {
+        public Sources {
+            Objects.requireNonNull(layout, "layout");
+            Objects.requireNonNull(printk, "printk");
+            Objects.requireNonNull(variables, "variables");
+            Objects.requireNonNull(tasks, "tasks");
+            Objects.requireNonNull(naming, "naming");
+        }
+
+        /**
+         * What a file import knows ({@link Naming#FILE}): a trace.dat's context and saved cmdlines.
+         *
+         * @param layout     the traced kernel's byte order and long size
+         * @param context    symbols, printk strings, HZ, enums, variables
+         * @param cmdlines   task names by pid ({@code <...>} for unknown pids: those are not described)
+         * @param tgids      pid → tgid, or null when unknown (then −1 is sent, §4.4)
+         * @param formatText an event's {@code format} file text
+         * @param descriptions the dissector's description tree of an event, or null for none
+         * @return the sources
+         */
+        public static Sources ofFile(KernelLayout layout, PrintContext context, SavedCmdlines cmdlines,
+                                     IntUnaryOperator tgids,
+                                     Function<EventFormat, String> formatText,
+                                     Function<EventFormat, byte[]> descriptions) {
+            Tasks tasks = pid -> {
+                String comm = cmdlines.comm(pid);
+                return comm.equals(UNKNOWN) ? null : new Task(tgids == null ? -1 : tgids.applyAsInt(pid), comm);
+            };
+            return new Sources(null, layout, formatText, descriptions, context::symbols, context.printkFormats(),
+                    context::enums, context.hz(), context.variables(), tasks, null, Naming.FILE);
+        }
+    }
+
+    private static final String UNKNOWN = "<...>";
+
+    private final Sources ctx;
     private final Out out;
     private final ByteOrder kernelOrder;
-    private final int longSize;
     private final KernelLayout layout;
-    private final Plan[] plans = new Plan[0x10000];
-    /** Per CPU, the last task of a {@link Plan#onlyCommonPid} event found described (-1: none). */
+    private final boolean fileNaming;
+    private final ContextPlan[] plans = new ContextPlan[0x10000];
+    /** Per CPU, the last task of a {@link ContextPlan#onlyCommonPid} event found described (-1: none). */
     private final int[] lastPid = new int[0x10000];
     private final ContextMessage captureMessage;
     private final Map<Integer, ContextMessage> formatMessages = new LinkedHashMap<>();
@@ -103,15 +201,16 @@ final class ContextTracker {
     /** Symbol items sent, by lookup address (for repeats). */
     private final Map<Long, ContextMessage.Item> symbolItems = new LinkedHashMap<>();
     private final List<ContextMessage.Item> stringItems = new ArrayList<>();
-    /** User stack addresses looked up ({@link #userKey}), the items sent for them (for repeats), the resolver. */
+    /** User stack addresses looked up ({@link #userKey}), the items sent for them (for repeats). */
     private final LongSet usersLooked;
     private final List<ContextMessage.Item> userItems = new ArrayList<>();
     /** (tgid, file name) whose build id was sent (SYMBOLS item 6), at most {@link #MAX_USER_OBJECTS}. */
     private final Set<String> userObjects = new HashSet<>();
     private static final int MAX_USER_OBJECTS = 65536;
-    private UserSymbols users;
     private final TaskTable tasks;
     private final Recorder recorder = new Recorder();
+    /** {@link #before}'s messages (a planner made by {@link #forRecords}). */
+    private final List<ContextMessage> collected = new ArrayList<>();
     private ContextMessage.Builder symbolBuilder;
     private ContextMessage.Builder taskBuilder;
     private long dropped;
@@ -119,70 +218,116 @@ final class ContextTracker {
     private long lastRepeat;
 
     /**
-     * @param ctx what the kernel and host say
+     * @param ctx what the writer knows
      * @param out where messages go
      */
-    ContextTracker(CaptureContext ctx, Out out) {
+    public ContextPlanner(Sources ctx, Out out) {
         this(ctx, out, MAX_TASKS, MAX_SYMBOLS, MAX_STRINGS);
     }
 
     /** With other caps (tests). */
-    ContextTracker(CaptureContext ctx, Out out, int maxTasks, int maxSymbols, int maxStrings) {
+    public ContextPlanner(Sources ctx, Out out, int maxTasks, int maxSymbols, int maxStrings) {
         this.tasks = new TaskTable(maxTasks);
         this.symbolsLooked = new LongSet(maxSymbols);
         this.computedKeys = new LongSet(maxSymbols);
         this.stringsLooked = new LongSet(maxStrings);
         this.usersLooked = new LongSet(maxSymbols);
         this.ctx = ctx;
-        this.out = out;
+        this.out = out == null ? (m, cpu, time, lost, repeat) -> collected.add(m) : out;
         this.layout = ctx.layout();
+        this.fileNaming = ctx.naming() == Naming.FILE;
         this.kernelOrder = layout.byteOrder();
-        this.longSize = layout.longSize();
-        this.captureMessage = ContextMessages.capture(ctx.capture());
+        this.captureMessage = ctx.capture();
         Arrays.fill(lastPid, -1);
     }
 
-    /** Sends CAPTURE; call once, before any other frame. */
-    void begin(long timeNs) throws IOException {
+    /**
+     * A planner whose messages {@link #before} returns (a file import: {@link RecordFrames} frames
+     * them itself, CAPTURE and LOST included).
+     */
+    public static ContextPlanner forRecords(Sources ctx) {
+        return new ContextPlanner(ctx, null);
+    }
+
+    /**
+     * The context messages to send before this record's EVENT frame, in order: FORMAT, SYMBOLS,
+     * PROCESS (each only when it has something new). For a planner made by {@link #forRecords}.
+     * Never throws on a malformed record: what cannot be read is not described.
+     *
+     * @param r the record
+     * @return the messages (a new list)
+     */
+    public List<ContextMessage> before(EventRecord r) {
+        collected.clear();
+        try {
+            beforeEvent(r.payload(), 0, r.length(), r.format(), r.cpu(), r.timestampNs());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a planner of another Out
+        }
+        List<ContextMessage> m = List.copyOf(collected);
+        collected.clear();
+        return m;
+    }
+
+    /**
+     * Sends CAPTURE ({@link Sources#capture}); call once, before any other frame.
+     *
+     * @param timeNs the frame's time
+     * @throws IOException when {@link Out} fails
+     */
+    public void begin(long timeNs) throws IOException {
+        Objects.requireNonNull(captureMessage, "no CAPTURE message in the sources");
         send(captureMessage, WireHeader.NO_CPU, timeNs, 0, false);
         lastRepeat = System.nanoTime();
     }
 
-    /** Sends a LOST message: {@code count} events lost on {@code cpu} (before its next event, or at the end). */
-    void lost(int cpu, long count, long timeNs) throws IOException {
+    /**
+     * Sends a LOST message: {@code count} events lost on {@code cpu} (before its next event, or at the end).
+     *
+     * @throws IOException when {@link Out} fails
+     */
+    public void lost(int cpu, long count, long timeNs) throws IOException {
         send(ContextMessages.lost(count), cpu, timeNs, count, false);
     }
 
     /** Context messages sent (not counting repeats). */
-    long messages() {
+    public long messages() {
         return messages;
     }
 
     /** Addresses and tasks not described because a cap was reached. */
-    long dropped() {
+    public long dropped() {
         return dropped;
     }
 
     /** Tasks described so far. */
-    int tasks() {
+    public int tasks() {
         return tasks.size();
     }
 
     /** Symbol addresses described so far (found or not). */
-    int symbolCount() {
+    public int symbolCount() {
         return symbolItems.size();
     }
 
+    /** Symbol, printk string and user stack items sent so far. */
+    public long symbolItems() {
+        return symbolItems.size() + stringItems.size() + userItems.size();
+    }
+
     /** True when a repeat is due ({@link #REPEAT_NS} since the last). */
-    boolean repeatDue(long nowNanos) {
+    public boolean repeatDue(long nowNanos) {
         return nowNanos - lastRepeat >= REPEAT_NS;
     }
 
     /**
      * Re-sends CAPTURE, every FORMAT, and the SYMBOLS and PROCESS known so far, to the outputs that
      * repeat context (§6: late joiners on live interfaces).
+     *
+     * @throws IOException when {@link Out} fails
      */
-    void repeat(long timeNs) throws IOException {
+    public void repeat(long timeNs) throws IOException {
+        Objects.requireNonNull(captureMessage, "no CAPTURE message in the sources");
         lastRepeat = System.nanoTime();
         out.send(captureMessage, WireHeader.NO_CPU, timeNs, 0, true);
         for (ContextMessage m : formatMessages.values()) {
@@ -215,16 +360,16 @@ final class ContextTracker {
     }
 
     /** Receives a described task ({@link #forEachTask}). */
-    interface TaskAction {
+    public interface TaskAction {
         /** @param pid the pid @param tgid its tgid, -1 when unknown @param comm its name as sent */
         void accept(int pid, int tgid, String comm);
     }
 
     /**
      * Calls {@code action} with every task described so far, as last sent: what a fresh tracker for
-     * the next file of a ring ({@link KnownTasks}) needs to name them as this one would.
+     * the next file of a ring needs to name them as this one would.
      */
-    void forEachTask(TaskAction action) {
+    public void forEachTask(TaskAction action) {
         tasks.forEach(slot -> action.accept(tasks.pid(slot), tasks.tgid(slot), tasks.comm(slot)));
     }
 
@@ -249,12 +394,16 @@ final class ContextTracker {
      * @param format  the event's format
      * @param cpu     its CPU
      * @param timeNs  its time (the context frames get it too, so a file stays in time order)
+     * @throws IOException when {@link Out} fails
      */
-    void beforeEvent(ByteBuffer buf, int payload, int length, EventFormat format, int cpu, long timeNs)
+    public void beforeEvent(ByteBuffer buf, int payload, int length, EventFormat format, int cpu, long timeNs)
             throws IOException {
-        Plan p = plans[format.id() & 0xffff];
+        ContextPlan p = plans[format.id() & 0xffff];
         if (p != null) {
             int off = p.onlyPidAt;
+            if (fileNaming && p.allPidOffsets.length > 1) {
+                off = -1; // a file names the task fields without a name too
+            }
             if (off >= 0 && off + 4 <= length && pid(buf, payload + off) == lastPid[cpu & 0xffff]) {
                 return;
             }
@@ -272,13 +421,13 @@ final class ContextTracker {
     private void check(ByteBuffer buf, int payload, int length, EventFormat format, int cpu, long timeNs)
             throws IOException {
         int id = format.id() & 0xffff;
-        Plan p = plans[id];
+        ContextPlan p = plans[id];
         if (p == null) {
             p = plan(format);
             plans[id] = p;
             sendFormat(format, timeNs);
         }
-        if (p.onlyCommonPid) {
+        if (p.onlyCommonPid && (!fileNaming || p.allPidOffsets.length == 1)) {
             // most events: only their task to check, usually the CPU's previous one
             int off = p.pidOffsets[0];
             if (off + 4 <= length) {
@@ -299,7 +448,9 @@ final class ContextTracker {
         if (p.stackAt >= 0) {
             stackSymbols(buf, payload, length, p); // in place of its print fmt's caller[0..7]
         } else if (p.userStackAt >= 0) {
-            userStackSymbols(buf, payload, length, p); // user addresses: no kernel symbols
+            if (ctx.userStacks() != null) {
+                userStackSymbols(buf, payload, length, p); // user addresses: no kernel symbols
+            }
         }
         // symbols: direct addresses
         for (int i = 0; p.stackAt < 0 && p.userStackAt < 0 && i < p.symOffsets.length; i++) {
@@ -352,12 +503,12 @@ final class ContextTracker {
     }
 
     /**
-     * A record of an event the capture reads only to follow task names ({@link TaskNaming}): the
+     * A record of an event the capture reads only to follow task names (fork, exec, rename): the
      * PROCESS context it implies is sent, nothing else (no FORMAT: it is not framed).
      */
-    void namingEvent(ByteBuffer buf, int payload, int length, EventFormat format, long timeNs) throws IOException {
+    public void namingEvent(ByteBuffer buf, int payload, int length, EventFormat format, long timeNs) throws IOException {
         int id = format.id() & 0xffff;
-        Plan p = plans[id];
+        ContextPlan p = plans[id];
         if (p == null) {
             p = plan(format);
             plans[id] = p;
@@ -367,7 +518,11 @@ final class ContextTracker {
     }
 
     /** The tasks a record names: new ones, and known ones under another name (comm fields, exec). */
-    private void names(Plan p, ByteBuffer buf, int payload, int length) {
+    private void names(ContextPlan p, ByteBuffer buf, int payload, int length) {
+        if (ctx.naming() == Naming.FILE) {
+            fileNames(p, buf, payload, length);
+            return;
+        }
         for (int i = 0; i < p.pidOffsets.length; i++) {
             int off = p.pidOffsets[i];
             if (off + 4 > length) {
@@ -426,6 +581,21 @@ final class ContextTracker {
         }
     }
 
+    /**
+     * {@link Naming#FILE}: every task the record names ({@link TaskFields}, the recording task
+     * first), each once, as the file's names say.
+     */
+    private void fileNames(ContextPlan p, ByteBuffer buf, int payload, int length) {
+        for (int off : p.allPidOffsets) {
+            if (off + 4 <= length) {
+                int pid = (int) read(buf, payload + off, 4);
+                if (tasks.slot(pid) < 0) {
+                    task(pid, -1, null, 0, 0, false);
+                }
+            }
+        }
+    }
+
     /** The payload offset a {@code __data_loc} field at {@code locOff} points to, or -1 when out of bounds. */
     private int dataLoc(ByteBuffer buf, int payload, int length, int locOff) {
         if (locOff + 4 > length) {
@@ -438,11 +608,11 @@ final class ContextTracker {
     }
 
     /**
-     * A kernel stack's return addresses ({@link Plan#stackAt}): the array runs to the record's end
+     * A kernel stack's return addresses ({@link ContextPlan#stackAt}): the array runs to the record's end
      * and stops at {@code ULONG_MAX}, as the kernel's {@code trace_stack_print()} reads it; 0 is
      * printed as {@code 0}, not looked up.
      */
-    private void stackSymbols(ByteBuffer buf, int payload, int length, Plan p) {
+    private void stackSymbols(ByteBuffer buf, int payload, int length, ContextPlan p) {
         long end = p.stackStep == 8 ? -1L : 0xffff_ffffL;
         for (int off = p.stackAt; off + p.stackStep <= length; off += p.stackStep) {
             long v = read(buf, payload + off, p.stackStep);
@@ -456,12 +626,12 @@ final class ContextTracker {
     }
 
     /**
-     * A user stack's addresses ({@link Plan#userStackAt}), each (process, address) once: resolved now,
-     * while the process lives, into its ELF files' functions ({@link UserSymbols}), sent as SYMBOLS
+     * A user stack's addresses ({@link ContextPlan#userStackAt}), each (process, address) once: resolved now,
+     * while the process lives, into its ELF files' functions ({@link UserStacks}), sent as SYMBOLS
      * items 4 (or 5: not resolved), each file's build id once per process before its first item 4
      * (item 6).
      */
-    private void userStackSymbols(ByteBuffer buf, int payload, int length, Plan p) {
+    private void userStackSymbols(ByteBuffer buf, int payload, int length, ContextPlan p) {
         if (p.tgidAt + 4 > length) {
             return;
         }
@@ -480,7 +650,7 @@ final class ContextTracker {
     }
 
     /** A 64-bit mix of a process and an address (splitmix64's finalizer): the key of what was looked up. */
-    static long userKey(int tgid, long address) {
+    public static long userKey(int tgid, long address) {
         long z = address + 0x9E3779B97F4A7C15L * (tgid + 1L);
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
@@ -492,10 +662,7 @@ final class ContextTracker {
             dropped++;
             return;
         }
-        if (users == null) {
-            users = new UserSymbols(Path.of("/proc"));
-        }
-        UserSymbols.Symbol s = users.lookup(tgid, address);
+        UserSymbol s = ctx.userStacks().lookup(tgid, address);
         ContextMessage.Builder one = ContextMessage.builder(FrameKind.SYMBOLS);
         if (s == null) {
             one.userUnknown(tgid, address);
@@ -569,7 +736,7 @@ final class ContextTracker {
             }
         }
         Map<String, Long> enums = new TreeMap<>();
-        Set<String> idents = identifiers(f);
+        Set<String> idents = ContextPlan.identifiers(f);
         if (!idents.isEmpty()) {
             KernelEnums known = ctx.enums() == null ? KernelEnums.empty() : ctx.enums().get();
             for (String name : idents) {
@@ -630,7 +797,7 @@ final class ContextTracker {
     }
 
     /** An address computed by the print fmt: render the record once, recording what it looks up. */
-    private void computed(Plan p, ByteBuffer buf, int payload, int length, int cpu, long key) {
+    private void computed(ContextPlan p, ByteBuffer buf, int payload, int length, int cpu, long key) {
         if (!computedKeys.add(key)) {
             dropped++;
             return;
@@ -672,11 +839,18 @@ final class ContextTracker {
             }
             tgid = tasks.tgid(slot);
         } else {
+            boolean file = ctx.naming() == Naming.FILE;
+            if (file && pid <= 0) {
+                return; // the file's text names pid 0 itself
+            }
             if (tasks.full()) {
                 dropped++;
                 return;
             }
-            CaptureContext.Task t = ctx.tasks().lookup(pid);
+            Task t = ctx.tasks().lookup(pid);
+            if (file && t == null) {
+                return; // unknown to the file: not described
+            }
             tgid = t == null ? -1 : t.tgid();
             if (name == null) {
                 name = t == null ? "<...>" : t.comm();
@@ -694,11 +868,11 @@ final class ContextTracker {
     }
 
     /** {@code sched_process_exec}: the task's name is now its new program's. */
-    private void exec(int pid, ByteBuffer buf, int payload, int length, Plan p) {
+    private void exec(int pid, ByteBuffer buf, int payload, int length, ContextPlan p) {
         // the kernel names the task after the file's last path component (begin_new_exec in
         // fs/exec.c): the record says it as of its time; /proc may already say a later name
         String name = null;
-        CaptureContext.Task t = null;
+        Task t = null;
         if (p.execFile != null) {
             byte[] copy = new byte[length];
             buf.get(payload, copy);
@@ -747,258 +921,7 @@ final class ContextTracker {
         return taskBuilder;
     }
 
-    // ------------------------------------------------------------------ plans
-
-    /** Where an event's context-relevant values sit in its payload. */
-    static final class Plan {
-        final EventFormat format;
-        final EventPrinter printer;
-        final int[] pidOffsets;
-        final int[] commOffsets;
-        final int[] symOffsets;
-        final int[] symSizes;
-        final boolean[] symBacktrace;
-        final int[] computed;
-        final int[] computedSizes;
-        final int[] strOffsets;
-        final int[] strSizes;
-        final int execPid;
-        final Field execFile;
-        /**
-         * {@code ftrace:kernel_stack}: the offset of its {@code caller} array of return addresses, whose
-         * length is the record's, not the format's 8 ({@link #stackArray}); -1 for other events. (Its
-         * print fmt's {@code %ps} of {@code caller[0..7]}, not looked up themselves, keep the plan off
-         * the common-pid fast path.)
-         */
-        final int stackAt;
-        /** With {@link #stackAt}: the array's element size (the kernel's long). */
-        final int stackStep;
-        /**
-         * {@code ftrace:user_stack}: the offset of its {@code caller} array of user addresses (its 8
-         * entries, up to the first 0), resolved per process ({@link UserSymbols}); -1 for other events.
-         */
-        final int userStackAt;
-        /** With {@link #userStackAt}: the array's end, the element size, and the {@code tgid} field's offset. */
-        final int userStackEnd;
-        final int userStep;
-        final int tgidAt;
-        /** Nothing to check but {@code common_pid} (no symbols, strings, named tasks or exec). */
-        final boolean onlyCommonPid;
-        /** With {@link #onlyCommonPid}: the offset of {@code common_pid}, else -1 (the per-event fast path's test). */
-        final int onlyPidAt;
-
-        Plan(EventFormat format, EventPrinter printer, List<int[]> pids, List<int[]> syms, List<int[]> computed,
-             List<int[]> strings, int execPid, Field execFile) {
-            this.format = format;
-            this.printer = printer;
-            this.pidOffsets = pids.stream().mapToInt(a -> a[0]).toArray();
-            this.commOffsets = pids.stream().mapToInt(a -> a[1]).toArray();
-            this.symOffsets = syms.stream().mapToInt(a -> a[0]).toArray();
-            this.symSizes = syms.stream().mapToInt(a -> a[1]).toArray();
-            this.symBacktrace = new boolean[syms.size()];
-            for (int i = 0; i < syms.size(); i++) {
-                symBacktrace[i] = syms.get(i)[2] != 0;
-            }
-            this.computed = computed.stream().mapToInt(a -> a[0]).toArray();
-            this.computedSizes = computed.stream().mapToInt(a -> a[1]).toArray();
-            this.strOffsets = strings.stream().mapToInt(a -> a[0]).toArray();
-            this.strSizes = strings.stream().mapToInt(a -> a[1]).toArray();
-            this.execPid = execPid;
-            this.execFile = execFile;
-            Field stack = stackArray(format);
-            this.stackAt = stack == null ? -1 : stack.offset();
-            this.stackStep = stack == null ? 0 : stack.elementSize();
-            Field user = userStackArray(format);
-            Field tgid = format.field("tgid");
-            boolean users = user != null && tgid != null && tgid.size() == 4;
-            this.userStackAt = users ? user.offset() : -1;
-            this.userStackEnd = users ? user.offset() + user.size() : -1;
-            this.userStep = users ? user.elementSize() : 0;
-            this.tgidAt = users ? tgid.offset() : -1;
-            this.onlyCommonPid = pidOffsets.length == 1 && commOffsets[0] < 0 && symOffsets.length == 0
-                    && this.computed.length == 0 && strOffsets.length == 0 && execPid < 0;
-            this.onlyPidAt = onlyCommonPid ? pidOffsets[0] : -1;
-        }
-    }
-
-    /** The plan of an event (public for tests through {@link #plan(EventFormat, KernelLayout)}). */
-    Plan plan(EventFormat f) {
-        return plan(f, layout);
-    }
-
-    static Plan plan(EventFormat f, KernelLayout layout) {
-        int longSize = layout.longSize();
-        List<int[]> pids = new ArrayList<>();
-        boolean exec = f.system().equals("sched") && f.name().equals("sched_process_exec");
-        int execPid = -1;
-        for (TaskFields.TaskField t : TaskFields.of(f)) {
-            Field comm = t.comm();
-            if (comm != null && comm.kind() == FieldKind.CHAR_ARRAY) {
-                pids.add(new int[] {t.pid().offset(), comm.offset()});
-            } else if (comm != null) {
-                // a __data_loc comm (sched_process_fork since 6.x): encoded as -(offset + 2)
-                pids.add(new int[] {t.pid().offset(), -(comm.offset() + 2)});
-            } else if (t.pid().common()) {
-                // after the pids the record names (their comm is the record's): usually one of them
-                pids.add(new int[] {t.pid().offset(), -1});
-            } else if (exec && t.pid().name().equals("pid")) {
-                execPid = t.pid().offset();
-            }
-            // other pids without a name in the record (a syscall's argument): not described here
-        }
-        EventPrinter printer = EventPrinter.compile(f, layout);
-        List<int[]> syms = new ArrayList<>();
-        List<int[]> computed = new ArrayList<>();
-        List<int[]> strings = new ArrayList<>();
-        PrintFmt pf = printer.printFmt();
-        if (pf != null) {
-            int ai = 0;
-            for (FormatSegment seg : pf.segments()) {
-                if (!(seg instanceof FormatSegment.Conversion c)) {
-                    continue;
-                }
-                ai += c.argumentCount() - 1;
-                if (ai >= pf.args().size()) {
-                    break;
-                }
-                Expr arg = pf.args().get(ai++);
-                if (isSymbol(c)) {
-                    int[] d = direct(arg, longSize);
-                    if (d != null && d[1] == longSize) {
-                        syms.add(new int[] {d[0], d[1], c.extension().charAt(0) == 'B' ? 1 : 0});
-                    } else {
-                        sources(arg, computed);
-                    }
-                } else if (c.conversion() == 's') {
-                    Expr a = strip(arg);
-                    List<Expr> options = a instanceof Expr.Ternary t ? List.of(strip(t.then()), strip(t.otherwise())) : List.of(a);
-                    for (Expr o : options) {
-                        if (o instanceof Expr.FieldRef r && r.field() != null && pointerLike(r.field(), longSize)) {
-                            strings.add(new int[] {r.field().offset(), r.field().size()});
-                        }
-                    }
-                }
-            }
-        }
-        Field file = exec ? f.field("filename") : null;
-        return new Plan(f, printer, pids, syms, dedup(computed), strings, execPid, file);
-    }
-
-    /**
-     * The {@code caller} array of {@code ftrace:kernel_stack} (its elements 4 or 8 bytes), or null:
-     * the records of a kernel stack trace, whose array holds the format's {@code size} entries
-     * ({@code __stack_array} in {@code kernel/trace/trace_entries.h}).
-     */
-    static Field stackArray(EventFormat f) {
-        if (!f.system().equals("ftrace") || !f.name().equals("kernel_stack")) {
-            return null;
-        }
-        Field c = f.field("caller");
-        return c != null && c.kind() == FieldKind.ARRAY && (c.elementSize() == 8 || c.elementSize() == 4) ? c : null;
-    }
-
-    /** The {@code caller} array of {@code ftrace:user_stack} (elements 4 or 8 bytes), or null. */
-    static Field userStackArray(EventFormat f) {
-        if (!f.system().equals("ftrace") || !f.name().equals("user_stack")) {
-            return null;
-        }
-        Field c = f.field("caller");
-        return c != null && c.kind() == FieldKind.ARRAY && (c.elementSize() == 8 || c.elementSize() == 4) ? c : null;
-    }
-
-    private static List<int[]> dedup(List<int[]> l) {
-        Map<Long, int[]> m = new LinkedHashMap<>();
-        for (int[] a : l) {
-            m.putIfAbsent(((long) a[0] << 32) | a[1], a);
-        }
-        return new ArrayList<>(m.values());
-    }
-
-    private static boolean isSymbol(FormatSegment.Conversion c) {
-        return c.conversion() == 'p' && !c.extension().isEmpty() && "SsBFf".indexOf(c.extension().charAt(0)) >= 0;
-    }
-
-    private static boolean pointerLike(Field f, int longSize) {
-        return f.kind() == FieldKind.POINTER || (f.kind() == FieldKind.INTEGER && f.size() == longSize);
-    }
-
-    private static Expr strip(Expr e) {
-        while (e instanceof Expr.Cast c) {
-            e = c.operand();
-        }
-        return e;
-    }
-
-    /** {offset, size} when the argument is one field (through casts) or a constant element of a field array. */
-    private static int[] direct(Expr arg, int longSize) {
-        Expr e = strip(arg);
-        if (e instanceof Expr.FieldRef r && r.field() != null && !r.field().common()
-                && (r.field().kind() == FieldKind.POINTER || r.field().kind() == FieldKind.INTEGER)) {
-            return new int[] {r.field().offset(), r.field().size()};
-        }
-        if (e instanceof Expr.Index ix && strip(ix.base()) instanceof Expr.FieldRef r && r.field() != null
-                && r.field().kind() == FieldKind.ARRAY && ix.index() instanceof Expr.IntLit k) {
-            int el = r.field().elementSize();
-            if (k.value() >= 0 && r.field().arrayLength() > 0 && k.value() < r.field().arrayLength() && el > 0) {
-                return new int[] {r.field().offset() + (int) k.value() * el, el};
-            }
-        }
-        return null;
-    }
-
-    /** Every fixed-size field (or constant array element) an expression reads. */
-    private static void sources(Expr e, List<int[]> out) {
-        if (e == null) {
-            return;
-        }
-        int[] d = direct(e, 8);
-        if (d != null && (d[1] == 1 || d[1] == 2 || d[1] == 4 || d[1] == 8)) {
-            out.add(d);
-            return;
-        }
-        for (Expr child : children(e)) {
-            sources(child, out);
-        }
-    }
-
-    /** The identifiers an event's print fmt names (enum constants, variables). */
-    static Set<String> identifiers(EventFormat f) {
-        Set<String> out = new LinkedHashSet<>();
-        PrintFmt pf = EventPrinter.compile(f, KernelLayout.host()).printFmt();
-        if (pf != null) {
-            pf.args().forEach(a -> identifiers(a, out));
-        }
-        return out;
-    }
-
-    private static void identifiers(Expr e, Set<String> out) {
-        if (e instanceof Expr.Ident id) {
-            out.add(id.name());
-        }
-        for (Expr child : children(e)) {
-            identifiers(child, out);
-        }
-    }
-
-    /** The sub-expressions of an expression ({@link Expr#children}). */
-    private static List<Expr> children(Expr e) {
-        return Expr.children(e);
-    }
-
-    /** What the print fmts of these events need loaded ({@link CaptureContext#live}). */
-    static Needs needs(Collection<EventFormat> formats, KernelLayout layout) {
-        boolean symbols = false;
-        boolean printk = false;
-        boolean idents = false;
-        boolean calibration = false;
-        for (EventFormat f : formats) {
-            Plan p = plan(f, layout);
-            symbols |= (p.symOffsets.length > 0 && p.userStackAt < 0) || p.computed.length > 0 || p.stackAt >= 0;
-            printk |= p.strOffsets.length > 0;
-            Set<String> ids = identifiers(f);
-            idents |= !ids.isEmpty();
-            calibration |= ids.contains("vmemmap_base") || f.printFmt().contains("struct page");
-        }
-        return new Needs(symbols, printk, idents, calibration);
+    private ContextPlan plan(EventFormat f) {
+        return ContextPlan.of(f, layout);
     }
 }

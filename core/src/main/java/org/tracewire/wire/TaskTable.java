@@ -1,4 +1,4 @@
-package org.tracewire.capture;
+package org.tracewire.wire;
 
 import java.util.function.IntConsumer;
 
@@ -6,9 +6,10 @@ import java.util.function.IntConsumer;
  * The tasks a capture has described in PROCESS context ({@code docs/wire-format.md} §4.4): pid →
  * tgid, comm, and the raw 16 comm bytes last seen in a record ({@code prev_comm}, {@code comm}, …),
  * so the hot path compares two {@code long}s to know whether a task's name changed. Open
- * addressing on the pid, no allocation on lookups; at most {@code maxSize} tasks. Not thread-safe.
+ * addressing on the pid, no allocation on lookups; at most {@code maxSize} tasks. Slots are
+ * indices into the table, valid until the next {@link #put}. Not thread-safe.
  */
-final class TaskTable {
+public final class TaskTable {
     private int[] pids;
     private boolean[] used;
     private long[] raw0;
@@ -19,7 +20,7 @@ final class TaskTable {
     private final int maxSize;
 
     /** @param maxSize most tasks held */
-    TaskTable(int maxSize) {
+    public TaskTable(int maxSize) {
         this.maxSize = maxSize;
         alloc(256);
     }
@@ -34,17 +35,17 @@ final class TaskTable {
     }
 
     /** Tasks held. */
-    int size() {
+    public int size() {
         return size;
     }
 
     /** True when no further task can be added. */
-    boolean full() {
+    public boolean full() {
         return size >= maxSize;
     }
 
     /** The slot of a pid, or -1 when it is not in the table. */
-    int slot(int pid) {
+    public int slot(int pid) {
         int mask = pids.length - 1;
         for (int i = LongSet.mix(pid) & mask; used[i]; i = (i + 1) & mask) {
             if (pids[i] == pid) {
@@ -55,36 +56,29 @@ final class TaskTable {
     }
 
     /** True when the slot's raw comm bytes are these. */
-    boolean sameRaw(int slot, long r0, long r1) {
+    public boolean sameRaw(int slot, long r0, long r1) {
         return raw0[slot] == r0 && raw1[slot] == r1;
     }
 
     /** Sets the raw comm bytes of a slot. */
-    void setRaw(int slot, long r0, long r1) {
+    public void setRaw(int slot, long r0, long r1) {
         raw0[slot] = r0;
         raw1[slot] = r1;
     }
 
-    String comm(int slot) {
+    /** The comm of a slot. */
+    public String comm(int slot) {
         return comms[slot];
     }
 
-    int tgid(int slot) {
+    /** The tgid of a slot (-1: unknown). */
+    public int tgid(int slot) {
         return tgids[slot];
     }
 
-    int pid(int slot) {
+    /** The pid of a slot. */
+    public int pid(int slot) {
         return pids[slot];
-    }
-
-    /** Sets a slot's comm. */
-    void setComm(int slot, String comm) {
-        comms[slot] = comm;
-    }
-
-    /** Sets a slot's tgid. */
-    void setTgid(int slot, int tgid) {
-        tgids[slot] = tgid;
     }
 
     /**
@@ -92,7 +86,7 @@ final class TaskTable {
      *
      * @return its slot, or -1 when the table is full (nothing added)
      */
-    int put(int pid, int tgid, String comm) {
+    public int put(int pid, int tgid, String comm) {
         int s = slot(pid);
         if (s >= 0) {
             tgids[s] = tgid;
@@ -119,7 +113,7 @@ final class TaskTable {
     }
 
     /** Calls {@code action} with every slot in use. */
-    void forEach(IntConsumer action) {
+    public void forEach(IntConsumer action) {
         for (int i = 0; i < pids.length; i++) {
             if (used[i]) {
                 action.accept(i);
