@@ -32,7 +32,7 @@ final class CpuReader {
     final LossAccount loss;
     final AtomicLong records = new AtomicLong();
     final AtomicLong pages = new AtomicLong();
-    /** Lost events no emitted frame carried (after the last one, or on frames not emitted); set by the emitter at the end. */
+    /** Lost events no emitted frame carried (after the last one, or on frames not emitted); set at the end. */
     volatile long lostAfterLast;
     /** The drainer's Linux thread id once it runs (0 before). */
     private volatile int tid;
@@ -66,7 +66,7 @@ final class CpuReader {
     private long pageRecords;
     /** Records of the page walked whose event id has no format (counted, not emitted). */
     private long unknown;
-    /** Records of this CPU not framed because of {@link CaptureEngine#abort()}: lost to the file (a LOST count at its end). */
+    /** Records not framed because of {@link CaptureEngine#abort()}: lost to the file (a LOST count at its end). */
     long notFramed;
     /** Lost events to put before this CPU's next emitted record. */
     long pendingLost;

@@ -29,7 +29,7 @@ final class Emitter {
     private final ClockSync clock;
     private final long limit;
     private final boolean spooling;
-    /** Events emitted, published through {@link CaptureEngine#emitted} per page or run (not per record) and at the end. */
+    /** Events emitted, published through {@link CaptureEngine#emitted} per page or run and at the end. */
     private long emittedCount;
     /** Records with a format not emitted because of {@link CaptureEngine#abort()}. */
     private long notFramedCount;
