@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.tracewire.capture.CaptureContext;
 import org.tracewire.capture.CaptureEngine;
+import org.tracewire.capture.WarmUp;
 import org.tracewire.capture.ClockSync;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.HeaderEvent;
@@ -38,7 +39,7 @@ import org.tracewire.wire.ContextPlanner;
  * The capture emitter's whole per-record path, as a capture runs it: {@link CaptureEngine}'s emit
  * loop (the merge of the CPUs' cursors, {@code FrameSink.event} with the context check, the
  * EPB written into a pcapng that discards its bytes) over the synthetic sub-buffers its JIT
- * warm-up builds ({@link CaptureEngine#warmUp}: rounds of 32 full 4-KiB pages per CPU, the events'
+ * warm-up builds ({@link WarmUp#run}: rounds of 32 full 4-KiB pages per CPU, the events'
  * records in turn, through one frame sink for {@link #BUDGET_NS}). It reaches the engine through
  * that public entry only. The pages stay in cache, so a live capture, whose pages come
  * from the drainers' CPUs, pays more per record (docs/capture.md, 2026-11-25: 29–30 ns per getppid
@@ -103,7 +104,7 @@ public class EmitLoopBenchmark {
     /** Rounds of the emit loop over every CPU's synthetic pages for {@link #BUDGET_NS}. */
     @Benchmark
     public long emit(Records counted) throws Exception {
-        long n = CaptureEngine.warmUp(layout, formats, ClockSync.none(), context, cpus, BUDGET_NS);
+        long n = WarmUp.run(layout, formats, ClockSync.none(), context, cpus, BUDGET_NS);
         counted.records += n;
         return n;
     }

@@ -219,8 +219,8 @@ public final class Capture implements AutoCloseable {
                     ? frames.context().formats() : formatsOf(top, EventSelection.recorded(read));
             if (frames != null) {
                 // tracing is off: the JIT compiles the per-record code now, not in the first traced second
-                CaptureEngine.warmUp(session.layout(), formats, session.clock(), frames.context(),
-                        List.copyOf(session.instance().cpus()), CaptureEngine.WARM_UP_NS);
+                WarmUp.run(session.layout(), formats, session.clock(), frames.context(),
+                        List.copyOf(session.instance().cpus()), WarmUp.DEFAULT_NS);
             }
             CaptureEngine engine = new CaptureEngine(session.instance(), session.layout(), formats,
                     session.clock(), frames, sinks);

@@ -13,29 +13,21 @@ import org.tracewire.posix.Posix;
 
 /**
  * The read-ahead of a capture that writes only files: the sub-buffers its drainers read while
- * tracing and its emitter has not framed yet, so the per-record work can wait until tracing stops.
+ * tracing and its emitter has not framed yet, so the per-record work can wait until tracing stops
+ * (docs/decisions/0009-read-ahead.md, 0010-pacer.md).
  *
- * <p>{@code trace-cmd record} splices the ring buffer's pages into per-CPU files while tracing and
- * builds {@code trace.dat} afterwards; a tracewire capture must look at every record to frame it,
- * and that work (30-45 ns per event on the emitter) is what a workload at full speed loses to the
- * recorder. So when every output is a file ({@link FrameSink#live()} false, no record sink), the
- * emitter keeps to {@link #EMITTER_CORES} of a core while tracing and the drainers keep the pages
- * they read in memory, up to the read-ahead's limit; when any CPU's pages reach 3/4 of its share,
- * or tracing stops, the emitter works at full speed again. A capture whose events cost the emitter
- * less than its allowance never holds more than a few pages. Measured on a 2-core Xeon VM
- * (interleaved with {@code trace-cmd record -k -d}, full-speed getppid loops on both CPUs, 4 s,
- * docs/capture.md "Read-ahead"): {@code --trace-self} recorded a mean 0.99x trace-cmd's events/s
- * over fifteen rounds with the read-ahead (0 lost), 0.81x over eleven without it, at 27-35% of a
- * core while tracing instead of 56-61%.
+ * <p>{@code trace-cmd record} only splices pages while tracing; a tracewire capture must look at every
+ * record to frame it, and that work is what a workload at full speed loses to the recorder. So when
+ * every output is a file ({@link FrameSink#live()} false, no record sink), the emitter keeps to
+ * {@link #EMITTER_CORES} of a core while tracing and the drainers keep the pages they read, up to
+ * the read-ahead's limit; when any CPU's pages reach 3/4 of its share, or tracing stops, the emitter
+ * works at full speed again.
  *
  * <p>The pages live in anonymous memory mapped for the purpose ({@link Arena}: 1-MiB mappings,
- * faulted in whole by {@code MAP_POPULATE}), outside the JVM's heap and direct-buffer limit, and
- * are unmapped when the capture ends: a long-running backend gives the memory back. While tracing,
- * pages the emitter hands back beyond {@link #KEEP_FREE} bytes of a CPU's free pool are released
- * ({@link Arena#release}): after a burst, a long capture does not keep the memory it took. Fresh memory
- * has a price of its own, paid by the drainers while tracing: on this machine kind (2-core VM) a
- * GiB touched page by page took 0.41 s of CPU, with {@code MAP_POPULATE} 0.26 s, and advised to
- * use transparent huge pages 0.57-1.03 s (so they are not used).
+ * faulted in whole by {@code MAP_POPULATE}), outside the JVM's heap, unmapped when the capture ends.
+ * While tracing, pages handed back beyond {@link #KEEP_FREE} bytes of a CPU's free pool are released
+ * ({@link Arena#release}): after a burst, a long capture does not keep the memory it took.
+ * Transparent huge pages are not used: they cost the drainers more (docs/capture.md, "Read-ahead").
  */
 public final class ReadAhead {
     /** The largest default read-ahead, bytes (2 GiB): the launcher's memory ceiling counts it. */
@@ -47,10 +39,9 @@ public final class ReadAhead {
     /** The emitter's allowance while tracing and the read-ahead has room, in cores (5% of one). */
     public static final double EMITTER_CORES = 0.05;
     /**
-     * Bytes of one mapping of an {@link Arena} (1 MiB). The drainer that needs a page populates the
-     * mapping, and under a full-speed load it shares its CPU with the workload: 16-MiB mappings took
-     * it 20 ms each on average and up to 73 ms, longer than the kernel's 8 MiB buffer lasts at
-     * 12 M events/s (28 ms), and most such captures lost 11-333 k events; 1 MiB takes a sixteenth.
+     * Bytes of one mapping of an {@link Arena} (1 MiB): the drainer that needs a page populates it
+     * while sharing its CPU with the workload, so a mapping must take less time than the kernel's
+     * buffer lasts at full speed (16 MiB did not: decision 0009).
      */
     static final long MAPPING = 1L << 20;
 

@@ -27,7 +27,7 @@ import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.ContextPlanner;
 
 /**
- * The capture engine's JIT warm-up ({@link CaptureEngine#warmUp}) on the formats of this kernel's
+ * The capture engine's JIT warm-up ({@link WarmUp#run}) on the formats of this kernel's
  * snapshot: one round emits every synthetic record of every CPU once, through the context check
  * (which asks about this process's task), and a longer budget runs whole rounds.
  */
@@ -51,7 +51,7 @@ class WarmUpTest {
         Map<Integer, Long> n = new TreeMap<>();
         for (int i = 0; i < cpus.size(); i++) {
             SubBufferBuilder b = new SubBufferBuilder(LAYOUT);
-            // the same packing as the engine's: every event in turn, WARM_UP_PAGES full pages per CPU
+            // the same packing as the engine's: every event in turn, WarmUp.PAGES full pages per CPU
             List<ByteBuffer> payloads = new ArrayList<>();
             for (EventFormat f : formats.values()) {
                 if (!b.fitsEmptyPage(Math.max(8, f.fixedSize()))) {
@@ -62,7 +62,7 @@ class WarmUpTest {
             }
             int pages = 0;
             long k = 0;
-            while (pages < CaptureEngine.WARM_UP_PAGES) {
+            while (pages < WarmUp.PAGES) {
                 ByteBuffer p = payloads.get((int) (k % payloads.size())).duplicate();
                 if (!b.isOpen()) {
                     b.start(k, 0);
@@ -91,31 +91,31 @@ class WarmUpTest {
             return new ContextPlanner.Task(pid, "warm");
         });
         long perRound = recordsPerRound(formats, cpus).values().stream().mapToLong(Long::longValue).sum();
-        assertTrue(perRound > 2 * CaptureEngine.WARM_UP_PAGES * 40, perRound + " records in a round");
+        assertTrue(perRound > 2 * WarmUp.PAGES * 40, perRound + " records in a round");
 
-        long one = CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), context, cpus, 1);
+        long one = WarmUp.run(LAYOUT, formats, ClockSync.none(), context, cpus, 1);
         assertEquals(perRound, one, "one round: every record of every CPU's pages, once");
         assertTrue(asked.contains((int) ProcessHandle.current().pid()),
                 "the context check asked about the synthetic records' task, this process: " + new TreeSet<>(asked));
 
-        long more = CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, cpus, 50_000_000L);
+        long more = WarmUp.run(LAYOUT, formats, ClockSync.none(), null, cpus, 50_000_000L);
         assertTrue(more >= perRound && more % perRound == 0, more + " records: whole rounds of " + perRound);
         List<Integer> many = IntStream.range(0, 64).boxed().toList();
-        assertEquals(recordsPerRound(formats, many.subList(0, CaptureEngine.WARM_UP_CPUS)).values().stream()
-                .mapToLong(Long::longValue).sum(), CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, many, 1),
-                "64 CPUs: pages for the first " + CaptureEngine.WARM_UP_CPUS + " only");
-        assertEquals(0, CaptureEngine.warmUp(LAYOUT, formats, ClockSync.none(), null, cpus, 0), "budget 0: none");
+        assertEquals(recordsPerRound(formats, many.subList(0, WarmUp.CPUS)).values().stream()
+                .mapToLong(Long::longValue).sum(), WarmUp.run(LAYOUT, formats, ClockSync.none(), null, many, 1),
+                "64 CPUs: pages for the first " + WarmUp.CPUS + " only");
+        assertEquals(0, WarmUp.run(LAYOUT, formats, ClockSync.none(), null, cpus, 0), "budget 0: none");
         // an event whose fixed part is larger than a page is left out, the others still warm up
         EventFormat any = formats.values().iterator().next();
         EventFormat huge = new EventFormat("test", "huge", 4000, any.commonFields(), List.of(
                 new Field("char[5000]", "blob", 8, 5000, false, 5000,
                         FieldKind.ARRAY, false, false)), any.printFmt());
-        assertEquals(0, CaptureEngine.warmUp(LAYOUT, Map.of(4000, huge), ClockSync.none(), null, cpus, 1),
+        assertEquals(0, WarmUp.run(LAYOUT, Map.of(4000, huge), ClockSync.none(), null, cpus, 1),
                 "only an event too large for a page: nothing to warm up with");
         Map<Integer, EventFormat> withHuge = new HashMap<>(formats);
         withHuge.put(4000, huge);
         assertEquals(recordsPerRound(withHuge, cpus).values().stream().mapToLong(Long::longValue).sum(),
-                CaptureEngine.warmUp(LAYOUT, withHuge, ClockSync.none(), null, cpus, 1),
+                WarmUp.run(LAYOUT, withHuge, ClockSync.none(), null, cpus, 1),
                 "the large event left out, every record of the others emitted");
     }
 }
