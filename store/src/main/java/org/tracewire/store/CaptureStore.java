@@ -150,7 +150,8 @@ public final class CaptureStore implements AutoCloseable {
         List<Path> stores = new ArrayList<>();
         for (Path f : files) {
             boolean built = false;
-            if (follow != null && isPcapng(f)) {
+            // a file the caller follows may be empty yet: its writer starts it with a pcapng header
+            if (follow != null && (follow != FOLLOW_WRITERS || isPcapng(f))) {
                 // keyed by the file's final identity: known once the writer is done
                 Path growing = cache.storeFor(f).resolveSibling("following-" + ProcessHandle.current().pid() + ".duckdb");
                 build(() -> follow == FOLLOW_WRITERS ? PcapngInput.follow(f) : PcapngInput.follow(f, follow),

@@ -126,8 +126,13 @@ class LiveCaptureGuiTest {
         GuiTestSupport.fx(() -> vm.table().followProperty().set(true));
 
         robot.clickOn("#capture-stop");
-        WaitForAsyncUtils.waitFor(120, TimeUnit.SECONDS, () -> vm.storeTableProperty().get() != null);
+        for (int i = 0; i < 1200 && vm.storeTableProperty().get() == null; i++) {
+            Thread.sleep(100);
+        }
         StoreTable table = vm.storeTableProperty().get();
+        assertTrue(table != null, WaitForAsyncUtils.asyncFx(() -> "no store: " + vm.storeStatusProperty().get() + "; "
+                + vm.statusProperty().get() + "; " + vm.eventsStatus().get() + "; running " + vm.runningProperty().get()
+                + ", busy " + vm.busyProperty().get() + ", following " + vm.followingProperty().get()).get());
         Messages.Stats stats = vm.live().statsProperty().get();
         assertFalse(stats.running(), "final counters");
         long kernelRead = stats.cpus().stream().mapToLong(Messages.CpuStat::records).sum();
