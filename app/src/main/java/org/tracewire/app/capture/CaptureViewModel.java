@@ -2,8 +2,6 @@ package org.tracewire.app.capture;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
@@ -67,9 +65,7 @@ public final class CaptureViewModel {
     private final LiveCapture live;
     private final CaptureReading reading;
 
-    private final Object lock = new Object();
-    private final ArrayDeque<EventRow> pending = new ArrayDeque<>();
-    private long pendingReceived;
+    private final RowQueue queue = new RowQueue(WINDOW);
     /** The rows' time base, set off the UI thread; flush hands it to the table first. */
     private volatile Boolean pendingWallClock;
     private RowRecords records = RowRecords.none();
@@ -84,7 +80,8 @@ public final class CaptureViewModel {
         this.reading = new CaptureReading(executor, status, new CaptureReading.Rows() {
             @Override
             public void offer(List<EventRow> batch, long generation) {
-                CaptureViewModel.this.offer(batch, generation);
+                queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
+                        () -> executor.runOnUi(CaptureViewModel.this::flush));
             }
 
             @Override
@@ -314,39 +311,7 @@ public final class CaptureViewModel {
     /** Stops reading an opened file (the rows read so far stay). */
     public void cancelOpen() {
         reading.cancel();
-        synchronized (lock) {
-            lock.notifyAll();
-        }
-    }
-
-    /**
-     * Queues rows of a file (reader thread), waiting while {@value #OPEN_QUEUE} rows are queued;
-     * asks the UI thread to flush meanwhile, so it also works without a running pulse.
-     *
-     * @param batch rows, oldest first
-     * @param gen   the read's generation: a newer read or a cancel ends the wait
-     */
-    private void offer(List<EventRow> batch, long gen) {
-        while (true) {
-            synchronized (lock) {
-                if (pending.size() < OPEN_QUEUE || reading.generation() != gen) {
-                    pendingReceived += batch.size();
-                    pending.addAll(batch);
-                    return;
-                }
-            }
-            executor.runOnUi(this::flush);
-            synchronized (lock) {
-                if (pending.size() >= OPEN_QUEUE && reading.generation() == gen) {
-                    try {
-                        lock.wait(50);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
-                }
-            }
-        }
+        queue.wake();
     }
 
     /**
@@ -472,11 +437,7 @@ public final class CaptureViewModel {
     /** Clears the rows and the store of the previous capture or file. */
     private void clear() {
         reading.reset();
-        synchronized (lock) {
-            pending.clear();
-            pendingReceived = 0;
-            lock.notifyAll();
-        }
+        queue.clear();
         rows.clear();
         table.cleared();
         sinks.forEach(RowSink::cleared);
@@ -491,15 +452,7 @@ public final class CaptureViewModel {
      * @param batch events, oldest first
      */
     public void accept(List<EventRow> batch) {
-        synchronized (lock) {
-            pendingReceived += batch.size();
-            for (EventRow r : batch) {
-                if (pending.size() == WINDOW) {
-                    pending.pollFirst();
-                }
-                pending.addLast(r);
-            }
-        }
+        queue.accept(batch);
     }
 
     /**
@@ -512,15 +465,9 @@ public final class CaptureViewModel {
             pendingWallClock = null;
             table.wallClockProperty().set(wall);
         }
-        List<EventRow> batch;
-        long rec;
-        synchronized (lock) {
-            batch = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
-            pending.clear();
-            rec = pendingReceived;
-            pendingReceived = 0;
-            lock.notifyAll();
-        }
+        RowQueue.Drained drained = queue.drain();
+        List<EventRow> batch = drained.rows();
+        long rec = drained.received();
         if (!batch.isEmpty()) {
             boolean paused = table.liveProperty().get() && !table.followProperty().get();
             if (!paused) {
