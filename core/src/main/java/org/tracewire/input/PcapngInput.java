@@ -80,6 +80,19 @@ public final class PcapngInput implements RecordInput {
         return new PcapngInput(file, GrowingFile.open(file));
     }
 
+    /**
+     * Like {@link #follow(Path)}, the file being written while {@code written} says so (a reader
+     * that cannot see the writer's descriptors: the app, whose backend runs as root).
+     *
+     * @param file    the pcapng (not followed if a symbolic link)
+     * @param written true while the writer may add bytes
+     * @return the input, positioned before the first event
+     * @throws IOException when the file cannot be opened
+     */
+    public static PcapngInput follow(Path file, java.util.function.BooleanSupplier written) throws IOException {
+        return new PcapngInput(file, GrowingFile.open(file, written));
+    }
+
     /** The first capture's scope, once its context is known (a followed file learns it as it goes). */
     private Object mainScope() {
         if (mainScope == null) {

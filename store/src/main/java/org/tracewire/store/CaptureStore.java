@@ -116,6 +116,33 @@ public final class CaptureStore implements AutoCloseable {
      */
     public static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress, boolean follow,
                                     LongConsumer counted) throws IOException, SQLException {
+        return open(files, cache, progress, follow ? FOLLOW_WRITERS : null, counted);
+    }
+
+    /** Follows a file while a process of this host holds it open for writing ({@link PcapngInput#follow(Path)}). */
+    private static final java.util.function.BooleanSupplier FOLLOW_WRITERS = () -> true;
+
+    /**
+     * Indexes one pcapng while a capture still writes it, the writer known to the caller (the app,
+     * whose backend runs as root: it cannot see the backend's descriptors); ready once
+     * {@code written} says false and the file is read to its end. Blocks (call in the background).
+     *
+     * @param pcapng  the growing pcapng
+     * @param cache   where stores are kept
+     * @param written true while the capture may still write the file
+     * @param counted receives the running count (may be null)
+     * @return the open store
+     * @throws IOException  when the file cannot be read or holds no tracewire context
+     * @throws SQLException when DuckDB fails
+     */
+    public static CaptureStore follow(Path pcapng, StoreCache cache, java.util.function.BooleanSupplier written,
+                                      LongConsumer counted) throws IOException, SQLException {
+        return open(List.of(pcapng), cache, null, written, counted);
+    }
+
+    private static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress,
+                                     java.util.function.BooleanSupplier follow, LongConsumer counted)
+            throws IOException, SQLException {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no file");
         }
@@ -123,10 +150,12 @@ public final class CaptureStore implements AutoCloseable {
         List<Path> stores = new ArrayList<>();
         for (Path f : files) {
             boolean built = false;
-            if (follow && isPcapng(f)) {
+            // a file the caller follows may be empty yet: its writer starts it with a pcapng header
+            if (follow != null && (follow != FOLLOW_WRITERS || isPcapng(f))) {
                 // keyed by the file's final identity: known once the writer is done
                 Path growing = cache.storeFor(f).resolveSibling("following-" + ProcessHandle.current().pid() + ".duckdb");
-                build(() -> PcapngInput.follow(f), f, growing, counted);
+                build(() -> follow == FOLLOW_WRITERS ? PcapngInput.follow(f) : PcapngInput.follow(f, follow),
+                        f, growing, counted);
                 Path store = cache.storeFor(f);
                 Files.move(growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 stores.add(store);

@@ -126,9 +126,9 @@ public final class CaptureView extends BorderPane {
                 + "captures it live); empty for none"));
         TextField pcapng = new TextField();
         pcapng.setId("capture-pcapng");
-        pcapng.setPromptText("/tmp/trace.pcapng");
-        pcapng.setTooltip(new javafx.scene.control.Tooltip("Optional: a pcapng file the capture writes (open it in Wireshark, "
-                + "Show in Wireshark on a row)"));
+        pcapng.setPromptText("a new file in ~/.cache/tracewire/live");
+        pcapng.setTooltip(new javafx.scene.control.Tooltip("The pcapng file the capture writes and the app reads as it"
+                + " grows; empty: a new file in the cache ($XDG_CACHE_HOME/tracewire/live)"));
         pcapng.textProperty().bindBidirectional(vm.pcapngProperty());
         TextField buffer = new TextField();
         buffer.setId("capture-buffer");
@@ -172,15 +172,12 @@ public final class CaptureView extends BorderPane {
         counters.setHgap(12);
         counters.setVgap(2);
         counters.addRow(0, new Label("Events"), counter("capture-count-events", vm.eventCountProperty()));
-        counters.addRow(1, new Label("Events/s"), bind(new Label(), "capture-count-rate", vm.rateProperty()));
-        counters.addRow(2, new Label("Frames"), counter("capture-count-frames", vm.framesProperty()));
-        counters.addRow(3, new Label("Bytes"), counter("capture-count-bytes", vm.bytesProperty()));
+        counters.addRow(1, new Label("Events/s"), bind(new Label(), "capture-count-rate", vm.live().rateProperty()));
+        counters.addRow(2, new Label("Frames"), counter("capture-count-frames", vm.live().framesProperty()));
+        counters.addRow(3, new Label("Bytes"), counter("capture-count-bytes", vm.live().bytesProperty()));
         counters.addRow(4, new Label("Lost (kernel)"), warnAbove0(counter("capture-count-lost", vm.lostProperty()), vm.lostProperty(),
                 "Events the kernel dropped because the ring buffer was full"));
-        counters.addRow(5, new Label("Not streamed"), warnAbove0(counter("capture-count-dropped", vm.streamDroppedProperty()),
-                vm.streamDroppedProperty(), "Events captured (and written to the outputs) but not streamed to this window: "
-                        + "the app shows at most what it can draw"));
-        counters.addRow(6, new Label("Received here"), counter("capture-count-received", vm.receivedProperty()));
+        counters.addRow(5, new Label("Read from the file"), counter("capture-count-received", vm.receivedProperty()));
 
         javafx.scene.control.ProgressIndicator spinner = new javafx.scene.control.ProgressIndicator();
         spinner.setId("capture-spinner");

@@ -1,169 +1,133 @@
 package org.tracewire.app.capture;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
+import javafx.beans.binding.Bindings;
+import javafx.beans.binding.StringBinding;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
-import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.tracewire.protocol.BackendClient;
-import org.tracewire.record.EventRecord;
-import org.tracewire.protocol.BackendListener;
-import org.tracewire.protocol.Messages;
-import org.tracewire.tracefs.EventSelection;
 import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.protocol.BackendClient;
+import org.tracewire.protocol.Messages;
+import org.tracewire.record.EventRecord;
+import org.tracewire.store.StoreCache;
+import org.tracewire.tracefs.EventSelection;
 
 /**
- * The capture view's state: chosen events with filters, outputs, start/stop through the
- * {@link BackendClient}, live counters and a bounded window of the latest {@value #WINDOW} events.
+ * The capture view's state: the chosen events with their filters and outputs, a live capture
+ * ({@link LiveCapture}), and what the views show of the capture, opened or live, through one path
+ * ({@link CaptureReading}): the capture's pcapng read into its capture store ({@link StoreTable},
+ * the table once it is ready) and into a window of the newest {@value #WINDOW} rows the views see
+ * meanwhile. A live capture is the backend writing a pcapng (the user's file, else a new one in
+ * the user's cache) that the app reads as it grows, exactly as it reads an opened file.
  *
- * <p>Streamed events arrive on the backend's reader thread ({@link #accept(List)}) and wait in a
- * bounded queue; the view calls {@link #flush()} once per UI pulse, which moves them into
- * {@link #getRows()} in one change. At most {@value #WINDOW} are kept, so a flood costs at most
- * one window's worth of work per pulse.
+ * <p>Rows come from a reader thread ({@link #accept(List)}, or the file reader's waiting offer)
+ * and wait in a bounded queue; the view calls {@link #flush()} once per UI pulse, which moves them
+ * into {@link #getRows()} in one change. While a live table is paused, its window does not move:
+ * the new rows go to the other views and the "new while paused" count only.
  */
 public final class CaptureViewModel {
-    /** Rows kept in the table. */
+    /** Rows kept in the window. */
     public static final int WINDOW = 50_000;
+    /** Rows a file reader may queue before it waits for the UI pulse. */
+    static final int OPEN_QUEUE = 20_000;
 
     private final TaskExecutor executor;
-    private final Supplier<BackendClient> backend;
     private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
     private final StringProperty iface = new SimpleStringProperty(org.tracewire.protocol.Protocol.DEFAULT_IFACE);
     private final StringProperty pcapng = new SimpleStringProperty("");
     private final IntegerProperty bufferKb = new SimpleIntegerProperty(0);
-    private final BooleanProperty running = new SimpleBooleanProperty();
-    private final BooleanProperty busy = new SimpleBooleanProperty();
     private final StringProperty status = new SimpleStringProperty("not capturing");
+    /** Events of the capture: the rows of an opened file, the kernel's count of a live one. */
     private final LongProperty eventCount = new SimpleLongProperty();
-    private final StringProperty rate = new SimpleStringProperty("0");
-    private final LongProperty frames = new SimpleLongProperty();
-    private final LongProperty bytes = new SimpleLongProperty();
-    private final LongProperty streamDropped = new SimpleLongProperty();
-    private final LongProperty lost = new SimpleLongProperty();
     private final LongProperty received = new SimpleLongProperty();
     private final RingObservableList<EventRow> rows = new RingObservableList<>(WINDOW);
     private final EventTableViewModel table;
     private final ObjectProperty<EventRow> selected;
-    private final List<RowSink> sinks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<RowSink> sinks = new CopyOnWriteArrayList<>();
     private final StringProperty selectedFields = new SimpleStringProperty("");
-
-    private final Object lock = new Object();
-    private final ArrayDeque<EventRow> pending = new ArrayDeque<>();
-    private long pendingReceived;
-    private final AtomicReference<Messages.Stats> pendingStats = new AtomicReference<>();
-    private final AtomicReference<String> pendingStatus = new AtomicReference<>();
-    private BackendClient client;
-    /** Rows an opened file may queue before its reader waits for the UI pulse. */
-    static final int OPEN_QUEUE = 20_000;
     private final StringProperty sourceFile = new SimpleStringProperty("");
-    /** An opened pcapng's table over its capture store, once the store is ready; else null. */
-    private final ObjectProperty<StoreTable> storeTable = new javafx.beans.property.SimpleObjectProperty<>();
-    /** Events stored so far while an opened file's store is built; -1 when none is being built. */
-    private final LongProperty indexed = new SimpleLongProperty(-1);
-    private final StringProperty storeStatus = new SimpleStringProperty("");
-    private org.tracewire.store.StoreCache storeCache;
-    private java.util.concurrent.Executor storeQueries;
-    private final StringProperty outputPcapng = new SimpleStringProperty("");
     private final StringProperty backendState = new SimpleStringProperty("no backend");
-    private final BooleanProperty opening = new SimpleBooleanProperty();
-    private final java.util.concurrent.atomic.AtomicLong openGeneration = new java.util.concurrent.atomic.AtomicLong();
-    private RowRecords records = RowRecords.none();
-    /** Whether the rows queued carry wall-clock times, set off the UI thread; flush hands it to the table first. */
+    private final LiveCapture live;
+    private final CaptureReading reading;
+
+    private final RowQueue queue = new RowQueue(WINDOW);
+    /** The rows' time base, set off the UI thread; flush hands it to the table first. */
     private volatile Boolean pendingWallClock;
-    /** Decodes the frames the backend streams; a new one per capture (its context starts afresh). */
-    private volatile FrameRows frameRows = new FrameRows();
-
-    private final BackendListener listener = new BackendListener() {
-        @Override
-        public void onEvents(List<Messages.EventItem> items) {
-            List<EventRow> converted = new ArrayList<>(items.size());
-            for (Messages.EventItem e : items) {
-                converted.add(EventRow.of(e));
-            }
-            accept(converted);
-        }
-
-        @Override
-        public void onFrames(List<java.nio.ByteBuffer> frames) {
-            FrameRows f = frameRows;
-            List<EventRow> rows = f.rows(frames);
-            if (!f.wallClock()) {
-                pendingWallClock = false;
-            }
-            accept(rows);
-        }
-
-        @Override
-        public void onStats(Messages.Stats stats) {
-            pendingStats.set(stats);
-        }
-
-        @Override
-        public void onError(String message) {
-            pendingStatus.set("backend: " + message);
-        }
-
-        @Override
-        public void onClosed(String reason) {
-            pendingStatus.set("backend stopped: " + reason);
-        }
-    };
+    private RowRecords records = RowRecords.none();
 
     /**
-     * @param executor runs backend calls in the background
+     * @param executor runs backend calls and file reads in the background
      * @param backend  starts (or returns) the backend; may throw a BackendException naming the problem
      */
+    public CaptureViewModel(TaskExecutor executor, Supplier<BackendClient> backend) {
+        this.executor = executor;
+        this.live = new LiveCapture(executor, backend, status);
+        this.reading = new CaptureReading(executor, status, new CaptureReading.Rows() {
+            @Override
+            public void offer(List<EventRow> batch, long generation) {
+                queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
+                        () -> executor.runOnUi(CaptureViewModel.this::flush));
+            }
+
+            @Override
+            public void wallClock(boolean wall) {
+                pendingWallClock = wall;
+            }
+
+            @Override
+            public void flush() {
+                CaptureViewModel.this.flush();
+            }
+        });
+        this.table = new EventTableViewModel(rows, executor);
+        this.selected = table.selectedProperty();
+        selected.addListener((o, a, b) -> showDetails(b));
+        javafx.beans.InvalidationListener state = o -> backendState.set(backendState(reading.openingProperty().get(),
+                live.busyProperty().get(), live.runningProperty().get(), live.hasBackend()));
+        reading.openingProperty().addListener(state);
+        live.busyProperty().addListener(state);
+        live.runningProperty().addListener(state);
+        eventsStatus = Bindings.createStringBinding(this::eventsText, reading.openingProperty(),
+                reading.followingProperty(), received, eventCount, reading.storeTableProperty(),
+                reading.indexedProperty(), live.lostProperty());
+        live.eventCountProperty().addListener((o, a, n) -> {
+            if (live.runningProperty().get() || live.busyProperty().get()) {
+                eventCount.set(n.longValue());
+            }
+        });
+    }
+
+    /** The live capture: start, stop, the kernel's counters. */
+    public LiveCapture live() {
+        return live;
+    }
+
     /**
-     * The backend this capture view talks to: the open one, or a new one started through the
-     * supplier (which may ask for privilege). Call off the JavaFX thread.
+     * The backend this capture view talks to ({@link LiveCapture#backendClient()}). Call off the
+     * JavaFX thread.
      */
-    public synchronized BackendClient backendClient() {
-        BackendClient c = client != null && client.isOpen() ? client : backend.get();
-        c.removeListener(listener);
-        c.addListener(listener);
-        client = c;
-        return c;
+    public BackendClient backendClient() {
+        return live.backendClient();
     }
 
     /** True when a backend is already running for this view. */
-    public synchronized boolean hasBackend() {
-        return client != null && client.isOpen();
-    }
-
-    public CaptureViewModel(TaskExecutor executor, Supplier<BackendClient> backend) {
-        this.executor = executor;
-        this.backend = backend;
-        this.table = new EventTableViewModel(rows, executor);
-        this.selected = table.selectedProperty();
-        selected.addListener((o, a, b) -> {
-            selectedFields.set(b == null ? "" : b.fieldsText());
-            selectedDetails.set(b == null ? List.of() : details(b));
-            StoreTable t = storeTable.get();
-            if (b != null && t != null && b.frame() > 0) {
-                t.stacksOf(b.frame(), frames -> {
-                    if (selected.get() == b) {
-                        selectedDetails.set(EventDetailTree.withStacks(selectedDetails.get(), frames));
-                    }
-                });
-            }
-        });
-        javafx.beans.InvalidationListener state = o -> backendState.set(
-                backendState(opening.get(), busy.get(), running.get(), hasBackend()));
-        opening.addListener(state);
-        busy.addListener(state);
-        running.addListener(state);
+    public boolean hasBackend() {
+        return live.hasBackend();
     }
 
     /**
@@ -190,112 +154,60 @@ public final class CaptureViewModel {
     }
 
     /**
-     * The status bar's event count: {@code "reading… N events so far"} while a file is read (the
-     * rows that reached the views), else the capture's or the file's total, {@code "N events"}.
+     * The status bar's event count: the store's total once it is ready ({@code "N events"}); while
+     * a live capture's file is read, {@code "live: R read from the file, I indexed; kernel: K
+     * read, L lost"}; while an opened file's store is built, {@code "indexing… I events"}; while
+     * a file is read, {@code "reading… R events so far"}.
      */
-    public javafx.beans.binding.StringBinding eventsStatus() {
+    public StringBinding eventsStatus() {
         return eventsStatus;
     }
 
-    private final javafx.beans.binding.StringBinding eventsStatus = javafx.beans.binding.Bindings.createStringBinding(
-            () -> storeTable.get() != null ? String.format("%,d events", storeTable.get().total())
-                    : indexed.get() >= 0 ? String.format("indexing… %,d events", indexed.get())
-                    + (opening.get() ? String.format("; reading… %,d so far", received.get()) : "")
-                    : opening.get() ? String.format("reading… %,d events so far", received.get())
-                    : String.format("%,d events", eventCount.get()), opening, received, eventCount, storeTable, indexed);
+    private final StringBinding eventsStatus;
+
+    private String eventsText() {
+        StoreTable t = reading.storeTableProperty().get();
+        long indexed = reading.indexedProperty().get();
+        if (t != null) {
+            return String.format("%,d events", t.total());
+        }
+        if (reading.followingProperty().get()) {
+            return String.format("live: %,d events read from the file%s; kernel: %,d read, %,d lost", received.get(),
+                    indexed >= 0 ? String.format(", %,d indexed", indexed) : "", eventCount.get(), live.lostProperty().get());
+        }
+        if (indexed >= 0) {
+            return String.format("indexing… %,d events", indexed) + (reading.openingProperty().get()
+                    ? String.format("; reading… %,d so far", received.get()) : "");
+        }
+        return reading.openingProperty().get() ? String.format("reading… %,d events so far", received.get())
+                : String.format("%,d events", eventCount.get());
+    }
 
     /**
-     * Lets opened pcapng files' event tables go over their capture store ({@link StoreTable}):
-     * without this call (tests of the streamed path) an opened file's table is the window of rows.
+     * Lets pcapng files' event tables go over their capture store ({@link StoreTable}): without
+     * this call (tests of the window) an opened file's table is the window of rows.
      *
-     * @param cache   where stores are kept
+     * @param cache   where stores are kept (a live capture without a file of the user's writes
+     *                into its {@code live} folder)
      * @param queries runs the store's build and queries, one at a time (one thread)
      */
-    public void setStore(org.tracewire.store.StoreCache cache, java.util.concurrent.Executor queries) {
-        this.storeCache = cache;
-        this.storeQueries = queries;
+    public void setStore(StoreCache cache, java.util.concurrent.Executor queries) {
+        reading.setStore(cache, queries);
     }
 
-    /** The opened file's table over its store once it is ready, else null (a live capture, a trace.dat, still indexing). */
+    /** The capture's table over its store once it is ready, else null (a trace.dat, still indexing). */
     public ObjectProperty<StoreTable> storeTableProperty() {
-        return storeTable;
+        return reading.storeTableProperty();
     }
 
-    /** Events stored so far while the opened file's store is built, -1 when none is being built. */
+    /** Events stored so far while the capture's store is built, -1 when none is being built. */
     public LongProperty indexedProperty() {
-        return indexed;
+        return reading.indexedProperty();
     }
 
-    /** What the store of the opened file is doing ("indexing… N events", ready, or why it failed). */
+    /** What the capture's store is doing ("indexing… N events", ready, or why it failed). */
     public StringProperty storeStatusProperty() {
-        return storeStatus;
-    }
-
-    /** Closes the opened file's store table, if any. */
-    private void closeStore() {
-        StoreTable t = storeTable.get();
-        storeTable.set(null);
-        indexed.set(-1);
-        storeStatus.set("");
-        if (t != null) {
-            t.close();
-        }
-    }
-
-    /**
-     * Builds or reuses the store of an opened pcapng in the background ({@link #setStore}); the
-     * table moves to it when it is ready. A trace.dat stays on the rows read (its store keeps no
-     * file offsets to re-read an event from).
-     */
-    private void openStore(java.nio.file.Path file, long gen) {
-        if (storeCache == null || !isPcapng(file)) {
-            return;
-        }
-        indexed.set(0);
-        storeStatus.set("indexing " + file.getFileName() + "… the table shows its first "
-                + String.format("%,d", WINDOW) + " events until every event is indexed");
-        org.tracewire.store.StoreCache cache = storeCache;
-        storeQueries.execute(() -> {
-            StoreTable t;
-            try {
-                t = StoreTable.open(file, cache, n -> executor.runOnUi(() -> {
-                    if (openGeneration.get() == gen && indexed.get() >= 0) {
-                        indexed.set(n);
-                    }
-                }), storeQueries, executor);
-            } catch (Exception | LinkageError e) {
-                String why = rootMessage(e);
-                executor.runOnUi(() -> {
-                    if (openGeneration.get() == gen) {
-                        indexed.set(-1);
-                        storeStatus.set("no store for " + file.getFileName() + " (" + why + "): the file is read whole,"
-                                + " the table keeps the latest " + String.format("%,d", WINDOW) + " rows");
-                        if (firstScreenOnly) {
-                            readRows(file, gen, false, firstScreenRead, n -> { });
-                        }
-                    }
-                });
-                return;
-            }
-            executor.runOnUi(() -> {
-                if (openGeneration.get() != gen) {
-                    t.close();
-                    return;
-                }
-                indexed.set(-1);
-                storeTable.set(t);
-                storeStatus.set(String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
-                        t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
-            });
-        });
-    }
-
-    private static boolean isPcapng(java.nio.file.Path file) {
-        try (var in = java.nio.file.Files.newInputStream(file)) {
-            return org.tracewire.input.PcapngInput.hasMagic(in.readNBytes(4));
-        } catch (java.io.IOException e) {
-            return false;
-        }
+        return reading.storeStatusProperty();
     }
 
     /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
@@ -343,363 +255,224 @@ public final class CaptureViewModel {
      */
     public void setRecords(RowRecords records) {
         this.records = records;
+        reading.setRecords(records);
         table.setRecords(records);
     }
 
     /**
-     * Opens a recorded file (a pcapng of tracewire frames or a trace.dat) in the background. A
-     * pcapng with a capture store ({@link #setStore}) is read for its first {@value #WINDOW} events
-     * only (the first screen, at once), while its store indexes every event for the table and the
-     * other views; should the store fail, the file is then read whole. Otherwise (a trace.dat, no
-     * store) the rows go through the same queue and pulse as a live capture's, so the table,
-     * timeline, latency and histogram views fill in batches; the reader waits while
-     * {@value #OPEN_QUEUE} rows are queued, so every view sees every event while the table keeps
-     * the newest {@value #WINDOW}. Needs neither root nor the backend.
+     * Opens a recorded file (a pcapng of tracewire frames or a trace.dat) in the background
+     * ({@link CaptureReading}). Needs neither root nor the backend.
      *
      * @param file   the file
      * @param opened called on the UI thread when reading ended: with the rows read, or -1 when
      *               only the first screen was read (the store holds the rest)
      */
-    public void openFile(java.nio.file.Path file, java.util.function.LongConsumer opened) {
-        if (running.get() || busy.get()) {
+    public void openFile(Path file, LongConsumer opened) {
+        if (live.runningProperty().get() || live.busyProperty().get()) {
             status.set("stop the capture before opening a file");
             return;
         }
-        long gen = openGeneration.incrementAndGet();
-        busy.set(true);
-        opening.set(true);
-        resetCounters();
-        openStore(file, gen);
-        outputPcapng.set("");
+        clear();
         // a file is read from its first event on: the table stays there instead of following
         table.liveProperty().set(false);
         table.followProperty().set(false);
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
-        firstScreenOnly = storeCache != null && isPcapng(file);
-        firstScreenRead = 0;
-        readRows(file, gen, firstScreenOnly, 0, opened);
-    }
-
-    /** Whether the opened file is read for its first screen only (its store holds every event). */
-    private volatile boolean firstScreenOnly;
-    /** Rows the first-screen read handed on. */
-    private volatile long firstScreenRead;
-
-    /**
-     * Reads an opened file's rows in the background ({@link #openFile}).
-     *
-     * @param firstScreen stop after {@value #WINDOW} rows
-     * @param skip        rows already shown (a whole read after a first screen): read, not handed on
-     * @param opened      as {@link #openFile}'s
-     */
-    private void readRows(java.nio.file.Path file, long gen, boolean firstScreen, long skip,
-                          java.util.function.LongConsumer opened) {
-        RowRecords rr = records;
-        busy.set(true);
-        opening.set(true);
-        executor.execute(() -> {
-            try (FileRows in = FileRows.open(file)) {
-                rr.useFile(in.catalog(), null);
-                pendingWallClock = in.wallClock();
-                long[] seen = {0};
-                long n = in.readAll(batch -> {
-                    long from = Math.max(0, Math.min(batch.size(), skip - seen[0]));
-                    seen[0] += batch.size();
-                    if (from < batch.size()) {
-                        offer(from == 0 ? batch : batch.subList((int) from, batch.size()));
-                    }
-                }, () -> openGeneration.get() != gen || (firstScreen && seen[0] >= WINDOW));
-                boolean partial = firstScreen && seen[0] >= WINDOW;
-                if (firstScreen) {
-                    firstScreenRead = n;
+        reading.read(file, null, new CaptureReading.Done() {
+            @Override
+            public void done(long n, long read, String line) {
+                if (n >= 0 || reading.storeTableProperty().get() == null) {
+                    eventCount.set(read);
                 }
-                StringBuilder sb = new StringBuilder();
-                if (partial) {
-                    sb.append(String.format("opened %s: its first %,d events; its store indexes every event",
-                            file.getFileName(), n));
-                } else {
-                    sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
-                }
-                if (!partial && n > WINDOW) {
-                    sb.append(String.format("; the table keeps the last %,d", WINDOW));
-                }
-                for (String note : in.summary()) {
-                    sb.append("; ").append(note);
-                }
-                if (openGeneration.get() != gen) {
-                    sb.setLength(0);
-                    sb.append(String.format("cancelled after %,d events", n));
-                }
-                return new Object[] {partial ? -1L : n, sb.toString(), n};
+                status.set(line);
+                opened.accept(n);
             }
-        }, r -> {
-            busy.set(false);
-            opening.set(false);
-            flush();
-            long n = (Long) r[0];
-            if (n >= 0 || storeTable.get() == null) {
-                eventCount.set((Long) r[2]);
+
+            @Override
+            public void failed(String why) {
+                sourceFile.set("");
+                status.set(why);
             }
-            status.set((String) r[1]);
-            opened.accept(n);
-        }, e -> {
-            busy.set(false);
-            opening.set(false);
-            sourceFile.set("");
-            status.set("cannot open " + file.getFileName() + ": " + rootMessage(e));
         });
     }
-
-    private volatile boolean startCancelled;
 
     /**
      * Cancels what is under way: reading an opened file (the rows read so far stay), or a start
      * waiting for the backend (the capture is stopped as soon as it has started).
      */
     public void cancel() {
-        if (opening.get()) {
+        if (reading.openingProperty().get()) {
             cancelOpen();
-        } else if (busy.get() && !running.get()) {
-            startCancelled = true;
-            status.set("cancelling: the capture stops as soon as the backend answers…");
+        } else {
+            live.cancelStart();
         }
     }
 
     /** Stops reading an opened file (the rows read so far stay). */
     public void cancelOpen() {
-        openGeneration.incrementAndGet();
-        if (indexed.get() >= 0) {
-            indexed.set(-1);
-            storeStatus.set("indexing cancelled: the table keeps the rows read");
-        }
-        synchronized (lock) {
-            lock.notifyAll();
-        }
+        reading.cancel();
+        queue.wake();
     }
 
     /**
-     * Queues rows of an opened file (reader thread), waiting while {@value #OPEN_QUEUE} rows are
-     * queued; asks the UI thread to flush meanwhile, so it also works without a running pulse.
-     *
-     * @param batch rows, oldest first
+     * The capture's file (absolute path): the opened file, or the pcapng a live capture writes;
+     * empty before either.
      */
-    void offer(List<EventRow> batch) {
-        long gen = openGeneration.get();
-        while (true) {
-            synchronized (lock) {
-                if (pending.size() < OPEN_QUEUE || openGeneration.get() != gen) {
-                    pendingReceived += batch.size();
-                    pending.addAll(batch);
-                    return;
-                }
-            }
-            executor.runOnUi(this::flush);
-            synchronized (lock) {
-                if (pending.size() >= OPEN_QUEUE && openGeneration.get() == gen) {
-                    try {
-                        lock.wait(50);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    /** The opened file (absolute path), empty for a live capture or nothing yet. */
     public StringProperty sourceFileProperty() {
         return sourceFile;
     }
 
     /**
-     * The pcapng the current or last live capture writes (empty when it writes none, or a file was
-     * opened since): "Show in Wireshark" opens it while the capture runs and after it stopped.
-     */
-    public StringProperty outputPcapngProperty() {
-        return outputPcapng;
-    }
-
-    /**
-     * The pcapng "Show in Wireshark" opens for a row: the opened file for its rows (they carry frame
-     * numbers), else the live capture's pcapng output when the app can read it.
+     * The pcapng "Show in Wireshark" opens for a row: the capture's file, for a row that carries
+     * its frame number (every row of a pcapng, opened or live).
      *
      * @param row a row of the table
-     * @return the file, or null when there is none
+     * @return the file, or null when there is none (a trace.dat's rows)
      */
     public String wiresharkFile(EventRow row) {
-        String opened = sourceFile.get();
-        if (row.frame() > 0 && opened != null && !opened.isEmpty()) {
-            return opened;
-        }
-        String out = outputPcapng.get();
-        if (row.frame() == 0 && out != null && !out.isEmpty() && java.nio.file.Files.isReadable(java.nio.file.Path.of(out))) {
-            return out;
-        }
-        return null;
+        String file = sourceFile.get();
+        return row.frame() > 0 && file != null && !file.isEmpty() ? file : null;
     }
 
     /**
-     * Opens a row's frame in Wireshark: at once for a row of an opened pcapng; for a streamed row
-     * the live capture's pcapng is searched in the background ({@link PcapngFrames}), then
-     * {@code show} runs on the UI thread. The status says when the row is not in the file yet
-     * (the backend writes in batches; after Stop every captured event is there).
+     * Opens a row's frame in Wireshark: the capture's pcapng at the row's frame number.
      *
      * @param row  the row
      * @param show opens a file at a 1-based frame number
      */
-    public void showInWireshark(EventRow row, java.util.function.BiConsumer<String, Long> show) {
+    public void showInWireshark(EventRow row, BiConsumer<String, Long> show) {
         String file = wiresharkFile(row);
         if (file == null) {
-            status.set("no pcapng to show this event in: set a pcapng file in Outputs before starting");
+            status.set("this event has no frame in a pcapng (a trace.dat's events have none)");
             return;
         }
-        if (row.frame() > 0) {
-            show.accept(file, row.frame());
-            return;
-        }
-        executor.execute(() -> PcapngFrames.find(java.nio.file.Path.of(file), row), n -> {
-            if (n > 0) {
-                show.accept(file, n);
-            } else {
-                status.set("this event is not in " + file + " yet" + (running.get() ? " (written in batches; try again in a moment or after Stop)" : ""));
-            }
-        }, e -> status.set("cannot read " + file + ": " + rootMessage(e)));
+        show.accept(file, row.frame());
     }
 
-    /** True while a file is being read. */
+    /** True while an opened file is being read. */
     public BooleanProperty openingProperty() {
-        return opening;
+        return reading.openingProperty();
     }
 
-    /** Starts a capture of the chosen events in the background. */
+    /** True while a live capture's file is read as the backend writes it. */
+    public BooleanProperty followingProperty() {
+        return reading.followingProperty();
+    }
+
+    /**
+     * Starts a capture of the chosen events in the background: the backend writes the pcapng set
+     * in Outputs, else a new file in the user's cache ({@link LiveCapture#newCacheFile}), and the
+     * app reads it as it grows ({@link CaptureReading}) until the capture has stopped.
+     */
     public void start() {
-        if (running.get() || busy.get()) {
+        if (live.runningProperty().get() || live.busyProperty().get()) {
             return;
         }
-        records.useFile(null, null);
+        clear();
         sourceFile.set("");
         table.liveProperty().set(true);
         table.followProperty().set(true);
         table.wallClockProperty().set(true);
-        frameRows = new FrameRows();
         if (events.isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");
             return;
         }
+        Path out;
+        try {
+            String chosen = pcapng.get();
+            StoreCache cache = reading.storeCache() != null ? reading.storeCache() : StoreCache.ofUser(System.getenv());
+            out = chosen == null || chosen.isBlank() ? LiveCapture.newCacheFile(cache.dir()) : Path.of(chosen).toAbsolutePath();
+        } catch (IOException e) {
+            status.set("cannot start: " + e.getMessage());
+            return;
+        }
         List<Messages.CaptureEvent> evs = events.stream().map(Messages.CaptureEvent::of).toList();
-        Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), pcapng.get(), bufferKb.get(), null, true);
-        busy.set(true);
-        startCancelled = false;
-        outputPcapng.set("");
-        status.set("starting the backend…");
-        resetCounters();
-        executor.execute(() -> {
-            BackendClient c = backendClient();
-            return c.startCapture(req).get(60, TimeUnit.SECONDS);
-        }, started -> {
-            busy.set(false);
-            running.set(true);
-            String written = started.pcapng() != null && !started.pcapng().isBlank() ? started.pcapng() : req.pcapng();
-            outputPcapng.set(written == null ? "" : written);
-            if (startCancelled) {
-                startCancelled = false;
-                status.set("cancelled: stopping the capture");
-                stop();
-                return;
+        Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), out.toString(), bufferKb.get(), null, false);
+        live.start(req, file -> watch(file, live::writing), this::stopped);
+    }
+
+    /**
+     * Reads the pcapng of a live capture as it grows, into the store and the window, until
+     * {@code writing} says false and the file is read to its end.
+     *
+     * @param file    the pcapng the backend writes
+     * @param writing true while the backend may still write it
+     */
+    void watch(Path file, java.util.function.BooleanSupplier writing) {
+        sourceFile.set(file.toString());
+        reading.read(file, writing, new CaptureReading.Done() {
+            @Override
+            public void done(long n, long read, String line) {
+                captured(read, line);
             }
-            status.set("capturing" + (started.iface() != null ? " on " + started.iface() : "")
-                    + (started.pcapng() != null ? " into " + started.pcapng() : "")
-                    + (started.instance() != null ? " (instance " + started.instance() + ")" : ""));
-        }, e -> {
-            busy.set(false);
-            status.set("cannot start: " + rootMessage(e));
+
+            @Override
+            public void failed(String why) {
+                status.set(why);
+            }
         });
+    }
+
+    /** A live capture's file is read to its end: the status compares its events with the kernel's. */
+    private void captured(long read, String line) {
+        long kernel = eventCount.get();
+        long lost = live.lostProperty().get();
+        status.set(line + String.format("; the kernel read %,d, lost %,d%s", kernel, lost,
+                read == kernel ? "" : String.format(" (the file holds %,d: not the kernel's count)", read)));
     }
 
     /** Stops the capture in the background; the final counters replace the live ones. */
     public void stop() {
-        BackendClient c = client;
-        if (!running.get() || c == null) {
-            return;
-        }
-        busy.set(true);
-        executor.execute(() -> c.stopCapture().get(60, TimeUnit.SECONDS), stats -> {
-            pendingStats.set(stats);
-            flush();
-            status.set("stopped: " + stats.events() + " events");
-            busy.set(false);
-            running.set(false);
-        }, e -> {
-            busy.set(false);
-            running.set(false);
-            status.set("stop failed: " + rootMessage(e));
-        });
+        live.stop(this::stopped);
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
+    private void stopped(Messages.Stats stats) {
+        eventCount.set(stats.events());
+        if (reading.followingProperty().get()) {
+            status.set(String.format("stopped: %,d events, %,d lost; reading the rest of the file…", stats.events(),
+                    LiveCapture.lostOf(stats)));
         }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
-    private void resetCounters() {
-        synchronized (lock) {
-            pending.clear();
-            pendingReceived = 0;
-        }
-        closeStore();
+    /** Clears the rows and the store of the previous capture or file. */
+    private void clear() {
+        reading.reset();
+        queue.clear();
         rows.clear();
         table.cleared();
         sinks.forEach(RowSink::cleared);
         eventCount.set(0);
-        rate.set("0");
-        frames.set(0);
-        bytes.set(0);
-        streamDropped.set(0);
-        lost.set(0);
         received.set(0);
     }
 
     /**
-     * Queues streamed events (any thread). Beyond {@value #WINDOW} queued, the oldest are dropped:
-     * the table would discard them anyway.
+     * Queues rows (any thread), such as a reader of events hands them on. Beyond {@value #WINDOW}
+     * queued, the oldest are dropped: the window would discard them anyway.
      *
      * @param batch events, oldest first
      */
     public void accept(List<EventRow> batch) {
-        synchronized (lock) {
-            pendingReceived += batch.size();
-            for (EventRow r : batch) {
-                if (pending.size() == WINDOW) {
-                    pending.pollFirst();
-                }
-                pending.addLast(r);
-            }
-        }
+        queue.accept(batch);
     }
 
-    /** Moves queued events and counters into the observable state: call once per UI pulse. */
+    /**
+     * Moves queued rows and counters into the observable state: call once per UI pulse. A paused
+     * live table's window does not move: its new rows reach the other views only.
+     */
     public void flush() {
         Boolean wall = pendingWallClock;
         if (wall != null) {
             pendingWallClock = null;
             table.wallClockProperty().set(wall);
         }
-        List<EventRow> batch;
-        long rec;
-        synchronized (lock) {
-            batch = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
-            pending.clear();
-            rec = pendingReceived;
-            pendingReceived = 0;
-            lock.notifyAll();
-        }
+        RowQueue.Drained drained = queue.drain();
+        List<EventRow> batch = drained.rows();
+        long rec = drained.received();
         if (!batch.isEmpty()) {
-            rows.append(batch);
+            boolean paused = table.liveProperty().get() && !table.followProperty().get();
+            if (!paused) {
+                rows.append(batch);
+            }
             received.set(received.get() + rec);
             List<EventRow> shared = java.util.Collections.unmodifiableList(batch);
             table.appended(shared);
@@ -707,22 +480,7 @@ public final class CaptureViewModel {
                 sink.appended(shared);
             }
         }
-        Messages.Stats s = pendingStats.getAndSet(null);
-        if (s != null) {
-            eventCount.set(s.events());
-            rate.set(String.format("%,.0f", s.eventsPerSecond()));
-            frames.set(s.frames());
-            bytes.set(s.bytes());
-            streamDropped.set(s.streamDropped());
-            lost.set(s.cpus() == null ? 0 : s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum());
-        }
-        String st = pendingStatus.getAndSet(null);
-        if (st != null) {
-            status.set(st);
-            if (st.startsWith("backend stopped")) {
-                running.set(false);
-            }
-        }
+        live.flush();
     }
 
     /** The chosen events with their filters. */
@@ -735,7 +493,7 @@ public final class CaptureViewModel {
         return iface;
     }
 
-    /** pcapng output path, empty for none. */
+    /** pcapng output path, empty for a new file in the user's cache. */
     public StringProperty pcapngProperty() {
         return pcapng;
     }
@@ -747,12 +505,12 @@ public final class CaptureViewModel {
 
     /** True while capturing. */
     public BooleanProperty runningProperty() {
-        return running;
+        return live.runningProperty();
     }
 
     /** True while a start or stop is under way. */
     public BooleanProperty busyProperty() {
-        return busy;
+        return live.busyProperty();
     }
 
     /** A one-line status. */
@@ -760,42 +518,22 @@ public final class CaptureViewModel {
         return status;
     }
 
-    /** Events captured (backend counter). */
+    /** Events of the capture: an opened file's rows, or the kernel's count of a live capture. */
     public LongProperty eventCountProperty() {
         return eventCount;
     }
 
-    /** Events per second, formatted. */
-    public StringProperty rateProperty() {
-        return rate;
-    }
-
-    /** Frames written. */
-    public LongProperty framesProperty() {
-        return frames;
-    }
-
-    /** Bytes written. */
-    public LongProperty bytesProperty() {
-        return bytes;
-    }
-
-    /** Events the backend did not stream to the app. */
-    public LongProperty streamDroppedProperty() {
-        return streamDropped;
-    }
-
-    /** Events the kernel reported lost. */
+    /** Events the kernel reported lost in the live capture. */
     public LongProperty lostProperty() {
-        return lost;
+        return live.lostProperty();
     }
 
-    /** Events received by the app in this capture. */
+    /** Rows read from the capture's file into the views. */
     public LongProperty receivedProperty() {
         return received;
     }
 
-    /** The latest events, at most {@value #WINDOW}, oldest first. */
+    /** The newest rows read, at most {@value #WINDOW}, oldest first. */
     public ObservableList<EventRow> getRows() {
         return rows;
     }
@@ -806,8 +544,8 @@ public final class CaptureViewModel {
     }
 
     /**
-     * Receives every batch of rows as it enters the table (on the UI thread, once per pulse): the
-     * timeline, latency and histogram views feed on it.
+     * Receives every batch of rows as it is read (on the UI thread, once per pulse): the timeline,
+     * latency and histogram views feed on it.
      */
     public interface RowSink {
         /** @param batch the new rows, oldest first (unmodifiable; do not keep a reference to change) */
@@ -828,9 +566,21 @@ public final class CaptureViewModel {
         return selected;
     }
 
-    private final ObjectProperty<List<EventDetailTree.Node>> selectedDetails =
-            new javafx.beans.property.SimpleObjectProperty<>(List.of());
+    private final ObjectProperty<List<EventDetailTree.Node>> selectedDetails = new SimpleObjectProperty<>(List.of());
     private final EventDetailTree detailTree = new EventDetailTree();
+
+    private void showDetails(EventRow b) {
+        selectedFields.set(b == null ? "" : b.fieldsText());
+        selectedDetails.set(b == null ? List.of() : details(b));
+        StoreTable t = reading.storeTableProperty().get();
+        if (b != null && t != null && b.frame() > 0) {
+            t.stacksOf(b.frame(), frames -> {
+                if (selected.get() == b) {
+                    selectedDetails.set(EventDetailTree.withStacks(selectedDetails.get(), frames));
+                }
+            });
+        }
+    }
 
     private List<EventDetailTree.Node> details(EventRow row) {
         EventRecord rec;
@@ -854,9 +604,6 @@ public final class CaptureViewModel {
 
     /** Stops a running capture and closes the backend (app exit). */
     public void shutdown() {
-        BackendClient c = client;
-        if (c != null) {
-            c.close();
-        }
+        live.shutdown();
     }
 }

@@ -5,11 +5,10 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.tracewire.protocol.Messages;
 import org.tracewire.record.EventRecord;
 
 /**
- * One row of the live event table.
+ * One row of the event table (a capture file's event, opened or live).
  *
  * @param ts     nanoseconds since the epoch, or of the trace clock (since boot) for a file whose times
  *               are not wall clock (see {@link EventTableViewModel#wallClockProperty()})
@@ -20,16 +19,16 @@ import org.tracewire.record.EventRecord;
  * @param text   the rendered line
  * @param fields field values
  * @param frame  the row's packet number in the pcapng it was opened from (1-based, Wireshark's
- *               {@code frame.number}), 0 when it was streamed or read from a trace.dat
- * @param record the decoded record (from a file or the frames a capture streams), with the
- *               format it was recorded with; null for rows the backend sent as text and fields
- *               (then {@link RowRecords} rebuilds one from the fields)
+ *               {@code frame.number}), 0 when it was read from a trace.dat
+ * @param record the decoded record (from the file), with the
+ *               format it was recorded with; null for rows made from text and fields alone (then
+ *               {@link RowRecords} rebuilds one from the fields)
  */
 public record EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields,
                        long frame, EventRecord record) {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
-    /** A row without a frame number (streamed, or from a trace.dat) and without its record. */
+    /** A row without a frame number (a trace.dat's) and without its record. */
     public EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields) {
         this(ts, cpu, pid, comm, event, text, fields, 0, null);
     }
@@ -38,11 +37,6 @@ public record EventRow(long ts, int cpu, int pid, String comm, String event, Str
     public EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields,
                     long frame) {
         this(ts, cpu, pid, comm, event, text, fields, frame, null);
-    }
-
-    /** @param e a streamed event @return its row */
-    public static EventRow of(Messages.EventItem e) {
-        return new EventRow(e.ts(), e.cpu(), e.pid(), e.comm(), e.event(), e.text(), e.fields() == null ? Map.of() : e.fields());
     }
 
     /** The time of day with nanoseconds, e.g. {@code 09:12:01.123456789}. */

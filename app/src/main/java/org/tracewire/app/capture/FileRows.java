@@ -12,7 +12,7 @@ import org.tracewire.format.KernelLayout;
 import org.tracewire.input.RecordInput;
 
 /**
- * A recorded file's events as {@link EventRow}s, the rows a live capture streams: core's
+ * A capture file's events as {@link EventRow}s, opened or read as a live capture writes it: core's
  * {@link RecordInput} opens a trace.dat or a pcapng of tracewire frames (wire format v2: the file
  * describes itself, so no tracefs is read; nothing is written, no backend needed), each event
  * becomes a row through {@link RecordRows} (the kernel's text, field values, the record, the task
@@ -46,6 +46,19 @@ public final class FileRows implements AutoCloseable {
         // no live tracefs: the app renders with what the file and the formats give, and never makes
         // the kernel calibrate (that writes to tracefs, which only the backend does)
         return new FileRows(file, RecordInput.open(file, null));
+    }
+
+    /**
+     * Opens a pcapng a live capture still writes, read in one pass as it grows
+     * ({@link org.tracewire.input.PcapngInput#follow(Path, BooleanSupplier)}).
+     *
+     * @param file    the pcapng
+     * @param writing true while the capture may still write it; reading ends after it says false
+     * @return the open file, before its first event
+     * @throws IOException when it cannot be opened
+     */
+    public static FileRows follow(Path file, BooleanSupplier writing) throws IOException {
+        return new FileRows(file, org.tracewire.input.PcapngInput.follow(file, writing));
     }
 
     /** The formats of the file's events. */

@@ -11,8 +11,8 @@ import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordValues;
 
 /**
- * Turns decoded events ({@link RecordInput.Event}: from a file, or from the frames a live capture
- * streams, through core's one decoder) into the event table's {@link EventRow}s: the event's time
+ * Turns decoded events ({@link RecordInput.Event}: from a capture file, opened or live, through
+ * core's one decoder) into the event table's {@link EventRow}s: the event's time
  * ({@link RecordInput.Event#timeNs()}, ns since the epoch when known), the kernel's text of its
  * record (its own capture's renderer), its field values ({@link RecordValues}) and the record itself.
  * The task name is the one its capture's context gives (a pcapng's PROCESS frames, a trace.dat's

@@ -103,7 +103,7 @@ public final class RowRecords {
     }
 
     /**
-     * @return the row's own record when it has one (decoded from a file or from streamed frames),
+     * @return the row's own record when it has one (decoded from a file),
      *         else the row's fields as a record of its event's format, or null when the format is unknown
      */
     public EventRecord record(EventRow row) {

@@ -145,7 +145,21 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      */
     public static StoreTable open(Path file, StoreCache cache, LongConsumer counted, Executor queries, TaskExecutor ui)
             throws IOException, SQLException {
-        CaptureStore store = CaptureStore.open(List.of(file), cache, null, false, counted);
+        return open(file, cache, null, counted, queries, ui);
+    }
+
+    /**
+     * Like {@link #open(Path, StoreCache, LongConsumer, Executor, TaskExecutor)}; with
+     * {@code writing}, the pcapng of a live capture is indexed as it grows
+     * ({@link CaptureStore#follow}) and the table opens once {@code writing} says false and the
+     * file is read to its end.
+     *
+     * @param writing null for a finished file, else true while the capture may still write it
+     */
+    public static StoreTable open(Path file, StoreCache cache, java.util.function.BooleanSupplier writing,
+                                  LongConsumer counted, Executor queries, TaskExecutor ui) throws IOException, SQLException {
+        CaptureStore store = writing == null ? CaptureStore.open(List.of(file), cache, null, false, counted)
+                : CaptureStore.follow(file, cache, writing, counted);
         try {
             FrameReader frames = FrameReader.open(file);
             StoreTable t = new StoreTable(file, store, frames, queries, ui);

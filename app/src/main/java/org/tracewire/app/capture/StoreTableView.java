@@ -24,7 +24,7 @@ import javafx.scene.layout.VBox;
 /**
  * The event table of an opened pcapng over its capture store ({@link StoreTable}): every event,
  * a frame column, sort by a column (an ORDER BY), the filter box in the kernel's syntax, and
- * Go to frame (Ctrl+G, {@link #goToFrame()}). Shown in place of the streamed rows' table once the
+ * Go to frame (Ctrl+G, {@link #goToFrame()}). Shown in place of the window of rows' table once the
  * store is ready; the selected row's details go through the capture view model as for any row.
  */
 public final class StoreTableView extends VBox {

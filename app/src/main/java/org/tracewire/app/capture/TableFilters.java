@@ -8,7 +8,7 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 
 /**
- * What an event table is filtered by, shared by the streamed rows' table
+ * What an event table is filtered by, shared by the window of rows' table
  * ({@link EventTableViewModel}) and an opened file's table over its store ({@link StoreTable}):
  * the filter box in the kernel's filter syntax with its error, an event restriction and a thread,
  * and the context menu's "filter on" actions that add a condition to the box.

@@ -128,4 +128,70 @@ class CaptureViewModelTest {
         assertEquals(String.format("%,d events", recs.size()), vm.eventsStatus().get(), "the status counts the store's");
         t.close();
     }
+
+    /**
+     * A live capture's path without the backend: a pcapng written in two steps while it is read
+     * ({@link CaptureViewModel#watch}) ends in the views and in the capture store whole, every row
+     * with its frame number in that file.
+     */
+    @Test
+    void aGrowingPcapngIsReadAsItGrowsIntoTheWindowAndTheStore(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        List<EventRecord> recs = new ArrayList<>();
+        while (recs.size() <= 3 * FileRows.BATCH) {
+            recs.addAll(FixtureRecords.load());
+        }
+        byte[] whole = java.nio.file.Files.readAllBytes(FixturePcapng.write(dir.resolve("whole.pcapng"), recs));
+        java.nio.file.Path file = dir.resolve("growing.pcapng");
+        java.nio.file.Files.write(file, java.util.Arrays.copyOf(whole, whole.length / 3));
+        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread writer = new Thread(() -> {
+            try {
+                Thread.sleep(300);
+                java.nio.file.Files.write(file, java.util.Arrays.copyOfRange(whole, whole.length / 3, whole.length),
+                        java.nio.file.StandardOpenOption.APPEND);
+                Thread.sleep(300);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            } finally {
+                writing.set(false);
+            }
+        });
+        java.util.concurrent.ExecutorService queries = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
+            vm.setStore(new org.tracewire.store.StoreCache(dir.resolve("cache"), 1L << 30), queries);
+            writer.start();
+            vm.watch(file, writing::get);      // returns once the file is read to its end
+            writer.join();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (vm.storeTableProperty().get() == null && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            StoreTable t = vm.storeTableProperty().get();
+            assertTrue(t != null, vm.storeStatusProperty().get());
+            assertEquals(recs.size(), t.total(), "the store holds every event");
+            assertEquals(recs.size(), vm.receivedProperty().get(), "every row reached the views");
+            assertTrue(vm.statusProperty().get().startsWith(String.format("captured into growing.pcapng: %,d events",
+                    recs.size())), vm.statusProperty().get());
+            java.util.Map<Long, org.tracewire.input.RecordInput.Event> byFrame = new java.util.HashMap<>();
+            try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+                for (var it = in.events(); it.hasNext(); ) {
+                    var e = it.next();
+                    byFrame.put(e.frame(), e);
+                }
+            }
+            for (EventRow r : vm.getRows()) {
+                var e = byFrame.get(r.frame());
+                assertTrue(e != null, "frame " + r.frame() + " of " + r);
+                assertEquals(e.record().format().fullName(), r.event());
+                assertEquals(e.timeNs(), r.ts());
+                assertEquals(file.toString(), vm.wiresharkFile(r));
+            }
+            assertEquals(recs.size(), vm.getRows().size());
+            t.close();
+        } finally {
+            queries.shutdownNow();
+        }
+    }
 }

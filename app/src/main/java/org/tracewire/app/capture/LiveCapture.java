@@ -1,0 +1,287 @@
+package org.tracewire.app.capture;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.LongProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.protocol.BackendClient;
+import org.tracewire.protocol.BackendListener;
+import org.tracewire.protocol.Messages;
+
+/**
+ * A live capture through the backend ({@link BackendClient}): start, stop and the kernel's
+ * counters. The backend writes the capture into a pcapng (the user's file, else a new one under
+ * the user's cache, {@link #newCacheFile}), created and checked as the invoking user; the app
+ * reads that file as it grows, the same way it reads an opened file ({@link CaptureViewModel}).
+ * No events are streamed to the app.
+ *
+ * <p>Threads: the backend's replies and pushed counters arrive on its reader thread and wait in
+ * atomic slots; {@link #flush()} (UI thread, once per pulse) moves them into the properties.
+ */
+public final class LiveCapture {
+    private final TaskExecutor executor;
+    private final Supplier<BackendClient> backend;
+    private final StringProperty status;
+    private final BooleanProperty running = new SimpleBooleanProperty();
+    private final BooleanProperty busy = new SimpleBooleanProperty();
+    private final LongProperty eventCount = new SimpleLongProperty();
+    private final LongProperty lost = new SimpleLongProperty();
+    private final LongProperty frames = new SimpleLongProperty();
+    private final LongProperty bytes = new SimpleLongProperty();
+    private final StringProperty rate = new SimpleStringProperty("0");
+    private final javafx.beans.property.ObjectProperty<Messages.Stats> stats =
+            new javafx.beans.property.SimpleObjectProperty<>(Messages.Stats.ZERO);
+    private final AtomicReference<Messages.Stats> pendingStats = new AtomicReference<>();
+    private final AtomicReference<String> pendingStatus = new AtomicReference<>();
+    private BackendClient client;
+    /** True from a start request until the backend has stopped writing the capture's file. */
+    private volatile boolean writing;
+    private volatile boolean startCancelled;
+
+    private final BackendListener listener = new BackendListener() {
+        @Override
+        public void onStats(Messages.Stats stats) {
+            pendingStats.set(stats);
+        }
+
+        @Override
+        public void onError(String message) {
+            pendingStatus.set("backend: " + message);
+        }
+
+        @Override
+        public void onClosed(String reason) {
+            writing = false;
+            pendingStatus.set("backend stopped: " + reason);
+        }
+    };
+
+    /**
+     * @param executor runs backend calls in the background
+     * @param backend  starts (or returns) the backend; may throw a BackendException naming the problem
+     * @param status   the capture view's one-line status, written on the UI thread
+     */
+    public LiveCapture(TaskExecutor executor, Supplier<BackendClient> backend, StringProperty status) {
+        this.executor = executor;
+        this.backend = backend;
+        this.status = status;
+    }
+
+    /**
+     * The backend: the open one, or a new one started through the supplier (which may ask for
+     * privilege). Call off the JavaFX thread.
+     */
+    public synchronized BackendClient backendClient() {
+        BackendClient c = client != null && client.isOpen() ? client : backend.get();
+        c.removeListener(listener);
+        c.addListener(listener);
+        client = c;
+        return c;
+    }
+
+    /** True when a backend is running. */
+    public synchronized boolean hasBackend() {
+        return client != null && client.isOpen();
+    }
+
+    /**
+     * A new pcapng path for a capture the user gave no file for:
+     * {@code CACHE/live/capture-YYYYMMDD-HHMMSS[-N].pcapng}, the folder made (mode 0700) when
+     * missing. The file itself is created by the backend, as the user.
+     *
+     * @param cache the user's tracewire cache folder ({@code $XDG_CACHE_HOME/tracewire})
+     * @return an absolute path that does not exist yet
+     * @throws IOException when the folder cannot be made
+     */
+    public static Path newCacheFile(Path cache) throws IOException {
+        Path dir = cache.toAbsolutePath().resolve("live");
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path file = dir.resolve("capture-" + stamp + ".pcapng");
+        for (int n = 2; Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS); n++) {
+            file = dir.resolve("capture-" + stamp + "-" + n + ".pcapng");
+        }
+        return file;
+    }
+
+    /**
+     * True while the backend may still write the current capture's file: from the start request
+     * until its final counters came (the file is then complete) or the backend went away. The
+     * readers of the growing file end once this is false and the file is read to its end.
+     */
+    public boolean writing() {
+        return writing;
+    }
+
+    /**
+     * Starts a capture in the background.
+     *
+     * @param req     what to capture; its {@code pcapng} is the file the backend writes
+     * @param started called on the UI thread once the capture runs, with the file written
+     * @param stopped as {@link #stop}'s, when a cancelled start stops the capture at once
+     */
+    public void start(Messages.CaptureRequest req, Consumer<Path> started, Consumer<Messages.Stats> stopped) {
+        if (running.get() || busy.get()) {
+            return;
+        }
+        busy.set(true);
+        startCancelled = false;
+        writing = true;
+        status.set("starting the backend…");
+        eventCount.set(0);
+        lost.set(0);
+        frames.set(0);
+        bytes.set(0);
+        rate.set("0");
+        stats.set(Messages.Stats.ZERO);
+        pendingStats.set(null);
+        executor.execute(() -> backendClient().startCapture(req).get(60, TimeUnit.SECONDS), s -> {
+            busy.set(false);
+            running.set(true);
+            String written = s.pcapng() != null && !s.pcapng().isBlank() ? s.pcapng() : req.pcapng();
+            boolean cancelled = startCancelled;
+            startCancelled = false;
+            status.set(cancelled ? "cancelled: stopping the capture" : "capturing"
+                    + (s.iface() != null ? " on " + s.iface() : "") + " into " + written
+                    + (s.instance() != null ? " (instance " + s.instance() + ")" : ""));
+            started.accept(Path.of(written));
+            if (cancelled) {
+                stop(stopped);
+            }
+        }, e -> {
+            writing = false;
+            busy.set(false);
+            status.set("cannot start: " + rootMessage(e));
+        });
+    }
+
+    /**
+     * Stops the capture in the background; the final counters replace the live ones.
+     *
+     * @param stopped called on the UI thread with the final counters
+     */
+    public void stop(Consumer<Messages.Stats> stopped) {
+        BackendClient c = client;
+        if (!running.get() || c == null) {
+            return;
+        }
+        busy.set(true);
+        executor.execute(() -> c.stopCapture().get(60, TimeUnit.SECONDS), stats -> {
+            writing = false;
+            pendingStats.set(stats);
+            flush();
+            busy.set(false);
+            running.set(false);
+            stopped.accept(stats);
+        }, e -> {
+            writing = false;
+            busy.set(false);
+            running.set(false);
+            status.set("stop failed: " + rootMessage(e));
+        });
+    }
+
+    /** Cancels a start waiting for the backend: the capture is stopped as soon as it has started. */
+    public void cancelStart() {
+        if (busy.get() && !running.get()) {
+            startCancelled = true;
+            status.set("cancelling: the capture stops as soon as the backend answers…");
+        }
+    }
+
+    /** Moves pushed counters and status into the properties: call once per UI pulse. */
+    public void flush() {
+        Messages.Stats s = pendingStats.getAndSet(null);
+        if (s != null) {
+            stats.set(s);
+            eventCount.set(s.events());
+            rate.set(String.format("%,.0f", s.eventsPerSecond()));
+            frames.set(s.frames());
+            bytes.set(s.bytes());
+            lost.set(lostOf(s));
+        }
+        String st = pendingStatus.getAndSet(null);
+        if (st != null) {
+            status.set(st);
+            if (st.startsWith("backend stopped")) {
+                running.set(false);
+            }
+        }
+    }
+
+    /** Events the kernel lost in a capture (summed over its CPUs). */
+    static long lostOf(Messages.Stats s) {
+        return s.cpus() == null ? 0 : s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum();
+    }
+
+    /** True while capturing. */
+    public BooleanProperty runningProperty() {
+        return running;
+    }
+
+    /** True while a start or stop is under way. */
+    public BooleanProperty busyProperty() {
+        return busy;
+    }
+
+    /** The backend's latest counters (the final ones once the capture stopped). */
+    public javafx.beans.property.ObjectProperty<Messages.Stats> statsProperty() {
+        return stats;
+    }
+
+    /** Events the backend read from the kernel (its {@code stats.events}). */
+    public LongProperty eventCountProperty() {
+        return eventCount;
+    }
+
+    /** Events the kernel lost (its per-CPU counts, summed). */
+    public LongProperty lostProperty() {
+        return lost;
+    }
+
+    /** Frames written. */
+    public LongProperty framesProperty() {
+        return frames;
+    }
+
+    /** Bytes written. */
+    public LongProperty bytesProperty() {
+        return bytes;
+    }
+
+    /** Events per second, formatted. */
+    public StringProperty rateProperty() {
+        return rate;
+    }
+
+    /** Closes the backend, which stops a running capture (app exit). */
+    public void shutdown() {
+        BackendClient c = client;
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+}
