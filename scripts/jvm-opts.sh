@@ -1,6 +1,6 @@
 # tracewire's JVM options, sourced by the launchers: the source tree's ./tracewire and the installed
 # /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts with the stated ceilings, and
-# sql_jvm_opts; defines nothing else and prints nothing.
+# sql_jvm_opts and app_jvm_opts; defines nothing else and prints nothing.
 # shellcheck shell=bash
 # The capture-type JVMs (`backend`; `capture` and `extcap`) get explicit limits, so the process's
 # memory ceiling is a stated number, whatever the machine's RAM (docs/capture.md, "Memory"):
@@ -13,7 +13,7 @@
 #   counts the larger of the two. Ceiling = these + 64 MiB + 1 MiB per CPU of the JVM's own (GC
 #   tables, thread stacks, shared libraries): capture_rss_ceiling_mib, 2,386 MiB on 2 CPUs (466 MiB
 #   for a capture with a live output, the backend's with the app's stream, or --read-ahead 0). The other
-#   subcommands and the desktop app keep the JVM's defaults. CaptureMemoryLiveTest sources this
+#   subcommands keep the JVM's defaults, except sql/export and the app (below). CaptureMemoryLiveTest sources this
 #   file to run a capture with these flags.
 capture_cpus=$(( $(sed 's/.*[-,]//' /sys/devices/system/cpu/possible 2>/dev/null || echo 0) + 1 ))
 capture_stash_mib=$(( capture_cpus * 64 < 256 ? capture_cpus * 64 : (capture_cpus > 256 ? capture_cpus : 256) ))
@@ -34,6 +34,10 @@ capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + 
 capture_read_ahead_or_stash_mib=$(( capture_stash_mib > capture_read_ahead_max_mib ? capture_stash_mib : capture_read_ahead_max_mib ))
 capture_rss_ceiling_mib=$(( capture_stash_rss_ceiling_mib - capture_stash_mib + capture_read_ahead_or_stash_mib ))
 
+# the desktop app: the capture store keeps the events off the Java heap (DuckDB: 512 MiB of buffer
+# pool, spilling beyond), which holds the table's pages, a first screen of rows and the timeline's
+# slices (~26 B each): 384 MiB is room for 10 M slices; without a ceiling the JVM took a quarter of RAM
+app_jvm_opts="-Xmx384m"
 # sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling
 # beyond); the serial collector: a build is one thread, G1 cost it more CPU and RSS (docs/decisions/0018)
 sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"

@@ -156,6 +156,12 @@ public final class TracewireApp {
         });
         vm.latency().setQueries(stats);
         vm.histogram().setQueries(stats);
+        // the timeline's slices: a thread of its own, so loading them never waits behind a latency query
+        vm.timeline().setQueries(java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tracewire-timeline");
+            t.setDaemon(true);
+            return t;
+        }));
         vm.wireshark().setGenerator(events -> {
             Tracefs t = vm.browser().tracefs();
             if (t == null) {

@@ -1,25 +1,44 @@
 package org.tracewire.app.capture;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.value.ObservableLongValue;
+import javafx.beans.value.ObservableValue;
 import org.tracewire.app.util.TaskExecutor;
 
 /**
- * A view model's own connection to the opened file's capture store ({@link StoreTable#newConnection}),
- * used on a query thread: it follows the capture (a store being built or ready puts the view in
- * store mode, {@link #overStoreProperty()}), opens a reader of type {@code R} over each new store
- * on the query thread ({@code opener}), closes it when the store goes, and runs queries against
- * it whose results reach the UI thread only while the store they ran on is still the current one.
+ * A view's own connection to the opened file's capture store on a thread of its own: the one place
+ * where the app's views (timeline, latency, histogram, query, I/O graph) reach the store. The
+ * connection is a duplicate of the store's ({@link StoreTable#newConnection}: the same in-memory
+ * database and buffer pool, its temporary tables its own), so a view's queries neither wait for the
+ * event table's nor stop them, and {@link #cancel()} interrupts only this view's statement.
  *
- * @param <R> what the view reads the store through (e.g. a class of SQL queries)
+ * <p>It follows the capture ({@link #follow}): a store being built or ready puts the view in store
+ * mode ({@link #overStoreProperty()}); on the worker thread it opens a reader of type {@code R} over
+ * each new store ({@code opener}) and closes the connection when the store goes. Results of
+ * {@link #query} reach the UI thread only while the store they ran on is still the current one.
+ *
+ * <p>A view not on screen ({@link #shownProperty()} false) does not open a new store: the opened
+ * file's views would otherwise all query it at once when it is ready, for minutes of CPU on a large
+ * capture and a buffer pool shared by all of them. It opens the store when it is first shown and
+ * keeps it until the store changes. Tests that construct a view model alone leave it shown.
+ *
+ * <p>Threads: {@link #follow}, {@link #query}, the properties: UI thread. {@link #execute},
+ * {@link #connection()}: the worker thread. {@link #cancel()}, {@link #table()}: any thread.
+ *
+ * @param <R> what the view reads the store through (a class of SQL queries, or the
+ *            {@link Connection} itself)
  */
 public final class StoreQueries<R> {
-    /** Opens the reader over a new store's connection (query thread). */
+    /** Opens the reader over a new store's connection (worker thread). */
     @FunctionalInterface
     public interface Opener<R> {
         /**
@@ -31,7 +50,7 @@ public final class StoreQueries<R> {
         R open(Connection db, StoreTable table) throws SQLException;
     }
 
-    /** A query against the reader (query thread). */
+    /** A query against the reader (worker thread). */
     @FunctionalInterface
     public interface Query<R, T> {
         /**
@@ -42,14 +61,28 @@ public final class StoreQueries<R> {
         T run(R reader) throws SQLException;
     }
 
-    private final TaskExecutor ui;
+    /** What reads a statement's result ({@link #execute}). */
+    @FunctionalInterface
+    public interface ResultHandler {
+        /**
+         * @param rs the result, or null when the statement has none
+         * @throws SQLException when reading it fails
+         */
+        void accept(ResultSet rs) throws SQLException;
+    }
+
+    private final Consumer<Runnable> ui;
     private final Opener<R> opener;
     private final AtomicLong generation = new AtomicLong();
     private final BooleanProperty overStore = new SimpleBooleanProperty();
-    private Executor queries;
-    private CaptureViewModel capture;
-    private StoreTable store;
-    // owned by the query thread
+    private final BooleanProperty shown = new SimpleBooleanProperty(true);
+    private final AtomicReference<Statement> running = new AtomicReference<>();
+    private Executor worker;
+    private ObservableValue<StoreTable> source;
+    private ObservableLongValue indexed;
+    private Consumer<StoreTable> changed = t -> { };
+    private volatile StoreTable store;
+    // owned by the worker thread
     private Connection connection;
     private R reader;
     private String openProblem;
@@ -59,17 +92,48 @@ public final class StoreQueries<R> {
      * @param opener opens the reader over each store
      */
     public StoreQueries(TaskExecutor ui, Opener<R> opener) {
-        this.ui = ui;
-        this.opener = opener;
+        this(ui::runOnUi, opener);
     }
 
     /**
-     * Sets the query thread; without one the view never goes over a store.
+     * @param onUi   hands results to the UI thread
+     * @param opener opens the reader over each store
+     */
+    public StoreQueries(Consumer<Runnable> onUi, Opener<R> opener) {
+        this.ui = onUi;
+        this.opener = opener;
+        shown.addListener((o, a, now) -> {
+            if (now && source != null) {
+                update();
+            }
+        });
+    }
+
+    /**
+     * A view's connection itself, with the worker thread given.
+     *
+     * @param ui     hands results to the UI thread
+     * @param worker runs the SQL (one thread)
+     * @return the queries, whose reader is the connection
+     */
+    public static StoreQueries<Connection> connection(TaskExecutor ui, Executor worker) {
+        StoreQueries<Connection> q = new StoreQueries<>(ui, (db, t) -> db);
+        q.setQueries(worker);
+        return q;
+    }
+
+    /**
+     * Sets the worker thread; without one the view never goes over a store.
      *
      * @param queries runs the queries, one at a time (one thread)
      */
     public void setQueries(Executor queries) {
-        this.queries = queries;
+        this.worker = queries;
+    }
+
+    /** The worker thread (null until {@link #setQueries}). */
+    public Executor worker() {
+        return worker;
     }
 
     /**
@@ -81,41 +145,62 @@ public final class StoreQueries<R> {
      * @param changed receives the new store
      */
     public void follow(CaptureViewModel capture, Consumer<StoreTable> changed) {
-        this.capture = capture;
-        capture.storeTableProperty().addListener((o, a, t) -> update(t, changed));
-        capture.indexedProperty().addListener((o, a, n) -> update(capture.storeTableProperty().get(), changed));
+        follow(capture.storeTableProperty(), capture.indexedProperty(), changed);
     }
 
-    private void update(StoreTable t, Consumer<StoreTable> changed) {
-        boolean building = capture.indexedProperty().get() >= 0;
-        boolean over = queries != null && (t != null || building);
+    /**
+     * Follows an opened file's event table: {@link #follow(CaptureViewModel, Consumer)} with the
+     * store's table and its build's progress.
+     *
+     * @param table   the table over the store, null when there is none
+     * @param indexed events stored so far while the store is built, −1 otherwise (may be null:
+     *                the view has no building mode)
+     * @param changed receives the new store (UI thread)
+     */
+    public void follow(ObservableValue<StoreTable> table, ObservableLongValue indexed, Consumer<StoreTable> changed) {
+        this.source = table;
+        this.indexed = indexed;
+        this.changed = changed;
+        table.addListener((o, a, t) -> update());
+        if (indexed != null) {
+            indexed.addListener((o, a, n) -> update());
+        }
+        update();
+    }
+
+    private void update() {
+        StoreTable t = source.getValue();
+        if (t != null && t != store && !shown.get()) {
+            t = null; // opened once the view is shown
+        }
+        boolean building = indexed != null && indexed.get() >= 0;
+        boolean over = worker != null && (t != null || building);
         if (t == store && over == overStore.get()) {
             return;
         }
         long gen = generation.incrementAndGet();
         store = t;
-        if (queries != null) {
-            queries.execute(this::closeConnection);
-            if (over && t != null) {
-                queries.execute(() -> {
-                    if (generation.get() != gen) {
-                        return;
-                    }
-                    try {
-                        connection = t.newConnection();
-                        reader = opener.open(connection, t);
-                        openProblem = reader == null ? "" : null;
-                    } catch (SQLException e) {
-                        openProblem = "cannot query the store: " + e.getMessage();
-                    }
-                });
-            }
+        if (worker != null) {
+            StoreTable opened = t;
+            worker.execute(() -> {
+                closeConnection();
+                if (opened == null || generation.get() != gen) {
+                    return;
+                }
+                try {
+                    connection = opened.newConnection();
+                    reader = opener.open(connection, opened);
+                    openProblem = reader == null ? "" : null;
+                } catch (SQLException e) {
+                    openProblem = "cannot query the store: " + message(e);
+                }
+            });
         }
         overStore.set(over);
         changed.accept(over ? t : null);
     }
 
-    /** Query thread: closes the connection to the last store. */
+    /** Worker thread: closes the connection to the last store. */
     private void closeConnection() {
         reader = null;
         openProblem = null;
@@ -130,7 +215,7 @@ public final class StoreQueries<R> {
     }
 
     /**
-     * Runs a query on the query thread against the current store's reader; {@code done} gets the
+     * Runs a query on the worker thread against the current store's reader; {@code done} gets the
      * result on the UI thread unless the store changed meanwhile.
      *
      * @param query  the query
@@ -140,17 +225,17 @@ public final class StoreQueries<R> {
      * @param <T>    the result type
      */
     public <T> void query(Query<R, T> query, Consumer<T> done, Consumer<String> failed) {
-        if (queries == null) {
+        if (worker == null) {
             return;
         }
         long gen = generation.get();
-        queries.execute(() -> {
+        worker.execute(() -> {
             if (generation.get() != gen) {
                 return;
             }
             if (reader == null) {
                 String why = openProblem == null ? "" : openProblem;
-                ui.runOnUi(() -> {
+                ui.accept(() -> {
                     if (generation.get() == gen) {
                         failed.accept(why);
                     }
@@ -160,21 +245,95 @@ public final class StoreQueries<R> {
             T result;
             try {
                 result = query.run(reader);
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException e) {
+                String why = message(e);
+                ui.accept(() -> {
+                    if (generation.get() == gen) {
+                        failed.accept(why);
+                    }
+                });
+                return;
+            } catch (RuntimeException e) {
                 String why = String.valueOf(e.getMessage());
-                ui.runOnUi(() -> {
+                ui.accept(() -> {
                     if (generation.get() == gen) {
                         failed.accept(why);
                     }
                 });
                 return;
             }
-            ui.runOnUi(() -> {
+            ui.accept(() -> {
                 if (generation.get() == gen) {
                     done.accept(result);
                 }
             });
         });
+    }
+
+    /**
+     * Whether {@code table} is still the store this view goes over (any thread): a worker-thread
+     * job started for it checks this before handing on a result or while a long load runs.
+     */
+    public boolean current(StoreTable table) {
+        return table != null && store == table;
+    }
+
+    /** The table of the store this view goes over (any thread), or null. */
+    public StoreTable table() {
+        return store;
+    }
+
+    /** The connection (worker thread), or null when no store is open. */
+    public Connection connection() {
+        return connection;
+    }
+
+    /**
+     * Runs a statement on the view's connection that {@link #cancel()} may interrupt (worker
+     * thread).
+     *
+     * @param sql the statement
+     * @param rs  receives its result (null when it has none), before the statement closes
+     * @throws SQLException as DuckDB throws it (an interrupted one: "INTERRUPT Error: Interrupted!"),
+     *                      or when no store is open
+     */
+    public void execute(String sql, ResultHandler rs) throws SQLException {
+        if (connection == null) {
+            throw new SQLException("no capture store is open");
+        }
+        try (Statement s = connection.createStatement()) { // a new statement each time: DuckDB closes one that failed
+            running.set(s);
+            try {
+                boolean has = s.execute(sql);
+                rs.accept(has ? s.getResultSet() : null);
+            } finally {
+                running.set(null);
+            }
+        }
+    }
+
+    /** Interrupts the statement {@link #execute} runs now, if any (any thread). */
+    public void cancel() {
+        Statement s = running.get();
+        if (s != null) {
+            try {
+                s.cancel();
+            } catch (SQLException e) {
+                // it ended meanwhile
+            }
+        }
+    }
+
+    /**
+     * DuckDB's message as the user should read it: without a JDBC prefix, trailing blank lines
+     * removed.
+     *
+     * @param e what DuckDB threw
+     * @return its text
+     */
+    public static String message(SQLException e) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        return m.replaceFirst("^java\\.sql\\.SQLException: ", "").stripTrailing();
     }
 
     /** True while the view goes over an opened file's store (being built or ready) instead of rows. */
@@ -185,5 +344,13 @@ public final class StoreQueries<R> {
     /** True in store mode. */
     public boolean over() {
         return overStore.get();
+    }
+
+    /**
+     * Whether the view is on screen (default true); a view not shown opens no new store, and
+     * opens the current one when it is shown.
+     */
+    public BooleanProperty shownProperty() {
+        return shown;
     }
 }

@@ -163,6 +163,11 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         db.setQueries(queries);
     }
 
+    /** Whether the histogram is on screen: it queries a store when first shown ({@link StoreQueries}). */
+    public javafx.beans.property.BooleanProperty shownProperty() {
+        return db.shownProperty();
+    }
+
     /** What the store holds for the builder: its events' formats, whether it has stacks. */
     private record Holds(Map<String, EventFormat> formats, boolean stacks) {
     }

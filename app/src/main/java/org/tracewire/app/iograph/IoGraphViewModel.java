@@ -20,7 +20,7 @@ import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.capture.StoreTable;
-import org.tracewire.app.query.StoreConnection;
+import org.tracewire.app.capture.StoreQueries;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.FilterSyntaxException;
 
@@ -75,7 +75,7 @@ public final class IoGraphViewModel {
     }
 
     private final TaskExecutor ui;
-    private final StoreConnection store;
+    private final StoreQueries<java.sql.Connection> store;
     private final AtomicLong generation = new AtomicLong();
     private final LongProperty interval = new SimpleLongProperty(0);
     private final BooleanProperty perEvent = new SimpleBooleanProperty(true);
@@ -97,7 +97,7 @@ public final class IoGraphViewModel {
      */
     public IoGraphViewModel(TaskExecutor ui, Executor worker) {
         this.ui = ui;
-        this.store = new StoreConnection(worker);
+        this.store = StoreQueries.connection(ui, worker);
         interval.addListener((o, a, b) -> {
             if (!quiet) {
                 refresh();
@@ -113,15 +113,18 @@ public final class IoGraphViewModel {
      * @param table the capture view model's {@code storeTableProperty()}
      */
     public void connect(ObservableValue<StoreTable> table) {
-        table.addListener((o, a, t) -> use(t));
-        use(table.getValue());
+        store.follow(table, null, this::use);
+    }
+
+    /** Whether the view is on screen: it opens the store when first shown ({@link StoreQueries}). */
+    public javafx.beans.property.BooleanProperty shownProperty() {
+        return store.shownProperty();
     }
 
     private void use(StoreTable t) {
         graph.set(null);
         error.set("");
         status.set(t == null ? "open a pcapng (File › Open capture…) for its I/O graph" : "opening the store…");
-        store.use(t, () -> { });
         if (t != null) {
             quiet = true;
             interval.set(0); // the default for this capture
@@ -162,7 +165,7 @@ public final class IoGraphViewModel {
             try {
                 g = compute(t, asked, byEvent, lines, filterErrors);
             } catch (SQLException e) {
-                why = StoreConnection.message(e);
+                why = StoreQueries.message(e);
             }
             Graph done = g;
             String problem = why;
@@ -341,7 +344,7 @@ public final class IoGraphViewModel {
                     }
                 });
             } catch (SQLException e) {
-                why = StoreConnection.message(e);
+                why = StoreQueries.message(e);
             }
             String problem = why;
             ui.runOnUi(() -> {

@@ -134,6 +134,11 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         db.setQueries(queries);
     }
 
+    /** Whether the latency view is on screen: it queries a store when first shown ({@link StoreQueries}). */
+    public javafx.beans.property.BooleanProperty shownProperty() {
+        return db.shownProperty();
+    }
+
     /**
      * What selecting a pair does over a store: goes to its end frame in the event table.
      *

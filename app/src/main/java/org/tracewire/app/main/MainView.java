@@ -73,6 +73,12 @@ public final class MainView extends BorderPane {
         Tab ioGraph = new Tab("I/O graph");
         ioGraph.setContent(new org.tracewire.app.iograph.IoGraphView(vm.ioGraph()));
         tabs.getTabs().addAll(query, ioGraph);
+        // a view over the store queries it once shown, not all of them at once when it is ready
+        vm.timeline().shownProperty().bind(timeline.selectedProperty());
+        vm.latency().shownProperty().bind(latency.selectedProperty());
+        vm.histogram().shownProperty().bind(histogram.selectedProperty());
+        vm.query().shownProperty().bind(query.selectedProperty());
+        vm.ioGraph().shownProperty().bind(ioGraph.selectedProperty());
         vm.query().setOnShowTable(() -> tabs.getSelectionModel().select(captureTab));
         vm.ioGraph().setGoToFrame(f -> {
             capture.storePane().showFrame(f);

@@ -25,6 +25,7 @@ import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import javafx.collections.ObservableListBase;
+import org.tracewire.app.capture.StoreQueries;
 import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.TaskExecutor;
@@ -33,7 +34,7 @@ import org.tracewire.store.QueryOutput;
 /**
  * The query view's model (Perfetto's query page; GUI-free): SQL over an opened capture's store
  * ({@link org.tracewire.store.CaptureStore}, schema in {@code docs/store.md}) on a worker thread
- * with a connection of its own ({@link StoreConnection}), cancellable.
+ * with a connection of its own ({@link StoreQueries}), cancellable.
  *
  * <p>A query's result is kept in DuckDB, not in the JVM: a SELECT (or WITH, FROM, VALUES, …) is
  * run as {@code CREATE OR REPLACE TABLE app_query.result AS <query>} in the store's in-memory
@@ -140,7 +141,7 @@ public final class QueryViewModel {
     }
 
     private final TaskExecutor ui;
-    private final StoreConnection store;
+    private final StoreQueries<java.sql.Connection> store;
     private final SessionStore sessions;
     private final AtomicLong seq = new AtomicLong();
     private final StringProperty sql = new SimpleStringProperty(
@@ -162,7 +163,7 @@ public final class QueryViewModel {
      */
     public QueryViewModel(TaskExecutor ui, Executor worker, SessionStore sessions) {
         this.ui = ui;
-        this.store = new StoreConnection(worker);
+        this.store = StoreQueries.connection(ui, worker);
         this.sessions = sessions;
         if (sessions != null) {
             worker.execute(() -> {
@@ -178,8 +179,12 @@ public final class QueryViewModel {
      * @param table the capture view model's {@code storeTableProperty()}
      */
     public void connect(ObservableValue<StoreTable> table) {
-        table.addListener((o, a, t) -> use(t));
-        use(table.getValue());
+        store.follow(table, null, this::use);
+    }
+
+    /** Whether the view is on screen: it opens the store when first shown ({@link StoreQueries}). */
+    public BooleanProperty shownProperty() {
+        return store.shownProperty();
     }
 
     private void use(StoreTable t) {
@@ -189,8 +194,11 @@ public final class QueryViewModel {
         error.set("");
         schema.clear();
         status.set(t == null ? "open a pcapng (File › Open capture…) to query its store" : "opening the store…");
-        store.use(t, () -> {
-            if (store.connection() == null) {
+        if (t == null) {
+            return;
+        }
+        store.worker().execute(() -> {
+            if (store.connection() == null || !store.current(t)) {
                 return;
             }
             List<SchemaTable> tables = new ArrayList<>();
@@ -199,7 +207,7 @@ public final class QueryViewModel {
                 store.execute("CREATE SCHEMA IF NOT EXISTS app_query", rs -> { });
                 tables = readSchema();
             } catch (SQLException e) {
-                why = StoreConnection.message(e);
+                why = StoreQueries.message(e);
             }
             List<SchemaTable> found = tables;
             String problem = why;
@@ -274,7 +282,7 @@ public final class QueryViewModel {
                 r = execute(n, text, t0);
                 c = r.columns().isEmpty() ? null : chart(r);
             } catch (SQLException e) {
-                why = StoreConnection.message(e);
+                why = StoreQueries.message(e);
                 if (why.startsWith("INTERRUPT")) {
                     why = "cancelled: " + why;
                 }
@@ -313,7 +321,7 @@ public final class QueryViewModel {
         try {
             store.execute(WRAP + text, rs -> { });
         } catch (SQLException e) {
-            String m = StoreConnection.message(e);
+            String m = StoreQueries.message(e);
             if (!m.startsWith("Parser Error")) {
                 throw new SQLException(unwrapLines(m), e);
             }
@@ -622,7 +630,7 @@ public final class QueryViewModel {
                         }
                     });
                 } catch (SQLException e) {
-                    why = StoreConnection.message(e);
+                    why = StoreQueries.message(e);
                 }
                 String problem = why;
                 ui.runOnUi(() -> {

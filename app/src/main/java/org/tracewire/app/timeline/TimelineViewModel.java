@@ -13,6 +13,8 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
+import org.tracewire.app.capture.StoreQueries;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.tracefs.EventSelection;
 
 /**
@@ -54,6 +56,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     private final java.util.concurrent.atomic.AtomicLong loadGeneration = new java.util.concurrent.atomic.AtomicLong();
     private java.util.function.LongConsumer goToFrame = f -> { };
     private Consumer<Runnable> onUi = javafx.application.Platform::runLater;
+    private final StoreQueries<java.sql.Connection> db = new StoreQueries<>(r -> onUi.accept(r), (c, t) -> c);
     private boolean sawSwitch;
     private String filteredSwitch = "";
 
@@ -68,11 +71,11 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
      */
     public void connect(CaptureViewModel capture) {
         capture.addRowSink(this);
-        capture.storeTableProperty().addListener((o, a, t) -> {
+        db.follow(capture, t -> {
             if (t == null) {
                 unloadStore();
             } else {
-                loadStore(t.store().connection());
+                loadStore(t);
             }
         });
         capture.getEvents().addListener((javafx.collections.ListChangeListener<EventSelection>) c -> {
@@ -107,37 +110,34 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     }
 
     /**
-     * Loads every slice of a store on a thread of its own, over a duplicate of {@code db} (closed
-     * when done); the slices replace the rows' timeline when they are in.
+     * Lets the timeline go over an opened file's capture store: every slice is loaded on
+     * {@code queries} (one thread, the owner of the timeline's own connection). Without it the
+     * timeline stays on the rows read.
      *
-     * @param db a connection to the capture store (a DuckDB connection: duplicated, not used here)
+     * @param queries runs the store queries
      */
-    public void loadStore(java.sql.Connection db) {
+    public void setQueries(java.util.concurrent.Executor queries) {
+        db.setQueries(queries);
+    }
+
+    /** Whether the timeline is on screen: it loads a store's slices when first shown ({@link StoreQueries}). */
+    public javafx.beans.property.BooleanProperty shownProperty() {
+        return db.shownProperty();
+    }
+
+    /** Loads every slice of the store on the timeline's query thread; they replace the rows' timeline when in. */
+    private void loadStore(StoreTable t) {
         long gen = loadGeneration.incrementAndGet();
         loading.set("loading every scheduling slice from the capture store…");
-        Thread t = new Thread(() -> {
-            SliceTimeline loaded = null;
-            String problem = null;
-            try (java.sql.Connection own = ((org.duckdb.DuckDBConnection) db).duplicate()) {
-                loaded = SliceTimeline.load(own, () -> loadGeneration.get() != gen);
-            } catch (java.sql.SQLException | RuntimeException e) {
-                problem = e.getMessage();
-            }
-            SliceTimeline s = loaded;
-            String why = problem;
-            onUi.accept(() -> {
-                if (loadGeneration.get() != gen) {
-                    return;
-                }
-                if (s == null) {
-                    loading.set("the timeline stays on the rows read (" + why + ")");
-                    return;
-                }
+        db.query(own -> SliceTimeline.load(own, () -> loadGeneration.get() != gen || !db.current(t)), s -> {
+            if (loadGeneration.get() == gen) {
                 useSlices(s);
-            });
-        }, "timeline-slices");
-        t.setDaemon(true);
-        t.start();
+            }
+        }, why -> {
+            if (loadGeneration.get() == gen) {
+                loading.set("the timeline stays on the rows read (" + why + ")");
+            }
+        });
     }
 
     /** Shows these slices (UI thread): the rows' timeline is dropped and no longer fed. */
