@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.function.BooleanSupplier;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.io.GrowingFile;
 import org.tracewire.pcapng.PcapngFormatException;
@@ -89,7 +90,7 @@ public final class PcapngInput implements RecordInput {
      * @return the input, positioned before the first event
      * @throws IOException when the file cannot be opened
      */
-    public static PcapngInput follow(Path file, java.util.function.BooleanSupplier written) throws IOException {
+    public static PcapngInput follow(Path file, BooleanSupplier written) throws IOException {
         return new PcapngInput(file, GrowingFile.open(file, written));
     }
 

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.duckdb.DuckDBConnection;
@@ -120,7 +121,7 @@ public final class CaptureStore implements AutoCloseable {
     }
 
     /** Follows a file while a process of this host holds it open for writing ({@link PcapngInput#follow(Path)}). */
-    private static final java.util.function.BooleanSupplier FOLLOW_WRITERS = () -> true;
+    private static final BooleanSupplier FOLLOW_WRITERS = () -> true;
 
     /**
      * Indexes one pcapng while a capture still writes it, the writer known to the caller (the app,
@@ -135,13 +136,13 @@ public final class CaptureStore implements AutoCloseable {
      * @throws IOException  when the file cannot be read or holds no tracewire context
      * @throws SQLException when DuckDB fails
      */
-    public static CaptureStore follow(Path pcapng, StoreCache cache, java.util.function.BooleanSupplier written,
+    public static CaptureStore follow(Path pcapng, StoreCache cache, BooleanSupplier written,
                                       LongConsumer counted) throws IOException, SQLException {
         return open(List.of(pcapng), cache, null, written, counted);
     }
 
     private static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress,
-                                     java.util.function.BooleanSupplier follow, LongConsumer counted)
+                                     BooleanSupplier follow, LongConsumer counted)
             throws IOException, SQLException {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no file");

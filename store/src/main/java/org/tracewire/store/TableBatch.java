@@ -1,5 +1,7 @@
 package org.tracewire.store;
 
+import java.lang.reflect.Field;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -258,12 +260,12 @@ final class TableBatch {
      * The vectors' data and validity buffers (private fields of DuckDB JDBC 2.0's vector), or null
      * when there are none.
      */
-    private static final java.lang.reflect.Field DATA = bufferField("data");
-    private static final java.lang.reflect.Field VALIDITY = bufferField("validity");
+    private static final Field DATA = bufferField("data");
+    private static final Field VALIDITY = bufferField("validity");
 
-    private static java.lang.reflect.Field bufferField(String name) {
+    private static Field bufferField(String name) {
         try {
-            java.lang.reflect.Field f = DuckDBWritableVector.class.getDeclaredField(name);
+            Field f = DuckDBWritableVector.class.getDeclaredField(name);
             if (f.getType() != ByteBuffer.class) {
                 return null;
             }
@@ -395,7 +397,7 @@ final class TableBatch {
                 case INTEGER -> v.setInt(r, (int) x);
                 case UINTEGER -> v.setUint32(r, x & 0xffffffffL);
                 case BIGINT -> v.setLong(r, x);
-                case UBIGINT -> v.setUint64(r, new java.math.BigInteger(Long.toUnsignedString(x)));
+                case UBIGINT -> v.setUint64(r, new BigInteger(Long.toUnsignedString(x)));
                 case BOOLEAN -> v.setBoolean(r, x != 0);
                 default -> throw new IllegalStateException(kind.toString());
             }
