@@ -51,6 +51,9 @@ class TimelineStoreGuiTest {
         GuiTestSupport.fx(() -> GuiTestSupport.vm.openFile(file));
         TimelineViewModel tl = GuiTestSupport.vm.timeline();
         try {
+            GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null);
+            // the timeline loads a store's slices once it is shown
+            GuiTestSupport.fx(() -> GuiTestSupport.view.show(org.tracewire.app.main.MainView.Page.TIMELINE));
             GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null
                     && tl.slicesProperty().get() != null && !GuiTestSupport.vm.capture().busyProperty().get());
         } catch (java.util.concurrent.TimeoutException e) {
