@@ -25,11 +25,16 @@ import org.tracewire.wire.WireHeader;
  * pipe, {@code /dev/stdout}) the output is <em>live</em>: it is written without seeking,
  * truncating, renaming or syncing, and what is buffered is flushed at least every
  * {@link #LIVE_FLUSH_NS} (on the next frame, or while the capture is idle), so a reader sees the
- * frames as they come. A regular file is flushed only when the 256 KiB buffer fills and at close.
+ * frames as they come. A regular file is flushed when its buffer fills, at close, and while the
+ * capture is idle at least every {@link #FILE_FLUSH_NS}, so a reader of the growing file (the app's
+ * live view, {@code sql --follow}) sees a slow capture's frames too (with {@code O_DIRECT}, all but
+ * the last partial file-system block).
  */
 public final class PcapngOutput implements FrameOutput {
     /** Longest time a live output holds written frames back: 100 ms. */
     public static final long LIVE_FLUSH_NS = 100_000_000L;
+    /** Longest time a regular file holds written frames back while the capture is idle: 250 ms. */
+    public static final long FILE_FLUSH_NS = 250_000_000L;
 
     private final String file;
     private final PcapngWriter writer;
@@ -196,7 +201,7 @@ public final class PcapngOutput implements FrameOutput {
 
     @Override
     public void idle() throws IOException {
-        if (live && writer.buffered() > 0 && System.nanoTime() - lastFlush >= LIVE_FLUSH_NS) {
+        if (writer.buffered() > 0 && System.nanoTime() - lastFlush >= (live ? LIVE_FLUSH_NS : FILE_FLUSH_NS)) {
             flush();
         }
     }

@@ -315,6 +315,11 @@ public final class RingOutput implements FrameOutput {
     }
 
     @Override
+    public void idle() throws IOException {
+        current.idle(); // the current file, flushed as a single file is
+    }
+
+    @Override
     public String describe() {
         return "ring " + base.resolveSibling(named(base, "_*")) + " (" + spec.describe() + ")";
     }

@@ -13,11 +13,14 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tracewire.pcapng.InterfaceInfo;
+import org.tracewire.pcapng.SectionInfo;
 
 /**
  * A pcapng output on a FIFO (Wireshark's extcap pipe) is live: the header blocks arrive at once,
  * frames within {@link PcapngOutput#LIVE_FLUSH_NS} of being written or of the emitter going idle,
- * without the writer closing. A regular file is not live.
+ * without the writer closing. A regular file is not live, but an idle capture flushes it (a reader of
+ * the growing file sees a slow capture).
  */
 class PcapngOutputFifoTest {
     /** Reads a FIFO into a growing buffer on its own thread. */
@@ -103,15 +106,46 @@ class PcapngOutputFifoTest {
     }
 
     @Test
-    void aRegularFileIsNotLive(@TempDir Path dir) throws Exception {
+    void aRegularFileIsNotLiveButAnIdleCaptureFlushesIt(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("x.pcapng");
         Files.writeString(file, "old");
         PcapngOutput out = new PcapngOutput(file, "test", 1514);
         assertFalse(out.live());
         out.write(ByteBuffer.allocateDirect(60), 1, 0);
         out.idle();
-        assertEquals(0, Files.size(file), "a file is written when the buffer fills or at close");
+        assertEquals(0, Files.size(file), "held back while written: flushed when the buffer fills, at close, "
+                + "or idle after " + PcapngOutput.FILE_FLUSH_NS + " ns");
+        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(PcapngOutput.FILE_FLUSH_NS) + 50);
+        out.idle();
+        long idle = Files.size(file);
+        assertTrue(idle > 60, "an idle capture's frames reach the file (a reader of the growing file sees them): "
+                + idle + " bytes");
         out.close();
-        assertTrue(Files.size(file) > 60);
+        assertTrue(Files.size(file) > idle, "the statistics block at close");
+    }
+
+    /** The file the capture writes ({@link FrameOutputs}: its own thread, O_DIRECT where it can). */
+    @Test
+    void theCapturesFileReachesAReaderWhileIdle(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("capture.pcapng");
+        PcapngOutput out = (PcapngOutput) FrameOutputs.outputs(null, null, file,
+                SectionInfo.host(),
+                InterfaceInfo.tracewire("tracewire", "test", 1514), null, 1514,
+                FrameOutputs.FileOpener.PLAIN).get(0);
+        try {
+            ByteBuffer frame = ByteBuffer.allocateDirect(100);
+            for (int i = 0; i < 200; i++) { // 26 KB: more than a file-system block
+                out.write(frame.clear(), 1 + i, 0);
+            }
+            long t0 = System.nanoTime();
+            while (Files.size(file) < 8192 && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5)) {
+                out.idle(); // as the emitter does while nothing comes
+                Thread.sleep(50);
+            }
+            assertTrue(Files.size(file) >= 8192, "a slow capture's frames are in the file before it ends: "
+                    + Files.size(file) + " bytes of " + (200 * 132) + " written");
+        } finally {
+            out.close();
+        }
     }
 }
