@@ -585,21 +585,30 @@ public final class CaptureStore implements AutoCloseable {
      * innermost call), the {@code address}, and {@code func} and {@code module}: a kernel frame's
      * symbol from the capture's SYMBOLS context, a user frame's function as the capture resolved it
      * in its process ({@code user_symbols}), else NULL.
+     *
+     * <p>Defined by the table macro {@code stack_between(lo, hi)}: the rows whose stack record's
+     * frame is in {@code (lo, hi]}, events looked for from frame {@code lo} on (a row whose event
+     * lies before {@code lo} has a NULL {@code event_frame}), so that one event's stacks
+     * ({@code stack_of(frame, reach)}: the rows of the event at {@code frame}, its stack records
+     * within {@code reach} frames after it) are found without joining every event of the capture.
      */
     static final String STACK = """
-            CREATE VIEW stack AS
-            WITH s AS ($STACKS),
+            CREATE MACRO stack_between(lo, hi) AS TABLE
+            WITH s AS (SELECT * FROM ($STACKS) WHERE frame > lo AND frame <= hi),
             f AS (SELECT host, frame, cpu, capture, kind, tgid, unnest(caller) AS address,
                          generate_subscripts(caller, 1) AS depth FROM s),
             e AS (SELECT host, cpu, frame FROM events
-                  WHERE event NOT IN ('ftrace:kernel_stack', 'ftrace:user_stack'))
+                  WHERE frame >= lo AND frame < hi AND event NOT IN ('ftrace:kernel_stack', 'ftrace:user_stack'))
             SELECT f.host, e.frame AS event_frame, f.frame AS stack_frame, f.kind, f.depth, f.address,
                    coalesce(k.name, u.name) AS func, coalesce(k.module, u.module) AS module
             FROM f ASOF LEFT JOIN e ON e.host = f.host AND e.cpu = f.cpu AND f.frame > e.frame
             LEFT JOIN symbols k ON f.kind = 'kernel' AND k.host = f.host AND k.capture = f.capture
                                    AND k.address = f.address
             LEFT JOIN user_symbols u ON f.kind = 'user' AND u.host = f.host AND u.capture = f.capture
-                                   AND u.tgid = f.tgid AND u.address = f.address""";
+                                   AND u.tgid = f.tgid AND u.address = f.address;
+            CREATE MACRO stack_of(ev, reach) AS TABLE
+            SELECT * FROM stack_between(ev, ev + reach) WHERE event_frame = ev;
+            CREATE VIEW stack AS SELECT * FROM stack_between(-1, 9223372036854775807)""";
 
     /**
      * {@code task_state(prev_state)}: a task state as {@code sched_switch}'s print fmt prints it on

@@ -472,7 +472,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
 
     /**
      * The stack traces recorded with the event of a frame ({@code capture --stack}): the store's
-     * {@code stack} view for that event, kernel stack first, innermost call first.
+     * {@code stack_of} for that event (its {@code stack} view's rows without joining every event),
+     * kernel stack first, innermost call first.
      *
      * @param frame the event's packet number
      * @param done  receives the frames on the UI thread (empty when the event has no stack or the
@@ -481,11 +482,10 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     public void stacksOf(long frame, Consumer<List<EventDetailTree.StackFrame>> done) {
         queries.execute(() -> {
             List<EventDetailTree.StackFrame> out = new ArrayList<>();
-            try (PreparedStatement ps = db.prepareStatement("SELECT kind, depth, address, func, module FROM stack"
-                    + " WHERE stack_frame > ? AND stack_frame <= ? AND event_frame = ? ORDER BY kind, depth")) {
+            try (PreparedStatement ps = db.prepareStatement("SELECT kind, depth, address, func, module"
+                    + " FROM stack_of(?, ?) ORDER BY kind, depth")) {
                 ps.setLong(1, frame);
-                ps.setLong(2, frame + STACK_REACH);
-                ps.setLong(3, frame);
+                ps.setLong(2, STACK_REACH);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         out.add(new EventDetailTree.StackFrame(rs.getString(1), rs.getInt(2), rs.getLong(3),
