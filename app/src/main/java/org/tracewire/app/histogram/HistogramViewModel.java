@@ -117,6 +117,8 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     private final StoreQueries<StoreHistogram> db;
     /** The store's formats and stacks, handed to the UI thread once per store. */
     private Map<String, EventFormat> storeFormats = Map.of();
+    /** True once the store's formats were read ({@link #storeFormats} is then what the store holds). */
+    private boolean storeRead;
     private boolean storeStacks;
     private final ObjectProperty<FlameGraph.Node> flame = new SimpleObjectProperty<>();
     private final StringProperty flameStatus = new SimpleStringProperty("");
@@ -175,6 +177,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     /** The store mode or the store changed (UI thread): the rows go, the store's events fill the builder. */
     private void storeChanged(StoreTable t) {
         storeFormats = Map.of();
+        storeRead = false;
         storeStacks = false;
         if (!db.over()) {
             return;
@@ -204,6 +207,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             return new Holds(Map.copyOf(formats), h.hasStacks());
         }, holds -> {
             storeFormats = holds.formats();
+            storeRead = true;
             storeStacks = holds.stacks();
             List<String> names = new ArrayList<>(holds.formats().keySet());
             names.remove("ftrace:kernel_stack");
@@ -379,7 +383,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         }
         EventFormat f = formatOf(event.get());
         if (f == null) {
-            error.set(event.get() == null ? "" : "the format of " + event.get() + " is unknown");
+            // over a store still being built, the formats come with it (the status says so)
+            error.set(event.get() == null || db.over() && !storeRead ? ""
+                    : "the format of " + event.get() + " is unknown");
             aggregator = null;
             spec.set(s);
             triggerText.set(s.toTriggerText());

@@ -17,6 +17,7 @@ import org.tracewire.analysis.HistEntry;
 import org.tracewire.analysis.HistField;
 import org.tracewire.analysis.HistSupport;
 import org.tracewire.analysis.HistTable;
+import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.TestRows;
 import org.tracewire.app.util.DirectTaskExecutor;
@@ -187,5 +188,24 @@ class HistogramViewModelTest {
         assertEquals(List.of("2^5", "2^6", "2^7", "2^8", "2^9", "2^10"), vm.getBars().stream().map(HistogramViewModel.Bar::label).toList());
         assertEquals(List.of(8L, 2L, 4L, 2L, 2L, 3L), vm.getBars().stream().map(HistogramViewModel.Bar::value).toList());
         assertTrue(Set.of("~ 2^5").contains(HistogramViewModel.label(t.entries().get(0), t)));
+    }
+
+    /**
+     * Over a capture whose store is still being built (a live capture, a file being indexed) the
+     * formats are not known yet: the view says it is indexing, not that the event's format is unknown.
+     */
+    @Test
+    void aStoreStillBeingBuiltIsNoUnknownFormat() {
+        CaptureViewModel capture = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
+        HistogramViewModel vm = new HistogramViewModel(new DirectTaskExecutor(), TestRows.records());
+        vm.setQueries(Runnable::run);
+        vm.shownProperty().set(true);
+        vm.connect(capture);
+        capture.indexedProperty().set(0); // building: no store table yet
+        vm.eventProperty().set(SWITCH);
+        assertEquals("", vm.errorProperty().get());
+        assertTrue(vm.statusProperty().get().startsWith("indexing"), vm.statusProperty().get());
+        vm.eventProperty().set("sched:no_such_event");
+        assertEquals("", vm.errorProperty().get(), "unknown only once the store says so");
     }
 }
