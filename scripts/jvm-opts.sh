@@ -41,3 +41,13 @@ app_jvm_opts="-Xmx384m"
 # sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling
 # beyond); the serial collector: a build is one thread, G1 cost it more CPU and RSS (docs/decisions/0018)
 sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
+# and, as for a capture, JIT thresholds 10 times the default with the per-event packages at a fifth
+# of it: start-up code (picocli, DuckDB JDBC, the views) stays interpreted instead of being compiled
+# by C2, which took a third of a sched build's CPU time (docs/decisions/0018)
+sql_jvm_opts+=" -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
+sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.store.*::*,0.2"
+sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.input.*::*,0.2"
+sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.pcapng.*::*,0.2"
+sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.wire.*::*,0.2"
+sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.record.*::*,0.2"
+sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.format.*::*,0.2"

@@ -127,11 +127,17 @@ public final class PcapngPacketReader implements AutoCloseable {
         return failure;
     }
 
+    /** A block's first 8 bytes, read into again for each block. */
+    private final byte[] head = new byte[8];
+    /** The body of the block being read ({@link #readBody}), grown as needed. */
+    private byte[] scratch = new byte[256];
+    /** The largest body read into {@link #scratch}. */
+    private static final int SCRATCH_MAX = 64 << 10;
+
     private Packet read() throws IOException {
         while (true) {
             long at = offset;
             long block = blocks + 1;
-            byte[] head = new byte[8];
             int n = in.readNBytes(head, 0, 8);
             if (n == 0) {
                 return null;
@@ -167,7 +173,7 @@ public final class PcapngPacketReader implements AutoCloseable {
                 ifdrops.clear();
                 int len = h.order(order).getInt(4);
                 checkLength(at, block, len, 28);
-                byte[] rest = readBody(at, block, len, len - 12);
+                byte[] rest = readBody(at, block, len, len - 12, false);
                 ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
                 if (sb.getInt(rest.length - 4) != len) {
                     throw new PcapngFormatException(at, block, false, "trailing block length differs");
@@ -188,8 +194,9 @@ public final class PcapngPacketReader implements AutoCloseable {
             int len = h.getInt(4);
             checkLength(at, block, len, 12);
             byte[] body;
+            int size = len - 8; // the body's bytes (body, a buffer reused from block to block, may be longer)
             try {
-                body = readBody(at, block, len, len - 8);
+                body = readBody(at, block, len, size, true);
             } catch (PcapngFormatException e) {
                 if (e.truncated() && cutEnd(at)) {
                     return null;
@@ -198,29 +205,29 @@ public final class PcapngPacketReader implements AutoCloseable {
             }
             blocks = block;
             offset = at + len;
-            ByteBuffer b = ByteBuffer.wrap(body).order(order);
-            if (b.getInt(body.length - 4) != len) {
+            ByteBuffer b = ByteBuffer.wrap(body, 0, size).order(order);
+            if (b.getInt(size - 4) != len) {
                 throw new PcapngFormatException(at, block, false, "trailing block length differs");
             }
             if (type == 1) {
-                if (body.length < 12) {
+                if (size < 12) {
                     throw new PcapngFormatException(at, block, false, "short interface block");
                 }
                 int linkType = b.getShort(0) & 0xffff;
                 interfaces.add(new int[] {linkType});
-                resolution.add(tsresol(b, 8, body.length - 4));
-                Map<Integer, String> o = options(b, 8, body.length - 4);
+                resolution.add(tsresol(b, 8, size - 4));
+                Map<Integer, String> o = options(b, 8, size - 4);
                 infos.add(new InterfaceInfo(linkType, Math.max(0, b.getInt(4)), o.getOrDefault(2, ""),
                         o.getOrDefault(3, ""), o.getOrDefault(12, ""), o.getOrDefault(15, ""), o.getOrDefault(1, "")));
                 ifdrops.add(-1L);
-            } else if (type == 5 && body.length >= 16) {
+            } else if (type == 5 && size >= 16) {
                 int iface = b.getInt(0);
                 if (iface >= 0 && iface < ifdrops.size()) {
                     int o = 12;
-                    while (o + 4 <= body.length - 4) {
+                    while (o + 4 <= size - 4) {
                         int code = b.getShort(o) & 0xffff;
                         int olen = b.getShort(o + 2) & 0xffff;
-                        if (code == 0 || o + 4 + olen > body.length - 4) {
+                        if (code == 0 || o + 4 + olen > size - 4) {
                             break;
                         }
                         if (code == 5 && olen == 8) {
@@ -230,7 +237,7 @@ public final class PcapngPacketReader implements AutoCloseable {
                     }
                 }
             } else if (type == 6) {
-                if (body.length < 24) {
+                if (size < 24) {
                     throw new PcapngFormatException(at, block, false, "short packet block");
                 }
                 int iface = b.getInt(0);
@@ -241,7 +248,7 @@ public final class PcapngPacketReader implements AutoCloseable {
                 long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
                 long cap = b.getInt(12) & 0xffffffffL; // unsigned 32 bits: padded in long arithmetic
                 long padded = (cap + 3) & ~3L;
-                if (20 + padded > body.length - 4) {
+                if (20 + padded > size - 4) {
                     throw new PcapngFormatException(at, block, false, "captured length " + cap + " exceeds the block ("
                             + len + " bytes)");
                 }
@@ -249,10 +256,10 @@ public final class PcapngPacketReader implements AutoCloseable {
                 b.get(20, data);
                 long drops = 0;
                 int o = 20 + (int) padded;
-                while (o + 4 <= body.length - 4) {
+                while (o + 4 <= size - 4) {
                     int code = b.getShort(o) & 0xffff;
                     int olen = b.getShort(o + 2) & 0xffff;
-                    if (code == 0 || o + 4 + olen > body.length - 4) {
+                    if (code == 0 || o + 4 + olen > size - 4) {
                         break;
                     }
                     if (code == 4 && olen == 8) {
@@ -268,9 +275,21 @@ public final class PcapngPacketReader implements AutoCloseable {
         }
     }
 
-    /** The {@code size} bytes after a block's head, or a truncation error when the file ends first. */
-    private byte[] readBody(long at, long block, int len, int size) throws IOException {
-        byte[] body = new byte[size];
+    /**
+     * The {@code size} bytes after a block's head, or a truncation error when the file ends first:
+     * in a new array, or with {@code reuse} at the start of the reader's scratch buffer (valid until
+     * the next block is read; no packet keeps it: a packet's data is copied out).
+     */
+    private byte[] readBody(long at, long block, int len, int size, boolean reuse) throws IOException {
+        byte[] body;
+        if (!reuse || size > SCRATCH_MAX) {
+            body = new byte[size]; // a rare large block: not kept
+        } else {
+            if (scratch.length < size) {
+                scratch = new byte[Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2))];
+            }
+            body = scratch;
+        }
         int n = in.readNBytes(body, 0, size);
         if (n < size) {
             throw new PcapngFormatException(at, block, true, "the file ends inside a block of " + len + " bytes ("
