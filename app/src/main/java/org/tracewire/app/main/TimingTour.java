@@ -133,15 +133,22 @@ public final class TimingTour {
     private void goToFrame(long frame) {
         view.show(MainView.Page.CAPTURE);
         StoreTableView pane = view.storePane();
+        StoreTable t = vm.capture().storeTableProperty().get();
         long t0 = System.nanoTime();
+        long[] found = {0};
+        ChangeListener<String> message = (o, a, b) -> found[0] = System.nanoTime();
+        t.messageProperty().addListener(message);
         ChangeListener<Number> selected = new ChangeListener<>() {
             @Override
             public void changed(ObservableValue<? extends Number> o, Number a, Number row) {
                 pane.table().getSelectionModel().selectedIndexProperty().removeListener(this);
+                long selectedAt = System.nanoTime();
                 Runnable[] pulse = new Runnable[1];
                 pulse[0] = () -> {
                     pane.getScene().removePostLayoutPulseListener(pulse[0]);
-                    say(String.format("go to frame %,d: row %,d shown in %d ms", frame, row.intValue() + 1, ms(t0)));
+                    t.messageProperty().removeListener(message);
+                    say(String.format("go to frame %,d: row %,d found in %d ms, selected in %d, shown in %d ms", frame,
+                            row.intValue() + 1, (found[0] - t0) / 1_000_000, (selectedAt - t0) / 1_000_000, ms(t0)));
                     next();
                 };
                 pane.getScene().addPostLayoutPulseListener(pulse[0]);
