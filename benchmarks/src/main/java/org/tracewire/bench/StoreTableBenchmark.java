@@ -2,9 +2,7 @@ package org.tracewire.bench;
 
 import java.nio.file.Path;
 import java.util.Random;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -16,7 +14,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.tracewire.app.capture.StoreTable;
-import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.store.StoreCache;
 
 /**
@@ -52,7 +50,8 @@ public class StoreTableBenchmark {
         if (source.isEmpty()) {
             throw new IllegalArgumentException("give -p source=FILE.pcapng");
         }
-        table = StoreTable.open(Path.of(source), StoreCache.ofUser(System.getenv()), n -> { }, Runnable::run, DIRECT);
+        table = StoreTable.open(Path.of(source), StoreCache.ofUser(System.getenv()), n -> { }, Runnable::run,
+                new DirectTaskExecutor());
         Random r = new Random(42);
         for (int i = 0; i < frames.length; i++) {
             frames[i] = 1 + (long) (r.nextDouble() * table.total());
@@ -88,28 +87,4 @@ public class StoreTableBenchmark {
         table.sort(view.equals("time") ? StoreTable.Column.TIME : StoreTable.Column.FRAME, (next++ & 1) == 0);
         return table.shownProperty().get();
     }
-
-    /** Runs everything on the caller's thread. */
-    private static final TaskExecutor DIRECT = new TaskExecutor() {
-        @Override
-        public <T> void execute(Callable<T> work, Consumer<? super T> onSuccess, Consumer<? super Throwable> onFailure) {
-            T result;
-            try {
-                result = work.call();
-            } catch (Exception e) {
-                onFailure.accept(e);
-                return;
-            }
-            onSuccess.accept(result);
-        }
-
-        @Override
-        public void runOnUi(Runnable action) {
-            action.run();
-        }
-
-        @Override
-        public void shutdown() {
-        }
-    };
 }

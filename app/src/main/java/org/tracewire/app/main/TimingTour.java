@@ -136,12 +136,14 @@ public final class TimingTour {
         StoreTable t = vm.capture().storeTableProperty().get();
         long t0 = System.nanoTime();
         long[] found = {0};
+        boolean[] over = {false};
         ChangeListener<String> message = (o, a, b) -> found[0] = System.nanoTime();
         t.messageProperty().addListener(message);
         ChangeListener<Number> selected = new ChangeListener<>() {
             @Override
             public void changed(ObservableValue<? extends Number> o, Number a, Number row) {
                 pane.table().getSelectionModel().selectedIndexProperty().removeListener(this);
+                over[0] = true;
                 long selectedAt = System.nanoTime();
                 Runnable[] pulse = new Runnable[1];
                 pulse[0] = () -> {
@@ -160,8 +162,10 @@ public final class TimingTour {
         pane.showFrame(frame);
         PauseTransition limit = new PauseTransition(Duration.seconds(10));
         limit.setOnFinished(e -> {
-            if (pane.table().getSelectionModel().selectedIndexProperty().get() < 0) {
+            if (!over[0]) {
+                over[0] = true;
                 pane.table().getSelectionModel().selectedIndexProperty().removeListener(selected);
+                t.messageProperty().removeListener(message);
                 say(String.format("go to frame %,d: no row after 10 s (%s)", frame, vm.capture().storeTableProperty().get()
                         .messageProperty().get()));
                 next();
