@@ -145,7 +145,13 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 }
             }
         }
-        this.runs = FrameRuns.of(db, total);
+        FrameRuns r;
+        try {
+            r = FrameRuns.of(db, total);
+        } catch (SQLException e) {
+            r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
+        }
+        this.runs = r;
         filterText.addListener((o, a, b) -> refresh());
         eventRestriction.addListener((o, a, b) -> refresh());
         thread.addListener((o, a, b) -> refresh());
