@@ -7,10 +7,14 @@
 # - tracewire --open FILE (TRACEWIRE_TIMING=1): window shown, first rows, store ready, first
 #   page of the store's table (ms since the JVM started, from its stderr);
 # - kernelshark FILE.dat: its window mapped (xdotool);
-# - both: "settled", the first second without CPU time used once the window is up (every view
-#   done), and the peak RSS (VmHWM) then.
+# - both: "settled", the first second in which the process used under 3% of a core (3 clock
+#   ticks; an idle JavaFX window still ticks now and then) once the window is up, and the peak RSS
+#   (VmHWM) then;
+# - with BENCH_APP_TOUR=1, tracewire then goes through every view (TRACEWIRE_TIMING=tour,
+#   org.tracewire.app.main.TimingTour): go to frame over the file, each view's tab until it shows
+#   its result over every event, timeline redraws at four zooms; its lines and the peak RSS after.
 # Needs xvfb, xdotool, kernelshark (apt-get install -y xvfb xdotool kernelshark); prints a line per
-# run and the ratios tracewire / KernelShark.
+# run, the load average with each, and the ratios tracewire / KernelShark per round.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 file=${1:-}
@@ -39,14 +43,15 @@ echo "file: $file, $events events, $(du -m "$file" | cut -f1) MB; trace.dat $(du
 cat >"$work/lib.sh" <<'LIB'
 # ticks (utime + stime) of a process
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo -1; }
-# waits until the process used no CPU for a whole second; prints the ms since $2 (epoch ms)
+# waits until the process used under 3 ticks (30 ms at 100 Hz) in a whole second; prints the ms
+# since $2 (epoch ms)
 settle() {
   local pid=$1 start=$2 last now
   last=$(ticks "$pid")
   while sleep 1; do
     now=$(ticks "$pid")
     [ "$now" = -1 ] && break
-    [ "$now" = "$last" ] && break
+    [ $((now - last)) -lt 3 ] && break
     last=$now
   done
   echo $(( $(date +%s%3N) - start - 1000 ))
@@ -61,7 +66,7 @@ run_tracewire() {
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
     source '$work/lib.sh'
     start=\$(date +%s%3N)
-    XDG_CACHE_HOME=$cfg XDG_CONFIG_HOME=$cfg/config TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
+    XDG_CACHE_HOME=$cfg XDG_CONFIG_HOME=$cfg/config TRACEWIRE_TIMING=$timing TRACEWIRE_NO_WIRESHARK_GUI=1 \
       '$here/tracewire' --open '$file' 2>'$log' &
     launcher=\$!
     for i in \$(seq 600); do grep -q 'first page of the store' '$log' && break; sleep 0.5; done
@@ -69,13 +74,23 @@ run_tracewire() {
     s=\$(settle \$pid \$start)
     echo \"settled \$s ms\" >>'$log'
     echo \"rss \$(hwm \$pid) MiB\" >>'$log'
+    if [ $timing = tour ]; then
+      for i in \$(seq 2400); do grep -q 'timing: tour done' '$log' && break; [ -d /proc/\$pid ] || break; sleep 0.5; done
+      echo \"tour rss \$(hwm \$pid) MiB\" >>'$log'
+    fi
     kill \$pid; wait \$launcher 2>/dev/null || true
   "
   local m
-  m() { sed -n "s/^timing: $1 +\([0-9]*\) ms.*/\1/p" "$log" | head -1; }
+  m() { sed -n "s/^timing: $1\( ([^)]*)\)\? +\([0-9]*\) ms.*/\2/p" "$log" | head -1; }
   echo "tracewire  round $1: window $(m 'window shown') ms, first rows $(m 'first streamed rows in the table') ms," \
     "store ready $(m 'store ready') ms, first store page $(m "first page of the store's table on screen") ms," \
-    "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-)"
+    "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-) (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  if [ "$timing" = tour ]; then
+    sed -n 's/^timing: \(go to\|view\|timeline\|tour\|.*not complete\)/  \1/p' "$log"
+    grep -m1 -h 'OutOfMemoryError' "$log" || echo "  no OutOfMemoryError; peak RSS after the tour $(grep '^tour rss' "$log" | cut -d' ' -f3-)"
+  fi
+  tw_window=$(m 'window shown'); tw_rows=$(m 'first streamed rows in the table')
+  tw_settled=$(sed -n 's/^settled \([0-9]*\) ms/\1/p' "$log"); tw_rss=$(sed -n 's/^rss \([0-9]*\) MiB/\1/p' "$log")
 }
 
 run_kernelshark() {
@@ -98,10 +113,19 @@ run_kernelshark() {
     echo \"rss \$(hwm \$pid) MiB\" >>'$log'
     kill \$pid; wait \$runner 2>/dev/null || true
   "
-  echo "kernelshark round $1: $(tr '\n' ',' <"$log" | sed 's/,$//')"
+  echo "kernelshark round $1: $(tr '\n' ',' <"$log" | sed 's/,$//') (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  ks_window=$(sed -n 's/^window \([0-9]*\) ms/\1/p' "$log"); ks_settled=$(sed -n 's/^settled \([0-9]*\) ms/\1/p' "$log")
+  ks_rss=$(sed -n 's/^rss \([0-9]*\) MiB/\1/p' "$log")
 }
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "?"; else printf "%.1f", a / b }'; }
+timing=1
+[ "${BENCH_APP_TOUR:-}" = 1 ] && timing=tour
 
 for r in $(seq "$rounds"); do
   run_tracewire "$r"
   run_kernelshark "$r"
+  echo "ratios round $r (tracewire / KernelShark): window $(ratio "$tw_window" "$ks_window")x," \
+    "first events on screen / window $(ratio "$tw_rows" "$ks_window")x, settled $(ratio "$tw_settled" "$ks_settled")x," \
+    "peak RSS $(ratio "$tw_rss" "$ks_rss")x"
 done

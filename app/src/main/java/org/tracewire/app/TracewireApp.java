@@ -83,6 +83,9 @@ public final class TracewireApp {
         stage.show();
         if (env.containsKey("TRACEWIRE_TIMING")) {
             timing(vm);
+            if ("tour".equals(env.get("TRACEWIRE_TIMING"))) {
+                org.tracewire.app.main.TimingTour.start(vm, view);
+            }
         }
         if (options.openFile() != null) {
             vm.openFile(options.openFile());
@@ -92,7 +95,8 @@ public final class TracewireApp {
     /**
      * {@code TRACEWIRE_TIMING=1}: milestones of opening a file on standard error, in ms since the JVM
      * started (window shown, first streamed rows, store ready, first page of the store's table on
-     * screen), for the benchmark in docs/app.md.
+     * screen), for the benchmark in docs/app.md; {@code TRACEWIRE_TIMING=tour} goes on through
+     * every view ({@link org.tracewire.app.main.TimingTour}).
      */
     private static void timing(MainViewModel vm) {
         long start = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();

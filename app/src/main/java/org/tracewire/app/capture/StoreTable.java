@@ -35,12 +35,15 @@ import org.tracewire.store.StoreCache;
 
 /**
  * The event table of an opened pcapng over its capture store ({@link CaptureStore}): every event
- * of the file, not a window of them. The rows shown (filtered, sorted) are numbered in a DuckDB
- * temporary table {@code view_rows(i, frame)}; {@link #rowsProperty()} is a virtual list of that
- * many rows whose pages of {@value #PAGE} are fetched on demand ({@code events} joined by frame)
- * and re-read from the file at the event's {@code file_offset} ({@link FrameReader}), so a row is
- * what a whole read of the file gives (the kernel's text, fields, record); the task name is the
- * store's ({@code events.comm}).
+ * of the file, not a window of them. Unfiltered in frame order (either direction), a row's number
+ * is its event's rank in the store's {@code event_rows} (stored in frame order), mapped to its
+ * frame through the runs of consecutive frames ({@link FrameRuns}, a few hundred numbers): nothing
+ * is materialised. Any other view (filtered, sorted otherwise) keeps only its frames, in order, in
+ * a DuckDB temporary table {@code view_rows(frame)} whose {@code rowid} is the row number.
+ * {@link #rowsProperty()} is a virtual list of that many rows whose pages of {@value #PAGE} are
+ * fetched on demand ({@code events} by frame) and re-read from the file at the event's
+ * {@code file_offset} ({@link FrameReader}), so a row is what a whole read of the file gives (the
+ * kernel's text, fields, record); the task name is the store's ({@code events.comm}).
  *
  * <p>The filter box takes the kernel's filter syntax, with the rule of the live table
  * ({@link EventTableViewModel}) computed in SQL: for each event of the file (or the one of the
@@ -59,6 +62,13 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     public static final int PAGE = 512;
     /** Pages kept per view (least recently used dropped). */
     static final int CACHED_PAGES = 64;
+    /**
+     * DuckDB's buffer pool in the app, MiB (the store's own default is for the {@code sql} command):
+     * with the app's 384 MiB of Java heap ({@code scripts/jvm-opts.sh}) and the JVM's and JavaFX's
+     * own memory, the app stays under 1 GB of RSS on a 10 M-event capture; larger queries spill to
+     * the store's temporary folder.
+     */
+    static final int APP_DUCKDB_MIB = 320;
     /** What a row not fetched yet shows. */
     public static final EventRow LOADING = new EventRow(0, 0, 0, "", "", "loading…", Map.of(), 0, null);
 
@@ -95,7 +105,13 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private volatile String restrictQuery;
     private final AtomicLong restrictVersion = new AtomicLong();
 
+    /** The unfiltered frame order without a table, or null when the store's rows are not in frame order. */
+    private final FrameRuns runs;
+
     // owned by the query thread
+    /** The current view is {@link #runs} (ascending or not) rather than {@code view_rows}. */
+    private boolean plain;
+    private boolean plainAscending = true;
     private long copiedVersion;
     private String validCondition;
     private String validText = "";
@@ -108,6 +124,9 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         this.queries = queries;
         this.ui = ui;
         this.total = store.sources().get(0).events();
+        try (Statement s = db.createStatement()) {
+            s.execute("SET memory_limit = '" + APP_DUCKDB_MIB + "MB'");
+        }
         Map<String, String> tables = new LinkedHashMap<>();
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT event, table_name FROM s0.event_tables ORDER BY event")) {
@@ -126,6 +145,13 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 }
             }
         }
+        FrameRuns r;
+        try {
+            r = FrameRuns.of(db, total);
+        } catch (SQLException e) {
+            r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
+        }
+        this.runs = r;
         filterText.addListener((o, a, b) -> refresh());
         eventRestriction.addListener((o, a, b) -> refresh());
         thread.addListener((o, a, b) -> refresh());
@@ -261,12 +287,20 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             }
             long n;
             try (Statement s = db.createStatement()) {
-                s.execute("CREATE OR REPLACE TEMP TABLE view_rows AS SELECT (row_number() OVER (ORDER BY " + order
-                        + ") - 1)::BIGINT AS i, frame FROM events" + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
-                        + " ORDER BY i");
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
-                    rs.next();
-                    n = rs.getLong(1);
+                if (where.isEmpty() && sortColumn == Column.FRAME && runs != null) {
+                    plain = true;
+                    plainAscending = ascending;
+                    n = runs.rows();
+                    s.execute("DROP TABLE IF EXISTS view_rows");
+                } else {
+                    plain = false;
+                    // only the frames, in order: a row's number is its rowid (insertion order kept)
+                    s.execute("CREATE OR REPLACE TEMP TABLE view_rows AS SELECT frame FROM events"
+                            + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY " + order);
+                    try (ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
+                        rs.next();
+                        n = rs.getLong(1);
+                    }
                 }
             } catch (SQLException e) {
                 String why = "cannot query the store: " + e.getMessage();
@@ -341,14 +375,21 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         int n = (int) Math.min(PAGE, size - from);
         long[] frame = new long[n];
         Map<Long, Integer> at = new java.util.HashMap<>();
-        try (PreparedStatement ps = db.prepareStatement("SELECT i, frame FROM view_rows WHERE i >= ? AND i < ? ORDER BY i")) {
-            ps.setLong(1, from);
-            ps.setLong(2, from + n);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    int k = (int) (rs.getLong(1) - from);
-                    frame[k] = rs.getLong(2);
-                    at.put(frame[k], k);
+        if (plain) {
+            for (int k = 0; k < n; k++) {
+                frame[k] = runs.frameAt(plainAscending ? from + k : runs.rows() - 1 - from - k);
+                at.put(frame[k], k);
+            }
+        } else {
+            try (PreparedStatement ps = db.prepareStatement("SELECT rowid, frame FROM view_rows WHERE rowid >= ? AND rowid < ?")) {
+                ps.setLong(1, from);
+                ps.setLong(2, from + n);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        int k = (int) (rs.getLong(1) - from);
+                        frame[k] = rs.getLong(2);
+                        at.put(frame[k], k);
+                    }
                 }
             }
         }
@@ -425,11 +466,18 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             int i = -1;
             String why = "";
             EventRow[] page = null;
-            try (PreparedStatement ps = db.prepareStatement("SELECT i FROM view_rows WHERE frame = ?")) {
-                ps.setLong(1, frame);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        i = (int) rs.getLong(1);
+            try {
+                if (plain) {
+                    long k = runs.rowOf(frame);
+                    i = k < 0 ? -1 : (int) (plainAscending ? k : runs.rows() - 1 - k);
+                } else {
+                    try (PreparedStatement ps = db.prepareStatement("SELECT rowid FROM view_rows WHERE frame = ?")) {
+                        ps.setLong(1, frame);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (rs.next()) {
+                                i = (int) rs.getLong(1);
+                            }
+                        }
                     }
                 }
                 if (i < 0) {
@@ -501,6 +549,9 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
 
     /** The count of the current view, as the query thread knows it. */
     private long shownNow() throws SQLException {
+        if (plain) {
+            return runs.rows();
+        }
         try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
             rs.next();
             return rs.getLong(1);
@@ -612,6 +663,108 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             }
         });
         return f;
+    }
+
+    /**
+     * The unfiltered frame order of source 0 without a table: {@code event_rows} is stored in frame
+     * order (the builder appends events as the file yields them), so the row of rank {@code i}
+     * (its {@code rowid}) has frame {@code i + delta} where {@code delta} is constant over a run of
+     * consecutive frames and grows by the frames between runs (context and lost-event frames,
+     * which are no events). The runs come from one GROUP BY over {@code frame - rowid}; they are
+     * used only when they prove the order (contiguous rowids, deltas increasing, every event
+     * counted), else the table numbers its rows in {@code view_rows} as for any other view.
+     */
+    static final class FrameRuns {
+        /** Rank of each run's first row; ascending. */
+        private final long[] first;
+        /** Frame minus rank over each run. */
+        private final long[] delta;
+        private final long rows;
+
+        private FrameRuns(long[] first, long[] delta, long rows) {
+            this.first = first;
+            this.delta = delta;
+            this.rows = rows;
+        }
+
+        /**
+         * Reads the runs of a store's source 0.
+         *
+         * @param db    the store's connection
+         * @param total the events the store says it holds
+         * @return the runs, or null when they do not prove the frame order or do not count
+         *         {@code total} rows (then the caller materialises the order)
+         * @throws SQLException when DuckDB fails
+         */
+        static FrameRuns of(Connection db, long total) throws SQLException {
+            List<long[]> r = new ArrayList<>();
+            try (Statement s = db.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT frame - rowid AS d, min(rowid), max(rowid), count(*) FROM s0.event_rows"
+                         + " GROUP BY d ORDER BY 2")) {
+                while (rs.next()) {
+                    r.add(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                }
+            }
+            long next = 0;
+            long lastDelta = Long.MIN_VALUE;
+            long[] first = new long[r.size()];
+            long[] delta = new long[r.size()];
+            for (int k = 0; k < r.size(); k++) {
+                long[] x = r.get(k);
+                if (x[1] != next || x[2] - x[1] + 1 != x[3] || x[0] <= lastDelta) {
+                    return null;
+                }
+                first[k] = x[1];
+                delta[k] = x[0];
+                lastDelta = x[0];
+                next = x[2] + 1;
+            }
+            if (next != total || total == 0) {
+                return null;
+            }
+            // the events view must show every stored row (its joins drop or repeat none)
+            try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM events")) {
+                rs.next();
+                if (rs.getLong(1) != total) {
+                    return null;
+                }
+            }
+            return new FrameRuns(first, delta, total);
+        }
+
+        /** Rows (events) in frame order. */
+        long rows() {
+            return rows;
+        }
+
+        /** The frame of the row of rank {@code i} (0 ≤ i < {@link #rows()}). */
+        long frameAt(long i) {
+            int k = java.util.Arrays.binarySearch(first, i);
+            k = k >= 0 ? k : -k - 2;
+            return i + delta[k];
+        }
+
+        /** The rank of a frame's row, or -1 when the frame is no event. */
+        long rowOf(long frame) {
+            int lo = 0;
+            int hi = first.length - 1;
+            int k = -1;
+            while (lo <= hi) { // the last run whose first frame is ≤ frame
+                int mid = (lo + hi) >>> 1;
+                if (first[mid] + delta[mid] <= frame) {
+                    k = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            if (k < 0) {
+                return -1;
+            }
+            long i = frame - delta[k];
+            long end = k + 1 < first.length ? first[k + 1] : rows;
+            return i < end ? i : -1;
+        }
     }
 
     /** The virtual list of one view. */

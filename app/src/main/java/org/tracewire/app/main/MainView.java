@@ -230,6 +230,16 @@ public final class MainView extends BorderPane {
         });
     }
 
+    /** The event table over the store (the app's {@code TRACEWIRE_TIMING=tour}). */
+    public org.tracewire.app.capture.StoreTableView storePane() {
+        return capture.storePane();
+    }
+
+    /** The timeline's canvas view (the app's {@code TRACEWIRE_TIMING=tour}). */
+    public org.tracewire.app.timeline.TimelineView timelineView() {
+        return timelineView;
+    }
+
     /** @param page the view to show */
     public void show(Page page) {
         tabs.getSelectionModel().select(page.ordinal());

@@ -40,6 +40,7 @@ public final class TimelineView extends BorderPane {
     private final Canvas canvas = new Canvas();
     private final AnimationTimer pulse;
     private boolean dirty = true;
+    private java.util.function.LongConsumer onDrawn = ns -> { };
     private double dragFrom = Double.NaN;
     private double dragTo = Double.NaN;
     private double panFrom = Double.NaN;
@@ -226,11 +227,23 @@ public final class TimelineView extends BorderPane {
             public void handle(long now) {
                 if (dirty) {
                     dirty = false;
+                    long t = System.nanoTime();
                     draw();
+                    onDrawn.accept(System.nanoTime() - t);
                 }
             }
         };
         pulse.start();
+    }
+
+    /**
+     * Receives the time of each redraw of the canvas, in ns, on the UI thread (the app's
+     * {@code TRACEWIRE_TIMING=tour}).
+     *
+     * @param ns the receiver
+     */
+    public void setOnDrawn(java.util.function.LongConsumer ns) {
+        onDrawn = ns;
     }
 
     private double plotWidth() {

@@ -189,6 +189,76 @@ class StoreTableTest {
         assertEquals(EVENTS.get(0).frame(), table.rowsProperty().get().get(0).frame());
     }
 
+    @Test
+    void descendingFrameOrderIsTheFileBackwards() {
+        table.clearFilters();
+        table.sort(StoreTable.Column.FRAME, false);
+        ObservableList<EventRow> rows = table.rowsProperty().get();
+        assertEquals(EVENTS.size(), rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            assertEquals(EVENTS.get(EVENTS.size() - 1 - i).frame(), rows.get(i).frame(), "row " + i);
+        }
+        for (int i : new int[] {0, 3, EVENTS.size() / 3, EVENTS.size() - 1}) {
+            long frame = EVENTS.get(i).frame();
+            int[] found = {-2};
+            table.goToFrame(frame, k -> found[0] = k);
+            assertEquals(EVENTS.size() - 1 - i, found[0], "frame " + frame);
+            assertEquals(frame, table.rowsProperty().get().get(found[0]).frame());
+        }
+        table.sort(StoreTable.Column.FRAME, true);
+    }
+
+    @Test
+    void goToFrameInAFilteredSortedView() throws Exception {
+        table.clearFilters();
+        table.filterTextProperty().set("common_pid == 0");
+        table.sort(StoreTable.Column.CPU, true);
+        ObservableList<EventRow> rows = table.rowsProperty().get();
+        List<Long> shown = frames(rows);
+        List<Long> expected = expected("common_pid == 0");
+        assertEquals(expected.size(), shown.size());
+        for (int i = 1; i < rows.size(); i++) {
+            EventRow a = rows.get(i - 1);
+            EventRow b = rows.get(i);
+            assertTrue(a.cpu() < b.cpu() || a.cpu() == b.cpu() && a.frame() < b.frame(), "row " + i + " in CPU, frame order");
+        }
+        for (int i : new int[] {0, shown.size() / 2, shown.size() - 1}) {
+            int[] found = {-2};
+            table.goToFrame(shown.get(i), k -> found[0] = k);
+            assertEquals(i, found[0], "frame " + shown.get(i));
+        }
+        long out = EVENTS.stream().filter(e -> e.record().pid() != 0).findFirst().orElseThrow().frame();
+        int[] found = {-2};
+        table.goToFrame(out, k -> found[0] = k);
+        assertEquals(-1, found[0]);
+        assertTrue(table.messageProperty().get().contains("filtered out"), table.messageProperty().get());
+        table.clearFilters();
+        table.sort(StoreTable.Column.FRAME, true);
+    }
+
+    @Test
+    void frameRunsMapEveryRankToItsFrameAndBack() throws Exception {
+        StoreTable.FrameRuns runs = StoreTable.FrameRuns.of(table.store().connection(), table.total());
+        assertNotNull(runs, "the store's rows are in frame order");
+        assertEquals(EVENTS.size(), runs.rows());
+        java.util.Set<Long> events = new java.util.HashSet<>();
+        for (int i = 0; i < EVENTS.size(); i++) {
+            long f = EVENTS.get(i).frame();
+            events.add(f);
+            assertEquals(f, runs.frameAt(i), "rank " + i);
+            assertEquals(i, runs.rowOf(f), "frame " + f);
+        }
+        long last = EVENTS.get(EVENTS.size() - 1).frame();
+        int gaps = 0;
+        for (long f = 0; f <= last + 2; f++) {
+            if (!events.contains(f)) {
+                assertEquals(-1, runs.rowOf(f), "frame " + f + " is no event");
+                gaps++;
+            }
+        }
+        assertTrue(gaps > 1, "the file has frames that are no events: " + gaps);
+    }
+
     /** The frames whose events {@link RecordFilter} selects, by the table's rule (an event that does not take the filter passes nothing). */
     private static List<Long> expected(String text) throws FilterSyntaxException {
         Filter f = Filter.parse(text);

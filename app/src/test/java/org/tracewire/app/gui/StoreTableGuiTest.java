@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
@@ -87,5 +88,14 @@ class StoreTableGuiTest {
         GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
                 .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
                 .anyMatch(r -> r.getIndex() == target && r.getItem() != null && r.getItem().frame() == frame));
+
+        // Enter in the store table's filter box filters and starts no capture
+        var capture = GuiTestSupport.vm.capture();
+        String before = WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.statusProperty().get());
+        robot.clickOn("#store-filter").write("common_pid == 0").type(KeyCode.ENTER);
+        GuiTestSupport.waitUntil(() -> table.getItems().size() > 0 && table.getItems().size() < frames.size());
+        assertEquals(before, WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.statusProperty().get()), "no start was asked for");
+        assertEquals(false, WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.busyProperty().get()
+                || capture.runningProperty().get()));
     }
 }

@@ -3,7 +3,7 @@ package org.tracewire.app.util;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 
-/** Runs everything at once on the calling thread: for view-model tests without a JavaFX toolkit. */
+/** Runs everything at once on the calling thread: view-model tests and benchmarks without a JavaFX toolkit. */
 public final class DirectTaskExecutor implements TaskExecutor {
     /** {@inheritDoc} */
     @Override
