@@ -37,6 +37,11 @@ EOF
   gcc -O2 -o "$work/getppid-loop" "$work/getppid-loop.c"
 fi
 
+# for the shell under xvfb-run (its /bin/sh drops exported functions): sourced there
+cat >"$work/lib.sh" <<'LIB'
+hwm() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
+LIB
+
 # starts the workload for SECONDS; its own process group, ended when the round ends
 workload() {
   if [ "$rate" = 0 ]; then
@@ -54,13 +59,14 @@ run() {
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   workload $((seconds + 90))
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
+    source '$work/lib.sh'
     XDG_CACHE_HOME='$cfg/cache' XDG_CONFIG_HOME='$cfg/config' TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
       '$here/tracewire' --capture syscalls:sys_enter_getppid --capture syscalls:sys_exit_getppid \
       --duration $seconds 2>'$log' &
     launcher=\$!
     for i in \$(seq 1200); do grep -q '^timing: store ready' '$log' && break; sleep 0.5; done
-    pid=\$(pgrep -n -f 'java.*AppLauncher.*--capture')
-    echo \"rss \$(awk '/VmHWM/ {printf \"%d\", \$2 / 1024}' /proc/\$pid/status) MiB\" >>'$log'
+    pid=\$(pgrep -n -f 'java.*AppLauncher --capture')
+    echo \"rss \$(hwm \$pid) MiB\" >>'$log'
     kill \$pid; wait \$launcher 2>/dev/null || true
   "
   pkill -P $$ -f workload-syscalls.py 2>/dev/null || true
@@ -81,7 +87,7 @@ run() {
   stall_exit=$(sed -n 's/^timing: exit: longest UI-thread stall \([0-9]*\) ms; \([0-9]*\) waits.*/\1 ms (\2 over 250 ms)/p' "$log")
   IFS=, read -r inside first_ts span < <("$here/tracewire" sql --csv --cache-dir "$work/count-$r" "$file" \
     "SELECT count(*), min(ts), max(ts) - min(ts) FROM events" | tail -1)
-  rate_seen=$(awk -v n="$inside" -v ns="$span" 'BEGIN { printf "%.2f", ns > 0 ? n / (ns / 1e9) / 1e6 : 0 }')
+  rate_seen=$(awk -v n="$inside" -v ns="$span" 'BEGIN { printf "%.2f", (ns > 0 ? n / (ns / 1e9) / 1e6 : 0) }')
   echo "round $r: ${rate_seen} M events/s over $(awk -v ns="$span" 'BEGIN { printf "%.1f", ns / 1e9 }') s;" \
     "app $app, file $inside, kernel $read read + $lost lost;" \
     "JavaFX stall: longest $stall_ready until store ready, ${stall_exit:-?} to exit;" \

@@ -394,7 +394,9 @@ public final class CaptureViewModel {
         try {
             String chosen = pcapng.get();
             StoreCache cache = reading.storeCache() != null ? reading.storeCache() : StoreCache.ofUser(System.getenv());
-            out = chosen == null || chosen.isBlank() ? LiveCapture.newCacheFile(cache.dir()) : Path.of(chosen).toAbsolutePath();
+            out = chosen == null || chosen.isBlank()
+                    ? LiveCapture.newCacheFile(cache.dir(), LiveCapture.liveCacheBytes(System.getenv()))
+                    : Path.of(chosen).toAbsolutePath();
         } catch (IOException e) {
             status.set("cannot start: " + e.getMessage());
             return;
