@@ -9,7 +9,8 @@
 #   reads as it grows into its store and its views, stops it after SECONDS, and indexes the rest;
 # - TRACEWIRE_TIMING=1 makes the app print the kernel's counts at stop, its store's count once
 #   ready, and the longest wait of a heartbeat posted to the JavaFX thread every 50 ms
-#   (org.tracewire.app.util.StallMonitor);
+#   (org.tracewire.app.util.StallMonitor), with the CPU time that thread used during that wait
+#   (near the wait: the app's own work; far below: the thread waited for a CPU or for the GC);
 # - the file is counted independently (`tracewire sql ... count(*)`), the app's peak RSS (VmHWM)
 #   read once its store is ready.
 # Prints a line per round: events/s, the app's count, the file's, the kernel's read + lost, the
@@ -83,8 +84,8 @@ run() {
   read=$(sed -n 's/.*kernel: \([0-9]*\) read.*/\1/p' <<<"$stopped")
   lost=$(sed -n 's/.* \([0-9]*\) lost;.*/\1/p' <<<"$stopped")
   app=$(sed -n 's/^timing: store ready (\([0-9]*\) events).*/\1/p' "$log")
-  stall_ready=$(sed -n 's/^timing: store ready.*longest UI-thread stall \([0-9]*\) ms; \([0-9]*\) waits.*/\1 ms (\2 over 250 ms)/p' "$log")
-  stall_exit=$(sed -n 's/^timing: exit: longest UI-thread stall \([0-9]*\) ms; \([0-9]*\) waits.*/\1 ms (\2 over 250 ms)/p' "$log")
+  stall_ready=$(sed -n 's/^timing: store ready.*longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
+  stall_exit=$(sed -n 's/^timing: exit: longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
   IFS=, read -r inside first_ts span < <("$here/tracewire" sql --csv --cache-dir "$work/count-$r" "$file" \
     "SELECT count(*), min(ts), max(ts) - min(ts) FROM events" | tail -1)
   rate_seen=$(awk -v n="$inside" -v ns="$span" 'BEGIN { printf "%.2f", (ns > 0 ? n / (ns / 1e9) / 1e6 : 0) }')

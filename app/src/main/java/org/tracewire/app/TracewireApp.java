@@ -135,7 +135,10 @@ public final class TracewireApp {
         java.util.function.Consumer<String> say = what -> System.err.println("timing: " + what + " +"
                 + (System.currentTimeMillis() - start) + " ms");
         say.accept("window shown");
-        StallMonitor stalls = new StallMonitor(javafx.application.Platform::runLater, System::nanoTime, 250).start(50);
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long fxThread = Thread.currentThread().getId();
+        StallMonitor stalls = new StallMonitor(javafx.application.Platform::runLater, System::nanoTime,
+                () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
             if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {

@@ -11,17 +11,22 @@ import java.util.function.LongSupplier;
  * How long the UI thread keeps a task waiting: a heartbeat posted to it (for JavaFX
  * {@code Platform::runLater}) every period, one at a time; each heartbeat's wait, from its post to
  * its run, is a stall of the UI thread (its work plus the queue before it). Records the longest
- * wait, when it ended, and how many waits were over a threshold. Any thread reads the figures; a
- * heartbeat still waiting counts with its age so far. For benchmarks ({@code TRACEWIRE_TIMING=1}),
- * not a timed assertion.
+ * wait, when it ended, how many waits were over a threshold, and, given the UI thread's CPU clock,
+ * the CPU time that thread used during the longest wait: near the wait, the UI thread's own work
+ * held it; far below, the thread waited for a CPU (a loaded machine) or for the garbage collector.
+ * Any thread reads the figures; a heartbeat still waiting counts with its age so far. For
+ * benchmarks ({@code TRACEWIRE_TIMING=1}), not a timed assertion.
  */
 public final class StallMonitor implements AutoCloseable {
     private final Executor ui;
     private final LongSupplier nanos;
+    private final LongSupplier uiCpuNanos;
     private final long thresholdNs;
     private final AtomicBoolean waiting = new AtomicBoolean();
     private volatile long postedAt;
+    private volatile long postedCpu;
     private long longestNs;
+    private long longestCpuNs;
     private long longestEndedAt;
     private long over;
     private long beats;
@@ -33,8 +38,19 @@ public final class StallMonitor implements AutoCloseable {
      * @param thresholdMs a wait longer than this counts as a stall ({@link #stallsOver()})
      */
     public StallMonitor(Executor ui, LongSupplier nanos, long thresholdMs) {
+        this(ui, nanos, () -> 0, thresholdMs);
+    }
+
+    /**
+     * @param ui          runs a task on the UI thread ({@code Platform::runLater})
+     * @param nanos       a monotonic clock in ns ({@code System::nanoTime})
+     * @param uiCpuNanos  the UI thread's CPU time in ns ({@code ThreadMXBean.getThreadCpuTime(id)})
+     * @param thresholdMs a wait longer than this counts as a stall ({@link #stallsOver()})
+     */
+    public StallMonitor(Executor ui, LongSupplier nanos, LongSupplier uiCpuNanos, long thresholdMs) {
         this.ui = ui;
         this.nanos = nanos;
+        this.uiCpuNanos = uiCpuNanos;
         this.thresholdNs = TimeUnit.MILLISECONDS.toNanos(thresholdMs);
     }
 
@@ -62,25 +78,33 @@ public final class StallMonitor implements AutoCloseable {
             return;
         }
         long at = nanos.getAsLong();
+        long cpu = uiCpuNanos.getAsLong();
         postedAt = at;
-        ui.execute(() -> ran(at));
+        postedCpu = cpu;
+        ui.execute(() -> ran(at, cpu));
     }
 
-    private void ran(long at) {
+    private void ran(long at, long cpu) {
         long now = nanos.getAsLong();
-        record(now - at, now);
+        record(now - at, uiCpuNanos.getAsLong() - cpu, now);
         waiting.set(false);
     }
 
-    private synchronized void record(long waitNs, long now) {
+    private synchronized void record(long waitNs, long cpuNs, long now) {
         beats++;
         if (waitNs > thresholdNs) {
             over++;
         }
         if (waitNs > longestNs) {
             longestNs = waitNs;
+            longestCpuNs = cpuNs;
             longestEndedAt = now;
         }
+    }
+
+    /** The UI thread's CPU time during the longest wait that ended, ms (0 without its CPU clock). */
+    public synchronized long longestCpuMs() {
+        return TimeUnit.NANOSECONDS.toMillis(longestCpuNs);
     }
 
     /** The longest wait so far in ms, a heartbeat still waiting included. */
@@ -105,13 +129,14 @@ public final class StallMonitor implements AutoCloseable {
     }
 
     /**
-     * One line: {@code longest UI-thread stall N ms; W waits over T ms of B heartbeats}.
+     * One line: {@code longest UI-thread stall N ms (the thread ran C ms of it); W waits over T ms of
+     * B heartbeats}.
      *
      * @return the line
      */
     public String summary() {
-        return String.format("longest UI-thread stall %d ms; %d waits over %d ms of %d heartbeats", longestMs(),
-                stallsOver(), TimeUnit.NANOSECONDS.toMillis(thresholdNs), beats());
+        return String.format("longest UI-thread stall %d ms (the thread ran %d ms of it); %d waits over %d ms of %d"
+                + " heartbeats", longestMs(), longestCpuMs(), stallsOver(), TimeUnit.NANOSECONDS.toMillis(thresholdNs), beats());
     }
 
     /** Stops the heartbeats; the figures stay. */

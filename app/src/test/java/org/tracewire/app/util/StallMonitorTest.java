@@ -45,7 +45,7 @@ class StallMonitorTest {
         assertEquals(1, monitor.stallsOver(), "waits over 250 ms");
         assertEquals(3, monitor.beats());
         assertEquals(1_000_000_000L + 310_000_000L, monitor.longestEndedAt());
-        assertTrue(monitor.summary().startsWith("longest UI-thread stall 300 ms; 1 waits over 250 ms of 3 heartbeats"),
+        assertEquals("longest UI-thread stall 300 ms (the thread ran 0 ms of it); 1 waits over 250 ms of 3 heartbeats",
                 monitor.summary());
     }
 
@@ -60,6 +60,22 @@ class StallMonitorTest {
         assertEquals(0, monitor.stallsOver(), "counted once it ran");
         runUi();
         assertEquals(1, monitor.stallsOver());
+    }
+
+    @Test
+    void theUiThreadsCpuTimeDuringTheLongestWaitTellsWorkFromStarvation() {
+        AtomicLong cpu = new AtomicLong();
+        StallMonitor m = new StallMonitor(ui::add, clock::get, cpu::get, 250);
+        m.beat();
+        advanceMs(400);
+        cpu.addAndGet(30_000_000L); // the UI thread ran 30 ms of the 400: it waited for a CPU
+        runUi();
+        m.beat();
+        advanceMs(100);
+        cpu.addAndGet(100_000_000L);
+        runUi();
+        assertEquals(400, m.longestMs());
+        assertEquals(30, m.longestCpuMs(), "the CPU time of the longest wait, not of the latest");
     }
 
     @Test
