@@ -50,7 +50,7 @@ public final class CaptureViewModel {
      * for the views (the store indexes every event), so the JavaFX thread's work per pulse is
      * bounded whatever the capture's rate.
      */
-    public static final int LIVE_QUEUE = 10_000;
+    public static final int LIVE_QUEUE = 5_000;
 
     private final TaskExecutor executor;
     private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
