@@ -43,12 +43,15 @@ cat >"$work/lib.sh" <<'LIB'
 hwm() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
 LIB
 
-# starts the workload for SECONDS; its own process group, ended when the round ends
+# starts the workload for SECONDS, its processes in $workload_pids, ended when the round ends
+workload_pids=()
 workload() {
+  workload_pids=()
   if [ "$rate" = 0 ]; then
-    for _ in $(seq "$(nproc)"); do setsid "$work/getppid-loop" "$1" & done
+    for _ in $(seq "$(nproc)"); do "$work/getppid-loop" "$1" & workload_pids+=($!); done
   else
-    setsid python3 "$here/scripts/workload-syscalls.py" "$rate" "$1" >"$work/workload.log" 2>&1 &
+    python3 "$here/scripts/workload-syscalls.py" "$rate" "$1" >"$work/workload.log" 2>&1 &
+    workload_pids+=($!)
   fi
 }
 
@@ -67,11 +70,11 @@ run() {
     launcher=\$!
     for i in \$(seq 1200); do grep -q '^timing: store ready' '$log' && break; sleep 0.5; done
     pid=\$(pgrep -n -f 'java.*AppLauncher --capture')
-    echo \"rss \$(hwm \$pid) MiB\" >>'$log'
+    echo \"rss \$(hwm \$pid) MiB\" >'$log.rss'
     kill \$pid; wait \$launcher 2>/dev/null || true
   "
-  pkill -P $$ -f workload-syscalls.py 2>/dev/null || true
-  pkill -P $$ -f getppid-loop 2>/dev/null || true
+  kill "${workload_pids[@]}" 2>/dev/null || true
+  wait "${workload_pids[@]}" 2>/dev/null || true
   local file
   file=$(sed -n 's/^timing: capture started into \(.*\) +[0-9]* ms$/\1/p' "$log" | head -1)
   if [ -z "$file" ] || ! grep -q '^timing: store ready' "$log"; then
@@ -92,9 +95,8 @@ run() {
   echo "round $r: ${rate_seen} M events/s over $(awk -v ns="$span" 'BEGIN { printf "%.1f", ns / 1e9 }') s;" \
     "app $app, file $inside, kernel $read read + $lost lost;" \
     "JavaFX stall: longest $stall_ready until store ready, ${stall_exit:-?} to exit;" \
-    "peak $(grep '^rss' "$log" | cut -d' ' -f2-); $(du -m "$file" | cut -f1) MB;" \
+    "peak $(cut -d' ' -f2- "$log.rss"); $(du -m "$file" | cut -f1) MB;" \
     "load $load_before -> $(cut -d' ' -f1-3 /proc/loadavg)"
-  [ -s "$work/workload.log" ] && echo "  workload: $(tail -1 "$work/workload.log")"
   if [ "$app" != "$inside" ] || [ "$inside" != "$read" ]; then
     echo "  COUNTS DIFFER: app $app, file $inside, kernel read $read" >&2
   fi
