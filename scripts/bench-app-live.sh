@@ -3,7 +3,8 @@
 #   scripts/bench-app-live.sh [SECONDS] [RATE] [ROUNDS]      (root; defaults 30 s, 1000000 events/s, 1)
 # Each round, under Xvfb with a fresh cache and window state:
 # - a getppid(2) workload (scripts/workload-syscalls.py) makes syscalls:sys_enter_getppid and
-#   sys_exit_getppid occur RATE times a second (0: a C loop per CPU, as fast as the machine goes);
+#   sys_exit_getppid occur RATE times a second (0: a C loop per CPU, as fast as the machine goes),
+#   until the capture has stopped;
 # - the app starts a capture of those two events itself (`tracewire --capture EVENT --duration
 #   SECONDS`, as Start on the capture view), into a new file in its cache's live folder, which it
 #   reads as it grows into its store and its views, stops it after SECONDS, and indexes the rest;
@@ -62,6 +63,9 @@ run() {
   local load_before
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   workload $((seconds + 90))
+  # the workload ends once the capture has stopped: the store's indexing has the machine to itself
+  (for _ in $(seq 2400); do grep -qs '^timing: capture stopped' "$log" && break; sleep 0.5; done
+   kill "${workload_pids[@]}" 2>/dev/null || true) &
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
     source '$work/lib.sh'
     XDG_CACHE_HOME='$cfg/cache' XDG_CONFIG_HOME='$cfg/config' TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
