@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The desktop app's process: {@code ./tracewire} with no command, or only the app's options
- * ({@code --open FILE}, {@code --view VIEW}), and a display; the launcher starts this main class
+ * ({@code --open FILE}, {@code --view VIEW}, {@code --capture EVENT}), and a display; the launcher starts this main class
  * on the app's own class path (core, the capture store, the dissector generator, JavaFX; no
  * command line, no capture engine: {@code LauncherClassPathTest}). Parses the options, starts the
  * JavaFX toolkit, opens the window ({@link TracewireApp}) and returns when it is closed. Not a
@@ -32,6 +32,19 @@ public final class AppLauncher implements Callable<Integer> {
     @Option(names = "--view", paramLabel = "VIEW",
             description = "The view shown first: start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph.")
     String view;
+
+    @Option(names = "--capture", paramLabel = "EVENT",
+            description = "Start a capture of EVENT (SYSTEM:EVENT, repeatable) at once, as Start on the capture view"
+                    + " does, into a pcapng only (no TAP interface); needs root or the backend's privilege.")
+    java.util.List<String> capture;
+
+    @Option(names = "--duration", paramLabel = "SECONDS",
+            description = "With --capture: stop the capture after SECONDS (default: run until Stop).")
+    Double duration;
+
+    @Option(names = {"-w", "--write"}, paramLabel = "FILE",
+            description = "With --capture: the pcapng to write (default: a new file in the cache's live folder).")
+    Path write;
 
     @Option(names = "--screenshot-mode", hidden = true,
             description = "Fill the views with an example (and start a capture on the capture view).")
@@ -58,9 +71,19 @@ public final class AppLauncher implements Callable<Integer> {
             System.err.println("tracewire: " + open + ": no such file");
             return 1;
         }
+        TracewireApp.Capture startCapture;
+        try {
+            startCapture = capture(capture, duration, write, open);
+        } catch (IllegalArgumentException e) {
+            System.err.println("tracewire: " + e.getMessage());
+            return 2;
+        }
         MainView.Page page;
         try {
             page = firstPage(view, open);
+            if (startCapture != null && (view == null || view.isBlank())) {
+                page = MainView.Page.CAPTURE; // the capture's events
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("tracewire: unknown view '" + view
                     + "' (start, browser, filter, capture, wireshark, timeline, latency, histogram, query, iograph)");
@@ -71,7 +94,7 @@ public final class AppLauncher implements Callable<Integer> {
             System.err.println("sudo apt-get install -y libgtk-3-0");
             return 1;
         }
-        TracewireApp app = new TracewireApp(new TracewireApp.Options(page, screenshotMode, open));
+        TracewireApp app = new TracewireApp(new TracewireApp.Options(page, screenshotMode, open, startCapture));
         CountDownLatch closed = new CountDownLatch(1);
         Platform.setImplicitExit(false); // the toolkit ends here, after the app has stopped
         Platform.startup(() -> {
@@ -88,6 +111,41 @@ public final class AppLauncher implements Callable<Integer> {
         closed.await();
         Platform.exit();
         return 0;
+    }
+
+    /**
+     * The capture asked for with {@code --capture}, checked.
+     *
+     * @param events   the events ({@code SYSTEM:EVENT}), null or empty for none
+     * @param seconds  {@code --duration}, null for none
+     * @param file     {@code -w}, null for a file in the cache
+     * @param open     {@code --open}, which cannot go with a capture
+     * @return the capture, null when none was asked for
+     * @throws IllegalArgumentException naming the option that is wrong
+     */
+    public static TracewireApp.Capture capture(java.util.List<String> events, Double seconds, Path file, Path open) {
+        if (events == null || events.isEmpty()) {
+            if (seconds != null || file != null) {
+                throw new IllegalArgumentException("--duration and -w go with --capture EVENT");
+            }
+            return null;
+        }
+        if (open != null) {
+            throw new IllegalArgumentException("--capture and --open cannot go together");
+        }
+        if (seconds != null && !(seconds > 0 && seconds < 1e7)) {
+            throw new IllegalArgumentException("--duration " + seconds + ": seconds above 0");
+        }
+        java.util.List<org.tracewire.tracefs.EventSelection> sel = new java.util.ArrayList<>();
+        for (String e : events) {
+            try {
+                sel.add(org.tracewire.tracefs.EventSelection.parse(e, ""));
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--capture " + e + ": " + ex.getMessage());
+            }
+        }
+        return new TracewireApp.Capture(sel, seconds == null ? 0 : seconds,
+                file == null ? null : file.toAbsolutePath());
     }
 
     /**

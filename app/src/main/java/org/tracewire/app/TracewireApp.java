@@ -16,6 +16,7 @@ import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.session.WindowState;
 import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.app.util.Icons;
+import org.tracewire.app.util.StallMonitor;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsLocator;
@@ -32,8 +33,20 @@ public final class TracewireApp {
      * @param startPage      the page shown first
      * @param screenshotMode fill the views with an example (the README's screenshots)
      * @param openFile       a recorded capture to open, or null
+     * @param capture        a capture to start at once ({@code --capture}), or null
      */
-    public record Options(MainView.Page startPage, boolean screenshotMode, Path openFile) {
+    public record Options(MainView.Page startPage, boolean screenshotMode, Path openFile, Capture capture) {
+    }
+
+    /**
+     * A capture started from the command line, as Start on the capture view starts one, into a
+     * pcapng only (no TAP interface).
+     *
+     * @param events  the events, without filters
+     * @param seconds stop after this many seconds, 0 to run until Stop
+     * @param pcapng  the file to write, null for a new one in the cache's {@code live} folder
+     */
+    public record Capture(java.util.List<org.tracewire.tracefs.EventSelection> events, double seconds, Path pcapng) {
     }
 
     private final Options options;
@@ -77,7 +90,7 @@ public final class TracewireApp {
             org.tracewire.app.main.ScreenshotScript.run(vm, options.startPage());
         }
         vm.browser().load(tracefs());
-        if (!options.screenshotMode()) {
+        if (!options.screenshotMode() && options.capture() == null) {
             vm.restoreLastSession(restored -> { });
         }
         stage.show();
@@ -90,19 +103,60 @@ public final class TracewireApp {
         if (options.openFile() != null) {
             vm.openFile(options.openFile());
         }
+        if (options.capture() != null) {
+            startCapture(vm, options.capture());
+        }
+    }
+
+    /** {@code --capture}: fills the capture page and starts it; stops it after the duration. */
+    private static void startCapture(MainViewModel vm, Capture c) {
+        var capture = vm.capture();
+        capture.getEvents().setAll(c.events());
+        capture.ifaceProperty().set("");
+        capture.pcapngProperty().set(c.pcapng() == null ? "" : c.pcapng().toString());
+        if (c.seconds() > 0) {
+            javafx.animation.PauseTransition stop = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(c.seconds()));
+            stop.setOnFinished(e -> capture.stop());
+            capture.runningProperty().addListener((o, was, running) -> {
+                if (running) {
+                    stop.playFromStart();
+                }
+            });
+        }
+        capture.start();
     }
 
     /**
-     * {@code TRACEWIRE_TIMING=1}: milestones of opening a file on standard error, in ms since the JVM
-     * started (window shown, first streamed rows, store ready, first page of the store's table on
-     * screen), for the benchmark in docs/app.md; {@code TRACEWIRE_TIMING=tour} goes on through
-     * every view ({@link org.tracewire.app.main.TimingTour}).
+     * {@code TRACEWIRE_TIMING=1}: milestones of opening a file or of a live capture on standard
+     * error, in ms since the JVM started (window shown, first streamed rows, capture started and
+     * stopped with the kernel's counts, store ready with its count, first page of the store's table
+     * on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
+     * exit), for scripts/bench-app-open.sh and scripts/bench-app-live.sh; {@code TRACEWIRE_TIMING=tour}
+     * goes on through every view ({@link org.tracewire.app.main.TimingTour}).
      */
     private static void timing(MainViewModel vm) {
         long start = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
         java.util.function.Consumer<String> say = what -> System.err.println("timing: " + what + " +"
                 + (System.currentTimeMillis() - start) + " ms");
         say.accept("window shown");
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long fxThread = Thread.currentThread().getId();
+        StallMonitor stalls = new StallMonitor(javafx.application.Platform::runLater, System::nanoTime,
+                () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
+        vm.capture().sourceFileProperty().addListener((o, was, file) -> {
+            if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
+                say.accept("capture started into " + file);
+            }
+        });
+        vm.capture().live().statsProperty().addListener((o, a, s) -> {
+            if (s != null && !s.running() && s.cpus() != null && !s.cpus().isEmpty()) {
+                long read = s.cpus().stream().mapToLong(org.tracewire.protocol.Messages.CpuStat::records).sum();
+                long lost = s.cpus().stream().mapToLong(org.tracewire.protocol.Messages.CpuStat::lostKnown).sum();
+                say.accept("capture stopped (kernel: " + read + " read, " + lost + " lost; backend: "
+                        + s.events() + " events, " + s.frames() + " frames)");
+            }
+        });
         boolean[] once = new boolean[3];
         vm.capture().getRows().addListener((javafx.collections.ListChangeListener<Object>) c -> {
             if (!once[0] && !vm.capture().getRows().isEmpty()) {
@@ -115,7 +169,7 @@ public final class TracewireApp {
                 return;
             }
             once[1] = true;
-            say.accept("store ready (" + t.total() + " events)");
+            say.accept("store ready (" + t.total() + " events); " + stalls.summary());
             t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((javafx.collections.ListChangeListener<Object>) c -> {
                 if (!once[2]) {
                     once[2] = true;

@@ -72,6 +72,11 @@ public final class Main implements Callable<Integer> {
                     + "in the event table, timeline, latency and histogram views. Needs no root and no backend.")
     Path open;
 
+    @Option(names = "--capture", paramLabel = "EVENT",
+            description = "Desktop app: start a capture of EVENT (SYSTEM:EVENT, repeatable) at once into a pcapng, "
+                    + "as Start does (with --duration SECONDS, -w FILE; the app's --help tells more). Needs root.")
+    java.util.List<String> capture;
+
     @Option(names = "--screenshot-mode", hidden = true,
             description = "Desktop app: fill the views with an example (and start a capture on the capture view).")
     boolean screenshotMode;
@@ -84,8 +89,8 @@ public final class Main implements Callable<Integer> {
         if (open != null) {
             requireFile(open);
         }
-        if (open != null || view != null || screenshotMode) {
-            spec.commandLine().getErr().println("tracewire: the desktop app (--open, --view) opens through the tracewire "
+        if (open != null || view != null || screenshotMode || capture != null) {
+            spec.commandLine().getErr().println("tracewire: the desktop app (--open, --view, --capture) opens through the tracewire "
                     + "launcher with a display (DISPLAY or WAYLAND_DISPLAY)"
                     + (open == null ? "" : "; without one, print the file with: tracewire report " + open));
             return EXIT_USAGE;

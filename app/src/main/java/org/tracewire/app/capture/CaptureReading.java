@@ -27,19 +27,26 @@ import org.tracewire.store.StoreCache;
  * <li>an opened pcapng (with a store, {@link #setStore}): its first {@value CaptureViewModel#WINDOW}
  *     rows at once, while its store indexes every event; should the store fail, the file is then
  *     read whole;</li>
- * <li>a live capture's pcapng: every row as the backend writes it, while its store indexes the
- *     same growing file; the store is ready once the capture has stopped and the file is read to
- *     its end;</li>
+ * <li>a live capture's pcapng: every row as the backend writes it, the views getting the newest
+ *     of them each pulse (a reader that waited for the views would fall behind the capture), while
+ *     its store indexes every event of the same growing file; the store is ready once the capture
+ *     has stopped and the file is read to its end;</li>
  * <li>a trace.dat, or no store: every row, the window keeping the newest.</li>
  * </ul>
- * Rows reach the view model through {@link Rows}; the reader waits while the view is behind, so
- * every view sees every event. Called on the UI thread; results come back on it.
+ * Rows reach the view model through {@link Rows}; a finished file's reader waits while the view is
+ * behind, so every view sees every event. Called on the UI thread; results come back on it.
  */
 final class CaptureReading {
     /** Where rows of the file read go (the view model's window queue). */
     interface Rows {
-        /** Queues a batch (reader thread), waiting while the view is behind; the generation stops the wait. */
-        void offer(List<EventRow> batch, long generation);
+        /**
+         * Queues a batch (reader thread): a finished file's rows wait while the view is behind
+         * (the generation stops the wait); a live capture's never wait, the views getting the
+         * newest of them ({@link CaptureViewModel#LIVE_QUEUE}).
+         *
+         * @param live the rows of a file the backend may still write
+         */
+        void offer(List<EventRow> batch, long generation, boolean live);
 
         /** The rows' time base ({@link FileRows#wallClock()}), before the first batch (reader thread). */
         void wallClock(boolean wall);
@@ -175,7 +182,9 @@ final class CaptureReading {
             return;
         }
         indexed.set(0);
-        storeStatus.set(writing != null ? "indexing the live capture's " + file.getFileName() + " as it grows"
+        storeStatus.set(writing != null ? "capturing into " + file.getFileName() + ": the table shows the newest events"
+                + " read (up to " + String.format("%,d", CaptureViewModel.WINDOW) + "), the store indexes every event;"
+                + " after Stop the table holds the whole file"
                 : "indexing " + file.getFileName() + "… the table shows its first "
                 + String.format("%,d", CaptureViewModel.WINDOW) + " events until every event is indexed");
         StoreCache cache = storeCache;
@@ -247,7 +256,7 @@ final class CaptureReading {
                     long from = Math.max(0, Math.min(batch.size(), skip - seen[0]));
                     seen[0] += batch.size();
                     if (from < batch.size()) {
-                        sink.offer(from == 0 ? batch : batch.subList((int) from, batch.size()), gen);
+                        sink.offer(from == 0 ? batch : batch.subList((int) from, batch.size()), gen, writing != null);
                     }
                 }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.WINDOW));
                 rr.useFile(in.catalog(), null);

@@ -45,6 +45,12 @@ public final class CaptureViewModel {
     public static final int WINDOW = 50_000;
     /** Rows a file reader may queue before it waits for the UI pulse. */
     static final int OPEN_QUEUE = 20_000;
+    /**
+     * A live capture's rows the views get per pulse at most, the newest: its reader never waits
+     * for the views (the store indexes every event), so the JavaFX thread's work per pulse is
+     * bounded whatever the capture's rate.
+     */
+    public static final int LIVE_QUEUE = 5_000;
 
     private final TaskExecutor executor;
     private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
@@ -55,6 +61,8 @@ public final class CaptureViewModel {
     /** Events of the capture: the rows of an opened file, the kernel's count of a live one. */
     private final LongProperty eventCount = new SimpleLongProperty();
     private final LongProperty received = new SimpleLongProperty();
+    /** A live capture's rows read but passed over by the views (older than the newest of a pulse). */
+    private final LongProperty passedOver = new SimpleLongProperty();
     private final RingObservableList<EventRow> rows = new RingObservableList<>(WINDOW);
     private final EventTableViewModel table;
     private final ObjectProperty<EventRow> selected;
@@ -79,9 +87,13 @@ public final class CaptureViewModel {
         this.live = new LiveCapture(executor, backend, status);
         this.reading = new CaptureReading(executor, status, new CaptureReading.Rows() {
             @Override
-            public void offer(List<EventRow> batch, long generation) {
-                queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
-                        () -> executor.runOnUi(CaptureViewModel.this::flush));
+            public void offer(List<EventRow> batch, long generation, boolean live) {
+                if (!live) {
+                    queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
+                            () -> executor.runOnUi(CaptureViewModel.this::flush));
+                } else if (generation == reading.generation()) {
+                    queue.accept(batch, LIVE_QUEUE);
+                }
             }
 
             @Override
@@ -104,7 +116,7 @@ public final class CaptureViewModel {
         live.runningProperty().addListener(state);
         eventsStatus = Bindings.createStringBinding(this::eventsText, reading.openingProperty(),
                 reading.followingProperty(), received, eventCount, reading.storeTableProperty(),
-                reading.indexedProperty(), live.lostProperty());
+                reading.indexedProperty(), live.lostProperty(), passedOver);
         live.eventCountProperty().addListener((o, a, n) -> {
             if (live.runningProperty().get() || live.busyProperty().get()) {
                 eventCount.set(n.longValue());
@@ -155,8 +167,8 @@ public final class CaptureViewModel {
 
     /**
      * The status bar's event count: the store's total once it is ready ({@code "N events"}); while
-     * a live capture's file is read, {@code "live: R read from the file, I indexed; kernel: K
-     * read, L lost"}; while an opened file's store is built, {@code "indexing… I events"}; while
+     * a live capture's file is read, {@code "live: R read from the file (the table shows the
+     * newest: P passed over), I indexed; kernel: K read, L lost"}; while an opened file's store is built, {@code "indexing… I events"}; while
      * a file is read, {@code "reading… R events so far"}.
      */
     public StringBinding eventsStatus() {
@@ -172,7 +184,8 @@ public final class CaptureViewModel {
             return String.format("%,d events", t.total());
         }
         if (reading.followingProperty().get()) {
-            return String.format("live: %,d events read from the file%s; kernel: %,d read, %,d lost", received.get(),
+            return String.format("live: %,d events read from the file%s%s; kernel: %,d read, %,d lost", received.get(),
+                    passedOver.get() > 0 ? String.format(" (the table shows the newest: %,d passed over)", passedOver.get()) : "",
                     indexed >= 0 ? String.format(", %,d indexed", indexed) : "", eventCount.get(), live.lostProperty().get());
         }
         if (indexed >= 0) {
@@ -381,7 +394,9 @@ public final class CaptureViewModel {
         try {
             String chosen = pcapng.get();
             StoreCache cache = reading.storeCache() != null ? reading.storeCache() : StoreCache.ofUser(System.getenv());
-            out = chosen == null || chosen.isBlank() ? LiveCapture.newCacheFile(cache.dir()) : Path.of(chosen).toAbsolutePath();
+            out = chosen == null || chosen.isBlank()
+                    ? LiveCapture.newCacheFile(cache.dir(), LiveCapture.liveCacheBytes(System.getenv()))
+                    : Path.of(chosen).toAbsolutePath();
         } catch (IOException e) {
             status.set("cannot start: " + e.getMessage());
             return;
@@ -443,6 +458,7 @@ public final class CaptureViewModel {
         sinks.forEach(RowSink::cleared);
         eventCount.set(0);
         received.set(0);
+        passedOver.set(0);
     }
 
     /**
@@ -469,6 +485,9 @@ public final class CaptureViewModel {
         List<EventRow> batch = drained.rows();
         long rec = drained.received();
         if (!batch.isEmpty()) {
+            if (rec > batch.size()) {
+                passedOver.set(passedOver.get() + rec - batch.size());
+            }
             boolean paused = table.liveProperty().get() && !table.followProperty().get();
             if (!paused) {
                 rows.append(batch);
@@ -531,6 +550,14 @@ public final class CaptureViewModel {
     /** Rows read from the capture's file into the views. */
     public LongProperty receivedProperty() {
         return received;
+    }
+
+    /**
+     * A live capture's rows read but passed over by the views: the views get the newest
+     * {@value #LIVE_QUEUE} of a pulse; the store holds every event.
+     */
+    public LongProperty passedOverProperty() {
+        return passedOver;
     }
 
     /** The newest rows read, at most {@value #WINDOW}, oldest first. */

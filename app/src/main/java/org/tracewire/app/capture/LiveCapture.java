@@ -97,26 +97,97 @@ public final class LiveCapture {
         return client != null && client.isOpen();
     }
 
+    /** The live folder's default bound, bytes ({@code TRACEWIRE_LIVE_CACHE_MIB} sets another). */
+    public static final long LIVE_CACHE_BYTES = 8L << 30;
+    /** A live file modified this recently is never evicted (another app's capture may still write it). */
+    static final long EVICT_AFTER_MS = 60_000;
+
+    /**
+     * The bound on the live folder's captures: {@code TRACEWIRE_LIVE_CACHE_MIB} MiB when set (digits),
+     * else {@link #LIVE_CACHE_BYTES}.
+     *
+     * @param env the environment
+     * @return bytes
+     */
+    public static long liveCacheBytes(java.util.Map<String, String> env) {
+        String mib = env.get("TRACEWIRE_LIVE_CACHE_MIB");
+        return mib != null && mib.matches("[0-9]{1,9}") ? Long.parseLong(mib) << 20 : LIVE_CACHE_BYTES;
+    }
+
     /**
      * A new pcapng path for a capture the user gave no file for:
      * {@code CACHE/live/capture-YYYYMMDD-HHMMSS[-N].pcapng}, the folder made (mode 0700) when
-     * missing. The file itself is created by the backend, as the user.
+     * missing. The file itself is created by the backend, as the user. The folder's earlier
+     * captures are evicted first ({@link #evictLive}).
      *
-     * @param cache the user's tracewire cache folder ({@code $XDG_CACHE_HOME/tracewire})
+     * @param cache    the user's tracewire cache folder ({@code $XDG_CACHE_HOME/tracewire})
+     * @param maxBytes the bound on the earlier captures kept there ({@link #liveCacheBytes})
      * @return an absolute path that does not exist yet
      * @throws IOException when the folder cannot be made
      */
-    public static Path newCacheFile(Path cache) throws IOException {
+    public static Path newCacheFile(Path cache, long maxBytes) throws IOException {
         Path dir = cache.toAbsolutePath().resolve("live");
         if (!Files.isDirectory(dir)) {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
+        evictLive(dir, maxBytes, System.currentTimeMillis());
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path file = dir.resolve("capture-" + stamp + ".pcapng");
         for (int n = 2; Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS); n++) {
             file = dir.resolve("capture-" + stamp + "-" + n + ".pcapng");
         }
         return file;
+    }
+
+    /**
+     * Bounds the app's live captures as the store cache bounds its stores
+     * ({@code StoreCache.evict}): the least recently modified {@code capture-*.pcapng} of the live
+     * folder are deleted until those left total at most {@code maxBytes}. Only regular files of
+     * that name (links are not followed), never one modified in the last minute (a capture may
+     * still write it) nor one with a spool beside it ({@code FILE.tw-spool}: a killed capture,
+     * for {@code tracewire recover}). Files of other names, such as a user's own {@code -w} file,
+     * are never touched.
+     *
+     * @param dir      the live folder ({@code CACHE/live})
+     * @param maxBytes the bound, bytes
+     * @param nowMs    the time now, ms since the epoch
+     * @return the files deleted, oldest first
+     * @throws IOException when the folder cannot be listed
+     */
+    public static java.util.List<Path> evictLive(Path dir, long maxBytes, long nowMs) throws IOException {
+        record Live(Path path, long size, long mtime) {
+        }
+        java.util.List<Live> files = new java.util.ArrayList<>();
+        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "capture-*.pcapng")) {
+            for (Path p : ds) {
+                java.nio.file.attribute.BasicFileAttributes a;
+                try {
+                    a = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
+                            java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                } catch (IOException e) {
+                    continue; // gone meanwhile
+                }
+                if (a.isRegularFile()) {
+                    files.add(new Live(p, a.size(), a.lastModifiedTime().toMillis()));
+                }
+            }
+        }
+        files.sort(java.util.Comparator.comparingLong(Live::mtime));
+        long total = files.stream().mapToLong(Live::size).sum();
+        java.util.List<Path> deleted = new java.util.ArrayList<>();
+        for (Live f : files) {
+            if (total <= maxBytes) {
+                break;
+            }
+            if (nowMs - f.mtime() < EVICT_AFTER_MS
+                    || Files.exists(f.path().resolveSibling(f.path().getFileName() + ".tw-spool"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            Files.deleteIfExists(f.path());
+            total -= f.size();
+            deleted.add(f.path());
+        }
+        return deleted;
     }
 
     /**

@@ -7,8 +7,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Rows on their way from a reader thread to the views: queued by {@link #accept} (bounded, the
- * oldest dropped) or {@link #offer} (the reader waits while the views are behind), taken by the
- * UI pulse with {@link #drain}. Thread-safe.
+ * oldest dropped: a live capture's newest rows, which never hold its reader back) or
+ * {@link #offer} (the reader waits while the views are behind), taken by the UI pulse with
+ * {@link #drain}, which tells how many were queued in all, the dropped ones included. Thread-safe.
  */
 final class RowQueue {
     private final Object lock = new Object();
@@ -23,10 +24,23 @@ final class RowQueue {
 
     /** Queues rows, dropping the oldest beyond the bound (they would leave the window anyway). */
     void accept(List<EventRow> batch) {
+        accept(batch, bound);
+    }
+
+    /**
+     * Queues rows, keeping the newest {@code keep} queued: the older ones are counted as received
+     * and dropped.
+     *
+     * @param batch rows, oldest first
+     * @param keep  rows kept queued at most (at least 1)
+     */
+    void accept(List<EventRow> batch, int keep) {
+        int limit = Math.max(1, Math.min(keep, bound));
         synchronized (lock) {
             received += batch.size();
-            for (EventRow r : batch) {
-                if (pending.size() == bound) {
+            int from = Math.max(0, batch.size() - limit);
+            for (EventRow r : batch.subList(from, batch.size())) {
+                if (pending.size() >= limit) {
                     pending.pollFirst();
                 }
                 pending.addLast(r);

@@ -131,14 +131,15 @@ class CaptureViewModelTest {
 
     /**
      * A live capture's path without the backend: a pcapng written in two steps while it is read
-     * ({@link CaptureViewModel#watch}) ends in the views and in the capture store whole, every row
-     * with its frame number in that file.
+     * ({@link CaptureViewModel#watch}) ends in the capture store whole; the views got the newest
+     * rows of each pulse (here one pulse, at the end: the newest {@value CaptureViewModel#LIVE_QUEUE}),
+     * the others counted as passed over, every row with its frame number in that file.
      */
     @Test
     void aGrowingPcapngIsReadAsItGrowsIntoTheWindowAndTheStore(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         List<EventRecord> recs = new ArrayList<>();
-        while (recs.size() <= 3 * FileRows.BATCH) {
+        while (recs.size() <= Math.max(3 * FileRows.BATCH, CaptureViewModel.LIVE_QUEUE + 1)) {
             recs.addAll(FixtureRecords.load());
         }
         byte[] whole = java.nio.file.Files.readAllBytes(FixturePcapng.write(dir.resolve("whole.pcapng"), recs));
@@ -171,14 +172,18 @@ class CaptureViewModelTest {
             StoreTable t = vm.storeTableProperty().get();
             assertTrue(t != null, vm.storeStatusProperty().get());
             assertEquals(recs.size(), t.total(), "the store holds every event");
-            assertEquals(recs.size(), vm.receivedProperty().get(), "every row reached the views");
+            assertEquals(recs.size(), vm.receivedProperty().get(), "every row read");
+            int shown = Math.min(recs.size(), CaptureViewModel.LIVE_QUEUE);
+            assertEquals(recs.size() - shown, vm.passedOverProperty().get(), "passed over: older than the newest");
             assertTrue(vm.statusProperty().get().startsWith(String.format("captured into growing.pcapng: %,d events",
                     recs.size())), vm.statusProperty().get());
             java.util.Map<Long, org.tracewire.input.RecordInput.Event> byFrame = new java.util.HashMap<>();
+            List<Long> frames = new ArrayList<>();
             try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
                 for (var it = in.events(); it.hasNext(); ) {
                     var e = it.next();
                     byFrame.put(e.frame(), e);
+                    frames.add(e.frame());
                 }
             }
             for (EventRow r : vm.getRows()) {
@@ -188,7 +193,9 @@ class CaptureViewModelTest {
                 assertEquals(e.timeNs(), r.ts());
                 assertEquals(file.toString(), vm.wiresharkFile(r));
             }
-            assertEquals(recs.size(), vm.getRows().size());
+            assertEquals(shown, vm.getRows().size());
+            assertEquals(frames.subList(frames.size() - shown, frames.size()),
+                    vm.getRows().stream().map(EventRow::frame).toList(), "the file's newest events, without a gap");
             t.close();
         } finally {
             queries.shutdownNow();

@@ -108,6 +108,11 @@ class LiveCaptureGuiTest {
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.getRows().size() > 20);
         String live = WaitForAsyncUtils.asyncFx(() -> vm.eventsStatus().get()).get();
         assertTrue(live.startsWith("live: "), live);
+        // the line above the table says what the table shows while capturing
+        String shows = WaitForAsyncUtils.asyncFx(() -> robot.lookup("#capture-store-status")
+                .queryAs(javafx.scene.control.Label.class).getText()).get();
+        assertTrue(shows.contains("the table shows the newest events read") && shows.contains("after Stop the table holds"
+                + " the whole file"), shows);
         assertTrue(robot.lookup("#capture-count-dropped").tryQuery().isEmpty(), "no 'Not streamed' counter");
         EventRow first = WaitForAsyncUtils.asyncFx(() -> vm.getRows().get(0)).get();
         assertTrue(first.frame() > 0 && first.event().startsWith("sched:sched_"), first.toString());

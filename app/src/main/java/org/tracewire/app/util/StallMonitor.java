@@ -1,0 +1,150 @@
+package org.tracewire.app.util;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * How long the UI thread keeps a task waiting: a heartbeat posted to it (for JavaFX
+ * {@code Platform::runLater}) every period, one at a time; each heartbeat's wait, from its post to
+ * its run, is a stall of the UI thread (its work plus the queue before it). Records the longest
+ * wait, when it ended, how many waits were over a threshold, and, given the UI thread's CPU clock,
+ * the CPU time that thread used during the longest wait: near the wait, the UI thread's own work
+ * held it; far below, the thread waited for a CPU (a loaded machine) or for the garbage collector.
+ * Any thread reads the figures; a heartbeat still waiting counts with its age so far. For
+ * benchmarks ({@code TRACEWIRE_TIMING=1}), not a timed assertion.
+ */
+public final class StallMonitor implements AutoCloseable {
+    private final Executor ui;
+    private final LongSupplier nanos;
+    private final LongSupplier uiCpuNanos;
+    private final long thresholdNs;
+    private final AtomicBoolean waiting = new AtomicBoolean();
+    private volatile long postedAt;
+    private volatile long postedCpu;
+    private long longestNs;
+    private long longestCpuNs;
+    private long longestEndedAt;
+    private long over;
+    private long beats;
+    private ScheduledExecutorService timer;
+
+    /**
+     * @param ui          runs a task on the UI thread ({@code Platform::runLater})
+     * @param nanos       a monotonic clock in ns ({@code System::nanoTime})
+     * @param thresholdMs a wait longer than this counts as a stall ({@link #stallsOver()})
+     */
+    public StallMonitor(Executor ui, LongSupplier nanos, long thresholdMs) {
+        this(ui, nanos, () -> 0, thresholdMs);
+    }
+
+    /**
+     * @param ui          runs a task on the UI thread ({@code Platform::runLater})
+     * @param nanos       a monotonic clock in ns ({@code System::nanoTime})
+     * @param uiCpuNanos  the UI thread's CPU time in ns ({@code ThreadMXBean.getThreadCpuTime(id)})
+     * @param thresholdMs a wait longer than this counts as a stall ({@link #stallsOver()})
+     */
+    public StallMonitor(Executor ui, LongSupplier nanos, LongSupplier uiCpuNanos, long thresholdMs) {
+        this.ui = ui;
+        this.nanos = nanos;
+        this.uiCpuNanos = uiCpuNanos;
+        this.thresholdNs = TimeUnit.MILLISECONDS.toNanos(thresholdMs);
+    }
+
+    /**
+     * Posts heartbeats every {@code periodMs} from a daemon thread until {@link #close()}.
+     *
+     * @param periodMs the period in ms (50 gives the longest stall within 50 ms)
+     * @return this
+     */
+    public synchronized StallMonitor start(long periodMs) {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "tracewire-stall-monitor");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.scheduleAtFixedRate(this::beat, 0, periodMs, TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    /** Posts one heartbeat unless the previous one still waits (any thread). */
+    public void beat() {
+        if (!waiting.compareAndSet(false, true)) {
+            return;
+        }
+        long at = nanos.getAsLong();
+        long cpu = uiCpuNanos.getAsLong();
+        postedAt = at;
+        postedCpu = cpu;
+        ui.execute(() -> ran(at, cpu));
+    }
+
+    private void ran(long at, long cpu) {
+        long now = nanos.getAsLong();
+        record(now - at, uiCpuNanos.getAsLong() - cpu, now);
+        waiting.set(false);
+    }
+
+    private synchronized void record(long waitNs, long cpuNs, long now) {
+        beats++;
+        if (waitNs > thresholdNs) {
+            over++;
+        }
+        if (waitNs > longestNs) {
+            longestNs = waitNs;
+            longestCpuNs = cpuNs;
+            longestEndedAt = now;
+        }
+    }
+
+    /** The UI thread's CPU time during the longest wait that ended, ms (0 without its CPU clock). */
+    public synchronized long longestCpuMs() {
+        return TimeUnit.NANOSECONDS.toMillis(longestCpuNs);
+    }
+
+    /** The longest wait so far in ms, a heartbeat still waiting included. */
+    public synchronized long longestMs() {
+        long pending = waiting.get() ? nanos.getAsLong() - postedAt : 0;
+        return TimeUnit.NANOSECONDS.toMillis(Math.max(longestNs, pending));
+    }
+
+    /** Heartbeats that waited longer than the threshold. */
+    public synchronized long stallsOver() {
+        return over;
+    }
+
+    /** Heartbeats that ran. */
+    public synchronized long beats() {
+        return beats;
+    }
+
+    /** The clock's time ({@code nanos}) when the longest wait ended, 0 before any. */
+    public synchronized long longestEndedAt() {
+        return longestEndedAt;
+    }
+
+    /**
+     * One line: {@code longest UI-thread stall N ms (the thread ran C ms of it); W waits over T ms of
+     * B heartbeats}.
+     *
+     * @return the line
+     */
+    public String summary() {
+        return String.format("longest UI-thread stall %d ms (the thread ran %d ms of it); %d waits over %d ms of %d"
+                + " heartbeats", longestMs(), longestCpuMs(), stallsOver(), TimeUnit.NANOSECONDS.toMillis(thresholdNs), beats());
+    }
+
+    /** Stops the heartbeats; the figures stay. */
+    @Override
+    public synchronized void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+            timer = null;
+        }
+    }
+}
