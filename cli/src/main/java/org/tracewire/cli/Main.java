@@ -75,7 +75,7 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--capture", paramLabel = "EVENT",
             description = "Desktop app: start a capture of EVENT (SYSTEM:EVENT, repeatable) at once into a pcapng, "
                     + "as Start does (with --duration SECONDS, -w FILE; the app's --help tells more). Needs root.")
-    java.util.List<String> capture;
+    List<String> capture;
 
     @Option(names = "--screenshot-mode", hidden = true,
             description = "Desktop app: fill the views with an example (and start a capture on the capture view).")
