@@ -14,6 +14,7 @@ import org.tracewire.app.main.MainView;
 import org.tracewire.app.main.MainViewModel;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.session.WindowState;
+import org.tracewire.app.util.BackgroundThreads;
 import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.app.util.Icons;
 import org.tracewire.app.util.StallMonitor;
@@ -201,25 +202,13 @@ public final class TracewireApp {
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
         MainViewModel vm = self[0];
         // an opened pcapng's table goes over its capture store: built and queried on one daemon thread
-        vm.capture().setStore(org.tracewire.store.StoreCache.ofUser(env), java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tracewire-store");
-            t.setDaemon(true);
-            return t;
-        }));
+        vm.capture().setStore(org.tracewire.store.StoreCache.ofUser(env), BackgroundThreads.single("tracewire-store"));
         // latency and histogram over the store: their own connections, queried on one daemon thread
-        java.util.concurrent.Executor stats = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tracewire-stats");
-            t.setDaemon(true);
-            return t;
-        });
+        java.util.concurrent.Executor stats = BackgroundThreads.single("tracewire-stats");
         vm.latency().setQueries(stats);
         vm.histogram().setQueries(stats);
         // the timeline's slices: a thread of its own, so loading them never waits behind a latency query
-        vm.timeline().setQueries(java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tracewire-timeline");
-            t.setDaemon(true);
-            return t;
-        }));
+        vm.timeline().setQueries(BackgroundThreads.single("tracewire-timeline"));
         vm.wireshark().setGenerator(events -> {
             Tracefs t = vm.browser().tracefs();
             if (t == null) {

@@ -86,6 +86,15 @@ public final class Posix {
     /** geteuid(2). */
     public static native int geteuid();
 
+    /** {@code PRIO_PROCESS} for {@link #setpriority}: {@code who} is a process or, on Linux, a thread id. */
+    public static final int PRIO_PROCESS = 0;
+
+    /**
+     * setpriority(2): the nice value (−20..19) of a process or, on Linux, of one thread (its
+     * thread id with {@link #PRIO_PROCESS}). Raising it needs no privilege.
+     */
+    public static native int setpriority(int which, int who, int prio) throws LastErrorException;
+
     /**
      * setfsuid(2): the calling thread's file-system uid (per thread on Linux; glibc does not copy
      * it to other threads). Moving it away from 0 drops the thread's file capabilities.

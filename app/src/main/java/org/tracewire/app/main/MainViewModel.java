@@ -16,6 +16,7 @@ import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.filter.FilterBuilderViewModel;
 import org.tracewire.app.session.Session;
 import org.tracewire.app.session.SessionStore;
+import org.tracewire.app.util.BackgroundThreads;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
 import org.tracewire.protocol.Messages;
@@ -123,11 +124,7 @@ public final class MainViewModel {
     }
 
     private static java.util.concurrent.Executor daemonThread(String name) {
-        return java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+        return BackgroundThreads.single(name);
     }
 
     /** The query view's model (SQL over the opened file's store). */

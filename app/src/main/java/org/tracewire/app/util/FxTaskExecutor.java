@@ -3,7 +3,6 @@ package org.tracewire.app.util;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javafx.application.Platform;
 
@@ -11,14 +10,9 @@ import javafx.application.Platform;
 public final class FxTaskExecutor implements TaskExecutor {
     private final ExecutorService pool;
 
-    /** Creates the pool (two daemon threads named {@code tracewire-task-N}). */
+    /** Creates the pool (two background daemon threads named {@code tracewire-task-N}: {@link BackgroundThreads}). */
     public FxTaskExecutor() {
-        AtomicInteger n = new AtomicInteger();
-        pool = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "tracewire-task-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        pool = Executors.newFixedThreadPool(2, BackgroundThreads.factory("tracewire-task", true));
     }
 
     /** {@inheritDoc} */
