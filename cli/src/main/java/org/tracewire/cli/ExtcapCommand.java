@@ -447,7 +447,7 @@ final class ExtcapCommand implements Callable<Integer> {
             try {
                 awaitBackend(client);
                 client.startCapture(new Messages.CaptureRequest(selected, null, fifo.toAbsolutePath().toString(),
-                        buffer.bufferKb, buffer.clock, false)).get();
+                        buffer.bufferKb, buffer.clock)).get();
             } catch (ExecutionException | TimeoutException e) {
                 if (terminating) {
                     return 0;
