@@ -8,8 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.FilterRejectedException;
@@ -22,14 +20,12 @@ import org.tracewire.dissector.PluginInstaller;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
-import org.tracewire.posix.InvokingUser;
 import org.tracewire.posix.Posix;
 import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
-import org.tracewire.tracefs.TracefsLocator;
 import org.tracewire.wire.Ethernet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -180,7 +176,8 @@ final class ExtcapCommand implements Callable<Integer> {
         }
         boolean ssh = ExtcapProtocol.INTERFACE_SSH.equals(iface);
         if (install || uninstall) {
-            return install ? install(out, err) : uninstall(out);
+            return install ? ExtcapSetup.install(out, err, extcapDir, noDissector, classPath)
+                    : ExtcapSetup.uninstall(out, extcapDir);
         }
         if (interfaces) {
             ExtcapProtocol.interfaces(version()).forEach(out::println);
@@ -355,7 +352,7 @@ final class ExtcapCommand implements Callable<Integer> {
             try {
                 String home = System.getenv("HOME");
                 if (home != null && !home.isBlank()) {
-                    writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
+                    ExtcapSetup.writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
                             Path.of(home).resolve(PluginInstaller.PERSONAL_PLUGINS).resolve(PluginInstaller.FILE_NAME));
                 }
             } catch (IOException | RuntimeException e) {
@@ -483,83 +480,8 @@ final class ExtcapCommand implements Callable<Integer> {
         return false;
     }
 
-    private int install(PrintWriter out, PrintWriter err) throws IOException {
-        Path home = home();
-        Path folder = extcapDir;
-        Map<String, Path> folders = Map.of();
-        if (folder == null || !noDissector) {
-            folders = ExtcapInstaller.wiresharkFolders();
-        }
-        if (folder == null) {
-            Optional<Path> f = ExtcapInstaller.extcapFolder(folders, Tracefs.isRoot());
-            if (f.isEmpty()) {
-                err.println("extcap: this Wireshark reads extcaps only from its global folder "
-                        + folders.getOrDefault("Extcap path", Path.of("(unknown)")) + "; run as root:");
-                err.println("  sudo " + (home != null ? home.resolve("tracewire") : "./tracewire") + " extcap --install");
-                return Main.EXIT_FAILURE;
-            }
-            folder = f.get();
-        }
-        String cp = classPath != null ? classPath : ExtcapInstaller.classPath(home);
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Path installed = ExtcapInstaller.install(folder,
-                ExtcapInstaller.script(java, ExtcapInstaller.launcherJvmOptions(), cp, home, version(),
-                        Map.of(ExtcapProtocol.INTERFACE, ExtcapProtocol.config(clocks()),
-                                ExtcapProtocol.INTERFACE_SSH, ExtcapProtocol.configSsh())));
-        out.println("extcap: " + installed + " (interfaces '" + ExtcapProtocol.INTERFACE + "' and '" + ExtcapProtocol.INTERFACE_SSH + "'; check with tshark -D)");
-        if (!noDissector) {
-            Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));
-            DissectorGenerator.Result r = DissectorGenerator.forTracefs(tracefs, List.of());
-            // as `dissector --install`: the invoking user's folder (SUDO_UID's under sudo), as that user
-            Path user = PluginInstaller.currentTarget().pluginDir().resolve(PluginInstaller.FILE_NAME);
-            writeIfChanged(r, user);
-            out.println("dissector: " + r.summary() + " -> " + user);
-            Path lua = folders.get("Personal Lua Plugins"); // where this user's tshark loads Lua plugins from
-            if (lua != null && !lua.resolve(PluginInstaller.FILE_NAME).equals(user)) {
-                try {
-                    writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
-                    out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
-                } catch (IOException e) {
-                    err.println("extcap: not written: " + e.getMessage());
-                }
-            }
-        }
-        out.flush();
-        return 0;
-    }
-
-    private int uninstall(PrintWriter out) throws IOException {
-        Path folder = extcapDir;
-        if (folder == null) {
-            folder = ExtcapInstaller.extcapFolder(ExtcapInstaller.wiresharkFolders(), Tracefs.isRoot())
-                    .orElseThrow(() -> new IOException("only root can change Wireshark's global extcap folder"));
-        }
-        boolean removed = ExtcapInstaller.uninstall(folder);
-        out.println("extcap: " + (removed ? "removed " : "nothing to remove in ") + (removed ? folder.resolve(ExtcapInstaller.FILE_NAME) : folder));
-        out.flush();
-        return 0;
-    }
-
-    /**
-     * Writes the plugin to {@code file} unless it already holds it, as the invoking user
-     * ({@link InvokingUser#current()}: under sudo the user's credentials read and write it).
-     */
-    private static void writeIfChanged(DissectorGenerator.Result r, Path file) throws IOException {
-        InvokingUser user = InvokingUser.current();
-        if (!r.lua().equals(user.act(() -> readOrNull(file)))) {
-            PluginInstaller.write(user, file, r.lua());
-        }
-    }
-
-    private static String readOrNull(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static List<String> clocks() {
+    /** The live kernel's trace clocks, else {@link ExtcapProtocol#FALLBACK_CLOCKS}. */
+    static List<String> clocks() {
         try {
             List<String> c = Tracefs.live().traceClocks();
             return c.isEmpty() ? ExtcapProtocol.FALLBACK_CLOCKS : c;
@@ -569,12 +491,13 @@ final class ExtcapCommand implements Callable<Integer> {
     }
 
     /** The repository root: {@code -Dtracewire.home} (the launcher and the entry set it), else null. */
-    private static Path home() {
+    static Path home() {
         String h = System.getProperty("tracewire.home");
         return h == null || h.isBlank() ? null : Path.of(h).toAbsolutePath();
     }
 
-    private static String version() {
+    /** tracewire's version from the jar's manifest, {@code dev} when run from classes. */
+    static String version() {
         String v = Main.class.getPackage().getImplementationVersion();
         return v != null ? v : "dev";
     }
