@@ -94,14 +94,10 @@ class BackendClientTest {
     /** Replies are read strictly (the one protocol definition both ends use): a stray field fails the command. */
     @Test
     void malformedRepliesFailTheirCommandNamingTheField() throws Exception {
-        var hello = client.hello();
-        JsonNode c = nextCommand();
-        send("{\"type\":\"hello\",\"id\":" + c.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\","
-                + "\"live\":true,\"label\":\"live tracefs\",\"cpus\":2,\"extra\":1}");
-        ExecutionException e = assertThrows(ExecutionException.class, () -> hello.get(5, TimeUnit.SECONDS));
+        ExecutionException e = helloFails("0.1", ",\"extra\":1");
         assertEquals("bad hello reply: unknown field 'extra' in hello", e.getCause().getMessage());
         var stats = client.stats();
-        c = nextCommand();
+        JsonNode c = nextCommand();
         send("{\"type\":\"stats\",\"id\":" + c.get("id").asLong() + ",\"running\":true,\"events\":\"5\"}");
         e = assertThrows(ExecutionException.class, () -> stats.get(5, TimeUnit.SECONDS));
         assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
@@ -142,14 +138,19 @@ class BackendClientTest {
         assertTrue(errors.get(1).startsWith("not JSON"), errors.toString());
     }
 
+    /** Sends {@code hello}, answers it with {@code version} and {@code extra} fields: how it failed. */
+    private ExecutionException helloFails(String version, String extra) throws IOException {
+        var hello = client.hello();
+        JsonNode c = nextCommand();
+        send("{\"type\":\"hello\",\"id\":" + c.get("id").asLong() + ",\"version\":\"" + version
+                + "\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2" + extra + "}");
+        return assertThrows(ExecutionException.class, () -> hello.get(5, TimeUnit.SECONDS));
+    }
+
     /** A backend of another protocol version fails {@code hello} with both versions named. */
     @Test
     void helloFailsNamingBothVersionsWhenTheyDiffer() throws Exception {
-        var hello = client.hello();
-        JsonNode c = nextCommand();
-        send("{\"type\":\"hello\",\"id\":" + c.get("id").asLong() + ",\"version\":\"0.1.0\",\"kernel\":\"6.18\","
-                + "\"live\":true,\"label\":\"live tracefs\",\"cpus\":2}");
-        ExecutionException e = assertThrows(ExecutionException.class, () -> hello.get(5, TimeUnit.SECONDS));
+        ExecutionException e = helloFails("0.1.0", "");
         assertInstanceOf(BackendException.class, e.getCause());
         assertTrue(e.getCause().getMessage().startsWith("the backend speaks protocol 0.1.0, this client "
                 + Protocol.VERSION), e.getCause().getMessage());
