@@ -8,10 +8,6 @@ import org.tracewire.capture.FrameOutputs;
 import org.tracewire.posix.InvokingUser;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsLocator;
-import org.tracewire.tracetext.KernelContext;
-import org.tracewire.tracetext.KernelTextRenderer;
-import org.tracewire.tracetext.SavedCmdlines;
-import org.tracewire.tracetext.TraceLinePrefix;
 import org.tracewire.wire.Ethernet;
 
 /**
@@ -33,7 +29,7 @@ public final class BackendMain {
     static final String USAGE = """
             Usage: tracewire backend
             The privileged capture process the desktop app and the extcap talk to: JSON lines on
-            standard input (commands) and standard output (replies, pushed events), until end of
+            standard input (commands) and standard output (replies, pushed stats), until end of
             input or {"type":"quit"} (docs/backend-protocol.md). It takes no arguments. Run as root
             (through pkexec or sudo it acts for the invoking user). Example:
               printf '%s\\n' '{"type":"hello"}' '{"type":"quit"}' | sudo ./tracewire backend""";
@@ -80,11 +76,8 @@ public final class BackendMain {
         }
         BackendServer server = new BackendServer(tracefs, out, (iface, pcapng, t, session) ->
                 FrameOutputs.open(session, iface, null, pcapng == null ? null : Path.of(pcapng),
-                        Ethernet.DEFAULT_MAX_FRAME, (f, extra) -> user.openForWriting(f, "pcapng", extra)), t -> {
-            KernelTextRenderer renderer = new KernelTextRenderer(new TraceLinePrefix(SavedCmdlines.empty(), "mono"),
-                    t.layout(), KernelContext.of(t));
-            return renderer::body;
-        }, user, BackendLimits.DEFAULT).withQuota(quota);
+                        Ethernet.DEFAULT_MAX_FRAME, (f, extra) -> user.openForWriting(f, "pcapng", extra)),
+                user, BackendLimits.DEFAULT).withQuota(quota);
         try {
             server.serve(in);
             return 0;

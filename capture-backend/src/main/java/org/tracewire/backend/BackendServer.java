@@ -14,11 +14,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.tracewire.capture.Capture;
 import org.tracewire.capture.CaptureSession;
 import org.tracewire.capture.CpuStats;
-import org.tracewire.capture.EventSink;
 import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.capture.FrameSink;
 import org.tracewire.capture.SelfExclusion;
@@ -28,11 +26,9 @@ import org.tracewire.posix.InvokingUser;
 import org.tracewire.protocol.Messages;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.protocol.ProtocolException;
-import org.tracewire.record.EventRecord;
 import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.KernelFilterCheck;
 import org.tracewire.tracefs.Tracefs;
-import org.tracewire.tracetext.SavedCmdlines;
 
 /**
  * {@code ./tracewire backend}: the capture engine driven by JSON-lines commands on stdin, replies
@@ -49,7 +45,7 @@ public final class BackendServer {
     /** Longest command line accepted, in bytes. */
     public static final int MAX_LINE = Protocol.MAX_COMMAND_BYTES;
 
-    /** Opens the frame outputs of a capture (TAP interface, pcapng file); the stream sink is added by the server. */
+    /** Opens the frame outputs of a capture (TAP interface, pcapng file). */
     public interface OutputFactory {
         /**
          * @param iface  TAP interface name or null (already checked by the server)
@@ -65,7 +61,6 @@ public final class BackendServer {
     private final Tracefs tracefs;
     private final OutputStream out;
     private final OutputFactory outputs;
-    private final Function<Tracefs, Function<EventRecord, String>> renderers;
     private final InvokingUser user;
     private final BackendLimits limits;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -79,7 +74,7 @@ public final class BackendServer {
     /** Final stats of a capture the backend stopped by itself, for the next {@code stopCapture}. */
     private Messages.Stats stoppedEarly;
 
-    private record Running(Capture capture, StreamSink stream, List<ScheduledFuture<?>> timers) {
+    private record Running(Capture capture, List<ScheduledFuture<?>> timers) {
     }
 
     /**
@@ -89,28 +84,23 @@ public final class BackendServer {
      * @param tracefs   the tracefs to serve (live for captures; a snapshot answers metadata only)
      * @param out       where replies go (stdout)
      * @param outputs   opens TAP/pcapng outputs for a capture
-     * @param renderers gives, per tracefs, the function rendering a record's text
      */
-    public BackendServer(Tracefs tracefs, OutputStream out, OutputFactory outputs,
-                         Function<Tracefs, Function<EventRecord, String>> renderers) {
-        this(tracefs, out, outputs, renderers, InvokingUser.current(), BackendLimits.DEFAULT);
+    public BackendServer(Tracefs tracefs, OutputStream out, OutputFactory outputs) {
+        this(tracefs, out, outputs, InvokingUser.current(), BackendLimits.DEFAULT);
     }
 
     /**
      * @param tracefs   the tracefs to serve (live for captures; a snapshot answers metadata only)
      * @param out       where replies go (stdout)
      * @param outputs   opens TAP/pcapng outputs for a capture
-     * @param renderers gives, per tracefs, the function rendering a record's text
      * @param user      whom the backend acts for (files are checked for and owned by them)
      * @param limits    what one client may start
      */
-    public BackendServer(Tracefs tracefs, OutputStream out, OutputFactory outputs,
-                         Function<Tracefs, Function<EventRecord, String>> renderers, InvokingUser user,
+    public BackendServer(Tracefs tracefs, OutputStream out, OutputFactory outputs, InvokingUser user,
                          BackendLimits limits) {
         this.tracefs = tracefs;
         this.out = out;
         this.outputs = outputs;
-        this.renderers = renderers;
         this.user = user;
         this.limits = limits;
     }
@@ -265,13 +255,8 @@ public final class BackendServer {
         if (quota != null) {
             quota.reserve(bufferKb * 1024L * Math.max(1, tracefs.cpus().size()));
         }
-        StreamSink stream = c.stream() ? new StreamSink(renderers.apply(tracefs), m -> send(m, null)) : null;
         Capture capture;
         try {
-            if (stream != null) {
-                stream.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines")));
-            }
-            List<EventSink> sinks = stream == null ? List.of() : List.of(stream);
             boolean traceSelf = Boolean.TRUE.equals(c.traceSelf());
             for (String w : SelfExclusion.feedbackWarnings(events, traceSelf, c.iface() != null)) {
                 System.err.println("backend: warning: " + w);
@@ -281,7 +266,7 @@ public final class BackendServer {
                     s -> {
                         s.followTaskNames(); // names from the records, before the outputs make their context
                         return outputs.open(c.iface(), c.pcapng(), tracefs, s);
-                    }, sinks, 0);
+                    }, List.of(), 0);
         } catch (FilterRejectedException e) {
             releaseQuota();
             send(new Messages.Error(e.getMessage(), e.event(), e.position()), id);
@@ -291,21 +276,10 @@ public final class BackendServer {
             throw e;
         }
         capture.startTracing();
-        Running r = new Running(capture, stream, new ArrayList<>());
+        Running r = new Running(capture, new ArrayList<>());
         synchronized (this) {
             running = r;
             stoppedEarly = null;
-        }
-        if (stream != null) {
-            r.timers().add(timer.scheduleAtFixedRate(() -> {
-                try {
-                    stream.flush();
-                } catch (RuntimeException ignored) {
-                    // stdout gone: the read loop ends too
-                }
-            }, 50, 50, TimeUnit.MILLISECONDS));
-            r.timers().add(timer.scheduleAtFixedRate(
-                    () -> stream.setCmdlines(SavedCmdlines.parse(tracefs.read("saved_cmdlines"))), 1, 1, TimeUnit.SECONDS));
         }
         r.timers().add(timer.scheduleAtFixedRate(() -> {
             try {
@@ -385,7 +359,7 @@ public final class BackendServer {
                     st.agreesWithKernel()));
         }
         return new Messages.Stats(running, events, secs > 0 ? Math.round(events / secs) : 0,
-                c.frames(), c.bytes(), r.stream() == null ? 0 : r.stream().dropped(), cpus);
+                c.frames(), c.bytes(), cpus);
     }
 
     /**
@@ -444,7 +418,7 @@ public final class BackendServer {
                 out.flush();
             }
         } catch (ProtocolException e) {
-            // only an oversized events batch could get here: say so instead
+            // only an oversized reply could get here: say so instead
             if (!(msg instanceof Messages.Error)) {
                 error(id, e.getMessage());
             }

@@ -84,49 +84,9 @@ public final class Capture implements AutoCloseable {
             return cpus.stream().allMatch(CpuStats::agreesWithKernel);
         }
 
-        /** The closing summary line of {@code ./tracewire capture}. */
+        /** The closing summary line of {@code ./tracewire capture} ({@link SummaryLine}). */
         public String describe() {
-            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                    "capture: %.1f s, %d events read, %d frames emitted (%d of context, %d bytes), lost events:",
-                    seconds, read - namingRead, frames, contextFrames, bytes));
-            for (CpuStats c : cpus) {
-                sb.append(String.format(Locale.ROOT, " cpu%d %d", c.cpu(), c.lost()));
-            }
-            if (agreesWithKernel()) {
-                sb.append(" (read + lost = the kernel's count on every CPU)");
-            } else {
-                sb.append(" (the kernel's per-CPU stats differ:");
-                for (CpuStats c : cpus) {
-                    if (!c.agreesWithKernel()) {
-                        sb.append(c.kernel() == null ? String.format(Locale.ROOT, " cpu%d stats not read", c.cpu())
-                                : String.format(Locale.ROOT, " cpu%d read %d lost %d unread %d", c.cpu(),
-                                c.kernel().readEvents(), c.kernel().lost(), c.kernel().entries()));
-                    }
-                }
-                sb.append(')');
-            }
-            sb.append(String.format(Locale.ROOT, ", cpu %.0f%% of one core while tracing",
-                    tracingSeconds > 0 ? tracingCpuSeconds / tracingSeconds * 100 : 0));
-            if (seconds - tracingSeconds >= 0.05 || readAheadBytes > 0) {
-                sb.append(String.format(Locale.ROOT, " (%.0f%% over %.1f s in all: framing went on %.1f s after tracing"
-                        + "%s)", seconds > 0 ? cpuSeconds / seconds * 100 : 0, seconds, seconds - tracingSeconds,
-                        readAheadBytes > 0 ? String.format(Locale.ROOT, ", read-ahead %d MiB", readAheadBytes >> 20) : ""));
-            }
-            for (FrameSink.OutputFailure f : outputFailures) {
-                sb.append(String.format(Locale.ROOT, "; %s failed (%s): it holds the first %d events, %d events read "
-                        + "are not in it", f.output(), f.reason(), f.eventsWritten(), emitted - f.eventsWritten()));
-            }
-            if (notFramed > 0) {
-                sb.append(String.format(Locale.ROOT, "; framing aborted: %d events read were not framed", notFramed));
-            }
-            if (namingRead > 0) {
-                sb.append(String.format(Locale.ROOT, "; %d fork/exec/rename records read for task names only",
-                        namingRead));
-            }
-            if (!outputs.isEmpty()) {
-                sb.append("; outputs: ").append(String.join(", ", outputs));
-            }
-            return sb.toString();
+            return SummaryLine.of(this);
         }
     }
 

@@ -15,7 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.tracewire.dissector.EventDescription;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
@@ -32,9 +31,10 @@ import org.tracewire.tracetext.KernelContext;
 import org.tracewire.tracetext.SavedCmdlines;
 import org.tracewire.wire.ContextMessages;
 import org.tracewire.wire.ContextPlan;
-import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.ContextPlanner.Task;
 import org.tracewire.wire.ContextPlanner.Tasks;
+import org.tracewire.wire.ContextPlanner;
+import org.tracewire.wire.description.EventDescription;
 
 /**
  * What a capture knows about the traced kernel and host, for the context messages that make its

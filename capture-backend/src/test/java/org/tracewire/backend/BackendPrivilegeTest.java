@@ -40,7 +40,7 @@ class BackendPrivilegeTest {
     }
 
     static CaptureRequest request(List<CaptureEvent> events, String iface, String pcapng, Integer bufferKb) {
-        return new CaptureRequest(events, iface, pcapng, bufferKb, null, false);
+        return new CaptureRequest(events, iface, pcapng, bufferKb, null);
     }
 
     /** Refused before anything is created (on the snapshot: no capture could even start). */
@@ -50,7 +50,7 @@ class BackendPrivilegeTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         BackendServer server = new BackendServer(snap, out, (i, p, t, s) -> {
             throw new AssertionError("no output may be opened");
-        }, t -> r -> "", NOBODY, new BackendLimits(2, 1024, 60));
+        }, NOBODY, new BackendLimits(2, 1024, 60));
         List<CaptureEvent> one = List.of(new CaptureEvent("sched:sched_switch", null));
         List<CaptureEvent> three = List.of(new CaptureEvent("sched:sched_switch", null),
                 new CaptureEvent("sched:sched_wakeup", null), new CaptureEvent("sched:sched_waking", null));

@@ -65,7 +65,7 @@ class BackendSelfLiveTest {
         try (OutputStream cmd = p.getOutputStream();
              BufferedReader replies = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             send(cmd, new CaptureRequest(List.of(new CaptureEvent("syscalls:sys_enter_write", null)), iface,
-                    pcapng == null ? null : pcapng.toString(), null, null, false, traceSelf ? true : null), 1);
+                    pcapng == null ? null : pcapng.toString(), null, null, traceSelf ? true : null), 1);
             instance = next(replies, 1, Messages.Started.class).instance();
             seed.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
             seed.getOutputStream().close();

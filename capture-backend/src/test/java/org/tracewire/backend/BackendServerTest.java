@@ -31,7 +31,7 @@ class BackendServerTest {
 
     static List<JsonNode> runScript(Tracefs t, String... lines) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        BackendServer server = new BackendServer(t, out, (i, p, tr, s) -> null, tr -> r -> r.format().fullName());
+        BackendServer server = new BackendServer(t, out, (i, p, tr, s) -> null);
         server.serve(new ByteArrayInputStream((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
         List<JsonNode> replies = new ArrayList<>();
         for (String l : out.toString(StandardCharsets.UTF_8).split("\n")) {
@@ -74,16 +74,16 @@ class BackendServerTest {
         assertEquals(10, r.size(), "nothing is served after quit");
     }
 
-    /** Against the live kernel: a filter verdict, then a capture whose events stream back. */
+    /** Against the live kernel: a filter verdict, then a capture whose counters come back. */
     @Test
     @Tag("live")
-    void validatesFiltersAndStreamsACapture() throws Exception {
+    void validatesFiltersAndRunsACapture() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
         PipedOutputStream toServer = new PipedOutputStream();
         PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 20);
         PipedInputStream fromServer = new PipedInputStream(1 << 22);
         PipedOutputStream serverOut = new PipedOutputStream(fromServer);
-        BackendServer server = new BackendServer(top, serverOut, (i, p, t, s) -> null, t -> r -> r.format().fullName());
+        BackendServer server = new BackendServer(top, serverOut, (i, p, t, s) -> null);
         Thread th = new Thread(() -> {
             try {
                 server.serve(serverIn);
@@ -119,16 +119,13 @@ class BackendServerTest {
         assertEquals("Field not found", v.get("message").asText());
         assertEquals(10, v.get("position").asInt());
         cmd.accept("{\"type\":\"startCapture\",\"id\":2,\"events\":[{\"event\":\"sched:sched_switch\"},"
-                + "{\"event\":\"sched:sched_wakeup\",\"filter\":\"prio < 200\"}],\"stream\":true}");
+                + "{\"event\":\"sched:sched_wakeup\",\"filter\":\"prio < 200\"}]}");
         JsonNode started = next(replies, "started");
         assertTrue(started.get("instance").asText().startsWith("tracewire-"));
         assertTrue(top.instanceNames().contains(started.get("instance").asText()));
-        JsonNode events = next(replies, "events");
-        JsonNode item = events.get("items").get(0);
-        assertTrue(item.get("event").asText().startsWith("sched:sched_"), item.toString());
-        assertTrue(item.get("ts").asLong() > 1_600_000_000_000_000_000L, "ts in ns since the epoch");
         JsonNode stats = next(replies, "stats");
-        assertTrue(stats.get("cpus").size() >= 1);
+        assertTrue(stats.get("running").asBoolean(), stats.toString());
+        assertEquals(top.cpus().size(), stats.get("cpus").size(), stats.toString());
         cmd.accept("{\"type\":\"stopCapture\",\"id\":3}");
         JsonNode stopped = next(replies, "stopped");
         JsonNode fin = stopped.get("stats");

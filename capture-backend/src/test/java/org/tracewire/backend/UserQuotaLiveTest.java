@@ -82,14 +82,14 @@ class UserQuotaLiveTest {
             assertTrue(three.stderr().contains("uid 4242 already runs 2 tracewire backends"), three.stderr());
 
             List<Messages.CaptureEvent> ev = List.of(new Messages.CaptureEvent("sched:sched_switch", null));
-            send(one.cmd(), new Messages.CaptureRequest(ev, null, null, 16384, null, false), 2);
+            send(one.cmd(), new Messages.CaptureRequest(ev, null, null, 16384, null), 2);
             next(one.replies, 2, Messages.Started.class);
-            send(two.cmd(), new Messages.CaptureRequest(ev, null, null, 16384, null, false), 2);
+            send(two.cmd(), new Messages.CaptureRequest(ev, null, null, 16384, null), 2);
             String refused = next(two.replies, 2, Messages.Error.class).message();
             assertTrue(refused.contains("exceed the per-user limit of " + limitMiB + " MiB"), refused);
             send(one.cmd(), new Messages.StopCaptureRequest(), 3);
             next(one.replies, 3, Messages.Stopped.class);
-            send(two.cmd(), new Messages.CaptureRequest(ev, null, null, 16384, null, false), 3);
+            send(two.cmd(), new Messages.CaptureRequest(ev, null, null, 16384, null), 3);
             next(two.replies, 3, Messages.Started.class);
 
             one.process.destroyForcibly();

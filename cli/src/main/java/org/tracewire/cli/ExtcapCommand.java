@@ -1,26 +1,14 @@
 package org.tracewire.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.FilterRejectedException;
 import org.tracewire.capture.FrameOutputs;
@@ -32,16 +20,12 @@ import org.tracewire.dissector.PluginInstaller;
 import org.tracewire.pcapng.InterfaceInfo;
 import org.tracewire.pcapng.PcapngWriter;
 import org.tracewire.pcapng.SectionInfo;
-import org.tracewire.posix.InvokingUser;
 import org.tracewire.posix.Posix;
-import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.BackendLauncher;
-import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsException;
-import org.tracewire.tracefs.TracefsLocator;
 import org.tracewire.wire.Ethernet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -192,7 +176,8 @@ final class ExtcapCommand implements Callable<Integer> {
         }
         boolean ssh = ExtcapProtocol.INTERFACE_SSH.equals(iface);
         if (install || uninstall) {
-            return install ? install(out, err) : uninstall(out);
+            return install ? ExtcapSetup.install(out, err, extcapDir, noDissector, classPath)
+                    : ExtcapSetup.uninstall(out, extcapDir);
         }
         if (interfaces) {
             ExtcapProtocol.interfaces(version()).forEach(out::println);
@@ -333,32 +318,8 @@ final class ExtcapCommand implements Callable<Integer> {
         // The plugin serves the next Wireshark (this one loaded its plugins at start): rewritten beside
         // the capture, not before it, so tracing starts at once (generating all events' tables takes
         // seconds of CPU).
-        Thread plugin = null;
         if (installDissector) {
-            plugin = new Thread(() -> {
-                try {
-                    String home = System.getenv("HOME");
-                    if (home != null && !home.isBlank()) {
-                        writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
-                                Path.of(home).resolve(PluginInstaller.PERSONAL_PLUGINS).resolve(PluginInstaller.FILE_NAME));
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // not worth failing the capture: the frames are still decodable with any plugin
-                }
-            }, "tracewire-extcap-plugin");
-            plugin.setDaemon(true);
-            plugin.setPriority(Thread.MIN_PRIORITY);
-            plugin.start();
-            // however the capture ends (Wireshark's SIGTERM included), the JVM waits for the write:
-            // a write cut by the exit would leave its temporary file beside the plugin
-            Thread writing = plugin;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    writing.join(PLUGIN_WAIT_MS);
-                } catch (InterruptedException ignored) {
-                    // exiting anyway
-                }
-            }, "tracewire-extcap-plugin-wait"));
+            rewritePlugin(top);
         }
         CaptureRun.Options o = new CaptureRun.Options(selections, 0, 0, null, null, fifo, buffer.bufferKb, buffer.clock,
                 Ethernet.DEFAULT_MAX_FRAME, 0, 0);
@@ -382,20 +343,41 @@ final class ExtcapCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Rewrites the personal Wireshark plugin for this kernel's events on a background thread that the
+     * JVM's exit waits for (at most {@link #PLUGIN_WAIT_MS}); a failure only leaves the old plugin.
+     */
+    private static void rewritePlugin(Tracefs top) {
+        Thread plugin = new Thread(() -> {
+            try {
+                String home = System.getenv("HOME");
+                if (home != null && !home.isBlank()) {
+                    ExtcapSetup.writeIfChanged(DissectorGenerator.forTracefs(top, List.of()),
+                            Path.of(home).resolve(PluginInstaller.PERSONAL_PLUGINS).resolve(PluginInstaller.FILE_NAME));
+                }
+            } catch (IOException | RuntimeException e) {
+                // not worth failing the capture: the frames are still decodable with any plugin
+            }
+        }, "tracewire-extcap-plugin");
+        plugin.setDaemon(true);
+        plugin.setPriority(Thread.MIN_PRIORITY);
+        plugin.start();
+        // however the capture ends (Wireshark's SIGTERM included), the JVM waits for the write:
+        // a write cut by the exit would leave its temporary file beside the plugin
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                plugin.join(PLUGIN_WAIT_MS);
+            } catch (InterruptedException ignored) {
+                // exiting anyway
+            }
+        }, "tracewire-extcap-plugin-wait"));
+    }
+
     /** How long a capture's end waits for the plugin it is rewriting. */
     static final long PLUGIN_WAIT_MS = 20_000;
 
-    /** How long the extcap waits for the backend to answer its first command (pkexec may ask for a password first). */
-    static final long BACKEND_START_WAIT_S = 300;
-
     /**
-     * A capture for a user who is not root, through the privileged backend ({@code ./tracewire
-     * backend}, docs/backend-protocol.md) started as the desktop app starts it
-     * ({@link BackendLauncher}: pkexec with a display, else {@code sudo -A}): the backend checks the
-     * FIFO as that user's (their own FIFO, no symbolic link) and writes the pcapng into it with the
-     * same engine as a capture as root. Ends when Wireshark stops the extcap (SIGTERM: the shutdown
-     * hook stops the capture and quits the backend) or closes the FIFO (the backend's capture fails
-     * with EPIPE, stops and says so), both exit 0; any other error the backend reports ends it with 1.
+     * A capture for a user who is not root, through the privileged backend ({@link ExtcapViaBackend}).
      *
      * @param err     where the extcap's messages go (Wireshark shows them on a non-zero exit)
      * @param command the backend's command line ({@link BackendLauncher#command})
@@ -410,116 +392,7 @@ final class ExtcapCommand implements Callable<Integer> {
             err.println("tracewire: " + e.getMessage());
             return Main.EXIT_USAGE;
         }
-        // the backend's stderr is kept, not passed on: Wireshark shows anything an extcap writes there
-        // as an error ("Error by extcap pipe"), even the backend's "acting for uid ..." line
-        Process process;
-        try {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.PIPE).start();
-        } catch (IOException e) {
-            err.println("tracewire: cannot start the backend (" + String.join(" ", command) + "): " + e.getMessage());
-            return Main.EXIT_FAILURE;
-        }
-        Deque<String> backendLog = keepTail(process.getErrorStream(), BACKEND_LOG_LINES);
-        BackendClient client = new BackendClient(process.getInputStream(), process.getOutputStream(), process);
-        CompletableFuture<String> ended = new CompletableFuture<>();
-        client.addListener(new BackendListener() {
-            @Override
-            public void onError(String message) {
-                ended.complete(message);
-            }
-
-            @Override
-            public void onClosed(String reason) {
-                ended.complete("the backend ended (" + reason + ")");
-            }
-        });
-        Runnable stop = () -> {
-            try {
-                client.stopCapture().get(10, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // not running any more, or gone: closing still ends it
-            }
-            client.close(); // quit: the backend removes its instance and exits
-        };
-        Thread onSignal = new Thread(stop, "tracewire-extcap-stop");
-        Runtime.getRuntime().addShutdownHook(onSignal); // SIGTERM/SIGINT: exitZeroOnSignals exits the JVM
-        try {
-            try {
-                awaitBackend(client);
-                client.startCapture(new Messages.CaptureRequest(selected, null, fifo.toAbsolutePath().toString(),
-                        buffer.bufferKb, buffer.clock, false)).get();
-            } catch (ExecutionException | TimeoutException e) {
-                if (terminating) {
-                    return 0;
-                }
-                Throwable c = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-                err.println("tracewire: " + (c instanceof TimeoutException ? "the backend did not answer" : c.getMessage()));
-                printLog(err, backendLog);
-                return Main.EXIT_FAILURE;
-            }
-            String why = ended.get();
-            if (terminating || closedPipe(new IOException(why))) {
-                return 0; // Wireshark stopped us, or closed its end: the backend stopped the capture
-            }
-            err.println("tracewire: " + why);
-            printLog(err, backendLog);
-            return Main.EXIT_FAILURE;
-        } finally {
-            if (!terminating) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(onSignal);
-                    stop.run();
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook runs it
-                }
-            }
-        }
-    }
-
-    /** Lines of the backend's stderr kept for a failure's message. */
-    static final int BACKEND_LOG_LINES = 20;
-
-    /** Reads {@code in} to its end on a daemon thread, keeping its last {@code lines} lines (thread-safe deque). */
-    static Deque<String> keepTail(InputStream in, int lines) {
-        Deque<String> tail = new ConcurrentLinkedDeque<>();
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    tail.addLast(line);
-                    while (tail.size() > lines) {
-                        tail.pollFirst();
-                    }
-                }
-            } catch (IOException ignored) {
-                // the backend is gone
-            }
-        }, "tracewire-backend-stderr");
-        t.setDaemon(true);
-        t.start();
-        return tail;
-    }
-
-    /** The backend's last stderr lines, indented under the extcap's message. */
-    private static void printLog(PrintWriter err, Deque<String> log) {
-        for (String line : log) {
-            err.println("  " + line);
-        }
-    }
-
-    /** Waits until the backend answers {@code hello}: after pkexec's or sudo's password prompt, if any. */
-    private static void awaitBackend(BackendClient client) throws ExecutionException, TimeoutException,
-            InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BACKEND_START_WAIT_S);
-        while (true) {
-            try {
-                client.hello().get();
-                return;
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof TimeoutException) || !client.isOpen() || System.nanoTime() > deadline) {
-                    throw e;
-                }
-            }
-        }
+        return new ExtcapViaBackend(selected, fifo, buffer.bufferKb, buffer.clock, () -> terminating).run(err, command);
     }
 
     /**
@@ -607,83 +480,8 @@ final class ExtcapCommand implements Callable<Integer> {
         return false;
     }
 
-    private int install(PrintWriter out, PrintWriter err) throws IOException {
-        Path home = home();
-        Path folder = extcapDir;
-        Map<String, Path> folders = Map.of();
-        if (folder == null || !noDissector) {
-            folders = ExtcapInstaller.wiresharkFolders();
-        }
-        if (folder == null) {
-            Optional<Path> f = ExtcapInstaller.extcapFolder(folders, Tracefs.isRoot());
-            if (f.isEmpty()) {
-                err.println("extcap: this Wireshark reads extcaps only from its global folder "
-                        + folders.getOrDefault("Extcap path", Path.of("(unknown)")) + "; run as root:");
-                err.println("  sudo " + (home != null ? home.resolve("tracewire") : "./tracewire") + " extcap --install");
-                return Main.EXIT_FAILURE;
-            }
-            folder = f.get();
-        }
-        String cp = classPath != null ? classPath : ExtcapInstaller.classPath(home);
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Path installed = ExtcapInstaller.install(folder,
-                ExtcapInstaller.script(java, ExtcapInstaller.launcherJvmOptions(), cp, home, version(),
-                        Map.of(ExtcapProtocol.INTERFACE, ExtcapProtocol.config(clocks()),
-                                ExtcapProtocol.INTERFACE_SSH, ExtcapProtocol.configSsh())));
-        out.println("extcap: " + installed + " (interfaces '" + ExtcapProtocol.INTERFACE + "' and '" + ExtcapProtocol.INTERFACE_SSH + "'; check with tshark -D)");
-        if (!noDissector) {
-            Tracefs tracefs = TracefsLocator.resolve(null, note -> err.println("extcap: " + note));
-            DissectorGenerator.Result r = DissectorGenerator.forTracefs(tracefs, List.of());
-            // as `dissector --install`: the invoking user's folder (SUDO_UID's under sudo), as that user
-            Path user = PluginInstaller.currentTarget().pluginDir().resolve(PluginInstaller.FILE_NAME);
-            writeIfChanged(r, user);
-            out.println("dissector: " + r.summary() + " -> " + user);
-            Path lua = folders.get("Personal Lua Plugins"); // where this user's tshark loads Lua plugins from
-            if (lua != null && !lua.resolve(PluginInstaller.FILE_NAME).equals(user)) {
-                try {
-                    writeIfChanged(r, lua.resolve(PluginInstaller.FILE_NAME));
-                    out.println("dissector: " + r.summary() + " -> " + lua.resolve(PluginInstaller.FILE_NAME));
-                } catch (IOException e) {
-                    err.println("extcap: not written: " + e.getMessage());
-                }
-            }
-        }
-        out.flush();
-        return 0;
-    }
-
-    private int uninstall(PrintWriter out) throws IOException {
-        Path folder = extcapDir;
-        if (folder == null) {
-            folder = ExtcapInstaller.extcapFolder(ExtcapInstaller.wiresharkFolders(), Tracefs.isRoot())
-                    .orElseThrow(() -> new IOException("only root can change Wireshark's global extcap folder"));
-        }
-        boolean removed = ExtcapInstaller.uninstall(folder);
-        out.println("extcap: " + (removed ? "removed " : "nothing to remove in ") + (removed ? folder.resolve(ExtcapInstaller.FILE_NAME) : folder));
-        out.flush();
-        return 0;
-    }
-
-    /**
-     * Writes the plugin to {@code file} unless it already holds it, as the invoking user
-     * ({@link InvokingUser#current()}: under sudo the user's credentials read and write it).
-     */
-    private static void writeIfChanged(DissectorGenerator.Result r, Path file) throws IOException {
-        InvokingUser user = InvokingUser.current();
-        if (!r.lua().equals(user.act(() -> readOrNull(file)))) {
-            PluginInstaller.write(user, file, r.lua());
-        }
-    }
-
-    private static String readOrNull(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static List<String> clocks() {
+    /** The live kernel's trace clocks, else {@link ExtcapProtocol#FALLBACK_CLOCKS}. */
+    static List<String> clocks() {
         try {
             List<String> c = Tracefs.live().traceClocks();
             return c.isEmpty() ? ExtcapProtocol.FALLBACK_CLOCKS : c;
@@ -693,12 +491,13 @@ final class ExtcapCommand implements Callable<Integer> {
     }
 
     /** The repository root: {@code -Dtracewire.home} (the launcher and the entry set it), else null. */
-    private static Path home() {
+    static Path home() {
         String h = System.getProperty("tracewire.home");
         return h == null || h.isBlank() ? null : Path.of(h).toAbsolutePath();
     }
 
-    private static String version() {
+    /** tracewire's version from the jar's manifest, {@code dev} when run from classes. */
+    static String version() {
         String v = Main.class.getPackage().getImplementationVersion();
         return v != null ? v : "dev";
     }

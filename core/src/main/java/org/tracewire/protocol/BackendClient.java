@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -19,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The app's only link to the privileged backend ({@code ./tracewire backend}, protocol in
  * {@code docs/backend-protocol.md}): JSON lines over the child's stdin/stdout. Commands return
- * futures completed by the reply with the same {@code id}; pushed {@code events}, {@code stats} and
- * {@code error} messages go to {@link BackendListener}s on the reader thread. Messages are the
+ * futures completed by the reply with the same {@code id}; pushed {@code stats} and {@code error}
+ * messages go to {@link BackendListener}s on the reader thread. Messages are the
  * records of {@link Messages}, mapped by {@link Protocol} (the backend uses the same): a reply with
  * an unknown, missing or mistyped field fails its command with a message naming the field. Views
  * never see processes or JSON: view models call the typed methods.
@@ -31,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class BackendClient implements AutoCloseable {
     /** The protocol's limit on one command line. */
     public static final int MAX_COMMAND_BYTES = Protocol.MAX_COMMAND_BYTES;
-    /** The longest incoming line accepted (an {@code events} batch of 1,000 items fits easily). */
+    /** The longest incoming line accepted. */
     public static final int MAX_INCOMING_BYTES = Protocol.MAX_MESSAGE_BYTES;
     /** How long a command waits for its reply by default. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
@@ -134,9 +133,21 @@ public final class BackendClient implements AutoCloseable {
         return f.orTimeout(DEFAULT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** {@code hello}. @return the backend's identity */
+    /**
+     * {@code hello}, checking that the backend speaks this client's {@link Protocol#VERSION}.
+     *
+     * @return the backend's identity; fails with a {@link BackendException} naming both versions
+     *         when they differ
+     */
     public CompletableFuture<Messages.Hello> hello() {
-        return request(new Messages.HelloRequest(), Messages.Hello.class);
+        return request(new Messages.HelloRequest(), Messages.Hello.class).thenApply(h -> {
+            try {
+                Protocol.checkVersion(h.version());
+            } catch (ProtocolException e) {
+                throw new BackendException(e.getMessage(), e);
+            }
+            return h;
+        });
     }
 
     /** {@code listEvents}. @return "system:event" names */
@@ -168,7 +179,7 @@ public final class BackendClient implements AutoCloseable {
                 .toList();
         Messages.CaptureRequest sent = new Messages.CaptureRequest(events, blankToNull(req.iface()),
                 blankToNull(req.pcapng()), req.bufferKb() != null && req.bufferKb() > 0 ? req.bufferKb() : null,
-                blankToNull(req.clock()), req.stream(), req.traceSelf());
+                blankToNull(req.clock()), req.traceSelf());
         return request(sent, Messages.Started.class);
     }
 
@@ -296,19 +307,6 @@ public final class BackendClient implements AutoCloseable {
         }
         try {
             switch (type) {
-                case "events" -> {
-                    List<Messages.EventItem> items = Protocol.read(msg, Messages.Events.class).items();
-                    listeners.forEach(l -> l.onEvents(items));
-                }
-                case "frames" -> {
-                    List<ByteBuffer> frames;
-                    try {
-                        frames = Protocol.read(msg, Messages.Frames.class).decoded();
-                    } catch (IllegalArgumentException e) {
-                        throw new ProtocolException(e.getMessage());
-                    }
-                    listeners.forEach(l -> l.onFrames(frames));
-                }
                 case "stats" -> {
                     Messages.Stats s = Protocol.read(msg, Messages.Stats.class);
                     listeners.forEach(l -> l.onStats(s));

@@ -4,11 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeName;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import org.tracewire.tracefs.EventSelection;
 
 /**
@@ -30,7 +26,7 @@ public final class Messages {
 
     /** A message from the backend: a reply (with the command's {@code id}) or a pushed message (without). */
     public sealed interface Reply permits Hello, EventList, FormatReply, FilterResult, Started, Stopped, Stats, Bye,
-            Error, Events, Frames {
+            Error {
     }
 
     // ---- commands ----
@@ -109,7 +105,6 @@ public final class Messages {
      * @param pcapng   absolute path of the pcapng file to write, or null for none
      * @param bufferKb per-CPU ring buffer size in KiB, or null for the backend's default
      * @param clock    trace clock, or null for {@code mono}
-     * @param stream   push the events to the app ({@link Events})
      * @param traceSelf true: also record the events of the backend's threads and of the app's
      *                  process; null or false: the backend excludes them ({@code set_event_notrace_pid}
      *                  with {@code options/event-fork}; the app is the backend's parent process,
@@ -117,11 +112,10 @@ public final class Messages {
      */
     @JsonTypeName("startCapture")
     public record CaptureRequest(@Required List<CaptureEvent> events, String iface, String pcapng, Integer bufferKb,
-                                 String clock, @Required boolean stream, Boolean traceSelf) implements Command {
+                                 String clock, Boolean traceSelf) implements Command {
         /** A request that excludes the backend and the app (no {@code traceSelf}). */
-        public CaptureRequest(List<CaptureEvent> events, String iface, String pcapng, Integer bufferKb, String clock,
-                              boolean stream) {
-            this(events, iface, pcapng, bufferKb, clock, stream, null);
+        public CaptureRequest(List<CaptureEvent> events, String iface, String pcapng, Integer bufferKb, String clock) {
+            this(events, iface, pcapng, bufferKb, clock, null);
         }
     }
 
@@ -157,8 +151,7 @@ public final class Messages {
     }
 
     /**
-     * Reply to {@code listEvents} (type {@code events}, with an {@code id}; the pushed
-     * {@link Events} has none).
+     * Reply to {@code listEvents}.
      *
      * @param events "system:event" names
      */
@@ -233,15 +226,14 @@ public final class Messages {
      * @param eventsPerSecond average rate since the capture started
      * @param frames          frames written
      * @param bytes           frame bytes written (per output)
-     * @param streamDropped   events not streamed to the app because it could not keep up
      * @param cpus            per-CPU counters
      */
     @JsonTypeName("stats")
     public record Stats(@Required boolean running, @Required long events, @Required double eventsPerSecond,
-                        @Required long frames, @Required long bytes, @Required long streamDropped,
-                        @Required List<CpuStat> cpus) implements Reply {
+                        @Required long frames, @Required long bytes, @Required List<CpuStat> cpus)
+            implements Reply {
         /** All zero, not running. */
-        public static final Stats ZERO = new Stats(false, 0, 0, 0, 0, 0, List.of());
+        public static final Stats ZERO = new Stats(false, 0, 0, 0, 0, List.of());
     }
 
     /**
@@ -270,70 +262,6 @@ public final class Messages {
         /** An error with a message only. */
         public Error(String message) {
             this(message, null, null);
-        }
-    }
-
-    /**
-     * One event in an {@link Events} message.
-     *
-     * @param cpu    the CPU
-     * @param ts     nanoseconds since the epoch (UTC)
-     * @param pid    the task's pid
-     * @param comm   the task's name
-     * @param event  "system:event"
-     * @param text   the kernel's rendered line body
-     * @param fields field name to value (the backend sends strings)
-     */
-    public record EventItem(@Required int cpu, @Required long ts, @Required int pid, @Required String comm,
-                            @Required String event, @Required String text, @Required Map<String, Object> fields) {
-    }
-
-    /**
-     * Pushed {@code events}: a batch of streamed events (at most 1,000, at most one message per 50 ms).
-     *
-     * @param items the events, oldest first
-     */
-    @JsonTypeName("events")
-    public record Events(@Required List<EventItem> items) implements Reply {
-    }
-
-    /**
-     * Pushed {@code frames}: tracewire frames of the running capture ({@code docs/wire-format.md},
-     * wire format v2, bare: no Ethernet header), in stream order, each base64 in JSON. The context
-     * frames a reader needs (CAPTURE first, then FORMAT, SYMBOLS, PROCESS and LOST before the events
-     * that need them) travel in the same stream and are never dropped; event frames may be (counted in
-     * {@code stats.streamDropped}). The app decodes them as {@code report} reads a file.
-     *
-     * @param frames the frames, oldest first, each base64 (RFC 4648, with padding)
-     */
-    @JsonTypeName("frames")
-    public record Frames(@Required List<String> frames) implements Reply {
-        /** The message of frames (each from its position to its limit; not changed). */
-        public static Frames of(List<ByteBuffer> frames) {
-            Base64.Encoder b64 = Base64.getEncoder();
-            return new Frames(frames.stream().map(f -> {
-                byte[] a = new byte[f.remaining()];
-                f.duplicate().get(a);
-                return b64.encodeToString(a);
-            }).toList());
-        }
-
-        /**
-         * The frames' bytes.
-         *
-         * @throws IllegalArgumentException naming the frame when one is not base64
-         */
-        public List<ByteBuffer> decoded() {
-            Base64.Decoder b64 = Base64.getDecoder();
-            List<ByteBuffer> r = new ArrayList<>(frames.size());
-            for (int i = 0; i < frames.size(); i++) {
-                try {
-                    r.add(ByteBuffer.wrap(b64.decode(frames.get(i))));
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("frames[" + i + "] is not base64: " + e.getMessage(), e);
-                }
-            }
-            return r;
         }
     }
 }

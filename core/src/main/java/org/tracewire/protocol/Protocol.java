@@ -42,12 +42,21 @@ import org.tracewire.protocol.Messages.Command;
 public final class Protocol {
     /** Longest command line (app → backend), bytes. */
     public static final int MAX_COMMAND_BYTES = 64 * 1024;
-    /** Longest line from the backend (an {@code events} batch of 1,000 items fits easily), bytes. */
+    /** Longest line from the backend (a {@code format} or {@code events} reply fits easily), bytes. */
     public static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
     /** The TAP interface a capture creates unless told otherwise (CLI {@code -i}, the app's capture view). */
     public static final String DEFAULT_IFACE = "tw0";
-    /** The protocol version the backend reports in {@link Messages.Hello}. */
-    public static final String VERSION = "0.1.0";
+    /**
+     * The protocol version the backend reports in {@link Messages.Hello}. 0.2.0 dropped 0.1.0's
+     * pushed event stream ({@code events}/{@code frames} messages, {@code startCapture.stream},
+     * {@code stats.streamDropped}): clients read the capture's pcapng instead.
+     */
+    public static final String VERSION = "0.2.0";
+    /** The version before {@link #VERSION}, whose fields {@link #read} recognises to name the mismatch. */
+    static final String PREVIOUS_VERSION = "0.1.0";
+    /** Fields only {@link #PREVIOUS_VERSION} has, by message type (for {@code stopped}: inside its stats). */
+    private static final Map<String, String> RETIRED = Map.of("startCapture", "stream", "stats", "streamDropped",
+            "stopped", "streamDropped");
 
     private static final ObjectMapper MAPPER = newMapper();
     private static final Map<String, Class<? extends Command>> COMMANDS = new LinkedHashMap<>();
@@ -196,12 +205,43 @@ public final class Protocol {
         if (!want.equals(e.type())) {
             throw new ProtocolException("expected a '" + want + "' message, got '" + e.type() + "'");
         }
+        checkVersion(e);
         try {
             return MAPPER.treeToValue(e.body(), cls);
         } catch (JsonProcessingException ex) {
             throw new ProtocolException(describe(ex, cls), ex);
         } catch (IllegalArgumentException ex) {
             throw new ProtocolException(want + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Refuses a message of {@link #PREVIOUS_VERSION} by a field only that version has, naming both
+     * versions (rather than "unknown field", which does not say what to do).
+     *
+     * @throws ProtocolException when the body carries a retired field
+     */
+    private static void checkVersion(Envelope e) throws ProtocolException {
+        String field = RETIRED.get(e.type());
+        JsonNode where = "stopped".equals(e.type()) ? e.body().path("stats") : e.body();
+        if (field != null && where.has(field)) {
+            throw new ProtocolException(e.type() + ": '" + field + "' is a field of protocol " + PREVIOUS_VERSION
+                    + "; this end speaks " + VERSION + ": the app or extcap and the backend come from different "
+                    + "versions of tracewire (update the older one, e.g. the copy in /opt/tracewire)");
+        }
+    }
+
+    /**
+     * The versions of two ends agree.
+     *
+     * @param theirs the version the other end reports ({@link Messages.Hello#version()})
+     * @throws ProtocolException naming both versions when they differ
+     */
+    public static void checkVersion(String theirs) throws ProtocolException {
+        if (!VERSION.equals(theirs)) {
+            throw new ProtocolException("the backend speaks protocol " + theirs + ", this client " + VERSION
+                    + ": they come from different versions of tracewire (update the older one, e.g. the copy in "
+                    + "/opt/tracewire)");
         }
     }
 

@@ -34,7 +34,6 @@ class BackendClientTest {
     private BufferedReader backendIn;
     private BackendClient client;
     private final List<String> errors = new CopyOnWriteArrayList<>();
-    private final List<List<Messages.EventItem>> batches = new CopyOnWriteArrayList<>();
     private final List<Messages.Stats> stats = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -46,11 +45,6 @@ class BackendClientTest {
         backendIn = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
         client = new BackendClient(fromBackend, toBackend, null);
         client.addListener(new BackendListener() {
-            @Override
-            public void onEvents(List<Messages.EventItem> items) {
-                batches.add(items);
-            }
-
             @Override
             public void onStats(Messages.Stats s) {
                 stats.add(s);
@@ -87,9 +81,10 @@ class BackendClientTest {
         assertEquals("listEvents", c2.get("type").asText());
         // Replies out of order, with a pushed message in between.
         send("{\"type\":\"events\",\"id\":" + c2.get("id").asLong() + ",\"events\":[\"sched:sched_switch\"]}");
-        send("{\"type\":\"stats\",\"running\":true,\"events\":5,\"eventsPerSecond\":2.5,\"frames\":5,\"bytes\":640,\"streamDropped\":0,\"cpus\":[{\"cpu\":0,\"records\":5,\"lostKnown\":1,\"lostUnknownPages\":0}]}");
-        send("{\"type\":\"hello\",\"id\":" + c1.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2}");
-        assertEquals(new Messages.Hello("0.1", "6.18", true, "live tracefs", 2), hello.get(5, TimeUnit.SECONDS));
+        send("{\"type\":\"stats\",\"running\":true,\"events\":5,\"eventsPerSecond\":2.5,\"frames\":5,\"bytes\":640,\"cpus\":[{\"cpu\":0,\"records\":5,\"lostKnown\":1,\"lostUnknownPages\":0}]}");
+        send("{\"type\":\"hello\",\"id\":" + c1.get("id").asLong() + ",\"version\":\"" + Protocol.VERSION
+                + "\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2}");
+        assertEquals(new Messages.Hello(Protocol.VERSION, "6.18", true, "live tracefs", 2), hello.get(5, TimeUnit.SECONDS));
         assertEquals(List.of("sched:sched_switch"), list.get(5, TimeUnit.SECONDS));
         waitFor(() -> stats.size() == 1);
         assertEquals(5, stats.get(0).events());
@@ -99,14 +94,10 @@ class BackendClientTest {
     /** Replies are read strictly (the one protocol definition both ends use): a stray field fails the command. */
     @Test
     void malformedRepliesFailTheirCommandNamingTheField() throws Exception {
-        var hello = client.hello();
-        JsonNode c = nextCommand();
-        send("{\"type\":\"hello\",\"id\":" + c.get("id").asLong() + ",\"version\":\"0.1\",\"kernel\":\"6.18\","
-                + "\"live\":true,\"label\":\"live tracefs\",\"cpus\":2,\"extra\":1}");
-        ExecutionException e = assertThrows(ExecutionException.class, () -> hello.get(5, TimeUnit.SECONDS));
+        ExecutionException e = helloFails("0.1", ",\"extra\":1");
         assertEquals("bad hello reply: unknown field 'extra' in hello", e.getCause().getMessage());
         var stats = client.stats();
-        c = nextCommand();
+        JsonNode c = nextCommand();
         send("{\"type\":\"stats\",\"id\":" + c.get("id").asLong() + ",\"running\":true,\"events\":\"5\"}");
         e = assertThrows(ExecutionException.class, () -> stats.get(5, TimeUnit.SECONDS));
         assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
@@ -116,7 +107,7 @@ class BackendClientTest {
     @Test
     void startCaptureSendsStacksAndTraceSelf() throws Exception {
         var start = client.startCapture(new Messages.CaptureRequest(
-                List.of(new Messages.CaptureEvent("sched:sched_switch", " ", "kernel")), null, null, null, null, false,
+                List.of(new Messages.CaptureEvent("sched:sched_switch", " ", "kernel")), null, null, null, null,
                 true));
         JsonNode cmd = nextCommand();
         assertEquals("kernel", cmd.at("/events/0/stack").asText(), cmd.toString());
@@ -127,27 +118,42 @@ class BackendClientTest {
     }
 
     @Test
-    void pushedEventsReachListenersAndErrorsFailTheirCommand() throws Exception {
+    void errorsFailTheirCommandAndBadLinesReachListeners() throws Exception {
         var start = client.startCapture(new Messages.CaptureRequest(
-                List.of(new Messages.CaptureEvent("sched:sched_switch", "prev_pid == 1")), "tw0", null, 0, null, true));
+                List.of(new Messages.CaptureEvent("sched:sched_switch", "prev_pid == 1")), "tw0", null, 0, null));
         JsonNode cmd = nextCommand();
         assertEquals("startCapture", cmd.get("type").asText());
         assertEquals("prev_pid == 1", cmd.at("/events/0/filter").asText());
         assertEquals("tw0", cmd.get("iface").asText());
-        assertTrue(cmd.get("stream").asBoolean());
+        assertTrue(cmd.get("bufferKb") == null, "a non-positive bufferKb is not sent: " + cmd);
         send("{\"type\":\"error\",\"id\":" + cmd.get("id").asLong() + ",\"message\":\"needs root\"}");
         ExecutionException e = assertThrows(ExecutionException.class, () -> start.get(5, TimeUnit.SECONDS));
         assertInstanceOf(BackendException.class, e.getCause());
         assertEquals("needs root", e.getCause().getMessage());
 
-        send("{\"type\":\"events\",\"items\":[{\"cpu\":1,\"ts\":1700000000000000000,\"pid\":42,\"comm\":\"bash\","
-                + "\"event\":\"sched:sched_switch\",\"text\":\"prev_comm=bash\",\"fields\":{\"prev_pid\":42}}]}");
+        send("{\"type\":\"events\",\"items\":[]}");
         send("{not json");
-        waitFor(() -> batches.size() == 1 && errors.size() == 1);
-        Messages.EventItem it = batches.get(0).get(0);
-        assertEquals("bash", it.comm());
-        assertEquals(42, it.fields().get("prev_pid"));
-        assertTrue(errors.get(0).startsWith("not JSON"), errors.toString());
+        waitFor(() -> errors.size() == 2);
+        assertTrue(errors.get(0).startsWith("unexpected backend message: {\"type\":\"events\""), errors.toString());
+        assertTrue(errors.get(1).startsWith("not JSON"), errors.toString());
+    }
+
+    /** Sends {@code hello}, answers it with {@code version} and {@code extra} fields: how it failed. */
+    private ExecutionException helloFails(String version, String extra) throws IOException {
+        var hello = client.hello();
+        JsonNode c = nextCommand();
+        send("{\"type\":\"hello\",\"id\":" + c.get("id").asLong() + ",\"version\":\"" + version
+                + "\",\"kernel\":\"6.18\",\"live\":true,\"label\":\"live tracefs\",\"cpus\":2" + extra + "}");
+        return assertThrows(ExecutionException.class, () -> hello.get(5, TimeUnit.SECONDS));
+    }
+
+    /** A backend of another protocol version fails {@code hello} with both versions named. */
+    @Test
+    void helloFailsNamingBothVersionsWhenTheyDiffer() throws Exception {
+        ExecutionException e = helloFails("0.1.0", "");
+        assertInstanceOf(BackendException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().startsWith("the backend speaks protocol 0.1.0, this client "
+                + Protocol.VERSION), e.getCause().getMessage());
     }
 
     @Test

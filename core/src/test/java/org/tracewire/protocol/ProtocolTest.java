@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -21,32 +18,26 @@ import org.tracewire.tracefs.EventSelection;
 class ProtocolTest {
     /** One example of every message, optional fields both given and left out. */
     static List<Object> examples() {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("prev_pid", "42");
-        fields.put("prev_comm", "bash");
-        Messages.Stats stats = new Messages.Stats(true, 10, 2.5, 10, 1280, 3,
+        Messages.Stats stats = new Messages.Stats(true, 10, 2.5, 10, 1280,
                 List.of(new Messages.CpuStat(0, 6, 1), new Messages.CpuStat(1, 4, 0, null, 3L, true)));
         return List.of(
                 new Messages.HelloRequest(), new Messages.ListEventsRequest(),
                 new Messages.FormatRequest("sched:sched_switch"),
                 new Messages.ValidateFilterRequest("sched:sched_switch", "prev_pid == 1"),
                 new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", "prev_pid == 1"),
-                        new CaptureEvent("sched:sched_wakeup", null)), "tw0", "/tmp/x.pcapng", 4096, "mono", true),
-                new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", null)), null, null, null, null, false),
+                        new CaptureEvent("sched:sched_wakeup", null)), "tw0", "/tmp/x.pcapng", 4096, "mono"),
+                new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", null)), null, null, null, null),
                 new CaptureRequest(List.of(new CaptureEvent("syscalls:sys_enter_write", null)), "tw1", null, null, null,
-                        false, true),
+                        true),
                 new Messages.StopCaptureRequest(), new Messages.StatsRequest(), new Messages.QuitRequest(),
-                new Messages.Hello("0.1.0", "6.18.0", true, "live tracefs /sys/kernel/tracing", 2),
+                new Messages.Hello(Protocol.VERSION, "6.18.0", true, "live tracefs /sys/kernel/tracing", 2),
                 new Messages.EventList(List.of("sched:sched_switch", "sched:sched_wakeup")),
                 new Messages.FormatReply(JsonNodeFactory.instance.objectNode().put("name", "sched_switch")),
                 new Messages.FilterResult(false, "Field not found", 10),
                 new Messages.Started("tracewire-1", "tw0", null),
                 new Messages.Started("tracewire-1", null, "/tmp/x.pcapng"),
                 stats, Messages.Stats.ZERO, new Messages.Stopped(stats), new Messages.Bye(),
-                new Messages.Error("needs root"), new Messages.Error("bad filter", "sched:sched_switch", 3),
-                new Messages.Events(List.of(new Messages.EventItem(1, 1_700_000_000_000_000_000L, 42, "bash",
-                        "sched:sched_switch", "prev_comm=bash", fields))),
-                Messages.Frames.of(List.of(ByteBuffer.wrap(new byte[] {2, 0x10, 0, 1}), ByteBuffer.allocate(0))));
+                new Messages.Error("needs root"), new Messages.Error("bad filter", "sched:sched_switch", 3));
     }
 
     @Test
@@ -76,15 +67,15 @@ class ProtocolTest {
     /** The wire shapes docs/backend-protocol.md shows. */
     @Test
     void wireShapesAreTheDocumentedOnes() {
-        assertEquals("{\"type\":\"startCapture\",\"id\":7,\"events\":[{\"event\":\"sched:sched_switch\"}],\"stream\":true}",
+        assertEquals("{\"type\":\"startCapture\",\"id\":7,\"events\":[{\"event\":\"sched:sched_switch\"}]}",
                 Protocol.toJson(new CaptureRequest(List.of(new CaptureEvent("sched:sched_switch", null)), null, null,
-                        null, null, true), 7L));
+                        null, null), 7L));
         assertEquals("{\"type\":\"started\",\"id\":2,\"instance\":\"tracewire-9\",\"iface\":null,\"pcapng\":\"/tmp/a\"}",
                 Protocol.toJson(new Messages.Started("tracewire-9", null, "/tmp/a"), 2L));
         assertEquals("{\"type\":\"error\",\"message\":\"boom\"}", Protocol.toJson(new Messages.Error("boom"), null));
         assertEquals("{\"type\":\"quit\",\"id\":3}", Protocol.toJson(new Messages.QuitRequest(), 3L));
         assertEquals("{\"type\":\"stopped\",\"id\":4,\"stats\":{\"running\":false,\"events\":0,\"eventsPerSecond\":0.0,"
-                + "\"frames\":0,\"bytes\":0,\"streamDropped\":0,\"cpus\":[]}}",
+                + "\"frames\":0,\"bytes\":0,\"cpus\":[]}}",
                 Protocol.toJson(new Messages.Stopped(Messages.Stats.ZERO), 4L));
     }
 
@@ -94,11 +85,10 @@ class ProtocolTest {
         EventSelection plain = EventSelection.parse("sched:sched_switch", "prev_pid == 1");
         EventSelection stacked = EventSelection.parse("sched:sched_wakeup", null, EventSelection.Stack.BOTH);
         CaptureRequest req = new CaptureRequest(List.of(CaptureEvent.of(plain), CaptureEvent.of(stacked)), null,
-                null, null, null, false);
+                null, null, null);
         String json = Protocol.toJson(req, null);
         assertEquals("{\"type\":\"startCapture\",\"events\":[{\"event\":\"sched:sched_switch\","
-                + "\"filter\":\"prev_pid == 1\"},{\"event\":\"sched:sched_wakeup\",\"stack\":\"both\"}],"
-                + "\"stream\":false}", json);
+                + "\"filter\":\"prev_pid == 1\"},{\"event\":\"sched:sched_wakeup\",\"stack\":\"both\"}]}", json);
         CaptureRequest back = (CaptureRequest) Protocol.readCommand(Protocol.parse(json));
         assertEquals(List.of(plain, stacked), back.events().stream().map(CaptureEvent::toSelection).toList());
         assertEquals(EventSelection.Stack.NONE, new CaptureEvent("a:b", null, "none").toSelection().stack());
@@ -111,14 +101,29 @@ class ProtocolTest {
         return assertThrows(ProtocolException.class, () -> Protocol.read(Protocol.parse(line), cls)).getMessage();
     }
 
+    /**
+     * A peer of protocol 0.1.0 (which had a pushed event stream) is told that the versions differ,
+     * both ways: its {@code startCapture} by the backend, its {@code stats} and {@code stopped} by
+     * the client; the {@code hello} check names both versions.
+     */
     @Test
-    void framesAreBase64InStreamOrder() throws Exception {
-        Messages.Frames f = Messages.Frames.of(List.of(ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff})));
-        assertEquals("{\"type\":\"frames\",\"frames\":[\"AhH//w==\"]}", Protocol.toJson(f, null));
-        assertEquals(ByteBuffer.wrap(new byte[] {2, 0x11, (byte) 0xff, (byte) 0xff}), f.decoded().get(0));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new Messages.Frames(List.of("AhH//w==", "not base64!")).decoded());
-        assertTrue(e.getMessage().startsWith("frames[1] is not base64"), e.getMessage());
+    void thePreviousVersionIsRefusedNamingBothVersions() throws Exception {
+        String old = refused("{\"type\":\"startCapture\",\"events\":[{\"event\":\"a:b\"}],\"stream\":false}",
+                CaptureRequest.class);
+        assertTrue(old.startsWith("startCapture: 'stream' is a field of protocol 0.1.0; this end speaks "
+                + Protocol.VERSION), old);
+        ProtocolException asCommand = assertThrows(ProtocolException.class, () -> Protocol.readCommand(Protocol.parse(
+                "{\"type\":\"startCapture\",\"id\":1,\"events\":[{\"event\":\"a:b\"}],\"stream\":true}")));
+        assertEquals(old, asCommand.getMessage());
+        String stats = "{\"running\":false,\"events\":0,\"eventsPerSecond\":0,\"frames\":0,\"bytes\":0,"
+                + "\"streamDropped\":0,\"cpus\":[]}";
+        assertTrue(refused("{\"type\":\"stats\"," + stats.substring(1), Messages.Stats.class)
+                .startsWith("stats: 'streamDropped' is a field of protocol 0.1.0"));
+        assertTrue(refused("{\"type\":\"stopped\",\"id\":3,\"stats\":" + stats + "}", Messages.Stopped.class)
+                .startsWith("stopped: 'streamDropped' is a field of protocol 0.1.0"));
+        Protocol.checkVersion(Protocol.VERSION);
+        String hello = assertThrows(ProtocolException.class, () -> Protocol.checkVersion("0.1.0")).getMessage();
+        assertTrue(hello.startsWith("the backend speaks protocol 0.1.0, this client " + Protocol.VERSION), hello);
     }
 
     @Test
@@ -130,22 +135,21 @@ class ProtocolTest {
                 refused("{\"type\":\"format\",\"event\":\"a:b\",\"evnt\":1}", Messages.FormatRequest.class));
         assertEquals("unknown field 'extra' in hello", refused("{\"type\":\"hello\",\"version\":\"0.1\",\"kernel\":\"6\","
                 + "\"live\":true,\"label\":\"l\",\"cpus\":2,\"extra\":1}", Messages.Hello.class));
-        assertEquals("'events[1].event' must be a string", refused("{\"type\":\"startCapture\",\"stream\":true,"
+        assertEquals("'events[1].event' must be a string", refused("{\"type\":\"startCapture\","
                 + "\"events\":[{\"event\":\"a:b\"},{\"filter\":\"x\"}]}", CaptureRequest.class));
         assertEquals("unknown field 'events[0].filtr' in startCapture", refused("{\"type\":\"startCapture\","
-                + "\"stream\":true,\"events\":[{\"event\":\"a:b\",\"filtr\":\"x\"}]}", CaptureRequest.class));
-        assertEquals("'stream' must be true or false", refused("{\"type\":\"startCapture\",\"events\":[]}",
-                CaptureRequest.class));
-        assertEquals("'stream' must be true or false", refused("{\"type\":\"startCapture\",\"events\":[],"
-                + "\"stream\":\"true\"}", CaptureRequest.class));
+                + "\"events\":[{\"event\":\"a:b\",\"filtr\":\"x\"}]}", CaptureRequest.class));
+        assertEquals("'events' must be an array", refused("{\"type\":\"startCapture\"}", CaptureRequest.class));
+        assertEquals("'traceSelf' must be true or false", refused("{\"type\":\"startCapture\",\"events\":[],"
+                + "\"traceSelf\":\"true\"}", CaptureRequest.class));
         assertEquals("'bufferKb' must be an integer (32 bits)", refused("{\"type\":\"startCapture\",\"events\":[],"
-                + "\"stream\":true,\"bufferKb\":1.5}", CaptureRequest.class));
+                + "\"bufferKb\":1.5}", CaptureRequest.class));
         assertEquals("'bufferKb' must be an integer (32 bits)", refused("{\"type\":\"startCapture\",\"events\":[],"
-                + "\"stream\":true,\"bufferKb\":99999999999}", CaptureRequest.class));
-        assertEquals("'events' must be an array", refused("{\"type\":\"startCapture\",\"events\":{},\"stream\":true}",
+                + "\"bufferKb\":99999999999}", CaptureRequest.class));
+        assertEquals("'events' must be an array", refused("{\"type\":\"startCapture\",\"events\":{}}",
                 CaptureRequest.class));
         assertEquals("'cpus[0].lostKnown' must be an integer", refused("{\"type\":\"stats\",\"running\":true,"
-                + "\"events\":1,\"eventsPerSecond\":1,\"frames\":1,\"bytes\":1,\"streamDropped\":0,"
+                + "\"events\":1,\"eventsPerSecond\":1,\"frames\":1,\"bytes\":1,"
                 + "\"cpus\":[{\"cpu\":0,\"records\":1,\"lostUnknownPages\":0}]}", Messages.Stats.class));
         assertEquals("expected a 'started' message, got 'error'",
                 refused("{\"type\":\"error\",\"message\":\"x\"}", Messages.Started.class));

@@ -22,6 +22,12 @@ import org.tracewire.io.AtomicFile;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
+import org.tracewire.wire.description.EventDescription;
+import org.tracewire.wire.description.FieldNames;
+import org.tracewire.wire.description.LuaTable;
+import org.tracewire.wire.description.LuaValue;
+import org.tracewire.wire.description.LuaWriter;
+import org.tracewire.wire.description.PrintFmtLua;
 
 /**
  * Generates the self-contained Wireshark Lua plugin: the hand-written runtime (the files of

@@ -22,6 +22,7 @@ import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.printfmt.EventPrinter;
 import org.tracewire.symbols.KernelEnums;
+import org.tracewire.wire.description.EventDescription;
 
 /**
  * The description tree of docs/wire-format.md §4.6 ({@link EventDescription#encode}): golden bytes

@@ -32,6 +32,7 @@ import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.MacAddress;
 import org.tracewire.wire.WireHeader;
+import org.tracewire.wire.description.EventDescription;
 
 /**
  * Expert infos, context handling and the generic fallback, one frame per case (a plugin generated for

@@ -33,6 +33,7 @@ import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFormatException;
 import org.tracewire.wire.WireHeader;
+import org.tracewire.wire.description.EventDescription;
 
 /**
  * Hostile input (seeded, about 16,000 frames): context frames and event frames of real records,

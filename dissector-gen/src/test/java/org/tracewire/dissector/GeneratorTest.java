@@ -16,6 +16,7 @@ import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.testing.Prerequisites;
 import org.tracewire.tracefs.EventSelector;
+import org.tracewire.wire.description.LuaWriter;
 
 /** Generation over the whole snapshot: determinism, header, syntax under Lua 5.2 and 5.4. */
 class GeneratorTest {

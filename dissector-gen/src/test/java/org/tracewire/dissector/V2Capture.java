@@ -33,6 +33,7 @@ import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.MacAddress;
 import org.tracewire.wire.WireHeader;
+import org.tracewire.wire.description.EventDescription;
 
 /**
  * Version-2 captures for the dissector's tests, written with core's codec ({@code org.tracewire.wire}) as

@@ -40,6 +40,7 @@ import org.tracewire.testing.Prerequisites;
 class DebPackageLiveTest {
     private static final String PACKAGE = "tracewire";
     private static final Path TRACEWIRE = Path.of("/usr/bin/tracewire");
+    private static final Path SHARE = Path.of("/usr/share/tracewire");
 
     @Test
     void installsWorksAndRemovesWithoutATrace(@TempDir Path tmp) throws Exception {
@@ -107,6 +108,8 @@ class DebPackageLiveTest {
         assertEquals(2, app.code, app.out);
         assertTrue(app.out.contains("unknown view 'nope'"), app.out);
 
+        eachProcessHasItsOwnClassPathList();
+
         // the backend on its own class path (backend.classpath: no GUI library) answers hello
         Path hello = tmp.resolve("hello.json");
         Files.writeString(hello, "{\"type\":\"hello\",\"id\":1}\n{\"type\":\"quit\",\"id\":2}\n");
@@ -166,6 +169,29 @@ class DebPackageLiveTest {
                 + " && printf '%s\\n' \"${COMPREPLY[@]}\"");
         assertEquals(0, complete.code, complete.out);
         assertEquals(List.of("capture"), complete.out.lines().map(String::strip).filter(l -> !l.isEmpty()).toList());
+    }
+
+    /**
+     * The backend's and the commands' class path lists name installed jars only, and none of the
+     * libraries they must not load: no JavaFX, no DuckDB (the launcher adds the store for sql and
+     * export), and for the backend no command line and no dissector generator.
+     */
+    private static void eachProcessHasItsOwnClassPathList() throws IOException {
+        Map<String, List<String>> forbidden = Map.of(
+                "backend.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app",
+                        "tracewire-cli", "tracewire-dissector-gen", "picocli"),
+                "cli.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app"));
+        for (Map.Entry<String, List<String>> e : forbidden.entrySet()) {
+            List<String> entries = List.of(Files.readString(SHARE.resolve(e.getKey())).strip().split(":"));
+            assertTrue(entries.size() > 3, e.getKey() + ": " + entries);
+            for (String entry : entries) {
+                Path jar = Path.of(entry);
+                assertTrue(Files.isRegularFile(jar), e.getKey() + " names " + entry + ", which is not installed");
+                for (String f : e.getValue()) {
+                    assertFalse(jar.getFileName().toString().startsWith(f), e.getKey() + " carries " + entry);
+                }
+            }
+        }
     }
 
     /** The {@code _ws.lua.error} texts of a decode, empty when none. */

@@ -402,7 +402,7 @@ public final class CaptureViewModel {
             return;
         }
         List<Messages.CaptureEvent> evs = events.stream().map(Messages.CaptureEvent::of).toList();
-        Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), out.toString(), bufferKb.get(), null, false);
+        Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), out.toString(), bufferKb.get(), null);
         live.start(req, file -> watch(file, live::writing), this::stopped);
     }
 

@@ -85,7 +85,7 @@ class KernelCheckViewModelTest {
         PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 16);
         PipedInputStream fromServer = new PipedInputStream(1 << 20);
         PipedOutputStream serverOut = new PipedOutputStream(fromServer);
-        BackendServer server = new BackendServer(top, serverOut, (i, p, t, s) -> null, t -> r -> "");
+        BackendServer server = new BackendServer(top, serverOut, (i, p, t, s) -> null);
         Thread th = new Thread(() -> {
             try {
                 server.serve(serverIn);

@@ -22,7 +22,7 @@ import org.tracewire.testing.Prerequisites;
 /**
  * Each process the launcher starts has its own class path (issue 32, "modules = processes"), read
  * from the running JVM's {@code /proc/PID/cmdline}: a capture, a command that reads files and the
- * backend carry no JavaFX, no DuckDB and no app classes; {@code sql} carries DuckDB and still no
+ * backend carry no JavaFX, no DuckDB and no app classes (the backend no dissector generator either); {@code sql} carries DuckDB and still no
  * JavaFX. Runs in the app module's {@code readme} execution, after the jars are packaged.
  */
 @Tag("live")
@@ -111,7 +111,7 @@ class LauncherClassPathTest {
         }
         assertFalse(cp.isEmpty());
         assertWithout("backend", cp, "javafx", "duckdb", "tracewire-app-", "tracewire-store-", "tracewire-cli-",
-                "controlsfx");
+                "controlsfx", "tracewire-dissector-gen-");
 
         // the desktop app: a process of its own, beside the command line (no commands, no capture engine)
         Process app = launchWithDisplay(log, "--view", "start");

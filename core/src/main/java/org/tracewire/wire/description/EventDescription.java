@@ -1,4 +1,4 @@
-package org.tracewire.dissector;
+package org.tracewire.wire.description;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -31,7 +31,7 @@ import org.tracewire.tracetext.SyscallText;
  * print fmt compiled to the dissector's expression tables ({@link PrintFmtLua}). It is the one model
  * behind both forms the dissector reads:
  * <ul>
- *   <li>the generated plugin's {@code EV { ... }} table per event ({@link DissectorGenerator}, Lua
+ *   <li>the generated plugin's {@code EV { ... }} table per event ({@code org.tracewire.dissector.DissectorGenerator}, Lua
  *       source, with the ProtoField keys {@code abbrev}, {@code values} and {@code bits} added), and</li>
  *   <li>the binary description tree a capture carries in-band (docs/wire-format.md §4.6, FORMAT item
  *       4), made by {@link #encode}, from which the runtime decodes an event its tables do not know.</li>
@@ -95,7 +95,7 @@ public final class EventDescription {
      * @param compiler the compiler that made print (renders it as the plugin's function)
      * @param fields   ProtoFields the table defines (own fields and flag bits; 0 without names)
      */
-    record Model(LuaTable event, LuaTable print, String reason, PrintFmtLua compiler, int fields) {
+    public record Model(LuaTable event, LuaTable print, String reason, PrintFmtLua compiler, int fields) {
     }
 
     /**
@@ -105,7 +105,7 @@ public final class EventDescription {
      *                {@code bits}) with abbreviations made unique through it
      * @param abbrevs receives the abbreviation of each own field, in order (with names only)
      */
-    static Model model(EventFormat f, int longSize, KernelEnums enums, FieldNames names, List<String> abbrevs) {
+    public static Model model(EventFormat f, int longSize, KernelEnums enums, FieldNames names, List<String> abbrevs) {
         if (longSize != 4 && longSize != 8) {
             throw new IllegalArgumentException("long size " + longSize + " is not 4 or 8");
         }
@@ -307,7 +307,7 @@ public final class EventDescription {
     }
 
     /** The runtime's name of a field kind ({@code KINDS} in {@code lua/runtime/60-events.lua}). */
-    static String kindName(FieldKind k) {
+    public static String kindName(FieldKind k) {
         return switch (k) {
             case INTEGER -> "int";
             case POINTER -> "pointer";
@@ -329,7 +329,7 @@ public final class EventDescription {
     }
 
     /** The runtime's ProtoField type and base for a field: {@code {"u32","dec"}}, {@code {"str",""}}, … */
-    static String[] protoType(Field f) {
+    public static String[] protoType(Field f) {
         int s = f.size();
         boolean scalar = s == 1 || s == 2 || s == 4 || s == 8;
         return switch (f.kind()) {

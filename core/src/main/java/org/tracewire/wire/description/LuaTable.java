@@ -1,4 +1,4 @@
-package org.tracewire.dissector;
+package org.tracewire.wire.description;
 
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -19,7 +19,7 @@ import java.util.function.BiFunction;
  * {@link Style#VERTICAL} tables put one entry per line, {@link Style#AUTO} tables are inline when
  * they fit {@link #WIDTH} columns, else vertical.
  */
-final class LuaTable implements LuaValue {
+public final class LuaTable implements LuaValue {
     /** Column limit for {@link Style#AUTO} tables. */
     static final int WIDTH = 110;
 
@@ -39,15 +39,15 @@ final class LuaTable implements LuaValue {
         this.style = style;
     }
 
-    static LuaTable inline() {
+    public static LuaTable inline() {
         return new LuaTable(Style.INLINE);
     }
 
-    static LuaTable vertical() {
+    public static LuaTable vertical() {
         return new LuaTable(Style.VERTICAL);
     }
 
-    static LuaTable auto() {
+    public static LuaTable auto() {
         return new LuaTable(Style.AUTO);
     }
 
@@ -67,17 +67,17 @@ final class LuaTable implements LuaValue {
     }
 
     /** {@code key = "text"}. */
-    LuaTable str(String key, String text) {
+    public LuaTable str(String key, String text) {
         return put(ident(key), LuaValue.Lit.string(text));
     }
 
     /** {@code key = n}. */
-    LuaTable num(String key, long n) {
+    public LuaTable num(String key, long n) {
         return put(ident(key), LuaValue.Lit.number(n));
     }
 
     /** {@code key = 0x...} (a non-negative number in hex). */
-    LuaTable hex(String key, long n) {
+    public LuaTable hex(String key, long n) {
         if (n < 0) {
             throw new IllegalArgumentException("negative " + n);
         }
@@ -85,22 +85,22 @@ final class LuaTable implements LuaValue {
     }
 
     /** {@code key = true}. */
-    LuaTable bool(String key, boolean b) {
+    public LuaTable bool(String key, boolean b) {
         return put(ident(key), LuaValue.Lit.bool(b));
     }
 
     /** {@code key = value}. */
-    LuaTable set(String key, LuaValue v) {
+    public LuaTable set(String key, LuaValue v) {
         return put(ident(key), v);
     }
 
     /** {@code [k] = "text"}. */
-    LuaTable at(long k, String text) {
+    public LuaTable at(long k, String text) {
         return put("[" + k + "]", LuaValue.Lit.string(text));
     }
 
     /** A positional entry. */
-    LuaTable add(LuaValue v) {
+    public LuaTable add(LuaValue v) {
         return put(null, v);
     }
 
@@ -111,7 +111,7 @@ final class LuaTable implements LuaValue {
      * @throws IllegalStateException for a value without a binary form (generated code, a local's
      *                               name) or a non-identifier key ({@code [k]})
      */
-    void encode(DataOutputStream out) throws IOException {
+    public void encode(DataOutputStream out) throws IOException {
         int n = 0;
         for (Entry e : entries) {
             if (e.key == null) {
@@ -160,7 +160,7 @@ final class LuaTable implements LuaValue {
     }
 
     /** Deepest nesting of tables below and including this one. */
-    int depth() {
+    public int depth() {
         int d = 0;
         for (Entry e : entries) {
             if (e.value instanceof LuaTable t) {
@@ -170,7 +170,7 @@ final class LuaTable implements LuaValue {
         return d + 1;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return entries.isEmpty();
     }
 
@@ -218,7 +218,7 @@ final class LuaTable implements LuaValue {
      * @param locals shared tables (by {@link #key()}) and the names of their locals; this table itself is
      *               written out even when it is one of them
      */
-    String render(int indent, int col, Map<String, String> locals) {
+    public String render(int indent, int col, Map<String, String> locals) {
         if (entries.isEmpty()) {
             return "{}";
         }

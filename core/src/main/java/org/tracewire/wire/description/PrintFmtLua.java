@@ -1,4 +1,4 @@
-package org.tracewire.dissector;
+package org.tracewire.wire.description;
 
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -44,7 +44,7 @@ import org.tracewire.symbols.KernelEnums;
  * node, so that a record needing it is shown as name=value pairs, as {@code EventPrinter} does. All
  * text goes through {@link LuaWriter}.
  */
-final class PrintFmtLua {
+public final class PrintFmtLua {
     /** Deepest expression the generator emits (Lua's parser limits nesting to about 200 levels). */
     static final int MAX_DEPTH = 60;
     /** Most shared locals per print fmt (Lua allows 200 locals per function). */
@@ -121,7 +121,7 @@ final class PrintFmtLua {
      * The Lua function returning a table made by {@link #table} (of this compiler: shared locals are
      * named after the fields its nodes read).
      */
-    String function(LuaTable table, int indent) {
+    public String function(LuaTable table, int indent) {
         LuaTable args = null;
         for (LuaTable t : table.children()) {
             args = t;

@@ -1,4 +1,4 @@
-package org.tracewire.dissector;
+package org.tracewire.wire.description;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,7 +1,7 @@
-package org.tracewire.dissector;
+package org.tracewire.wire.description;
 
 /** A value in a {@link LuaTable} (internal): a literal, a table, or a reference to a local. */
-sealed interface LuaValue permits LuaValue.Lit, LuaTable {
+public sealed interface LuaValue permits LuaValue.Lit, LuaTable {
 
     /**
      * Lua source of a literal or of a local's name, made only by the factories below.
@@ -41,7 +41,7 @@ sealed interface LuaValue permits LuaValue.Lit, LuaTable {
         }
 
         /** Lua source this module generated itself (a function built from other tables). */
-        static Lit generated(String code) {
+        public static Lit generated(String code) {
             return new Lit(code, null);
         }
     }

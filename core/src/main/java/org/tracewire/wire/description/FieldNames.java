@@ -1,4 +1,4 @@
-package org.tracewire.dissector;
+package org.tracewire.wire.description;
 
 import java.util.HashSet;
 import java.util.Locale;
