@@ -15,6 +15,12 @@
 #   for a capture with a live output, the backend's with the app's stream, or --read-ahead 0). The other
 #   subcommands keep the JVM's defaults, except sql/export and the app (below). CaptureMemoryLiveTest sources this
 #   file to run a capture with these flags.
+# JIT thresholds at a fifth of the JVM's for the given org.tracewire packages (their methods leave
+# the interpreter sooner): the options, each with a leading space
+hot_packages() {
+  local p
+  for p in "$@"; do printf ' -XX:CompileCommand=CompileThresholdScaling,org.tracewire.%s.*::*,0.2' "$p"; done
+}
 capture_cpus=$(( $(sed 's/.*[-,]//' /sys/devices/system/cpu/possible 2>/dev/null || echo 0) + 1 ))
 capture_stash_mib=$(( capture_cpus * 64 < 256 ? capture_cpus * 64 : (capture_cpus > 256 ? capture_cpus : 256) ))
 capture_jvm_opts="-Xmx128m -XX:MaxDirectMemorySize=$(( capture_stash_mib + 32 ))m"
@@ -24,10 +30,7 @@ capture_jvm_opts+=" -XX:MaxMetaspaceSize=64m -XX:ReservedCodeCacheSize=48m"
 # code stays interpreted rather than compiled twice; the per-record packages (capture, ringbuffer,
 # wire, pcapng) at a fifth of the default, so the emitter leaves the interpreter sooner.
 capture_jvm_opts+=" -XX:+UseSerialGC -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
-capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.capture.*::*,0.2"
-capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.ringbuffer.*::*,0.2"
-capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.wire.*::*,0.2"
-capture_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.pcapng.*::*,0.2"
+capture_jvm_opts+=$(hot_packages capture ringbuffer wire pcapng)
 capture_read_ahead_max_mib=2048   # ReadAhead.MAX_DEFAULT
 # without a read-ahead (a live output, the backend's stream, --read-ahead 0): 466 MiB on 2 CPUs
 capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + capture_cpus ))
@@ -46,9 +49,4 @@ sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
 # of it: start-up code (picocli, DuckDB JDBC, the views) stays interpreted instead of being compiled
 # by C2, which took a third of a sched build's CPU time (docs/decisions/0018)
 sql_jvm_opts+=" -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
-sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.store.*::*,0.2"
-sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.input.*::*,0.2"
-sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.pcapng.*::*,0.2"
-sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.wire.*::*,0.2"
-sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.record.*::*,0.2"
-sql_jvm_opts+=" -XX:CompileCommand=CompileThresholdScaling,org.tracewire.format.*::*,0.2"
+sql_jvm_opts+=$(hot_packages store input pcapng wire record format)
