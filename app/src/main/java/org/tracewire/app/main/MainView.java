@@ -221,13 +221,7 @@ public final class MainView extends BorderPane {
             return;
         }
         tabs.getSelectionModel().select(captureTab);
-        t.goToFrame(frame, i -> {
-            if (i >= 0) {
-                javafx.scene.control.TableView<org.tracewire.app.capture.EventRow> table = capture.storePane().table();
-                table.getSelectionModel().clearAndSelect(i);
-                table.scrollTo(Math.max(0, i - 3));
-            }
-        });
+        capture.storePane().showFrame(frame); // as Go to frame does
     }
 
     /** The event table over the store (the app's {@code TRACEWIRE_TIMING=tour}). */
