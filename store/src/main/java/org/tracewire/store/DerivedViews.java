@@ -186,26 +186,24 @@ final class DerivedViews {
     /**
      * Wakeup → running over {@code $ROWS} (wakeups {@code k = 0}, switches {@code k = 1}: host,
      * frame, ts, task, comm, waker_pid, target_cpu, k), in frame order per host and task: the first
-     * wakeup since the task's last switch-in pairs with its next switch-in (segments counted by
-     * switches); later wakeups while one is pending are ignored; a switch earlier than its wakeup
-     * gives no pair.
+     * wakeup since the task's last switch-in (a wakeup right after a switch-in, or the task's first
+     * record) pairs with its next switch-in; later wakeups while one is pending are ignored; a
+     * switch earlier than its wakeup gives no pair. Windows only: the segment-opening wakeups and
+     * the switches are kept, and a switch pairs with the wakeup before it.
      */
     private static final String SCHED_PAIRS = """
             WITH w AS ($ROWS),
-            s AS (
-              SELECT *, coalesce(sum(k) OVER (PARTITION BY host, task ORDER BY frame
-                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS seg FROM w
-            ), first_wakeup AS (
-              SELECT host, task, seg, arg_min(frame, frame) AS frame, arg_min(ts, frame) AS ts,
-                     arg_min(comm, frame) AS comm, arg_min(waker_pid, frame) AS waker_pid,
-                     arg_min(target_cpu, frame) AS target_cpu
-              FROM s WHERE k = 0 GROUP BY host, task, seg
+            m AS (
+              SELECT *, lag(k) OVER (PARTITION BY host, task ORDER BY frame) AS pk FROM w
+            ), f AS (
+              SELECT *, lag({'k': k, 'frame': frame, 'ts': ts, 'comm': comm, 'waker_pid': waker_pid,
+                     'cpu': target_cpu}) OVER (PARTITION BY host, task ORDER BY frame) AS fw
+              FROM m WHERE k = 1 OR coalesce(pk, 1) = 1
             )
-            SELECT sw.host, 'sched_wakeup' AS kind, sw.task AS pid, fw.comm, fw.waker_pid, fw.target_cpu AS cpu,
-                   NULL AS id, NULL AS name, sw.target_cpu AS result, fw.frame AS start_frame, fw.ts AS start_ts,
-                   sw.frame, sw.ts, sw.ts - fw.ts AS latency
-            FROM s sw JOIN first_wakeup fw ON sw.host = fw.host AND sw.task = fw.task AND sw.seg = fw.seg
-            WHERE sw.k = 1 AND sw.ts >= fw.ts""";
+            SELECT host, 'sched_wakeup' AS kind, task AS pid, fw.comm, fw.waker_pid, fw.cpu AS cpu,
+                   NULL AS id, NULL AS name, target_cpu AS result, fw.frame AS start_frame, fw.ts AS start_ts,
+                   frame, ts, ts - fw.ts AS latency
+            FROM f WHERE k = 1 AND fw.k = 0 AND ts >= fw.ts""";
 
     /** {@code sched_latency}: the {@code sched_wakeup} rows of {@code latency} under their former names. */
     static final String SCHED_LATENCY = """
