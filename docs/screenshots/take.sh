@@ -3,7 +3,9 @@
 #   docs/screenshots/take.sh [VIEW ...]
 # VIEW: start browser filter capture wireshark timeline latency histogram opened query iograph (default: all, plus browser-snapshot).
 # opened: the app with --open on a pcapng recorded by a short capture (root) and the histogram view.
-# query, iograph: the app with --open OPEN_FILE on those views (an example query; a filter line, log Y).
+# query, iograph: the app with --open OPEN_FILE on those views (an example query; a filter line, log Y);
+# timeline, latency, histogram too when OPEN_FILE is set (every event of the file, over its store),
+# else over a live capture that the app starts.
 # browser-snapshot runs the app as user nobody (as root only): the browser then shows the
 # checked-in snapshot, read only. The others run as the caller: as root the live tracefs and a
 # real capture through the backend. Needs xvfb and imagemagick (apt-get install -y xvfb imagemagick).
@@ -29,7 +31,7 @@ for v in "${views[@]}"; do
     view=timeline
     extra="--open $OPEN_FILE"
   fi
-  if [ "$v" = query ] || [ "$v" = iograph ]; then
+  if [ "$v" = query ] || [ "$v" = iograph ] || { [ -n "${OPEN_FILE:-}" ] && [[ $v =~ ^(timeline|latency|histogram)$ ]]; }; then
     [ -n "${OPEN_FILE:-}" ] || { echo "screenshots: $v needs OPEN_FILE=FILE.pcapng" >&2; continue; }
     wait_s=50 # after the "opened" notification has gone
     extra="--open $OPEN_FILE --screenshot-mode"

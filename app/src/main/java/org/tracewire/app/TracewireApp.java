@@ -88,7 +88,7 @@ public final class TracewireApp {
         });
         view.show(options.startPage());
         if (options.screenshotMode()) {
-            org.tracewire.app.main.ScreenshotScript.run(vm, options.startPage());
+            org.tracewire.app.main.ScreenshotScript.run(vm, options.startPage(), options.openFile() != null);
         }
         vm.browser().load(tracefs());
         if (!options.screenshotMode() && options.capture() == null) {

@@ -9,20 +9,26 @@ import org.tracewire.filter.Op;
 /**
  * The hidden {@code --screenshot-mode}: once tracefs is loaded, fills the views the way the
  * README's screenshots show them (a search, a selected event, an OR filter, two events in the
- * capture list); on the capture, timeline and latency pages it starts a capture, on the Wireshark page it generates the
- * dissector. Only view-model calls.
+ * capture list); on the capture, timeline and latency pages it starts a capture (unless a file was
+ * opened), on the Wireshark page it generates the dissector. Only view-model calls.
  */
 public final class ScreenshotScript {
     private ScreenshotScript() {
     }
 
     /**
-     * @param vm   the main view model
-     * @param page the page shown
+     * @param vm     the main view model
+     * @param page   the page shown
+     * @param opened true when a file was opened ({@code --open}): the timeline, latency and
+     *               histogram pages then show its store as it is, without a capture
      */
-    public static void run(MainViewModel vm, MainView.Page page) {
+    public static void run(MainViewModel vm, MainView.Page page, boolean opened) {
         if (page == MainView.Page.QUERY || page == MainView.Page.IOGRAPH) {
             storeExample(vm, page);
+            return;
+        }
+        if (opened && (page == MainView.Page.TIMELINE || page == MainView.Page.LATENCY
+                || page == MainView.Page.HISTOGRAM)) {
             return;
         }
         ChangeListener<Number> loaded = new ChangeListener<>() {
