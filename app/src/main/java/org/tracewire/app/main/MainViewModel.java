@@ -86,9 +86,9 @@ public final class MainViewModel {
         this.histogram = new org.tracewire.app.histogram.HistogramViewModel(executor, rowRecords);
         histogram.connect(capture);
         // SQL over an opened file's store: each view on a daemon thread with a connection of its own
-        this.query = new org.tracewire.app.query.QueryViewModel(executor, daemonThread("tracewire-query"), store);
+        this.query = new org.tracewire.app.query.QueryViewModel(executor, BackgroundThreads.single("tracewire-query"), store);
         query.connect(capture.storeTableProperty());
-        this.ioGraph = new org.tracewire.app.iograph.IoGraphViewModel(executor, daemonThread("tracewire-iograph"));
+        this.ioGraph = new org.tracewire.app.iograph.IoGraphViewModel(executor, BackgroundThreads.single("tracewire-iograph"));
         ioGraph.connect(capture.storeTableProperty());
         browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
@@ -121,10 +121,6 @@ public final class MainViewModel {
             }
         });
         refreshRecent();
-    }
-
-    private static java.util.concurrent.Executor daemonThread(String name) {
-        return BackgroundThreads.single(name);
     }
 
     /** The query view's model (SQL over the opened file's store). */
