@@ -1,5 +1,9 @@
 package org.tracewire.app.main;
 
+import java.util.function.Supplier;
+import javafx.beans.value.ChangeListener;
+import javafx.beans.value.ObservableValue;
+import javafx.scene.Node;
 import javafx.scene.control.Label;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
@@ -7,6 +11,11 @@ import javafx.scene.layout.BorderPane;
 import org.tracewire.app.browser.BrowserView;
 import org.tracewire.app.capture.CaptureView;
 import org.tracewire.app.filter.FilterBuilderView;
+import org.tracewire.app.histogram.HistogramView;
+import org.tracewire.app.iograph.IoGraphView;
+import org.tracewire.app.latency.LatencyView;
+import org.tracewire.app.query.QueryView;
+import org.tracewire.app.timeline.TimelineView;
 import org.tracewire.app.wireshark.WiresharkView;
 
 /** The main window's content: a menu bar, tabs for the start page and the views, a status bar, notifications. */
@@ -37,7 +46,9 @@ public final class MainView extends BorderPane {
 
     private final TabPane tabs = new TabPane();
     private final CaptureView capture;
-    private final org.tracewire.app.timeline.TimelineView timelineView;
+    private final Tab timeline;
+    /** The timeline's view, once its tab was first shown. */
+    private TimelineView timelineView;
 
     /** @param vm the main view model */
     public MainView(MainViewModel vm) {
@@ -50,28 +61,31 @@ public final class MainView extends BorderPane {
         Tab wireshark = new Tab("Wireshark");
         start.setContent(new StartView(vm, () -> tabs.getSelectionModel().select(browser),
                 () -> tabs.getSelectionModel().select(captureTab)));
-        browser.setContent(new BrowserView(vm.browser(), vm::addSelectedToCapture,
+        lazy(browser, () -> new BrowserView(vm.browser(), vm::addSelectedToCapture,
                 () -> tabs.getSelectionModel().select(filter)));
-        filter.setContent(new FilterBuilderView(vm.filter(), () -> {
+        lazy(filter, () -> new FilterBuilderView(vm.filter(), () -> {
             vm.useFilterInCapture();
             tabs.getSelectionModel().select(captureTab);
         }));
         capture = new CaptureView(vm.capture());
         captureTab.setContent(capture);
-        wireshark.setContent(new WiresharkView(vm.wireshark()));
+        lazy(wireshark, () -> new WiresharkView(vm.wireshark()));
         tabs.getTabs().addAll(start, browser, filter, captureTab, wireshark);
         Tab timeline = new Tab("Timeline");
-        timelineView = new org.tracewire.app.timeline.TimelineView(vm.timeline());
-        timeline.setContent(timelineView);
+        this.timeline = timeline;
+        lazy(timeline, () -> {
+            timelineView = new TimelineView(vm.timeline());
+            return timelineView;
+        });
         Tab latency = new Tab("Latency");
-        latency.setContent(new org.tracewire.app.latency.LatencyView(vm.latency()));
+        lazy(latency, () -> new LatencyView(vm.latency()));
         Tab histogram = new Tab("Histogram");
-        histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
+        lazy(histogram, () -> new HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
         Tab query = new Tab("Query");
-        query.setContent(new org.tracewire.app.query.QueryView(vm.query()));
+        lazy(query, () -> new QueryView(vm.query()));
         Tab ioGraph = new Tab("I/O graph");
-        ioGraph.setContent(new org.tracewire.app.iograph.IoGraphView(vm.ioGraph()));
+        lazy(ioGraph, () -> new IoGraphView(vm.ioGraph()));
         tabs.getTabs().addAll(query, ioGraph);
         // a view over the store queries it once shown, not all of them at once when it is ready
         vm.timeline().shownProperty().bind(timeline.selectedProperty());
@@ -229,8 +243,33 @@ public final class MainView extends BorderPane {
         return capture.storePane();
     }
 
-    /** The timeline's canvas view (the app's {@code TRACEWIRE_TIMING=tour}). */
-    public org.tracewire.app.timeline.TimelineView timelineView() {
+    /**
+     * A tab whose content is made when the tab is first selected: the window shows sooner (each
+     * view's controls, skins and CSS cost the JavaFX thread time at start-up), and a view never
+     * shown costs nothing. The view models exist from the start; a view binds to its model when made.
+     */
+    private static void lazy(Tab tab, Supplier<Node> content) {
+        if (tab.isSelected()) {
+            tab.setContent(content.get());
+            return;
+        }
+        ChangeListener<Boolean> first = new ChangeListener<>() {
+            @Override
+            public void changed(ObservableValue<? extends Boolean> o, Boolean was, Boolean selected) {
+                if (selected && tab.getContent() == null) {
+                    tab.selectedProperty().removeListener(this);
+                    tab.setContent(content.get());
+                }
+            }
+        };
+        tab.selectedProperty().addListener(first);
+    }
+
+    /** The timeline's canvas view (the app's {@code TRACEWIRE_TIMING=tour}); shows its tab first. */
+    public TimelineView timelineView() {
+        if (timelineView == null) {
+            tabs.getSelectionModel().select(timeline);
+        }
         return timelineView;
     }
 
@@ -242,6 +281,8 @@ public final class MainView extends BorderPane {
     /** Stops the capture view's pulse. */
     public void dispose() {
         capture.dispose();
-        timelineView.dispose();
+        if (timelineView != null) {
+            timelineView.dispose();
+        }
     }
 }
