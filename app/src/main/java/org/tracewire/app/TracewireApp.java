@@ -154,8 +154,10 @@ public final class TracewireApp {
      */
     private static void timing(MainViewModel vm) {
         long start = ManagementFactory.getRuntimeMXBean().getStartTime();
+        // the process's CPU time beside the wall clock: a figure that a loaded machine moves less
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         Consumer<String> say = what -> System.err.println("timing: " + what + " +"
-                + (System.currentTimeMillis() - start) + " ms");
+                + (System.currentTimeMillis() - start) + " ms (cpu " + os.getProcessCpuTime() / 1_000_000 + " ms)");
         say.accept("window shown");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long fxThread = Thread.currentThread().getId();
