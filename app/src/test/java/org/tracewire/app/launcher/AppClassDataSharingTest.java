@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * docs/decisions/0022): the first start archives the classes at exit, the next maps them from the
  * archive (the JVM's own class-load log says where each class came from), silently; an archive
  * older than a jar of the class path is made again. Runs on the packaged jars (the app module's
- * {@code readme} execution).
+ * {@code readme} execution). No archive from a directory another user can change.
  */
 class AppClassDataSharingTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -80,5 +81,15 @@ class AppClassDataSharingTest {
         Files.setLastModifiedTime(jsa, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 60_000));
         assertEquals(first, opts(cache, classPath));
         assertFalse(Files.exists(jsa), "the stale archive is removed");
+    }
+
+    /** An archive is code the JVM maps: none from a cache another user could change. */
+    @Test
+    void noArchiveFromADirectoryOthersCanWrite(@TempDir Path dir) throws Exception {
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertEquals("", opts(shared, "a.jar:lib/*"));
+        Path own = Files.createDirectory(dir.resolve("own"));
+        assertTrue(opts(own, "a.jar:lib/*").startsWith("-XX:ArchiveClassesAtExit=" + own.toRealPath()), "a private cache");
     }
 }
