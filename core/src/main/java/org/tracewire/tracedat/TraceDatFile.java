@@ -42,9 +42,9 @@ import org.tracewire.tracetext.SavedCmdlines;
  * compressed section's content is {@code <u32 compressed size><u32 size><data>}) located by an
  * option; CPU data of a compressed file is a chunk list (see {@link TraceDatBuffer.CpuData}).
  *
- * <p>This class reads the file header, walks the v6 / v7 layout and locates the per-CPU data
- * (cut short where the file ends); the metadata parts both versions hold are read by
- * {@link TraceDatSections}, the options by {@link TraceDatOptionsReader}.
+ * <p>This class reads the file header and walks the v6 / v7 layout; the metadata parts both versions hold are read by
+ * {@link TraceDatSections}, the options by {@link TraceDatOptionsReader}, the per-CPU data by
+ * {@link TraceDatCpuData}.
  *
  * <p>Errors: a {@link TraceDatException} naming the file offset for anything malformed; every size
  * is checked against the bytes that remain before anything is allocated. Not thread-safe.
@@ -52,7 +52,6 @@ import org.tracewire.tracetext.SavedCmdlines;
 public final class TraceDatFile implements AutoCloseable {
     private static final byte[] MAGIC = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
     private static final int SECTION_OPTIONS = 0;
-    private static final int SECTION_BUFFER = 3;
     private static final int SECTION_HEADER_INFO = 16;
     private static final int SECTION_FTRACE_EVENTS = 17;
     private static final int SECTION_EVENT_FORMATS = 18;
@@ -77,7 +76,7 @@ public final class TraceDatFile implements AutoCloseable {
     private final List<TraceDatBuffer> buffers = new ArrayList<>();
     private TraceDatOptionsReader options;
     private TraceDatOptions optionsView;
-    private String truncation;
+    private TraceDatCpuData cpuData;
 
     private TraceDatFile(Path path, FileChannel channel, long fileSize) {
         this.path = path;
@@ -144,6 +143,7 @@ public final class TraceDatFile implements AutoCloseable {
         c.order(byteOrder);
         sections = new TraceDatSections(byteOrder);
         options = new TraceDatOptionsReader(byteOrder, fileSize);
+        cpuData = new TraceDatCpuData(fileSize);
         at = c.position();
         userLongSize = c.u8("long size");
         if (userLongSize != 4 && userLongSize != 8) {
@@ -200,44 +200,13 @@ public final class TraceDatFile implements AutoCloseable {
         if (!tag.equals("flyrecord")) {
             throw new TraceDatException(at, "expected 'flyrecord' or 'latency' but found '" + abbreviate(tag) + "'");
         }
-        buffers.add(v6Flyrecord(c, "", cpusInHeader));
+        buffers.add(cpuData.v6Flyrecord(c, "", cpusInHeader, pageSize, options));
         for (long[] b : v6Buffers) {
             c.seek(b[0]);
             at = c.position();
             c.expect("flyrecord\0", "the instance buffer's 'flyrecord' tag");
-            buffers.add(v6Flyrecord(c, options.v6BufferNames.get((int) b[1]), cpusInHeader));
+            buffers.add(cpuData.v6Flyrecord(c, options.v6BufferNames.get((int) b[1]), cpusInHeader, pageSize, options));
         }
-    }
-
-    private TraceDatBuffer v6Flyrecord(Cursor c, String name, int cpus) {
-        if ((long) cpus * 16 > c.remaining()) {
-            throw c.error("CPU offsets of " + cpus + " CPUs run past the end of the file");
-        }
-        List<TraceDatBuffer.CpuData> data = new ArrayList<>();
-        for (int cpu = 0; cpu < cpus; cpu++) {
-            long at = c.position();
-            long off = c.u64("cpu " + cpu + " data offset");
-            long size = c.u64("cpu " + cpu + " data size");
-            size = cutShort(at, off, size, name, cpu, pageSize, false);
-            data.add(new TraceDatBuffer.CpuData(cpu, off, size, false));
-        }
-        // trace-cmd writes the trace clock after the offsets: u64 size, then the trace_clock text.
-        String clock = null;
-        if (c.remaining() >= 8) {
-            long at = c.position();
-            long n = c.peek(8).getLong(0);
-            if (n > 0 && n <= Cursor.MAX_NAME && n <= c.remaining() - 8) {
-                c.u64("clock size");
-                clock = new TraceDatOptions(null, List.of(), c.text(n, "clock"), null, null, null, null, null, null,
-                        null, List.of()).selectedClock();
-            } else {
-                c.seek(at);
-            }
-        }
-        if (clock == null) {
-            clock = options.selectedClock();
-        }
-        return new TraceDatBuffer(name, clock == null ? "" : clock, pageSize, data);
     }
 
     // ---------------------------------------------------------------- version 7
@@ -277,31 +246,11 @@ public final class TraceDatFile implements AutoCloseable {
         if (options.cmdlines != null) {
             sections.cmdlines(section(c, options.cmdlines, SECTION_CMDLINES, "cmdlines"));
         }
-        v7Buffers(c);
+        for (TraceDatOptionsReader.V7Buffer b : options.v7Buffers) {
+            buffers.add(cpuData.v7Flyrecord(c, b, decompressor != null));
+        }
         if (options.bufferText) {
             latency = true;
-        }
-    }
-
-    /** The flyrecord sections the v7 BUFFER options locate: each buffer's CPUs' data, as much as the file holds. */
-    private void v7Buffers(Cursor c) {
-        for (TraceDatOptionsReader.V7Buffer b : options.v7Buffers) {
-            c.seek(b.sectionOffset);
-            int id = c.u16("section id");
-            int flags = c.u16("section flags");
-            if (id != SECTION_BUFFER) {
-                throw new TraceDatException(b.sectionOffset, "expected a flyrecord section (id 3), found id " + id);
-            }
-            boolean compressed = (flags & 1) != 0;
-            if (compressed && decompressor == null) {
-                throw new TraceDatException(b.sectionOffset, "compressed flyrecord section in a file without compression");
-            }
-            List<TraceDatBuffer.CpuData> cpus = new ArrayList<>();
-            for (long[] d : b.cpus) {
-                long size = cutShort(b.sectionOffset, d[1], d[2], b.name, (int) d[0], b.pageSize, compressed);
-                cpus.add(new TraceDatBuffer.CpuData((int) d[0], d[1], size, compressed));
-            }
-            buffers.add(new TraceDatBuffer(b.name, b.clock, b.pageSize, cpus));
         }
     }
 
@@ -335,35 +284,11 @@ public final class TraceDatFile implements AutoCloseable {
     }
 
     /**
-     * The size of a CPU's data that lies in the file: all of it, or, when it runs past the end of
-     * the file (a file cut short), the whole pages before the end (uncompressed) or the bytes
-     * before it (compressed: its chunks are checked as they are read), noted in
-     * {@link #truncation()}. Offsets and sizes that are negative as signed 64-bit numbers are
-     * malformed, not cut short.
-     */
-    private long cutShort(long at, long off, long size, String buffer, int cpu, int page, boolean compressed) {
-        String what = (buffer.isEmpty() ? "" : "buffer '" + buffer + "' ") + "cpu " + cpu + " data";
-        if (off < 0 || size < 0) {
-            checkRange(fileSize, at, off, size, what);
-        }
-        if (off <= fileSize && size <= fileSize - off) {
-            return size;
-        }
-        long present = Math.max(0, fileSize - off);
-        long kept = compressed ? present : present - present % page;
-        if (truncation == null) {
-            truncation = "trace.dat offset " + off + ": " + what + " of " + size + " bytes runs past the end of the file ("
-                    + fileSize + " bytes): the file is cut short; the records of its " + kept + " bytes before the end were read";
-        }
-        return kept;
-    }
-
-    /**
      * Where the file is cut short (a CPU's data that runs past its end, with the offset), or null
      * when all its data is there. The records before the end are read.
      */
     public String truncation() {
-        return truncation;
+        return cpuData.truncation();
     }
 
     /** Throws when {@code size} bytes at {@code off} do not lie in a file of {@code fileSize} bytes ({@code at}: where they are named). */
