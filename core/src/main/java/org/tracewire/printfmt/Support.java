@@ -66,7 +66,7 @@ final class Support {
             return f.field() == null ? "col " + f.column() + ": no field " + f.name() : null;
         }
         if (e instanceof Expr.Call c) {
-            if (!Evaluator.HELPERS.contains(c.name())) {
+            if (!HelperCalls.HELPERS.contains(c.name())) {
                 return "col " + c.column() + ": unknown helper " + c.name();
             }
             List<Expr> args = c.args();
