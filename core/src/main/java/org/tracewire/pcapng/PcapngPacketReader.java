@@ -155,35 +155,7 @@ public final class PcapngPacketReader implements AutoCloseable {
             ByteBuffer h = ByteBuffer.wrap(head);
             int type = h.order(ByteOrder.BIG_ENDIAN).getInt(0);
             if (type == 0x0A0D0D0A) {
-                byte[] bom = new byte[4];
-                if (in.readNBytes(bom, 0, 4) < 4) {
-                    throw new PcapngFormatException(at, block, true, "the file ends inside a section header");
-                }
-                int magic = ByteBuffer.wrap(bom).order(ByteOrder.BIG_ENDIAN).getInt();
-                if (magic == 0x1A2B3C4D) {
-                    order = ByteOrder.BIG_ENDIAN;
-                } else if (magic == 0x4D3C2B1A) {
-                    order = ByteOrder.LITTLE_ENDIAN;
-                } else {
-                    throw new PcapngFormatException(at, block, false, "bad byte-order magic");
-                }
-                interfaces.clear();
-                resolution.clear();
-                infos.clear();
-                ifdrops.clear();
-                int len = h.order(order).getInt(4);
-                checkLength(at, block, len, 28);
-                byte[] rest = readBody(at, block, len, len - 12, false);
-                ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
-                if (sb.getInt(rest.length - 4) != len) {
-                    throw new PcapngFormatException(at, block, false, "trailing block length differs");
-                }
-                Map<Integer, String> o = options(sb, 12, rest.length - 4);
-                section = new SectionInfo(o.getOrDefault(2, ""), o.getOrDefault(3, ""), o.getOrDefault(4, ""),
-                        o.getOrDefault(1, ""));
-                sections++;
-                blocks = block;
-                offset = at + len;
+                sectionHeader(at, block, h);
                 continue;
             }
             if (at == 0) {
@@ -210,69 +182,118 @@ public final class PcapngPacketReader implements AutoCloseable {
                 throw new PcapngFormatException(at, block, false, "trailing block length differs");
             }
             if (type == 1) {
-                if (size < 12) {
-                    throw new PcapngFormatException(at, block, false, "short interface block");
-                }
-                int linkType = b.getShort(0) & 0xffff;
-                interfaces.add(new int[] {linkType});
-                resolution.add(tsresol(b, 8, size - 4));
-                Map<Integer, String> o = options(b, 8, size - 4);
-                infos.add(new InterfaceInfo(linkType, Math.max(0, b.getInt(4)), o.getOrDefault(2, ""),
-                        o.getOrDefault(3, ""), o.getOrDefault(12, ""), o.getOrDefault(15, ""), o.getOrDefault(1, "")));
-                ifdrops.add(-1L);
+                interfaceBlock(b, size, at, block);
             } else if (type == 5 && size >= 16) {
-                int iface = b.getInt(0);
-                if (iface >= 0 && iface < ifdrops.size()) {
-                    int o = 12;
-                    while (o + 4 <= size - 4) {
-                        int code = b.getShort(o) & 0xffff;
-                        int olen = b.getShort(o + 2) & 0xffff;
-                        if (code == 0 || o + 4 + olen > size - 4) {
-                            break;
-                        }
-                        if (code == 5 && olen == 8) {
-                            ifdrops.set(iface, b.getLong(o + 4));
-                        }
-                        o += 4 + ((olen + 3) & ~3);
-                    }
-                }
+                statisticsBlock(b, size);
             } else if (type == 6) {
-                if (size < 24) {
-                    throw new PcapngFormatException(at, block, false, "short packet block");
-                }
-                int iface = b.getInt(0);
-                if (iface < 0 || iface >= interfaces.size()) {
-                    throw new PcapngFormatException(at, block, false, "packet of undeclared interface "
-                            + Integer.toUnsignedString(iface));
-                }
-                long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
-                long cap = b.getInt(12) & 0xffffffffL; // unsigned 32 bits: padded in long arithmetic
-                long padded = (cap + 3) & ~3L;
-                if (20 + padded > size - 4) {
-                    throw new PcapngFormatException(at, block, false, "captured length " + cap + " exceeds the block ("
-                            + len + " bytes)");
-                }
-                byte[] data = new byte[(int) cap];
-                b.get(20, data);
-                long drops = 0;
-                int o = 20 + (int) padded;
-                while (o + 4 <= size - 4) {
-                    int code = b.getShort(o) & 0xffff;
-                    int olen = b.getShort(o + 2) & 0xffff;
-                    if (code == 0 || o + 4 + olen > size - 4) {
-                        break;
-                    }
-                    if (code == 4 && olen == 8) {
-                        drops = b.getLong(o + 4);
-                    }
-                    o += 4 + ((olen + 3) & ~3);
-                }
-                long[] r = resolution.get(iface);
-                long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
                 packetOffset = at;
-                return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
+                return packet(b, size, len, at, block);
             }
         }
+    }
+
+    /** A Section Header Block: its byte order, the section's options; the interfaces start anew. */
+    private void sectionHeader(long at, long block, ByteBuffer h) throws IOException {
+        byte[] bom = new byte[4];
+        if (in.readNBytes(bom, 0, 4) < 4) {
+            throw new PcapngFormatException(at, block, true, "the file ends inside a section header");
+        }
+        int magic = ByteBuffer.wrap(bom).order(ByteOrder.BIG_ENDIAN).getInt();
+        if (magic == 0x1A2B3C4D) {
+            order = ByteOrder.BIG_ENDIAN;
+        } else if (magic == 0x4D3C2B1A) {
+            order = ByteOrder.LITTLE_ENDIAN;
+        } else {
+            throw new PcapngFormatException(at, block, false, "bad byte-order magic");
+        }
+        interfaces.clear();
+        resolution.clear();
+        infos.clear();
+        ifdrops.clear();
+        int len = h.order(order).getInt(4);
+        checkLength(at, block, len, 28);
+        byte[] rest = readBody(at, block, len, len - 12, false);
+        ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
+        if (sb.getInt(rest.length - 4) != len) {
+            throw new PcapngFormatException(at, block, false, "trailing block length differs");
+        }
+        Map<Integer, String> o = options(sb, 12, rest.length - 4);
+        section = new SectionInfo(o.getOrDefault(2, ""), o.getOrDefault(3, ""), o.getOrDefault(4, ""),
+                o.getOrDefault(1, ""));
+        sections++;
+        blocks = block;
+        offset = at + len;
+    }
+
+    /** An Interface Description Block: its link type, time resolution and options. */
+    private void interfaceBlock(ByteBuffer b, int size, long at, long block) throws PcapngFormatException {
+        if (size < 12) {
+            throw new PcapngFormatException(at, block, false, "short interface block");
+        }
+        int linkType = b.getShort(0) & 0xffff;
+        interfaces.add(new int[] {linkType});
+        resolution.add(tsresol(b, 8, size - 4));
+        Map<Integer, String> o = options(b, 8, size - 4);
+        infos.add(new InterfaceInfo(linkType, Math.max(0, b.getInt(4)), o.getOrDefault(2, ""),
+                o.getOrDefault(3, ""), o.getOrDefault(12, ""), o.getOrDefault(15, ""), o.getOrDefault(1, "")));
+        ifdrops.add(-1L);
+    }
+
+    /** An Interface Statistics Block: its {@code isb_ifdrop} (option 5), when present. */
+    private void statisticsBlock(ByteBuffer b, int size) {
+        int iface = b.getInt(0);
+        if (iface >= 0 && iface < ifdrops.size()) {
+            Long drops = longOption(b, 12, size - 4, 5);
+            if (drops != null) {
+                ifdrops.set(iface, drops);
+            }
+        }
+    }
+
+    /** An Enhanced Packet Block: the packet, its time in ns and its {@code epb_dropcount} (option 4). */
+    private Packet packet(ByteBuffer b, int size, int len, long at, long block) throws PcapngFormatException {
+        if (size < 24) {
+            throw new PcapngFormatException(at, block, false, "short packet block");
+        }
+        int iface = b.getInt(0);
+        if (iface < 0 || iface >= interfaces.size()) {
+            throw new PcapngFormatException(at, block, false, "packet of undeclared interface "
+                    + Integer.toUnsignedString(iface));
+        }
+        long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
+        long cap = b.getInt(12) & 0xffffffffL; // unsigned 32 bits: padded in long arithmetic
+        long padded = (cap + 3) & ~3L;
+        if (20 + padded > size - 4) {
+            throw new PcapngFormatException(at, block, false, "captured length " + cap + " exceeds the block ("
+                    + len + " bytes)");
+        }
+        byte[] data = new byte[(int) cap];
+        b.get(20, data);
+        Long drops = longOption(b, 20 + (int) padded, size - 4, 4);
+        long[] r = resolution.get(iface);
+        long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
+        return new Packet(iface, interfaces.get(iface)[0], ns, drops == null ? 0 : drops, data);
+    }
+
+    /**
+     * The last 8-byte option {@code code} among the options from {@code from} to {@code end}, or null
+     * when there is none (a malformed option ends the walk).
+     */
+    private static Long longOption(ByteBuffer b, int from, int end, int code) {
+        Long value = null;
+        int o = from;
+        while (o + 4 <= end) {
+            int c = b.getShort(o) & 0xffff;
+            int olen = b.getShort(o + 2) & 0xffff;
+            if (c == 0 || o + 4 + olen > end) {
+                break;
+            }
+            if (c == code && olen == 8) {
+                value = b.getLong(o + 4);
+            }
+            o += 4 + ((olen + 3) & ~3);
+        }
+        return value;
     }
 
     /**
