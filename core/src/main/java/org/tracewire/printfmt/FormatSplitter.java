@@ -13,7 +13,8 @@ final class FormatSplitter {
     }
 
     /**
-     * The segments of a format string.
+     * The segments of a format string. Longer than 60 lines: one pass over the text, in the order
+     * {@code format_decode()} reads a conversion.
      *
      * @param fmt   the format string, unescaped
      * @param cols  each character's source column

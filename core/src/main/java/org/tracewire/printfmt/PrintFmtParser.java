@@ -282,6 +282,7 @@ public final class PrintFmtParser {
         return new CType(sb.toString().trim(), pointer);
     }
 
+    /** A primary expression. Longer than 60 lines: one switch over the token kinds, a few lines each. */
     private Expr primary() {
         Token t = next();
         switch (t.kind()) {
