@@ -41,7 +41,7 @@ final class SymbolLookups {
     /** (tgid, file name) whose build id was sent (SYMBOLS item 6), at most {@link #MAX_USER_OBJECTS}. */
     private final Set<String> userObjects = new HashSet<>();
     private final Recorder recorder = new Recorder();
-    private ContextMessage.Builder builder;
+    private final PendingMessage pending = new PendingMessage(FrameKind.SYMBOLS);
     private long dropped;
 
     SymbolLookups(Sources ctx, PayloadReads reads, int maxSymbols, int maxStrings) {
@@ -86,12 +86,7 @@ final class SymbolLookups {
 
     /** The SYMBOLS message of what {@link #look} found since the last call, or null when nothing. */
     ContextMessage take() {
-        if (builder == null) {
-            return null;
-        }
-        ContextMessage m = builder.build();
-        builder = null;
-        return m;
+        return pending.take();
     }
 
     /** Every item sent so far, symbols first, then printk strings, then user stack items (for repeats). */
@@ -210,7 +205,7 @@ final class SymbolLookups {
             one.userSymbol(tgid, address, s.start(), s.size(), s.name() + " [" + s.file() + "]");
         }
         for (ContextMessage.Item item : one.build().items()) {
-            builder().bytes(item.type(), item.value());
+            pending.builder().bytes(item.type(), item.value());
             userItems.add(item);
         }
     }
@@ -226,7 +221,7 @@ final class SymbolLookups {
         }
         SymbolResolver r = resolver();
         SymbolResolver.Symbol s = r == null ? null : r.lookup(address);
-        ContextMessage.Builder b = builder();
+        ContextMessage.Builder b = pending.builder();
         if (s == null) {
             byte[] a = ByteBuffer.allocate(8).putLong(address).array();
             b.bytes(ContextMessage.SYMBOL_UNKNOWN, a);
@@ -248,16 +243,9 @@ final class SymbolLookups {
         String s = ctx.printk().lookup(address);
         if (s != null) {
             ContextMessage.Item item = ContextMessage.builder(FrameKind.SYMBOLS).printk(address, s).build().items().get(0);
-            builder().printk(address, s);
+            pending.builder().printk(address, s);
             stringItems.add(item);
         }
-    }
-
-    private ContextMessage.Builder builder() {
-        if (builder == null) {
-            builder = ContextMessage.builder(FrameKind.SYMBOLS);
-        }
-        return builder;
     }
 
     /** An address computed by the print fmt: render the record once, recording what it looks up. */

@@ -26,7 +26,7 @@ final class TaskNames {
     private final PayloadReads reads;
     private final boolean fileNaming;
     private final TaskTable tasks;
-    private ContextMessage.Builder builder;
+    private final PendingMessage pending = new PendingMessage(FrameKind.PROCESS);
     private long dropped;
 
     TaskNames(Sources ctx, PayloadReads reads, int maxTasks) {
@@ -66,12 +66,7 @@ final class TaskNames {
 
     /** The PROCESS message of what was described since the last call, or null when nothing. */
     ContextMessage take() {
-        if (builder == null) {
-            return null;
-        }
-        ContextMessage m = builder.build();
-        builder = null;
-        return m;
+        return pending.take();
     }
 
     /** Every task described so far, as PROCESS messages of at most {@code perMessage} tasks (for repeats). */
@@ -215,7 +210,7 @@ final class TaskNames {
         if (fromRecord && s >= 0) {
             tasks.setRaw(s, r0, r1);
         }
-        processes().task(pid, tgid, name);
+        pending.builder().task(pid, tgid, name);
     }
 
     /** {@code sched_process_exec}: the task's name is now its new program's. */
@@ -244,7 +239,7 @@ final class TaskNames {
         if (s >= 0) {
             tasks.setRaw(s, 0, 0);
         }
-        processes().task(pid, tgid, name);
+        pending.builder().task(pid, tgid, name);
     }
 
     /** The name an exec record's file gives its task (at most 15 bytes), or null when it gives none. */
@@ -263,12 +258,5 @@ final class TaskNames {
         } catch (RuntimeException e) {
             return null;
         }
-    }
-
-    private ContextMessage.Builder processes() {
-        if (builder == null) {
-            builder = ContextMessage.builder(FrameKind.PROCESS);
-        }
-        return builder;
     }
 }
