@@ -45,13 +45,11 @@ final class FormatSplitter {
                 width = FormatSegment.Conversion.STAR;
                 i++;
             } else {
-                int ws = i;
-                while (i < n && Character.isDigit(fmt.charAt(i))) {
-                    i++;
+                int e = digitsEnd(fmt, i);
+                if (e > i) {
+                    width = parseBounded(fmt.substring(i, e));
                 }
-                if (i > ws) {
-                    width = parseBounded(fmt.substring(ws, i));
-                }
+                i = e;
             }
             int precision = -1;
             if (i < n && fmt.charAt(i) == '.') {
@@ -60,11 +58,9 @@ final class FormatSplitter {
                     precision = FormatSegment.Conversion.STAR;
                     i++;
                 } else {
-                    int ps = i;
-                    while (i < n && Character.isDigit(fmt.charAt(i))) {
-                        i++;
-                    }
-                    precision = i > ps ? parseBounded(fmt.substring(ps, i)) : 0;
+                    int e = digitsEnd(fmt, i);
+                    precision = e > i ? parseBounded(fmt.substring(i, e)) : 0;
+                    i = e;
                 }
             }
             String qualifier = "";
@@ -106,6 +102,15 @@ final class FormatSplitter {
             out.add(new FormatSegment.Literal(lit.toString()));
         }
         return out;
+    }
+
+    /** The index after the decimal digits that start at {@code from}. */
+    private static int digitsEnd(String fmt, int from) {
+        int i = from;
+        while (i < fmt.length() && Character.isDigit(fmt.charAt(i))) {
+            i++;
+        }
+        return i;
     }
 
     /** Decimal width/precision, saturated at {@link Integer#MAX_VALUE}; renderers cap it further. */

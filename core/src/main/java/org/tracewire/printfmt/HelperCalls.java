@@ -177,10 +177,7 @@ final class HelperCalls {
     /** {@code trace_print_flags_seq()} / {@code trace_print_flags_seq_u64()} of {@code kernel/trace/trace_output.c}. */
     private Val printFlags(Expr.Call c, boolean u64) {
         List<Expr> a = c.args();
-        long flags = ev.asInt(ev.eval(a.get(0)), c.name()).bits();
-        if (!u64) {
-            flags = Val.Int.extend(flags, ev.longSize(), false);
-        }
+        long flags = tableValue(a.get(0), c, u64);
         Val delimV = ev.eval(a.get(1));
         String delim = delimV instanceof Val.Text t ? t.text() : delimV instanceof Val.Mem m ? m.cString(4096) : null;
         StringBuilder sb = new StringBuilder();
@@ -190,13 +187,10 @@ final class HelperCalls {
             Expr.Braced entry = entry(a.get(i), c);
             long mask;
             try {
-                mask = ev.asInt(ev.eval(entry.items().get(0)), c.name()).bits();
+                mask = tableValue(entry.items().get(0), c, u64);
             } catch (EvalException ex) {
                 unknown = true;
                 continue;
-            }
-            if (!u64) {
-                mask = Val.Int.extend(mask, ev.longSize(), false);
             }
             if ((flags & mask) != mask) {
                 continue;
@@ -228,22 +222,16 @@ final class HelperCalls {
     /** {@code trace_print_symbols_seq()} / {@code trace_print_symbols_seq_u64()}. */
     private Val printSymbolic(Expr.Call c, boolean u64) {
         List<Expr> a = c.args();
-        long val = ev.asInt(ev.eval(a.get(0)), c.name()).bits();
-        if (!u64) {
-            val = Val.Int.extend(val, ev.longSize(), false);
-        }
+        long val = tableValue(a.get(0), c, u64);
         boolean unknown = false;
         for (int i = 1; i < a.size(); i++) {
             Expr.Braced entry = entry(a.get(i), c);
             long key;
             try {
-                key = ev.asInt(ev.eval(entry.items().get(0)), c.name()).bits();
+                key = tableValue(entry.items().get(0), c, u64);
             } catch (EvalException ex) {
                 unknown = true;
                 continue;
-            }
-            if (!u64) {
-                key = Val.Int.extend(key, ev.longSize(), false);
             }
             if (key == val) {
                 String name = entryName(entry, c);
@@ -257,6 +245,12 @@ final class HelperCalls {
             throw new EvalException("col " + c.column() + ": " + c.name() + " table has unresolved names");
         }
         return new Val.Text("0x" + Long.toHexString(val));
+    }
+
+    /** A flags / symbols value or table key as the kernel compares it: an unsigned long unless {@code u64}. */
+    private long tableValue(Expr e, Expr.Call c, boolean u64) {
+        long v = ev.asInt(ev.eval(e), c.name()).bits();
+        return u64 ? v : Val.Int.extend(v, ev.longSize(), false);
     }
 
     private static Expr.Braced entry(Expr e, Expr.Call c) {
