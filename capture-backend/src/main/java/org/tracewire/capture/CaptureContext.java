@@ -174,23 +174,8 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         CompletableFuture<KernelEnums> enums = needs.identifiers()
                 ? CompletableFuture.supplyAsync(CaptureContext::loadEnums, CaptureContext::daemon)
                 : CompletableFuture.completedFuture(KernelEnums.empty());
-        KernelVariables variables = KernelVariables.empty();
-        if (needs.calibration()) {
-            KernelVariables v = calibration;
-            if (v == null) {
-                v = KernelContext.calibrate(top);
-                calibration = v;
-            }
-            variables = v;
-        }
-        PrintkFormats printk = PrintkFormats.empty();
-        if (needs.printk() && top.exists("printk_formats")) {
-            try {
-                printk = PrintkFormats.parse(top.read("printk_formats"));
-            } catch (RuntimeException ignored) {
-                // strings stay unknown
-            }
-        }
+        KernelVariables variables = needs.calibration() ? calibrated(top) : KernelVariables.empty();
+        PrintkFormats printk = needs.printk() ? printk(top) : PrintkFormats.empty();
         int hz = KernelContext.configHz(Path.of("/proc/config.gz"));
         Map<String, Long> constants = ContextMessages.constants(hz, variables);
         String host = SectionInfo.hostName();
@@ -214,6 +199,28 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         return new CaptureContext(capture, formats, subLayout.kernel(), text, symbols::join, printk,
                 enums::join, hz, variables, new ProcTasks(top),
                 f -> EventDescription.encode(f, subLayout.kernel().longSize(), null));
+    }
+
+    /** The kernel variables calibrated on this host (once per process). */
+    private static KernelVariables calibrated(Tracefs top) {
+        KernelVariables v = calibration;
+        if (v == null) {
+            v = KernelContext.calibrate(top);
+            calibration = v;
+        }
+        return v;
+    }
+
+    /** The kernel's {@code printk_formats}, empty when it has none or it does not parse (strings stay unknown). */
+    private static PrintkFormats printk(Tracefs top) {
+        if (!top.exists("printk_formats")) {
+            return PrintkFormats.empty();
+        }
+        try {
+            return PrintkFormats.parse(top.read("printk_formats"));
+        } catch (RuntimeException ignored) {
+            return PrintkFormats.empty();
+        }
     }
 
     private static void daemon(Runnable r) {

@@ -207,63 +207,16 @@ public final class CaptureRun {
         }, "tracewire-capture-stop");
         // before anything is opened: a SIGTERM during the start still ends in a drain and closed outputs
         Runtime.getRuntime().addShutdownHook(hook);
-        if (progress != null) {
-            for (String w : SelfExclusion.feedbackWarnings(o.events(), o.traceSelf(),
-                    o.tapName() != null || o.sendOn() != null)) {
-                progress.println("capture: warning: " + w);
-            }
-            progress.flush();
-        }
+        warnFeedback(o, progress);
         try (Capture capture = open(top, o, done)) {
             running.set(capture);
             FrameSink sink = capture.frameSink();
-            if (o.delayS() > 0) {
-                if (progress != null) {
-                    progress.printf(Locale.ROOT, "capture: outputs open (%s); tracing starts in %.1f s%n",
-                            String.join(", ", sink.outputs().stream().map(FrameOutput::describe).toList()), o.delayS());
-                    progress.flush();
-                }
-                long until = System.nanoTime() + (long) (o.delayS() * 1e9);
-                while (!stop.get() && !stopRequested.getAsBoolean() && System.nanoTime() < until) {
-                    Thread.sleep(20);
-                }
-            }
+            waitDelay(o, sink, progress, () -> stop.get() || stopRequested.getAsBoolean());
             capture.startTracing();
             if (o.scope() != null) {
                 o.scope().tracingStarted();
             }
-            long start = System.nanoTime();
-            long lastPrint = start;
-            long lastCount = 0;
-            boolean spoolWarned = false;
-            while (!stop.get()) {
-                Thread.sleep(50);
-                long now = System.nanoTime();
-                double secs = (now - start) / 1e9;
-                // an output that failed (full disk, a reader gone) ends the tracing, as an error did before
-                if (capture.failure() != null || !capture.outputFailures().isEmpty() || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
-                        || (o.count() > 0 && capture.emitted() >= o.count())) {
-                    break;
-                }
-                String spoolFull = spoolWarned || progress == null ? null : capture.spoolFailure();
-                if (spoolFull != null) {
-                    spoolWarned = true;
-                    progress.println("capture: warning: the spool beside the file takes no more pages (" + spoolFull
-                            + "): the read-ahead goes on in memory, which a killed capture would lose");
-                    progress.flush();
-                }
-                if (progress != null && now - lastPrint >= 1_000_000_000L) {
-                    long n = capture.emitted();
-                    long lost = capture.kernelLost();
-                    long readAhead = capture.readAheadMapped();
-                    progress.printf(Locale.ROOT, "capture: %.0f s, %d events (%.0f/s), %d frames, lost %d%s%n", secs, n,
-                            (n - lastCount) / ((now - lastPrint) / 1e9), sink.frames(), lost, readAhead == 0 ? ""
-                                    : ", read-ahead " + (readAhead >> 20) + " MiB (framed after tracing)");
-                    progress.flush();
-                    lastPrint = now;
-                    lastCount = n;
-                }
-            }
+            traceUntilStopped(capture, o, progress, stop, stopRequested);
             Capture.Summary summary = capture.drain();
             report.accept(summary);
             if (o.tapName() != null && o.lingerS() > 0 && !stop.get()) {
@@ -276,6 +229,75 @@ public final class CaptureRun {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException ignored) {
                 // shutting down: the hook is waiting for us
+            }
+        }
+    }
+
+    /** Prints the warnings of a capture that would record its own output (feedback). */
+    private static void warnFeedback(Options o, PrintWriter progress) {
+        if (progress != null) {
+            for (String w : SelfExclusion.feedbackWarnings(o.events(), o.traceSelf(),
+                    o.tapName() != null || o.sendOn() != null)) {
+                progress.println("capture: warning: " + w);
+            }
+            progress.flush();
+        }
+    }
+
+    /** Waits {@code --delay} after the outputs opened (time to start a capture tool), unless stopped. */
+    private static void waitDelay(Options o, FrameSink sink, PrintWriter progress, BooleanSupplier stopped)
+            throws InterruptedException {
+        if (o.delayS() > 0) {
+            if (progress != null) {
+                progress.printf(Locale.ROOT, "capture: outputs open (%s); tracing starts in %.1f s%n",
+                        String.join(", ", sink.outputs().stream().map(FrameOutput::describe).toList()), o.delayS());
+                progress.flush();
+            }
+            long until = System.nanoTime() + (long) (o.delayS() * 1e9);
+            while (!stopped.getAsBoolean() && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /**
+     * Traces until a stop: a signal ({@code stop}), {@code stopRequested}, the duration or count
+     * reached, or a failed output; prints the progress line every second and warns once when the
+     * spool takes no more pages.
+     */
+    private static void traceUntilStopped(Capture capture, Options o, PrintWriter progress, AtomicBoolean stop,
+                                          BooleanSupplier stopRequested) throws InterruptedException {
+        FrameSink sink = capture.frameSink();
+        long start = System.nanoTime();
+        long lastPrint = start;
+        long lastCount = 0;
+        boolean spoolWarned = false;
+        while (!stop.get()) {
+            Thread.sleep(50);
+            long now = System.nanoTime();
+            double secs = (now - start) / 1e9;
+            // an output that failed (full disk, a reader gone) ends the tracing, as an error did before
+            if (capture.failure() != null || !capture.outputFailures().isEmpty() || stopRequested.getAsBoolean() || (o.durationS() > 0 && secs >= o.durationS())
+                    || (o.count() > 0 && capture.emitted() >= o.count())) {
+                break;
+            }
+            String spoolFull = spoolWarned || progress == null ? null : capture.spoolFailure();
+            if (spoolFull != null) {
+                spoolWarned = true;
+                progress.println("capture: warning: the spool beside the file takes no more pages (" + spoolFull
+                        + "): the read-ahead goes on in memory, which a killed capture would lose");
+                progress.flush();
+            }
+            if (progress != null && now - lastPrint >= 1_000_000_000L) {
+                long n = capture.emitted();
+                long lost = capture.kernelLost();
+                long readAhead = capture.readAheadMapped();
+                progress.printf(Locale.ROOT, "capture: %.0f s, %d events (%.0f/s), %d frames, lost %d%s%n", secs, n,
+                        (n - lastCount) / ((now - lastPrint) / 1e9), sink.frames(), lost, readAhead == 0 ? ""
+                                : ", read-ahead " + (readAhead >> 20) + " MiB (framed after tracing)");
+                progress.flush();
+                lastPrint = now;
+                lastCount = n;
             }
         }
     }

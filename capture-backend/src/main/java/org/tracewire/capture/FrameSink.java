@@ -15,7 +15,9 @@ import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.WireHeader;
 
 /**
- * Where a capture's frames ({@code docs/wire-format.md}, version 2) go: every {@link FrameOutput},
+ * Larger than 500 lines: the emitter thread's per-event state (outputs, counters, planner) in one place.
+ *
+ * <p>Where a capture's frames ({@code docs/wire-format.md}, version 2) go: every {@link FrameOutput},
  * in order, with the context that makes them self-describing. The capture engine's emitter thread
  * hands each event's record payload here in time order ({@link #event}), and calls {@link #finish}
  * at the end; this class encodes the event frame ({@link FrameEncoder#event}: the 16-byte header

@@ -177,15 +177,7 @@ public final class Recovery {
         Spool.Header header = Files.isRegularFile(headerFile, LinkOption.NOFOLLOW_LINKS) ? Spool.Header.load(headerFile)
                 : null;
         if (header != null) {
-            if (ProcessHandle.of(header.pid()).map(ProcessHandle::isAlive).orElse(false)
-                    && Files.exists(top.root().resolve("instances/tracewire-" + header.pid()))) {
-                throw new IOException("the capture of " + pcapng + " (pid " + header.pid() + ") still runs");
-            }
-            String boot = readOr(Path.of("/proc/sys/kernel/random/boot_id"));
-            if (header.bootId() != null && boot != null && !boot.equals(header.bootId())) {
-                throw new IOException("the spool " + dir + " is of another boot of this machine (" + header.bootId()
-                        + "): its events' formats may differ now; nothing was changed");
-            }
+            checkRecoverable(top, pcapng, dir, header);
         }
         Scan scan = scan(pcapng);
         long cut = scan.size - scan.wholeEnd;
@@ -201,14 +193,8 @@ public final class Recovery {
             return new Result(cut, false, Map.of(), scan.events, Map.of(), scan.complete);
         }
         SubBufferLayout layout = header.layout();
-        List<EventSelection> events = new ArrayList<>();
-        for (String e : header.events()) {
-            events.add(EventSelection.parse(e, null));
-        }
-        List<EventSelection> naming = new ArrayList<>();
-        for (String e : header.naming()) {
-            naming.add(EventSelection.parse(e, null));
-        }
+        List<EventSelection> events = selections(header.events());
+        List<EventSelection> naming = selections(header.naming());
         List<EventSelection> read = new ArrayList<>(events);
         read.addAll(naming);
         Map<Integer, EventFormat> formats = Capture.formatsOf(top, read);
@@ -220,47 +206,17 @@ public final class Recovery {
         Map<Integer, Long> framed;
         try {
             for (int cpu : header.cpus()) {
-                List<ByteBuffer> p = new ArrayList<>();
-                p.addAll(pagesOf(dir.resolve("cpu" + cpu + ".spool"), layout, cpu, open));
-                p.addAll(pagesOf(dir.resolve("cpu" + cpu + ".tail"), layout, cpu, open));
-                p.sort(Comparator.comparingLong(b -> SubBuffer.header(b, layout, cpu).timestamp()));
-                pages.put(cpu, p);
+                pages.put(cpu, spooledPages(dir, layout, cpu, open));
                 long[] c = scan.cpus.get(cpu);
                 if (c != null) {
                     resume.put(cpu, new long[] {c[0], c[1]});
                 }
             }
-            FileChannel out = FileChannel.open(pcapng, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            PcapngOutput output;
-            if (scan.hasInterface) {
-                out.position(scan.wholeEnd);
-                output = new PcapngOutput(pcapng.toString(), PcapngWriter.resume(out, scan.snapLength, scan.packets,
-                        scan.drops, scan.first, scan.last));
-            } else {
-                // killed before its first block reached the file: the header blocks as the capture writes them
-                out.truncate(0);
-                SectionInfo section = SectionInfo.host();
-                output = new PcapngOutput(pcapng.toString(), out, false, section, FrameOutputs.identity(section,
-                        header.clockName(), header.clock(), FrameEncoder.MAX_FRAME));
-            }
+            PcapngOutput output = reopen(pcapng, scan, header);
             try (FrameSink sink = new FrameSink(List.of(output), context)) {
                 framed = CaptureEngine.replay(layout, formats, header.clock(), sink, pages, resume,
                         Capture.namingIds(formats, naming));
-                Map<Integer, Long> lost = new TreeMap<>();
-                Map<Integer, RingBufferStats> end = finalStats(dir, header.cpus());
-                if (end != null) {
-                    for (int cpu : header.cpus()) {
-                        long[] c = scan.cpus.getOrDefault(cpu, new long[4]);
-                        long kept = c[2] + framed.getOrDefault(cpu, 0L);
-                        long attempted = end.get(cpu).minus(header.base().get(cpu)).attempted();
-                        long all = Math.max(0, attempted - kept);
-                        long more = all - c[3];
-                        if (more > 0) {
-                            sink.lostAtEnd(cpu, more);
-                        }
-                        lost.put(cpu, Math.max(all, c[3]));
-                    }
-                }
+                Map<Integer, Long> lost = lostAtEnd(sink, dir, header, scan, framed);
                 sink.flush();
                 List<FrameSink.OutputFailure> failed = sink.failures();
                 if (!failed.isEmpty()) {
@@ -277,6 +233,83 @@ public final class Recovery {
         } finally {
             closeAll(open);
         }
+    }
+
+    /** A CPU's spooled sub-buffers ({@code cpuN.spool}, then {@code cpuN.tail}) in time order; the files stay open in {@code open}. */
+    private static List<ByteBuffer> spooledPages(Path dir, SubBufferLayout layout, int cpu, List<FileChannel> open)
+            throws IOException {
+        List<ByteBuffer> p = new ArrayList<>();
+        p.addAll(pagesOf(dir.resolve("cpu" + cpu + ".spool"), layout, cpu, open));
+        p.addAll(pagesOf(dir.resolve("cpu" + cpu + ".tail"), layout, cpu, open));
+        p.sort(Comparator.comparingLong(b -> SubBuffer.header(b, layout, cpu).timestamp()));
+        return p;
+    }
+
+    /**
+     * Refuses a spool whose capture still runs (its process and its instance are there) or that
+     * another boot of this machine wrote.
+     */
+    private static void checkRecoverable(Tracefs top, Path pcapng, Path dir, Spool.Header header) throws IOException {
+        if (ProcessHandle.of(header.pid()).map(ProcessHandle::isAlive).orElse(false)
+                && Files.exists(top.root().resolve("instances/tracewire-" + header.pid()))) {
+            throw new IOException("the capture of " + pcapng + " (pid " + header.pid() + ") still runs");
+        }
+        String boot = readOr(Path.of("/proc/sys/kernel/random/boot_id"));
+        if (header.bootId() != null && boot != null && !boot.equals(header.bootId())) {
+            throw new IOException("the spool " + dir + " is of another boot of this machine (" + header.bootId()
+                    + "): its events' formats may differ now; nothing was changed");
+        }
+    }
+
+    /** The events a spool's header names, unfiltered. */
+    private static List<EventSelection> selections(List<String> names) {
+        List<EventSelection> out = new ArrayList<>();
+        for (String e : names) {
+            out.add(EventSelection.parse(e, null));
+        }
+        return out;
+    }
+
+    /**
+     * The capture's file opened to go on after its last whole block, or, when it holds no interface
+     * yet (killed before its first block reached the file), rewritten from its header blocks as the
+     * capture writes them.
+     */
+    private static PcapngOutput reopen(Path pcapng, Scan scan, Spool.Header header) throws IOException {
+        FileChannel out = FileChannel.open(pcapng, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        if (scan.hasInterface) {
+            out.position(scan.wholeEnd);
+            return new PcapngOutput(pcapng.toString(), PcapngWriter.resume(out, scan.snapLength, scan.packets,
+                    scan.drops, scan.first, scan.last));
+        }
+        out.truncate(0);
+        SectionInfo section = SectionInfo.host();
+        return new PcapngOutput(pcapng.toString(), out, false, section, FrameOutputs.identity(section,
+                header.clockName(), header.clock(), FrameEncoder.MAX_FRAME));
+    }
+
+    /**
+     * The events each CPU lost in all, from the watchdog's final counters (none when any is
+     * missing); what the file does not count yet goes into it as LOST at its end.
+     */
+    private static Map<Integer, Long> lostAtEnd(FrameSink sink, Path dir, Spool.Header header, Scan scan,
+                                                Map<Integer, Long> framed) throws IOException {
+        Map<Integer, Long> lost = new TreeMap<>();
+        Map<Integer, RingBufferStats> end = finalStats(dir, header.cpus());
+        if (end != null) {
+            for (int cpu : header.cpus()) {
+                long[] c = scan.cpus.getOrDefault(cpu, new long[4]);
+                long kept = c[2] + framed.getOrDefault(cpu, 0L);
+                long attempted = end.get(cpu).minus(header.base().get(cpu)).attempted();
+                long all = Math.max(0, attempted - kept);
+                long more = all - c[3];
+                if (more > 0) {
+                    sink.lostAtEnd(cpu, more);
+                }
+                lost.put(cpu, Math.max(all, c[3]));
+            }
+        }
+        return lost;
     }
 
     /** Each CPU's counters the watchdog saved ({@code cpuN.stats}), or null when any is missing. */

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,7 +17,6 @@ import org.tracewire.capture.Capture;
 import org.tracewire.capture.CaptureEngine;
 import org.tracewire.capture.CaptureRun;
 import org.tracewire.capture.FilterRejectedException;
-import org.tracewire.capture.FrameOutput;
 import org.tracewire.capture.FrameOutputs;
 import org.tracewire.capture.InterfaceOutput;
 import org.tracewire.capture.PcapngOutput;
@@ -29,12 +27,9 @@ import org.tracewire.capture.TaskScope;
 import org.tracewire.capture.Uprobe;
 import org.tracewire.capture.UprobeGroup;
 import org.tracewire.cli.remote.RemoteCapture;
-import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.filter.CompiledFilter;
 import org.tracewire.filter.FilterProblem;
 import org.tracewire.filter.FilterSyntaxException;
-import org.tracewire.pcapng.InterfaceInfo;
-import org.tracewire.pcapng.SectionInfo;
 import org.tracewire.protocol.Protocol;
 import org.tracewire.text.SafeText;
 import org.tracewire.tracefs.EventSelection;
@@ -208,50 +203,19 @@ public final class CaptureCommand implements Callable<Integer> {
             if (ringSpec != null) {
                 throw new Main.UsageException("--ring and -b do not apply to --remote");
             }
-            return remote(err);
+            return CaptureRemote.run(this, err);
         }
         if (remotePath != null || !sshOptions.isEmpty()) {
             throw new Main.UsageException("--remote-path and --ssh-option need --remote [USER@]HOST");
         }
-        if (duration < 0 || count < 0 || buffer.bufferKb < 0 || delay < 0 || linger < 0) {
-            throw new Main.UsageException("--duration, --count, --delay and --buffer-kb must not be negative");
-        }
-        checkMaxFrame();
-        if (noIface && iface != null) {
-            throw new Main.UsageException("-i and --no-iface contradict each other");
-        }
-        // -w FILE and --send-on IFACE are outputs of their own; the TAP is made when asked for with -i,
-        // or when no output is named at all (then tw0, for a live Wireshark).
-        String tap = noIface ? null : iface != null ? iface : pcapng == null && sendOn == null ? Protocol.DEFAULT_IFACE : null;
-        if (tap != null) {
-            try {
-                TapDevice.checkName(tap);
-            } catch (IllegalArgumentException e) {
-                throw new Main.UsageException(e.getMessage());
-            }
-        }
-        if (tap == null && sendOn == null && pcapng == null) {
-            throw new Main.UsageException("no output: drop --no-iface, or give --send-on IFACE or -w FILE.pcapng");
-        }
+        String tap = localTap();
         if (events.isEmpty() && uprobes.isEmpty()) {
             throw new Main.UsageException("nothing to capture: give -e EVENT (or --uprobe SPEC)");
         }
-        // trace-cmd's -e syntax (SYSTEM, SYSTEM:EVENT, globs): each -e becomes its events, each with
-        // the -f given after it; an event named twice keeps its first -e's filter.
         List<EventSelection> selections = new ArrayList<>();
         Set<String> selected = new HashSet<>();
         Tracefs top = Tracefs.live();
-        for (EventArg e : events) {
-            try {
-                for (String name : EventSelector.parse(e.event).resolve(top)) {
-                    if (selected.add(name)) {
-                        selections.add(EventSelection.parse(name, e.filter, e.stack()));
-                    }
-                }
-            } catch (IllegalArgumentException ex) {
-                throw new Main.UsageException(ex.getMessage());
-            }
-        }
+        resolveEvents(top, selections, selected);
         UprobeGroup probes = null;
         if (uprobes.isEmpty()) {
             UprobeGroup.removeStale(top); // a killed capture's probes (UprobeGroup.create does it too)
@@ -281,6 +245,54 @@ public final class CaptureCommand implements Callable<Integer> {
         } finally {
             if (probes != null) {
                 probes.close();
+            }
+        }
+    }
+
+    /**
+     * Checks the local capture's options and names the TAP interface to create: {@code -i}'s, or
+     * {@value Protocol#DEFAULT_IFACE} when no output is named at all; null for none.
+     *
+     * @throws Main.UsageException for negative durations or sizes, contradicting or missing outputs
+     */
+    private String localTap() {
+        if (duration < 0 || count < 0 || buffer.bufferKb < 0 || delay < 0 || linger < 0) {
+            throw new Main.UsageException("--duration, --count, --delay and --buffer-kb must not be negative");
+        }
+        checkMaxFrame();
+        if (noIface && iface != null) {
+            throw new Main.UsageException("-i and --no-iface contradict each other");
+        }
+        // -w FILE and --send-on IFACE are outputs of their own; the TAP is made when asked for with -i,
+        // or when no output is named at all (then tw0, for a live Wireshark).
+        String tap = noIface ? null : iface != null ? iface : pcapng == null && sendOn == null ? Protocol.DEFAULT_IFACE : null;
+        if (tap != null) {
+            try {
+                TapDevice.checkName(tap);
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageException(e.getMessage());
+            }
+        }
+        if (tap == null && sendOn == null && pcapng == null) {
+            throw new Main.UsageException("no output: drop --no-iface, or give --send-on IFACE or -w FILE.pcapng");
+        }
+        return tap;
+    }
+
+    /**
+     * trace-cmd's -e syntax (SYSTEM, SYSTEM:EVENT, globs): each -e becomes its events, each with the
+     * -f given after it; an event named twice keeps its first -e's filter.
+     */
+    private void resolveEvents(Tracefs top, List<EventSelection> selections, Set<String> selected) {
+        for (EventArg e : events) {
+            try {
+                for (String name : EventSelector.parse(e.event).resolve(top)) {
+                    if (selected.add(name)) {
+                        selections.add(EventSelection.parse(name, e.filter, e.stack()));
+                    }
+                }
+            } catch (IllegalArgumentException ex) {
+                throw new Main.UsageException(ex.getMessage());
             }
         }
     }
@@ -418,7 +430,7 @@ public final class CaptureCommand implements Callable<Integer> {
     /** Smallest --max-frame: the Ethernet and tracewire headers and the 8 common bytes of a record. */
     static final int MIN_MAX_FRAME = Ethernet.HEADER + 16 + 8;
 
-    private void checkMaxFrame() {
+    void checkMaxFrame() {
         if (maxFrame < MIN_MAX_FRAME || maxFrame > 65535) {
             throw new Main.UsageException("--max-frame must be " + MIN_MAX_FRAME + "..65535");
         }
@@ -439,105 +451,5 @@ public final class CaptureCommand implements Callable<Integer> {
         }, "tracewire-stdin-eof");
         t.setDaemon(true);
         t.start();
-    }
-
-    /** {@code capture --remote}: the engine runs on the other host, the outputs here. */
-    private int remote(PrintWriter err) throws Exception {
-        if (duration < 0 || count < 0 || buffer.bufferKb < 0) {
-            throw new Main.UsageException("--duration, --count and --buffer-kb must not be negative");
-        }
-        checkMaxFrame();
-        if (!command.isEmpty()) {
-            throw new Main.UsageException("a command to trace (-- CMD) does not apply to --remote: run it on the remote "
-                    + "host and give -P PID");
-        }
-        if (delay > 0 || noIface || stopOnStdinEof) {
-            throw new Main.UsageException("--delay, --no-iface and --stop-on-stdin-eof do not apply to --remote "
-                    + "(there is no local TAP unless -i IFACE is given)");
-        }
-        if (iface == null && sendOn == null && pcapng == null) {
-            throw new Main.UsageException("no local output: give -w FILE.pcapng (or -w -), -i IFACE or --send-on IFACE");
-        }
-        if (iface != null) {
-            try {
-                TapDevice.checkName(iface);
-            } catch (IllegalArgumentException e) {
-                throw new Main.UsageException(e.getMessage());
-            }
-        }
-        SshTarget target;
-        try {
-            target = SshTarget.parse(remote, 0, null, sshOptions);
-        } catch (IllegalArgumentException e) {
-            throw new Main.UsageException("--remote: " + e.getMessage());
-        }
-        List<String> args = new ArrayList<>();
-        for (EventArg e : events) {
-            try {
-                EventSelector.parse(e.event); // resolved on the remote host
-            } catch (IllegalArgumentException ex) {
-                throw new Main.UsageException(ex.getMessage());
-            }
-            args.add("-e");
-            args.add(e.event);
-            if (e.filter != null) {
-                args.add("-f");
-                args.add(e.filter);
-            }
-            if (e.stack() != EventSelection.Stack.NONE) {
-                args.add("--stack=" + e.stack().word());
-            }
-        }
-        if (events.isEmpty() && uprobes.isEmpty()) {
-            throw new Main.UsageException("nothing to capture: give -e EVENT (or --uprobe SPEC)");
-        }
-        for (String u : uprobes) {
-            args.addAll(List.of("--uprobe", u)); // resolved on the remote host, against its binaries
-        }
-        for (long pid : pids) {
-            args.addAll(List.of("-P", Long.toString(pid)));
-        }
-        if (comm != null) {
-            args.addAll(List.of("--comm", comm));
-        }
-        if (duration > 0) {
-            args.addAll(List.of("--duration", Double.toString(duration)));
-        }
-        if (count > 0) {
-            args.addAll(List.of("--count", Long.toString(count)));
-        }
-        args.addAll(List.of("--buffer-kb", Integer.toString(buffer.bufferKb), "--clock", buffer.clock,
-                "--max-frame", Integer.toString(maxFrame)));
-        if (traceSelf) {
-            args.add("--trace-self");
-        }
-        if (namesFromProc) {
-            args.add("--names-from-proc");
-        }
-        RemoteCapture rc = new RemoteCapture(new RemoteCapture.Options(target, remotePath, args, duration, "ssh"), err);
-        List<String> names = new ArrayList<>();
-        try {
-            RemoteCapture.Result r = rc.run((section, idb) -> {
-                List<FrameOutput> outs = localOutputs(section, idb);
-                outs.forEach(o -> names.add(o.describe()));
-                return outs;
-            });
-            err.printf(Locale.ROOT, "remote: %d frames from %s (%s) into %s, lost %d%n", r.frames(), target.destination(),
-                    r.iface().description(), String.join(", ", names), r.lost());
-            err.flush();
-            return 0;
-        } catch (RemoteCapture.RemoteException e) {
-            err.println("capture: " + SafeText.escape(e.getMessage()));
-            return Main.EXIT_FAILURE;
-        }
-    }
-
-    /**
-     * The local outputs of a remote capture, with the remote host's section and interface in a pcapng,
-     * and the remote host's source MAC on interfaces (named in its interface comment).
-     */
-    private List<FrameOutput> localOutputs(SectionInfo section, InterfaceInfo idb) throws IOException {
-        return FrameOutputs.outputs(iface, sendOn, pcapng, section, idb, RemoteCapture.sourceMac(idb), maxFrame,
-                FrameOutputs.FileOpener.INVOKING_USER);
     }
 }

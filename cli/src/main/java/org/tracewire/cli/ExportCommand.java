@@ -1,5 +1,6 @@
 package org.tracewire.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,33 +119,7 @@ final class ExportCommand implements Callable<Integer> {
             String uname = host == null || release == null ? null : "Linux " + host + " " + release + " unknown";
             TraceDatWriter.Metadata meta = new TraceDatWriter.Metadata(hp, he, kallsyms(c.symbols()),
                     printk(c.printkStrings()), cmdlines(c.tasks()), c.clock(), uname);
-            long records = 0;
-            long truncated = 0;
-            int maxCpu = -1;
-            Set<Integer> used = new HashSet<>();
-            Map<String, List<String>> texts = new TreeMap<>();
-            try (TraceDatWriter writer = new TraceDatWriter(meta, layout)) {
-                for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
-                    RecordInput.Event e = it.next();
-                    if (e.truncated()) {
-                        truncated++;
-                        continue;
-                    }
-                    EventFormat f = e.record().format();
-                    if (used.add(f.id())) {
-                        String text = c.formatText(f.id());
-                        if (text != null) {
-                            texts.computeIfAbsent(f.system(), k -> new ArrayList<>()).add(text);
-                        }
-                    }
-                    writer.add(e.record().cpu(), e.record().timestampNs(), e.record().payload(), e.lostBefore());
-                    maxCpu = Math.max(maxCpu, e.record().cpu());
-                    records++;
-                }
-                writer.write(output, maxCpu + 1, texts);
-                err.printf("export: %d records written to %s%s%n", records - writer.skipped(), SafeText.escape(output.toString()),
-                        writer.skipped() > 0 ? "; " + writer.skipped() + " too large for a page left out" : "");
-            }
+            long truncated = writeTraceDat(in, c, meta, layout, err);
             if (truncated > 0) {
                 err.printf("export: %d truncated events left out%n", truncated);
             }
@@ -157,6 +132,44 @@ final class ExportCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * Writes every whole event of {@code in} into {@link #output} as a trace.dat, with the formats of
+     * the events it holds; prints how many records went in.
+     *
+     * @return the truncated events left out
+     */
+    private long writeTraceDat(PcapngInput in, WireContext c, TraceDatWriter.Metadata meta, SubBufferLayout layout,
+                               PrintWriter err) throws IOException {
+        long records = 0;
+        long truncated = 0;
+        int maxCpu = -1;
+        Set<Integer> used = new HashSet<>();
+        Map<String, List<String>> texts = new TreeMap<>();
+        try (TraceDatWriter writer = new TraceDatWriter(meta, layout)) {
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                RecordInput.Event e = it.next();
+                if (e.truncated()) {
+                    truncated++;
+                    continue;
+                }
+                EventFormat f = e.record().format();
+                if (used.add(f.id())) {
+                    String text = c.formatText(f.id());
+                    if (text != null) {
+                        texts.computeIfAbsent(f.system(), k -> new ArrayList<>()).add(text);
+                    }
+                }
+                writer.add(e.record().cpu(), e.record().timestampNs(), e.record().payload(), e.lostBefore());
+                maxCpu = Math.max(maxCpu, e.record().cpu());
+                records++;
+            }
+            writer.write(output, maxCpu + 1, texts);
+            err.printf("export: %d records written to %s%s%n", records - writer.skipped(), SafeText.escape(output.toString()),
+                    writer.skipped() > 0 ? "; " + writer.skipped() + " too large for a page left out" : "");
+        }
+        return truncated;
     }
 
     /** {@code /proc/kallsyms} lines ({@code ADDR t NAME [MODULE]}) of the symbols described, by start address. */

@@ -1,5 +1,6 @@
 package org.tracewire.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -115,47 +116,59 @@ final class FilterCommand implements Callable<Integer> {
             }
         }
         if (json) {
-            doc.put("kernel", compiled.kernel());
-            doc.put("display", compiled.display());
-            doc.put("capture", compiled.bpf());
-            doc.put("captureExact", compiled.bpfExact());
-            compiled.warnings().forEach(doc.putArray("warnings")::add);
-            ObjectNode k = doc.putObject("kernelCheck");
-            k.put("run", check != null);
-            if (check == null) {
-                k.put("reason", notRun);
-            } else {
-                k.put("accepted", check.accepted());
-                if (!check.accepted()) {
-                    k.put("message", check.message());
-                    k.put("position", check.position());
-                }
-            }
-            out.println(mapper.writeValueAsString(doc));
+            printJson(doc, compiled, check, notRun, out, mapper);
         } else {
-            out.println("event:         " + format.fullName() + " (id " + format.id() + ")");
-            out.println("kernel:        " + compiled.kernel());
-            out.println("display:       " + compiled.display());
-            out.println("capture:       " + compiled.bpf());
-            out.println("capture-exact: " + (compiled.bpfExact() ? "yes" : "no (wider than the kernel filter)"));
-            for (String w : compiled.warnings()) {
-                out.println("warning:       " + w);
-            }
-            if (check == null) {
-                out.println("kernel-check:  not run: " + notRun);
-            } else if (check.accepted()) {
-                out.println("kernel-check:  accepted");
-            } else {
-                out.println("kernel-check:  rejected: " + check.message()
-                        + (check.position() >= 0 ? " (position " + check.position() + ")" : ""));
-                if (check.position() >= 0) {
-                    for (String line : FilterProblem.pointer(compiled.kernel(), check.position()).split("\n")) {
-                        out.println("               " + line);
-                    }
-                }
-            }
+            printText(format, compiled, check, notRun, out);
         }
         out.flush();
         return check != null && !check.accepted() ? Main.EXIT_FAILURE : 0;
+    }
+
+    /** The result as JSON: the compiled forms, the warnings and the kernel's check (or why it was not run). */
+    private static void printJson(ObjectNode doc, CompiledFilter compiled, KernelFilterCheck.Result check, String notRun,
+                                  PrintWriter out, ObjectMapper mapper) throws JsonProcessingException {
+        doc.put("kernel", compiled.kernel());
+        doc.put("display", compiled.display());
+        doc.put("capture", compiled.bpf());
+        doc.put("captureExact", compiled.bpfExact());
+        compiled.warnings().forEach(doc.putArray("warnings")::add);
+        ObjectNode k = doc.putObject("kernelCheck");
+        k.put("run", check != null);
+        if (check == null) {
+            k.put("reason", notRun);
+        } else {
+            k.put("accepted", check.accepted());
+            if (!check.accepted()) {
+                k.put("message", check.message());
+                k.put("position", check.position());
+            }
+        }
+        out.println(mapper.writeValueAsString(doc));
+    }
+
+    /** The result as text, one "name: value" line each, with a caret under a position the kernel rejected. */
+    private static void printText(EventFormat format, CompiledFilter compiled, KernelFilterCheck.Result check,
+                                  String notRun, PrintWriter out) {
+        out.println("event:         " + format.fullName() + " (id " + format.id() + ")");
+        out.println("kernel:        " + compiled.kernel());
+        out.println("display:       " + compiled.display());
+        out.println("capture:       " + compiled.bpf());
+        out.println("capture-exact: " + (compiled.bpfExact() ? "yes" : "no (wider than the kernel filter)"));
+        for (String w : compiled.warnings()) {
+            out.println("warning:       " + w);
+        }
+        if (check == null) {
+            out.println("kernel-check:  not run: " + notRun);
+        } else if (check.accepted()) {
+            out.println("kernel-check:  accepted");
+        } else {
+            out.println("kernel-check:  rejected: " + check.message()
+                    + (check.position() >= 0 ? " (position " + check.position() + ")" : ""));
+            if (check.position() >= 0) {
+                for (String line : FilterProblem.pointer(compiled.kernel(), check.position()).split("\n")) {
+                    out.println("               " + line);
+                }
+            }
+        }
     }
 }

@@ -101,6 +101,30 @@ final class ImportCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * How the frames are dated.
+     *
+     * @param offsetNs the wall clock at trace time 0 (ns since the epoch), or null for the raw trace clock
+     * @param how      says so, for the summary line
+     */
+    private record Dating(Long offsetNs, String how) {
+    }
+
+    /**
+     * The file's DATE option, else this boot's wall clock when the file was recorded here since it
+     * booted, else the raw (boot-relative) trace clock.
+     */
+    private Dating dating(TraceDatFile f, String host, String release) throws IOException {
+        Long date = f.options().date();
+        if (date != null) {
+            return new Dating(date, "wall clock from the DATE option");
+        }
+        date = thisBootOffset(host, release, f.clock(), Files.getLastModifiedTime(input).toMillis());
+        return new Dating(date, date != null ? "wall clock of this boot (recorded here since it booted; no DATE option)"
+                : "raw trace clock " + SafeText.escape(f.clock()) + ": boot-relative, no DATE option (frames "
+                        + "are dated 1970-01-01 plus the time since that machine booted)");
+    }
+
     @Override
     public Integer call() throws Exception {
         Main.requireFile(input);
@@ -116,14 +140,9 @@ final class ImportCommand implements Callable<Integer> {
             String[] uname = f.options().uname() == null ? new String[0] : f.options().uname().strip().split("\\s+");
             String host = uname.length > 1 ? uname[1] : null;
             String release = uname.length > 2 ? uname[2] : null;
-            Long date = f.options().date();
-            String dating = "wall clock from the DATE option";
-            if (date == null) {
-                date = thisBootOffset(host, release, f.clock(), Files.getLastModifiedTime(input).toMillis());
-                dating = date != null ? "wall clock of this boot (recorded here since it booted; no DATE option)"
-                        : "raw trace clock " + SafeText.escape(f.clock()) + ": boot-relative, no DATE option (frames "
-                                + "are dated 1970-01-01 plus the time since that machine booted)";
-            }
+            Dating d = dating(f, host, release);
+            Long date = d.offsetNs();
+            String dating = d.how();
             boolean raw = date == null;
             long offset = raw ? 0 : date;
             ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(

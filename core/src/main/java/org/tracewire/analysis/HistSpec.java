@@ -183,21 +183,8 @@ public record HistSpec(List<HistField> keys, List<HistField> values, List<HistSo
         return toTriggerText();
     }
 
-    /**
-     * Parses a hist trigger: the text written to an event's {@code trigger} file, or shown after
-     * {@code # trigger info:} in its {@code hist} file (a trailing {@code [active]} or
-     * {@code [paused]} is ignored). {@code key}/{@code keys}, {@code val}/{@code vals}/{@code values}
-     * are synonyms; {@code hitcount} among the values is the implicit count.
-     *
-     * @throws HistSpecException with the 0-based position in {@code text} of the first problem (for a
-     *                           filter, the position of its problem within {@code text})
-     */
-    public static HistSpec parse(String text) {
-        Objects.requireNonNull(text, "text");
-        int start = 0;
-        while (start < text.length() && Character.isWhitespace(text.charAt(start))) {
-            start++;
-        }
+    /** Where a spec's text ends: before a trailing {@code [active]} or {@code [paused]}. */
+    private static int specEnd(String text) {
         int end = text.length();
         String trimmedEnd = text.stripTrailing();
         for (String state : new String[] {"[active]", "[paused]"}) {
@@ -205,41 +192,40 @@ public record HistSpec(List<HistField> keys, List<HistField> values, List<HistSo
                 end = trimmedEnd.length() - state.length();
             }
         }
-        int ws = start;
-        while (ws < end && !Character.isWhitespace(text.charAt(ws))) {
-            ws++;
-        }
-        String head = text.substring(start, ws);
-        if (!head.startsWith("hist:") && !head.equals("hist")) {
-            throw new HistSpecException(start, "a hist trigger starts with 'hist:'");
-        }
-        Filter filter = null;
+        return end;
+    }
+
+    /** The {@code if <filter>} after the trigger's parameters (from {@code ws} to {@code end}), or null. */
+    private static Filter trailingFilter(String text, int ws, int end) {
         int rest = ws;
         while (rest < end && Character.isWhitespace(text.charAt(rest))) {
             rest++;
         }
-        if (rest < end) {
-            if (!text.startsWith("if", rest) || rest + 2 >= end || !Character.isWhitespace(text.charAt(rest + 2))) {
-                throw new HistSpecException(rest, "expected 'if <filter>' after the trigger");
-            }
-            int f = rest + 3;
-            String ftext = text.substring(f, end).stripTrailing();
-            try {
-                filter = Filter.parse(ftext);
-            } catch (FilterSyntaxException e) {
-                throw new HistSpecException(f + e.position(), "filter: " + e.detail());
-            }
+        if (rest >= end) {
+            return null;
         }
-        List<HistField> keys = null;
-        List<HistField> values = new ArrayList<>();
-        List<HistSort> sort = new ArrayList<>();
+        if (!text.startsWith("if", rest) || rest + 2 >= end || !Character.isWhitespace(text.charAt(rest + 2))) {
+            throw new HistSpecException(rest, "expected 'if <filter>' after the trigger");
+        }
+        int f = rest + 3;
+        String ftext = text.substring(f, end).stripTrailing();
+        try {
+            return Filter.parse(ftext);
+        } catch (FilterSyntaxException e) {
+            throw new HistSpecException(f + e.position(), "filter: " + e.detail());
+        }
+    }
+
+    /** A hist trigger's {@code :}-separated parameters, as {@link #parse} reads them one by one. */
+    private static final class Params {
+        List<HistField> keys;
+        final List<HistField> values = new ArrayList<>();
+        final List<HistSort> sort = new ArrayList<>();
         int size = DEFAULT_SIZE;
-        String name = null;
-        int pos = start + 5;
-        if (head.equals("hist")) {
-            throw new HistSpecException(start + 4, "a hist trigger needs keys=");
-        }
-        for (String param : head.substring(5).split(":", -1)) {
+        String name;
+
+        /** One parameter ({@code word} or {@code word=arg}) at {@code pos} of the text. */
+        void add(String param, int pos) {
             int eq = param.indexOf('=');
             String word = eq < 0 ? param : param.substring(0, eq);
             String arg = eq < 0 ? null : param.substring(eq + 1);
@@ -284,8 +270,48 @@ public record HistSpec(List<HistField> keys, List<HistField> values, List<HistSo
                 default -> throw new HistSpecException(pos, word.startsWith("on")
                         ? "handlers such as " + word + " are not supported" : "unknown hist parameter '" + word + "'");
             }
+        }
+    }
+
+    /**
+     * Parses a hist trigger: the text written to an event's {@code trigger} file, or shown after
+     * {@code # trigger info:} in its {@code hist} file (a trailing {@code [active]} or
+     * {@code [paused]} is ignored). {@code key}/{@code keys}, {@code val}/{@code vals}/{@code values}
+     * are synonyms; {@code hitcount} among the values is the implicit count.
+     *
+     * @throws HistSpecException with the 0-based position in {@code text} of the first problem (for a
+     *                           filter, the position of its problem within {@code text})
+     */
+    public static HistSpec parse(String text) {
+        Objects.requireNonNull(text, "text");
+        int start = 0;
+        while (start < text.length() && Character.isWhitespace(text.charAt(start))) {
+            start++;
+        }
+        int end = specEnd(text);
+        int ws = start;
+        while (ws < end && !Character.isWhitespace(text.charAt(ws))) {
+            ws++;
+        }
+        String head = text.substring(start, ws);
+        if (!head.startsWith("hist:") && !head.equals("hist")) {
+            throw new HistSpecException(start, "a hist trigger starts with 'hist:'");
+        }
+        Filter filter = trailingFilter(text, ws, end);
+        if (head.equals("hist")) {
+            throw new HistSpecException(start + 4, "a hist trigger needs keys=");
+        }
+        Params params = new Params();
+        int pos = start + 5;
+        for (String param : head.substring(5).split(":", -1)) {
+            params.add(param, pos);
             pos += param.length() + 1;
         }
+        List<HistField> keys = params.keys;
+        List<HistField> values = params.values;
+        List<HistSort> sort = params.sort;
+        int size = params.size;
+        String name = params.name;
         if (keys == null) {
             throw new HistSpecException(start, "a hist trigger needs keys=");
         }

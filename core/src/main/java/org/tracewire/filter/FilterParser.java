@@ -119,6 +119,7 @@ final class FilterParser {
         return predicate();
     }
 
+    /** One predicate: FIELD OP VALUE. Longer than 60 lines: field, operator and value in one pass, each with its error. */
     private Filter predicate() {
         int fieldPos = i;
         if (++predicates > MAX_PREDICATES) {

@@ -36,6 +36,8 @@ import java.util.stream.Collectors;
  * file or FIFO with one link (Wireshark's extcap pipe: opened once a reader has it open, waiting up
  * to 10 s); {@link #replaceFile} writes a temporary file and renames it over the target.
  * docs/backend-protocol.md ("Threat model") lists every privileged write.
+ * The walk along a path as the user is {@code UserPaths}'; the thread with the user's credentials
+ * {@code UserThread}'s.
  *
  * @param uid    the invoking user's uid
  * @param gid    their primary gid, or -1 when unknown (then files get group 65534)
@@ -199,12 +201,12 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
             throw new IOException(what + ": not a file name");
         }
         u.act(() -> {
-            int dir = u.openDirectory(abs.getParent(), false, what);
+            int dir = new UserPaths(u).openDirectory(abs.getParent(), false, what);
             try {
                 Posix.unlinkat(dir, abs.getFileName().toString(), 0);
             } catch (LastErrorException e) {
                 if (e.getErrorCode() != Posix.ENOENT) {
-                    throw new IOException(what + ": cannot remove it as " + u.who() + " (" + errno(e.getErrorCode()) + ")");
+                    throw new IOException(what + ": cannot remove it as " + u.who() + " (" + UserPaths.errno(e.getErrorCode()) + ")");
                 }
             } finally {
                 Posix.close(dir);
@@ -214,7 +216,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
     }
 
     /** "uid 1000" for messages. */
-    private String who() {
+    String who() {
         return "uid " + uid;
     }
 
@@ -255,7 +257,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
 
     /**
      * Runs {@code work} so that the kernel checks every file-system access it makes as this user's,
-     * ACLs and all. When this process already is the user (its effective uid), directly. When it is
+     * ACLs and all. When this process already is the user (its effective user.uid()), directly. When it is
      * root acting for another user, on a fresh thread whose file-system credentials are this user's:
      * its supplementary groups (raw {@code setgroups}, which Linux keeps per thread; glibc's wrapper
      * would change every thread), {@code setfsgid}, {@code setfsuid} (per thread; read back), and an
@@ -269,197 +271,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      *                     process that is not root cannot act for another user)
      */
     public <T> T act(AsUser<T> work) throws IOException {
-        int euid = Posix.geteuid();
-        if (uid == euid) {
-            return work.call();
-        }
-        if (euid != 0) {
-            throw new IOException("cannot act for " + who() + ": this process (uid " + euid + ") is not root");
-        }
-        Object[] result = new Object[1];
-        Throwable[] failure = new Throwable[1];
-        Thread t = new Thread(() -> {
-            try {
-                become();
-                result[0] = work.call();
-            } catch (Throwable e) {
-                failure[0] = e;
-            }
-        }, "tracewire-as-uid-" + uid);
-        t.start();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                t.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true; // the work is short (or bounded, as a FIFO's wait): finish it
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (failure[0] instanceof IOException e) {
-            throw e;
-        }
-        if (failure[0] instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failure[0] != null) {
-            throw new IOException("acting for " + who() + ": " + failure[0], failure[0]);
-        }
-        @SuppressWarnings("unchecked")
-        T r = (T) result[0];
-        return r;
-    }
-
-    /** Takes on this user's file-system credentials on the calling thread (see {@link #act}). */
-    private void become() throws IOException {
-        int[] g = groups.stream().mapToInt(Integer::intValue).toArray();
-        int fsgid = gid >= 0 ? gid : 65534;
-        try {
-            Posix.syscall(Posix.SYS_SETGROUPS, g.length, g.length == 0 ? new int[1] : g);
-            Posix.setfsgid(fsgid);
-            Posix.setfsuid(uid);
-            if (Posix.setfsuid(-1) != uid || Posix.setfsgid(-1) != fsgid) {
-                throw new IOException("cannot take on the file-system credentials of " + who());
-            }
-            int[] header = {Posix.CAPABILITY_VERSION_3, 0};
-            int[] data = new int[6];
-            Posix.capget(header, data);
-            data[0] = 0; // effective, capabilities 0-31
-            data[3] = 0; // effective, capabilities 32-63
-            Posix.capset(header, data);
-        } catch (LastErrorException e) {
-            throw new IOException("cannot take on the credentials of " + who() + " (errno " + e.getErrorCode() + ")");
-        }
-    }
-
-    /**
-     * Opens a directory for the calling thread's credentials, one component at a time from {@code /}
-     * ({@code O_PATH|O_DIRECTORY|O_NOFOLLOW}, each relative to the descriptor of the one before). A
-     * symbolic link on the way is followed only when it belongs to root or to this user; any other
-     * is refused. Missing directories are created ({@code mkdirat}, mode 0777 less the umask) when
-     * {@code create}. Components {@code ..} are refused.
-     *
-     * @return an {@code O_PATH} descriptor of the directory (the caller closes it)
-     */
-    private int openDirectory(Path dir, boolean create, String what) throws IOException {
-        int fd = Posix.open("/", Posix.O_PATH | Posix.O_DIRECTORY | Posix.O_CLOEXEC);
-        Path sofar = dir.getRoot();
-        try {
-            for (Path component : dir) {
-                String name = component.toString();
-                if (name.equals(".")) {
-                    continue;
-                }
-                if (name.equals("..")) {
-                    throw new IOException(what + ": the path must not contain '..'");
-                }
-                Path here = sofar.resolve(name);
-                int next = openComponent(fd, name, here, sofar, create, what);
-                Posix.close(fd);
-                fd = next;
-                sofar = here;
-            }
-            int r = fd;
-            fd = -1;
-            return r;
-        } finally {
-            if (fd >= 0) {
-                Posix.close(fd);
-            }
-        }
-    }
-
-    private int openComponent(int fd, String name, Path here, Path parent, boolean create, String what)
-            throws IOException {
-        int flags = Posix.O_PATH | Posix.O_DIRECTORY | Posix.O_CLOEXEC;
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return Posix.openat(fd, name, flags | Posix.O_NOFOLLOW, 0);
-            } catch (LastErrorException e) {
-                int errno = e.getErrorCode();
-                if (errno == Posix.ENOENT && create && attempt < 3) {
-                    try {
-                        Posix.mkdirat(fd, name, 0777);
-                    } catch (LastErrorException m) {
-                        if (m.getErrorCode() != Posix.EEXIST) {
-                            throw new IOException(what + ": cannot create the directory " + here + " as " + who()
-                                    + " (" + errno(m.getErrorCode()) + ")");
-                        }
-                    }
-                    continue;
-                }
-                if (errno == Posix.ENOENT) {
-                    throw new IOException(what + ": no directory " + here);
-                }
-                if (errno == Posix.EACCES) {
-                    throw new IOException(what + ": " + who() + " cannot enter " + parent);
-                }
-                if (errno != Posix.ENOTDIR && errno != Posix.ELOOP) {
-                    throw new IOException(what + ": cannot open " + here + " (" + errno(errno) + ")");
-                }
-                Posix.Stat st = stat(fd, name, what);
-                if (st == null) {
-                    continue; // gone meanwhile: look again
-                }
-                if (st.type() != Posix.Stat.S_IFLNK) {
-                    throw new IOException(what + ": " + here + " is not a directory");
-                }
-                if (st.uid() != 0 && st.uid() != uid) {
-                    throw new IOException(what + ": " + here + " is a symbolic link of uid " + st.uid() + "; refused");
-                }
-                try {
-                    // root's or the user's own link, followed with the user's credentials: what they could do alone
-                    return Posix.openat(fd, name, flags, 0);
-                } catch (LastErrorException f) {
-                    throw new IOException(what + ": " + (f.getErrorCode() == Posix.EACCES ? who() + " cannot follow " + here
-                            : f.getErrorCode() == Posix.ENOENT ? "no directory " + here
-                            : "cannot open " + here + " (" + errno(f.getErrorCode()) + ")"));
-                }
-            }
-        }
-    }
-
-    /** statx of a name in a directory without following a link; null when there is none. */
-    private static Posix.Stat stat(int dirfd, String name, String what) throws IOException {
-        byte[] buf = new byte[Posix.STATX_SIZE];
-        try {
-            Posix.statx(dirfd, name, Posix.AT_SYMLINK_NOFOLLOW, Posix.STATX_BASIC_STATS, buf);
-            return Posix.Stat.of(buf);
-        } catch (LastErrorException e) {
-            if (e.getErrorCode() == Posix.ENOENT) {
-                return null;
-            }
-            throw new IOException(what + ": cannot look at " + name + " (" + errno(e.getErrorCode()) + ")");
-        }
-    }
-
-    /** statx of an open descriptor. */
-    private static Posix.Stat fstat(int fd) {
-        byte[] buf = new byte[Posix.STATX_SIZE];
-        Posix.statx(fd, "", Posix.AT_EMPTY_PATH, Posix.STATX_BASIC_STATS, buf);
-        return Posix.Stat.of(buf);
-    }
-
-    private static boolean access(int dirfd, String name, int mode) {
-        try {
-            Posix.faccessat(dirfd, name, mode, Posix.AT_EACCESS | Posix.AT_SYMLINK_NOFOLLOW);
-            return true;
-        } catch (LastErrorException e) {
-            return false;
-        }
-    }
-
-    private static String errno(int errno) {
-        return switch (errno) {
-            case Posix.EACCES -> "permission denied";
-            case Posix.EPERM -> "operation not permitted";
-            case Posix.EROFS -> "read-only file system";
-            case Posix.ENOSPC -> "no space left";
-            default -> "errno " + errno;
-        };
+        return UserThread.act(this, work);
     }
 
     /**
@@ -471,7 +283,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      * @throws IOException with a message naming the purpose, the path and the reason
      */
     public void checkWritable(Path file, String purpose) throws IOException {
-        act(() -> openAsUser(file, purpose, false));
+        act(() -> new UserPaths(this).openAsUser(file, purpose, false));
     }
 
     /**
@@ -479,7 +291,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      * created (mode {@value #FILE_MODE} octal, owned by the user) when missing, truncated when it is
      * this user's own regular file with one link, written as it is when it is this user's own FIFO
      * with one link (waiting up to {@link #FIFO_READER_WAIT_NS} for a reader to open it). The
-     * directories above are opened one by one ({@link #openDirectory}); the file relative to its
+     * directories above are opened one by one (one component at a time, {@code UserPaths}); the file relative to its
      * directory's descriptor with {@code O_NOFOLLOW} ({@code O_CREAT|O_EXCL} when new); the checks
      * are made again on the open descriptor.
      *
@@ -494,7 +306,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
      *                     extra option (the file then exists, empty, and a call without it reuses it)
      */
     public FileChannel openForWriting(Path file, String purpose, OpenOption... extra) throws IOException {
-        int[] opened = act(() -> openAsUser(file, purpose, true));
+        int[] opened = act(() -> new UserPaths(this).openAsUser(file, purpose, true));
         int fd = opened[0];
         try {
             OpenOption[] o = Arrays.copyOf(extra, extra.length + 1);
@@ -510,118 +322,12 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         }
     }
 
-    /** @return null for a check, else {fd, 1 when a FIFO else 0} */
-    private int[] openAsUser(Path file, String purpose, boolean really) throws IOException {
-        String what = purpose + ": " + file;
-        if (!file.isAbsolute()) {
-            throw new IOException(what + ": the path must be absolute");
-        }
-        Path name = file.getFileName();
-        Path parent = file.getParent();
-        if (name == null || parent == null || name.toString().equals("..") || name.toString().equals(".")) {
-            throw new IOException(what + ": not a file name");
-        }
-        String n = name.toString();
-        int dir = openDirectory(parent, false, what);
-        try {
-            if (!access(dir, ".", Posix.X_OK)) {
-                throw new IOException(what + ": " + who() + " cannot enter " + parent);
-            }
-            Posix.Stat existing = stat(dir, n, what);
-            if (existing != null) {
-                checkExisting(existing, what);
-                if (!access(dir, n, Posix.W_OK)) {
-                    throw new IOException(what + ": " + who() + " may not write it");
-                }
-            } else if (!access(dir, ".", Posix.W_OK | Posix.X_OK)) {
-                throw new IOException(what + ": the directory " + parent + " is not writable by " + who());
-            }
-            if (!really) {
-                return null;
-            }
-            boolean fifo = existing != null && existing.type() == Posix.Stat.S_IFIFO;
-            long readerDeadline = System.nanoTime() + FIFO_READER_WAIT_NS;
-            int fd;
-            while (true) {
-                try {
-                    fd = existing == null
-                            ? Posix.openat(dir, n, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
-                                    | Posix.O_CLOEXEC, FILE_MODE)
-                            : Posix.openat(dir, n, Posix.O_WRONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK
-                                    | Posix.O_CLOEXEC, 0);
-                    break;
-                } catch (LastErrorException e) {
-                    if (fifo && e.getErrorCode() == Posix.ENXIO && System.nanoTime() < readerDeadline) {
-                        sleepForReader(what);
-                        continue; // no reader has the FIFO open yet (Wireshark's dumpcap opens it a moment later)
-                    }
-                    throw new IOException(what + ": " + (e.getErrorCode() == Posix.ELOOP ? "is a symbolic link; refused"
-                            : e.getErrorCode() == Posix.EEXIST ? "was created meanwhile by someone else; refused"
-                            : e.getErrorCode() == Posix.EACCES ? (existing == null ? "the directory " + parent
-                                    + " is not writable by " + who() : who() + " may not write it")
-                            : fifo && e.getErrorCode() == Posix.ENXIO ? "no reader opened the FIFO within "
-                                    + FIFO_READER_WAIT_NS / 1_000_000_000L + " s"
-                            : "cannot open (" + errno(e.getErrorCode()) + ")"));
-                }
-            }
-            try {
-                // what we opened, not what the path named a moment ago
-                Posix.Stat st = fstat(fd);
-                if (existing != null) {
-                    checkExisting(st, what);
-                } else if (st.uid() != uid && !isRoot() && Posix.geteuid() == 0) {
-                    throw new IOException(what + ": was created as uid " + st.uid() + ", not " + who());
-                }
-                int r = fd;
-                fd = -1;
-                return new int[] {r, fifo ? 1 : 0};
-            } finally {
-                if (fd >= 0) {
-                    Posix.close(fd);
-                }
-            }
-        } finally {
-            Posix.close(dir);
-        }
-    }
-
-    /**
-     * An existing file may be written when it is a regular file (then truncated) or a FIFO (written
-     * as a stream: Wireshark's extcap pipe) of this user's, with one link.
-     */
-    private void checkExisting(Posix.Stat st, String what) throws IOException {
-        if (st.type() == Posix.Stat.S_IFLNK) {
-            throw new IOException(what + ": is a symbolic link; refused");
-        }
-        if (st.type() != Posix.Stat.S_IFREG && st.type() != Posix.Stat.S_IFIFO) {
-            throw new IOException(what + ": exists and is neither a regular file nor a FIFO");
-        }
-        if (isRoot()) {
-            return;
-        }
-        if (st.uid() != uid) {
-            throw new IOException(what + ": exists and is not owned by " + who());
-        }
-        if (st.nlink() != 1) {
-            throw new IOException(what + ": has other hard links; refused");
-        }
-    }
-
-    private static void sleepForReader(String what) throws IOException {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + ": interrupted while waiting for the FIFO's reader", e);
-        }
-    }
-
     /** The largest existing file {@link #replaceFile} reads for its {@code mayReplace} test, bytes. */
     public static final int MAX_INSPECTED = 1 << 20;
 
     /**
      * Replaces a file atomically as this user ({@link #act}): missing directories are created
-     * ({@link #openDirectory}); the new content goes into a temporary file beside the target,
+     * (one component at a time, {@code UserPaths}); the new content goes into a temporary file beside the target,
      * created relative to the directory's descriptor with {@code O_CREAT|O_EXCL|O_NOFOLLOW}, written
      * (by {@code content}), forced to disk, given its mode ({@code fchmod}) and renamed over the
      * target ({@code renameat}: a symbolic link there is replaced, never followed). So a reader sees
@@ -650,12 +356,12 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         String what = abs.toString();
         String tmp = "." + n + "." + Long.toHexString(new SecureRandom().nextLong()) + ".tmp";
         int[] opened = act(() -> {
-            int dir = openDirectory(parent, true, what);
+            int dir = new UserPaths(this).openDirectory(parent, true, what);
             try {
-                Posix.Stat existing = stat(dir, n, what);
+                Posix.Stat existing = UserPaths.stat(dir, n, what);
                 int perms = mode >= 0 ? mode : existing != null && existing.type() == Posix.Stat.S_IFREG
                         ? existing.mode() & 07777 : 0644;
-                if (existing != null && mayReplace != null && !mayReplace.test(readSmall(dir, n, existing))) {
+                if (existing != null && mayReplace != null && !mayReplace.test(UserPaths.readSmall(dir, n, existing))) {
                     throw new IOException(what + ": exists and was not written by tracewire; not replacing it");
                 }
                 int fd = Posix.openat(dir, tmp, Posix.O_RDWR | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
@@ -664,7 +370,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
             } catch (LastErrorException e) {
                 Posix.close(dir);
                 throw new IOException(what + ": " + (e.getErrorCode() == Posix.EACCES
-                        ? "the directory " + parent + " is not writable by " + who() : "cannot create (" + errno(e.getErrorCode()) + ")"));
+                        ? "the directory " + parent + " is not writable by " + who() : "cannot create (" + UserPaths.errno(e.getErrorCode()) + ")"));
             } catch (IOException | RuntimeException e) {
                 Posix.close(dir);
                 throw e;
@@ -684,7 +390,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
                     Posix.renameat(dir, tmp, dir, n);
                     return null;
                 } catch (LastErrorException e) {
-                    throw new IOException(what + ": cannot replace it as " + who() + " (" + errno(e.getErrorCode()) + ")");
+                    throw new IOException(what + ": cannot replace it as " + who() + " (" + UserPaths.errno(e.getErrorCode()) + ")");
                 }
             });
             done = true;
@@ -718,40 +424,6 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         });
     }
 
-    /** Reads a regular file of at most {@link #MAX_INSPECTED} bytes relative to a directory, without following a link; null otherwise. */
-    private static byte[] readSmall(int dir, String name, Posix.Stat st) {
-        if (st.type() != Posix.Stat.S_IFREG) {
-            return null;
-        }
-        int fd;
-        try {
-            fd = Posix.openat(dir, name, Posix.O_RDONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK | Posix.O_CLOEXEC, 0);
-        } catch (LastErrorException e) {
-            return null;
-        }
-        try {
-            ByteBuffer b = ByteBuffer.allocateDirect(MAX_INSPECTED + 1);
-            int total = 0;
-            while (total <= MAX_INSPECTED) {
-                long r = Posix.read(fd, b.position(total).slice(), MAX_INSPECTED + 1 - total);
-                if (r <= 0) {
-                    break;
-                }
-                total += (int) r;
-            }
-            if (total > MAX_INSPECTED || fstat(fd).type() != Posix.Stat.S_IFREG) {
-                return null;
-            }
-            byte[] out = new byte[total];
-            b.position(0).get(out);
-            return out;
-        } catch (LastErrorException e) {
-            return null;
-        } finally {
-            Posix.close(fd);
-        }
-    }
-
     /**
      * Removes a file as this user when {@code isOurs} accepts its content (as {@link #replaceFile}'s
      * {@code mayReplace}); a symbolic link is never followed.
@@ -767,7 +439,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         return act(() -> {
             int dir;
             try {
-                dir = openDirectory(abs.getParent(), false, what);
+                dir = new UserPaths(this).openDirectory(abs.getParent(), false, what);
             } catch (IOException e) {
                 if (e.getMessage().contains(": no directory ")) {
                     return false;
@@ -775,17 +447,17 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
                 throw e;
             }
             try {
-                Posix.Stat st = stat(dir, n, what);
+                Posix.Stat st = UserPaths.stat(dir, n, what);
                 if (st == null) {
                     return false;
                 }
-                if (!isOurs.test(readSmall(dir, n, st))) {
+                if (!isOurs.test(UserPaths.readSmall(dir, n, st))) {
                     throw new IOException(what + ": was not written by tracewire; not removing it");
                 }
                 Posix.unlinkat(dir, n, 0);
                 return true;
             } catch (LastErrorException e) {
-                throw new IOException(what + ": cannot remove it as " + who() + " (" + errno(e.getErrorCode()) + ")");
+                throw new IOException(what + ": cannot remove it as " + who() + " (" + UserPaths.errno(e.getErrorCode()) + ")");
             } finally {
                 Posix.close(dir);
             }

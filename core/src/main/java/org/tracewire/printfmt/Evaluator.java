@@ -2,7 +2,6 @@ package org.tracewire.printfmt;
 
 import java.nio.ByteOrder;
 import java.util.List;
-import java.util.Set;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
@@ -14,25 +13,18 @@ import org.tracewire.record.RecordException;
  * Evaluates print fmt expressions against one record with C semantics (internal). Integer
  * promotions and the usual arithmetic conversions follow C11 6.3.1; helper semantics follow
  * {@code include/trace/stages/stage3_trace_output.h} and {@code kernel/trace/trace_output.c}.
- * Every failure is an {@link EvalException}.
+ * Every failure is an {@link EvalException}. The kernel's helpers ({@code __print_flags},
+ * {@code __get_str}, ...) are {@link HelperCalls}'.
  */
 final class Evaluator {
-
-    /** Helpers the evaluator implements. */
-    static final Set<String> HELPERS = Set.of("__get_str", "__get_rel_str", "__get_dynamic_array",
-            "__get_rel_dynamic_array", "__get_dynamic_array_len", "__get_rel_dynamic_array_len",
-            "__get_bitmask", "__get_rel_bitmask", "__get_cpumask", "__get_rel_cpumask", "__get_sockaddr",
-            "__get_rel_sockaddr", "__print_flags", "__print_flags_u64", "__print_symbolic", "__print_symbolic_u64",
-            "__print_hex", "__print_hex_str", "__print_array", "__print_dynamic_array", "__print_ns_to_secs",
-            "__print_ns_without_secs", "jiffies_to_msecs", "__builtin_expect", "__builtin_constant_p");
-
-    private static final int MAX_HELPER_OUTPUT = 1 << 16;
 
     private final EventRecord record;
     private final byte[] data;
     private final KernelLayout layout;
     private final PrintContext ctx;
     private final int longSize;
+    /** Made on the first helper call (most print fmts call none). */
+    private HelperCalls helpers;
 
     Evaluator(EventRecord record, PrintContext ctx) {
         this.record = record;
@@ -41,6 +33,11 @@ final class Evaluator {
         this.ctx = ctx;
         this.data = new byte[record.length()];
         record.payload().get(0, data);
+    }
+
+    /** The record being evaluated. */
+    EventRecord record() {
+        return record;
     }
 
     int longSize() {
@@ -121,7 +118,10 @@ final class Evaluator {
         } else if (e instanceof Expr.SizeofExpr s) {
             return Val.Int.of(sizeOf(s.operand()), longSize, false);
         } else if (e instanceof Expr.Call c) {
-            return call(c);
+            if (helpers == null) {
+                helpers = new HelperCalls(this);
+            }
+            return helpers.call(c);
         } else if (e instanceof Expr.Braced b) {
             throw new EvalException("col " + b.column() + ": brace list outside a print table");
         }
@@ -176,7 +176,8 @@ final class Evaluator {
         }
     }
 
-    private Val.Mem dynamic(Field f, String name) {
+    /** A dynamic field's data ({@code __data_loc} / {@code __rel_loc}) as memory of the record. */
+    Val.Mem dynamic(Field f, String name) {
         if (!f.kind().isDynamic()) {
             throw new EvalException("field " + name + " is not a dynamic array");
         }
@@ -398,280 +399,5 @@ final class Evaluator {
             return Val.Int.of(i.bits(), size, type.signed());
         }
         throw new EvalException("cannot cast " + describe(v) + " to " + type.text());
-    }
-
-    // ------------------------------------------------------------------ helpers
-
-    private Field fieldArg(Expr e, String helper) {
-        String name;
-        Field f;
-        if (e instanceof Expr.Ident id) {
-            name = id.name();
-            f = record.format().field(name);
-        } else if (e instanceof Expr.FieldRef fr) {
-            name = fr.name();
-            f = fr.field();
-        } else {
-            throw new EvalException("col " + e.column() + ": " + helper + " needs a field name");
-        }
-        if (f == null) {
-            throw new EvalException("col " + e.column() + ": " + helper + ": no field " + name);
-        }
-        return f;
-    }
-
-    private Val.Mem memArg(Expr e, String helper) {
-        Val v = eval(e);
-        if (v instanceof Val.Mem m) {
-            return m;
-        }
-        throw new EvalException("col " + e.column() + ": " + helper + " needs a pointer into the record, got " + describe(v));
-    }
-
-    private Val call(Expr.Call c) {
-        String name = c.name();
-        List<Expr> a = c.args();
-        switch (name) {
-            case "__get_str", "__get_rel_str", "__get_dynamic_array", "__get_rel_dynamic_array",
-                 "__get_sockaddr", "__get_rel_sockaddr" -> {
-                need(c, 1);
-                Field f = fieldArg(a.get(0), name);
-                return dynamic(f, f.name());
-            }
-            case "__get_dynamic_array_len", "__get_rel_dynamic_array_len" -> {
-                need(c, 1);
-                Field f = fieldArg(a.get(0), name);
-                try {
-                    return Val.Int.of(record.dynamicLength(f), 4, false);
-                } catch (RecordException ex) {
-                    throw new EvalException(ex.getMessage());
-                }
-            }
-            case "__get_bitmask", "__get_rel_bitmask", "__get_cpumask", "__get_rel_cpumask" -> {
-                need(c, 1);
-                Field f = fieldArg(a.get(0), name);
-                Val.Mem m = dynamic(f, f.name());
-                return new Val.Text(Vsprintf.bitmap(this, m, m.available() * 8, false));
-            }
-            case "__print_flags", "__print_flags_u64" -> {
-                if (a.size() < 2) {
-                    throw new EvalException("col " + c.column() + ": " + name + " needs a value and a delimiter");
-                }
-                return printFlags(c, name.endsWith("u64"));
-            }
-            case "__print_symbolic", "__print_symbolic_u64" -> {
-                if (a.isEmpty()) {
-                    throw new EvalException("col " + c.column() + ": " + name + " needs a value");
-                }
-                return printSymbolic(c, name.endsWith("u64"));
-            }
-            case "__print_hex", "__print_hex_str" -> {
-                need(c, 2);
-                Val.Mem m = memArg(a.get(0), name);
-                long len = asInt(eval(a.get(1)), name).bits();
-                return new Val.Text(hex(m, len, name.endsWith("str")));
-            }
-            case "__print_array" -> {
-                need(c, 3);
-                Val.Mem m = memArg(a.get(0), name);
-                long count = asInt(eval(a.get(1)), name).bits();
-                long el = asInt(eval(a.get(2)), name).bits();
-                return new Val.Text(array(m, count, el));
-            }
-            case "__print_dynamic_array" -> {
-                need(c, 2);
-                Field f = fieldArg(a.get(0), name);
-                Val.Mem m = dynamic(f, f.name());
-                long el = asInt(eval(a.get(1)), name).bits();
-                if (el <= 0) {
-                    throw new EvalException("col " + c.column() + ": bad element size " + el);
-                }
-                return new Val.Text(array(m, m.available() / el, el));
-            }
-            case "__print_ns_to_secs" -> {
-                need(c, 1);
-                long v = asInt(eval(a.get(0)), name).bits();
-                return Val.Int.of(Long.divideUnsigned(v, 1_000_000_000L), 8, false);
-            }
-            case "__print_ns_without_secs" -> {
-                need(c, 1);
-                long v = asInt(eval(a.get(0)), name).bits();
-                return Val.Int.of(Long.remainderUnsigned(v, 1_000_000_000L), 4, false);
-            }
-            case "jiffies_to_msecs" -> {
-                need(c, 1);
-                long j = asInt(eval(a.get(0)), name).bits() & 0xffffffffL;
-                if (longSize == 8) {
-                    j = asInt(eval(a.get(0)), name).bits();
-                }
-                return Val.Int.of(jiffiesToMsecs(j), 4, false);
-            }
-            case "__builtin_expect" -> {
-                need(c, 2);
-                return eval(a.get(0));
-            }
-            case "__builtin_constant_p" -> {
-                return Val.Int.of(0, 4, true);
-            }
-            default -> throw new EvalException("col " + c.column() + ": unknown helper " + name);
-        }
-    }
-
-    /** {@code jiffies_to_msecs()} of {@code kernel/time/time.c} for the context's HZ. */
-    private long jiffiesToMsecs(long j) {
-        int hz = ctx.hz();
-        if (hz <= 0) {
-            throw new EvalException("jiffies_to_msecs needs HZ, which the print context does not give");
-        }
-        if (hz <= 1000 && 1000 % hz == 0) {
-            return (1000L / hz) * j;
-        }
-        if (hz > 1000 && hz % 1000 == 0) {
-            long d = hz / 1000;
-            return Long.divideUnsigned(j + d - 1, d);
-        }
-        return Long.divideUnsigned(j * 1000L, hz);
-    }
-
-    private void need(Expr.Call c, int n) {
-        if (c.args().size() != n) {
-            throw new EvalException("col " + c.column() + ": " + c.name() + " takes " + n + " argument(s), got "
-                    + c.args().size());
-        }
-    }
-
-    /** {@code trace_print_flags_seq()} / {@code trace_print_flags_seq_u64()} of {@code kernel/trace/trace_output.c}. */
-    private Val printFlags(Expr.Call c, boolean u64) {
-        List<Expr> a = c.args();
-        long flags = asInt(eval(a.get(0)), c.name()).bits();
-        if (!u64) {
-            flags = Val.Int.extend(flags, longSize, false);
-        }
-        Val delimV = eval(a.get(1));
-        String delim = delimV instanceof Val.Text t ? t.text() : delimV instanceof Val.Mem m ? m.cString(4096) : null;
-        StringBuilder sb = new StringBuilder();
-        boolean first = true;
-        boolean unknown = false;
-        for (int i = 2; i < a.size() && flags != 0; i++) {
-            Expr.Braced entry = entry(a.get(i), c);
-            long mask;
-            try {
-                mask = asInt(eval(entry.items().get(0)), c.name()).bits();
-            } catch (EvalException ex) {
-                unknown = true;
-                continue;
-            }
-            if (!u64) {
-                mask = Val.Int.extend(mask, longSize, false);
-            }
-            if ((flags & mask) != mask) {
-                continue;
-            }
-            String str = entryName(entry, c);
-            flags &= ~mask;
-            if (!first && delim != null) {
-                sb.append(delim);
-            } else {
-                first = false;
-            }
-            sb.append(str);
-            if (sb.length() > MAX_HELPER_OUTPUT) {
-                break;
-            }
-        }
-        if (flags != 0) {
-            if (unknown) {
-                throw new EvalException("col " + c.column() + ": " + c.name() + " table has unresolved names");
-            }
-            if (!first && delim != null) {
-                sb.append(delim);
-            }
-            sb.append("0x").append(Long.toHexString(flags));
-        }
-        return new Val.Text(sb.toString());
-    }
-
-    /** {@code trace_print_symbols_seq()} / {@code trace_print_symbols_seq_u64()}. */
-    private Val printSymbolic(Expr.Call c, boolean u64) {
-        List<Expr> a = c.args();
-        long val = asInt(eval(a.get(0)), c.name()).bits();
-        if (!u64) {
-            val = Val.Int.extend(val, longSize, false);
-        }
-        boolean unknown = false;
-        for (int i = 1; i < a.size(); i++) {
-            Expr.Braced entry = entry(a.get(i), c);
-            long key;
-            try {
-                key = asInt(eval(entry.items().get(0)), c.name()).bits();
-            } catch (EvalException ex) {
-                unknown = true;
-                continue;
-            }
-            if (!u64) {
-                key = Val.Int.extend(key, longSize, false);
-            }
-            if (key == val) {
-                String name = entryName(entry, c);
-                if (!name.isEmpty()) {
-                    return new Val.Text(name);
-                }
-                break;
-            }
-        }
-        if (unknown) {
-            throw new EvalException("col " + c.column() + ": " + c.name() + " table has unresolved names");
-        }
-        return new Val.Text("0x" + Long.toHexString(val));
-    }
-
-    private static Expr.Braced entry(Expr e, Expr.Call c) {
-        if (e instanceof Expr.Braced b && b.items().size() == 2) {
-            return b;
-        }
-        throw new EvalException("col " + e.column() + ": " + c.name() + " entries must be { value, \"name\" }");
-    }
-
-    private String entryName(Expr.Braced entry, Expr.Call c) {
-        Val v = eval(entry.items().get(1));
-        if (v instanceof Val.Text t) {
-            return t.text();
-        }
-        throw new EvalException("col " + entry.column() + ": " + c.name() + " entry name is not a string");
-    }
-
-    /** {@code trace_print_hex_seq()}: {@code %2.2x} per byte, space-separated unless concatenated. */
-    private String hex(Val.Mem m, long len, boolean concatenate) {
-        if (len < 0 || len > m.available()) {
-            throw new EvalException("hex dump of " + len + " bytes, only " + m.available() + " in the record");
-        }
-        StringBuilder sb = new StringBuilder((int) len * 3);
-        for (int i = 0; i < len; i++) {
-            if (!concatenate && i > 0) {
-                sb.append(' ');
-            }
-            int b = m.data()[m.offset() + i] & 0xff;
-            sb.append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 15, 16));
-        }
-        return sb.toString();
-    }
-
-    /** {@code trace_print_array_seq()}: {@code {0x1,0x2}}. */
-    private String array(Val.Mem m, long count, long el) {
-        if (el != 1 && el != 2 && el != 4 && el != 8) {
-            throw new EvalException("array element size " + el + " is not 1, 2, 4 or 8");
-        }
-        if (count < 0 || count * el > m.available()) {
-            throw new EvalException("array of " + count + " x " + el + " bytes, only " + m.available() + " in the record");
-        }
-        StringBuilder sb = new StringBuilder("{");
-        for (int i = 0; i < count; i++) {
-            if (i > 0) {
-                sb.append(',');
-            }
-            long v = readInt(m.data(), m.offset() + i * (int) el, (int) el, false);
-            sb.append("0x").append(Long.toHexString(v));
-        }
-        return sb.append('}').toString();
     }
 }

@@ -61,12 +61,16 @@ final class Support {
         }
     }
 
+    /**
+     * Why the evaluator cannot evaluate {@code e}, or null when it can. Longer than 60 lines: one
+     * case per expression kind.
+     */
     private static String check(Expr e) {
         if (e instanceof Expr.FieldRef f) {
             return f.field() == null ? "col " + f.column() + ": no field " + f.name() : null;
         }
         if (e instanceof Expr.Call c) {
-            if (!Evaluator.HELPERS.contains(c.name())) {
+            if (!HelperCalls.HELPERS.contains(c.name())) {
                 return "col " + c.column() + ": unknown helper " + c.name();
             }
             List<Expr> args = c.args();

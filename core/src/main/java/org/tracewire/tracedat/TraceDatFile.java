@@ -8,18 +8,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatException;
-import org.tracewire.format.FormatParser;
 import org.tracewire.format.HeaderEvent;
 import org.tracewire.format.HeaderPage;
 import org.tracewire.format.KernelLayout;
@@ -49,13 +42,16 @@ import org.tracewire.tracetext.SavedCmdlines;
  * compressed section's content is {@code <u32 compressed size><u32 size><data>}) located by an
  * option; CPU data of a compressed file is a chunk list (see {@link TraceDatBuffer.CpuData}).
  *
+ * <p>This class reads the file header and walks the v6 / v7 layout; the metadata parts both versions hold are read by
+ * {@link TraceDatSections}, the options by {@link TraceDatOptionsReader}, the per-CPU data by
+ * {@link TraceDatCpuData}.
+ *
  * <p>Errors: a {@link TraceDatException} naming the file offset for anything malformed; every size
  * is checked against the bytes that remain before anything is allocated. Not thread-safe.
  */
 public final class TraceDatFile implements AutoCloseable {
     private static final byte[] MAGIC = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
     private static final int SECTION_OPTIONS = 0;
-    private static final int SECTION_BUFFER = 3;
     private static final int SECTION_HEADER_INFO = 16;
     private static final int SECTION_FTRACE_EVENTS = 17;
     private static final int SECTION_EVENT_FORMATS = 18;
@@ -63,7 +59,6 @@ public final class TraceDatFile implements AutoCloseable {
     private static final int SECTION_PRINTK = 20;
     private static final int SECTION_CMDLINES = 21;
     private static final int MAX_OPTION_SECTIONS = 4096;
-    private static final Pattern NAME = Pattern.compile("(?m)^name: (\\S+)");
 
     private final Path path;
     private final FileChannel channel;
@@ -74,27 +69,14 @@ public final class TraceDatFile implements AutoCloseable {
     private int pageSize;
     private Decompressor decompressor;
     private String compression = "none";
-    private String headerPageText;
-    private String headerEventText;
-    private HeaderPage headerPage;
-    private HeaderEvent headerEvent;
-    private KernelLayout kernelLayout;
-    private final List<EventFormat> formats = new ArrayList<>();
-    private final Map<String, FormatException> failures = new HashMap<>();
-    private final Map<String, String> formatTexts = new HashMap<>();
+    private TraceDatSections sections;
     private FormatCatalog catalog;
-    private String kallsymsText = "";
-    private Kallsyms kallsyms;
-    private String printkText = "";
-    private PrintkFormats printk = PrintkFormats.empty();
-    private String cmdlinesText = "";
-    private SavedCmdlines cmdlines = SavedCmdlines.empty();
     private int cpusInHeader = -1;
     private boolean latency;
     private final List<TraceDatBuffer> buffers = new ArrayList<>();
-    private final OptionsBuilder options = new OptionsBuilder();
+    private TraceDatOptionsReader options;
     private TraceDatOptions optionsView;
-    private String truncation;
+    private TraceDatCpuData cpuData;
 
     private TraceDatFile(Path path, FileChannel channel, long fileSize) {
         this.path = path;
@@ -159,6 +141,9 @@ public final class TraceDatFile implements AutoCloseable {
         }
         byteOrder = endian == 0 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
         c.order(byteOrder);
+        sections = new TraceDatSections(byteOrder);
+        options = new TraceDatOptionsReader(byteOrder, fileSize);
+        cpuData = new TraceDatCpuData(fileSize);
         at = c.position();
         userLongSize = c.u8("long size");
         if (userLongSize != 4 && userLongSize != 8) {
@@ -175,11 +160,10 @@ public final class TraceDatFile implements AutoCloseable {
         } else {
             readV7(c);
         }
-        if (headerPage == null) {
+        if (sections.headerPage == null) {
             throw new TraceDatException(0, "the file has no header_page");
         }
-        catalog = new FormatCatalog(formats.stream()
-                .sorted(Comparator.comparing(EventFormat::fullName)).toList(), failures);
+        catalog = sections.catalog();
         optionsView = options.build();
         if (buffers.isEmpty() && !latency) {
             throw new TraceDatException(0, "the file has no flyrecord data");
@@ -189,12 +173,12 @@ public final class TraceDatFile implements AutoCloseable {
     // ---------------------------------------------------------------- version 6
 
     private void readV6(Cursor c) {
-        headerInfo(c);
-        ftraceFormats(c);
-        eventFormats(c);
-        kallsyms(c);
-        printk(c);
-        cmdlines(c);
+        sections.headerInfo(c);
+        sections.ftraceFormats(c);
+        sections.eventFormats(c);
+        sections.kallsyms(c);
+        sections.printk(c);
+        sections.cmdlines(c);
         long at = c.position();
         long cpus = c.u32("CPU count");
         if (cpus > 65536) {
@@ -205,7 +189,7 @@ public final class TraceDatFile implements AutoCloseable {
         at = c.position();
         String tag = c.text(Math.min(10, c.remaining()), "section tag");
         if (tag.equals("options  ")) {
-            options(c, false, v6Buffers);
+            options.read(c, false, v6Buffers);
             at = c.position();
             tag = c.text(Math.min(10, c.remaining()), "section tag");
         }
@@ -216,44 +200,13 @@ public final class TraceDatFile implements AutoCloseable {
         if (!tag.equals("flyrecord")) {
             throw new TraceDatException(at, "expected 'flyrecord' or 'latency' but found '" + abbreviate(tag) + "'");
         }
-        buffers.add(v6Flyrecord(c, "", cpusInHeader));
+        buffers.add(cpuData.v6Flyrecord(c, "", cpusInHeader, pageSize, options));
         for (long[] b : v6Buffers) {
             c.seek(b[0]);
             at = c.position();
             c.expect("flyrecord\0", "the instance buffer's 'flyrecord' tag");
-            buffers.add(v6Flyrecord(c, options.v6BufferNames.get((int) b[1]), cpusInHeader));
+            buffers.add(cpuData.v6Flyrecord(c, options.v6BufferNames.get((int) b[1]), cpusInHeader, pageSize, options));
         }
-    }
-
-    private TraceDatBuffer v6Flyrecord(Cursor c, String name, int cpus) {
-        if ((long) cpus * 16 > c.remaining()) {
-            throw c.error("CPU offsets of " + cpus + " CPUs run past the end of the file");
-        }
-        List<TraceDatBuffer.CpuData> data = new ArrayList<>();
-        for (int cpu = 0; cpu < cpus; cpu++) {
-            long at = c.position();
-            long off = c.u64("cpu " + cpu + " data offset");
-            long size = c.u64("cpu " + cpu + " data size");
-            size = cutShort(at, off, size, name, cpu, pageSize, false);
-            data.add(new TraceDatBuffer.CpuData(cpu, off, size, false));
-        }
-        // trace-cmd writes the trace clock after the offsets: u64 size, then the trace_clock text.
-        String clock = null;
-        if (c.remaining() >= 8) {
-            long at = c.position();
-            long n = c.peek(8).getLong(0);
-            if (n > 0 && n <= Cursor.MAX_NAME && n <= c.remaining() - 8) {
-                c.u64("clock size");
-                clock = new TraceDatOptions(null, List.of(), c.text(n, "clock"), null, null, null, null, null, null,
-                        null, List.of()).selectedClock();
-            } else {
-                c.seek(at);
-            }
-        }
-        if (clock == null) {
-            clock = options.selectedClock();
-        }
-        return new TraceDatBuffer(name, clock == null ? "" : clock, pageSize, data);
     }
 
     // ---------------------------------------------------------------- version 7
@@ -272,44 +225,29 @@ public final class TraceDatFile implements AutoCloseable {
                 throw new TraceDatException(next, "options sections form a loop");
             }
             Cursor s = section(c, next, SECTION_OPTIONS, "options");
-            next = options(s, true, unused);
+            next = options.read(s, true, unused);
         }
         if (options.headerInfo == null) {
             throw new TraceDatException(0, "the file has no HEADER_INFO option");
         }
-        headerInfo(section(c, options.headerInfo, SECTION_HEADER_INFO, "header info"));
+        sections.headerInfo(section(c, options.headerInfo, SECTION_HEADER_INFO, "header info"));
         if (options.ftraceEvents != null) {
-            ftraceFormats(section(c, options.ftraceEvents, SECTION_FTRACE_EVENTS, "ftrace events"));
+            sections.ftraceFormats(section(c, options.ftraceEvents, SECTION_FTRACE_EVENTS, "ftrace events"));
         }
         if (options.eventFormats != null) {
-            eventFormats(section(c, options.eventFormats, SECTION_EVENT_FORMATS, "event formats"));
+            sections.eventFormats(section(c, options.eventFormats, SECTION_EVENT_FORMATS, "event formats"));
         }
         if (options.kallsyms != null) {
-            kallsyms(section(c, options.kallsyms, SECTION_KALLSYMS, "kallsyms"));
+            sections.kallsyms(section(c, options.kallsyms, SECTION_KALLSYMS, "kallsyms"));
         }
         if (options.printk != null) {
-            printk(section(c, options.printk, SECTION_PRINTK, "printk"));
+            sections.printk(section(c, options.printk, SECTION_PRINTK, "printk"));
         }
         if (options.cmdlines != null) {
-            cmdlines(section(c, options.cmdlines, SECTION_CMDLINES, "cmdlines"));
+            sections.cmdlines(section(c, options.cmdlines, SECTION_CMDLINES, "cmdlines"));
         }
-        for (V7Buffer b : options.v7Buffers) {
-            c.seek(b.sectionOffset);
-            int id = c.u16("section id");
-            int flags = c.u16("section flags");
-            if (id != SECTION_BUFFER) {
-                throw new TraceDatException(b.sectionOffset, "expected a flyrecord section (id 3), found id " + id);
-            }
-            boolean compressed = (flags & 1) != 0;
-            if (compressed && decompressor == null) {
-                throw new TraceDatException(b.sectionOffset, "compressed flyrecord section in a file without compression");
-            }
-            List<TraceDatBuffer.CpuData> cpus = new ArrayList<>();
-            for (long[] d : b.cpus) {
-                long size = cutShort(b.sectionOffset, d[1], d[2], b.name, (int) d[0], b.pageSize, compressed);
-                cpus.add(new TraceDatBuffer.CpuData((int) d[0], d[1], size, compressed));
-            }
-            buffers.add(new TraceDatBuffer(b.name, b.clock, b.pageSize, cpus));
+        for (TraceDatOptionsReader.V7Buffer b : options.v7Buffers) {
+            buffers.add(cpuData.v7Flyrecord(c, b, decompressor != null));
         }
         if (options.bufferText) {
             latency = true;
@@ -345,212 +283,19 @@ public final class TraceDatFile implements AutoCloseable {
         return Cursor.ofSection(decompressor.decompress(src, usize, offset), offset, label, byteOrder);
     }
 
-    // ---------------------------------------------------------------- parts shared by v6 and v7
-
-    private void headerInfo(Cursor c) {
-        c.expect("header_page\0", "'header_page'");
-        long at = c.position();
-        headerPageText = c.text(c.size64("header_page"), "header_page");
-        try {
-            headerPage = FormatParser.parseHeaderPage(headerPageText, "trace.dat header_page");
-            kernelLayout = KernelLayout.fromHeaderPage(headerPage, byteOrder);
-        } catch (FormatException | IllegalArgumentException e) {
-            throw c.error(at, "header_page: " + e.getMessage());
-        }
-        c.expect("header_event\0", "'header_event'");
-        at = c.position();
-        headerEventText = c.text(c.size64("header_event"), "header_event");
-        try {
-            headerEvent = FormatParser.parseHeaderEvent(headerEventText, "trace.dat header_event");
-        } catch (FormatException e) {
-            throw c.error(at, "header_event: " + e.getMessage());
-        }
-    }
-
-    private void ftraceFormats(Cursor c) {
-        long n = c.count32("ftrace format count", 8);
-        for (long i = 0; i < n; i++) {
-            format(c, "ftrace", i);
-        }
-    }
-
-    private void eventFormats(Cursor c) {
-        long systems = c.count32("event system count", 5);
-        for (long s = 0; s < systems; s++) {
-            String system = c.cstring("system name");
-            long n = c.count32("event count of system " + system, 8);
-            for (long i = 0; i < n; i++) {
-                format(c, system, i);
-            }
-        }
-    }
-
-    private void format(Cursor c, String system, long index) {
-        long at = c.position();
-        String text = c.text(c.size64(system + " format #" + index), system + " format");
-        String label = "trace.dat offset " + at + " " + system + " format #" + index;
-        try {
-            EventFormat f = FormatParser.parse(system, text, label);
-            formats.add(f);
-            formatTexts.put(f.fullName(), text);
-        } catch (FormatException e) {
-            Matcher m = NAME.matcher(text);
-            failures.put(system + ":" + (m.find() ? m.group(1) : "#" + index), e);
-        }
-    }
-
-    private void kallsyms(Cursor c) {
-        kallsymsText = c.text(c.size32("kallsyms"), "kallsyms");
-        try {
-            kallsyms = kallsymsText.isBlank() ? null : Kallsyms.parse(kallsymsText);
-        } catch (RuntimeException e) {
-            kallsyms = null;
-        }
-    }
-
-    private void printk(Cursor c) {
-        printkText = c.text(c.size32("printk formats"), "printk formats");
-        try {
-            printk = PrintkFormats.parse(printkText);
-        } catch (RuntimeException e) {
-            printk = PrintkFormats.empty();
-        }
-    }
-
-    private void cmdlines(Cursor c) {
-        cmdlinesText = c.text(c.size64("saved cmdlines"), "saved cmdlines");
-        cmdlines = SavedCmdlines.parse(cmdlinesText);
-    }
-
-    /**
-     * Reads options until DONE (v7; returns the next options section's offset) or id 0 (v6; returns 0).
-     */
-    private long options(Cursor c, boolean v7, List<long[]> v6Buffers) {
-        while (true) {
-            long at = c.position();
-            int id = c.u16("option id");
-            if (!v7 && id == 0) {
-                return 0;
-            }
-            long size = c.size32("option " + id);
-            long dataAt = c.position();
-            byte[] data = c.bytes(size, "option " + id).array();
-            Cursor o = Cursor.ofSection(data, dataAt, "option " + id, byteOrder);
-            switch (id) {
-                case 0 -> {
-                    return o.u64("next options section offset");
-                }
-                case 1 -> options.date = parseLong(o.text(size, "DATE"));
-                case 2 -> options.cpuStats.add(o.text(size, "CPUSTAT"));
-                case 3 -> {
-                    if (v7) {
-                        V7Buffer b = new V7Buffer();
-                        b.sectionOffset = o.u64("buffer section offset");
-                        checkRange(at, b.sectionOffset, 16, "buffer section");
-                        b.name = o.cstring("buffer name");
-                        b.clock = o.cstring("buffer clock");
-                        long ps = o.u32("buffer page size");
-                        if (ps < 64 || ps > (1 << 24)) {
-                            throw new TraceDatException(dataAt, "buffer page size " + ps + " outside 64..16777216");
-                        }
-                        b.pageSize = (int) ps;
-                        long cpus = o.count32("buffer CPU count", 20);
-                        for (long i = 0; i < cpus; i++) {
-                            long cpu = o.u32("cpu id");
-                            long off = o.u64("cpu data offset");
-                            long sz = o.u64("cpu data size");
-                            if (cpu > 65535) {
-                                throw new TraceDatException(dataAt, "cpu id " + cpu + " exceeds 65535");
-                            }
-                            if (off < 0 || sz < 0) {
-                                checkRange(dataAt, off, sz, "cpu " + cpu + " data");
-                            }
-                            b.cpus.add(new long[] {cpu, off, sz});
-                        }
-                        options.v7Buffers.add(b);
-                    } else {
-                        long off = o.u64("buffer offset");
-                        checkRange(dataAt, off, 10, "buffer");
-                        v6Buffers.add(new long[] {off, options.v6BufferNames.size()});
-                        options.v6BufferNames.add(o.cstring("buffer name"));
-                    }
-                }
-                case 4 -> options.traceClock = o.text(size, "TRACECLOCK");
-                case 5 -> options.uname = o.text(size, "UNAME");
-                case 7 -> options.offset = parseLong(o.text(size, "OFFSET"));
-                case 8 -> options.cpuCount = (int) o.u32("CPUCOUNT");
-                case 9 -> options.version = o.text(size, "VERSION");
-                case 11 -> options.traceId = o.u64("TRACEID");
-                case 12 -> options.timeShift = o.u64("TIME_SHIFT peer id");
-                case 14 -> options.tsc2nsec = new long[] {o.u32("TSC2NSEC multiplier"), o.u32("TSC2NSEC shift"),
-                        o.u64("TSC2NSEC offset")};
-                case 16 -> options.headerInfo = sectionOffset(o, at);
-                case 17 -> options.ftraceEvents = sectionOffset(o, at);
-                case 18 -> options.eventFormats = sectionOffset(o, at);
-                case 19 -> options.kallsyms = sectionOffset(o, at);
-                case 20 -> options.printk = sectionOffset(o, at);
-                case 21 -> options.cmdlines = sectionOffset(o, at);
-                case 22 -> options.bufferText = true;
-                default -> options.unknown.add(id);
-            }
-        }
-    }
-
-    private long sectionOffset(Cursor o, long optionAt) {
-        long off = o.u64("section offset");
-        checkRange(optionAt, off, 16, "section");
-        return off;
-    }
-
-    /**
-     * The size of a CPU's data that lies in the file: all of it, or, when it runs past the end of
-     * the file (a file cut short), the whole pages before the end (uncompressed) or the bytes
-     * before it (compressed: its chunks are checked as they are read), noted in
-     * {@link #truncation()}. Offsets and sizes that are negative as signed 64-bit numbers are
-     * malformed, not cut short.
-     */
-    private long cutShort(long at, long off, long size, String buffer, int cpu, int page, boolean compressed) {
-        String what = (buffer.isEmpty() ? "" : "buffer '" + buffer + "' ") + "cpu " + cpu + " data";
-        if (off < 0 || size < 0) {
-            checkRange(at, off, size, what);
-        }
-        if (off <= fileSize && size <= fileSize - off) {
-            return size;
-        }
-        long present = Math.max(0, fileSize - off);
-        long kept = compressed ? present : present - present % page;
-        if (truncation == null) {
-            truncation = "trace.dat offset " + off + ": " + what + " of " + size + " bytes runs past the end of the file ("
-                    + fileSize + " bytes): the file is cut short; the records of its " + kept + " bytes before the end were read";
-        }
-        return kept;
-    }
-
     /**
      * Where the file is cut short (a CPU's data that runs past its end, with the offset), or null
      * when all its data is there. The records before the end are read.
      */
     public String truncation() {
-        return truncation;
+        return cpuData.truncation();
     }
 
-    private void checkRange(long at, long off, long size, String what) {
+    /** Throws when {@code size} bytes at {@code off} do not lie in a file of {@code fileSize} bytes ({@code at}: where they are named). */
+    static void checkRange(long fileSize, long at, long off, long size, String what) {
         if (off < 0 || size < 0 || off > fileSize || size > fileSize - off) {
             throw new TraceDatException(at, what + " at offset " + Long.toUnsignedString(off) + " of "
                     + Long.toUnsignedString(size) + " bytes lies outside the file (" + fileSize + " bytes)");
-        }
-    }
-
-    private static Long parseLong(String s) {
-        String t = s.strip();
-        try {
-            return Long.decode(t);
-        } catch (NumberFormatException e) {
-            try {
-                return Long.parseUnsignedLong(t.startsWith("0x") ? t.substring(2) : t, t.startsWith("0x") ? 16 : 10);
-            } catch (NumberFormatException e2) {
-                return null;
-            }
         }
     }
 
@@ -593,27 +338,27 @@ public final class TraceDatFile implements AutoCloseable {
 
     /** The traced kernel's layout: the file's byte order and the long size of header_page's {@code commit}. */
     public KernelLayout kernelLayout() {
-        return kernelLayout;
+        return sections.kernelLayout;
     }
 
     /** The parsed {@code events/header_page}. */
     public HeaderPage headerPage() {
-        return headerPage;
+        return sections.headerPage;
     }
 
     /** The parsed {@code events/header_event}. */
     public HeaderEvent headerEvent() {
-        return headerEvent;
+        return sections.headerEvent;
     }
 
     /** The {@code header_page} text as stored. */
     public String headerPageText() {
-        return headerPageText;
+        return sections.headerPageText;
     }
 
     /** The {@code header_event} text as stored. */
     public String headerEventText() {
-        return headerEventText;
+        return sections.headerEventText;
     }
 
     /** Every stored event format ({@code ftrace} and the recorded systems); unparsable ones in its failures. */
@@ -623,37 +368,37 @@ public final class TraceDatFile implements AutoCloseable {
 
     /** The stored text of a parsed format ({@code system:name}), or null. */
     public String formatText(String fullName) {
-        return formatTexts.get(fullName);
+        return sections.formatTexts.get(fullName);
     }
 
     /** The stored {@code /proc/kallsyms}, or null when the file has none. */
     public Kallsyms kallsyms() {
-        return kallsyms;
+        return sections.kallsyms;
     }
 
     /** The stored {@code /proc/kallsyms} text ("" when none). */
     public String kallsymsText() {
-        return kallsymsText;
+        return sections.kallsymsText;
     }
 
     /** The stored {@code printk_formats}. */
     public PrintkFormats printkFormats() {
-        return printk;
+        return sections.printk;
     }
 
     /** The stored {@code printk_formats} text. */
     public String printkText() {
-        return printkText;
+        return sections.printkText;
     }
 
     /** The stored {@code saved_cmdlines}. */
     public SavedCmdlines cmdlines() {
-        return cmdlines;
+        return sections.cmdlines;
     }
 
     /** The stored {@code saved_cmdlines} text. */
     public String cmdlinesText() {
-        return cmdlinesText;
+        return sections.cmdlinesText;
     }
 
     /** The options. */
@@ -707,8 +452,9 @@ public final class TraceDatFile implements AutoCloseable {
     /** The sub-buffer layout of a buffer's pages. */
     public SubBufferLayout subBufferLayout(TraceDatBuffer buffer) {
         try {
-            return new SubBufferLayout(kernelLayout, headerPage.timestamp().offset(), headerPage.commit().offset(),
-                    headerPage.commit().size(), headerPage.data().offset(), buffer.pageSize(), headerEvent);
+            HeaderPage page = sections.headerPage;
+            return new SubBufferLayout(sections.kernelLayout, page.timestamp().offset(), page.commit().offset(),
+                    page.commit().size(), page.data().offset(), buffer.pageSize(), sections.headerEvent);
         } catch (IllegalArgumentException | FormatException e) {
             throw new TraceDatException(0, "buffer '" + buffer.name() + "': " + e.getMessage());
         }
@@ -719,7 +465,7 @@ public final class TraceDatFile implements AutoCloseable {
      * (HZ, enum constants and kernel variables unknown; see {@link TraceDatContext}).
      */
     public PrintContext printContext() {
-        return new PrintContext(kallsyms, printk, 0, null, null);
+        return new PrintContext(sections.kallsyms, sections.printk, 0, null, null);
     }
 
     /**
@@ -750,45 +496,5 @@ public final class TraceDatFile implements AutoCloseable {
     @Override
     public void close() throws IOException {
         channel.close();
-    }
-
-    private static final class V7Buffer {
-        long sectionOffset;
-        String name;
-        String clock;
-        int pageSize;
-        final List<long[]> cpus = new ArrayList<>();
-    }
-
-    private static final class OptionsBuilder {
-        Long date;
-        final List<String> cpuStats = new ArrayList<>();
-        String traceClock;
-        String uname;
-        Long offset;
-        Integer cpuCount;
-        String version;
-        Long traceId;
-        Long timeShift;
-        long[] tsc2nsec;
-        final List<Integer> unknown = new ArrayList<>();
-        Long headerInfo;
-        Long ftraceEvents;
-        Long eventFormats;
-        Long kallsyms;
-        Long printk;
-        Long cmdlines;
-        boolean bufferText;
-        final List<V7Buffer> v7Buffers = new ArrayList<>();
-        final List<String> v6BufferNames = new ArrayList<>();
-
-        String selectedClock() {
-            return build().selectedClock();
-        }
-
-        TraceDatOptions build() {
-            return new TraceDatOptions(date, cpuStats, traceClock, uname, offset, cpuCount, version, traceId,
-                    timeShift, tsc2nsec, unknown);
-        }
     }
 }

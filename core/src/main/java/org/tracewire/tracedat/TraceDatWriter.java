@@ -103,6 +103,51 @@ public final class TraceDatWriter implements AutoCloseable {
         for (CpuPages p : cpus.values()) {
             p.finish();
         }
+        Block h = metadata(ncpu, formats);
+        h.bytes("flyrecord\0".getBytes(StandardCharsets.US_ASCII));
+        long offsetsAt = h.size();
+        for (int i = 0; i < ncpu; i++) {
+            h.u64(0);
+            h.u64(0);
+        }
+        byte[] clock = ("[" + meta.clock() + "]").getBytes(StandardCharsets.UTF_8);
+        h.u64(clock.length);
+        h.bytes(clock);
+        long[][] where = placeCpuData(h.size(), ncpu);
+        long end = align(where[ncpu - 1][0] + where[ncpu - 1][1]); // ncpu >= 1
+        ByteBuffer header = h.buffer();
+        for (int i = 0; i < ncpu; i++) {
+            header.putLong((int) offsetsAt + 16 * i, where[i][0]);
+            header.putLong((int) offsetsAt + 16 * i + 8, where[i][1]);
+        }
+        AtomicFile.write(out, null, ch -> {
+            while (header.hasRemaining()) {
+                ch.write(header);
+            }
+            for (int i = 0; i < ncpu; i++) {
+                CpuPages p = cpus.get(i);
+                if (p == null || p.bytes == 0) {
+                    continue;
+                }
+                ch.position(where[i][0]);
+                long done = 0;
+                while (done < p.bytes) {
+                    done += p.file.transferTo(done, p.bytes - done, ch);
+                }
+            }
+            if (ch.size() < end) {
+                ch.position(end - 1);
+                ch.write(ByteBuffer.allocate(1));
+            }
+        });
+    }
+
+    /**
+     * The file's metadata in v6 order: magic, version, byte order, long and page size, header_page
+     * and header_event, the formats (ftrace's, then per system), kallsyms, printk formats, saved
+     * cmdlines, the CPU count and the options (TRACECLOCK, UNAME, CPUCOUNT).
+     */
+    private Block metadata(int ncpu, Map<String, List<String>> formats) {
         Block h = new Block(order);
         h.bytes(new byte[] {0x17, 0x08, 0x44});
         h.bytes("tracing".getBytes(StandardCharsets.US_ASCII));
@@ -140,16 +185,12 @@ public final class TraceDatWriter implements AutoCloseable {
         }
         option(h, 8, Block.of(order, 4).putInt(0, ncpu).array(), false);
         h.u16(0);
-        h.bytes("flyrecord\0".getBytes(StandardCharsets.US_ASCII));
-        long offsetsAt = h.size();
-        for (int i = 0; i < ncpu; i++) {
-            h.u64(0);
-            h.u64(0);
-        }
-        byte[] clock = ("[" + meta.clock() + "]").getBytes(StandardCharsets.UTF_8);
-        h.u64(clock.length);
-        h.bytes(clock);
-        long pos = align(h.size());
+        return h;
+    }
+
+    /** Each CPU's {offset, size} of data, page-aligned one after another from {@code headerEnd}. */
+    private long[][] placeCpuData(long headerEnd, int ncpu) {
+        long pos = align(headerEnd);
         long[][] where = new long[ncpu][2];
         for (int i = 0; i < ncpu; i++) {
             CpuPages p = cpus.get(i);
@@ -158,32 +199,7 @@ public final class TraceDatWriter implements AutoCloseable {
             where[i][1] = size;
             pos = align(pos + size);
         }
-        ByteBuffer header = h.buffer();
-        for (int i = 0; i < ncpu; i++) {
-            header.putLong((int) offsetsAt + 16 * i, where[i][0]);
-            header.putLong((int) offsetsAt + 16 * i + 8, where[i][1]);
-        }
-        long end = pos;
-        AtomicFile.write(out, null, ch -> {
-            while (header.hasRemaining()) {
-                ch.write(header);
-            }
-            for (int i = 0; i < ncpu; i++) {
-                CpuPages p = cpus.get(i);
-                if (p == null || p.bytes == 0) {
-                    continue;
-                }
-                ch.position(where[i][0]);
-                long done = 0;
-                while (done < p.bytes) {
-                    done += p.file.transferTo(done, p.bytes - done, ch);
-                }
-            }
-            if (ch.size() < end) {
-                ch.position(end - 1);
-                ch.write(ByteBuffer.allocate(1));
-            }
-        });
+        return where;
     }
 
     private long align(long n) {

@@ -172,26 +172,41 @@ class DebPackageLiveTest {
     }
 
     /**
-     * The backend's and the commands' class path lists name installed jars only, and none of the
-     * libraries they must not load: no JavaFX, no DuckDB (the launcher adds the store for sql and
-     * export), and for the backend no command line and no dissector generator.
+     * Each process's class path list names installed jars only, and none of the libraries it must
+     * not load: the backend and the commands no JavaFX and no DuckDB (the launcher adds the store's
+     * list for sql and export), the backend no command line and no dissector generator either; the
+     * app JavaFX but no command line, no capture engine and no pcap4j; the store's list the store
+     * and DuckDB, from {@code store/}.
      */
     private static void eachProcessHasItsOwnClassPathList() throws IOException {
         Map<String, List<String>> forbidden = Map.of(
                 "backend.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app",
                         "tracewire-cli", "tracewire-dissector-gen", "picocli"),
-                "cli.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app"));
+                "cli.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app"),
+                "app.classpath", List.of("tracewire-cli", "tracewire-capture-backend", "pcap4j", "duckdb",
+                        "tracewire-store"));
         for (Map.Entry<String, List<String>> e : forbidden.entrySet()) {
-            List<String> entries = List.of(Files.readString(SHARE.resolve(e.getKey())).strip().split(":"));
+            List<String> entries = classPathList(e.getKey());
             assertTrue(entries.size() > 3, e.getKey() + ": " + entries);
             for (String entry : entries) {
-                Path jar = Path.of(entry);
-                assertTrue(Files.isRegularFile(jar), e.getKey() + " names " + entry + ", which is not installed");
                 for (String f : e.getValue()) {
-                    assertFalse(jar.getFileName().toString().startsWith(f), e.getKey() + " carries " + entry);
+                    assertFalse(Path.of(entry).getFileName().toString().startsWith(f), e.getKey() + " carries " + entry);
                 }
             }
         }
+        assertTrue(classPathList("app.classpath").stream().anyMatch(j -> j.endsWith("/javafx-controls-linux.jar")),
+                "the app's list has JavaFX");
+        assertEquals(List.of(SHARE.resolve("store/tracewire-store.jar").toString(), SHARE.resolve("store/duckdb_jdbc.jar").toString()),
+                classPathList("store.classpath"));
+    }
+
+    /** The entries of an installed class path list, each checked to be an installed jar. */
+    private static List<String> classPathList(String name) throws IOException {
+        List<String> entries = List.of(Files.readString(SHARE.resolve(name)).strip().split(":"));
+        for (String entry : entries) {
+            assertTrue(Files.isRegularFile(Path.of(entry)), name + " names " + entry + ", which is not installed");
+        }
+        return entries;
     }
 
     /** The {@code _ws.lua.error} texts of a decode, empty when none. */

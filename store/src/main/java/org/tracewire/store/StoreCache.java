@@ -6,14 +6,17 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Where stores are kept: {@code $XDG_CACHE_HOME/tracewire/} (default {@code ~/.cache/tracewire/}),
@@ -102,48 +105,69 @@ public final class StoreCache {
      * @throws IOException when the directory cannot be listed
      */
     public List<Path> evict(List<Path> keep) throws IOException {
-        List<Path> stores = new ArrayList<>();
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-            return stores;
+            return List.of();
         }
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "*" + SUFFIX)) {
-            ds.forEach(stores::add);
-        }
-        stores.sort((x, y) -> Long.compare(mtime(x), mtime(y)));
-        long total = 0;
-        for (Path p : stores) {
-            total += size(p);
-        }
-        List<Path> deleted = new ArrayList<>();
-        for (Path p : stores) {
-            if (total <= maxBytes) {
-                break;
-            }
-            if (keep.contains(p) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
-            long s = size(p);
-            Files.deleteIfExists(p);
+        List<Path> deleted = evictOldest(dir, PREFIX + "*" + SUFFIX, maxBytes, f -> keep.contains(f.path()));
+        for (Path p : deleted) {
             Files.deleteIfExists(p.resolveSibling(p.getFileName() + ".wal"));
-            total -= s;
-            deleted.add(p);
         }
         return deleted;
     }
 
-    private static long mtime(Path p) {
-        try {
-            return Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toMillis();
-        } catch (IOException e) {
-            return 0;
-        }
+    /**
+     * A file an eviction considers.
+     *
+     * @param path       the file
+     * @param bytes      its size, bytes
+     * @param modifiedMs its modification time, ms since the epoch
+     */
+    public record Entry(Path path, long bytes, long modifiedMs) {
     }
 
-    private static long size(Path p) {
-        try {
-            return Files.size(p);
-        } catch (IOException e) {
-            return 0;
+    /**
+     * The one eviction loop of the app's caches (the stores here, the live captures'
+     * {@code CACHE/live}): the regular files of {@code dir} whose names match {@code glob} (links
+     * are not followed, other files not counted), least recently modified first, are deleted until
+     * those left total at most {@code maxBytes}; a file {@code keep} accepts is never deleted.
+     *
+     * @param dir      the folder
+     * @param glob     the names of the files it bounds ({@link Files#newDirectoryStream(Path, String)})
+     * @param maxBytes the bound, bytes
+     * @param keep     true for a file that must stay
+     * @return the files deleted, oldest first
+     * @throws IOException when the folder cannot be listed or a file not deleted
+     */
+    public static List<Path> evictOldest(Path dir, String glob, long maxBytes, Predicate<Entry> keep)
+            throws IOException {
+        List<Entry> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, glob)) {
+            for (Path p : ds) {
+                BasicFileAttributes a;
+                try {
+                    a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                } catch (IOException e) {
+                    continue; // gone meanwhile
+                }
+                if (a.isRegularFile()) {
+                    files.add(new Entry(p, a.size(), a.lastModifiedTime().toMillis()));
+                }
+            }
         }
+        files.sort(Comparator.comparingLong(Entry::modifiedMs));
+        long total = files.stream().mapToLong(Entry::bytes).sum();
+        List<Path> deleted = new ArrayList<>();
+        for (Entry f : files) {
+            if (total <= maxBytes) {
+                break;
+            }
+            if (keep.test(f)) {
+                continue;
+            }
+            Files.deleteIfExists(f.path());
+            total -= f.bytes();
+            deleted.add(f.path());
+        }
+        return deleted;
     }
 }

@@ -2,10 +2,13 @@ package org.tracewire.app.capture;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -20,6 +23,7 @@ import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.BackendListener;
 import org.tracewire.protocol.Messages;
+import org.tracewire.store.StoreCache;
 
 /**
  * A live capture through the backend ({@link BackendClient}): start, stop and the kernel's
@@ -109,7 +113,7 @@ public final class LiveCapture {
      * @param env the environment
      * @return bytes
      */
-    public static long liveCacheBytes(java.util.Map<String, String> env) {
+    public static long liveCacheBytes(Map<String, String> env) {
         String mib = env.get("TRACEWIRE_LIVE_CACHE_MIB");
         return mib != null && mib.matches("[0-9]{1,9}") ? Long.parseLong(mib) << 20 : LIVE_CACHE_BYTES;
     }
@@ -133,7 +137,7 @@ public final class LiveCapture {
         evictLive(dir, maxBytes, System.currentTimeMillis());
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path file = dir.resolve("capture-" + stamp + ".pcapng");
-        for (int n = 2; Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS); n++) {
+        for (int n = 2; Files.exists(file, LinkOption.NOFOLLOW_LINKS); n++) {
             file = dir.resolve("capture-" + stamp + "-" + n + ".pcapng");
         }
         return file;
@@ -141,7 +145,7 @@ public final class LiveCapture {
 
     /**
      * Bounds the app's live captures as the store cache bounds its stores
-     * ({@code StoreCache.evict}): the least recently modified {@code capture-*.pcapng} of the live
+     * (one loop, {@link StoreCache#evictOldest}): the least recently modified {@code capture-*.pcapng} of the live
      * folder are deleted until those left total at most {@code maxBytes}. Only regular files of
      * that name (links are not followed), never one modified in the last minute (a capture may
      * still write it) nor one with a spool beside it ({@code FILE.tw-spool}: a killed capture,
@@ -154,40 +158,9 @@ public final class LiveCapture {
      * @return the files deleted, oldest first
      * @throws IOException when the folder cannot be listed
      */
-    public static java.util.List<Path> evictLive(Path dir, long maxBytes, long nowMs) throws IOException {
-        record Live(Path path, long size, long mtime) {
-        }
-        java.util.List<Live> files = new java.util.ArrayList<>();
-        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "capture-*.pcapng")) {
-            for (Path p : ds) {
-                java.nio.file.attribute.BasicFileAttributes a;
-                try {
-                    a = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
-                            java.nio.file.LinkOption.NOFOLLOW_LINKS);
-                } catch (IOException e) {
-                    continue; // gone meanwhile
-                }
-                if (a.isRegularFile()) {
-                    files.add(new Live(p, a.size(), a.lastModifiedTime().toMillis()));
-                }
-            }
-        }
-        files.sort(java.util.Comparator.comparingLong(Live::mtime));
-        long total = files.stream().mapToLong(Live::size).sum();
-        java.util.List<Path> deleted = new java.util.ArrayList<>();
-        for (Live f : files) {
-            if (total <= maxBytes) {
-                break;
-            }
-            if (nowMs - f.mtime() < EVICT_AFTER_MS
-                    || Files.exists(f.path().resolveSibling(f.path().getFileName() + ".tw-spool"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
-            Files.deleteIfExists(f.path());
-            total -= f.size();
-            deleted.add(f.path());
-        }
-        return deleted;
+    public static List<Path> evictLive(Path dir, long maxBytes, long nowMs) throws IOException {
+        return StoreCache.evictOldest(dir, "capture-*.pcapng", maxBytes, f -> nowMs - f.modifiedMs() < EVICT_AFTER_MS
+                || Files.exists(f.path().resolveSibling(f.path().getFileName() + ".tw-spool"), LinkOption.NOFOLLOW_LINKS));
     }
 
     /**

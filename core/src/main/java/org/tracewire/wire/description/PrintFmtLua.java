@@ -1,8 +1,6 @@
 package org.tracewire.wire.description;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,10 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
 import org.tracewire.printfmt.CInt;
 import org.tracewire.printfmt.CType;
 import org.tracewire.printfmt.Expr;
@@ -42,7 +40,7 @@ import org.tracewire.symbols.KernelEnums;
  * with the runtime's C semantics. Subtrees that occur more than once become locals of the function
  * ({@code flags_prev_state}, {@code expr_prev_state}, …). What cannot be resolved becomes an error
  * node, so that a record needing it is shown as name=value pairs, as {@code EventPrinter} does. All
- * text goes through {@link LuaWriter}.
+ * text goes through {@link LuaWriter}. Constants are folded by {@link ConstantFolder}.
  */
 public final class PrintFmtLua {
     /** Deepest expression the generator emits (Lua's parser limits nesting to about 200 levels). */
@@ -57,12 +55,9 @@ public final class PrintFmtLua {
             "__get_rel_bitmask", "__get_cpumask", "__get_rel_cpumask", "__get_sockaddr", "__get_rel_sockaddr",
             "__print_dynamic_array");
 
-    private static final Map<String, Long> KNOWN = knownConstants();
-
     private final EventFormat format;
     private final int longSize;
-    private final KernelEnums enums;
-    private final Map<Expr, Optional<CInt>> folded = new IdentityHashMap<>();
+    private final ConstantFolder constants;
     private final Map<LuaTable, String> fieldRefs = new IdentityHashMap<>();
 
     /**
@@ -74,7 +69,7 @@ public final class PrintFmtLua {
     PrintFmtLua(EventFormat format, int longSize, KernelEnums enums) {
         this.format = format;
         this.longSize = longSize;
-        this.enums = enums == null ? KernelEnums.empty() : enums;
+        this.constants = new ConstantFolder(longSize, enums);
     }
 
     /** Thrown when the print fmt cannot be emitted (too deep). */
@@ -249,132 +244,6 @@ public final class PrintFmtLua {
         }
     }
 
-    // ------------------------------------------------------------------ constants
-
-    /** A C integer constant, bits already truncated and extended to its type. */
-    private static boolean plainSize(int size) {
-        return size == 1 || size == 2 || size == 4 || size == 8;
-    }
-
-    private CInt literal(Expr.IntLit l) {
-        int size = l.size();
-        if (l.longLiteral() && longSize == 4) {
-            boolean fits = l.signed() ? l.value() == (int) l.value() : (l.value() >>> 32) == 0;
-            size = fits ? 4 : 8;
-        }
-        return CInt.of(l.value(), size, l.signed());
-    }
-
-    private CInt identifier(Expr.Ident id) {
-        Long known = enums.value(id.name());
-        if (known == null) {
-            known = KNOWN.get(id.name());
-        }
-        if (known == null) {
-            return null;
-        }
-        // C: an enum constant is an int; gcc widens the enum type when its values need it
-        long k = known;
-        if (k == (int) k) {
-            return CInt.of(k, 4, true);
-        }
-        return (k >>> 32) == 0 ? CInt.of(k, 4, false) : CInt.of(k, 8, k < 0);
-    }
-
-    /**
-     * The value of a constant expression as the runtime would compute it (C arithmetic on the
-     * literals' types: promotions, usual conversions, wrap-around), or null when the expression
-     * reads the record, fails (division by zero) or is not an integer.
-     */
-    private CInt constant(Expr e) {
-        Optional<CInt> memo = folded.get(e);
-        if (memo == null) {
-            CInt c = fold(e);
-            memo = Optional.ofNullable(c != null && plainSize(c.size()) ? c : null);
-            folded.put(e, memo);
-        }
-        return memo.orElse(null);
-    }
-
-    private CInt fold(Expr e) {
-        if (e instanceof Expr.IntLit l) {
-            return literal(l);
-        } else if (e instanceof Expr.Ident id) {
-            return identifier(id);
-        } else if (e instanceof Expr.SizeofType s) {
-            int size = s.type().size(longSize);
-            return size < 0 ? null : CInt.of(size, longSize, false);
-        } else if (e instanceof Expr.SizeofExpr s) {
-            return s.operand() instanceof Expr.FieldRef f && f.field() != null
-                    ? CInt.of(f.field().size(), longSize, false) : null;
-        } else if (e instanceof Expr.Unary u) {
-            CInt v = constant(u.operand());
-            if (v == null) {
-                return null;
-            }
-            try {
-                return v.unary(u.op());
-            } catch (IllegalArgumentException ex) {
-                return null;
-            }
-        } else if (e instanceof Expr.Binary b) {
-            CInt l = constant(b.left());
-            CInt r = l == null ? null : constant(b.right());
-            return r == null ? null : binary(b.op(), l, r);
-        } else if (e instanceof Expr.Ternary t) {
-            CInt c = constant(t.cond());
-            CInt a = c == null ? null : constant(t.then());
-            CInt o = a == null ? null : constant(t.otherwise());
-            if (o == null) {
-                return null;
-            }
-            return CInt.convert(a, o)[c.bits() != 0 ? 0 : 1];
-        } else if (e instanceof Expr.Cast c && !c.type().pointer()) {
-            CInt v = constant(c.operand());
-            if (v == null) {
-                return null;
-            }
-            String n = c.type().normalized();
-            if (n.equals("void")) {
-                return CInt.of(0, 4, true);
-            }
-            if (n.equals("bool") || n.equals("_Bool")) {
-                return CInt.of(v.bits() != 0 ? 1 : 0, 1, false);
-            }
-            int size = c.type().size(longSize);
-            return size < 0 ? v : CInt.of(v.bits(), size, c.type().signed());
-        }
-        return null;
-    }
-
-    /** C's binary operator on constants ({@link CInt#binary}); null for division by zero (left to the runtime). */
-    private static CInt binary(String op, CInt l, CInt r) {
-        try {
-            return CInt.binary(op, l, r);
-        } catch (ArithmeticException | IllegalArgumentException ex) {
-            return null;
-        }
-    }
-
-    private static String typeCode(int size, boolean signed) {
-        return (signed ? "s" : "u") + (8 * size);
-    }
-
-    /** A constant node: a bare number for a C {@code int}, else {@code {int = V, type = "u64"}}. */
-    private static LuaValue constNode(CInt c) {
-        if (c.size() == 4 && c.signed()) {
-            return LuaValue.Lit.number(c.bits());
-        }
-        LuaTable t = LuaTable.inline();
-        long b = c.bits();
-        if (c.signed() ? b >= Integer.MIN_VALUE && b <= Integer.MAX_VALUE : b >= 0 && b <= 0xffffffffL) {
-            t.num("int", b);
-        } else {
-            t.str("int", String.format("0x%016x", b));
-        }
-        return t.str("type", typeCode(c.size(), c.signed()));
-    }
-
     // ------------------------------------------------------------------ expressions
 
     private static LuaTable error(String msg) {
@@ -382,8 +251,7 @@ public final class PrintFmtLua {
     }
 
     private int fieldIndex(String name) {
-        // qualified: this file imports java.lang.reflect.Field
-        List<org.tracewire.format.Field> fs = format.fields();
+        List<Field> fs = format.fields();
         for (int i = 0; i < fs.size(); i++) {
             if (fs.get(i).name().equals(name)) {
                 return i + 1;
@@ -413,13 +281,13 @@ public final class PrintFmtLua {
         if (depth > MAX_DEPTH) {
             throw new TooComplex("col " + e.column() + ": expression nests deeper than " + MAX_DEPTH);
         }
-        CInt c = constant(e);
+        CInt c = constants.constant(e);
         if (c != null) {
-            return constNode(c);
+            return ConstantFolder.constNode(c);
         }
         int d = depth + 1;
         if (e instanceof Expr.IntLit l) {
-            return constNode(literal(l));
+            return ConstantFolder.constNode(constants.literal(l));
         } else if (e instanceof Expr.StrLit s) {
             return LuaValue.Lit.string(s.value());
         } else if (e instanceof Expr.FieldRef f) {
@@ -507,7 +375,7 @@ public final class PrintFmtLua {
         if (t.pointer()) {
             int es = CTypes.sizeOf(t.pointee(), longSize);
             boolean eg = CTypes.isSigned(t.pointee());
-            LuaTable p = LuaTable.auto().str("cast", "pointer").str("to", typeCode(es > 0 ? es : 1, eg));
+            LuaTable p = LuaTable.auto().str("cast", "pointer").str("to", ConstantFolder.typeCode(es > 0 ? es : 1, eg));
             if (es <= 0 && !t.pointee().equals("void")) {
                 // pointer arithmetic scales by the pointee's size: a struct's comes from the context
                 // (sizeof(struct page)), named as CTypes.normalize names it ("page")
@@ -518,20 +386,7 @@ public final class PrintFmtLua {
         String n = t.normalized();
         int size = t.size(longSize);
         String type = n.equals("void") ? "void" : (n.equals("bool") || n.equals("_Bool")) ? "bool"
-                : size < 0 ? "unknown" : typeCode(size, t.signed());
+                : size < 0 ? "unknown" : ConstantFolder.typeCode(size, t.signed());
         return LuaTable.auto().str("cast", type).add(operand);
-    }
-
-    /** The kernel enum constants {@code org.tracewire.printfmt.KnownConstants} resolves (package-private there). */
-    @SuppressWarnings("unchecked")
-    private static Map<String, Long> knownConstants() {
-        try {
-            Class<?> c = Class.forName("org.tracewire.printfmt.KnownConstants");
-            Field f = c.getDeclaredField("VALUES");
-            f.setAccessible(true);
-            return (Map<String, Long>) f.get(null);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return Collections.emptyMap();
-        }
     }
 }
