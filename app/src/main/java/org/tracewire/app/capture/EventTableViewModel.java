@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -378,7 +379,7 @@ public final class EventTableViewModel extends TableFilters {
 
     /** Rows of the selection in table order. */
     public static List<EventRow> inOrder(List<EventRow> selection, List<EventRow> items) {
-        Map<EventRow, Integer> pos = new java.util.IdentityHashMap<>();
+        Map<EventRow, Integer> pos = new IdentityHashMap<>();
         for (int i = 0; i < items.size(); i++) {
             pos.put(items.get(i), i);
         }

@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.KernelLayout;
+import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 
 /**
@@ -58,7 +59,7 @@ public final class FileRows implements AutoCloseable {
      * @throws IOException when it cannot be opened
      */
     public static FileRows follow(Path file, BooleanSupplier writing) throws IOException {
-        return new FileRows(file, org.tracewire.input.PcapngInput.follow(file, writing));
+        return new FileRows(file, PcapngInput.follow(file, writing));
     }
 
     /**
@@ -97,7 +98,7 @@ public final class FileRows implements AutoCloseable {
 
     /** True for a pcapng (rows carry frame numbers). */
     public boolean pcapng() {
-        return input instanceof org.tracewire.input.PcapngInput;
+        return input instanceof PcapngInput;
     }
 
     /** Rows read so far. */

@@ -8,9 +8,12 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
 import org.tracewire.input.FrameStream;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
+import org.tracewire.pcapng.PcapngFormatException;
 import org.tracewire.pcapng.PcapngPacketReader;
 import org.tracewire.wire.WireFormatException;
 import org.tracewire.wire.WireFrame;
@@ -76,7 +79,7 @@ public final class FrameReader implements AutoCloseable {
                 PcapngPacketReader.Packet p;
                 try {
                     p = in.next();
-                } catch (org.tracewire.pcapng.PcapngFormatException e) {
+                } catch (PcapngFormatException e) {
                     break; // a damaged tail: the context before it stands
                 }
                 if (p == null) {
@@ -145,7 +148,7 @@ public final class FrameReader implements AutoCloseable {
         EventRow[] out = new EventRow[offsets.length];
         long lo = Long.MAX_VALUE;
         long hi = Long.MIN_VALUE;
-        java.util.Map<Long, Integer> at = new java.util.HashMap<>();
+        Map<Long, Integer> at = new HashMap<>();
         for (int i = 0; i < offsets.length; i++) {
             lo = Math.min(lo, offsets[i]);
             hi = Math.max(hi, offsets[i]);

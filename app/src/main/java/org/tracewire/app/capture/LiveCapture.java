@@ -15,8 +15,10 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
+import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import org.tracewire.app.util.TaskExecutor;
@@ -46,8 +48,8 @@ public final class LiveCapture {
     private final LongProperty frames = new SimpleLongProperty();
     private final LongProperty bytes = new SimpleLongProperty();
     private final StringProperty rate = new SimpleStringProperty("0");
-    private final javafx.beans.property.ObjectProperty<Messages.Stats> stats =
-            new javafx.beans.property.SimpleObjectProperty<>(Messages.Stats.ZERO);
+    private final ObjectProperty<Messages.Stats> stats =
+            new SimpleObjectProperty<>(Messages.Stats.ZERO);
     private final AtomicReference<Messages.Stats> pendingStats = new AtomicReference<>();
     private final AtomicReference<String> pendingStatus = new AtomicReference<>();
     private BackendClient client;
@@ -284,7 +286,7 @@ public final class LiveCapture {
     }
 
     /** The backend's latest counters (the final ones once the capture stopped). */
-    public javafx.beans.property.ObjectProperty<Messages.Stats> statsProperty() {
+    public ObjectProperty<Messages.Stats> statsProperty() {
         return stats;
     }
 

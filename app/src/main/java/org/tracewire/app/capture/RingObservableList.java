@@ -1,6 +1,7 @@
 package org.tracewire.app.capture;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import javafx.collections.ObservableListBase;
@@ -92,7 +93,7 @@ public final class RingObservableList<E> extends ObservableListBase<E> {
         List<E> removed = new ArrayList<>(this);
         beginChange();
         try {
-            java.util.Arrays.fill(ring, null);
+            Arrays.fill(ring, null);
             head = 0;
             size = 0;
             nextRemove(0, removed);

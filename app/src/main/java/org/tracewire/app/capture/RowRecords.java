@@ -1,15 +1,18 @@
 package org.tracewire.app.capture;
 
 import java.nio.ByteOrder;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
 import org.tracewire.record.RecordEncoder;
 import org.tracewire.tracefs.EventSelector;
+import org.tracewire.tracefs.Tracefs;
 
 /**
  * The app's one bridge from rows to core's record-based analysis: a row decoded from frames or a
@@ -45,9 +48,9 @@ public final class RowRecords {
      * @param tracefs the tree browsed, or null while it loads
      * @return "system:event" → its format, or null when unknown or unreadable
      */
-    public static Function<String, EventFormat> formatsOf(Supplier<org.tracewire.tracefs.Tracefs> tracefs) {
+    public static Function<String, EventFormat> formatsOf(Supplier<Tracefs> tracefs) {
         return name -> {
-            org.tracewire.tracefs.Tracefs t = tracefs.get();
+            Tracefs t = tracefs.get();
             if (t == null) {
                 return null;
             }
@@ -72,11 +75,11 @@ public final class RowRecords {
      * @param catalog the file's formats, or null to go back to the browsed tracefs (live captures)
      * @param layout  the file's kernel layout, or null for the browsed one
      */
-    public void useFile(org.tracewire.format.FormatCatalog catalog, KernelLayout layout) {
+    public void useFile(FormatCatalog catalog, KernelLayout layout) {
         if (catalog == null) {
             fileFormats = null;
         } else {
-            Map<String, EventFormat> m = new java.util.HashMap<>();
+            Map<String, EventFormat> m = new HashMap<>();
             for (EventFormat f : catalog.formats()) {
                 m.put(f.fullName(), f);
             }

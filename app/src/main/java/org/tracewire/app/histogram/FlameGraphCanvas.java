@@ -12,6 +12,7 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.Text;
 import javafx.scene.text.TextAlignment;
+import javafx.util.Duration;
 
 /**
  * A flame graph drawn on a canvas: the root at the bottom, each caller's callees stacked above it,
@@ -50,7 +51,7 @@ public final class FlameGraphCanvas extends Pane {
         setMinSize(200, 120);
         measure.setFont(Font.font(11));
         Tooltip.install(canvas, tip);
-        tip.setShowDelay(javafx.util.Duration.millis(100));
+        tip.setShowDelay(Duration.millis(100));
         canvas.setOnMouseMoved(e -> {
             Box b = at(e.getX(), e.getY());
             String text = b == null ? "" : describe(b.node());

@@ -9,6 +9,7 @@ import javafx.collections.ObservableList;
 import javafx.geometry.Insets;
 import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
+import javafx.scene.Node;
 import javafx.scene.chart.BarChart;
 import javafx.scene.chart.CategoryAxis;
 import javafx.scene.chart.NumberAxis;
@@ -19,6 +20,8 @@ import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
@@ -29,6 +32,7 @@ import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.FlowPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.util.StringConverter;
 import org.controlsfx.control.CheckComboBox;
@@ -55,11 +59,11 @@ public final class HistogramView extends BorderPane {
         ComboBox<String> key1 = new ComboBox<>(vm.getFields());
         key1.setId("hist-key1");
         key1.valueProperty().bindBidirectional(vm.key1Property());
-        key1.setTooltip(new javafx.scene.control.Tooltip("The field the entries are keyed by (keys=)"));
+        key1.setTooltip(new Tooltip("The field the entries are keyed by (keys=)"));
         ChoiceBox<HistField.Modifier> mod1 = modifiers();
         mod1.setId("hist-key1-mod");
         mod1.valueProperty().bindBidirectional(vm.key1ModifierProperty());
-        mod1.setTooltip(new javafx.scene.control.Tooltip("How the key is shown: .execname (pid as comm), .sym, .log2 buckets, .buckets=N, .hex, …"));
+        mod1.setTooltip(new Tooltip("How the key is shown: .execname (pid as comm), .sym, .log2 buckets, .buckets=N, .hex, …"));
         TextField buckets = new TextField();
         buckets.setId("hist-buckets");
         buckets.setPrefColumnCount(5);
@@ -149,10 +153,10 @@ public final class HistogramView extends BorderPane {
         ComboBox<String> sort = new ComboBox<>(sortChoices);
         sort.setId("hist-sort");
         sort.valueProperty().bindBidirectional(vm.sortFieldProperty());
-        sort.setTooltip(new javafx.scene.control.Tooltip("The value the entries are sorted by (sort=)"));
+        sort.setTooltip(new Tooltip("The value the entries are sorted by (sort=)"));
         CheckBox desc = new CheckBox("descending");
         desc.selectedProperty().bindBidirectional(vm.descendingProperty());
-        desc.setTooltip(new javafx.scene.control.Tooltip("Largest first (.descending)"));
+        desc.setTooltip(new Tooltip("Largest first (.descending)"));
         TextField size = new TextField(Integer.toString(vm.sizeProperty().get()));
         size.setPrefColumnCount(6);
         size.setTooltip(new Tooltip("Entries at most (size=), rounded up to a power of two in 128..131072"));
@@ -167,7 +171,7 @@ public final class HistogramView extends BorderPane {
         filter.setId("hist-filter");
         filter.setPromptText("if filter, e.g. prev_pid != 0");
         filter.setPrefColumnCount(18);
-        filter.setTooltip(new javafx.scene.control.Tooltip("Counts only the events this kernel filter accepts (if ...)"));
+        filter.setTooltip(new Tooltip("Counts only the events this kernel filter accepts (if ...)"));
         filter.setOnAction(e -> vm.filterProperty().set(filter.getText()));
         filter.focusedProperty().addListener((o, a, b) -> {
             if (!b) {
@@ -194,7 +198,7 @@ public final class HistogramView extends BorderPane {
         Button apply = new Button("Apply");
         apply.setId("hist-apply");
         apply.setOnAction(e -> vm.applyTriggerText(trigger.getText()));
-        apply.setTooltip(new javafx.scene.control.Tooltip("Parses the trigger text into the builder above"));
+        apply.setTooltip(new Tooltip("Parses the trigger text into the builder above"));
         trigger.setOnAction(e -> vm.applyTriggerText(trigger.getText()));
         Button copy = new Button("Copy command");
         copy.setTooltip(new Tooltip("Copies the shell command that sets this trigger in the kernel"));
@@ -296,11 +300,11 @@ public final class HistogramView extends BorderPane {
         flameTop.setPadding(new Insets(4));
         BorderPane flamePane = new BorderPane(flame);
         flamePane.setTop(flameTop);
-        javafx.scene.control.TabPane right = new javafx.scene.control.TabPane();
+        TabPane right = new TabPane();
         right.setId("hist-right");
-        right.setTabClosingPolicy(javafx.scene.control.TabPane.TabClosingPolicy.UNAVAILABLE);
-        javafx.scene.control.Tab barsTab = new javafx.scene.control.Tab("Bars", chartPane);
-        javafx.scene.control.Tab flameTab = new javafx.scene.control.Tab("Flame graph", flamePane);
+        right.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+        Tab barsTab = new Tab("Bars", chartPane);
+        Tab flameTab = new Tab("Flame graph", flamePane);
         flameTab.setId("hist-flame-tab");
         flameTab.setTooltip(new Tooltip("The stacks of the event's rows that the filter passes (captured with --stack): user frames, then kernel frames, root at the bottom"));
         right.getTabs().addAll(barsTab, flameTab);
@@ -337,9 +341,9 @@ public final class HistogramView extends BorderPane {
         return c;
     }
 
-    private static HBox group(String title, javafx.scene.Node... nodes) {
+    private static HBox group(String title, Node... nodes) {
         Label l = new Label(title + ":");
-        l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        l.setMinWidth(Region.USE_PREF_SIZE);
         HBox box = new HBox(4);
         box.getChildren().add(l);
         box.getChildren().addAll(nodes);

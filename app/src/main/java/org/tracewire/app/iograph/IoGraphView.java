@@ -1,5 +1,9 @@
 package org.tracewire.app.iograph;
 
+import java.util.ArrayList;
+import java.util.List;
+import javafx.beans.binding.Bindings;
+import javafx.collections.FXCollections;
 import javafx.geometry.Point2D;
 import javafx.geometry.Pos;
 import javafx.scene.chart.LineChart;
@@ -38,7 +42,7 @@ public final class IoGraphView extends VBox {
         setId("iograph-view");
         setStyle("-fx-padding: 6;");
 
-        ComboBox<Long> interval = new ComboBox<>(javafx.collections.FXCollections.observableArrayList(IoGraphViewModel.INTERVALS));
+        ComboBox<Long> interval = new ComboBox<>(FXCollections.observableArrayList(IoGraphViewModel.INTERVALS));
         interval.setId("iograph-interval");
         interval.setConverter(new StringConverter<>() {
             @Override
@@ -88,7 +92,7 @@ public final class IoGraphView extends VBox {
                 vm.getFilters().remove(lines.getSelectionModel().getSelectedItem());
             }
         });
-        lines.visibleProperty().bind(javafx.beans.binding.Bindings.isNotEmpty(vm.getFilters()));
+        lines.visibleProperty().bind(Bindings.isNotEmpty(vm.getFilters()));
         lines.managedProperty().bind(lines.visibleProperty());
         Label status = new Label();
         status.setId("iograph-status");
@@ -138,7 +142,7 @@ public final class IoGraphView extends VBox {
         for (IoGraphViewModel.Line l : g.lines()) {
             XYChart.Series<Number, Number> s = new XYChart.Series<>();
             s.setName(l.name() + String.format(" (%,d)", l.total()));
-            java.util.List<XYChart.Data<Number, Number>> pts = new java.util.ArrayList<>(l.counts().length);
+            List<XYChart.Data<Number, Number>> pts = new ArrayList<>(l.counts().length);
             for (int i = 0; i < l.counts().length; i++) {
                 long c = l.counts()[i];
                 max = Math.max(max, c);

@@ -1,6 +1,7 @@
 package org.tracewire.app.latency;
 
 import java.util.function.Function;
+import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ListChangeListener;
@@ -11,8 +12,10 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
+import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
@@ -31,7 +34,7 @@ public final class LatencyView extends BorderPane {
         ChoiceBox<LatencyPair.Kind> kind = new ChoiceBox<>(FXCollections.observableArrayList(null, LatencyPair.Kind.SCHED_WAKEUP,
                 LatencyPair.Kind.SYSCALL, LatencyPair.Kind.IRQ, LatencyPair.Kind.SOFTIRQ));
         kind.setId("latency-kind");
-        kind.setTooltip(new javafx.scene.control.Tooltip("Which pairs the table and histogram show: wakeup to switch-in, syscall, irq or softirq durations"));
+        kind.setTooltip(new Tooltip("Which pairs the table and histogram show: wakeup to switch-in, syscall, irq or softirq durations"));
         kind.setConverter(new StringConverter<>() {
             @Override
             public String toString(LatencyPair.Kind k) {
@@ -61,7 +64,7 @@ public final class LatencyView extends BorderPane {
         table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 150));
         table.getColumns().add(col("CPU", LatencyViewModel.LatencyRow::cpu, 40));
         TableColumn<LatencyViewModel.LatencyRow, Long> lat = col("Latency (µs)", LatencyViewModel.LatencyRow::latencyNs, 110);
-        lat.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+        lat.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(Long v, boolean empty) {
                 super.updateItem(v, empty);
@@ -83,7 +86,7 @@ public final class LatencyView extends BorderPane {
         Label percentiles = new Label();
         percentiles.setId("latency-percentiles");
         percentiles.setStyle("-fx-font-weight: bold;");
-        percentiles.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+        percentiles.textProperty().bind(Bindings.createStringBinding(() -> {
             StoreLatency.Summary s = vm.summaryProperty().get();
             return s == null || s.count() == 0 ? "" : String.format("%,d pairs: p50 %s · p90 %s · p99 %s · max %s", s.count(),
                     LatencyViewModel.label((long) s.p50()), LatencyViewModel.label((long) s.p90()),
@@ -96,7 +99,7 @@ public final class LatencyView extends BorderPane {
         Button better = new Button("Next ▶");
         better.setId("latency-next");
         better.setOnAction(e -> vm.nextPage());
-        better.disableProperty().bind(javafx.beans.binding.Bindings.createBooleanBinding(
+        better.disableProperty().bind(Bindings.createBooleanBinding(
                 () -> vm.pageStartProperty().get() + LatencyViewModel.PAGE_SIZE >= vm.totalProperty().get(),
                 vm.pageStartProperty(), vm.totalProperty()));
         Label hint = new Label("worst pairs first; select one to go to its frame");

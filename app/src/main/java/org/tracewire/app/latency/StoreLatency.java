@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.tracewire.analysis.LatencyPair;
 
@@ -108,11 +109,11 @@ public final class StoreLatency {
 
     /** The view's name of a kind ({@code sched_wakeup}, {@code syscall}, {@code irq}, {@code softirq}). */
     static String sqlKind(LatencyPair.Kind k) {
-        return k.name().toLowerCase(java.util.Locale.ROOT);
+        return k.name().toLowerCase(Locale.ROOT);
     }
 
     private static LatencyPair.Kind kindOf(String s) {
-        return s == null ? null : LatencyPair.Kind.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+        return s == null ? null : LatencyPair.Kind.valueOf(s.toUpperCase(Locale.ROOT));
     }
 
     private static String where(LatencyPair.Kind kind) {

@@ -1,8 +1,11 @@
 package org.tracewire.app.query;
 
+import java.util.ArrayList;
 import java.util.List;
 import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
 import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
 import javafx.scene.chart.BarChart;
@@ -50,7 +53,7 @@ public final class QueryView extends SplitPane {
         schema.setId("query-schema");
         schema.setShowRoot(false);
         schema.setTooltip(new Tooltip("The store's tables and views (docs/store.md); a double-click puts a name into the query"));
-        vm.getSchema().addListener((javafx.collections.ListChangeListener<QueryViewModel.SchemaTable>) c -> fillSchema(schema));
+        vm.getSchema().addListener((ListChangeListener<QueryViewModel.SchemaTable>) c -> fillSchema(schema));
         schema.setOnMouseClicked(e -> {
             TreeItem<String> item = schema.getSelectionModel().getSelectedItem();
             if (e.getClickCount() == 2 && item != null) {
@@ -166,7 +169,7 @@ public final class QueryView extends SplitPane {
     private void showResult(QueryViewModel.Result r) {
         table.getColumns().clear();
         if (r == null) {
-            table.setItems(javafx.collections.FXCollections.emptyObservableList());
+            table.setItems(FXCollections.emptyObservableList());
             return;
         }
         for (int i = 0; i < r.columns().size(); i++) {
@@ -213,7 +216,7 @@ public final class QueryView extends SplitPane {
             for (QueryViewModel.Series s : c.series()) {
                 XYChart.Series<Number, Number> xs = new XYChart.Series<>();
                 xs.setName(s.name());
-                java.util.List<XYChart.Data<Number, Number>> points = new java.util.ArrayList<>(c.x().length);
+                List<XYChart.Data<Number, Number>> points = new ArrayList<>(c.x().length);
                 for (int i = 0; i < c.x().length; i++) {
                     if (!Double.isNaN(c.x()[i]) && !Double.isNaN(s.y()[i])) {
                         points.add(new XYChart.Data<>(c.x()[i], s.y()[i]));

@@ -1,7 +1,11 @@
 package org.tracewire.app.timeline;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
 import javafx.animation.AnimationTimer;
+import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.canvas.Canvas;
@@ -9,10 +13,14 @@ import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCode;
 import javafx.scene.input.MouseButton;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Pane;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 
@@ -40,7 +48,7 @@ public final class TimelineView extends BorderPane {
     private final Canvas canvas = new Canvas();
     private final AnimationTimer pulse;
     private boolean dirty = true;
-    private java.util.function.LongConsumer onDrawn = ns -> { };
+    private LongConsumer onDrawn = ns -> { };
     private double dragFrom = Double.NaN;
     private double dragTo = Double.NaN;
     private double panFrom = Double.NaN;
@@ -48,7 +56,7 @@ public final class TimelineView extends BorderPane {
     private int[] colPid = new int[0];
     private int[] colComm = new int[0];
     /** The columns of the last redraw, reused while only the cursor, markers or selection moved. */
-    private final java.util.Map<TimelineModel.LaneKey, int[][]> columnCache = new java.util.HashMap<>();
+    private final Map<TimelineModel.LaneKey, int[][]> columnCache = new HashMap<>();
     private Object columnKey;
     private final ColumnAccumulator acc = new ColumnAccumulator();
 
@@ -66,7 +74,7 @@ public final class TimelineView extends BorderPane {
         vm.visibleEndProperty().addListener(o -> dirty = true);
         vm.versionProperty().addListener(o -> dirty = true);
         vm.selectedProperty().addListener(o -> dirty = true);
-        vm.getTaskLanes().addListener((javafx.collections.ListChangeListener<Integer>) c -> dirty = true);
+        vm.getTaskLanes().addListener((ListChangeListener<Integer>) c -> dirty = true);
         vm.slicesProperty().addListener(o -> dirty = true);
         vm.cursorProperty().addListener(o -> dirty = true);
         vm.markerAProperty().addListener(o -> dirty = true);
@@ -74,11 +82,11 @@ public final class TimelineView extends BorderPane {
         canvas.setFocusTraversable(true);
         canvas.setOnKeyPressed(e -> {
             Long c = vm.cursorProperty().get();
-            if (e.getCode() == javafx.scene.input.KeyCode.A && c != null) {
+            if (e.getCode() == KeyCode.A && c != null) {
                 vm.markerAProperty().set(c);
-            } else if (e.getCode() == javafx.scene.input.KeyCode.B && c != null) {
+            } else if (e.getCode() == KeyCode.B && c != null) {
                 vm.markerBProperty().set(c);
-            } else if (e.getCode() == javafx.scene.input.KeyCode.ESCAPE) {
+            } else if (e.getCode() == KeyCode.ESCAPE) {
                 vm.markerAProperty().set(null);
                 vm.markerBProperty().set(null);
             } else {
@@ -90,24 +98,24 @@ public final class TimelineView extends BorderPane {
         Button fit = new Button("Fit");
         fit.setId("timeline-fit");
         fit.setOnAction(e -> vm.fit());
-        fit.setTooltip(new javafx.scene.control.Tooltip("Shows the whole capture"));
+        fit.setTooltip(new Tooltip("Shows the whole capture"));
         Button in = new Button("+");
         in.setOnAction(e -> vm.zoom(0.5, 0.5));
-        in.setTooltip(new javafx.scene.control.Tooltip("Zoom in (mouse wheel up)"));
+        in.setTooltip(new Tooltip("Zoom in (mouse wheel up)"));
         Button out = new Button("−");
         out.setOnAction(e -> vm.zoom(2, 0.5));
-        out.setTooltip(new javafx.scene.control.Tooltip("Zoom out (mouse wheel down)"));
+        out.setTooltip(new Tooltip("Zoom out (mouse wheel down)"));
         Button left = new Button("◀");
         left.setOnAction(e -> vm.pan(-0.25));
-        left.setTooltip(new javafx.scene.control.Tooltip("Pan to earlier events (Shift+drag)"));
+        left.setTooltip(new Tooltip("Pan to earlier events (Shift+drag)"));
         Button right = new Button("▶");
         right.setOnAction(e -> vm.pan(0.25));
-        right.setTooltip(new javafx.scene.control.Tooltip("Pan to later events (Shift+drag)"));
+        right.setTooltip(new Tooltip("Pan to later events (Shift+drag)"));
         TextField task = new TextField();
         task.setId("timeline-task");
         task.setPromptText("pid");
         task.setPrefColumnCount(6);
-        task.setTooltip(new javafx.scene.control.Tooltip("A pid: Add task lane shows when that task ran, on any CPU"));
+        task.setTooltip(new Tooltip("A pid: Add task lane shows when that task ran, on any CPU"));
         Button addTask = new Button("Add task lane");
         addTask.setOnAction(e -> {
             try {
@@ -128,7 +136,7 @@ public final class TimelineView extends BorderPane {
         loading.textProperty().bind(vm.loadingProperty());
         loading.setStyle("-fx-text-fill: #555;");
         for (Button bt : new Button[] {fit, in, out, left, right, addTask}) {
-            bt.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+            bt.setMinWidth(Region.USE_PREF_SIZE);
         }
         HBox bar = new HBox(6, fit, in, out, left, right, new Label("  Task:"), task, addTask, markers, loading);
         bar.setAlignment(Pos.CENTER_LEFT);
@@ -148,7 +156,7 @@ public final class TimelineView extends BorderPane {
         HBox info = new HBox(16, help);
         info.setAlignment(Pos.CENTER_LEFT);
         info.setPadding(new Insets(0, 6, 2, 6));
-        setTop(new javafx.scene.layout.VBox(bar, info, warning));
+        setTop(new VBox(bar, info, warning));
         setCenter(holder);
         setBottom(hover);
 
@@ -242,7 +250,7 @@ public final class TimelineView extends BorderPane {
      *
      * @param ns the receiver
      */
-    public void setOnDrawn(java.util.function.LongConsumer ns) {
+    public void setOnDrawn(LongConsumer ns) {
         onDrawn = ns;
     }
 
@@ -297,7 +305,7 @@ public final class TimelineView extends BorderPane {
         drawAxis(g, s, e, width, h);
         double lanesBottom = AXIS_H + lanes.size() * laneH;
         List<TimelineModel.LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
-        java.util.List<Object> key = java.util.List.of(st == null ? "" : st, s, e, width);
+        List<Object> key = List.of(st == null ? "" : st, s, e, width);
         if (!key.equals(columnKey)) {
             columnCache.clear();
             columnKey = key;
