@@ -77,6 +77,12 @@ final class CaptureReading {
         this.executor = executor;
         this.status = status;
         this.sink = sink;
+        // a store table, however set, is what the views go over too
+        storeTable.addListener((o, old, t) -> {
+            if (t != null || viewStore.get() == old) {
+                viewStore.set(t);
+            }
+        });
     }
 
     void setStore(StoreCache cache, Executor queries) {
@@ -241,7 +247,6 @@ final class CaptureReading {
     private void ready(StoreTable t, Path file) {
         indexed.set(-1);
         storeTable.set(t);
-        viewStore.set(t);
         storeStatus.set(String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
                 t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
     }

@@ -103,6 +103,8 @@ public final class StoreQueries<R> {
     private boolean recheckQueued;
     private long lastGrowth;
     private StoreTable watched;
+    /** The store the view goes over grows (read by the worker). */
+    private volatile boolean growingNow;
     // owned by the worker thread
     private Connection connection;
     private R reader;
@@ -236,6 +238,7 @@ public final class StoreQueries<R> {
             t.growingProperty().addListener(grewListener);
         }
         growingNote.set(note(t));
+        growingNow = t != null && t.growingProperty().get();
     }
 
     private static String note(StoreTable t) {
@@ -283,6 +286,7 @@ public final class StoreQueries<R> {
         if (watched == null) {
             return;
         }
+        growingNow = watched.growingProperty().get();
         growthPending = true;
         checkGrowth();
     }
@@ -387,9 +391,23 @@ public final class StoreQueries<R> {
             return;
         }
         T result;
+        long committed = -1;
+        boolean snapshot = growingNow && connection != null;
         try {
+            if (snapshot) {
+                // one snapshot of a growing store for the query's statements and the count it says
+                connection.setAutoCommit(false);
+                try (Statement s = connection.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT value::BIGINT FROM s0.meta WHERE key = 'events'")) {
+                    committed = rs.next() ? rs.getLong(1) : -1;
+                }
+            }
             result = query.run(reader);
+            if (snapshot) {
+                connection.commit();
+            }
         } catch (SQLException e) {
+            endSnapshot(snapshot);
             String why = message(e);
             ui.accept(() -> {
                 if (generation.get() == gen) {
@@ -398,6 +416,7 @@ public final class StoreQueries<R> {
             });
             return;
         } catch (RuntimeException e) {
+            endSnapshot(snapshot);
             String why = String.valueOf(e.getMessage());
             ui.accept(() -> {
                 if (generation.get() == gen) {
@@ -406,11 +425,37 @@ public final class StoreQueries<R> {
             });
             return;
         }
+        if (snapshot) {
+            endSnapshot(true);
+        }
+        long n = committed;
         ui.accept(() -> {
             if (generation.get() == gen) {
+                if (n >= 0 && watched != null && watched.growingProperty().get()) {
+                    growingNote.set(String.format("%,d events so far — capture running", n));
+                }
                 done.accept(result);
             }
         });
+    }
+
+    /** Ends a query's snapshot of a growing store (worker thread): rolled back if still open. */
+    private void endSnapshot(boolean snapshot) {
+        if (!snapshot) {
+            return;
+        }
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+        } catch (SQLException e) {
+            // the transaction ended with the error
+        }
+        try {
+            connection.setAutoCommit(true);
+        } catch (SQLException e) {
+            // a closed connection: the next store opens its own
+        }
     }
 
     /**

@@ -223,7 +223,11 @@ public final class StoreHistogram {
             select.append(", ").append(values.get(i)).append(" AS v").append(i);
         }
         select.append(" FROM ").append(from).append(" GROUP BY ALL");
-        long events = counts.getOrDefault(event, 0L);
+        long events;
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quote(table))) {
+            rs.next();
+            events = rs.getLong(1); // now: a growing store holds more than when it was opened
+        }
         long hits;
         long entries;
         List<HistEntry> out = new ArrayList<>();
