@@ -252,7 +252,11 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         String keep = event.get();
         events.setAll(names);
         if (keep != null && names.contains(keep)) {
-            eventChanged();
+            if (keep.equals(event.get())) {
+                eventChanged();
+            } else {
+                event.set(keep); // a combo box over the events may have let go of it when they were set
+            }
         } else {
             event.set(names.isEmpty() ? null : names.get(0));
         }
