@@ -31,16 +31,10 @@ class SqlFollowLiveTest {
         Prerequisites.requireTracefs();
         Path file = dir.resolve("growing.pcapng");
         Path log = dir.resolve("capture.log");
-        Process load = new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
-                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "--read-ahead", "0", "-w",
-                file.toString()); // framed while tracing: the file grows as the capture runs, not after it
+        Process load = load();
+        Process capture = null;
         try {
-            for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
-                Thread.sleep(50);
-            }
-            assertTrue(capture.isAlive(), Files.readString(log));
+            capture = capture(file, log);
             long sizeAtStart = Files.size(file);
             CompletableFuture<CaptureStore> following = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -70,7 +64,9 @@ class SqlFollowLiveTest {
             }
         } finally {
             load.destroyForcibly().waitFor();
-            capture.destroyForcibly().waitFor();
+            if (capture != null) {
+                capture.destroyForcibly().waitFor();
+            }
         }
     }
 
@@ -84,16 +80,10 @@ class SqlFollowLiveTest {
         Prerequisites.requireTracefs();
         Path file = dir.resolve("growing.pcapng");
         Path log = dir.resolve("capture.log");
-        Process load = new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
-                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "--read-ahead", "0", "-w",
-                file.toString());
+        Process load = load();
+        Process capture = null;
         try {
-            for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
-                Thread.sleep(50);
-            }
-            assertTrue(capture.isAlive(), Files.readString(log));
+            capture = capture(file, log);
             List<Long> seen = new ArrayList<>();
             try (CaptureStore followed = CaptureStore.following(file, new StoreCache(dir.resolve("follow"), 1L << 32),
                     capture::isAlive, null)) {
@@ -124,8 +114,31 @@ class SqlFollowLiveTest {
             }
         } finally {
             load.destroyForcibly().waitFor();
-            capture.destroyForcibly().waitFor();
+            if (capture != null) {
+                capture.destroyForcibly().waitFor();
+            }
         }
+    }
+
+    /** A load that schedules tasks and opens files, until destroyed. */
+    private static Process load() throws Exception {
+        return new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /**
+     * A 10-s capture in another JVM into {@code file}, framed while tracing (the file grows as the
+     * capture runs, not after it), returned once it has started the file.
+     */
+    private static Process capture(Path file, Path log) throws Exception {
+        Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
+                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "--read-ahead", "0", "-w",
+                file.toString());
+        for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(capture.isAlive(), Files.readString(log));
+        return capture;
     }
 
     /** Per table: its row count and, per column, a sum of hashes (order-free). */

@@ -38,7 +38,6 @@ import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.protocol.BackendClient;
-import org.tracewire.store.StoreCache;
 import org.tracewire.testing.Prerequisites;
 
 /**
@@ -105,16 +104,7 @@ class LiveStoreViewsGuiTest {
     @Test
     void theViewsShowTheGrowingStoreBeforeStopAndTheWholeCaptureAfter(FxRobot robot) throws Exception {
         Path cache = Files.createDirectories(dir.resolve("cache"));
-        GuiTestSupport.fx(() -> {
-            vm.setStore(new StoreCache(cache, 1L << 30), thread("test-store"));
-            vm.addEvent("sched:sched_switch", "");
-            vm.addEvent("sched:sched_wakeup", "");
-            vm.ifaceProperty().set("");
-            vm.pcapngProperty().set("");
-        });
-        robot.clickOn("#capture-start");
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.runningProperty().get() || vm.statusProperty().get().startsWith("cannot"));
-        assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
+        GuiTestSupport.startSchedCapture(robot, vm, cache, thread("test-store"));
 
         // before Stop: the histogram over the store's first commits, said to be a capture still running
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> running(hits(), status())).get());
