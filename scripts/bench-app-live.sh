@@ -14,6 +14,8 @@
 #   (near the wait: the app's own work; far below: the thread waited for a CPU or for the GC);
 # - the file is counted independently (`tracewire sql ... count(*)`), the app's peak RSS (VmHWM)
 #   read once its store is ready.
+# - BENCH_APP_LIVE_VIEW=histogram: the histogram is on screen while capturing, and each of its
+#   refreshes over the growing store is timed from the commit it shows (TRACEWIRE_TIMING_VIEW).
 # Prints a line per round: events/s, the app's count, the file's, the kernel's read + lost, the
 # longest stall (at store ready, and over the whole run at exit), the peak RSS, the load average.
 # Needs root, tracefs, xvfb, python3, gcc for RATE 0 (apt-get install -y xvfb python3 gcc).
@@ -69,6 +71,7 @@ run() {
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
     source '$work/lib.sh'
     XDG_CACHE_HOME='$cfg/cache' XDG_CONFIG_HOME='$cfg/config' TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
+      TRACEWIRE_TIMING_VIEW='${BENCH_APP_LIVE_VIEW:-}' \
       '$here/tracewire' --capture syscalls:sys_enter_getppid --capture syscalls:sys_exit_getppid \
       --duration $seconds 2>'$log' &
     launcher=\$!

@@ -114,6 +114,9 @@ public final class TracewireApp {
         stage.show();
         if (env.containsKey("TRACEWIRE_TIMING")) {
             timing(vm);
+            if ("histogram".equals(env.get("TRACEWIRE_TIMING_VIEW"))) {
+                growthTiming(vm, view);
+            }
             if ("tour".equals(env.get("TRACEWIRE_TIMING"))) {
                 TimingTour.start(vm, view);
             }
@@ -196,6 +199,44 @@ public final class TracewireApp {
                     say.accept("first page of the store's table on screen");
                 }
             }));
+        });
+    }
+
+    /**
+     * {@code TRACEWIRE_TIMING_VIEW=histogram} (with {@code TRACEWIRE_TIMING}): the histogram shown
+     * during a live capture, and each of its refreshes over the growing store printed with how long
+     * after the commit it shows (from the commit's arrival on the JavaFX thread to the status that
+     * names its count); the largest and the median at store ready (scripts/bench-app-live.sh).
+     */
+    private static void growthTiming(MainViewModel vm, MainView view) {
+        java.util.Map<Long, Long> committedAt = new java.util.HashMap<>();
+        java.util.List<Long> latencies = new java.util.ArrayList<>();
+        vm.capture().runningProperty().addListener((o, was, running) -> {
+            if (running) {
+                view.show(MainView.Page.HISTOGRAM);
+            }
+        });
+        vm.capture().viewStoreProperty().addListener((o, a, t) -> {
+            if (t != null && t.growingProperty().get()) {
+                t.committedProperty().addListener((o2, a2, n) -> committedAt.put(n.longValue(), System.nanoTime()));
+            }
+        });
+        java.util.regex.Pattern so = java.util.regex.Pattern.compile("^([\\d,]+) events so far — capture running");
+        vm.histogram().statusProperty().addListener((o, a, text) -> {
+            java.util.regex.Matcher m = so.matcher(text == null ? "" : text);
+            Long at = m.find() ? committedAt.remove(Long.parseLong(m.group(1).replace(",", ""))) : null;
+            if (at != null) {
+                long ms = (System.nanoTime() - at) / 1_000_000;
+                latencies.add(ms);
+                System.err.println("timing: histogram over " + m.group(1) + " events, " + ms + " ms after their commit");
+            }
+        });
+        vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t != null && !latencies.isEmpty()) {
+                java.util.List<Long> sorted = latencies.stream().sorted().toList();
+                System.err.println("timing: histogram refreshes while capturing: " + sorted.size() + ", after the commit median "
+                        + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms");
+            }
         });
     }
 

@@ -31,16 +31,10 @@ class SqlFollowLiveTest {
         Prerequisites.requireTracefs();
         Path file = dir.resolve("growing.pcapng");
         Path log = dir.resolve("capture.log");
-        Process load = new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
-                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "--read-ahead", "0", "-w",
-                file.toString()); // framed while tracing: the file grows as the capture runs, not after it
+        Process load = load();
+        Process capture = null;
         try {
-            for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
-                Thread.sleep(50);
-            }
-            assertTrue(capture.isAlive(), Files.readString(log));
+            capture = capture(file, log);
             long sizeAtStart = Files.size(file);
             CompletableFuture<CaptureStore> following = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -70,8 +64,81 @@ class SqlFollowLiveTest {
             }
         } finally {
             load.destroyForcibly().waitFor();
-            capture.destroyForcibly().waitFor();
+            if (capture != null) {
+                capture.destroyForcibly().waitFor();
+            }
         }
+    }
+
+    /**
+     * The store the app reads during a live capture ({@link CaptureStore#following}): readable
+     * after its first commit while the capture runs, its committed count growing; at the end equal
+     * to the store built from the finished file.
+     */
+    @Test
+    void aStoreReadWhileItsFileGrowsEqualsTheFinishedFilesStore(@TempDir Path dir) throws Exception {
+        Prerequisites.requireTracefs();
+        Path file = dir.resolve("growing.pcapng");
+        Path log = dir.resolve("capture.log");
+        Process load = load();
+        Process capture = null;
+        try {
+            capture = capture(file, log);
+            List<Long> seen = new ArrayList<>();
+            try (CaptureStore followed = CaptureStore.following(file, new StoreCache(dir.resolve("follow"), 1L << 32),
+                    capture::isAlive, null)) {
+                List<Long> commits = new java.util.concurrent.CopyOnWriteArrayList<>();
+                followed.addCommitListener((n, frame, last) -> commits.add(n));
+                while (capture.isAlive()) {
+                    try (Statement st = followed.connection().createStatement();
+                         ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
+                        rs.next();
+                        seen.add(rs.getLong(1));
+                    }
+                    Thread.sleep(1000);
+                }
+                assertEquals(0, capture.exitValue(), Files.readString(log));
+                long events = followed.built().get(60, TimeUnit.SECONDS).events();
+                assertTrue(seen.stream().filter(n -> n > 0).distinct().count() >= 5,
+                        "events queried while the capture ran: " + seen);
+                assertTrue(seen.get(seen.size() - 1) < events, "the last look before the end saw a prefix: " + seen);
+                assertTrue(commits.size() >= 5, "commits: " + commits);
+                try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32),
+                        null)) {
+                    List<String> a = fingerprint(followed);
+                    List<String> b = fingerprint(finished);
+                    System.out.printf("[live] store read while its file grew, counts seen each second %s: %s%n", seen, a);
+                    assertEquals(b, a, "the followed store equals the finished file's");
+                    assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
+                }
+            }
+        } finally {
+            load.destroyForcibly().waitFor();
+            if (capture != null) {
+                capture.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    /** A load that schedules tasks and opens files, until destroyed. */
+    private static Process load() throws Exception {
+        return new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /**
+     * A 10-s capture in another JVM into {@code file}, framed while tracing (the file grows as the
+     * capture runs, not after it), returned once it has started the file.
+     */
+    private static Process capture(Path file, Path log) throws Exception {
+        Process capture = CaptureRecoveryLiveTest.childCapture(log, "-e", "sched:sched_switch", "-e",
+                "sched:sched_wakeup", "-e", "syscalls:sys_enter_openat", "--duration", "10", "--read-ahead", "0", "-w",
+                file.toString());
+        for (int i = 0; i < 600 && (!Files.exists(file) || Files.size(file) == 0); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(capture.isAlive(), Files.readString(log));
+        return capture;
     }
 
     /** Per table: its row count and, per column, a sum of hashes (order-free). */

@@ -57,7 +57,8 @@ public final class CaptureStore implements AutoCloseable {
     static final int QUERY_MEMORY_MIB = 512;
 
     private final DuckDBConnection db;
-    private final List<Source> sources;
+    /** The sources with their counts as last read (replaced whole: a followed store's grow). */
+    private volatile List<Source> sources;
     /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
     private final Map<String, EventFormat> formats = new HashMap<>();
 
@@ -73,7 +74,7 @@ public final class CaptureStore implements AutoCloseable {
     public record Source(Path file, Path store, boolean built, long events, String stoppedAt) {
     }
 
-    private final Map<String, String> missingViews = new LinkedHashMap<>();
+    private volatile Map<String, String> missingViews = new LinkedHashMap<>();
 
     private CaptureStore(DuckDBConnection db, List<Source> sources) {
         this.db = db;
@@ -120,6 +121,247 @@ public final class CaptureStore implements AutoCloseable {
         return open(files, cache, progress, follow ? FOLLOW_WRITERS : null, counted);
     }
 
+    /**
+     * Starts indexing a pcapng that a capture still writes, and returns the store as soon as its
+     * first events are committed: the build runs on a thread of its own ({@code store-follow}) in
+     * this store's database (the growing store attached read-write as {@code s0}), committing
+     * about every {@value #FOLLOW_STEP_MS} ms ({@link StoreBuilder.Steps}), so every connection of
+     * this store (its own, {@code DuckDBConnection.duplicate()}s of it) reads a consistent prefix
+     * of the capture: the tables and views hold the events committed so far, {@code meta.complete}
+     * is false until the build ends, and the views grow with the tables (a new event type, a new
+     * capture). {@link #addCommitListener} tells each commit; {@link #built()} completes when the
+     * file is read to its end once {@code written} says false. The store then equals the one
+     * built from the finished file; it is moved into the cache under the finished file's identity
+     * (docs/decisions/0023). Closing the store before stops the build (what was committed is
+     * dropped).
+     *
+     * @param pcapng  the growing pcapng (its writer has at least started it)
+     * @param cache   where stores are kept
+     * @param written true while the capture may still write the file; null: while a process of
+     *                this host holds it open for writing
+     * @param counted receives the running count every {@value StoreBuilder#PROGRESS_EVERY} events
+     *                (building thread; may be null)
+     * @return the store, holding at least its first commit (or the whole file, when it ended first)
+     * @throws IOException  when the file cannot be read or holds no tracewire context
+     * @throws SQLException when DuckDB fails
+     */
+    public static CaptureStore following(Path pcapng, StoreCache cache, BooleanSupplier written, LongConsumer counted)
+            throws IOException, SQLException {
+        Path dir = cache.dir();
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        Path growing = dir.resolve("following-" + ProcessHandle.current().pid() + "-" + FOLLOWED.incrementAndGet() + ".duckdb");
+        Files.deleteIfExists(growing);
+        Files.deleteIfExists(growing.resolveSibling(growing.getFileName() + ".wal"));
+        DuckDBConnection db = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
+        CaptureStore cs = new CaptureStore(db, new ArrayList<>(List.of(new Source(pcapng, growing, true, 0, null))));
+        Follow f = new Follow(pcapng, growing, cache);
+        cs.follow = f;
+        try {
+            Path tmp = dir.resolve("query-tmp-" + ProcessHandle.current().pid());
+            try (Statement st = db.createStatement()) {
+                st.execute("SET memory_limit = '" + QUERY_MEMORY_MIB + "MB'");
+                st.execute("SET temp_directory = " + Sql.literal(tmp.toString()));
+                // the build's INSERTs on its own thread (docs/decisions/0018); each reader's query
+                // runs on its caller's thread meanwhile, and on DuckDB's workers again afterwards
+                try (ResultSet rs = st.executeQuery("SELECT current_setting('threads')")) {
+                    rs.next();
+                    f.threads = rs.getLong(1);
+                }
+                st.execute("SET threads = 1");
+                st.execute("ATTACH " + Sql.literal(growing.toString()) + " AS s0");
+            }
+            cs.queryTmp = tmp;
+            f.builderDb = db.duplicate();
+            f.viewsDb = db.duplicate();
+            try (Statement st = f.builderDb.createStatement()) {
+                st.execute("USE s0"); // the builder's tables and appenders go to the growing store
+            }
+            Path real = pcapng.toRealPath();
+            StoreBuilder.Steps steps = new StoreBuilder.Steps(FOLLOW_STEP_MS * 1_000_000L, cs::committed);
+            BooleanSupplier stillWritten = written != null ? written : () -> org.tracewire.io.GrowingFile.openForWriting(real);
+            f.thread = new Thread(() -> cs.runFollow(real, steps, stillWritten, counted), "store-follow");
+            f.thread.setDaemon(true);
+            f.thread.start();
+            f.first.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cs.close();
+            throw new IOException("interrupted while the store of " + pcapng + " started");
+        } catch (IOException | SQLException | RuntimeException e) {
+            cs.close();
+            throw e;
+        }
+        if (f.built.isCompletedExceptionally() && !f.committedOnce) {
+            Throwable t = f.failure();
+            cs.close();
+            if (t instanceof IOException io) {
+                throw io;
+            }
+            if (t instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new IOException(pcapng + ": " + t.getMessage(), t);
+        }
+        return cs;
+    }
+
+    /** Least time between two commits of a followed store, ms. */
+    static final int FOLLOW_STEP_MS = 1000;
+    private static final java.util.concurrent.atomic.AtomicInteger FOLLOWED = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** A followed store's build: its thread, connections, state. */
+    private static final class Follow {
+        final Path file;
+        final Path growing;
+        final StoreCache cache;
+        final java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CompletableFuture<StoreBuilder.Result> built = new java.util.concurrent.CompletableFuture<>();
+        final List<StoreBuilder.Committed> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile boolean committedOnce;
+        volatile boolean closing;
+        volatile long events;
+        volatile long lastFrame;
+        /** Where the store is now (moved into the cache once built). */
+        volatile Path store;
+        long threads;
+        long tables = -1;
+        long captures = -1;
+        Thread thread;
+        DuckDBConnection builderDb;
+        DuckDBConnection viewsDb;
+
+        Follow(Path file, Path growing, StoreCache cache) {
+            this.file = file;
+            this.growing = growing;
+            this.cache = cache;
+            this.store = growing;
+        }
+
+        Throwable failure() {
+            try {
+                built.join();
+                return null;
+            } catch (java.util.concurrent.CompletionException e) {
+                return e.getCause();
+            }
+        }
+    }
+
+    /** Set while this store follows a growing file ({@link #following}). */
+    private Follow follow;
+
+    /** The building thread of a followed store. */
+    private void runFollow(Path real, StoreBuilder.Steps steps, BooleanSupplier written, LongConsumer counted) {
+        Follow f = follow;
+        StoreBuilder.Result r = null;
+        Throwable failed = null;
+        try (RecordInput in = PcapngInput.follow(real, () -> {
+            steps.idle();
+            return !f.closing && written.getAsBoolean();
+        })) {
+            r = StoreBuilder.build(in, f.builderDb, f.file.toAbsolutePath().toString(), counted, steps);
+            try (Statement st = f.builderDb.createStatement()) {
+                st.execute("CHECKPOINT");
+                st.execute("SET threads = " + f.threads);
+            }
+            if (!f.closing && r.stoppedAt() == null) {
+                // readers keep the attached database; its open file moves into the cache (0023)
+                Path store = f.cache.storeFor(f.file);
+                Files.move(f.growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                f.store = store;
+                List<Source> now = new ArrayList<>(sources);
+                Source s = now.get(0);
+                now.set(0, new Source(s.file, store, s.built, s.events, s.stoppedAt));
+                sources = List.copyOf(now);
+                f.cache.evict(List.of(store));
+            }
+        } catch (IOException | SQLException | RuntimeException e) {
+            failed = e;
+        } finally {
+            try {
+                f.builderDb.close();
+            } catch (SQLException e) {
+                // closing
+            }
+        }
+        if (failed != null) {
+            f.built.completeExceptionally(failed);
+        } else {
+            f.built.complete(r);
+        }
+        f.first.countDown();
+    }
+
+    /** After each commit of a followed store's build (building thread): views, counts, listeners. */
+    private void committed(long events, long lastFrame, boolean last) {
+        Follow f = follow;
+        try {
+            long tables;
+            long captures;
+            try (Statement st = f.viewsDb.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM s0.event_tables), (SELECT count(*) FROM s0.captures)")) {
+                rs.next();
+                tables = rs.getLong(1);
+                captures = rs.getLong(2);
+            }
+            if (tables != f.tables || captures != f.captures || last) {
+                views(f.viewsDb); // new tables or hosts, or the final counts
+                f.tables = tables;
+                f.captures = captures;
+            } else {
+                List<Source> now = new ArrayList<>(sources);
+                Source s = now.get(0);
+                now.set(0, new Source(s.file, s.store, s.built, events, s.stoppedAt));
+                sources = List.copyOf(now);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot update the views of " + f.file + ": " + e.getMessage(), e);
+        }
+        f.events = events;
+        f.lastFrame = lastFrame;
+        f.committedOnce = true;
+        f.first.countDown();
+        for (StoreBuilder.Committed l : f.listeners) {
+            l.committed(events, lastFrame, last);
+        }
+    }
+
+    /**
+     * Tells {@code listener} after each commit of a followed store ({@link #following}), on the
+     * building thread once the views show that commit: the events committed, the last frame, and
+     * whether it was the final commit. Added after the final commit, it is never called.
+     *
+     * @param listener what to tell (keep it short: the build waits for it)
+     */
+    public void addCommitListener(StoreBuilder.Committed listener) {
+        if (follow != null) {
+            follow.listeners.add(listener);
+        }
+    }
+
+    /** Removes a listener added by {@link #addCommitListener}. */
+    public void removeCommitListener(StoreBuilder.Committed listener) {
+        if (follow != null) {
+            follow.listeners.remove(listener);
+        }
+    }
+
+    /**
+     * The build of a followed store: completes with what was stored once the file is read to its
+     * end (or exceptionally when the build failed); already complete for a store opened otherwise.
+     */
+    public java.util.concurrent.CompletableFuture<StoreBuilder.Result> built() {
+        return follow != null ? follow.built.copy()
+                : java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /** Events committed so far by a followed store's build (all events of any other store's source 0). */
+    public long committedEvents() {
+        return follow != null ? follow.events : sources.get(0).events();
+    }
+
     /** Follows a file while a process of this host holds it open for writing ({@link PcapngInput#follow(Path)}). */
     private static final BooleanSupplier FOLLOW_WRITERS = () -> true;
 
@@ -138,7 +380,20 @@ public final class CaptureStore implements AutoCloseable {
      */
     public static CaptureStore follow(Path pcapng, StoreCache cache, BooleanSupplier written,
                                       LongConsumer counted) throws IOException, SQLException {
-        return open(List.of(pcapng), cache, null, written, counted);
+        CaptureStore cs = following(pcapng, cache, written, counted);
+        try {
+            cs.built().join();
+            return cs;
+        } catch (java.util.concurrent.CompletionException e) {
+            cs.close();
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw e;
+        }
     }
 
     private static CaptureStore open(List<Path> files, StoreCache cache, Consumer<String> progress,
@@ -383,6 +638,22 @@ public final class CaptureStore implements AutoCloseable {
     }
 
     private void attach() throws SQLException {
+        try (Statement s = db.createStatement()) {
+            for (int i = 0; i < sources.size(); i++) {
+                s.execute("ATTACH " + Sql.literal(sources.get(i).store.toString()) + " AS s" + i + " (READ_ONLY)");
+            }
+        }
+        views(db);
+    }
+
+    /**
+     * Reads the attached sources' counts and catalogs and (re)creates the views over them on a
+     * connection of this store's database ({@code CREATE OR REPLACE}: a reader never finds a view
+     * missing while a followed store's views grow with its tables).
+     */
+    private void views(Connection db) throws SQLException {
+        Map<String, String> missingViews = new LinkedHashMap<>();
+        List<Source> sources = new ArrayList<>(this.sources);
         Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
         // system:event -> its table in each source (a name taken twice makes it system__event in that source only)
         Map<String, Map<String, List<Integer>>> tablesByEvent = new TreeMap<>();
@@ -392,7 +663,6 @@ public final class CaptureStore implements AutoCloseable {
         try (Statement s = db.createStatement()) {
             for (int i = 0; i < sources.size(); i++) {
                 Source src = sources.get(i);
-                s.execute("ATTACH " + Sql.literal(src.store.toString()) + " AS s" + i + " (READ_ONLY)");
                 Map<String, String> meta = new HashMap<>();
                 try (ResultSet rs = s.executeQuery("SELECT key, value FROM s" + i + ".meta")) {
                     while (rs.next()) {
@@ -435,7 +705,7 @@ public final class CaptureStore implements AutoCloseable {
             for (int i = 0; i < sources.size(); i++) {
                 all.add(i);
             }
-            StringBuilder src = new StringBuilder("CREATE VIEW sources AS ");
+            StringBuilder src = new StringBuilder("CREATE OR REPLACE VIEW sources AS ");
             for (int i = 0; i < sources.size(); i++) {
                 src.append(i == 0 ? "" : " UNION ALL ").append("SELECT ").append(i).append(" AS source, ")
                         .append(Sql.literal(sources.get(i).file.toString())).append(" AS file, ")
@@ -448,11 +718,11 @@ public final class CaptureStore implements AutoCloseable {
             }
             s.execute(src.toString());
             for (String t : List.of("lost", "captures", "tasks", "symbols", "user_symbols")) {
-                s.execute("CREATE VIEW " + t + " AS " + union(t, all, hosts));
+                s.execute("CREATE OR REPLACE VIEW " + t + " AS " + union(t, all, hosts));
             }
-            s.execute("CREATE VIEW events AS " + union(EVENTS, all, hosts));
+            s.execute("CREATE OR REPLACE VIEW events AS " + union(EVENTS, all, hosts));
             for (Map.Entry<String, List<Integer>> t : tablesBySource.entrySet()) {
-                s.execute("CREATE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
+                s.execute("CREATE OR REPLACE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
             }
             s.execute(TASK_STATE_MACRO);
             List<String> stacks = new ArrayList<>();
@@ -464,10 +734,10 @@ public final class CaptureStore implements AutoCloseable {
                 stacks.add("SELECT host, frame, common_cpu AS cpu, capture, 'user' AS kind, tgid, caller FROM user_stack");
             }
             if (!stacks.isEmpty()) {
-                derived(s, "stack", STACK.replace("$STACKS", String.join(" UNION ALL ", stacks)));
+                derived(s, "stack", STACK.replace("$STACKS", String.join(" UNION ALL ", stacks)), missingViews);
             }
             if (tablesBySource.containsKey("sched_switch")) {
-                derived(s, "sched_slice", SCHED_SLICE);
+                derived(s, "sched_slice", SCHED_SLICE, missingViews);
             }
             DerivedViews.Events ev = new DerivedViews.Events() {
                 @Override
@@ -492,21 +762,23 @@ public final class CaptureStore implements AutoCloseable {
                 DerivedViews.createLatency(s, ev, missingViews);
                 if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
                         || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
-                    derived(s, "sched_latency", DerivedViews.SCHED_LATENCY);
+                    derived(s, "sched_latency", DerivedViews.SCHED_LATENCY, missingViews);
                 }
             } catch (SQLException e) {
                 missingViews.put("latency", firstLines(e));
             }
-            derived(s, "thread_state", DerivedViews.threadState(ev));
+            derived(s, "thread_state", DerivedViews.threadState(ev), missingViews);
             s.execute(DerivedViews.EVENT_RATE);
         }
+        this.sources = List.copyOf(sources);
+        this.missingViews = missingViews;
     }
 
     /**
      * Creates a derived view, or notes why not: a file whose formats lack a field the view reads
      * (another kernel's {@code sched_switch}, a damaged FORMAT) has the tables, not the view.
      */
-    private void derived(Statement s, String name, String ddl) {
+    private static void derived(Statement s, String name, String ddl, Map<String, String> missingViews) {
         try {
             s.execute(ddl);
         } catch (SQLException e) {
@@ -593,7 +865,7 @@ public final class CaptureStore implements AutoCloseable {
      * within {@code reach} frames after it) are found without joining every event of the capture.
      */
     static final String STACK = """
-            CREATE MACRO stack_between(lo, hi) AS TABLE
+            CREATE OR REPLACE MACRO stack_between(lo, hi) AS TABLE
             WITH s AS (SELECT * FROM ($STACKS) WHERE frame > lo AND frame <= hi),
             f AS (SELECT host, frame, cpu, capture, kind, tgid, unnest(caller) AS address,
                          generate_subscripts(caller, 1) AS depth FROM s),
@@ -606,9 +878,9 @@ public final class CaptureStore implements AutoCloseable {
                                    AND k.address = f.address
             LEFT JOIN user_symbols u ON f.kind = 'user' AND u.host = f.host AND u.capture = f.capture
                                    AND u.tgid = f.tgid AND u.address = f.address;
-            CREATE MACRO stack_of(ev, reach) AS TABLE
+            CREATE OR REPLACE MACRO stack_of(ev, reach) AS TABLE
             SELECT * FROM stack_between(ev, ev + reach) WHERE event_frame = ev;
-            CREATE VIEW stack AS SELECT * FROM stack_between(-1, 9223372036854775807)""";
+            CREATE OR REPLACE VIEW stack AS SELECT * FROM stack_between(-1, 9223372036854775807)""";
 
     /**
      * {@code task_state(prev_state)}: a task state as {@code sched_switch}'s print fmt prints it on
@@ -616,7 +888,7 @@ public final class CaptureStore implements AutoCloseable {
      * TASK_REPORT_MAX, 0x100).
      */
     static final String TASK_STATE_MACRO = """
-            CREATE MACRO task_state(s) AS CASE WHEN s IS NULL THEN NULL ELSE
+            CREATE OR REPLACE MACRO task_state(s) AS CASE WHEN s IS NULL THEN NULL ELSE
               (CASE WHEN (s & 255) = 0 THEN 'R' ELSE concat_ws('|',
                  CASE WHEN s & 1 <> 0 THEN 'S' END, CASE WHEN s & 2 <> 0 THEN 'D' END,
                  CASE WHEN s & 4 <> 0 THEN 'T' END, CASE WHEN s & 8 <> 0 THEN 't' END,
@@ -631,7 +903,7 @@ public final class CaptureStore implements AutoCloseable {
      * slice of each CPU has no end: {@code dur} and {@code end_state} are NULL. Idle is pid 0.
      */
     static final String SCHED_SLICE = """
-            CREATE VIEW sched_slice AS
+            CREATE OR REPLACE VIEW sched_slice AS
             SELECT host, common_cpu AS cpu, ts, lead(ts) OVER w - ts AS dur, next_pid AS pid, next_comm AS comm,
                    next_prio AS prio, task_state(lead(prev_state) OVER w) AS end_state,
                    frame, lead(frame) OVER w AS end_frame
@@ -640,7 +912,33 @@ public final class CaptureStore implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
+        Follow f = follow;
+        if (f != null && f.thread != null && f.thread.isAlive()) {
+            f.closing = true; // the input ends at its next look for the writer
+            try {
+                f.thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         db.close();
+        if (f != null) {
+            try {
+                if (f.viewsDb != null) {
+                    f.viewsDb.close();
+                }
+            } catch (SQLException | RuntimeException e) {
+                // closing
+            }
+            if (f.store.equals(f.growing)) { // not built to its end: not kept
+                try {
+                    Files.deleteIfExists(f.growing);
+                    Files.deleteIfExists(f.growing.resolveSibling(f.growing.getFileName() + ".wal"));
+                } catch (IOException e) {
+                    // left for the cache's eviction
+                }
+            }
+        }
         if (queryTmp != null) {
             try {
                 Files.deleteIfExists(queryTmp); // DuckDB removed its files; the folder, when empty

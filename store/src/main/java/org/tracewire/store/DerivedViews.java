@@ -98,7 +98,7 @@ final class DerivedViews {
         if (parts.isEmpty()) {
             body.append("SELECT ").append(casts()).append(" FROM (SELECT ").append(nulls()).append(") WHERE false");
         }
-        s.execute("CREATE VIEW latency AS " + body);
+        s.execute("CREATE OR REPLACE VIEW latency AS " + body);
     }
 
     /** The select list that gives every column of a latency part its type, in order. */
@@ -207,7 +207,7 @@ final class DerivedViews {
 
     /** {@code sched_latency}: the {@code sched_wakeup} rows of {@code latency} under their former names. */
     static final String SCHED_LATENCY = """
-            CREATE VIEW sched_latency AS
+            CREATE OR REPLACE VIEW sched_latency AS
             SELECT host, pid, comm, waker_pid, cpu AS target_cpu, start_frame AS wakeup_frame, start_ts AS wakeup_ts,
                    frame, ts, result::INTEGER AS cpu, latency
             FROM latency WHERE kind = 'sched_wakeup'""";
@@ -228,7 +228,7 @@ final class DerivedViews {
     static String threadState(Events ev) {
         String sw = ev.relation("sched:sched_switch");
         if (sw == null) {
-            return "CREATE VIEW thread_state AS SELECT NULL::VARCHAR AS host, NULL::BIGINT AS ts, NULL::BIGINT AS dur,"
+            return "CREATE OR REPLACE VIEW thread_state AS SELECT NULL::VARCHAR AS host, NULL::BIGINT AS ts, NULL::BIGINT AS dur,"
                     + " NULL::INTEGER AS pid, NULL::VARCHAR AS comm, NULL::VARCHAR AS state, NULL::INTEGER AS cpu"
                     + " WHERE false";
         }
@@ -252,7 +252,7 @@ final class DerivedViews {
      * follows a switch-out into a sleep state or an unknown one.
      */
     private static final String THREAD_STATE = """
-            CREATE VIEW thread_state AS
+            CREATE OR REPLACE VIEW thread_state AS
             WITH sw AS (
               SELECT host, frame, ts, common_cpu, prev_pid, prev_comm, prev_state, next_pid, next_comm,
                      lag(next_pid) OVER c AS on_cpu, lag(next_comm) OVER c AS on_cpu_comm
@@ -282,7 +282,7 @@ final class DerivedViews {
      * the {@code count}; buckets without events have no row. An interval ≤ 0 is an error.
      */
     static final String EVENT_RATE = """
-            CREATE MACRO event_rate(interval_ns) AS TABLE
+            CREATE OR REPLACE MACRO event_rate(interval_ns) AS TABLE
             SELECT host, (ts - ((ts % interval_ns) + interval_ns) % interval_ns)::BIGINT AS ts, cpu, event,
                    count(*) AS count
             FROM events

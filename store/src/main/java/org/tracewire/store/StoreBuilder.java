@@ -48,9 +48,11 @@ import org.tracewire.wire.WireContext;
  * <li>one typed table per event ({@code sched_switch}, …), a column per format field
  *     ({@link TypedColumn}), keyed by {@code frame};</li>
  * <li>{@code captures} (the captures in the file: host, kernel, boot id), {@code event_tables}
- *     (event → table), {@code meta} (source identity, counts, whether the build completed and
- *     where it stopped).</li>
+ *     (event → table), {@code meta} (source identity, counts, the last frame, whether the build
+ *     completed and where it stopped).</li>
  * </ul>
+ * One transaction for the whole build, or, for a file still written, a commit per step
+ * ({@link Steps}) that leaves every table consistent with the events read so far.
  * {@code frame} is the pcapng packet number (Wireshark's {@code frame.number}); for a trace.dat,
  * which has no frames, the event's 1-based position in the input (time order).
  *
@@ -142,10 +144,90 @@ public final class StoreBuilder {
      */
     public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted)
             throws SQLException {
+        return build(in, db, source, counted, null);
+    }
+
+    /**
+     * Like {@link #build(RecordInput, DuckDBConnection, String, LongConsumer)}, committing in
+     * {@code steps} (null: one transaction for the whole build) so that other connections of the
+     * same database read a consistent prefix of the input while it is built.
+     *
+     * @param steps when to commit and whom to tell (may be null)
+     */
+    public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps)
+            throws SQLException {
         StoreBuilder b = new StoreBuilder(db);
         b.counted = counted;
+        b.steps = steps;
+        if (steps != null) {
+            steps.builder = b;
+        }
         return b.run(in, source);
     }
+
+    /** Told after each commit of a build in {@link Steps} (on the building thread). */
+    @FunctionalInterface
+    public interface Committed {
+        /**
+         * @param events    events committed so far ({@code event_rows} rows, {@code meta.events})
+         * @param lastFrame the frame of the last event committed (0 before the first)
+         * @param last      true for the build's final commit ({@code meta.complete} then set)
+         */
+        void committed(long events, long lastFrame, boolean last);
+    }
+
+    /**
+     * Commits a build in steps: after at least {@code everyNs} since the last commit, checked every
+     * {@value #STEP_CHECK} events and whenever the input waits for its file to grow ({@link #idle}).
+     * Each commit holds every table's rows for the events read so far: {@code event_rows}, the
+     * typed tables, {@code lost}, {@code tasks} (a row per task seen, updated when its name or tgid
+     * becomes known), {@code symbols}, {@code user_symbols}, and {@code meta} with {@code events},
+     * {@code lost}, {@code last_frame} and {@code complete = false} (true or false with
+     * {@code stopped_at} only at the final commit). A step commits only when it adds events.
+     */
+    public static final class Steps {
+        private final long everyNs;
+        private final Committed listener;
+        private StoreBuilder builder;
+        private SQLException failure;
+
+        /**
+         * @param everyNs  the least time between two commits, ns
+         * @param listener told after each commit (may be null)
+         */
+        public Steps(long everyNs, Committed listener) {
+            this.everyNs = everyNs;
+            this.listener = listener == null ? (n, f, l) -> { } : listener;
+        }
+
+        /**
+         * The input waits for its file to grow (the building thread, between two events; a
+         * {@link org.tracewire.io.GrowingFile}'s writer check): commits what was read when a step
+         * is due, so a reader is not kept waiting for the next event. A failure to commit ends the
+         * build after the input's next event (thrown there).
+         */
+        public void idle() {
+            StoreBuilder b = builder;
+            if (b != null && failure == null && b.function != null) {
+                try {
+                    b.stepIfDue();
+                } catch (SQLException e) {
+                    failure = e;
+                } catch (RuntimeException e) { // a listener's: not the input's to report
+                    failure = new SQLException("a step of the build failed: " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    /** Events between two looks at the clock for a {@link Steps} commit. */
+    static final int STEP_CHECK = 1024;
+    private Steps steps;
+    private long lastStep = System.nanoTime();
+    private long committedEvents;
+    private long count;
+    private long lostTotal;
+    private long lastFrame;
 
     /** Events between two progress calls. */
     public static final int PROGRESS_EVERY = 1 << 16;
@@ -226,13 +308,11 @@ public final class StoreBuilder {
             }
         });
         PcapngInput pcap = in instanceof PcapngInput p ? p : null;
-        // One transaction for the whole build (the store file is moved into place once built)
+        // One transaction for the whole build (the store file is moved into place once built), or one per step
         db.setAutoCommit(false);
         function = BatchFunction.register(db);
         events = batch("event_rows", EVENT_ROWS);
         lost = batch("lost", LOST);
-        long count = 0;
-        long lostTotal = 0;
         String stoppedAt = null;
         long ordinal = 0;
         Object lastScope = null;
@@ -247,6 +327,9 @@ public final class StoreBuilder {
                     break;
                 }
                 e = it.next();
+                if (steps != null && steps.failure != null) {
+                    throw steps.failure;
+                }
             } catch (UncheckedIOException | IllegalStateException | RecordException | TraceDatException ex) {
                 String msg = ex instanceof UncheckedIOException u ? u.getCause().getMessage() : ex.getMessage();
                 stoppedAt = "after " + count + " events: " + msg;
@@ -289,56 +372,21 @@ public final class StoreBuilder {
             }
             lostTotal += store(e, r, w, frame, offset, capture, pid);
             count++;
+            lastFrame = frame;
             if (counted != null && (count & (PROGRESS_EVERY - 1)) == 0) {
                 counted.accept(count);
             }
+            if (steps != null && (count & (STEP_CHECK - 1)) == 0) {
+                stepIfDue();
+            }
+        }
+        if (steps != null && steps.failure != null) {
+            throw steps.failure;
         }
         writeBatches(null);
-        try (DuckDBAppender sa = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "symbols")) {
-            for (CaptureState c : captures.values()) {
-                if (c.context == null) {
-                    continue;
-                }
-                for (Map.Entry<Long, SymbolResolver.Symbol> sym : c.context.symbols().entrySet()) {
-                    sa.beginRow();
-                    sa.append((short) c.index);
-                    sa.append(sym.getKey());
-                    appendSymbol(sa, sym.getValue());
-                }
-            }
-        }
-        try (DuckDBAppender ua = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "user_symbols")) {
-            for (CaptureState c : captures.values()) {
-                for (Map.Entry<UserFrame, SymbolResolver.Symbol> u : c.userSymbols.entrySet()) {
-                    if (u.getValue() == null) {
-                        continue; // the capture did not resolve it
-                    }
-                    ua.beginRow();
-                    ua.append((short) c.index);
-                    ua.append(u.getKey().tgid());
-                    ua.append(u.getKey().address());
-                    appendSymbol(ua, u.getValue());
-                }
-            }
-        }
-        try (DuckDBAppender ta = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
-            for (CaptureState c : captures.values()) {
-                Map<Integer, WireContext.Task> known = c.context == null ? Map.of() : c.context.tasks();
-                for (int pid = c.pids.nextSetBit(0); pid >= 0; pid = c.pids.nextSetBit(pid + 1)) {
-                    WireContext.Task task = known.get(pid);
-                    ta.beginRow();
-                    ta.append((short) c.index);
-                    ta.append(pid);
-                    if (task != null) {
-                        ta.append(task.tgid());
-                    } else {
-                        ta.appendNull();
-                    }
-                    ta.append(c.renderer.comm(pid));
-                    ta.endRow();
-                }
-            }
-        }
+        // the same statement starts the transaction the context tables' appenders then join
+        meta("events", Long.toString(count));
+        writeContextTables();
         if (pcap == null && in instanceof TraceDatInput td) {
             String uname = td.file().options().uname();
             String host = uname == null ? "" : uname.split(" ").length > 1 ? uname.split(" ")[1] : "";
@@ -357,13 +405,138 @@ public final class StoreBuilder {
         meta("schema_version", Integer.toString(SCHEMA_VERSION));
         meta("events", Long.toString(count));
         meta("lost", Long.toString(lostTotal));
+        meta("last_frame", Long.toString(lastFrame));
         meta("wall_clock", Boolean.toString(in.wallClock()));
         meta("complete", Boolean.toString(stoppedAt == null));
         meta("stopped_at", stoppedAt);
         meta("summary", String.join("\n", summary));
         db.commit();
         db.setAutoCommit(true);
+        if (steps != null) {
+            steps.listener.committed(count, lastFrame, true);
+        }
         return new Result(count, lostTotal, stoppedAt, summary);
+    }
+
+    /** A {@link Steps} commit when one is due and events were read since the last. */
+    private void stepIfDue() throws SQLException {
+        long now = System.nanoTime();
+        if (count == committedEvents || now - lastStep < steps.everyNs) {
+            return;
+        }
+        // every batch written (their arrays kept: the build goes on), then what goes with the rows
+        function.insert(events);
+        function.insert(lost);
+        for (Table t : tables.values()) {
+            function.insert(t.batch);
+        }
+        meta("events", Long.toString(count)); // first: the appenders below join this transaction
+        meta("lost", Long.toString(lostTotal));
+        meta("last_frame", Long.toString(lastFrame));
+        meta("complete", "false");
+        writeContextTables();
+        db.commit();
+        lastStep = System.nanoTime();
+        committedEvents = count;
+        steps.listener.committed(count, lastFrame, false);
+    }
+
+    /**
+     * Brings {@code tasks}, {@code symbols} and {@code user_symbols} up to what the build has seen,
+     * within the open transaction: a task's row is written when it is first seen and written again
+     * when its name or tgid changes (a later PROCESS context, the renderer's saved names); a
+     * capture's symbols again when its context holds more; user-stack frames once each.
+     */
+    private void writeContextTables() throws SQLException {
+        for (CaptureState c : captures.values()) {
+            if (c.context != null && c.context.symbols().size() != c.symbolsWritten) {
+                if (c.symbolsWritten > 0) {
+                    try (Statement s = db.createStatement()) {
+                        s.execute("DELETE FROM symbols WHERE capture = " + c.index);
+                    }
+                }
+                try (DuckDBAppender sa = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "symbols")) {
+                    for (Map.Entry<Long, SymbolResolver.Symbol> sym : c.context.symbols().entrySet()) {
+                        sa.beginRow();
+                        sa.append((short) c.index);
+                        sa.append(sym.getKey());
+                        appendSymbol(sa, sym.getValue());
+                    }
+                }
+                c.symbolsWritten = c.context.symbols().size();
+            }
+            if (c.userSymbols.size() != c.userSymbolsWritten) {
+                try (DuckDBAppender ua = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "user_symbols")) {
+                    int i = 0;
+                    for (Map.Entry<UserFrame, SymbolResolver.Symbol> u : c.userSymbols.entrySet()) {
+                        if (i++ < c.userSymbolsWritten || u.getValue() == null) {
+                            continue; // written at an earlier step, or the capture did not resolve it
+                        }
+                        ua.beginRow();
+                        ua.append((short) c.index);
+                        ua.append(u.getKey().tgid());
+                        ua.append(u.getKey().address());
+                        appendSymbol(ua, u.getValue());
+                    }
+                }
+                c.userSymbolsWritten = c.userSymbols.size();
+            }
+            writeTasks(c);
+        }
+    }
+
+    /** The {@code tasks} rows of a capture that are new or changed since the last commit. */
+    private void writeTasks(CaptureState c) throws SQLException {
+        if (c.renderer == null) {
+            return; // no event of this capture yet
+        }
+        Map<Integer, WireContext.Task> known = c.context == null ? Map.of() : c.context.tasks();
+        List<Integer> rows = new ArrayList<>(); // pids
+        List<String> comms = new ArrayList<>();
+        List<Integer> tgids = new ArrayList<>();
+        StringBuilder changed = new StringBuilder();
+        for (int pid = c.pids.nextSetBit(0); pid >= 0; pid = c.pids.nextSetBit(pid + 1)) {
+            WireContext.Task task = known.get(pid);
+            Integer tgid = task == null ? null : task.tgid();
+            String comm = c.renderer.comm(pid);
+            TaskRow now = new TaskRow(tgid, comm);
+            TaskRow before = c.tasksWritten.put(pid, now);
+            if (now.equals(before)) {
+                continue;
+            }
+            if (before != null) {
+                changed.append(changed.length() == 0 ? "" : ", ").append(pid);
+            }
+            rows.add(pid);
+            comms.add(comm);
+            tgids.add(tgid);
+        }
+        if (changed.length() > 0) {
+            try (Statement s = db.createStatement()) {
+                s.execute("DELETE FROM tasks WHERE capture = " + c.index + " AND pid IN (" + changed + ")");
+            }
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (DuckDBAppender ta = db.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
+            for (int i = 0; i < rows.size(); i++) {
+                ta.beginRow();
+                ta.append((short) c.index);
+                ta.append(rows.get(i).intValue());
+                if (tgids.get(i) != null) {
+                    ta.append(tgids.get(i).intValue());
+                } else {
+                    ta.appendNull();
+                }
+                ta.append(comms.get(i));
+                ta.endRow();
+            }
+        }
+    }
+
+    /** A {@code tasks} row as last written: tgid (null when unknown) and task name. */
+    private record TaskRow(Integer tgid, String comm) {
     }
 
     /**
@@ -497,6 +670,10 @@ public final class StoreBuilder {
         /** User-stack frames seen, each with its function as the capture resolved it (null: not resolved). */
         final Map<UserFrame, SymbolResolver.Symbol> userSymbols = new LinkedHashMap<>();
         KernelTextRenderer renderer;
+        /** What the {@code tasks}, {@code symbols} and {@code user_symbols} rows written so far hold. */
+        final Map<Integer, TaskRow> tasksWritten = new HashMap<>();
+        int symbolsWritten;
+        int userSymbolsWritten;
 
         CaptureState(int index, WireContext context) {
             this.index = index;

@@ -60,6 +60,7 @@ final class CaptureReading {
     private final Rows sink;
     private final AtomicLong generation = new AtomicLong();
     private final ObjectProperty<StoreTable> storeTable = new SimpleObjectProperty<>();
+    private final ObjectProperty<StoreTable> viewStore = new SimpleObjectProperty<>();
     private final LongProperty indexed = new SimpleLongProperty(-1);
     private final StringProperty storeStatus = new SimpleStringProperty("");
     private final BooleanProperty opening = new SimpleBooleanProperty();
@@ -76,6 +77,12 @@ final class CaptureReading {
         this.executor = executor;
         this.status = status;
         this.sink = sink;
+        // a store table, however set, is what the views go over too
+        storeTable.addListener((o, old, t) -> {
+            if (t != null || viewStore.get() == old) {
+                viewStore.set(t);
+            }
+        });
     }
 
     void setStore(StoreCache cache, Executor queries) {
@@ -93,6 +100,15 @@ final class CaptureReading {
 
     ObjectProperty<StoreTable> storeTableProperty() {
         return storeTable;
+    }
+
+    /**
+     * The store the views go over: a live capture's store as it grows, from its first commit
+     * ({@link StoreTable#growingProperty()} true until the capture has stopped and every event is
+     * in), else the store table once it is ready.
+     */
+    ObjectProperty<StoreTable> viewStoreProperty() {
+        return viewStore;
     }
 
     LongProperty indexedProperty() {
@@ -127,7 +143,12 @@ final class CaptureReading {
     long reset() {
         long gen = generation.incrementAndGet();
         StoreTable t = storeTable.get();
+        StoreTable growing = viewStore.get();
         storeTable.set(null);
+        viewStore.set(null);
+        if (growing != null && growing != t) {
+            growing.close();
+        }
         indexed.set(-1);
         storeStatus.set("");
         rowsRead.set(0);
@@ -183,8 +204,8 @@ final class CaptureReading {
         }
         indexed.set(0);
         storeStatus.set(writing != null ? "capturing into " + file.getFileName() + ": the table shows the newest events"
-                + " read (up to " + String.format("%,d", CaptureViewModel.WINDOW) + "), the store indexes every event;"
-                + " after Stop the table holds the whole file"
+                + " read (up to " + String.format("%,d", CaptureViewModel.WINDOW) + "), the store indexes every event"
+                + " and the other views show what it holds so far; after Stop the table holds the whole file"
                 : "indexing " + file.getFileName() + "… the table shows its first "
                 + String.format("%,d", CaptureViewModel.WINDOW) + " events until every event is indexed");
         StoreCache cache = storeCache;
@@ -207,12 +228,27 @@ final class CaptureReading {
                     t.close();
                     return;
                 }
-                indexed.set(-1);
-                storeTable.set(t);
-                storeStatus.set(String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
-                        t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
+                if (writing == null) {
+                    ready(t, file);
+                    return;
+                }
+                // the views go over the store as it grows; the table, once it holds every event
+                viewStore.set(t);
+                t.built().thenRun(() -> executor.runOnUi(() -> {
+                    if (generation.get() == gen && viewStore.get() == t) {
+                        ready(t, file);
+                    }
+                }));
             });
         });
+    }
+
+    /** The store holds every event of the file (UI thread): the table and the views over it. */
+    private void ready(StoreTable t, Path file) {
+        indexed.set(-1);
+        storeTable.set(t);
+        storeStatus.set(String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
+                t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
     }
 
     private void storeFailed(Path file, long gen, String why) {

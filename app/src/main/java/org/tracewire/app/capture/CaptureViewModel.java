@@ -213,6 +213,14 @@ public final class CaptureViewModel {
         return reading.storeTableProperty();
     }
 
+    /**
+     * The store the views (timeline, latency, histogram, I/O graph, query) go over: a live
+     * capture's store as it grows, else the store table once ready ({@link CaptureReading}).
+     */
+    public ObjectProperty<StoreTable> viewStoreProperty() {
+        return reading.viewStoreProperty();
+    }
+
     /** Events stored so far while the capture's store is built, -1 when none is being built. */
     public LongProperty indexedProperty() {
         return reading.indexedProperty();

@@ -31,6 +31,12 @@ import org.tracewire.app.util.TaskExecutor;
  * capture and a buffer pool shared by all of them. It opens the store when it is first shown and
  * keeps it until the store changes. Tests that construct a view model alone leave it shown.
  *
+ * <p>A store that grows with a live capture ({@link StoreTable#growingProperty()}) is the same
+ * store throughout: the view stays over it and re-runs its queries ({@link #onGrowth}) as commits
+ * come, at most every {@value #GROWTH_MS} ms and never while one of its queries runs, so a view's
+ * worker holds at most one growth query; {@link #growingNoteProperty()} says how far the store
+ * got. Once the capture has stopped and the store holds every event, the view re-queries once more.
+ *
  * <p>Threads: {@link #follow}, {@link #query}, the properties: UI thread. {@link #execute},
  * {@link #connection()}: the worker thread. {@link #cancel()}, {@link #table()}: any thread.
  *
@@ -82,6 +88,23 @@ public final class StoreQueries<R> {
     private ObservableLongValue indexed;
     private Consumer<StoreTable> changed = t -> { };
     private volatile StoreTable store;
+    /** Least time between two re-queries of a growing store, ms. */
+    public static final long GROWTH_MS = 1500;
+    /** How soon a re-query held back by a running query is looked at again, ms. */
+    static final long GROWTH_RECHECK_MS = 250;
+    private static final java.util.concurrent.ScheduledExecutorService TIMER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(org.tracewire.app.util.BackgroundThreads.factory("store-growth", false));
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final javafx.beans.property.StringProperty growingNote = new javafx.beans.property.SimpleStringProperty("");
+    private final javafx.beans.InvalidationListener grewListener = o -> grew();
+    private Runnable growth;
+    private java.util.function.BooleanSupplier busy = () -> false;
+    private boolean growthPending;
+    private boolean recheckQueued;
+    private long lastGrowth;
+    private StoreTable watched;
+    /** The store the view goes over grows (read by the worker). */
+    private volatile boolean growingNow;
     // owned by the worker thread
     private Connection connection;
     private R reader;
@@ -145,7 +168,7 @@ public final class StoreQueries<R> {
      * @param changed receives the new store
      */
     public void follow(CaptureViewModel capture, Consumer<StoreTable> changed) {
-        follow(capture.storeTableProperty(), capture.indexedProperty(), changed);
+        follow(capture.viewStoreProperty(), capture.indexedProperty(), changed);
     }
 
     /**
@@ -196,8 +219,123 @@ public final class StoreQueries<R> {
                 }
             });
         }
+        watch(over ? t : null);
         overStore.set(over);
         changed.accept(over ? t : null);
+    }
+
+    /** Listens to the growth of the store the view goes over (UI thread). */
+    private void watch(StoreTable t) {
+        if (watched != null) {
+            watched.committedProperty().removeListener(grewListener);
+            watched.growingProperty().removeListener(grewListener);
+        }
+        watched = t;
+        growthPending = false;
+        lastGrowth = System.nanoTime() / 1_000_000;
+        if (t != null) {
+            t.committedProperty().addListener(grewListener);
+            t.growingProperty().addListener(grewListener);
+        }
+        growingNote.set(note(t));
+        growingNow = t != null && t.growingProperty().get();
+    }
+
+    private static String note(StoreTable t) {
+        return t != null && t.growingProperty().get()
+                ? String.format("%,d events so far — capture running", t.committedProperty().get()) : "";
+    }
+
+    /**
+     * What the view re-runs when its store grows (UI thread): its current query, over the events
+     * committed by then, after its reader was opened again on the worker. Throttled as the class
+     * comment says.
+     *
+     * @param refresh re-queries the view (UI thread)
+     */
+    public void onGrowth(Runnable refresh) {
+        this.growth = refresh;
+    }
+
+    /**
+     * A view whose work runs on {@link #worker()} outside {@link #query} says here when it is busy:
+     * no growth re-query starts meanwhile.
+     *
+     * @param busy true while such work runs (UI thread)
+     */
+    public void busyWhile(java.util.function.BooleanSupplier busy) {
+        this.busy = busy;
+    }
+
+    /**
+     * "N events so far — capture running" while the view's store grows, else empty (UI thread):
+     * the view shows it with its results.
+     */
+    public javafx.beans.property.ReadOnlyStringProperty growingNoteProperty() {
+        return growingNote;
+    }
+
+    /** {@link #growingNoteProperty()} followed by "; ", or empty. */
+    public String notePrefix() {
+        String n = growingNote.get();
+        return n.isEmpty() ? "" : n + "; ";
+    }
+
+    /** The store grew or stopped growing (UI thread). */
+    private void grew() {
+        if (watched == null) {
+            return;
+        }
+        growingNow = watched.growingProperty().get();
+        growthPending = true;
+        checkGrowth();
+    }
+
+    private void checkGrowth() {
+        if (!growthPending || growth == null || watched == null || watched != store) {
+            return;
+        }
+        long now = System.nanoTime() / 1_000_000;
+        long wait = watched.growingProperty().get() ? Math.max(0, lastGrowth + GROWTH_MS - now) : 0;
+        if (inFlight.get() > 0 || busy.getAsBoolean()) {
+            wait = Math.max(wait, GROWTH_RECHECK_MS);
+        }
+        if (wait > 0) {
+            if (!recheckQueued) {
+                recheckQueued = true;
+                TIMER.schedule(() -> ui.accept(() -> {
+                    recheckQueued = false;
+                    checkGrowth();
+                }), wait, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+            return;
+        }
+        growthPending = false;
+        lastGrowth = now;
+        // the reader again first (what it read at open: counts, tables, materialised pairs), then the view's queries
+        StoreTable t = watched;
+        long gen = generation.get();
+        inFlight.incrementAndGet();
+        worker.execute(() -> {
+            try {
+                if (generation.get() == gen && connection != null) {
+                    try {
+                        reader = opener.open(connection, t);
+                        openProblem = reader == null ? "" : null;
+                    } catch (SQLException e) {
+                        // the reader of the last commit stays
+                    }
+                }
+            } finally {
+                inFlight.decrementAndGet();
+            }
+            ui.accept(() -> {
+                if (generation.get() == gen && store == t) {
+                    growingNote.set(note(t));
+                    growth.run();
+                }
+            });
+        });
     }
 
     /** Worker thread: closes the connection to the last store. */
@@ -229,45 +367,95 @@ public final class StoreQueries<R> {
             return;
         }
         long gen = generation.get();
+        inFlight.incrementAndGet();
         worker.execute(() -> {
-            if (generation.get() != gen) {
-                return;
-            }
-            if (reader == null) {
-                String why = openProblem == null ? "" : openProblem;
-                ui.accept(() -> {
-                    if (generation.get() == gen) {
-                        failed.accept(why);
-                    }
-                });
-                return;
-            }
-            T result;
             try {
-                result = query.run(reader);
-            } catch (SQLException e) {
-                String why = message(e);
-                ui.accept(() -> {
-                    if (generation.get() == gen) {
-                        failed.accept(why);
-                    }
-                });
-                return;
-            } catch (RuntimeException e) {
-                String why = String.valueOf(e.getMessage());
-                ui.accept(() -> {
-                    if (generation.get() == gen) {
-                        failed.accept(why);
-                    }
-                });
-                return;
+                run(query, done, failed, gen);
+            } finally {
+                inFlight.decrementAndGet();
             }
+        });
+    }
+
+    private <T> void run(Query<R, T> query, Consumer<T> done, Consumer<String> failed, long gen) {
+        if (generation.get() != gen) {
+            return;
+        }
+        if (reader == null) {
+            String why = openProblem == null ? "" : openProblem;
             ui.accept(() -> {
                 if (generation.get() == gen) {
-                    done.accept(result);
+                    failed.accept(why);
                 }
             });
+            return;
+        }
+        T result;
+        long committed = -1;
+        boolean snapshot = growingNow && connection != null;
+        try {
+            if (snapshot) {
+                // one snapshot of a growing store for the query's statements and the count it says
+                connection.setAutoCommit(false);
+                try (Statement s = connection.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT value::BIGINT FROM s0.meta WHERE key = 'events'")) {
+                    committed = rs.next() ? rs.getLong(1) : -1;
+                }
+            }
+            result = query.run(reader);
+            if (snapshot) {
+                connection.commit();
+            }
+        } catch (SQLException e) {
+            endSnapshot(snapshot);
+            String why = message(e);
+            ui.accept(() -> {
+                if (generation.get() == gen) {
+                    failed.accept(why);
+                }
+            });
+            return;
+        } catch (RuntimeException e) {
+            endSnapshot(snapshot);
+            String why = String.valueOf(e.getMessage());
+            ui.accept(() -> {
+                if (generation.get() == gen) {
+                    failed.accept(why);
+                }
+            });
+            return;
+        }
+        if (snapshot) {
+            endSnapshot(true);
+        }
+        long n = committed;
+        ui.accept(() -> {
+            if (generation.get() == gen) {
+                if (n >= 0 && watched != null && watched.growingProperty().get()) {
+                    growingNote.set(String.format("%,d events so far — capture running", n));
+                }
+                done.accept(result);
+            }
         });
+    }
+
+    /** Ends a query's snapshot of a growing store (worker thread): rolled back if still open. */
+    private void endSnapshot(boolean snapshot) {
+        if (!snapshot) {
+            return;
+        }
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+        } catch (SQLException e) {
+            // the transaction ended with the error
+        }
+        try {
+            connection.setAutoCommit(true);
+        } catch (SQLException e) {
+            // a closed connection: the next store opens its own
+        }
     }
 
     /**

@@ -89,10 +89,19 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private final FrameReader frames;
     private final Executor queries;
     private final TaskExecutor ui;
-    private final long total;
-    private final List<String> events = new ArrayList<>();
+    /** Events of the store: all of them, or those committed so far while it grows (query thread writes). */
+    private volatile long total;
+    private final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Typed tables (views) naming a task by pid: table → its pid columns. */
-    private final Map<String, List<String>> pidColumns = new LinkedHashMap<>();
+    private final Map<String, List<String>> pidColumns = new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** Events committed so far while the store grows; its whole count once built (UI thread). */
+    private final LongProperty committed = new SimpleLongProperty();
+    /** True while the store is built from a live capture's growing file (UI thread). */
+    private final javafx.beans.property.BooleanProperty growing = new javafx.beans.property.SimpleBooleanProperty();
+    /** Completes once the store holds the whole file and the table knows it ({@link #built()}). */
+    private final java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
+    /** A catalog re-read is queued on the query thread (coalesces commits). */
+    private final java.util.concurrent.atomic.AtomicBoolean catalogQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private final AtomicLong generation = new AtomicLong();
 
     private final ObjectProperty<ObservableList<EventRow>> rows = new SimpleObjectProperty<>(FXCollections.emptyObservableList());
@@ -106,7 +115,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private final AtomicLong restrictVersion = new AtomicLong();
 
     /** The unfiltered frame order without a table, or null when the store's rows are not in frame order. */
-    private final FrameRuns runs;
+    private volatile FrameRuns runs;
 
     // owned by the query thread
     /** The current view is {@link #runs} (ascending or not) rather than {@code view_rows}. */
@@ -127,7 +136,25 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         try (Statement s = db.createStatement()) {
             s.execute("SET memory_limit = '" + APP_DUCKDB_MIB + "MB'");
         }
+        readCatalog();
+        FrameRuns r;
+        try {
+            r = FrameRuns.of(db, total);
+        } catch (SQLException e) {
+            r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
+        }
+        this.runs = r;
+        this.committed.set(total);
+        filterText.addListener((o, a, b) -> refresh());
+        eventRestriction.addListener((o, a, b) -> refresh());
+        thread.addListener((o, a, b) -> refresh());
+    }
+
+    /** Reads the store's events and their tables' pid columns (constructor, then the query thread). */
+    private void readCatalog() throws SQLException {
         Map<String, String> tables = new LinkedHashMap<>();
+        List<String> events = new ArrayList<>();
+        Map<String, List<String>> pids = new LinkedHashMap<>();
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT event, table_name FROM s0.event_tables ORDER BY event")) {
             while (rs.next()) {
@@ -141,20 +168,15 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                      + " AND column_name IN ('pid', 'prev_pid', 'next_pid') ORDER BY table_name, column_name")) {
             while (rs.next()) {
                 if (tables.containsKey(rs.getString(1))) {
-                    pidColumns.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                    pids.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
                 }
             }
         }
-        FrameRuns r;
-        try {
-            r = FrameRuns.of(db, total);
-        } catch (SQLException e) {
-            r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
-        }
-        this.runs = r;
-        filterText.addListener((o, a, b) -> refresh());
-        eventRestriction.addListener((o, a, b) -> refresh());
-        thread.addListener((o, a, b) -> refresh());
+        this.events.retainAll(events);
+        events.stream().filter(e -> !this.events.contains(e)).forEach(this.events::add);
+        pidColumns.keySet().retainAll(pids.keySet());
+        pidColumns.putAll(pids);
+        total = store.sources().get(0).events();
     }
 
     /**
@@ -177,18 +199,26 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     /**
      * Like {@link #open(Path, StoreCache, LongConsumer, Executor, TaskExecutor)}; with
      * {@code writing}, the pcapng of a live capture is indexed as it grows
-     * ({@link CaptureStore#follow}) and the table opens once {@code writing} says false and the
-     * file is read to its end.
+     * ({@link CaptureStore#following}): the table opens with the store's first commit (a second or
+     * so of the capture), {@link #committedProperty()} then follows each commit and
+     * {@link #growingProperty()} is true until {@code writing} says false and the file is read to
+     * its end ({@link #built()}). The table's own rows are those of its last rebuild; the views
+     * re-query as the store grows ({@link StoreQueries}).
      *
      * @param writing null for a finished file, else true while the capture may still write it
      */
     public static StoreTable open(Path file, StoreCache cache, java.util.function.BooleanSupplier writing,
                                   LongConsumer counted, Executor queries, TaskExecutor ui) throws IOException, SQLException {
         CaptureStore store = writing == null ? CaptureStore.open(List.of(file), cache, null, false, counted)
-                : CaptureStore.follow(file, cache, writing, counted);
+                : CaptureStore.following(file, cache, writing, counted);
         try {
             FrameReader frames = FrameReader.open(file);
             StoreTable t = new StoreTable(file, store, frames, queries, ui);
+            if (writing != null) {
+                t.follow();
+            } else {
+                t.ready.complete(null);
+            }
             t.refresh();
             return t;
         } catch (IOException | SQLException | RuntimeException e) {
@@ -200,6 +230,66 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     /** The file. */
     public Path file() {
         return file;
+    }
+
+    /** Subscribes to the store's commits while it grows (the store's building thread calls). */
+    private void follow() {
+        growing.set(true);
+        store.addCommitListener((n, frame, last) -> {
+            ui.runOnUi(() -> committed.set(n));
+            if (catalogQueued.compareAndSet(false, true)) {
+                queries.execute(() -> {
+                    catalogQueued.set(false);
+                    try {
+                        readCatalog(); // new events, the count
+                    } catch (SQLException e) {
+                        // the store closed meanwhile
+                    }
+                });
+            }
+        });
+        store.built().whenComplete((r, e) -> queries.execute(() -> {
+            String why = null;
+            try {
+                readCatalog();
+                runs = FrameRuns.of(db, total);
+            } catch (SQLException x) {
+                runs = null;
+                why = "cannot query the store: " + x.getMessage();
+            }
+            long n = total;
+            ready.complete(null);
+            String problem = e != null ? "the store stopped growing: " + LiveCapture.rootMessage(e) : why;
+            ui.runOnUi(() -> {
+                committed.set(n);
+                growing.set(false);
+                if (problem != null) {
+                    message.set(problem);
+                }
+                refresh(); // every event now
+            });
+        }));
+    }
+
+    /**
+     * Events the store holds: those committed so far while it grows (UI thread), all once built.
+     * The views re-query when it changes.
+     */
+    public LongProperty committedProperty() {
+        return committed;
+    }
+
+    /** True while the store grows with a live capture's file (UI thread). */
+    public javafx.beans.property.ReadOnlyBooleanProperty growingProperty() {
+        return growing;
+    }
+
+    /**
+     * Completes (on the query thread, the table's counts and frame order then those of every
+     * event) once the store holds the whole file; at once for a finished file's store.
+     */
+    public java.util.concurrent.CompletableFuture<Void> built() {
+        return ready.copy();
     }
 
     /**
@@ -221,7 +311,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return store.connection().unwrap(org.duckdb.DuckDBConnection.class).duplicate();
     }
 
-    /** Events in the store (the file's event count). */
+    /** Events in the store (the file's event count; while it grows, those committed at the table's last look). */
     public long total() {
         return total;
     }

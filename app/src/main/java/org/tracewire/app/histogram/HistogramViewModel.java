@@ -130,7 +130,12 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public HistogramViewModel(TaskExecutor executor, RowRecords records) {
         this.executor = executor;
         this.records = records;
-        this.db = new StoreQueries<>(executor, (c, t) -> StoreHistogram.open(c, t.file()));
+        this.db = new StoreQueries<>(executor, (c, t) -> {
+            StoreHistogram h = StoreHistogram.open(c, t.file(), knownFormats.table() == t ? knownFormats.formats() : Map.of());
+            knownFormats = new Known(t, holds(h).formats());
+            return h;
+        });
+        db.onGrowth(this::storeGrew);
         // each run aggregates into the aggregator and for the event current when it starts: a run
         // of an older spec that starts late must not add its rows to the newer aggregate too
         this.feeder = new SerialFeeder<EventRow, HistTable>(executor, () -> {
@@ -174,6 +179,40 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     private record Holds(Map<String, EventFormat> formats, boolean stacks) {
     }
 
+    /** The formats the reader of a store last read (worker thread): a growing store's are read once. */
+    private record Known(StoreTable table, Map<String, EventFormat> formats) {
+    }
+
+    private volatile Known knownFormats = new Known(null, Map.of());
+
+    private static Holds holds(StoreHistogram h) {
+        Map<String, EventFormat> formats = new java.util.HashMap<>();
+        for (String ev : h.eventCounts().keySet()) {
+            if (h.format(ev) != null) {
+                formats.put(ev, h.format(ev));
+            }
+        }
+        return new Holds(Map.copyOf(formats), h.hasStacks());
+    }
+
+    /**
+     * The store grew (UI thread; its reader was read again): new events fill the builder, else the
+     * current spec is counted again over what the store now holds.
+     */
+    private void storeGrew() {
+        db.query(HistogramViewModel::holds, holds -> {
+            if (!holds.formats().keySet().equals(storeFormats.keySet()) || holds.stacks() != storeStacks) {
+                useHolds(holds);
+                return;
+            }
+            HistSpec s = spec.get();
+            String ev = event.get();
+            if (s != null && ev != null && formatOf(ev) != null) {
+                queryStore(s, ev);
+            }
+        }, why -> status.set(db.notePrefix() + "histogram: " + why));
+    }
+
     /** The store mode or the store changed (UI thread): the rows go, the store's events fill the builder. */
     private void storeChanged(StoreTable t) {
         storeFormats = Map.of();
@@ -193,34 +232,34 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         support.set("Aggregated by tracewire over every event of the opened file, as SQL on its capture store"
                 + " (the kernel's hist triggers are not involved).");
         if (t == null) {
+            events.clear(); // filled from the rows read meanwhile (their formats), then from the store
             status.set("indexing the file: the histogram counts every event once its store is ready");
             return;
         }
         status.set("reading the store…");
-        db.query(h -> {
-            Map<String, EventFormat> formats = new java.util.HashMap<>();
-            for (String ev : h.eventCounts().keySet()) {
-                if (h.format(ev) != null) {
-                    formats.put(ev, h.format(ev));
-                }
-            }
-            return new Holds(Map.copyOf(formats), h.hasStacks());
-        }, holds -> {
-            storeFormats = holds.formats();
-            storeRead = true;
-            storeStacks = holds.stacks();
-            List<String> names = new ArrayList<>(holds.formats().keySet());
-            names.remove("ftrace:kernel_stack");
-            names.remove("ftrace:user_stack");
-            names.sort(Comparator.naturalOrder());
-            String keep = event.get();
-            events.setAll(names);
-            if (keep != null && names.contains(keep)) {
+        db.query(HistogramViewModel::holds, this::useHolds, why -> status.set("histogram: " + why));
+    }
+
+    /** The store's events and formats fill the builder (UI thread). */
+    private void useHolds(Holds holds) {
+        storeFormats = holds.formats();
+        storeRead = true;
+        storeStacks = holds.stacks();
+        List<String> names = new ArrayList<>(holds.formats().keySet());
+        names.remove("ftrace:kernel_stack");
+        names.remove("ftrace:user_stack");
+        names.sort(Comparator.naturalOrder());
+        String keep = event.get();
+        events.setAll(names);
+        if (keep != null && names.contains(keep)) {
+            if (keep.equals(event.get())) {
                 eventChanged();
             } else {
-                event.set(names.isEmpty() ? null : names.get(0));
+                event.set(keep); // a combo box over the events may have let go of it when they were set
             }
-        }, why -> status.set("histogram: " + why));
+        } else {
+            event.set(names.isEmpty() ? null : names.get(0));
+        }
     }
 
     /** What a query over the store gives: the table and the selection's folded stacks (null without stacks). */
@@ -235,7 +274,8 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             }
             HistTable t = a.result().table();
             publish(t);
-            status.set(String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(), a.result().events(), ev,
+            status.set(db.notePrefix() + String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(),
+                    a.result().events(), ev,
                     s.filter() == null ? "" : " (the filter passes " + t.hits() + ")", t.entryCount(),
                     t.entryCount() > t.entries().size() ? String.format(", the first %,d shown (size=%d)", t.entries().size(), s.size())
                             : ", all shown"));
@@ -290,6 +330,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     @Override
     public void appended(List<EventRow> batch) {
         if (db.over()) {
+            if (!storeRead) {
+                eventsOf(batch); // the builder fills with the file's events and formats meanwhile
+            }
             return; // every event of the store, not a window of rows
         }
         for (EventRow r : batch) {
@@ -363,7 +406,32 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     }
 
     private EventFormat formatOf(String ev) {
-        return ev == null ? null : db.over() ? storeFormats.get(ev) : records.format(ev);
+        return ev == null ? null : db.over() && storeRead ? storeFormats.get(ev) : records.format(ev);
+    }
+
+    /**
+     * Over a store still being built: the events of the rows read meanwhile go to the Event box,
+     * whose Key and value boxes then fill with their formats (the file's), before the store is read.
+     */
+    private void eventsOf(List<EventRow> batch) {
+        List<String> fresh = new ArrayList<>();
+        for (EventRow r : batch) {
+            if (!events.contains(r.event()) && !fresh.contains(r.event()) && records.format(r.event()) != null) {
+                fresh.add(r.event());
+            }
+        }
+        if (fresh.isEmpty()) {
+            return;
+        }
+        List<String> sorted = new ArrayList<>(events);
+        sorted.addAll(fresh);
+        sorted.sort(Comparator.naturalOrder());
+        events.setAll(sorted);
+        if (event.get() == null || !sorted.contains(event.get())) {
+            event.set(sorted.get(0));
+        } else if (fields.size() <= 2) {
+            eventChanged(); // its format is known now
+        }
     }
 
     /** The spec from the builder's parts; re-aggregates the kept rows when it is valid. */
@@ -397,7 +465,9 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             spec.set(s);
             triggerText.set(s.toTriggerText());
             updateCommand();
-            queryStore(s, event.get());
+            if (storeRead) {
+                queryStore(s, event.get()); // else counted once the store is read
+            }
             return;
         }
         HistAggregator agg;

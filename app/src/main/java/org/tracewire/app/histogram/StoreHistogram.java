@@ -91,6 +91,16 @@ public final class StoreHistogram {
      * @throws SQLException when DuckDB fails, or the file cannot be read again (its message)
      */
     public static StoreHistogram open(Connection db, Path file) throws SQLException {
+        return open(db, file, Map.of());
+    }
+
+    /**
+     * Like {@link #open(Connection, Path)}, the formats of {@code known} events taken as they are
+     * (a store that grows is read again at each commit; its file is opened only for a new event).
+     *
+     * @param known formats read before, by {@code system:event}
+     */
+    public static StoreHistogram open(Connection db, Path file, Map<String, EventFormat> known) throws SQLException {
         boolean stacks;
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM information_schema.tables WHERE table_catalog = current_database()"
@@ -112,6 +122,14 @@ public final class StoreHistogram {
             while (rs.next()) {
                 h.comms.put(rs.getInt(1), rs.getString(2));
             }
+        }
+        for (String ev : h.tables.keySet()) {
+            if (known.get(ev) != null) {
+                h.formats.put(ev, known.get(ev));
+            }
+        }
+        if (h.formats.keySet().containsAll(h.tables.keySet())) {
+            return h;
         }
         try (RecordInput in = RecordInput.open(file, null)) {
             for (String ev : h.tables.keySet()) {
@@ -205,7 +223,11 @@ public final class StoreHistogram {
             select.append(", ").append(values.get(i)).append(" AS v").append(i);
         }
         select.append(" FROM ").append(from).append(" GROUP BY ALL");
-        long events = counts.getOrDefault(event, 0L);
+        long events;
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quote(table))) {
+            rs.next();
+            events = rs.getLong(1); // now: a growing store holds more than when it was opened
+        }
         long hits;
         long entries;
         List<HistEntry> out = new ArrayList<>();

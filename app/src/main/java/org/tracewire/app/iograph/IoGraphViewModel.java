@@ -114,6 +114,8 @@ public final class IoGraphViewModel {
      */
     public void connect(ObservableValue<StoreTable> table) {
         store.follow(table, null, this::use);
+        store.onGrowth(this::refresh); // a growing store's counts again, the interval kept
+        store.busyWhile(running::get);
     }
 
     /** Whether the view is on screen: it opens the store when first shown ({@link StoreQueries}). */
@@ -187,7 +189,7 @@ public final class IoGraphViewModel {
                 interval.set(done.interval());
                 quiet = false;
                 graph.set(done);
-                status.set(String.format("%,d points of %s over %.3f s%s", done.points(), intervalText(done.interval()),
+                status.set(store.notePrefix() + String.format("%,d points of %s over %.3f s%s", done.points(), intervalText(done.interval()),
                         (done.end() - done.start()) / 1e9, done.note().isEmpty() ? "" : " (" + done.note() + ")"));
             });
         });

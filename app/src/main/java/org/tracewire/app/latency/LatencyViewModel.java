@@ -122,6 +122,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         this.capture = capture;
         capture.addRowSink(this);
         db.follow(capture, this::storeChanged);
+        db.onGrowth(this::query);
     }
 
     /**
@@ -185,7 +186,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
                     total.set(a.sum().count());
                     publishHistogram();
                     pairs.setAll(a.rows());
-                    status.set(storeStatus(a.byKind(), a.sum(), a.source(), offset, a.rows().size()));
+                    status.set(db.notePrefix() + storeStatus(a.byKind(), a.sum(), a.source(), offset, a.rows().size()));
                 }, why -> status.set(why.isEmpty() ? "no latency pairs in this store: it has no sched_switch (nor a latency view)"
                         : "latency: " + why));
     }

@@ -99,9 +99,9 @@ public final class MainViewModel {
         histogram.connect(capture);
         // SQL over an opened file's store: each view on a daemon thread with a connection of its own
         this.query = new QueryViewModel(executor, BackgroundThreads.single("tracewire-query"), store);
-        query.connect(capture.storeTableProperty());
+        query.connect(capture.viewStoreProperty());
         this.ioGraph = new IoGraphViewModel(executor, BackgroundThreads.single("tracewire-iograph"));
-        ioGraph.connect(capture.storeTableProperty());
+        ioGraph.connect(capture.viewStoreProperty());
         browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
         wireshark.pcapngProperty().bind(capture.pcapngProperty());

@@ -180,6 +180,46 @@ public final class QueryViewModel {
      */
     public void connect(ObservableValue<StoreTable> table) {
         store.follow(table, null, this::use);
+        store.onGrowth(this::grown);
+    }
+
+    /**
+     * The store grew or the capture stopped (UI thread): the schema again (new event tables) and
+     * the status says how far the store is; the query shown is not run again (it is the user's:
+     * Ctrl+Enter runs it over what is committed then).
+     */
+    private void grown() {
+        StoreTable t = store.table();
+        if (t == null || running.get()) {
+            return;
+        }
+        store.worker().execute(() -> {
+            if (store.connection() == null || !store.current(t)) {
+                return;
+            }
+            List<SchemaTable> tables;
+            try {
+                tables = readSchema();
+            } catch (SQLException e) {
+                return; // the schema shown stays
+            }
+            ui.runOnUi(() -> {
+                if (store.table() != t || running.get()) {
+                    return;
+                }
+                schema.setAll(tables);
+                status.set(storeStatus(t));
+            });
+        });
+    }
+
+    /** What the status says of the store: its events, or how far a growing store got. */
+    private String storeStatus(StoreTable t) {
+        String n = store.growingNoteProperty().get();
+        String shown = result.get() == null ? "" : "; the result shown is of the events committed when it ran";
+        return n.isEmpty() ? String.format("%,d events of %s: Ctrl+Enter runs the query%s", t.committedProperty().get(),
+                t.file().getFileName(), shown)
+                : n + ": Ctrl+Enter runs the query over the events committed by then" + shown;
     }
 
     /** Whether the view is on screen: it opens the store when first shown ({@link StoreQueries}). */
@@ -217,8 +257,7 @@ public final class QueryViewModel {
                 }
                 schema.setAll(found);
                 available.set(problem == null);
-                status.set(problem == null ? String.format("%,d events of %s: Ctrl+Enter runs the query", t.total(),
-                        t.file().getFileName()) : "cannot query the store: " + problem);
+                status.set(problem == null ? storeStatus(t) : "cannot query the store: " + problem);
             });
         });
     }
@@ -302,7 +341,8 @@ public final class QueryViewModel {
                 }
                 result.set(done);
                 chart.set(drawn);
-                status.set(String.format("query %d: %,d row%s in %,d ms%s", n, done.count(), done.count() == 1 ? "" : "s",
+                status.set(store.notePrefix() + String.format("query %d: %,d row%s in %,d ms%s", n, done.count(),
+                        done.count() == 1 ? "" : "s",
                         done.ms(), done.note().isEmpty() ? "" : " (" + done.note() + ")"));
             });
         });

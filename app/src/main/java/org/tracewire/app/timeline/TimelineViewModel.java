@@ -78,6 +78,12 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
                 loadStore(t);
             }
         });
+        db.onGrowth(() -> {
+            StoreTable t = db.table();
+            if (t != null) {
+                reloadStore(t);
+            }
+        });
         capture.getEvents().addListener((javafx.collections.ListChangeListener<EventSelection>) c -> {
             filteredSwitch = "";
             for (EventSelection e : capture.getEvents()) {
@@ -140,13 +146,37 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         });
     }
 
+    /**
+     * A growing store's slices again (UI thread, at most one load at a time: {@link StoreQueries}):
+     * the timeline keeps its zoom and selection unless it shows everything, which then grows with it.
+     */
+    private void reloadStore(StoreTable t) {
+        if (slices.get() == null) {
+            loadStore(t); // its first load found no slices yet
+            return;
+        }
+        long gen = loadGeneration.get();
+        db.query(own -> SliceTimeline.load(own, () -> loadGeneration.get() != gen || !db.current(t)), s -> {
+            if (loadGeneration.get() != gen) {
+                return;
+            }
+            slices.set(s);
+            loading.set(db.growingNoteProperty().get());
+            warning.set(s.warning() == null ? "" : s.warning());
+            if (fitted) {
+                fit();
+            }
+            version.set(version.get() + 1);
+        }, why -> loading.set(db.notePrefix() + "the timeline shows the last slices loaded (" + why + ")"));
+    }
+
     /** Shows these slices (UI thread): the rows' timeline is dropped and no longer fed. */
     public void useSlices(SliceTimeline s) {
         loadGeneration.incrementAndGet();
         model.clear();
         selected.set(null);
         slices.set(s);
-        loading.set("");
+        loading.set(db.growingNoteProperty().get());
         warning.set(s.warning() == null ? "" : s.warning());
         fitted = true;
         fit();

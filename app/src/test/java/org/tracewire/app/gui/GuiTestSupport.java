@@ -42,6 +42,24 @@ final class GuiTestSupport {
         });
     }
 
+    /**
+     * Starts a live capture of {@code sched_switch} and {@code sched_wakeup} from the capture view
+     * (Start clicked), its store in {@code cache}, and waits until it runs.
+     */
+    static void startSchedCapture(org.testfx.api.FxRobot robot, org.tracewire.app.capture.CaptureViewModel vm, Path cache,
+                                  java.util.concurrent.Executor queries) throws TimeoutException {
+        fx(() -> {
+            vm.setStore(new org.tracewire.store.StoreCache(cache, 1L << 30), queries);
+            vm.addEvent("sched:sched_switch", "");
+            vm.addEvent("sched:sched_wakeup", "");
+            vm.ifaceProperty().set("");
+            vm.pcapngProperty().set("");
+        });
+        robot.clickOn("#capture-start");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.runningProperty().get() || vm.statusProperty().get().startsWith("cannot"));
+        org.junit.jupiter.api.Assertions.assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
+    }
+
     static void fx(Runnable r) {
         WaitForAsyncUtils.waitForAsyncFx(10_000, r);
         Platform.requestNextPulse();

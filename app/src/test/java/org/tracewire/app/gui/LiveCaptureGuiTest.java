@@ -28,7 +28,6 @@ import org.tracewire.app.capture.CaptureView;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.StoreTable;
-import org.tracewire.store.StoreCache;
 import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.testing.Prerequisites;
 import java.util.HashMap;
@@ -91,16 +90,7 @@ class LiveCaptureGuiTest {
     @Test
     void aLiveCaptureIsItsPcapngReadAsItGrows(FxRobot robot) throws Exception {
         Path cache = Files.createDirectories(dir.resolve("cache"));
-        GuiTestSupport.fx(() -> {
-            vm.setStore(new StoreCache(cache, 1L << 30), queries);
-            vm.addEvent("sched:sched_switch", "");
-            vm.addEvent("sched:sched_wakeup", "");
-            vm.ifaceProperty().set("");
-            vm.pcapngProperty().set("");
-        });
-        robot.clickOn("#capture-start");
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.runningProperty().get() || vm.statusProperty().get().startsWith("cannot"));
-        assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
+        GuiTestSupport.startSchedCapture(robot, vm, cache, queries);
         Path pcapng = Path.of(WaitForAsyncUtils.asyncFx(() -> vm.sourceFileProperty().get()).get());
         assertEquals(cache.resolve("live"), pcapng.getParent(), "a new file in the cache's live folder");
         assertTrue(pcapng.getFileName().toString().matches("capture-\\d{8}-\\d{6}\\.pcapng"), pcapng.toString());
