@@ -132,7 +132,7 @@ public final class CaptureStore implements AutoCloseable {
      * capture). {@link #addCommitListener} tells each commit; {@link #built()} completes when the
      * file is read to its end once {@code written} says false. The store then equals the one
      * built from the finished file; it is moved into the cache under the finished file's identity
-     * (docs/decisions/0023). Closing the store before stops the build (what was committed is
+     * (docs/decisions/0021). Closing the store before stops the build (what was committed is
      * dropped).
      *
      * @param pcapng  the growing pcapng (its writer has at least started it)
@@ -267,7 +267,7 @@ public final class CaptureStore implements AutoCloseable {
                 st.execute("SET threads = " + f.threads);
             }
             if (!f.closing && r.stoppedAt() == null) {
-                // readers keep the attached database; its open file moves into the cache (0023)
+                // readers keep the attached database; its open file moves into the cache (decision 0021)
                 Path store = f.cache.storeFor(f.file);
                 Files.move(f.growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 f.store = store;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The desktop app's class data sharing archive ({@code app_cds_opts} in scripts/jvm-opts.sh,
- * docs/decisions/0022): the first start archives the classes at exit, the next maps them from the
+ * docs/decisions/0020): the first start archives the classes at exit, the next maps them from the
  * archive (the JVM's own class-load log says where each class came from), silently; an archive
  * older than a jar of the class path is made again. Runs on the packaged jars (the app module's
  * {@code readme} execution). No archive from a directory another user can change.
