@@ -67,6 +67,7 @@ final class CaptureReading {
     private final LongProperty rowsRead = new SimpleLongProperty();
     private StoreCache storeCache;
     private Executor storeQueries;
+    private Executor storeLookups;
     /** Whether the opened file is read for its first screen only (its store holds every event). */
     private volatile boolean firstScreenOnly;
     private volatile long firstScreenRead;
@@ -78,9 +79,10 @@ final class CaptureReading {
         this.sink = sink;
     }
 
-    void setStore(StoreCache cache, Executor queries) {
+    void setStore(StoreCache cache, Executor queries, Executor lookups) {
         this.storeCache = cache;
         this.storeQueries = queries;
+        this.storeLookups = lookups;
     }
 
     StoreCache storeCache() {
@@ -197,6 +199,9 @@ final class CaptureReading {
             StoreTable t;
             try {
                 t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
+                if (storeLookups != null) {
+                    t.setLookups(storeLookups);
+                }
             } catch (Exception | LinkageError e) {
                 String why = LiveCapture.rootMessage(e);
                 executor.runOnUi(() -> storeFailed(file, gen, why));

@@ -20,6 +20,7 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
+import org.tracewire.app.capture.WindowedTable;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.record.EventRecord;
@@ -61,8 +62,9 @@ class StoreTableGuiTest {
             GuiTestSupport.vm.openFile(file);
         });
         TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
+        WindowedTable rows = GuiTestSupport.view.storePane().rows();
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null
-                && table.isVisible() && table.getItems().size() == frames.size()
+                && table.isVisible() && rows.rowCount() == frames.size()
                 && table.getItems().get(0).frame() == frames.get(0));
         assertTrue(frames.size() > 50_000, "more events than the streamed window");
         GuiTestSupport.waitUntil(() -> robot.lookup("#status-events").queryAs(Label.class).getText()
@@ -80,20 +82,20 @@ class StoreTableGuiTest {
         robot.push(KeyCode.ENTER);
         GuiTestSupport.waitUntil(() -> table.getSelectionModel().getSelectedItem() != null
                 && table.getSelectionModel().getSelectedItem().frame() == frame);
-        assertEquals(target, table.getSelectionModel().getSelectedIndex());
+        assertEquals(target, rows.selectedRow());
         TreeView<String> details = robot.lookup("#capture-fields").queryAs(TreeView.class);
         String event = table.getSelectionModel().getSelectedItem().event();
         GuiTestSupport.waitUntil(() -> details.getRoot().getChildren().stream()
                 .anyMatch(i -> i.getValue() != null && i.getValue().contains(event.substring(event.indexOf(':') + 1))));
         GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
                 .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
-                .anyMatch(r -> r.getIndex() == target && r.getItem() != null && r.getItem().frame() == frame));
+                .anyMatch(r -> r.getIndex() == target - rows.topRow() && r.getItem() != null && r.getItem().frame() == frame));
 
         // Enter in the store table's filter box filters and starts no capture
         var capture = GuiTestSupport.vm.capture();
         String before = WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.statusProperty().get());
         robot.clickOn("#store-filter").write("common_pid == 0").type(KeyCode.ENTER);
-        GuiTestSupport.waitUntil(() -> table.getItems().size() > 0 && table.getItems().size() < frames.size());
+        GuiTestSupport.waitUntil(() -> rows.rowCount() > 0 && rows.rowCount() < frames.size());
         assertEquals(before, WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.statusProperty().get()), "no start was asked for");
         assertEquals(false, WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.busyProperty().get()
                 || capture.runningProperty().get()));
