@@ -150,7 +150,7 @@ public final class TimingTour {
                     pane.getScene().removePostLayoutPulseListener(pulse[0]);
                     t.messageProperty().removeListener(message);
                     say(String.format("go to frame %,d: row %,d found in %d ms, selected in %d, shown in %d ms", frame,
-                            row.intValue() + 1, (found[0] - t0) / 1_000_000, (selectedAt - t0) / 1_000_000, ms(t0)));
+                            pane.rows().selectedRow() + 1, (found[0] - t0) / 1_000_000, (selectedAt - t0) / 1_000_000, ms(t0)));
                     next();
                 };
                 pane.getScene().addPostLayoutPulseListener(pulse[0]);

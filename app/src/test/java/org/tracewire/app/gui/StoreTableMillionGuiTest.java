@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 import javafx.scene.Node;
 import javafx.scene.control.ScrollBar;
 import javafx.scene.control.TableRow;
@@ -24,10 +21,6 @@ import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.WindowedTable;
 import org.tracewire.input.PcapngInput;
-import org.tracewire.input.RecordInput;
-import org.tracewire.record.EventRecord;
-import org.tracewire.testing.FixturePcapng;
-import org.tracewire.testing.FixtureRecords;
 
 /**
  * Headless, in the real window: a pcapng of over a million real records (the ring-buffer fixture,
@@ -58,21 +51,8 @@ class StoreTableMillionGuiTest {
     @Test
     @SuppressWarnings("unchecked")
     void goesToAFrameOfAMillionEventsAndScrollsToTheEnd(FxRobot robot) throws Exception {
-        List<EventRecord> one = FixtureRecords.load();
-        List<EventRecord> recs = new ArrayList<>();
-        while (recs.size() < 1_000_000) {
-            recs.addAll(one);
-        }
-        Path file = FixturePcapng.write(dir.resolve("million.pcapng"), recs);
-        recs = null;
-        long[] frames;
-        try (PcapngInput in = PcapngInput.open(file)) {
-            List<Long> f = new ArrayList<>();
-            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
-                f.add(it.next().frame());
-            }
-            frames = f.stream().mapToLong(Long::longValue).toArray();
-        }
+        Path file = dir.resolve("million.pcapng");
+        long[] frames = GuiTestSupport.repeatedFixture(file, 1_000_000);
         assertTrue(frames.length >= 1_000_000, "events: " + frames.length);
 
         GuiTestSupport.fx(() -> {
@@ -88,11 +68,7 @@ class StoreTableMillionGuiTest {
         // go to frame, as a user: Ctrl+G, the number, Enter
         int target = frames.length * 3 / 4 + 123;
         long frame = frames[target];
-        robot.clickOn(table);
-        robot.push(KeyCode.CONTROL, KeyCode.G);
-        GuiTestSupport.waitUntil(() -> robot.lookup("#store-goto").query().isFocused());
-        robot.write(Long.toString(frame));
-        robot.push(KeyCode.ENTER);
+        GuiTestSupport.goToFrameByKeys(robot, table, frame);
         GuiTestSupport.waitUntil(() -> table.getSelectionModel().getSelectedItem() != null
                 && table.getSelectionModel().getSelectedItem().frame() == frame);
         assertEquals(target, rows.selectedRow());
