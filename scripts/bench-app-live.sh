@@ -80,7 +80,7 @@ run() {
   kill "${workload_pids[@]}" 2>/dev/null || true
   wait "${workload_pids[@]}" 2>/dev/null || true
   local file
-  file=$(sed -n 's/^timing: capture started into \(.*\) +[0-9]* ms$/\1/p' "$log" | head -1)
+  file=$(sed -n 's/^timing: capture started into \(.*\) +[0-9]* ms\( (cpu [0-9]* ms)\)\?$/\1/p' "$log" | head -1)
   if [ -z "$file" ] || ! grep -q '^timing: store ready' "$log"; then
     echo "round $r: the app did not finish; its log:" >&2
     tail -20 "$log" >&2

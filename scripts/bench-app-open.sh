@@ -4,7 +4,8 @@
 # Without FILE, records one (root): sched_switch, sched_wakeup and raw_syscalls for 6 s under
 # `stress-ng --switch 2` and a syscall loop. The same events go to KernelShark as trace.dat
 # (`tracewire export`). Each round, under Xvfb with a fresh store cache and window state:
-# - tracewire --open FILE (TRACEWIRE_TIMING=1): window shown, first rows, store ready, first
+# - tracewire --open FILE (TRACEWIRE_TIMING=1; the class archive made once before the rounds):
+#   window shown, first rows (each with the process CPU time then), store ready, first
 #   page of the store's table (ms since the JVM started, from its stderr);
 # - kernelshark FILE.dat: its window mapped (xdotool);
 # - both: "settled", the first second in which the process used under 3% of a core (3 clock
@@ -59,9 +60,25 @@ settle() {
 hwm() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
 LIB
 
+# The app's class data sharing archive (app_cds_opts, scripts/jvm-opts.sh), as a user has it from
+# the second start on: made by one run of the app until its first rows, then copied into each
+# round's cache (a round's store cache stays fresh).
+make_class_archive() {
+  local home=$work/cds-home
+  mkdir -p "$home/config"
+  xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
+    XDG_CACHE_HOME=$home XDG_CONFIG_HOME=$home/config TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
+      '$here/tracewire' --open '$file' 2>'$work/cds.log' &
+    launcher=\$!
+    for i in \$(seq 240); do grep -q 'first streamed rows' '$work/cds.log' && break; sleep 0.5; done
+    pkill -TERM -f 'java.*AppLauncher.*--open $file'; wait \$launcher 2>/dev/null || true"
+  ls "$home"/tracewire/cds/*.jsa >/dev/null 2>&1 || echo "no class archive made (see $work/cds.log)" >&2
+}
+
 run_tracewire() {
   local cfg=$work/tw-$1 log=$work/tw-$1.log
-  mkdir -p "$cfg/config/tracewire"
+  mkdir -p "$cfg/config/tracewire" "$cfg/tracewire"
+  cp -a "$work/cds-home/tracewire/cds" "$cfg/tracewire/" 2>/dev/null || true
   echo '{"x":0,"y":0,"width":1600,"height":900,"maximized":false}' >"$cfg/config/tracewire/window.json"
   xvfb-run -a -s '-screen 0 1600x900x24' bash -c "
     source '$work/lib.sh'
@@ -82,7 +99,10 @@ run_tracewire() {
   "
   local m
   m() { sed -n "s/^timing: $1\( ([^)]*)\)\? +\([0-9]*\) ms.*/\2/p" "$log" | head -1; }
-  echo "tracewire  round $1: window $(m 'window shown') ms, first rows $(m 'first streamed rows in the table') ms," \
+  # the process's CPU time at that point (less moved by other load than the wall clock)
+  mc() { sed -n "s/^timing: $1\( ([^)]*)\)\? +[0-9]* ms (cpu \([0-9]*\) ms).*/\2/p" "$log" | head -1; }
+  echo "tracewire  round $1: window $(m 'window shown') ms (cpu $(mc 'window shown') ms)," \
+    "first rows $(m 'first streamed rows in the table') ms (cpu $(mc 'first streamed rows in the table') ms)," \
     "store ready $(m 'store ready') ms, first store page $(m "first page of the store's table on screen") ms," \
     "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-) (load $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ "$timing" = tour ]; then
@@ -122,6 +142,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 timing=1
 [ "${BENCH_APP_TOUR:-}" = 1 ] && timing=tour
 
+make_class_archive
 for r in $(seq "$rounds"); do
   run_tracewire "$r"
   run_kernelshark "$r"

@@ -1,6 +1,7 @@
 # tracewire's JVM options, sourced by the launchers: the source tree's ./tracewire and the installed
 # /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts with the stated ceilings, and
-# sql_jvm_opts and app_jvm_opts; defines nothing else and prints nothing.
+# sql_jvm_opts and app_jvm_opts, and the functions app_cds_opts and app_cds_private_dir; defines
+# nothing else and prints nothing.
 # shellcheck shell=bash
 # The capture-type JVMs (`backend`; `capture` and `extcap`) get explicit limits, so the process's
 # memory ceiling is a stated number, whatever the machine's RAM (docs/capture.md, "Memory"):
@@ -50,3 +51,44 @@ sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
 # by C2, which took a third of a sched build's CPU time (docs/decisions/0018)
 sql_jvm_opts+=" -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
 sql_jvm_opts+=$(hot_packages store input pcapng wire record format)
+
+# Class data sharing for the desktop app (JDK 17's dynamic archive; docs/decisions/0022): the
+# classes the app loaded until it last exited (JavaFX, ControlsFX, DuckDB's driver, ours), kept in
+# the user's cache and mapped at the next start instead of read, parsed and verified again. One
+# archive per class path; made again when a jar of it or the java binary is newer. Prints the
+# options (each with a leading space), none when the cache cannot be written. The JVM prints
+# nothing about it (a stale or foreign archive is ignored, the app starts as without one).
+#   app_cds_opts CLASS_PATH [JAVA]
+app_cds_opts() {
+  local cp=$1 java=${2:-java} dir jsa java_bin
+  local -a entries
+  dir=${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/tracewire/cds
+  mkdir -p "$dir" 2>/dev/null && dir=$(readlink -f "$dir") && [ -w "$dir" ] || return 0
+  # an archive is code the JVM maps: only from a directory no other user can change
+  app_cds_private_dir "$dir" || return 0
+  jsa=$dir/app-$(printf %s "$cp" | cksum | cut -d' ' -f1).jsa
+  IFS=: read -r -a entries <<<"$cp"
+  entries=("${entries[@]%/\*}")
+  java_bin=$(readlink -f "$(command -v "$java")" 2>/dev/null || true)
+  if [ -f "$jsa" ] && [ ! -L "$jsa" ] && [ -O "$jsa" ] \
+      && [ -z "$(find "${entries[@]}" ${java_bin:+"$java_bin"} -newer "$jsa" -print -quit 2>/dev/null)" ]; then
+    printf ' -XX:SharedArchiveFile=%s -Xlog:cds*=off' "$jsa"
+  else
+    rm -f "$jsa"
+    printf ' -XX:ArchiveClassesAtExit=%s -Xlog:cds*=off' "$jsa"
+  fi
+}
+
+# True when no other user can change the directory or one above it: each is owned by this user or
+# root and writable by no one else (sticky ones, as /tmp, aside).
+app_cds_private_dir() {
+  local d=$1 uid owner mode
+  uid=$(id -u)
+  while :; do
+    owner=$(stat -c %u "$d") && mode=$((8#$(stat -c %a "$d"))) || return 1
+    [ "$owner" = "$uid" ] || [ "$owner" = 0 ] || return 1
+    (( (mode & 8#022) == 0 || (mode & 8#1000) != 0 )) || return 1
+    [ "$d" = / ] && return 0
+    d=$(dirname "$d")
+  done
+}

@@ -2,12 +2,15 @@ package org.tracewire.app;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import javafx.application.Platform;
 import javafx.stage.Stage;
 import org.tracewire.app.main.MainView;
+import org.tracewire.tracefs.EventSelection;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,7 +39,7 @@ public final class AppLauncher implements Callable<Integer> {
     @Option(names = "--capture", paramLabel = "EVENT",
             description = "Start a capture of EVENT (SYSTEM:EVENT, repeatable) at once, as Start on the capture view"
                     + " does, into a pcapng only (no TAP interface); needs root or the backend's privilege.")
-    java.util.List<String> capture;
+    List<String> capture;
 
     @Option(names = "--duration", paramLabel = "SECONDS",
             description = "With --capture: stop the capture after SECONDS (default: run until Stop).")
@@ -123,7 +126,7 @@ public final class AppLauncher implements Callable<Integer> {
      * @return the capture, null when none was asked for
      * @throws IllegalArgumentException naming the option that is wrong
      */
-    public static TracewireApp.Capture capture(java.util.List<String> events, Double seconds, Path file, Path open) {
+    public static TracewireApp.Capture capture(List<String> events, Double seconds, Path file, Path open) {
         if (events == null || events.isEmpty()) {
             if (seconds != null || file != null) {
                 throw new IllegalArgumentException("--duration and -w go with --capture EVENT");
@@ -136,10 +139,10 @@ public final class AppLauncher implements Callable<Integer> {
         if (seconds != null && !(seconds > 0 && seconds < 1e7)) {
             throw new IllegalArgumentException("--duration " + seconds + ": seconds above 0");
         }
-        java.util.List<org.tracewire.tracefs.EventSelection> sel = new java.util.ArrayList<>();
+        List<EventSelection> sel = new ArrayList<>();
         for (String e : events) {
             try {
-                sel.add(org.tracewire.tracefs.EventSelection.parse(e, ""));
+                sel.add(EventSelection.parse(e, ""));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("--capture " + e + ": " + ex.getMessage());
             }

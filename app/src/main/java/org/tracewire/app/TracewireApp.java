@@ -1,17 +1,26 @@
 package org.tracewire.app;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+import javafx.animation.PauseTransition;
+import javafx.application.Platform;
+import javafx.collections.ListChangeListener;
 import javafx.scene.Scene;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
-import org.tracewire.protocol.BackendClient;
-import org.tracewire.protocol.BackendException;
-import org.tracewire.protocol.BackendLauncher;
+import javafx.util.Duration;
 import org.tracewire.app.main.MainView;
 import org.tracewire.app.main.MainViewModel;
+import org.tracewire.app.main.ScreenshotScript;
+import org.tracewire.app.main.TimingTour;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.session.WindowState;
 import org.tracewire.app.util.BackgroundThreads;
@@ -19,6 +28,14 @@ import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.app.util.Icons;
 import org.tracewire.app.util.StallMonitor;
 import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.app.wireshark.WiresharkViewModel;
+import org.tracewire.dissector.DissectorGenerator;
+import org.tracewire.protocol.BackendClient;
+import org.tracewire.protocol.BackendException;
+import org.tracewire.protocol.BackendLauncher;
+import org.tracewire.protocol.Messages;
+import org.tracewire.store.StoreCache;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsLocator;
 
@@ -47,7 +64,7 @@ public final class TracewireApp {
      * @param seconds stop after this many seconds, 0 to run until Stop
      * @param pcapng  the file to write, null for a new one in the cache's {@code live} folder
      */
-    public record Capture(java.util.List<org.tracewire.tracefs.EventSelection> events, double seconds, Path pcapng) {
+    public record Capture(List<EventSelection> events, double seconds, Path pcapng) {
     }
 
     private final Options options;
@@ -88,7 +105,7 @@ public final class TracewireApp {
         });
         view.show(options.startPage());
         if (options.screenshotMode()) {
-            org.tracewire.app.main.ScreenshotScript.run(vm, options.startPage(), options.openFile() != null);
+            ScreenshotScript.run(vm, options.startPage(), options.openFile() != null);
         }
         vm.browser().load(tracefs());
         if (!options.screenshotMode() && options.capture() == null) {
@@ -98,7 +115,7 @@ public final class TracewireApp {
         if (env.containsKey("TRACEWIRE_TIMING")) {
             timing(vm);
             if ("tour".equals(env.get("TRACEWIRE_TIMING"))) {
-                org.tracewire.app.main.TimingTour.start(vm, view);
+                TimingTour.start(vm, view);
             }
         }
         if (options.openFile() != null) {
@@ -116,7 +133,7 @@ public final class TracewireApp {
         capture.ifaceProperty().set("");
         capture.pcapngProperty().set(c.pcapng() == null ? "" : c.pcapng().toString());
         if (c.seconds() > 0) {
-            javafx.animation.PauseTransition stop = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(c.seconds()));
+            PauseTransition stop = new PauseTransition(Duration.seconds(c.seconds()));
             stop.setOnFinished(e -> capture.stop());
             capture.runningProperty().addListener((o, was, running) -> {
                 if (running) {
@@ -136,13 +153,15 @@ public final class TracewireApp {
      * goes on through every view ({@link org.tracewire.app.main.TimingTour}).
      */
     private static void timing(MainViewModel vm) {
-        long start = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
-        java.util.function.Consumer<String> say = what -> System.err.println("timing: " + what + " +"
-                + (System.currentTimeMillis() - start) + " ms");
+        long start = ManagementFactory.getRuntimeMXBean().getStartTime();
+        // the process's CPU time beside the wall clock: a figure that a loaded machine moves less
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        Consumer<String> say = what -> System.err.println("timing: " + what + " +"
+                + (System.currentTimeMillis() - start) + " ms (cpu " + os.getProcessCpuTime() / 1_000_000 + " ms)");
         say.accept("window shown");
-        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long fxThread = Thread.currentThread().getId();
-        StallMonitor stalls = new StallMonitor(javafx.application.Platform::runLater, System::nanoTime,
+        StallMonitor stalls = new StallMonitor(Platform::runLater, System::nanoTime,
                 () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
@@ -152,14 +171,14 @@ public final class TracewireApp {
         });
         vm.capture().live().statsProperty().addListener((o, a, s) -> {
             if (s != null && !s.running() && s.cpus() != null && !s.cpus().isEmpty()) {
-                long read = s.cpus().stream().mapToLong(org.tracewire.protocol.Messages.CpuStat::records).sum();
-                long lost = s.cpus().stream().mapToLong(org.tracewire.protocol.Messages.CpuStat::lostKnown).sum();
+                long read = s.cpus().stream().mapToLong(Messages.CpuStat::records).sum();
+                long lost = s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum();
                 say.accept("capture stopped (kernel: " + read + " read, " + lost + " lost; backend: "
                         + s.events() + " events, " + s.frames() + " frames)");
             }
         });
         boolean[] once = new boolean[3];
-        vm.capture().getRows().addListener((javafx.collections.ListChangeListener<Object>) c -> {
+        vm.capture().getRows().addListener((ListChangeListener<Object>) c -> {
             if (!once[0] && !vm.capture().getRows().isEmpty()) {
                 once[0] = true;
                 say.accept("first streamed rows in the table");
@@ -171,7 +190,7 @@ public final class TracewireApp {
             }
             once[1] = true;
             say.accept("store ready (" + t.total() + " events); " + stalls.summary());
-            t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((javafx.collections.ListChangeListener<Object>) c -> {
+            t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((ListChangeListener<Object>) c -> {
                 if (!once[2]) {
                     once[2] = true;
                     say.accept("first page of the store's table on screen");
@@ -203,10 +222,10 @@ public final class TracewireApp {
         MainViewModel vm = self[0];
         // an opened pcapng's table goes over its capture store: built and queried on one daemon thread
         // go to frame's lookups on a thread and connection of their own: never behind the pages the table fetches
-        vm.capture().setStore(org.tracewire.store.StoreCache.ofUser(env), BackgroundThreads.single("tracewire-store"),
+        vm.capture().setStore(StoreCache.ofUser(env), BackgroundThreads.single("tracewire-store"),
                 BackgroundThreads.single("tracewire-store-lookup"));
         // latency and histogram over the store: their own connections, queried on one daemon thread
-        java.util.concurrent.Executor stats = BackgroundThreads.single("tracewire-stats");
+        Executor stats = BackgroundThreads.single("tracewire-stats");
         vm.latency().setQueries(stats);
         vm.histogram().setQueries(stats);
         // the timeline's slices: a thread of its own, so loading them never waits behind a latency query
@@ -216,19 +235,19 @@ public final class TracewireApp {
             if (t == null) {
                 throw new IllegalStateException("tracefs is still loading");
             }
-            org.tracewire.dissector.DissectorGenerator.Result r = org.tracewire.dissector.DissectorGenerator.forTracefs(t, events);
+            DissectorGenerator.Result r = DissectorGenerator.forTracefs(t, events);
             Path file = r.write(store.configDir().resolve("tracewire.lua"));
-            return new org.tracewire.app.wireshark.WiresharkViewModel.Generated(file,
+            return new WiresharkViewModel.Generated(file,
                     r.events() + " events, " + r.fields() + " fields");
-        }, () -> vm.capture().getEvents().stream().map(org.tracewire.tracefs.EventSelection::fullName).toList());
+        }, () -> vm.capture().getEvents().stream().map(EventSelection::fullName).toList());
         return vm;
     }
 
     /** The byte order of the tree browsed (the filter builder's BPF values); native before one is loaded. */
-    static java.util.function.Supplier<java.nio.ByteOrder> byteOrder(java.util.function.Supplier<Tracefs> tracefs) {
+    static Supplier<ByteOrder> byteOrder(Supplier<Tracefs> tracefs) {
         return () -> {
             Tracefs t = tracefs.get();
-            return t == null ? java.nio.ByteOrder.nativeOrder() : t.byteOrder();
+            return t == null ? ByteOrder.nativeOrder() : t.byteOrder();
         };
     }
 

@@ -16,7 +16,9 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.tracewire.app.timeline.ColumnAccumulator;
 import org.tracewire.app.timeline.SliceTimeline;
+import org.tracewire.app.timeline.SliceTimelineBuilder;
 import org.tracewire.app.timeline.TimelineModel;
 import org.tracewire.store.CaptureStore;
 import org.tracewire.store.StoreCache;
@@ -55,7 +57,7 @@ public class SliceTimelineBenchmark {
     private long t1;
     private final int[] pid = new int[WIDTH];
     private final int[] comm = new int[WIDTH];
-    private final SliceTimeline.Accumulator acc = new SliceTimeline.Accumulator();
+    private final ColumnAccumulator acc = new ColumnAccumulator();
 
     /** Loads or builds the slices, picks the lanes and the visible window (a third into the capture). */
     @Setup
@@ -105,7 +107,7 @@ public class SliceTimelineBenchmark {
             }
             end = Math.max(end, t[c]);
         }
-        SliceTimeline.Builder b = new SliceTimeline.Builder(counts, start, end);
+        SliceTimelineBuilder b = new SliceTimelineBuilder(counts, start, end);
         r = new Random(43);
         Arrays.fill(t, start);
         long frame = 1;

@@ -1,6 +1,7 @@
 package org.tracewire.input;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -48,9 +49,25 @@ public final class FrameStream {
         final Map<Integer, Long> pendingLost = new HashMap<>();
         KernelTextRenderer renderer;
         int generation = -1;
+        /** The context's clock offset and its records' layouts (by byte order), as of {@link #cachedGeneration}. */
+        long clockOffset;
+        KernelLayout little;
+        KernelLayout big;
+        int cachedGeneration = -1;
 
         Scope(WireContext context) {
             this.context = context;
+        }
+
+        /** Brings the clock offset and layouts up to date with the context (read once per CAPTURE or FORMAT). */
+        void refresh() {
+            if (cachedGeneration != context.generation()) {
+                cachedGeneration = context.generation();
+                clockOffset = context.clockOffset();
+                int longSize = context.layout().longSize();
+                little = new KernelLayout(ByteOrder.LITTLE_ENDIAN, longSize);
+                big = new KernelLayout(ByteOrder.BIG_ENDIAN, longSize);
+            }
         }
 
         KernelTextRenderer renderer() {
@@ -195,10 +212,11 @@ public final class FrameStream {
         if (cut) {
             truncated++;
         }
-        long traceTime = raw ? h.timeNs() : h.timeNs() - c.clockOffset();
-        Long lost = s.pendingLost.remove(h.cpu());
-        EventRecord r = new EventRecord(fmt, new KernelLayout(h.byteOrder(), c.layout().longSize()), h.cpu(), traceTime,
-                f.body());
+        s.refresh();
+        long traceTime = raw ? h.timeNs() : h.timeNs() - s.clockOffset;
+        Long lost = s.pendingLost.isEmpty() ? null : s.pendingLost.remove(h.cpu());
+        EventRecord r = new EventRecord(fmt, h.byteOrder() == ByteOrder.LITTLE_ENDIAN ? s.little : s.big, h.cpu(),
+                traceTime, f.body());
         events++;
         lastScope = scope;
         return new RecordInput.Event("", r, lost == null ? 0 : lost, number, h.timeNs(), cut, s.renderer());

@@ -156,10 +156,9 @@ public final class PcapngInput implements RecordInput {
         Map<Object, WireContext> contexts = new LinkedHashMap<>();
         ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
-            for (PcapngPacketReader.Packet p = nextPacket(r); p != null; p = nextPacket(r)) {
-                if (isEventFrame(p)) {
-                    continue; // no context in it: not decoded (this pass reads every packet of the file)
-                }
+            // EVENT frames hold no context: passed over unread (not copied out of the reader)
+            for (PcapngPacketReader.Packet p = nextPacket(r, PcapngInput::isEventFrame); p != null;
+                    p = nextPacket(r, PcapngInput::isEventFrame)) {
                 WireFrame f;
                 try {
                     f = frame(p);
@@ -187,21 +186,19 @@ public final class PcapngInput implements RecordInput {
     }
 
     /**
-     * True when a packet holds a version-2 EVENT frame, bare or in Ethernet, seen from its header's
-     * version and kind bytes alone (nothing decoded): such a frame carries no context.
+     * True when a packet's bytes ({@code length} of them at {@code at} in {@code d}) hold a
+     * version-2 EVENT frame, bare or in Ethernet, seen from its header's version and kind bytes
+     * alone (nothing decoded): such a frame carries no context.
      */
-    private static boolean isEventFrame(PcapngPacketReader.Packet p) {
-        byte[] d = p.data();
-        int at;
-        if (p.linkType() == FrameEncoder.LINKTYPE) {
-            at = 0;
-        } else if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && d.length >= Ethernet.HEADER
-                && (d[12] & 0xff) == 0x88 && (d[13] & 0xff) == 0xb5) {
-            at = Ethernet.HEADER;
-        } else {
+    private static boolean isEventFrame(int linkType, byte[] d, int at, int length) {
+        int end = at + length;
+        if (linkType == PcapngWriter.LINKTYPE_ETHERNET && length >= Ethernet.HEADER
+                && (d[at + 12] & 0xff) == 0x88 && (d[at + 13] & 0xff) == 0xb5) {
+            at += Ethernet.HEADER;
+        } else if (linkType != FrameEncoder.LINKTYPE) {
             return false;
         }
-        return d.length >= at + WireHeader.SIZE && (d[at] & 0xff) == WireHeader.VERSION
+        return end - at >= WireHeader.SIZE && (d[at] & 0xff) == WireHeader.VERSION
                 && (d[at + WireHeader.KIND_BYTE] & 0x0f) == FrameKind.EVENT.code();
     }
 
@@ -210,8 +207,14 @@ public final class PcapngInput implements RecordInput {
      * keeps that {@link PcapngPacketReader#failure()}): the packets before a damaged block are used.
      */
     private static PcapngPacketReader.Packet nextPacket(PcapngPacketReader r) throws IOException {
+        return nextPacket(r, null);
+    }
+
+    /** As {@link #nextPacket(PcapngPacketReader)}, passing over the packets {@code skip} says to. */
+    private static PcapngPacketReader.Packet nextPacket(PcapngPacketReader r, PcapngPacketReader.Skip skip)
+            throws IOException {
         try {
-            return r.next();
+            return r.next(skip);
         } catch (PcapngFormatException e) {
             return null;
         }

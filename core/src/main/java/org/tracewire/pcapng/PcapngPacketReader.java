@@ -42,6 +42,23 @@ public final class PcapngPacketReader implements AutoCloseable {
     public record Packet(int interfaceId, int linkType, long timeNs, long dropCount, byte[] data) {
     }
 
+    /**
+     * Which packets {@link #next(Skip)} passes over without returning them (no copy of their bytes,
+     * no object made for them).
+     */
+    @FunctionalInterface
+    public interface Skip {
+        /**
+         * True to pass over a packet.
+         *
+         * @param linkType its interface's link type
+         * @param block    the bytes of its block after the 8-byte head (valid during the call only)
+         * @param at       where its captured bytes start in {@code block}
+         * @param length   how many bytes were captured ({@code block} holds them all)
+         */
+        boolean skip(int linkType, byte[] block, int at, int length);
+    }
+
     private final DataInputStream in;
     private ByteOrder order = ByteOrder.LITTLE_ENDIAN;
     private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
@@ -108,11 +125,21 @@ public final class PcapngPacketReader implements AutoCloseable {
      * @throws IOException           when the stream cannot be read
      */
     public Packet next() throws IOException {
+        return next(null);
+    }
+
+    /**
+     * As {@link #next()}, passing over the packets {@code skip} says to (their blocks are read and
+     * checked all the same: a malformed one ends reading as in {@link #next()}).
+     *
+     * @param skip which packets not to return (null: none)
+     */
+    public Packet next(Skip skip) throws IOException {
         if (failure != null) {
             throw failure;
         }
         try {
-            return read();
+            return read(skip);
         } catch (PcapngFormatException e) {
             failure = e;
             throw e;
@@ -127,152 +154,182 @@ public final class PcapngPacketReader implements AutoCloseable {
         return failure;
     }
 
-    /** A block's first 8 bytes, read into again for each block. */
+    /** A block's first 8 bytes, read into again for each block, and a view of them. */
     private final byte[] head = new byte[8];
-    /** The body of the block being read ({@link #readBody}), grown as needed. */
+    private final ByteBuffer headView = ByteBuffer.wrap(head);
+    /** The body of the block being read ({@link #readBody}), grown as needed, and a view of it. */
     private byte[] scratch = new byte[256];
+    private ByteBuffer scratchView = ByteBuffer.wrap(scratch);
     /** The largest body read into {@link #scratch}. */
     private static final int SCRATCH_MAX = 64 << 10;
 
-    private Packet read() throws IOException {
+    // One block per iteration; the rare blocks (section, interface, statistics) and the errors are
+    // methods of their own, so the per-packet path compiles small.
+    private Packet read(Skip skip) throws IOException {
         while (true) {
             long at = offset;
             long block = blocks + 1;
             int n = in.readNBytes(head, 0, 8);
-            if (n == 0) {
+            if (n < 8 && (n == 0 || cutHead(at, block, n))) {
                 return null;
             }
-            if (n < 8) {
-                if (at == 0) {
-                    throw new PcapngFormatException(0, 1, false, "not a pcapng file (" + n + " bytes)");
-                }
-                if (cutEnd(at)) {
-                    return null;
-                }
-                throw new PcapngFormatException(at, block, true, "the file ends inside a block header (" + n
-                        + " of 8 bytes)");
-            }
-            ByteBuffer h = ByteBuffer.wrap(head);
-            int type = h.order(ByteOrder.BIG_ENDIAN).getInt(0);
-            if (type == 0x0A0D0D0A) {
-                byte[] bom = new byte[4];
-                if (in.readNBytes(bom, 0, 4) < 4) {
-                    throw new PcapngFormatException(at, block, true, "the file ends inside a section header");
-                }
-                int magic = ByteBuffer.wrap(bom).order(ByteOrder.BIG_ENDIAN).getInt();
-                if (magic == 0x1A2B3C4D) {
-                    order = ByteOrder.BIG_ENDIAN;
-                } else if (magic == 0x4D3C2B1A) {
-                    order = ByteOrder.LITTLE_ENDIAN;
-                } else {
-                    throw new PcapngFormatException(at, block, false, "bad byte-order magic");
-                }
-                interfaces.clear();
-                resolution.clear();
-                infos.clear();
-                ifdrops.clear();
-                int len = h.order(order).getInt(4);
-                checkLength(at, block, len, 28);
-                byte[] rest = readBody(at, block, len, len - 12, false);
-                ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
-                if (sb.getInt(rest.length - 4) != len) {
-                    throw new PcapngFormatException(at, block, false, "trailing block length differs");
-                }
-                Map<Integer, String> o = options(sb, 12, rest.length - 4);
-                section = new SectionInfo(o.getOrDefault(2, ""), o.getOrDefault(3, ""), o.getOrDefault(4, ""),
-                        o.getOrDefault(1, ""));
-                sections++;
-                blocks = block;
-                offset = at + len;
+            if (headView.order(ByteOrder.BIG_ENDIAN).getInt(0) == 0x0A0D0D0A) {
+                sectionHeader(at, block);
                 continue;
             }
             if (at == 0) {
                 throw new PcapngFormatException(0, 1, false, "not a pcapng file (no Section Header Block)");
             }
-            h.order(order);
-            type = h.getInt(0);
-            int len = h.getInt(4);
+            headView.order(order);
+            int type = headView.getInt(0);
+            int len = headView.getInt(4);
             checkLength(at, block, len, 12);
-            byte[] body;
-            int size = len - 8; // the body's bytes (body, a buffer reused from block to block, may be longer)
-            try {
-                body = readBody(at, block, len, size, true);
-            } catch (PcapngFormatException e) {
-                if (e.truncated() && cutEnd(at)) {
-                    return null;
-                }
-                throw e;
+            int size = len - 8; // the body's bytes (the buffer, reused from block to block, may be longer)
+            ByteBuffer b = body(at, block, len, size);
+            if (b == null) {
+                return null;
             }
             blocks = block;
             offset = at + len;
-            ByteBuffer b = ByteBuffer.wrap(body, 0, size).order(order);
             if (b.getInt(size - 4) != len) {
                 throw new PcapngFormatException(at, block, false, "trailing block length differs");
             }
-            if (type == 1) {
-                if (size < 12) {
-                    throw new PcapngFormatException(at, block, false, "short interface block");
+            if (type == 6) {
+                Packet p = packet(b, at, block, len, size, skip);
+                if (p != null) {
+                    return p;
                 }
-                int linkType = b.getShort(0) & 0xffff;
-                interfaces.add(new int[] {linkType});
-                resolution.add(tsresol(b, 8, size - 4));
-                Map<Integer, String> o = options(b, 8, size - 4);
-                infos.add(new InterfaceInfo(linkType, Math.max(0, b.getInt(4)), o.getOrDefault(2, ""),
-                        o.getOrDefault(3, ""), o.getOrDefault(12, ""), o.getOrDefault(15, ""), o.getOrDefault(1, "")));
-                ifdrops.add(-1L);
+            } else if (type == 1) {
+                interfaceBlock(b, at, block, size);
             } else if (type == 5 && size >= 16) {
-                int iface = b.getInt(0);
-                if (iface >= 0 && iface < ifdrops.size()) {
-                    int o = 12;
-                    while (o + 4 <= size - 4) {
-                        int code = b.getShort(o) & 0xffff;
-                        int olen = b.getShort(o + 2) & 0xffff;
-                        if (code == 0 || o + 4 + olen > size - 4) {
-                            break;
-                        }
-                        if (code == 5 && olen == 8) {
-                            ifdrops.set(iface, b.getLong(o + 4));
-                        }
-                        o += 4 + ((olen + 3) & ~3);
-                    }
-                }
-            } else if (type == 6) {
-                if (size < 24) {
-                    throw new PcapngFormatException(at, block, false, "short packet block");
-                }
-                int iface = b.getInt(0);
-                if (iface < 0 || iface >= interfaces.size()) {
-                    throw new PcapngFormatException(at, block, false, "packet of undeclared interface "
-                            + Integer.toUnsignedString(iface));
-                }
-                long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
-                long cap = b.getInt(12) & 0xffffffffL; // unsigned 32 bits: padded in long arithmetic
-                long padded = (cap + 3) & ~3L;
-                if (20 + padded > size - 4) {
-                    throw new PcapngFormatException(at, block, false, "captured length " + cap + " exceeds the block ("
-                            + len + " bytes)");
-                }
-                byte[] data = new byte[(int) cap];
-                b.get(20, data);
-                long drops = 0;
-                int o = 20 + (int) padded;
-                while (o + 4 <= size - 4) {
-                    int code = b.getShort(o) & 0xffff;
-                    int olen = b.getShort(o + 2) & 0xffff;
-                    if (code == 0 || o + 4 + olen > size - 4) {
-                        break;
-                    }
-                    if (code == 4 && olen == 8) {
-                        drops = b.getLong(o + 4);
-                    }
-                    o += 4 + ((olen + 3) & ~3);
-                }
-                long[] r = resolution.get(iface);
-                long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
-                packetOffset = at;
-                return new Packet(iface, interfaces.get(iface)[0], ns, drops, data);
+                statistics(b, size);
             }
         }
+    }
+
+    /**
+     * A block's head cut short ({@code n} of its 8 bytes): true when that ends a file (its last
+     * block cut), else the error.
+     */
+    private boolean cutHead(long at, long block, int n) throws PcapngFormatException {
+        if (at == 0) {
+            throw new PcapngFormatException(0, 1, false, "not a pcapng file (" + n + " bytes)");
+        }
+        if (cutEnd(at)) {
+            return true;
+        }
+        throw new PcapngFormatException(at, block, true, "the file ends inside a block header (" + n + " of 8 bytes)");
+    }
+
+    /**
+     * The body of a block ({@code size} bytes after its head) in the reader's buffer, in the
+     * section's byte order; null when the file ends inside it and may end there ({@link #cutEnd}).
+     */
+    private ByteBuffer body(long at, long block, int len, int size) throws IOException {
+        byte[] body;
+        try {
+            body = readBody(at, block, len, size, true);
+        } catch (PcapngFormatException e) {
+            if (e.truncated() && cutEnd(at)) {
+                return null;
+            }
+            throw e;
+        }
+        if (body != scratch) {
+            return ByteBuffer.wrap(body, 0, size).order(order); // a rare large block
+        }
+        if (scratchView.array() != scratch) {
+            scratchView = ByteBuffer.wrap(scratch);
+        }
+        return scratchView.order(order);
+    }
+
+    /** A Section Header Block, its head read: the byte order, options; the interfaces start afresh. */
+    private void sectionHeader(long at, long block) throws IOException {
+        byte[] bom = new byte[4];
+        if (in.readNBytes(bom, 0, 4) < 4) {
+            throw new PcapngFormatException(at, block, true, "the file ends inside a section header");
+        }
+        int magic = ByteBuffer.wrap(bom).order(ByteOrder.BIG_ENDIAN).getInt();
+        if (magic == 0x1A2B3C4D) {
+            order = ByteOrder.BIG_ENDIAN;
+        } else if (magic == 0x4D3C2B1A) {
+            order = ByteOrder.LITTLE_ENDIAN;
+        } else {
+            throw new PcapngFormatException(at, block, false, "bad byte-order magic");
+        }
+        interfaces.clear();
+        resolution.clear();
+        infos.clear();
+        ifdrops.clear();
+        int len = headView.order(order).getInt(4);
+        checkLength(at, block, len, 28);
+        byte[] rest = readBody(at, block, len, len - 12, false);
+        ByteBuffer sb = ByteBuffer.wrap(rest).order(order);
+        if (sb.getInt(rest.length - 4) != len) {
+            throw new PcapngFormatException(at, block, false, "trailing block length differs");
+        }
+        Map<Integer, String> o = options(sb, 12, rest.length - 4);
+        section = new SectionInfo(o.getOrDefault(2, ""), o.getOrDefault(3, ""), o.getOrDefault(4, ""),
+                o.getOrDefault(1, ""));
+        sections++;
+        blocks = block;
+        offset = at + len;
+    }
+
+    /** An Interface Description Block's body ({@code size} bytes). */
+    private void interfaceBlock(ByteBuffer b, long at, long block, int size) throws PcapngFormatException {
+        if (size < 12) {
+            throw new PcapngFormatException(at, block, false, "short interface block");
+        }
+        int linkType = b.getShort(0) & 0xffff;
+        interfaces.add(new int[] {linkType});
+        resolution.add(tsresol(b, 8, size - 4));
+        Map<Integer, String> o = options(b, 8, size - 4);
+        infos.add(new InterfaceInfo(linkType, Math.max(0, b.getInt(4)), o.getOrDefault(2, ""),
+                o.getOrDefault(3, ""), o.getOrDefault(12, ""), o.getOrDefault(15, ""), o.getOrDefault(1, "")));
+        ifdrops.add(-1L);
+    }
+
+    /** An Interface Statistics Block's body ({@code size} bytes): its {@code isb_ifdrop}. */
+    private void statistics(ByteBuffer b, int size) {
+        int iface = b.getInt(0);
+        if (iface >= 0 && iface < ifdrops.size()) {
+            ifdrops.set(iface, option8(b, 12, size - 4, 5, ifdrops.get(iface)));
+        }
+    }
+
+    /**
+     * An Enhanced Packet Block's body ({@code size} bytes): its packet, or null when {@code skip}
+     * passes over it.
+     */
+    private Packet packet(ByteBuffer b, long at, long block, int len, int size, Skip skip) throws PcapngFormatException {
+        if (size < 24) {
+            throw new PcapngFormatException(at, block, false, "short packet block");
+        }
+        int iface = b.getInt(0);
+        if (iface < 0 || iface >= interfaces.size()) {
+            throw new PcapngFormatException(at, block, false, "packet of undeclared interface "
+                    + Integer.toUnsignedString(iface));
+        }
+        long cap = b.getInt(12) & 0xffffffffL; // unsigned 32 bits: padded in long arithmetic
+        long padded = (cap + 3) & ~3L;
+        if (20 + padded > size - 4) {
+            throw new PcapngFormatException(at, block, false, "captured length " + cap + " exceeds the block ("
+                    + len + " bytes)");
+        }
+        int linkType = interfaces.get(iface)[0];
+        if (skip != null && skip.skip(linkType, b.array(), 20, (int) cap)) {
+            return null;
+        }
+        long ts = ((long) b.getInt(4) << 32) | (b.getInt(8) & 0xffffffffL);
+        byte[] data = new byte[(int) cap];
+        b.get(20, data);
+        long drops = option8(b, 20 + (int) padded, size - 4, 4, 0);
+        long[] r = resolution.get(iface);
+        long ns = r[1] == 1 ? ts * r[0] : ts / r[1];
+        packetOffset = at;
+        return new Packet(iface, linkType, ns, drops, data);
     }
 
     /**
@@ -337,6 +394,26 @@ public final class PcapngPacketReader implements AutoCloseable {
      */
     public long statisticsDrops(int interfaceId) {
         return interfaceId >= 0 && interfaceId < ifdrops.size() ? ifdrops.get(interfaceId) : -1;
+    }
+
+    /**
+     * The value of the last 8-byte option {@code code} between {@code o} and {@code end} (options
+     * up to the end-of-options or one that overruns), or {@code fallback} when there is none.
+     */
+    private static long option8(ByteBuffer b, int o, int end, int code, long fallback) {
+        long v = fallback;
+        while (o + 4 <= end) {
+            int c = b.getShort(o) & 0xffff;
+            int olen = b.getShort(o + 2) & 0xffff;
+            if (c == 0 || o + 4 + olen > end) {
+                break;
+            }
+            if (c == code && olen == 8) {
+                v = b.getLong(o + 4);
+            }
+            o += 4 + ((olen + 3) & ~3);
+        }
+        return v;
     }
 
     /** String options (UTF-8) between {@code o} and {@code end}, by code; a code given twice keeps its first value. */

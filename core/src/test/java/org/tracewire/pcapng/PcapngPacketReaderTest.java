@@ -55,6 +55,36 @@ class PcapngPacketReaderTest {
     }
 
     @Test
+    void skippedPacketsAreNotReturnedAndTheOthersKeepTheirTimesAndOffsets() throws IOException {
+        byte[] f = file();
+        List<Integer> at = blocks(f);
+        List<String> seen = new ArrayList<>();
+        PcapngPacketReader.Skip longOnes = (linkType, block, from, length) -> {
+            seen.add(linkType + ":" + length + ":" + block[from]);
+            return length == 64;
+        };
+        try (PcapngPacketReader r = new PcapngPacketReader(new ByteArrayInputStream(f))) {
+            PcapngPacketReader.Packet a = r.next(longOnes);
+            assertArrayEquals(new byte[] {1, 2, 3, 4, 5}, a.data());
+            assertEquals(at.get(2).longValue(), r.packetOffset());
+            PcapngPacketReader.Packet c = r.next(longOnes);
+            assertEquals(7, c.data().length);
+            assertEquals(3_000, c.timeNs());
+            assertEquals(at.get(4).longValue(), r.packetOffset(), "the offset of the packet returned, not of the one passed over");
+            assertNull(r.next(longOnes));
+        }
+        assertEquals(List.of("1:5:1", "1:64:0", "1:7:0"), seen);
+        // a damaged block after a skipped one still ends reading there
+        byte[] m = f.clone();
+        ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN).putInt(at.get(4) + 4, 13);
+        try (PcapngPacketReader r = new PcapngPacketReader(new ByteArrayInputStream(m))) {
+            r.next(longOnes);
+            PcapngFormatException e = assertThrows(PcapngFormatException.class, () -> r.next(longOnes));
+            assertEquals(at.get(4).longValue(), e.offset());
+        }
+    }
+
+    @Test
     void capturedLengthsNearTwoToThe31AreErrorsNotAllocations() throws IOException {
         byte[] f = file();
         List<Integer> at = blocks(f);

@@ -1,16 +1,26 @@
 package org.tracewire.app.browser;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
 import javafx.beans.binding.Bindings;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.value.ObservableValue;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
+import javafx.scene.control.SelectionMode;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.TitledPane;
+import javafx.scene.control.Tooltip;
 import javafx.scene.control.TreeCell;
 import javafx.scene.control.TreeItem;
 import javafx.scene.control.TreeView;
@@ -39,7 +49,7 @@ public final class BrowserView extends SplitPane {
         TextField search = new TextField();
         search.setId("browser-search");
         search.setPromptText("Search: sched_sw, sched:*wake*, prev_pid");
-        search.setTooltip(new javafx.scene.control.Tooltip("""
+        search.setTooltip(new Tooltip("""
                 Words separated by spaces must all match (case does not matter).
                 A plain word: part of system:event, or exactly a field name (prev_pid).
                 A glob (* ? [..]): matches system:event, the event name, or a field name
@@ -67,7 +77,7 @@ public final class BrowserView extends SplitPane {
                     setGraphic(null);
                 } else {
                     boolean system = getTreeItem() != null && getTreeItem().getParent() == tree.getRoot();
-                    java.util.List<String> via = system ? java.util.List.of()
+                    List<String> via = system ? List.of()
                             : vm.matchedFields(getTreeItem().getParent().getValue() + ":" + item);
                     setText(system ? item + "  (" + getTreeItem().getChildren().size() + ")"
                             : via.isEmpty() ? item : item + "   [" + String.join(", ", via) + "]");
@@ -75,7 +85,7 @@ public final class BrowserView extends SplitPane {
                 }
             }
         });
-        tree.getSelectionModel().setSelectionMode(javafx.scene.control.SelectionMode.MULTIPLE);
+        tree.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
         tree.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
             if (b != null && b.getParent() != null && b.getParent() != tree.getRoot()) {
                 vm.selectedEventProperty().set(b.getParent().getValue() + ":" + b.getValue());
@@ -85,7 +95,7 @@ public final class BrowserView extends SplitPane {
             if (rebuilding) {
                 return;
             }
-            java.util.List<String> sel = new java.util.ArrayList<>();
+            List<String> sel = new ArrayList<>();
             for (TreeItem<String> item : tree.getSelectionModel().getSelectedItems()) {
                 if (item == null || item.getParent() == null) {
                     continue;
@@ -112,7 +122,7 @@ public final class BrowserView extends SplitPane {
         TableView<EventDetails.FieldRow> fields = new TableView<>();
         fields.setId("details-fields");
         TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 215);
-        nameCol.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+        nameCol.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(EventDetails.FieldRow r, boolean empty) {
                 super.updateItem(r, empty);
@@ -144,7 +154,7 @@ public final class BrowserView extends SplitPane {
             id.setText(d == null ? "" : "id " + d.id());
             enabled.setText(d == null ? "" : "enabled: " + d.enabled());
             filter.setText(d == null ? "" : "filter: " + d.filter());
-            fields.getItems().setAll(d == null ? java.util.List.of() : d.fields());
+            fields.getItems().setAll(d == null ? List.of() : d.fields());
             raw.setText(d == null ? "" : d.printFmtRaw());
             pretty.setText(d == null ? "" : d.printFmtPretty());
         });
@@ -155,14 +165,14 @@ public final class BrowserView extends SplitPane {
             return n > 1 ? "Add " + n + " events to capture" : "Add to capture";
         }, vm.getSelection(), vm.selectedEventProperty(), vm.getSystems()));
         add.setOnAction(e -> addToCapture.run());
-        add.setTooltip(new javafx.scene.control.Tooltip("Adds the selected events to the capture, without a filter. "
+        add.setTooltip(new Tooltip("Adds the selected events to the capture, without a filter. "
                 + "Ctrl/Shift+click selects several; a system adds all its events shown."));
         Button build = new Button("Build filter…");
         build.setId("browser-build-filter");
         build.setOnAction(e -> buildFilter.run());
         add.disableProperty().bind(Bindings.createBooleanBinding(() -> vm.eventsToAdd().isEmpty(),
                 vm.getSelection(), vm.selectedEventProperty(), vm.getSystems()));
-        build.setTooltip(new javafx.scene.control.Tooltip("Builds a kernel filter for the selected event in the Filter builder."));
+        build.setTooltip(new Tooltip("Builds a kernel filter for the selected event in the Filter builder."));
         build.disableProperty().bind(vm.detailsProperty().isNull());
         HBox header = new HBox(16, name, id, enabled, filter);
         HBox actions = new HBox(8, add, build);
@@ -185,7 +195,7 @@ public final class BrowserView extends SplitPane {
         rebuildTree();
     }
 
-    private static Label bound(javafx.beans.value.ObservableValue<String> p, String id) {
+    private static Label bound(ObservableValue<String> p, String id) {
         Label l = new Label();
         l.setId(id);
         l.setWrapText(true);
@@ -194,9 +204,9 @@ public final class BrowserView extends SplitPane {
     }
 
     private static <T> TableColumn<EventDetails.FieldRow, T> col(String title,
-            java.util.function.Function<EventDetails.FieldRow, T> get, double width) {
+            Function<EventDetails.FieldRow, T> get, double width) {
         TableColumn<EventDetails.FieldRow, T> c = new TableColumn<>(title);
-        c.setCellValueFactory(cd -> new javafx.beans.property.ReadOnlyObjectWrapper<>(get.apply(cd.getValue())));
+        c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(get.apply(cd.getValue())));
         c.setPrefWidth(width);
         return c;
     }
@@ -228,7 +238,7 @@ public final class BrowserView extends SplitPane {
             rebuilding = false;
         }
         // what stayed selected (items gone with the new search drop out of the selection)
-        java.util.List<String> sel = new java.util.ArrayList<>();
+        List<String> sel = new ArrayList<>();
         for (TreeItem<String> item : tree.getSelectionModel().getSelectedItems()) {
             if (item != null && item.getParent() != null) {
                 sel.add(item.getParent() == tree.getRoot() ? item.getValue() : item.getParent().getValue() + ":" + item.getValue());
@@ -239,11 +249,11 @@ public final class BrowserView extends SplitPane {
 
     private void rebuildTreeItems() {
         String selected = vm.selectedEventProperty().get();
-        java.util.Set<String> multi = new java.util.HashSet<>(vm.getSelection());
+        Set<String> multi = new HashSet<>(vm.getSelection());
         boolean expand = !vm.filterTextProperty().get().isBlank() && vm.matchCountProperty().get() <= 200;
         TreeItem<String> root = new TreeItem<>("tracefs");
         TreeItem<String> toSelect = null;
-        java.util.List<TreeItem<String>> alsoSelect = new java.util.ArrayList<>();
+        List<TreeItem<String>> alsoSelect = new ArrayList<>();
         for (SystemEntry s : vm.getSystems()) {
             TreeItem<String> sys = new TreeItem<>(s.name());
             if (multi.contains(s.name())) {

@@ -3,12 +3,15 @@ package org.tracewire.app.browser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.function.Function;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
@@ -23,6 +26,7 @@ import org.tracewire.app.util.PrintFmtPretty;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.Glob;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.Field;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
@@ -116,7 +120,7 @@ public final class BrowserViewModel {
         Map<String, Set<String>> out = new HashMap<>();
         for (EventFormat f : t.formats().formats()) {
             Set<String> names = new HashSet<>();
-            for (org.tracewire.format.Field field : f.allFields()) {
+            for (Field field : f.allFields()) {
                 names.add(field.name().toLowerCase(Locale.ROOT));
             }
             out.put(f.fullName(), Set.copyOf(names));
@@ -132,7 +136,7 @@ public final class BrowserViewModel {
      * @return e.g. "1410 KB per CPU" or "7 KB per CPU (1408 KB once tracing is used)"
      */
     public static String bufferText(String raw) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(?:\\(expanded:\\s*(\\d+)\\))?").matcher(raw.strip());
+        Matcher m = Pattern.compile("(\\d+)\\s*(?:\\(expanded:\\s*(\\d+)\\))?").matcher(raw.strip());
         if (!m.lookingAt()) {
             return raw.strip();
         }
@@ -288,7 +292,7 @@ public final class BrowserViewModel {
      * @return "system:event" names
      */
     public List<String> eventsToAdd() {
-        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        LinkedHashSet<String> out = new LinkedHashSet<>();
         for (String item : selection) {
             if (item.indexOf(':') >= 0) {
                 out.add(item);

@@ -253,7 +253,8 @@ final class CaptureReading {
         BooleanProperty reading = writing != null ? following : opening;
         reading.set(true);
         executor.execute(() -> {
-            try (FileRows in = writing != null ? FileRows.follow(file, writing) : FileRows.open(file)) {
+            try (FileRows in = writing != null ? FileRows.follow(file, writing)
+                    : firstScreen ? FileRows.firstScreen(file) : FileRows.open(file)) {
                 rr.useFile(in.catalog(), null);
                 sink.wallClock(writing != null || in.wallClock());
                 long[] seen = {0};

@@ -1,5 +1,10 @@
 package org.tracewire.app.filter;
 
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.StringProperty;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -32,8 +37,8 @@ import org.tracewire.filter.Op;
 public final class FilterBuilderView extends BorderPane {
     private final FilterBuilderViewModel vm;
     private final VBox editor = new VBox(6);
-    private final java.util.Set<GroupViewModel> listened =
-            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+    private final Set<GroupViewModel> listened =
+            Collections.newSetFromMap(new WeakHashMap<>());
     private int rowCounter;
 
     /**
@@ -46,7 +51,7 @@ public final class FilterBuilderView extends BorderPane {
         Label event = new Label();
         event.setId("filter-event");
         event.setStyle("-fx-font-size: 16px; -fx-font-weight: bold;");
-        event.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+        event.textProperty().bind(Bindings.createStringBinding(
                 () -> vm.eventProperty().get() == null ? "Select an event in the browser, then “Build filter…”"
                         : "Filter for " + vm.eventProperty().get().fullName(), vm.eventProperty()));
         Button clear = new Button("Clear");
@@ -54,7 +59,7 @@ public final class FilterBuilderView extends BorderPane {
         clear.setOnAction(e -> vm.reset());
         Button use = new Button("Use in capture");
         use.setId("filter-use");
-        use.setTooltip(new javafx.scene.control.Tooltip("Adds the event with this kernel filter to the capture (replacing its filter)"));
+        use.setTooltip(new Tooltip("Adds the event with this kernel filter to the capture (replacing its filter)"));
         use.setOnAction(e -> useInCapture.run());
         use.disableProperty().bind(vm.validProperty().not().or(vm.eventProperty().isNull()));
         HBox head = new HBox(12, event, clear, use);
@@ -67,14 +72,14 @@ public final class FilterBuilderView extends BorderPane {
         HBox.setHgrow(text, Priority.ALWAYS);
         Button load = new Button("Load");
         load.setId("filter-load");
-        load.setTooltip(new javafx.scene.control.Tooltip("Parses the kernel filter text into the builder (errors at their position)"));
+        load.setTooltip(new Tooltip("Parses the kernel filter text into the builder (errors at their position)"));
         load.disableProperty().bind(vm.eventProperty().isNull());
         load.setOnAction(e -> vm.load(text.getText()));
         text.setOnAction(e -> vm.load(text.getText()));
         Label loadError = new Label();
         loadError.setId("filter-load-error");
         loadError.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
-        loadError.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+        loadError.textProperty().bind(Bindings.createStringBinding(() -> {
             int pos = vm.loadErrorPositionProperty().get();
             String t = text.getText();
             if (pos < 0 || t == null || pos > t.length()) {
@@ -110,7 +115,7 @@ public final class FilterBuilderView extends BorderPane {
         Label verdict = new Label();
         verdict.setId("filter-kernel-verdict");
         verdict.setWrapText(true);
-        verdict.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+        verdict.textProperty().bind(Bindings.createStringBinding(() -> {
             int pos = vm.kernelErrorPositionProperty().get();
             String k = vm.kernelProperty().get();
             if (pos < 0 || k == null || pos > k.length()) {
@@ -150,7 +155,7 @@ public final class FilterBuilderView extends BorderPane {
         }
     };
 
-    private static void addPreview(GridPane grid, int row, String title, String id, javafx.beans.property.StringProperty p) {
+    private static void addPreview(GridPane grid, int row, String title, String id, StringProperty p) {
         TextField f = new TextField();
         f.setId(id);
         f.setEditable(false);
@@ -159,7 +164,7 @@ public final class FilterBuilderView extends BorderPane {
         GridPane.setHgrow(f, Priority.ALWAYS);
         Button copy = new Button("Copy");
         copy.setId(id + "-copy");
-        copy.setTooltip(new javafx.scene.control.Tooltip("Copies this text to the clipboard"));
+        copy.setTooltip(new Tooltip("Copies this text to the clipboard"));
         copy.disableProperty().bind(p.isEmpty());
         copy.setOnAction(e -> {
             ClipboardContent c = new ClipboardContent();
@@ -180,10 +185,10 @@ public final class FilterBuilderView extends BorderPane {
         kind.getItems().setAll(Junction.values());
         kind.valueProperty().bindBidirectional(g.junctionProperty());
         kind.setId(gid + "-kind");
-        kind.setTooltip(new javafx.scene.control.Tooltip("AND: all conditions must hold; OR: one is enough"));
+        kind.setTooltip(new Tooltip("AND: all conditions must hold; OR: one is enough"));
         CheckBox not = new CheckBox("NOT");
         not.setId(gid + "-not");
-        not.setTooltip(new javafx.scene.control.Tooltip("Negates the whole group: !( ... )"));
+        not.setTooltip(new Tooltip("Negates the whole group: !( ... )"));
         not.selectedProperty().bindBidirectional(g.negatedProperty());
         Button addCond = new Button("+ Condition");
         addCond.setId(gid + "-add-condition");

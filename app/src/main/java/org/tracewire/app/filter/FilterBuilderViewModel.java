@@ -1,6 +1,7 @@
 package org.tracewire.app.filter;
 
 import java.nio.ByteOrder;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -110,7 +111,7 @@ public final class FilterBuilderViewModel {
             // Event fields first, then CPU and COMM, then the common ones: what users filter on most.
             FilterField.filterable(f).forEach(x -> map.put(x.name(), x));
         }
-        fields = java.util.Collections.unmodifiableMap(map);
+        fields = Collections.unmodifiableMap(map);
         fieldNames.setAll(map.keySet());
         return new GroupViewModel(null, f, fields, this::recompile);
     }

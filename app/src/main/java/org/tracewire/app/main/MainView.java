@@ -1,12 +1,41 @@
 package org.tracewire.app.main;
 
+import java.io.File;
+import java.util.Locale;
+import java.util.function.Supplier;
+import javafx.beans.binding.Bindings;
+import javafx.beans.value.ChangeListener;
+import javafx.beans.value.ObservableValue;
+import javafx.geometry.Orientation;
+import javafx.geometry.Pos;
+import javafx.scene.Node;
 import javafx.scene.control.Label;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuBar;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.Separator;
+import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.BorderPane;
+import javafx.stage.FileChooser;
+import javafx.stage.Stage;
+import javafx.stage.WindowEvent;
+import javafx.util.Duration;
+import org.controlsfx.control.Notifications;
+import org.controlsfx.control.StatusBar;
 import org.tracewire.app.browser.BrowserView;
 import org.tracewire.app.capture.CaptureView;
+import org.tracewire.app.capture.StoreTable;
+import org.tracewire.app.capture.StoreTableView;
 import org.tracewire.app.filter.FilterBuilderView;
+import org.tracewire.app.histogram.HistogramView;
+import org.tracewire.app.iograph.IoGraphView;
+import org.tracewire.app.latency.LatencyView;
+import org.tracewire.app.query.QueryView;
+import org.tracewire.app.timeline.TimelineView;
 import org.tracewire.app.wireshark.WiresharkView;
 
 /** The main window's content: a menu bar, tabs for the start page and the views, a status bar, notifications. */
@@ -37,7 +66,9 @@ public final class MainView extends BorderPane {
 
     private final TabPane tabs = new TabPane();
     private final CaptureView capture;
-    private final org.tracewire.app.timeline.TimelineView timelineView;
+    private final Tab timeline;
+    /** The timeline's view, once its tab was first shown. */
+    private TimelineView timelineView;
 
     /** @param vm the main view model */
     public MainView(MainViewModel vm) {
@@ -50,28 +81,31 @@ public final class MainView extends BorderPane {
         Tab wireshark = new Tab("Wireshark");
         start.setContent(new StartView(vm, () -> tabs.getSelectionModel().select(browser),
                 () -> tabs.getSelectionModel().select(captureTab)));
-        browser.setContent(new BrowserView(vm.browser(), vm::addSelectedToCapture,
+        lazy(browser, () -> new BrowserView(vm.browser(), vm::addSelectedToCapture,
                 () -> tabs.getSelectionModel().select(filter)));
-        filter.setContent(new FilterBuilderView(vm.filter(), () -> {
+        lazy(filter, () -> new FilterBuilderView(vm.filter(), () -> {
             vm.useFilterInCapture();
             tabs.getSelectionModel().select(captureTab);
         }));
         capture = new CaptureView(vm.capture());
         captureTab.setContent(capture);
-        wireshark.setContent(new WiresharkView(vm.wireshark()));
+        lazy(wireshark, () -> new WiresharkView(vm.wireshark()));
         tabs.getTabs().addAll(start, browser, filter, captureTab, wireshark);
         Tab timeline = new Tab("Timeline");
-        timelineView = new org.tracewire.app.timeline.TimelineView(vm.timeline());
-        timeline.setContent(timelineView);
+        this.timeline = timeline;
+        lazy(timeline, () -> {
+            timelineView = new TimelineView(vm.timeline());
+            return timelineView;
+        });
         Tab latency = new Tab("Latency");
-        latency.setContent(new org.tracewire.app.latency.LatencyView(vm.latency()));
+        lazy(latency, () -> new LatencyView(vm.latency()));
         Tab histogram = new Tab("Histogram");
-        histogram.setContent(new org.tracewire.app.histogram.HistogramView(vm.histogram()));
+        lazy(histogram, () -> new HistogramView(vm.histogram()));
         tabs.getTabs().addAll(timeline, latency, histogram);
         Tab query = new Tab("Query");
-        query.setContent(new org.tracewire.app.query.QueryView(vm.query()));
+        lazy(query, () -> new QueryView(vm.query()));
         Tab ioGraph = new Tab("I/O graph");
-        ioGraph.setContent(new org.tracewire.app.iograph.IoGraphView(vm.ioGraph()));
+        lazy(ioGraph, () -> new IoGraphView(vm.ioGraph()));
         tabs.getTabs().addAll(query, ioGraph);
         // a view over the store queries it once shown, not all of them at once when it is ready
         vm.timeline().shownProperty().bind(timeline.selectedProperty());
@@ -106,35 +140,35 @@ public final class MainView extends BorderPane {
      * The status bar (ControlsFX): the last message on the left after the tracefs source; the
      * backend's state, events and lost events on the right, lost highlighted when some were.
      */
-    private org.controlsfx.control.StatusBar statusBar(MainViewModel vm) {
-        org.controlsfx.control.StatusBar bar = new org.controlsfx.control.StatusBar();
+    private StatusBar statusBar(MainViewModel vm) {
+        StatusBar bar = new StatusBar();
         bar.setId("status-bar");
         bar.textProperty().bind(vm.messageProperty());
         Label source = new Label();
         source.setId("status-source");
         source.textProperty().bind(vm.browser().sourceLabelProperty());
-        source.setTooltip(new javafx.scene.control.Tooltip("What the browser reads: the live tracefs (root) or the checked-in snapshot"));
-        bar.getLeftItems().addAll(source, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL));
+        source.setTooltip(new Tooltip("What the browser reads: the live tracefs (root) or the checked-in snapshot"));
+        bar.getLeftItems().addAll(source, new Separator(Orientation.VERTICAL));
         var c = vm.capture();
         Label backend = new Label();
         backend.setId("status-backend");
         backend.textProperty().bind(c.backendStateProperty());
-        backend.setTooltip(new javafx.scene.control.Tooltip("The privileged capture backend: started by the first capture"));
+        backend.setTooltip(new Tooltip("The privileged capture backend: started by the first capture"));
         Label events = new Label();
         events.setId("status-events");
         events.textProperty().bind(c.eventsStatus());
         Label lost = new Label();
         lost.setId("status-lost");
-        lost.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+        lost.textProperty().bind(Bindings.createStringBinding(
                 () -> String.format("%,d lost", c.lostProperty().get()), c.lostProperty()));
-        lost.styleProperty().bind(javafx.beans.binding.Bindings.when(c.lostProperty().greaterThan(0))
+        lost.styleProperty().bind(Bindings.when(c.lostProperty().greaterThan(0))
                 .then("-fx-text-fill: white; -fx-background-color: #c62828; -fx-padding: 0 6 0 6; -fx-font-weight: bold;")
                 .otherwise(""));
-        lost.setTooltip(new javafx.scene.control.Tooltip("Events the kernel dropped because the ring buffer was full "
+        lost.setTooltip(new Tooltip("Events the kernel dropped because the ring buffer was full "
                 + "(a bigger buffer or fewer events helps)"));
-        bar.getRightItems().addAll(backend, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL),
-                events, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL), lost);
-        bar.progressProperty().bind(javafx.beans.binding.Bindings.when(c.busyProperty()).then(-1.0).otherwise(0.0));
+        bar.getRightItems().addAll(backend, new Separator(Orientation.VERTICAL),
+                events, new Separator(Orientation.VERTICAL), lost);
+        bar.progressProperty().bind(Bindings.when(c.busyProperty()).then(-1.0).otherwise(0.0));
         return bar;
     }
 
@@ -143,9 +177,9 @@ public final class MainView extends BorderPane {
         if (getScene() == null || getScene().getWindow() == null || !getScene().getWindow().isShowing()) {
             return;
         }
-        org.controlsfx.control.Notifications note = org.controlsfx.control.Notifications.create()
+        Notifications note = Notifications.create()
                 .title("tracewire").text(n.text()).owner(getScene().getWindow())
-                .position(javafx.geometry.Pos.BOTTOM_RIGHT).hideAfter(javafx.util.Duration.seconds(6));
+                .position(Pos.BOTTOM_RIGHT).hideAfter(Duration.seconds(6));
         if (n.warning()) {
             note.showWarning();
         } else {
@@ -153,38 +187,38 @@ public final class MainView extends BorderPane {
         }
     }
 
-    private javafx.scene.control.MenuBar menuBar(MainViewModel vm, Tab captureTab) {
-        javafx.scene.control.MenuItem open = menuItem("Open capture…", "menu-open", "Shortcut+O", () -> {
-            javafx.stage.FileChooser fc = new javafx.stage.FileChooser();
+    private MenuBar menuBar(MainViewModel vm, Tab captureTab) {
+        MenuItem open = menuItem("Open capture…", "menu-open", "Shortcut+O", () -> {
+            FileChooser fc = new FileChooser();
             fc.setTitle("Open a capture");
             fc.getExtensionFilters().addAll(
-                    new javafx.stage.FileChooser.ExtensionFilter("Captures (pcapng, trace.dat)", "*.pcapng", "*.dat"),
-                    new javafx.stage.FileChooser.ExtensionFilter("All files", "*"));
-            java.io.File f = fc.showOpenDialog(getScene() == null ? null : getScene().getWindow());
+                    new FileChooser.ExtensionFilter("Captures (pcapng, trace.dat)", "*.pcapng", "*.dat"),
+                    new FileChooser.ExtensionFilter("All files", "*"));
+            File f = fc.showOpenDialog(getScene() == null ? null : getScene().getWindow());
             if (f != null) {
                 vm.openFile(f.toPath());
                 tabs.getSelectionModel().select(captureTab);
             }
         });
-        javafx.scene.control.MenuItem quit = menuItem("Quit", "menu-quit", "Shortcut+Q", () -> {
+        MenuItem quit = menuItem("Quit", "menu-quit", "Shortcut+Q", () -> {
             if (getScene() != null && getScene().getWindow() != null) {
-                getScene().getWindow().fireEvent(new javafx.stage.WindowEvent(getScene().getWindow(),
-                        javafx.stage.WindowEvent.WINDOW_CLOSE_REQUEST));
-                ((javafx.stage.Stage) getScene().getWindow()).close();
+                getScene().getWindow().fireEvent(new WindowEvent(getScene().getWindow(),
+                        WindowEvent.WINDOW_CLOSE_REQUEST));
+                ((Stage) getScene().getWindow()).close();
             }
         });
-        javafx.scene.control.Menu file = new javafx.scene.control.Menu("_File", null, open,
-                new javafx.scene.control.SeparatorMenuItem(), quit);
-        javafx.scene.control.MenuItem find = menuItem("Find in events", "menu-find", "Shortcut+F", () -> {
+        Menu file = new Menu("_File", null, open,
+                new SeparatorMenuItem(), quit);
+        MenuItem find = menuItem("Find in events", "menu-find", "Shortcut+F", () -> {
             tabs.getSelectionModel().select(captureTab);
             capture.showFind();
         });
-        javafx.scene.control.MenuItem delete = menuItem("Remove capture event", "menu-delete", "Delete", () -> {
+        MenuItem delete = menuItem("Remove capture event", "menu-delete", "Delete", () -> {
             if (!capture.removeSelectedEvent()) {
                 vm.messageProperty().set("select an event in the capture's event list to remove it");
             }
         });
-        javafx.scene.control.MenuItem goTo = menuItem("Go to frame…", "menu-goto", "Shortcut+G", () -> {
+        MenuItem goTo = menuItem("Go to frame…", "menu-goto", "Shortcut+G", () -> {
             tabs.getSelectionModel().select(captureTab);
             if (capture.storePane().isVisible()) {
                 capture.storePane().goToFrame();
@@ -192,23 +226,23 @@ public final class MainView extends BorderPane {
                 vm.messageProperty().set("go to frame: for an opened pcapng, once its store is ready (the table over every event)");
             }
         });
-        javafx.scene.control.Menu edit = new javafx.scene.control.Menu("_Edit", null, find, goTo, delete);
-        javafx.scene.control.Menu view = new javafx.scene.control.Menu("_View");
+        Menu edit = new Menu("_Edit", null, find, goTo, delete);
+        Menu view = new Menu("_View");
         for (Page p : Page.values()) {
             String name = tabs.getTabs().get(p.ordinal()).getText();
-            view.getItems().add(menuItem(name, "menu-view-" + p.name().toLowerCase(java.util.Locale.ROOT),
+            view.getItems().add(menuItem(name, "menu-view-" + p.name().toLowerCase(Locale.ROOT),
                     p.ordinal() < 9 ? "Shortcut+" + (p.ordinal() + 1) : null, () -> show(p)));
         }
-        javafx.scene.control.MenuBar bar = new javafx.scene.control.MenuBar(file, edit, view);
+        MenuBar bar = new MenuBar(file, edit, view);
         bar.setId("menu-bar");
         return bar;
     }
 
-    private static javafx.scene.control.MenuItem menuItem(String text, String id, String accelerator, Runnable action) {
-        javafx.scene.control.MenuItem m = new javafx.scene.control.MenuItem(text);
+    private static MenuItem menuItem(String text, String id, String accelerator, Runnable action) {
+        MenuItem m = new MenuItem(text);
         m.setId(id);
         if (accelerator != null) {
-            m.setAccelerator(javafx.scene.input.KeyCombination.keyCombination(accelerator));
+            m.setAccelerator(KeyCombination.keyCombination(accelerator));
         }
         m.setOnAction(e -> action.run());
         return m;
@@ -216,7 +250,7 @@ public final class MainView extends BorderPane {
 
     /** Shows a frame's row in the event table over the store (the latency view's "go to its frame"). */
     private void showFrame(MainViewModel vm, Tab captureTab, long frame) {
-        org.tracewire.app.capture.StoreTable t = vm.capture().storeTableProperty().get();
+        StoreTable t = vm.capture().storeTableProperty().get();
         if (t == null) {
             return;
         }
@@ -225,12 +259,37 @@ public final class MainView extends BorderPane {
     }
 
     /** The event table over the store (the app's {@code TRACEWIRE_TIMING=tour}). */
-    public org.tracewire.app.capture.StoreTableView storePane() {
+    public StoreTableView storePane() {
         return capture.storePane();
     }
 
-    /** The timeline's canvas view (the app's {@code TRACEWIRE_TIMING=tour}). */
-    public org.tracewire.app.timeline.TimelineView timelineView() {
+    /**
+     * A tab whose content is made when the tab is first selected: the window shows sooner (each
+     * view's controls, skins and CSS cost the JavaFX thread time at start-up), and a view never
+     * shown costs nothing. The view models exist from the start; a view binds to its model when made.
+     */
+    private static void lazy(Tab tab, Supplier<Node> content) {
+        if (tab.isSelected()) {
+            tab.setContent(content.get());
+            return;
+        }
+        ChangeListener<Boolean> first = new ChangeListener<>() {
+            @Override
+            public void changed(ObservableValue<? extends Boolean> o, Boolean was, Boolean selected) {
+                if (selected && tab.getContent() == null) {
+                    tab.selectedProperty().removeListener(this);
+                    tab.setContent(content.get());
+                }
+            }
+        };
+        tab.selectedProperty().addListener(first);
+    }
+
+    /** The timeline's canvas view (the app's {@code TRACEWIRE_TIMING=tour}); shows its tab first. */
+    public TimelineView timelineView() {
+        if (timelineView == null) {
+            tabs.getSelectionModel().select(timeline);
+        }
         return timelineView;
     }
 
@@ -242,6 +301,8 @@ public final class MainView extends BorderPane {
     /** Stops the capture view's pulse. */
     public void dispose() {
         capture.dispose();
-        timelineView.dispose();
+        if (timelineView != null) {
+            timelineView.dispose();
+        }
     }
 }

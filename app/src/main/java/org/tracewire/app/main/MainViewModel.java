@@ -1,24 +1,36 @@
 package org.tracewire.app.main;
 
+import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import org.tracewire.protocol.BackendClient;
 import org.tracewire.app.browser.BrowserViewModel;
 import org.tracewire.app.capture.CaptureViewModel;
+import org.tracewire.app.capture.RowRecords;
 import org.tracewire.app.filter.FilterBuilderViewModel;
+import org.tracewire.app.histogram.HistogramViewModel;
+import org.tracewire.app.iograph.IoGraphViewModel;
+import org.tracewire.app.latency.LatencyViewModel;
+import org.tracewire.app.query.QueryViewModel;
 import org.tracewire.app.session.Session;
 import org.tracewire.app.session.SessionStore;
+import org.tracewire.app.timeline.TimelineViewModel;
 import org.tracewire.app.util.BackgroundThreads;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
+import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.EventSelection;
 
@@ -34,17 +46,17 @@ public final class MainViewModel {
     private final FilterBuilderViewModel filter;
     private final CaptureViewModel capture;
     private final WiresharkViewModel wireshark;
-    private final org.tracewire.app.capture.RowRecords rowRecords;
-    private final org.tracewire.app.latency.LatencyViewModel latency;
-    private final org.tracewire.app.histogram.HistogramViewModel histogram;
-    private final org.tracewire.app.timeline.TimelineViewModel timeline = new org.tracewire.app.timeline.TimelineViewModel();
-    private final org.tracewire.app.query.QueryViewModel query;
-    private final org.tracewire.app.iograph.IoGraphViewModel ioGraph;
+    private final RowRecords rowRecords;
+    private final LatencyViewModel latency;
+    private final HistogramViewModel histogram;
+    private final TimelineViewModel timeline = new TimelineViewModel();
+    private final QueryViewModel query;
+    private final IoGraphViewModel ioGraph;
     private final ObservableList<Path> recent = FXCollections.observableArrayList();
     private final StringProperty message = new SimpleStringProperty("");
     private final StringProperty sessionFile = new SimpleStringProperty("");
     private final StringProperty title = new SimpleStringProperty("tracewire");
-    private final javafx.beans.property.ObjectProperty<Notice> notice = new javafx.beans.property.SimpleObjectProperty<>();
+    private final ObjectProperty<Notice> notice = new SimpleObjectProperty<>();
     private long noticeSeq;
 
     /**
@@ -73,22 +85,22 @@ public final class MainViewModel {
         this.filter = new FilterBuilderViewModel(byteOrder);
         this.capture = new CaptureViewModel(executor, backend);
         this.wireshark = new WiresharkViewModel(executor, starter, env);
-        this.rowRecords = new org.tracewire.app.capture.RowRecords(
-                org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs), () -> browser.tracefs() == null ? null : browser.tracefs().layout());
+        this.rowRecords = new RowRecords(
+                RowRecords.formatsOf(browser::tracefs), () -> browser.tracefs() == null ? null : browser.tracefs().layout());
         capture.setRecords(rowRecords);
-        title.bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+        title.bind(Bindings.createStringBinding(() -> {
             String f = capture.sourceFileProperty().get();
             return f == null || f.isEmpty() ? "tracewire" : Path.of(f).getFileName() + " — tracewire";
         }, capture.sourceFileProperty()));
         timeline.connect(capture);
-        this.latency = new org.tracewire.app.latency.LatencyViewModel(executor, rowRecords);
+        this.latency = new LatencyViewModel(executor, rowRecords);
         latency.connect(capture);
-        this.histogram = new org.tracewire.app.histogram.HistogramViewModel(executor, rowRecords);
+        this.histogram = new HistogramViewModel(executor, rowRecords);
         histogram.connect(capture);
         // SQL over an opened file's store: each view on a daemon thread with a connection of its own
-        this.query = new org.tracewire.app.query.QueryViewModel(executor, BackgroundThreads.single("tracewire-query"), store);
+        this.query = new QueryViewModel(executor, BackgroundThreads.single("tracewire-query"), store);
         query.connect(capture.storeTableProperty());
-        this.ioGraph = new org.tracewire.app.iograph.IoGraphViewModel(executor, BackgroundThreads.single("tracewire-iograph"));
+        this.ioGraph = new IoGraphViewModel(executor, BackgroundThreads.single("tracewire-iograph"));
         ioGraph.connect(capture.storeTableProperty());
         browser.sourceLabelProperty().addListener((o, a, b) -> histogram.loadSupport(browser.tracefs()));
         wireshark.ifaceProperty().bind(capture.ifaceProperty());
@@ -124,12 +136,12 @@ public final class MainViewModel {
     }
 
     /** The query view's model (SQL over the opened file's store). */
-    public org.tracewire.app.query.QueryViewModel query() {
+    public QueryViewModel query() {
         return query;
     }
 
     /** The I/O graph's model. */
-    public org.tracewire.app.iograph.IoGraphViewModel ioGraph() {
+    public IoGraphViewModel ioGraph() {
         return ioGraph;
     }
 
@@ -144,7 +156,7 @@ public final class MainViewModel {
     }
 
     /** The latest notification, null before the first. */
-    public javafx.beans.property.ObjectProperty<Notice> noticeProperty() {
+    public ObjectProperty<Notice> noticeProperty() {
         return notice;
     }
 
@@ -214,7 +226,7 @@ public final class MainViewModel {
      * @return true when the builder now holds the event (show it), false when its format is not known here
      */
     public boolean editCaptureFilter(EventSelection spec) {
-        var format = org.tracewire.app.capture.RowRecords.formatsOf(browser::tracefs).apply(spec.fullName());
+        var format = RowRecords.formatsOf(browser::tracefs).apply(spec.fullName());
         if (format == null) {
             message.set("cannot edit the filter of " + spec.fullName() + ": the tree browsed has no such event");
             return false;
@@ -237,7 +249,7 @@ public final class MainViewModel {
      *
      * @param done called on the UI thread with true when a session was applied
      */
-    public void restoreLastSession(java.util.function.Consumer<Boolean> done) {
+    public void restoreLastSession(Consumer<Boolean> done) {
         executor.execute(store::lastSession, s -> {
             boolean apply = s.isPresent() && capture.getEvents().isEmpty() && !capture.runningProperty().get();
             if (apply) {
@@ -256,7 +268,7 @@ public final class MainViewModel {
      *
      * @throws java.io.IOException when it cannot be written
      */
-    public void rememberSession() throws java.io.IOException {
+    public void rememberSession() throws IOException {
         store.saveLast(currentSession());
     }
 
@@ -269,8 +281,8 @@ public final class MainViewModel {
 
     /** @param s a session to apply to the capture view */
     public void apply(Session s) {
-        List<EventSelection> evs = new java.util.ArrayList<>();
-        List<String> bad = new java.util.ArrayList<>();
+        List<EventSelection> evs = new ArrayList<>();
+        List<String> bad = new ArrayList<>();
         for (Messages.CaptureEvent e : s.events()) {
             try {
                 EventSelection sel = e.toSelection();
@@ -344,22 +356,22 @@ public final class MainViewModel {
     }
 
     /** Streamed rows as records of their formats (filters, latency, histograms). */
-    public org.tracewire.app.capture.RowRecords rowRecords() {
+    public RowRecords rowRecords() {
         return rowRecords;
     }
 
     /** The latency view's model. */
-    public org.tracewire.app.latency.LatencyViewModel latency() {
+    public LatencyViewModel latency() {
         return latency;
     }
 
     /** The histogram view's model. */
-    public org.tracewire.app.histogram.HistogramViewModel histogram() {
+    public HistogramViewModel histogram() {
         return histogram;
     }
 
     /** The timeline's view model. */
-    public org.tracewire.app.timeline.TimelineViewModel timeline() {
+    public TimelineViewModel timeline() {
         return timeline;
     }
 

@@ -1,10 +1,16 @@
 package org.tracewire.app.main;
 
+import java.util.HashMap;
+import java.util.Map;
+import javafx.animation.PauseTransition;
 import javafx.beans.value.ChangeListener;
+import javafx.beans.value.ObservableValue;
+import javafx.util.Duration;
 import org.tracewire.app.filter.ConditionViewModel;
 import org.tracewire.app.filter.GroupViewModel;
 import org.tracewire.filter.Junction;
 import org.tracewire.filter.Op;
+import org.tracewire.tracefs.EventSelection;
 
 /**
  * The hidden {@code --screenshot-mode}: once tracefs is loaded, fills the views the way the
@@ -33,7 +39,7 @@ public final class ScreenshotScript {
         }
         ChangeListener<Number> loaded = new ChangeListener<>() {
             @Override
-            public void changed(javafx.beans.value.ObservableValue<? extends Number> o, Number a, Number b) {
+            public void changed(ObservableValue<? extends Number> o, Number a, Number b) {
                 if (b.intValue() == 0) {
                     return;
                 }
@@ -90,23 +96,23 @@ public final class ScreenshotScript {
                 vm.wireshark().generate();
             }
             if (page == MainView.Page.TIMELINE || page == MainView.Page.LATENCY) {
-                vm.capture().getEvents().setAll(org.tracewire.tracefs.EventSelection.parse("sched:sched_switch", ""),
-                        org.tracewire.tracefs.EventSelection.parse("sched:sched_wakeup", ""),
-                        org.tracewire.tracefs.EventSelection.parse("irq:softirq_entry", ""),
-                        org.tracewire.tracefs.EventSelection.parse("irq:softirq_exit", ""));
+                vm.capture().getEvents().setAll(EventSelection.parse("sched:sched_switch", ""),
+                        EventSelection.parse("sched:sched_wakeup", ""),
+                        EventSelection.parse("irq:softirq_entry", ""),
+                        EventSelection.parse("irq:softirq_exit", ""));
                 vm.capture().start();
                 if (page == MainView.Page.TIMELINE) {
                     // after 15 s: the time of the last 400 events, with a lane for the task switched in most often lately
-                    javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(15));
+                    PauseTransition later = new PauseTransition(Duration.seconds(15));
                     later.setOnFinished(e -> {
                         var m = vm.timeline().model();
-                        java.util.Map<Integer, Integer> seen = new java.util.HashMap<>();
+                        Map<Integer, Integer> seen = new HashMap<>();
                         for (int i = Math.max(0, m.size() - 3000); i < m.size(); i++) {
                             if (m.nextPid(i) > 0) {
                                 seen.merge(m.nextPid(i), 1, Integer::sum);
                             }
                         }
-                        seen.entrySet().stream().max(java.util.Map.Entry.comparingByValue())
+                        seen.entrySet().stream().max(Map.Entry.comparingByValue())
                                 .ifPresent(e2 -> vm.timeline().addTaskLane(e2.getKey()));
                         long span = m.end() - m.start();
                         if (span > 0 && m.size() > 400) {
@@ -117,10 +123,10 @@ public final class ScreenshotScript {
                 }
             }
             if (page == MainView.Page.HISTOGRAM) {
-                vm.capture().getEvents().setAll(org.tracewire.tracefs.EventSelection.parse("sched:sched_switch", ""),
-                        org.tracewire.tracefs.EventSelection.parse("sched:sched_wakeup", ""));
+                vm.capture().getEvents().setAll(EventSelection.parse("sched:sched_switch", ""),
+                        EventSelection.parse("sched:sched_wakeup", ""));
                 vm.capture().start();
-                javafx.animation.PauseTransition later = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(6));
+                PauseTransition later = new PauseTransition(Duration.seconds(6));
                 later.setOnFinished(e -> {
                     vm.histogram().eventProperty().set("sched:sched_switch");
                     vm.histogram().applyTriggerText("hist:keys=prev_comm:vals=hitcount,prev_prio:sort=hitcount.descending:size=2048");
@@ -128,8 +134,8 @@ public final class ScreenshotScript {
                 later.play();
             }
             if (page == MainView.Page.CAPTURE) {
-                vm.capture().getEvents().setAll(org.tracewire.tracefs.EventSelection.parse("sched:sched_switch", ""),
-                        org.tracewire.tracefs.EventSelection.parse("sched:sched_wakeup", ""));
+                vm.capture().getEvents().setAll(EventSelection.parse("sched:sched_switch", ""),
+                        EventSelection.parse("sched:sched_wakeup", ""));
                 vm.capture().start();
             }
         });

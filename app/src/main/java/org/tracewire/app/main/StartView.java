@@ -9,6 +9,7 @@ import javafx.scene.control.Label;
 import javafx.scene.control.ListCell;
 import javafx.scene.control.ListView;
 import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
 import javafx.scene.image.ImageView;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
@@ -47,7 +48,7 @@ public final class StartView extends VBox {
         file.setId("start-session-file");
         HBox.setHgrow(file, Priority.ALWAYS);
         Button choose = new Button("…");
-        choose.setTooltip(new javafx.scene.control.Tooltip("Chooses the session file"));
+        choose.setTooltip(new Tooltip("Chooses the session file"));
         choose.setOnAction(e -> {
             FileChooser fc = new FileChooser();
             fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("tracewire session", "*.json"));

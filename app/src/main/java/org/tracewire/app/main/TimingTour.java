@@ -10,6 +10,7 @@ import javafx.animation.PauseTransition;
 import javafx.application.Platform;
 import javafx.beans.value.ChangeListener;
 import javafx.beans.value.ObservableValue;
+import javafx.collections.ListChangeListener;
 import javafx.util.Duration;
 import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.capture.StoreTableView;
@@ -71,7 +72,7 @@ public final class TimingTour {
                     }
                 };
                 t.rowsProperty().addListener((o2, a2, rows) -> {
-                    rows.addListener((javafx.collections.ListChangeListener<Object>) c -> Platform.runLater(check));
+                    rows.addListener((ListChangeListener<Object>) c -> Platform.runLater(check));
                     Platform.runLater(check);
                 });
                 Platform.runLater(check);

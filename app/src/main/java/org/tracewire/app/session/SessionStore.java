@@ -7,10 +7,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.tracewire.io.AtomicFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.tracewire.io.AtomicFile;
 
 /**
  * Reads and writes sessions, the recent-sessions list and the window state as JSON (Jackson).
@@ -127,16 +128,16 @@ public final class SessionStore {
      *
      * @return it, or empty when there is none, it cannot be read, or a newer tracewire wrote it
      */
-    public java.util.Optional<Session> lastSession() {
+    public Optional<Session> lastSession() {
         Path f = configDir.resolve(LAST);
         if (!Files.isRegularFile(f)) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
             Session s = mapper.readValue(f.toFile(), Session.class);
-            return s.version() > Session.VERSION ? java.util.Optional.empty() : java.util.Optional.of(s);
+            return s.version() > Session.VERSION ? Optional.empty() : Optional.of(s);
         } catch (IOException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

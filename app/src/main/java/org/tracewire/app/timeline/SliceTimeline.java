@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -93,7 +92,7 @@ public final class SliceTimeline {
     private final String warning;
     private final Map<Integer, Lane> tasks = new HashMap<>();
 
-    private SliceTimeline(Lane[] cpus, List<String> strings, List<String> states, long start, long end, long unchainedCount,
+    SliceTimeline(Lane[] cpus, List<String> strings, List<String> states, long start, long end, long unchainedCount,
                           String warning) {
         this.cpus = cpus;
         this.strings = strings;
@@ -158,7 +157,7 @@ public final class SliceTimeline {
             for (Map.Entry<Integer, Integer> e : counts.entrySet()) {
                 cpuCounts[e.getKey()] = e.getValue();
             }
-            Builder builder = new Builder(cpuCounts, first, last);
+            SliceTimelineBuilder builder = new SliceTimelineBuilder(cpuCounts, first, last);
             s.setFetchSize(8192);
             try (ResultSet rs = s.executeQuery("SELECT s.cpu, " + time + ", s.pid, s.comm, s.prio, s.end_state, s.frame,"
                     + " (s.end_frame IS NOT NULL AND w.prev_pid <> s.pid) AS unchained"
@@ -175,142 +174,6 @@ public final class SliceTimeline {
             }
             return builder.build();
         }
-    }
-
-    /**
-     * Builds a timeline slice by slice (the store's loader uses it; so can a benchmark or a test).
-     * Slices of each CPU must come in time order; each CPU's count is given up front so the arrays
-     * are allocated once.
-     */
-    public static final class Builder {
-        private final Map<String, Integer> ids = new HashMap<>();
-        private final List<String> strings = new ArrayList<>();
-        private final Map<String, Integer> stateIds = new HashMap<>();
-        private final List<String> stateStrings = new ArrayList<>();
-        private final long[][] st;
-        private final int[][] pid;
-        private final int[][] comm;
-        private final int[][] frame;
-        private final short[][] prio;
-        private final byte[][] state;
-        private final long[][] un;
-        private final int[] fill;
-        private final long[] unchainedPerCpu;
-        private long unchainedCount;
-        private final long first;
-        private final long last;
-
-        /**
-         * @param perCpu slices of each CPU (CPU i: {@code perCpu[i]})
-         * @param first  the capture's first event (ns, trace clock)
-         * @param last   its last event: where each CPU's last slice ends
-         */
-        public Builder(int[] perCpu, long first, long last) {
-            int ncpu = perCpu.length;
-            st = new long[ncpu][];
-            pid = new int[ncpu][];
-            comm = new int[ncpu][];
-            frame = new int[ncpu][];
-            prio = new short[ncpu][];
-            state = new byte[ncpu][];
-            un = new long[ncpu][];
-            fill = new int[ncpu];
-            unchainedPerCpu = new long[ncpu];
-            for (int c = 0; c < ncpu; c++) {
-                int n = perCpu[c];
-                st[c] = new long[n];
-                pid[c] = new int[n];
-                comm[c] = new int[n];
-                frame[c] = new int[n];
-                prio[c] = new short[n];
-                state[c] = new byte[n];
-                un[c] = new long[(n + 63) >>> 6];
-            }
-            this.first = first;
-            this.last = last;
-        }
-
-        /**
-         * Adds the next slice of a CPU.
-         *
-         * @param cpu       the CPU
-         * @param start     its start (ns, trace clock; not before the CPU's previous slice)
-         * @param task      the task that ran (0: idle)
-         * @param name      its name, or null
-         * @param priority  its priority
-         * @param endState  the state it left in ({@code R}, {@code S}, ...), or null
-         * @param frameNo   the frame of the {@code sched_switch} that began it
-         * @param unchained the switch that ends it does not switch out this task
-         * @throws IllegalArgumentException when the CPU is full, a start goes back in time, the frame
-         *                                  exceeds 2^31 − 1 or there are more than 127 end states
-         */
-        public void add(int cpu, long start, int task, String name, int priority, String endState, long frameNo, boolean unchained) {
-            int i = fill[cpu];
-            if (i == st[cpu].length) {
-                throw new IllegalArgumentException("CPU " + cpu + " has room for " + i + " slices");
-            }
-            if (i > 0 && start < st[cpu][i - 1]) {
-                throw new IllegalArgumentException("CPU " + cpu + ": slice at " + start + " before the previous one");
-            }
-            if (frameNo > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("frame " + frameNo + " is past the timeline's limit of 2^31 - 1 frames");
-            }
-            int es = id(endState, stateIds, stateStrings);
-            if (es > Byte.MAX_VALUE) {
-                throw new IllegalArgumentException("more than 127 distinct end states");
-            }
-            fill[cpu]++;
-            st[cpu][i] = start;
-            pid[cpu][i] = task;
-            comm[cpu][i] = id(name, ids, strings);
-            prio[cpu][i] = (short) priority;
-            state[cpu][i] = (byte) es;
-            frame[cpu][i] = (int) frameNo;
-            if (unchained) {
-                un[cpu][i >>> 6] |= 1L << i;
-                unchainedPerCpu[cpu]++;
-                unchainedCount++;
-            }
-        }
-
-        /** The timeline, with its warning when slices are unchained. */
-        public SliceTimeline build() {
-            int ncpu = st.length;
-            Lane[] lanes = new Lane[ncpu];
-            long all = 0;
-            for (int c = 0; c < ncpu; c++) {
-                lanes[c] = new Lane(st[c], null, pid[c], comm[c], frame[c], prio[c], state[c], un[c], null, fill[c], last);
-                all += fill[c];
-            }
-            String warning = null;
-            if (unchainedCount > 0) {
-                // a filter on sched_switch leaves most switches unchained; lost events only some
-                StringBuilder b = new StringBuilder(unchainedCount * 2 >= all
-                        ? String.format("sched_switch looks filtered: %,d of %,d slices end at a switch that does not switch out"
-                                + " their task, so when it stopped is unknown (drawn hatched)", unchainedCount, all)
-                        : String.format("%,d of %,d slices end at a switch that does not switch out their task (events lost or left out,"
-                                + " e.g. the capture's own threads): when it stopped is unknown (drawn hatched)", unchainedCount, all));
-                b.append(" (");
-                for (int c = 0; c < ncpu; c++) {
-                    b.append(c == 0 ? "" : ", ").append("CPU ").append(c).append(": ").append(String.format("%,d", unchainedPerCpu[c]));
-                }
-                warning = b.append(")").toString();
-            }
-            return new SliceTimeline(lanes, List.copyOf(strings), List.copyOf(stateStrings), first, last, unchainedCount, warning);
-        }
-    }
-
-    private static int id(String s, Map<String, Integer> ids, List<String> strings) {
-        if (s == null) {
-            return -1;
-        }
-        Integer id = ids.get(s);
-        if (id == null) {
-            id = strings.size();
-            ids.put(s, id);
-            strings.add(s);
-        }
-        return id;
     }
 
     /** First event's time (ns, trace clock). */
@@ -459,7 +322,7 @@ public final class SliceTimeline {
      * @param commOut per column: the task's name id ({@link #string}) in its first slice there, or −1
      * @param scratch a reusable accumulator (one per thread)
      */
-    public void columns(TimelineModel.LaneKey k, long t0, long t1, int width, int[] pidOut, int[] commOut, Accumulator scratch) {
+    public void columns(TimelineModel.LaneKey k, long t0, long t1, int width, int[] pidOut, int[] commOut, ColumnAccumulator scratch) {
         Arrays.fill(pidOut, 0, width, NONE);
         Arrays.fill(commOut, 0, width, -1);
         Lane l = lane(k);
@@ -511,104 +374,6 @@ public final class SliceTimeline {
             }
             scratch.decide(x, pidOut, commOut);
             a = b;
-        }
-    }
-
-    /** Per-column run time by task (a small open-addressed table); one per drawing thread. */
-    public static final class Accumulator {
-        private int[] keys = new int[64];
-        private long[] vals = new long[64];
-        private int[] comms = new int[64];
-        private int[] used = new int[64];
-        private int count;
-        private long busy;
-        private int lastKey = Integer.MIN_VALUE;
-        private int lastSlot;
-
-        /** An empty accumulator. */
-        public Accumulator() {
-            Arrays.fill(keys, Integer.MIN_VALUE);
-        }
-
-        void reset() {
-            for (int u = 0; u < count; u++) {
-                keys[used[u]] = Integer.MIN_VALUE;
-            }
-            count = 0;
-            busy = 0;
-            lastKey = Integer.MIN_VALUE;
-        }
-
-        void add(int pid, long t, int comm) {
-            if (pid == lastKey) {
-                busy += t;
-                vals[lastSlot] += t;
-                return;
-            }
-            busy += t;
-            int mask = keys.length - 1;
-            int h = (pid * 0x9E3779B9) >>> 7 & mask;
-            while (keys[h] != Integer.MIN_VALUE && keys[h] != pid) {
-                h = (h + 1) & mask;
-            }
-            if (keys[h] == Integer.MIN_VALUE) {
-                keys[h] = pid;
-                vals[h] = t;
-                comms[h] = comm;
-                used[count++] = h;
-                if (count * 2 > keys.length) {
-                    grow();
-                    lastKey = Integer.MIN_VALUE;
-                    return;
-                }
-            } else {
-                vals[h] += t;
-            }
-            lastKey = pid;
-            lastSlot = h;
-        }
-
-        private void grow() {
-            lastKey = Integer.MIN_VALUE;
-            int[] ok = keys;
-            long[] ov = vals;
-            int[] oc = comms;
-            int[] ou = used;
-            int n = count;
-            keys = new int[ok.length * 2];
-            Arrays.fill(keys, Integer.MIN_VALUE);
-            vals = new long[keys.length];
-            comms = new int[keys.length];
-            used = new int[keys.length];
-            count = 0;
-            long b = busy;
-            for (int u = 0; u < n; u++) {
-                add(ok[ou[u]], ov[ou[u]], oc[ou[u]]);
-            }
-            busy = b;
-        }
-
-        void decide(int x, int[] pidOut, int[] commOut) {
-            if (count == 0) {
-                return;
-            }
-            int best = 0;
-            long bestT = -1;
-            int bestComm = -1;
-            for (int u = 0; u < count; u++) {
-                int h = used[u];
-                if (vals[h] > bestT || vals[h] == bestT && keys[h] < best) {
-                    best = keys[h];
-                    bestT = vals[h];
-                    bestComm = comms[h];
-                }
-            }
-            if (bestT * 2 >= busy) {
-                pidOut[x] = best;
-                commOut[x] = bestComm;
-            } else {
-                pidOut[x] = MANY;
-            }
         }
     }
 

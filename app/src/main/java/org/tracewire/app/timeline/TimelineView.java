@@ -50,7 +50,7 @@ public final class TimelineView extends BorderPane {
     /** The columns of the last redraw, reused while only the cursor, markers or selection moved. */
     private final java.util.Map<TimelineModel.LaneKey, int[][]> columnCache = new java.util.HashMap<>();
     private Object columnKey;
-    private final SliceTimeline.Accumulator acc = new SliceTimeline.Accumulator();
+    private final ColumnAccumulator acc = new ColumnAccumulator();
 
     /** @param vm the view model */
     public TimelineView(TimelineViewModel vm) {

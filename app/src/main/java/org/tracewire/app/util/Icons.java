@@ -3,6 +3,7 @@ package org.tracewire.app.util;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import javafx.scene.image.Image;
 import javafx.scene.image.ImageView;
@@ -40,6 +41,6 @@ public final class Icons {
     /** @return the app icon in every size there is, for {@code Stage.getIcons()} */
     public static List<Image> appIcons() {
         return List.of(16, 24, 32, 48, 64, 128, 256).stream()
-                .map(s -> image("tracewire-" + s + ".png")).filter(java.util.Objects::nonNull).toList();
+                .map(s -> image("tracewire-" + s + ".png")).filter(Objects::nonNull).toList();
     }
 }

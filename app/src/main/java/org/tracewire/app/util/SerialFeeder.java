@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Feeds batches to a non-thread-safe consumer in the background, in order, one run at a time,
@@ -15,7 +16,7 @@ import java.util.function.Function;
  */
 public final class SerialFeeder<T, R> {
     private final TaskExecutor executor;
-    private final java.util.function.Supplier<Function<List<T>, R>> workOfRun;
+    private final Supplier<Function<List<T>, R>> workOfRun;
     private final Consumer<R> done;
     private final Consumer<Throwable> failed;
     private List<T> waiting = new ArrayList<>();
@@ -33,7 +34,7 @@ public final class SerialFeeder<T, R> {
      * @param done      receives a run's result (UI thread)
      * @param failed    receives a run's failure (UI thread)
      */
-    public SerialFeeder(TaskExecutor executor, java.util.function.Supplier<Function<List<T>, R>> workOfRun, Consumer<R> done,
+    public SerialFeeder(TaskExecutor executor, Supplier<Function<List<T>, R>> workOfRun, Consumer<R> done,
                         Consumer<Throwable> failed) {
         this.executor = executor;
         this.workOfRun = workOfRun;

@@ -1,5 +1,6 @@
 package org.tracewire.app.wireshark;
 
+import javafx.beans.binding.Bindings;
 import javafx.geometry.Insets;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -40,7 +41,7 @@ public final class WiresharkView extends VBox {
         Label target = new Label();
         target.setId("wireshark-target");
         target.setWrapText(true);
-        target.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> "Open in Wireshark opens " + vm.target(),
+        target.textProperty().bind(Bindings.createStringBinding(() -> "Open in Wireshark opens " + vm.target(),
                 vm.openedFileProperty(), vm.ifaceProperty(), vm.pcapngProperty()));
         GridPane grid = new GridPane();
         grid.setHgap(8);

@@ -1,18 +1,26 @@
 package org.tracewire.app.wireshark;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.app.util.TaskExecutor;
+import org.tracewire.dissector.PluginInstaller;
+import org.tracewire.input.RecordInput;
+import org.tracewire.protocol.BackendLauncher;
 
 /**
  * The Wireshark actions: open Wireshark on the opened file, else live on the capture's interface,
@@ -65,9 +73,9 @@ public final class WiresharkViewModel {
     private final StringProperty message = new SimpleStringProperty("");
     private final BooleanProperty installed = new SimpleBooleanProperty();
     private final BooleanProperty generatorAvailable = new SimpleBooleanProperty(false);
-    private final javafx.beans.property.ObjectProperty<Generated> generated = new javafx.beans.property.SimpleObjectProperty<>();
+    private final ObjectProperty<Generated> generated = new SimpleObjectProperty<>();
     private DissectorWriter writer;
-    private java.util.function.Supplier<List<String>> eventsToDissect = List::of;
+    private Supplier<List<String>> eventsToDissect = List::of;
 
     /**
      * @param executor runs the launch in the background
@@ -87,7 +95,7 @@ public final class WiresharkViewModel {
      * @param writer generates and writes the plugin
      * @param events the events to cover (the capture's), empty for all
      */
-    public void setGenerator(DissectorWriter writer, java.util.function.Supplier<List<String>> events) {
+    public void setGenerator(DissectorWriter writer, Supplier<List<String>> events) {
         this.writer = writer;
         this.eventsToDissect = events;
         generatorAvailable.set(writer != null);
@@ -164,7 +172,7 @@ public final class WiresharkViewModel {
     public Path pluginFolder() {
         String home = env.get("HOME");
         return Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"))
-                .resolve(org.tracewire.dissector.PluginInstaller.PERSONAL_PLUGINS);
+                .resolve(PluginInstaller.PERSONAL_PLUGINS);
     }
 
     /**
@@ -177,7 +185,7 @@ public final class WiresharkViewModel {
      *         a second copy would be refused) or when there is no plugin file; else {@code plugin}
      */
     public static String luaScript(Path pluginFolder, String plugin) {
-        if (Files.isRegularFile(pluginFolder.resolve(org.tracewire.dissector.PluginInstaller.FILE_NAME))) {
+        if (Files.isRegularFile(pluginFolder.resolve(PluginInstaller.FILE_NAME))) {
             return "";
         }
         return plugin != null && !plugin.isBlank() && Files.isRegularFile(Path.of(plugin)) ? plugin : "";
@@ -190,7 +198,7 @@ public final class WiresharkViewModel {
     private String pluginToPass(String current) throws Exception {
         Path folder = pluginFolder();
         String lua = luaScript(folder, current);
-        if (!lua.isEmpty() || Files.isRegularFile(folder.resolve(org.tracewire.dissector.PluginInstaller.FILE_NAME))) {
+        if (!lua.isEmpty() || Files.isRegularFile(folder.resolve(PluginInstaller.FILE_NAME))) {
             return lua;
         }
         DissectorWriter w = writer;
@@ -198,7 +206,7 @@ public final class WiresharkViewModel {
     }
 
     /** Starts Wireshark in the background with the command for the plugin {@link #pluginToPass} picks. */
-    private void launch(java.util.function.Function<String, List<String>> command) {
+    private void launch(Function<String, List<String>> command) {
         String current = luaPlugin.get();
         executor.execute(() -> {
             String lua = pluginToPass(current);
@@ -239,9 +247,9 @@ public final class WiresharkViewModel {
 
     /** Whether a file starts with the pcapng Section Header Block (core's {@link org.tracewire.input.RecordInput#PCAPNG_MAGIC}). */
     static boolean isPcapng(Path file) {
-        try (java.io.InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = Files.newInputStream(file)) {
             byte[] b = in.readNBytes(4);
-            return b.length == 4 && java.nio.ByteBuffer.wrap(b).getInt() == org.tracewire.input.RecordInput.PCAPNG_MAGIC;
+            return b.length == 4 && ByteBuffer.wrap(b).getInt() == RecordInput.PCAPNG_MAGIC;
         } catch (IOException e) {
             return false;
         }
@@ -307,7 +315,7 @@ public final class WiresharkViewModel {
     }
 
     /** The last plugin "Generate dissector…" wrote (set anew on every generation), null before. */
-    public javafx.beans.property.ObjectProperty<Generated> generatedProperty() {
+    public ObjectProperty<Generated> generatedProperty() {
         return generated;
     }
 

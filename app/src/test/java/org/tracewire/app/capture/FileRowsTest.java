@@ -35,4 +35,22 @@ class FileRowsTest {
             assertEquals(List.of(), f.summary());
         }
     }
+
+    /** The first screen is read in one pass, its context as it comes: the same rows as a read after the context pass. */
+    @Test
+    void theFirstScreenInOnePassEqualsTheRowsReadWithTheWholeContext(@TempDir Path dir) throws Exception {
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 2_000);
+        Path file = ContextPcapng.write(dir.resolve("f.pcapng"), recs, ContextPcapng.snapshot(recs), Map.of());
+        List<EventRow> whole = new java.util.ArrayList<>();
+        List<EventRow> first = new java.util.ArrayList<>();
+        try (FileRows f = FileRows.open(file)) {
+            f.readAll(whole::addAll, () -> false);
+        }
+        try (FileRows f = FileRows.firstScreen(file)) {
+            f.readAll(first::addAll, () -> false);
+            assertTrue(f.wallClock());
+        }
+        assertEquals(recs.size(), whole.size());
+        assertEquals(whole, first);
+    }
 }

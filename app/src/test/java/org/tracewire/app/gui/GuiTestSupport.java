@@ -63,6 +63,14 @@ final class GuiTestSupport {
         return frames.stream().mapToLong(Long::longValue).toArray();
     }
 
+    /** Opens a pcapng in the window as the launcher's --open does: its first page, then the file. */
+    static void openInWindow(Path file) {
+        fx(() -> {
+            view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
+            vm.openFile(file);
+        });
+    }
+
     /** Go to frame as a user does it: a click on the table, Ctrl+G, the number, Enter. */
     static void goToFrameByKeys(org.testfx.api.FxRobot robot, javafx.scene.Node table, long frame) throws TimeoutException {
         robot.clickOn(table);

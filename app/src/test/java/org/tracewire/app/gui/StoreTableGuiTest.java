@@ -39,10 +39,7 @@ class StoreTableGuiTest {
     void openedFileGoesToFrame(FxRobot robot) throws Exception {
         Path file = dir.resolve("many.pcapng");
         long[] frames = GuiTestSupport.repeatedFixture(file, 60_000);
-        GuiTestSupport.fx(() -> {
-            GuiTestSupport.view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
-            GuiTestSupport.vm.openFile(file);
-        });
+        GuiTestSupport.openInWindow(file);
         TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
         WindowedTable rows = GuiTestSupport.view.storePane().rows();
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null

@@ -55,10 +55,7 @@ class StoreTableMillionGuiTest {
         long[] frames = GuiTestSupport.repeatedFixture(file, 1_000_000);
         assertTrue(frames.length >= 1_000_000, "events: " + frames.length);
 
-        GuiTestSupport.fx(() -> {
-            GuiTestSupport.view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
-            GuiTestSupport.vm.openFile(file);
-        });
+        GuiTestSupport.openInWindow(file);
         TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
         WindowedTable rows = GuiTestSupport.view.storePane().rows();
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null

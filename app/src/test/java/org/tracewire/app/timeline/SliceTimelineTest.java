@@ -181,7 +181,7 @@ class SliceTimelineTest {
             windows.add(new long[] {a - span / 2, a + span / 2});
         }
         int busiest = busiestTask(expected);
-        SliceTimeline.Accumulator acc = new SliceTimeline.Accumulator();
+        ColumnAccumulator acc = new ColumnAccumulator();
         int compared = 0;
         int many = 0;
         for (long[] w : windows) {
@@ -264,7 +264,7 @@ class SliceTimelineTest {
         }
         assertEquals(t.size() - lanes, t.unchained(), "all but the CPUs' last slices are unknown");
         int[] p = new int[200];
-        t.columns(TimelineModel.LaneKey.cpu(0), t.start(), t.end(), 200, p, new int[200], new SliceTimeline.Accumulator());
+        t.columns(TimelineModel.LaneKey.cpu(0), t.start(), t.end(), 200, p, new int[200], new ColumnAccumulator());
         assertTrue(Arrays.stream(p).anyMatch(v -> v == SliceTimeline.UNKNOWN), Arrays.toString(p));
     }
 
