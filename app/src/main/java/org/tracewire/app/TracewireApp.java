@@ -262,7 +262,9 @@ public final class TracewireApp {
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start(), env);
         MainViewModel vm = self[0];
         // an opened pcapng's table goes over its capture store: built and queried on one daemon thread
-        vm.capture().setStore(StoreCache.ofUser(env), BackgroundThreads.single("tracewire-store"));
+        // go to frame's lookups on a thread and connection of their own: never behind the pages the table fetches
+        vm.capture().setStore(StoreCache.ofUser(env), BackgroundThreads.single("tracewire-store"),
+                BackgroundThreads.single("tracewire-store-lookup"));
         // latency and histogram over the store: their own connections, queried on one daemon thread
         Executor stats = BackgroundThreads.single("tracewire-stats");
         vm.latency().setQueries(stats);

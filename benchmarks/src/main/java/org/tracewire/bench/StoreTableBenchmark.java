@@ -22,7 +22,7 @@ import org.tracewire.store.StoreCache;
  * of a random frame of the file (its row found, its page of 512 rows fetched from the store and
  * decoded from the file), what the table needs before it scrolls (issue 34's target: ≤ 100 ms).
  * Views: {@code frame} (unfiltered, frame order: the rows numbered by the store's frame order),
- * {@code time} (sorted by time: the frames of the view in a temporary table) and {@code filter}
+ * {@code time} (sorted by time: the frames of the view in a table of their own) and {@code filter}
  * ({@code common_pid != 0}, frame order). {@code rebuild} times building the view itself (the
  * sort or the filter over every event). The store comes from the user's store cache, as the app's
  * ({@code $XDG_CACHE_HOME/tracewire}; built on first use). Run:

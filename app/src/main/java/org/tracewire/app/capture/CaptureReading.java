@@ -68,6 +68,7 @@ final class CaptureReading {
     private final LongProperty rowsRead = new SimpleLongProperty();
     private StoreCache storeCache;
     private Executor storeQueries;
+    private Executor storeLookups;
     /** Whether the opened file is read for its first screen only (its store holds every event). */
     private volatile boolean firstScreenOnly;
     private volatile long firstScreenRead;
@@ -85,9 +86,10 @@ final class CaptureReading {
         });
     }
 
-    void setStore(StoreCache cache, Executor queries) {
+    void setStore(StoreCache cache, Executor queries, Executor lookups) {
         this.storeCache = cache;
         this.storeQueries = queries;
+        this.storeLookups = lookups;
     }
 
     StoreCache storeCache() {
@@ -218,6 +220,9 @@ final class CaptureReading {
             StoreTable t;
             try {
                 t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
+                if (storeLookups != null) {
+                    t.setLookups(storeLookups);
+                }
             } catch (Exception | LinkageError e) {
                 String why = LiveCapture.rootMessage(e);
                 executor.runOnUi(() -> storeFailed(file, gen, why));

@@ -205,7 +205,17 @@ public final class CaptureViewModel {
      * @param queries runs the store's build and queries, one at a time (one thread)
      */
     public void setStore(StoreCache cache, java.util.concurrent.Executor queries) {
-        reading.setStore(cache, queries);
+        reading.setStore(cache, queries, null);
+    }
+
+    /**
+     * Like {@link #setStore(StoreCache, java.util.concurrent.Executor)}, go to frame's lookups on
+     * a thread of their own ({@link StoreTable#setLookups}).
+     *
+     * @param lookups runs go to frame's lookups, one at a time (one thread, not {@code queries})
+     */
+    public void setStore(StoreCache cache, java.util.concurrent.Executor queries, java.util.concurrent.Executor lookups) {
+        reading.setStore(cache, queries, lookups);
     }
 
     /** The capture's table over its store once it is ready, else null (a trace.dat, still indexing). */

@@ -8,11 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -26,7 +24,6 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import javafx.collections.ObservableListBase;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.Filter;
 import org.tracewire.filter.FilterSyntaxException;
@@ -39,7 +36,7 @@ import org.tracewire.store.StoreCache;
  * is its event's rank in the store's {@code event_rows} (stored in frame order), mapped to its
  * frame through the runs of consecutive frames ({@link FrameRuns}, a few hundred numbers): nothing
  * is materialised. Any other view (filtered, sorted otherwise) keeps only its frames, in order, in
- * a DuckDB temporary table {@code view_rows(frame)} whose {@code rowid} is the row number.
+ * a table whose {@code rowid} is the row number ({@link StoreRows}).
  * {@link #rowsProperty()} is a virtual list of that many rows whose pages of {@value #PAGE} are
  * fetched on demand ({@code events} by frame) and re-read from the file at the event's
  * {@code file_offset} ({@link FrameReader}), so a row is what a whole read of the file gives (the
@@ -53,15 +50,14 @@ import org.tracewire.store.StoreCache;
  * position, and the table keeps the last valid filter. Sorting is an ORDER BY (frame, time, CPU,
  * pid, comm, event; ties in frame order).
  *
- * <p>Threads: every query runs on {@code queries} (one thread: the connection's owner), results
- * reach the properties through {@link TaskExecutor#runOnUi}; properties are read and written on
- * the UI thread. Queued work of an older view is dropped.
+ * <p>Threads: every query runs on {@code queries} (one thread: the connection's owner) but go to
+ * frame's, which runs on {@code lookups} over a connection of its own ({@link #setLookups});
+ * results reach the properties through {@link TaskExecutor#runOnUi}; properties are read and
+ * written on the UI thread. Queued work of an older view is dropped.
  */
 public final class StoreTable extends TableFilters implements AutoCloseable {
     /** Rows per page fetched. */
-    public static final int PAGE = 512;
-    /** Pages kept per view (least recently used dropped). */
-    static final int CACHED_PAGES = 64;
+    public static final int PAGE = StoreRows.PAGE;
     /**
      * DuckDB's buffer pool in the app, MiB (the store's own default is for the {@code sql} command):
      * with the app's 384 MiB of Java heap ({@code scripts/jvm-opts.sh}) and the JVM's and JavaFX's
@@ -114,13 +110,15 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private volatile String restrictQuery;
     private final AtomicLong restrictVersion = new AtomicLong();
 
-    /** The unfiltered frame order without a table, or null when the store's rows are not in frame order. */
-    private volatile FrameRuns runs;
+    /** How views number their rows, their pages (made again once a growing store is built). */
+    private volatile StoreRows numbering;
+    /** The current view, once numbered (written on the query thread). */
+    private volatile StoreRows.View view;
+    /** Go to frame's thread (the query thread until {@link #setLookups}) and its connection. */
+    private volatile Executor lookups;
+    private final Connection lookupDb;
 
     // owned by the query thread
-    /** The current view is {@link #runs} (ascending or not) rather than {@code view_rows}. */
-    private boolean plain;
-    private boolean plainAscending = true;
     private long copiedVersion;
     private String validCondition;
     private String validText = "";
@@ -143,7 +141,9 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         } catch (SQLException e) {
             r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
         }
-        this.runs = r;
+        this.numbering = new StoreRows(frames, r);
+        this.lookups = queries;
+        this.lookupDb = newConnection();
         this.committed.set(total);
         filterText.addListener((o, a, b) -> refresh());
         eventRestriction.addListener((o, a, b) -> refresh());
@@ -252,9 +252,9 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             String why = null;
             try {
                 readCatalog();
-                runs = FrameRuns.of(db, total);
+                numbering = new StoreRows(frames, FrameRuns.of(db, total));
             } catch (SQLException x) {
-                runs = null;
+                numbering = new StoreRows(frames, null);
                 why = "cannot query the store: " + x.getMessage();
             }
             long n = total;
@@ -375,23 +375,10 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                     error = "cannot restrict to those frames: " + e.getMessage().lines().findFirst().orElse("");
                 }
             }
-            long n;
-            try (Statement s = db.createStatement()) {
-                if (where.isEmpty() && sortColumn == Column.FRAME && runs != null) {
-                    plain = true;
-                    plainAscending = ascending;
-                    n = runs.rows();
-                    s.execute("DROP TABLE IF EXISTS view_rows");
-                } else {
-                    plain = false;
-                    // only the frames, in order: a row's number is its rowid (insertion order kept)
-                    s.execute("CREATE OR REPLACE TEMP TABLE view_rows AS SELECT frame FROM events"
-                            + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY " + order);
-                    try (ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
-                        rs.next();
-                        n = rs.getLong(1);
-                    }
-                }
+            StoreRows.View v;
+            try {
+                v = numbering.number(db, gen, where, order, view);
+                view = v;
             } catch (SQLException e) {
                 String why = "cannot query the store: " + e.getMessage();
                 ui.runOnUi(() -> message.set(why));
@@ -405,8 +392,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 }
                 filterError.set(err);
                 filterErrorPosition.set(at);
-                shown.set(n);
-                rows.set(new Rows(gen, (int) Math.min(n, Integer.MAX_VALUE)));
+                shown.set(v.size());
+                rows.set(numbering.new Rows(v, db, queries, ui, generation::get, message::set));
             });
         });
     }
@@ -459,146 +446,72 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return "'" + s.replace("'", "''") + "'";
     }
 
-    /** One page of the current view (query thread). */
-    private EventRow[] page(int page, int size) throws SQLException {
-        long from = (long) page * PAGE;
-        int n = (int) Math.min(PAGE, size - from);
-        long[] frame = new long[n];
-        Map<Long, Integer> at = new java.util.HashMap<>();
-        if (plain) {
-            for (int k = 0; k < n; k++) {
-                frame[k] = runs.frameAt(plainAscending ? from + k : runs.rows() - 1 - from - k);
-                at.put(frame[k], k);
-            }
-        } else {
-            try (PreparedStatement ps = db.prepareStatement("SELECT rowid, frame FROM view_rows WHERE rowid >= ? AND rowid < ?")) {
-                ps.setLong(1, from);
-                ps.setLong(2, from + n);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        int k = (int) (rs.getLong(1) - from);
-                        frame[k] = rs.getLong(2);
-                        at.put(frame[k], k);
-                    }
-                }
-            }
-        }
-        EventRow[] out = new EventRow[n];
-        if (at.isEmpty()) {
-            return out;
-        }
-        long lo = Long.MAX_VALUE;
-        long hi = Long.MIN_VALUE;
-        StringBuilder in = new StringBuilder();
-        for (long f : at.keySet()) {
-            lo = Math.min(lo, f);
-            hi = Math.max(hi, f);
-            in.append(in.length() == 0 ? "" : ",").append(f);
-        }
-        List<Object[]> found = new ArrayList<>();
-        try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT frame, ts, cpu, pid, comm, event, file_offset FROM events WHERE frame BETWEEN "
-                     + lo + " AND " + hi + " AND frame IN (" + in + ")")) {
-            while (rs.next()) {
-                long offset = rs.getLong(7);
-                found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),
-                    rs.wasNull() ? -1L : offset});
-            }
-        }
-        List<Integer> withOffset = new ArrayList<>();
-        for (int k = 0; k < found.size(); k++) {
-            if ((long) found.get(k)[6] >= 0) {
-                withOffset.add(k);
-            }
-        }
-        long[] offsets = new long[withOffset.size()];
-        long[] numbers = new long[withOffset.size()];
-        for (int k = 0; k < offsets.length; k++) {
-            offsets[k] = (long) found.get(withOffset.get(k))[6];
-            numbers[k] = (long) found.get(withOffset.get(k))[0];
-        }
-        EventRow[] read = new EventRow[found.size()];
-        String problem = null;
-        try {
-            EventRow[] decoded = frames.rows(offsets, numbers);
-            for (int k = 0; k < decoded.length; k++) {
-                read[withOffset.get(k)] = decoded[k];
-            }
-        } catch (IOException | RuntimeException e) {
-            problem = e.getMessage();
-        }
-        for (int k = 0; k < found.size(); k++) {
-            Object[] c = found.get(k);
-            long f = (long) c[0];
-            String comm = (String) c[4];
-            EventRow r = read[k];
-            if (r == null) {
-                r = new EventRow((long) c[1], (int) c[2], (int) c[3], comm, (String) c[5],
-                        "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), f, null);
-            } else if (comm != null) {
-                r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
-            }
-            out[at.get(f)] = r;
-        }
-        return out;
-    }
-
     /**
-     * Finds the row of a frame in the rows shown; its page is fetched first.
+     * Finds the row of a frame in the rows shown, on the lookup thread and its own connection
+     * ({@link #setLookups}), so it does not wait behind the pages the table is fetching; the
+     * frame's page is fetched there too before {@code found} hears of the row. A view still being
+     * built is waited for (the lookup is queued behind it on the query thread).
      *
      * @param frame the packet number (Wireshark's {@code frame.number})
      * @param found receives the row index on the UI thread, or -1 (then {@link #messageProperty()}
      *              says why)
      */
     public void goToFrame(long frame, IntConsumer found) {
+        find(frame, true, found);
+    }
+
+    /**
+     * Like {@link #goToFrame} without a message: the row of a frame in the rows shown (a table
+     * finding its selected frame again in a new view).
+     *
+     * @param found receives the row index on the UI thread, or -1
+     */
+    public void rowOf(long frame, IntConsumer found) {
+        find(frame, false, found);
+    }
+
+    private void find(long frame, boolean say, IntConsumer found) {
         long gen = generation.get();
-        queries.execute(() -> {
-            int i = -1;
+        Runnable lookup = () -> {
+            StoreRows.View v = view;
+            if (v == null || v.gen() != gen || generation.get() != gen) {
+                return; // a newer view: its own go-to comes with it
+            }
+            long i = -1;
             String why = "";
             EventRow[] page = null;
             try {
-                if (plain) {
-                    long k = runs.rowOf(frame);
-                    i = k < 0 ? -1 : (int) (plainAscending ? k : runs.rows() - 1 - k);
-                } else {
-                    try (PreparedStatement ps = db.prepareStatement("SELECT rowid FROM view_rows WHERE frame = ?")) {
-                        ps.setLong(1, frame);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            if (rs.next()) {
-                                i = (int) rs.getLong(1);
-                            }
-                        }
-                    }
-                }
-                if (i < 0) {
-                    try (PreparedStatement q = db.prepareStatement("SELECT count(*) FROM events WHERE frame = ?")) {
-                        q.setLong(1, frame);
-                        try (ResultSet rs = q.executeQuery()) {
-                            rs.next();
-                            why = rs.getLong(1) > 0 ? String.format("frame %,d is filtered out", frame)
-                                    : String.format("frame %,d is no event of this file", frame);
-                        }
-                    }
-                } else if (generation.get() == gen) {
-                    page = page(i / PAGE, (int) Math.min(shownNow(), Integer.MAX_VALUE));
+                i = numbering.rowOf(lookupDb, v, frame);
+                if (i < 0 && say) {
+                    why = StoreRows.notShown(lookupDb, frame);
+                } else if (i >= 0) {
+                    page = numbering.page(lookupDb, v, (int) (i / PAGE));
                 }
             } catch (SQLException e) {
                 why = "cannot query the store: " + e.getMessage();
             }
-            int row = i;
+            int row = (int) Math.min(i, Integer.MAX_VALUE);
             String msg = why;
             EventRow[] loaded = page;
             ui.runOnUi(() -> {
                 if (generation.get() != gen) {
                     return;
                 }
-                if (row >= 0 && rows.get() instanceof Rows r && loaded != null) {
+                if (row >= 0 && rows.get() instanceof StoreRows.Rows r && r.view() == v && loaded != null) {
                     r.put(row / PAGE, loaded);
                 }
-                message.set(row >= 0 ? String.format("frame %,d: row %,d", frame, row + 1) : msg);
+                if (say) {
+                    message.set(row >= 0 ? String.format("frame %,d: row %,d", frame, row + 1) : msg);
+                }
                 found.accept(row);
             });
-        });
+        };
+        StoreRows.View v = view;
+        if (v != null && v.gen() == gen) {
+            lookups.execute(lookup);
+        } else {
+            queries.execute(() -> lookups.execute(lookup)); // after the view being built
+        }
     }
 
     /**
@@ -637,17 +550,6 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         });
     }
 
-    /** The count of the current view, as the query thread knows it. */
-    private long shownNow() throws SQLException {
-        if (plain) {
-            return runs.rows();
-        }
-        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM view_rows")) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     /**
      * The rows shown: a virtual list of {@link #shownProperty()} rows; a row not fetched yet is
      * {@link #LOADING} until its page arrives (then the list reports an update of those rows). A
@@ -667,17 +569,44 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return message;
     }
 
-    /** Closes the store (after the queries queued before). */
+    /**
+     * Says which rows the table shows, [from, to): their pages (and a few around) are fetched now,
+     * queued pages far from them are skipped (UI thread).
+     */
+    public void showing(int from, int to) {
+        if (rows.get() instanceof StoreRows.Rows r) {
+            r.showing(from, to);
+        }
+    }
+
+    /**
+     * Runs go to frame's lookups on this executor (one thread, not the query thread), so a lookup
+     * never waits behind the pages being fetched; call it before the table is shown.
+     *
+     * @param lookups runs one task at a time
+     */
+    public void setLookups(Executor lookups) {
+        this.lookups = lookups;
+    }
+
+    /** Closes the store (after the queries and lookups queued before). */
     @Override
     public void close() {
         generation.incrementAndGet();
-        queries.execute(() -> {
+        lookups.execute(() -> {
             try {
-                frames.close();
-                store.close();
-            } catch (IOException | SQLException e) {
+                lookupDb.close();
+            } catch (SQLException e) {
                 // closing: nothing left to tell
             }
+            queries.execute(() -> {
+                try {
+                    frames.close();
+                    store.close();
+                } catch (IOException | SQLException e) {
+                    // closing: nothing left to tell
+                }
+            });
         });
     }
 
@@ -753,175 +682,5 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             }
         });
         return f;
-    }
-
-    /**
-     * The unfiltered frame order of source 0 without a table: {@code event_rows} is stored in frame
-     * order (the builder appends events as the file yields them), so the row of rank {@code i}
-     * (its {@code rowid}) has frame {@code i + delta} where {@code delta} is constant over a run of
-     * consecutive frames and grows by the frames between runs (context and lost-event frames,
-     * which are no events). The runs come from one GROUP BY over {@code frame - rowid}; they are
-     * used only when they prove the order (contiguous rowids, deltas increasing, every event
-     * counted), else the table numbers its rows in {@code view_rows} as for any other view.
-     */
-    static final class FrameRuns {
-        /** Rank of each run's first row; ascending. */
-        private final long[] first;
-        /** Frame minus rank over each run. */
-        private final long[] delta;
-        private final long rows;
-
-        private FrameRuns(long[] first, long[] delta, long rows) {
-            this.first = first;
-            this.delta = delta;
-            this.rows = rows;
-        }
-
-        /**
-         * Reads the runs of a store's source 0.
-         *
-         * @param db    the store's connection
-         * @param total the events the store says it holds
-         * @return the runs, or null when they do not prove the frame order or do not count
-         *         {@code total} rows (then the caller materialises the order)
-         * @throws SQLException when DuckDB fails
-         */
-        static FrameRuns of(Connection db, long total) throws SQLException {
-            List<long[]> r = new ArrayList<>();
-            try (Statement s = db.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT frame - rowid AS d, min(rowid), max(rowid), count(*) FROM s0.event_rows"
-                         + " GROUP BY d ORDER BY 2")) {
-                while (rs.next()) {
-                    r.add(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)});
-                }
-            }
-            long next = 0;
-            long lastDelta = Long.MIN_VALUE;
-            long[] first = new long[r.size()];
-            long[] delta = new long[r.size()];
-            for (int k = 0; k < r.size(); k++) {
-                long[] x = r.get(k);
-                if (x[1] != next || x[2] - x[1] + 1 != x[3] || x[0] <= lastDelta) {
-                    return null;
-                }
-                first[k] = x[1];
-                delta[k] = x[0];
-                lastDelta = x[0];
-                next = x[2] + 1;
-            }
-            if (next != total || total == 0) {
-                return null;
-            }
-            // the events view must show every stored row (its joins drop or repeat none)
-            try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM events")) {
-                rs.next();
-                if (rs.getLong(1) != total) {
-                    return null;
-                }
-            }
-            return new FrameRuns(first, delta, total);
-        }
-
-        /** Rows (events) in frame order. */
-        long rows() {
-            return rows;
-        }
-
-        /** The frame of the row of rank {@code i} (0 ≤ i < {@link #rows()}). */
-        long frameAt(long i) {
-            int k = java.util.Arrays.binarySearch(first, i);
-            k = k >= 0 ? k : -k - 2;
-            return i + delta[k];
-        }
-
-        /** The rank of a frame's row, or -1 when the frame is no event. */
-        long rowOf(long frame) {
-            int lo = 0;
-            int hi = first.length - 1;
-            int k = -1;
-            while (lo <= hi) { // the last run whose first frame is ≤ frame
-                int mid = (lo + hi) >>> 1;
-                if (first[mid] + delta[mid] <= frame) {
-                    k = mid;
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            if (k < 0) {
-                return -1;
-            }
-            long i = frame - delta[k];
-            long end = k + 1 < first.length ? first[k + 1] : rows;
-            return i < end ? i : -1;
-        }
-    }
-
-    /** The virtual list of one view. */
-    private final class Rows extends ObservableListBase<EventRow> {
-        private final long gen;
-        private final int size;
-        private final Map<Integer, EventRow[]> pages = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Integer, EventRow[]> e) {
-                return size() > CACHED_PAGES;
-            }
-        };
-        private final Set<Integer> requested = new HashSet<>();
-
-        Rows(long gen, int size) {
-            this.gen = gen;
-            this.size = size;
-        }
-
-        @Override
-        public EventRow get(int index) {
-            if (index < 0 || index >= size) {
-                throw new IndexOutOfBoundsException(index);
-            }
-            int p = index / PAGE;
-            EventRow[] page = pages.get(p);
-            if (page == null && requested.add(p)) {
-                fetch(p);
-                page = pages.get(p); // a direct executor has it already
-            }
-            EventRow r = page == null ? null : page[index % PAGE];
-            return r == null ? LOADING : r;
-        }
-
-        private void fetch(int p) {
-            queries.execute(() -> {
-                if (generation.get() != gen) {
-                    return;
-                }
-                EventRow[] page;
-                try {
-                    page = page(p, size);
-                } catch (SQLException e) {
-                    String why = "cannot query the store: " + e.getMessage();
-                    ui.runOnUi(() -> message.set(why));
-                    return;
-                }
-                ui.runOnUi(() -> put(p, page));
-            });
-        }
-
-        void put(int p, EventRow[] page) {
-            requested.remove(p);
-            if (generation.get() != gen) {
-                return;
-            }
-            pages.put(p, page);
-            beginChange();
-            for (int i = 0; i < page.length; i++) {
-                nextUpdate(p * PAGE + i);
-            }
-            endChange();
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
     }
 }

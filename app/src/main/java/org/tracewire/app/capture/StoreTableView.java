@@ -26,10 +26,14 @@ import javafx.scene.layout.VBox;
  * a frame column, sort by a column (an ORDER BY), the filter box in the kernel's syntax, and
  * Go to frame (Ctrl+G, {@link #goToFrame()}). Shown in place of the window of rows' table once the
  * store is ready; the selected row's details go through the capture view model as for any row.
+ *
+ * The table holds only the rows it shows, with a scroll bar of its own over every row
+ * ({@link WindowedTable}).
  */
 public final class StoreTableView extends VBox {
     private final CaptureViewModel vm;
     private final TableView<EventRow> table = new TableView<>();
+    private final WindowedTable rowsShown = new WindowedTable(table);
     private final TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
     private final TextField goTo = new TextField();
     private final Label message = new Label();
@@ -131,8 +135,8 @@ public final class StoreTableView extends VBox {
             }
         });
         table.setContextMenu(contextMenu(show));
-        VBox.setVgrow(table, Priority.ALWAYS);
-        getChildren().addAll(head, new VBox(2, filterRow, error), table);
+        VBox.setVgrow(rowsShown, Priority.ALWAYS);
+        getChildren().addAll(head, new VBox(2, filterRow, error), rowsShown);
 
         vm.storeTableProperty().addListener((o, a, t) -> {
             if (a != null) {
@@ -140,9 +144,8 @@ public final class StoreTableView extends VBox {
             }
             bound = t;
             table.getSortOrder().clear();
+            rowsShown.setTable(t);
             if (t == null) {
-                table.itemsProperty().unbind();
-                table.setItems(javafx.collections.FXCollections.emptyObservableList());
                 rows.textProperty().unbind();
                 error.textProperty().unbind();
                 error.visibleProperty().unbind();
@@ -158,7 +161,6 @@ public final class StoreTableView extends VBox {
             }
             filter.setText(t.filterTextProperty().get());
             filter.textProperty().bindBidirectional(t.filterTextProperty());
-            table.itemsProperty().bind(t.rowsProperty());
             rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d events (all, from the store)",
                     t.shownProperty().get(), t.total()), t.shownProperty()));
             error.textProperty().bind(t.filterErrorProperty());
@@ -182,40 +184,21 @@ public final class StoreTableView extends VBox {
         tv.wallClockProperty().addListener((o, a, b) -> table.refresh());
     }
 
-    /** Selects a frame's row and scrolls the table to it (no-op without a store table). */
+    /** Selects a frame's row and scrolls the table to it, three rows below the top (no-op without a store table). */
     public void showFrame(long frame) {
         if (bound == null) {
             return;
         }
         bound.goToFrame(frame, i -> {
             if (i >= 0) {
-                table.getSelectionModel().clearAndSelect(i);
-                scrollToRow(i);
+                rowsShown.showRow(i, frame);
             }
         });
     }
 
-    /**
-     * Scrolls the table so that row {@code i} shows three rows below the top. With a fixed cell
-     * size the flow's position (0..1) maps to a row by one division, so this sets the position;
-     * {@link TableView#scrollTo(int)} instead makes JavaFX 21's {@code VirtualFlow} size every row
-     * from 0 to {@code i} (linear in the row number: most of a second at row 10 M).
-     *
-     * @param i a row of the table's items (0-based)
-     */
-    public void scrollToRow(int i) {
-        int top = Math.max(0, i - 3);
-        int n = table.getItems().size();
-        double cell = table.getFixedCellSize();
-        if (table.lookup(".virtual-flow") instanceof javafx.scene.control.skin.VirtualFlow<?> flow && cell > 0 && n > 0) {
-            double viewport = flow.getHeight();
-            double scrollable = n * cell - viewport;
-            if (scrollable > cell) {
-                flow.setPosition(Math.min(1, top * cell / scrollable));
-                return;
-            }
-        }
-        table.scrollTo(top);
+    /** The rows shown, their scroll bar and the selected row, as numbers of the store table's rows. */
+    public WindowedTable rows() {
+        return rowsShown;
     }
 
     /** Ctrl+G: focuses the Go to frame box. */

@@ -238,7 +238,7 @@ class StoreTableTest {
 
     @Test
     void frameRunsMapEveryRankToItsFrameAndBack() throws Exception {
-        StoreTable.FrameRuns runs = StoreTable.FrameRuns.of(table.store().connection(), table.total());
+        FrameRuns runs = FrameRuns.of(table.store().connection(), table.total());
         assertNotNull(runs, "the store's rows are in frame order");
         assertEquals(EVENTS.size(), runs.rows());
         java.util.Set<Long> events = new java.util.HashSet<>();

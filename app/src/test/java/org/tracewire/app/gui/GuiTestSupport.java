@@ -60,6 +60,44 @@ final class GuiTestSupport {
         org.junit.jupiter.api.Assertions.assertTrue(vm.runningProperty().get(), vm.statusProperty().get());
     }
 
+    /**
+     * A pcapng of the ring-buffer fixture's records repeated to at least {@code atLeast} records,
+     * and the frame number of each of its events, in order (one read of the file).
+     */
+    static long[] repeatedFixture(Path file, int atLeast) throws java.io.IOException {
+        java.util.List<org.tracewire.record.EventRecord> one = org.tracewire.testing.FixtureRecords.load();
+        java.util.List<org.tracewire.record.EventRecord> recs = new java.util.ArrayList<>();
+        while (recs.size() < atLeast) {
+            recs.addAll(one);
+        }
+        org.tracewire.testing.FixturePcapng.write(file, recs);
+        recs = null;
+        java.util.List<Long> frames = new java.util.ArrayList<>();
+        try (org.tracewire.input.PcapngInput in = org.tracewire.input.PcapngInput.open(file)) {
+            for (var it = in.events(); it.hasNext(); ) {
+                frames.add(it.next().frame());
+            }
+        }
+        return frames.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Opens a pcapng in the window as the launcher's --open does: its first page, then the file. */
+    static void openInWindow(Path file) {
+        fx(() -> {
+            view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
+            vm.openFile(file);
+        });
+    }
+
+    /** Go to frame as a user does it: a click on the table, Ctrl+G, the number, Enter. */
+    static void goToFrameByKeys(org.testfx.api.FxRobot robot, javafx.scene.Node table, long frame) throws TimeoutException {
+        robot.clickOn(table);
+        robot.push(javafx.scene.input.KeyCode.CONTROL, javafx.scene.input.KeyCode.G);
+        waitUntil(() -> robot.lookup("#store-goto").query().isFocused());
+        robot.write(Long.toString(frame));
+        robot.push(javafx.scene.input.KeyCode.ENTER);
+    }
+
     static void fx(Runnable r) {
         WaitForAsyncUtils.waitForAsyncFx(10_000, r);
         Platform.requestNextPulse();

@@ -53,7 +53,8 @@ class QueryGuiTest {
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null);
         TabPane tabs = robot.lookup(".tab-pane").queryAs(TabPane.class);
         TableView<EventRow> events = robot.lookup("#store-table").queryAs(TableView.class);
-        GuiTestSupport.waitUntil(() -> events.getItems().size() == oracle.events.size());
+        org.tracewire.app.capture.WindowedTable storeRows = GuiTestSupport.view.storePane().rows();
+        GuiTestSupport.waitUntil(() -> events.isVisible() && storeRows.rowCount() == oracle.events.size());
 
         // the pid that switched out most often (not idle): its switches are the expected frames
         java.util.Map<Integer, Integer> outs = new java.util.HashMap<>();
@@ -82,13 +83,15 @@ class QueryGuiTest {
 
         robot.clickOn("#query-show-events");
         GuiTestSupport.waitUntil(() -> tabs.getSelectionModel().getSelectedItem().getText().equals("Capture"));
-        GuiTestSupport.waitUntil(() -> events.getItems().size() == expected.size());
+        GuiTestSupport.waitUntil(() -> storeRows.rowCount() == expected.size());
         List<Long> shown = new ArrayList<>();
         GuiTestSupport.waitUntil(() -> {
-            shown.clear();
-            for (EventRow r : events.getItems()) {
-                shown.add(r.frame());
-            }
+            GuiTestSupport.fx(() -> { // every row of the view, not only those on screen
+                shown.clear();
+                for (EventRow r : GuiTestSupport.vm.capture().storeTableProperty().get().rowsProperty().get()) {
+                    shown.add(r.frame());
+                }
+            });
             return !shown.contains(0L);
         });
         assertEquals(expected, shown, "the table shows exactly the frames of the query");
@@ -96,7 +99,7 @@ class QueryGuiTest {
 
         // lift it, then a query DuckDB refuses
         robot.clickOn("#store-filter-frames");
-        GuiTestSupport.waitUntil(() -> events.getItems().size() == oracle.events.size());
+        GuiTestSupport.waitUntil(() -> storeRows.rowCount() == oracle.events.size());
         robot.clickOn("Query");
         GuiTestSupport.fx(() -> GuiTestSupport.vm.query().sqlProperty().set("SELECT nope FROM sched_switch"));
         robot.clickOn("#query-run");

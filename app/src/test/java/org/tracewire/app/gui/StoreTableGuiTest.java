@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TreeView;
@@ -20,11 +17,7 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
-import org.tracewire.input.PcapngInput;
-import org.tracewire.input.RecordInput;
-import org.tracewire.record.EventRecord;
-import org.tracewire.testing.FixturePcapng;
-import org.tracewire.testing.FixtureRecords;
+import org.tracewire.app.capture.WindowedTable;
 
 /**
  * Headless: a pcapng of more events than the streamed table's window, opened in the real window:
@@ -44,56 +37,40 @@ class StoreTableGuiTest {
     @Test
     @SuppressWarnings("unchecked")
     void openedFileGoesToFrame(FxRobot robot) throws Exception {
-        List<EventRecord> one = FixtureRecords.load();
-        List<EventRecord> recs = new ArrayList<>();
-        while (recs.size() < 60_000) {
-            recs.addAll(one);
-        }
-        Path file = FixturePcapng.write(dir.resolve("many.pcapng"), recs);
-        List<Long> frames = new ArrayList<>();
-        try (PcapngInput in = PcapngInput.open(file)) {
-            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
-                frames.add(it.next().frame());
-            }
-        }
-        GuiTestSupport.fx(() -> {
-            GuiTestSupport.view.show(org.tracewire.app.AppLauncher.firstPage(null, file));
-            GuiTestSupport.vm.openFile(file);
-        });
+        Path file = dir.resolve("many.pcapng");
+        long[] frames = GuiTestSupport.repeatedFixture(file, 60_000);
+        GuiTestSupport.openInWindow(file);
         TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
+        WindowedTable rows = GuiTestSupport.view.storePane().rows();
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null
-                && table.isVisible() && table.getItems().size() == frames.size()
-                && table.getItems().get(0).frame() == frames.get(0));
-        assertTrue(frames.size() > 50_000, "more events than the streamed window");
+                && table.isVisible() && rows.rowCount() == frames.length
+                && table.getItems().get(0).frame() == frames[0]);
+        assertTrue(frames.length > 50_000, "more events than the streamed window");
         GuiTestSupport.waitUntil(() -> robot.lookup("#status-events").queryAs(Label.class).getText()
-                .equals(String.format("%,d events", frames.size())));
+                .equals(String.format("%,d events", frames.length)));
         GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
                 .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
-                .anyMatch(r -> r.getIndex() == 0 && r.getItem() != null && r.getItem().frame() == frames.get(0)));
+                .anyMatch(r -> r.getIndex() == 0 && r.getItem() != null && r.getItem().frame() == frames[0]));
 
-        int target = frames.size() - 5;
-        long frame = frames.get(target);
-        robot.clickOn(table);
-        robot.push(KeyCode.CONTROL, KeyCode.G);
-        GuiTestSupport.waitUntil(() -> robot.lookup("#store-goto").query().isFocused());
-        robot.write(Long.toString(frame));
-        robot.push(KeyCode.ENTER);
+        int target = frames.length - 5;
+        long frame = frames[target];
+        GuiTestSupport.goToFrameByKeys(robot, table, frame);
         GuiTestSupport.waitUntil(() -> table.getSelectionModel().getSelectedItem() != null
                 && table.getSelectionModel().getSelectedItem().frame() == frame);
-        assertEquals(target, table.getSelectionModel().getSelectedIndex());
+        assertEquals(target, rows.selectedRow());
         TreeView<String> details = robot.lookup("#capture-fields").queryAs(TreeView.class);
         String event = table.getSelectionModel().getSelectedItem().event();
         GuiTestSupport.waitUntil(() -> details.getRoot().getChildren().stream()
                 .anyMatch(i -> i.getValue() != null && i.getValue().contains(event.substring(event.indexOf(':') + 1))));
         GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
                 .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
-                .anyMatch(r -> r.getIndex() == target && r.getItem() != null && r.getItem().frame() == frame));
+                .anyMatch(r -> r.getIndex() == target - rows.topRow() && r.getItem() != null && r.getItem().frame() == frame));
 
         // Enter in the store table's filter box filters and starts no capture
         var capture = GuiTestSupport.vm.capture();
         String before = WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.statusProperty().get());
         robot.clickOn("#store-filter").write("common_pid == 0").type(KeyCode.ENTER);
-        GuiTestSupport.waitUntil(() -> table.getItems().size() > 0 && table.getItems().size() < frames.size());
+        GuiTestSupport.waitUntil(() -> rows.rowCount() > 0 && rows.rowCount() < frames.length);
         assertEquals(before, WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.statusProperty().get()), "no start was asked for");
         assertEquals(false, WaitForAsyncUtils.waitForAsyncFx(10_000, () -> capture.busyProperty().get()
                 || capture.runningProperty().get()));

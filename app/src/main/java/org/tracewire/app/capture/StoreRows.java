@@ -1,0 +1,366 @@
+package org.tracewire.app.capture;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import javafx.collections.ObservableListBase;
+import org.tracewire.app.util.TaskExecutor;
+
+/**
+ * The rows of a {@link StoreTable}'s views: how a view numbers its rows, the row of a frame, and
+ * pages of {@value #PAGE} rows read from the store ({@code events} by frame) and decoded from the
+ * file at each event's {@code file_offset} ({@link FrameReader}).
+ *
+ * <p>Unfiltered in frame order a row's number is its event's rank in the store ({@link FrameRuns}:
+ * nothing is materialised); any other view keeps its frames, in order, in a table
+ * {@code tracewire_table.rows_GEN(frame)} of the store's in-memory database whose {@code rowid} is
+ * the row number. Not a temporary table: those are their connection's own, and the row of a frame
+ * is looked up on a connection of its own ({@code DuckDBConnection.duplicate()}), so that it never
+ * waits behind the pages being fetched on the table's query thread. The schema is not
+ * {@code main}, so the query view's schema does not list it.
+ *
+ * <p>Threads: {@link #number}, {@link #rowOf}, {@link #notShown} and {@link #page} run on the
+ * thread that owns the connection they are given; the file is read under a lock (a
+ * {@link FrameReader} is not thread-safe).
+ */
+final class StoreRows {
+    /** Rows per page fetched. */
+    static final int PAGE = 512;
+    /** Pages kept per view (least recently used dropped). */
+    static final int CACHED_PAGES = 64;
+    /** Rows around the rows shown whose pages are fetched ahead ({@link Rows#showing}). */
+    static final int AHEAD = 128;
+    private static final String SCHEMA = "tracewire_table";
+
+    /**
+     * How one view numbers its rows.
+     *
+     * @param gen       the table's generation of the view
+     * @param plain     rows are the store's frame order ({@link FrameRuns}), else {@code table}'s rowids
+     * @param ascending for a plain view, frame order ascending
+     * @param table     the view's table of frames (null for a plain view)
+     * @param size      rows in the view
+     */
+    record View(long gen, boolean plain, boolean ascending, String table, long size) {
+    }
+
+    private final FrameReader frames;
+    private final FrameRuns runs;
+
+    /**
+     * @param frames reads the rows' frames again from the file
+     * @param runs   the store's frame order, or null when the store's rows are not in frame order
+     */
+    StoreRows(FrameReader frames, FrameRuns runs) {
+        this.frames = frames;
+        this.runs = runs;
+    }
+
+    /**
+     * Numbers a view's rows: plain when it has no condition and is in frame order (and the store's
+     * rows are), else its frames in a table of the generation; the table of the view before
+     * ({@code previous}) is dropped.
+     *
+     * @param db       the table's connection (its query thread)
+     * @param gen      the view's generation
+     * @param where    conditions over {@code events}, joined by AND (empty: every event)
+     * @param order    the ORDER BY of the view ({@code frame} or {@code frame DESC} for frame order)
+     * @param previous the view before, or null
+     * @return the view
+     * @throws SQLException when DuckDB fails
+     */
+    View number(Connection db, long gen, List<String> where, String order, View previous) throws SQLException {
+        View v;
+        try (Statement s = db.createStatement()) {
+            boolean byFrame = order.equals("frame") || order.equals("frame DESC");
+            if (where.isEmpty() && byFrame && runs != null) {
+                v = new View(gen, true, order.equals("frame"), null, runs.rows());
+            } else {
+                String table = SCHEMA + ".rows_" + gen;
+                s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
+                // only the frames, in order: a row's number is its rowid (insertion order kept)
+                s.execute("CREATE OR REPLACE TABLE " + table + " AS SELECT frame FROM events"
+                        + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY " + order);
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+                    rs.next();
+                    v = new View(gen, false, true, table, rs.getLong(1));
+                }
+            }
+            if (previous != null && previous.table() != null && !previous.table().equals(v.table())) {
+                s.execute("DROP TABLE IF EXISTS " + previous.table());
+            }
+        }
+        return v;
+    }
+
+    /**
+     * The row of a frame in a view.
+     *
+     * @param db any connection to the store's database
+     * @return the row (0-based), or -1 when the frame is not in the view
+     * @throws SQLException when DuckDB fails (the view's table dropped meanwhile, say)
+     */
+    long rowOf(Connection db, View v, long frame) throws SQLException {
+        if (v.plain()) {
+            long k = runs.rowOf(frame);
+            return k < 0 ? -1 : v.ascending() ? k : runs.rows() - 1 - k;
+        }
+        try (PreparedStatement ps = db.prepareStatement("SELECT rowid FROM " + v.table() + " WHERE frame = ?")) {
+            ps.setLong(1, frame);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : -1;
+            }
+        }
+    }
+
+    /** Why a frame is not in a view: filtered out, or no event of the file. */
+    static String notShown(Connection db, long frame) throws SQLException {
+        try (PreparedStatement q = db.prepareStatement("SELECT count(*) FROM events WHERE frame = ?")) {
+            q.setLong(1, frame);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) > 0 ? String.format("frame %,d is filtered out", frame)
+                        : String.format("frame %,d is no event of this file", frame);
+            }
+        }
+    }
+
+    /**
+     * One page of a view: its rows read from the store and decoded from the file.
+     *
+     * @param db   any connection to the store's database
+     * @param page the page (rows {@code page * PAGE} on)
+     * @return the page's rows (a row whose event is missing is null)
+     * @throws SQLException when DuckDB fails
+     */
+    EventRow[] page(Connection db, View v, int page) throws SQLException {
+        long from = (long) page * PAGE;
+        int n = (int) Math.max(0, Math.min(PAGE, v.size() - from));
+        long[] frame = new long[n];
+        Map<Long, Integer> at = new HashMap<>();
+        if (v.plain()) {
+            for (int k = 0; k < n; k++) {
+                frame[k] = runs.frameAt(v.ascending() ? from + k : runs.rows() - 1 - from - k);
+                at.put(frame[k], k);
+            }
+        } else {
+            try (PreparedStatement ps = db.prepareStatement("SELECT rowid, frame FROM " + v.table()
+                    + " WHERE rowid >= ? AND rowid < ?")) {
+                ps.setLong(1, from);
+                ps.setLong(2, from + n);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        int k = (int) (rs.getLong(1) - from);
+                        frame[k] = rs.getLong(2);
+                        at.put(frame[k], k);
+                    }
+                }
+            }
+        }
+        EventRow[] out = new EventRow[n];
+        if (at.isEmpty()) {
+            return out;
+        }
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        StringBuilder in = new StringBuilder();
+        for (long f : at.keySet()) {
+            lo = Math.min(lo, f);
+            hi = Math.max(hi, f);
+            in.append(in.length() == 0 ? "" : ",").append(f);
+        }
+        List<Object[]> found = new ArrayList<>();
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT frame, ts, cpu, pid, comm, event, file_offset FROM events WHERE frame BETWEEN "
+                     + lo + " AND " + hi + " AND frame IN (" + in + ")")) {
+            while (rs.next()) {
+                long offset = rs.getLong(7);
+                found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),
+                    rs.wasNull() ? -1L : offset});
+            }
+        }
+        List<Integer> withOffset = new ArrayList<>();
+        for (int k = 0; k < found.size(); k++) {
+            if ((long) found.get(k)[6] >= 0) {
+                withOffset.add(k);
+            }
+        }
+        long[] offsets = new long[withOffset.size()];
+        long[] numbers = new long[withOffset.size()];
+        for (int k = 0; k < offsets.length; k++) {
+            offsets[k] = (long) found.get(withOffset.get(k))[6];
+            numbers[k] = (long) found.get(withOffset.get(k))[0];
+        }
+        EventRow[] read = new EventRow[found.size()];
+        String problem = null;
+        try {
+            EventRow[] decoded;
+            synchronized (frames) {
+                decoded = frames.rows(offsets, numbers);
+            }
+            for (int k = 0; k < decoded.length; k++) {
+                read[withOffset.get(k)] = decoded[k];
+            }
+        } catch (IOException | RuntimeException e) {
+            problem = e.getMessage();
+        }
+        for (int k = 0; k < found.size(); k++) {
+            Object[] c = found.get(k);
+            long f = (long) c[0];
+            String comm = (String) c[4];
+            EventRow r = read[k];
+            if (r == null) {
+                r = new EventRow((long) c[1], (int) c[2], (int) c[3], comm, (String) c[5],
+                        "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), f, null);
+            } else if (comm != null) {
+                r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
+            }
+            out[at.get(f)] = r;
+        }
+        return out;
+    }
+
+    /**
+     * The virtual list of one view: {@link View#size()} rows, a row not fetched yet is
+     * {@link StoreTable#LOADING} until its page arrives (then the list reports an update of those
+     * rows). Pages are fetched on the query thread; a page no longer near the rows shown
+     * ({@link #showing}) when its turn comes is not fetched. UI thread.
+     */
+    final class Rows extends ObservableListBase<EventRow> {
+        private final View view;
+        private final int size;
+        private final Connection db;
+        private final Executor queries;
+        private final TaskExecutor ui;
+        private final LongSupplier generation;
+        private final Consumer<String> problem;
+        private final Map<Integer, EventRow[]> pages = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, EventRow[]> e) {
+                return size() > CACHED_PAGES;
+            }
+        };
+        private final Set<Integer> requested = new HashSet<>();
+        /** The rows shown, [from, to): pages near them are fetched, others skipped. */
+        private volatile long shownFrom;
+        private volatile long shownTo = Long.MAX_VALUE;
+
+        /**
+         * @param view       the view
+         * @param db         the query thread's connection
+         * @param queries    the query thread
+         * @param ui         hands pages to the UI thread
+         * @param generation the table's current generation (a page of an older view is not fetched)
+         * @param problem    told (UI thread) when a page cannot be read
+         */
+        Rows(View view, Connection db, Executor queries, TaskExecutor ui, LongSupplier generation, Consumer<String> problem) {
+            this.view = view;
+            this.size = (int) Math.min(view.size(), Integer.MAX_VALUE);
+            this.db = db;
+            this.queries = queries;
+            this.ui = ui;
+            this.generation = generation;
+            this.problem = problem;
+        }
+
+        View view() {
+            return view;
+        }
+
+        @Override
+        public EventRow get(int index) {
+            if (index < 0 || index >= size) {
+                throw new IndexOutOfBoundsException(index);
+            }
+            int p = index / PAGE;
+            EventRow[] page = pages.get(p);
+            if (page == null && requested.add(p)) {
+                fetch(p, false);
+                page = pages.get(p); // a direct executor has it already
+            }
+            EventRow r = page == null ? null : page[index % PAGE];
+            return r == null ? StoreTable.LOADING : r;
+        }
+
+        /**
+         * Says which rows are shown, [from, to): their pages and those within {@value #AHEAD} rows
+         * are fetched now; such pages still queued when the rows shown have moved far from them
+         * are skipped (pages asked for by {@link #get} are always fetched).
+         */
+        void showing(int from, int to) {
+            shownFrom = from;
+            shownTo = to;
+            int first = Math.max(0, from - AHEAD) / PAGE;
+            int last = Math.min(size - 1, to + AHEAD) / PAGE;
+            for (int p = first; p <= last && size > 0; p++) {
+                if (!pages.containsKey(p) && requested.add(p)) {
+                    fetch(p, true);
+                }
+            }
+        }
+
+        private boolean wanted(int p) {
+            long from = (long) p * PAGE;
+            return from < shownTo + AHEAD && from + PAGE > shownFrom - AHEAD;
+        }
+
+        /** Fetches a page on the query thread; one asked for by {@link #showing} only while still near the rows shown. */
+        private void fetch(int p, boolean ahead) {
+            queries.execute(() -> {
+                if (generation.getAsLong() != view.gen()) {
+                    return;
+                }
+                if (ahead && !wanted(p)) {
+                    ui.runOnUi(() -> {
+                        requested.remove(p);
+                        if (wanted(p) && !pages.containsKey(p) && requested.add(p)) {
+                            fetch(p, true); // shown again meanwhile
+                        }
+                    });
+                    return;
+                }
+                EventRow[] page;
+                try {
+                    page = page(db, view, p);
+                } catch (SQLException e) {
+                    String why = "cannot query the store: " + e.getMessage();
+                    ui.runOnUi(() -> problem.accept(why));
+                    return;
+                }
+                ui.runOnUi(() -> put(p, page));
+            });
+        }
+
+        /** Keeps a page fetched elsewhere (go to frame) and reports its rows updated. */
+        void put(int p, EventRow[] page) {
+            requested.remove(p);
+            if (generation.getAsLong() != view.gen()) {
+                return;
+            }
+            pages.put(p, page);
+            beginChange();
+            for (int i = 0; i < page.length; i++) {
+                nextUpdate(p * PAGE + i);
+            }
+            endChange();
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+    }
+}
