@@ -5,11 +5,15 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javafx.animation.PauseTransition;
 import javafx.application.Platform;
 import javafx.collections.ListChangeListener;
@@ -209,8 +213,8 @@ public final class TracewireApp {
      * names its count); the largest and the median at store ready (scripts/bench-app-live.sh).
      */
     private static void growthTiming(MainViewModel vm, MainView view) {
-        java.util.Map<Long, Long> committedAt = new java.util.HashMap<>();
-        java.util.List<Long> latencies = new java.util.ArrayList<>();
+        Map<Long, Long> committedAt = new HashMap<>();
+        List<Long> latencies = new ArrayList<>();
         vm.capture().runningProperty().addListener((o, was, running) -> {
             if (running) {
                 view.show(MainView.Page.HISTOGRAM);
@@ -221,9 +225,9 @@ public final class TracewireApp {
                 t.committedProperty().addListener((o2, a2, n) -> committedAt.put(n.longValue(), System.nanoTime()));
             }
         });
-        java.util.regex.Pattern so = java.util.regex.Pattern.compile("^([\\d,]+) events so far — capture running");
+        Pattern so = Pattern.compile("^([\\d,]+) events so far — capture running");
         vm.histogram().statusProperty().addListener((o, a, text) -> {
-            java.util.regex.Matcher m = so.matcher(text == null ? "" : text);
+            Matcher m = so.matcher(text == null ? "" : text);
             Long at = m.find() ? committedAt.remove(Long.parseLong(m.group(1).replace(",", ""))) : null;
             if (at != null) {
                 long ms = (System.nanoTime() - at) / 1_000_000;
@@ -233,7 +237,7 @@ public final class TracewireApp {
         });
         vm.capture().storeTableProperty().addListener((o, a, t) -> {
             if (t != null && !latencies.isEmpty()) {
-                java.util.List<Long> sorted = latencies.stream().sorted().toList();
+                List<Long> sorted = latencies.stream().sorted().toList();
                 System.err.println("timing: histogram refreshes while capturing: " + sorted.size() + ", after the commit median "
                         + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms");
             }

@@ -2,15 +2,18 @@ package org.tracewire.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -18,17 +21,17 @@ import org.tracewire.format.Field;
 import org.tracewire.input.RecordInput;
 import org.tracewire.input.TraceDatInput;
 import org.tracewire.record.EventRecord;
+import org.tracewire.text.SafeText;
 import org.tracewire.tracedat.TraceDatFile;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracetext.KernelTextRenderer;
-import org.tracewire.text.SafeText;
 import org.tracewire.tracetext.LatencyFormat;
 import org.tracewire.tracetext.StackText;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code tracewire report FILE}: the events of a recorded trace, one line each, in the kernel's
@@ -88,7 +91,7 @@ final class ReportCommand implements Callable<Integer> {
             if (json) {
                 JsonGenerator g = new JsonFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).createGenerator(out);
                 g.setCharacterEscapes(JsonControls.INSTANCE);
-                g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
+                g.setRootValueSeparator(new SerializedString("\n"));
                 for (long n = 1; it.hasNext(); n++) {
                     writeJson(g, it.next(), wall);
                     if (n % READER_CHECK == 0) {
@@ -255,7 +258,7 @@ final class ReportCommand implements Callable<Integer> {
      * JSON string escapes for what Jackson writes raw by default: C1 controls and the invisible
      * layout characters {@link SafeText} escapes, as {@code \\uNNNN} (C0 controls Jackson escapes itself).
      */
-    static final class JsonControls extends com.fasterxml.jackson.core.io.CharacterEscapes {
+    static final class JsonControls extends CharacterEscapes {
         static final JsonControls INSTANCE = new JsonControls();
         private final int[] ascii = standardAsciiEscapesForJSON();
 
@@ -269,9 +272,9 @@ final class ReportCommand implements Callable<Integer> {
         }
 
         @Override
-        public com.fasterxml.jackson.core.SerializableString getEscapeSequence(int ch) {
+        public SerializableString getEscapeSequence(int ch) {
             return SafeText.escape(String.valueOf((char) ch)).length() > 1
-                    ? new com.fasterxml.jackson.core.io.SerializedString(String.format("\\u%04x", ch)) : null;
+                    ? new SerializedString(String.format("\\u%04x", ch)) : null;
         }
     }
 }

@@ -21,6 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -30,6 +35,7 @@ import org.tracewire.filter.SqlFilterCompiler;
 import org.tracewire.format.EventFormat;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
+import org.tracewire.io.GrowingFile;
 import org.tracewire.tracedat.TraceDatException;
 
 /**
@@ -180,7 +186,7 @@ public final class CaptureStore implements AutoCloseable {
             }
             Path real = pcapng.toRealPath();
             StoreBuilder.Steps steps = new StoreBuilder.Steps(FOLLOW_STEP_MS * 1_000_000L, cs::committed);
-            BooleanSupplier stillWritten = written != null ? written : () -> org.tracewire.io.GrowingFile.openForWriting(real);
+            BooleanSupplier stillWritten = written != null ? written : () -> GrowingFile.openForWriting(real);
             f.thread = new Thread(() -> cs.runFollow(real, steps, stillWritten, counted), "store-follow");
             f.thread.setDaemon(true);
             f.thread.start();
@@ -209,16 +215,16 @@ public final class CaptureStore implements AutoCloseable {
 
     /** Least time between two commits of a followed store, ms. */
     static final int FOLLOW_STEP_MS = 1000;
-    private static final java.util.concurrent.atomic.AtomicInteger FOLLOWED = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger FOLLOWED = new AtomicInteger();
 
     /** A followed store's build: its thread, connections, state. */
     private static final class Follow {
         final Path file;
         final Path growing;
         final StoreCache cache;
-        final java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
-        final java.util.concurrent.CompletableFuture<StoreBuilder.Result> built = new java.util.concurrent.CompletableFuture<>();
-        final List<StoreBuilder.Committed> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final CountDownLatch first = new CountDownLatch(1);
+        final CompletableFuture<StoreBuilder.Result> built = new CompletableFuture<>();
+        final List<StoreBuilder.Committed> listeners = new CopyOnWriteArrayList<>();
         volatile boolean committedOnce;
         volatile boolean closing;
         volatile long events;
@@ -243,7 +249,7 @@ public final class CaptureStore implements AutoCloseable {
             try {
                 built.join();
                 return null;
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 return e.getCause();
             }
         }
@@ -352,9 +358,9 @@ public final class CaptureStore implements AutoCloseable {
      * The build of a followed store: completes with what was stored once the file is read to its
      * end (or exceptionally when the build failed); already complete for a store opened otherwise.
      */
-    public java.util.concurrent.CompletableFuture<StoreBuilder.Result> built() {
+    public CompletableFuture<StoreBuilder.Result> built() {
         return follow != null ? follow.built.copy()
-                : java.util.concurrent.CompletableFuture.completedFuture(null);
+                : CompletableFuture.completedFuture(null);
     }
 
     /** Events committed so far by a followed store's build (all events of any other store's source 0). */
@@ -384,7 +390,7 @@ public final class CaptureStore implements AutoCloseable {
         try {
             cs.built().join();
             return cs;
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             cs.close();
             if (e.getCause() instanceof IOException io) {
                 throw io;

@@ -2,6 +2,7 @@ package org.tracewire.store;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
@@ -63,7 +64,7 @@ public final class QueryOutput {
             }
             case JSON -> {
                 JsonGenerator g = new JsonFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).createGenerator(out);
-                g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
+                g.setRootValueSeparator(new SerializedString("\n"));
                 while (rs.next()) {
                     g.writeStartObject();
                     for (int i = 1; i <= n; i++) {

@@ -1,5 +1,7 @@
 package org.tracewire.app.capture;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -339,9 +341,9 @@ final class CaptureReading {
     }
 
     static boolean isPcapng(Path file) {
-        try (var in = java.nio.file.Files.newInputStream(file)) {
+        try (var in = Files.newInputStream(file)) {
             return PcapngInput.hasMagic(in.readNBytes(4));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

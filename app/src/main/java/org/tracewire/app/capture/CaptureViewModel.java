@@ -2,11 +2,15 @@ package org.tracewire.app.capture;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
+import javafx.beans.InvalidationListener;
 import javafx.beans.binding.Bindings;
 import javafx.beans.binding.StringBinding;
 import javafx.beans.property.BooleanProperty;
@@ -23,6 +27,7 @@ import javafx.collections.ObservableList;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.Messages;
+import org.tracewire.protocol.Protocol;
 import org.tracewire.record.EventRecord;
 import org.tracewire.store.StoreCache;
 import org.tracewire.tracefs.EventSelection;
@@ -54,7 +59,7 @@ public final class CaptureViewModel {
 
     private final TaskExecutor executor;
     private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
-    private final StringProperty iface = new SimpleStringProperty(org.tracewire.protocol.Protocol.DEFAULT_IFACE);
+    private final StringProperty iface = new SimpleStringProperty(Protocol.DEFAULT_IFACE);
     private final StringProperty pcapng = new SimpleStringProperty("");
     private final IntegerProperty bufferKb = new SimpleIntegerProperty(0);
     private final StringProperty status = new SimpleStringProperty("not capturing");
@@ -109,7 +114,7 @@ public final class CaptureViewModel {
         this.table = new EventTableViewModel(rows, executor);
         this.selected = table.selectedProperty();
         selected.addListener((o, a, b) -> showDetails(b));
-        javafx.beans.InvalidationListener state = o -> backendState.set(backendState(reading.openingProperty().get(),
+        InvalidationListener state = o -> backendState.set(backendState(reading.openingProperty().get(),
                 live.busyProperty().get(), live.runningProperty().get(), live.hasBackend()));
         reading.openingProperty().addListener(state);
         live.busyProperty().addListener(state);
@@ -204,7 +209,7 @@ public final class CaptureViewModel {
      *                into its {@code live} folder)
      * @param queries runs the store's build and queries, one at a time (one thread)
      */
-    public void setStore(StoreCache cache, java.util.concurrent.Executor queries) {
+    public void setStore(StoreCache cache, Executor queries) {
         reading.setStore(cache, queries, null);
     }
 
@@ -214,7 +219,7 @@ public final class CaptureViewModel {
      *
      * @param lookups runs go to frame's lookups, one at a time (one thread, not {@code queries})
      */
-    public void setStore(StoreCache cache, java.util.concurrent.Executor queries, java.util.concurrent.Executor lookups) {
+    public void setStore(StoreCache cache, Executor queries, Executor lookups) {
         reading.setStore(cache, queries, lookups);
     }
 
@@ -431,7 +436,7 @@ public final class CaptureViewModel {
      * @param file    the pcapng the backend writes
      * @param writing true while the backend may still write it
      */
-    void watch(Path file, java.util.function.BooleanSupplier writing) {
+    void watch(Path file, BooleanSupplier writing) {
         sourceFile.set(file.toString());
         reading.read(file, writing, new CaptureReading.Done() {
             @Override
@@ -511,7 +516,7 @@ public final class CaptureViewModel {
                 rows.append(batch);
             }
             received.set(received.get() + rec);
-            List<EventRow> shared = java.util.Collections.unmodifiableList(batch);
+            List<EventRow> shared = Collections.unmodifiableList(batch);
             table.appended(shared);
             for (RowSink sink : sinks) {
                 sink.appended(shared);

@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -81,7 +82,7 @@ final class FrameRuns {
 
     /** The frame of the row of rank {@code i} (0 ≤ i < {@link #rows()}). */
     long frameAt(long i) {
-        int k = java.util.Arrays.binarySearch(first, i);
+        int k = Arrays.binarySearch(first, i);
         k = k >= 0 ? k : -k - 2;
         return i + delta[k];
     }

@@ -5,13 +5,23 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import javafx.beans.InvalidationListener;
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import javafx.beans.value.ObservableLongValue;
 import javafx.beans.value.ObservableValue;
+import org.tracewire.app.util.BackgroundThreads;
 import org.tracewire.app.util.TaskExecutor;
 
 /**
@@ -92,13 +102,13 @@ public final class StoreQueries<R> {
     public static final long GROWTH_MS = 1500;
     /** How soon a re-query held back by a running query is looked at again, ms. */
     static final long GROWTH_RECHECK_MS = 250;
-    private static final java.util.concurrent.ScheduledExecutorService TIMER =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(org.tracewire.app.util.BackgroundThreads.factory("store-growth", false));
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
-    private final javafx.beans.property.StringProperty growingNote = new javafx.beans.property.SimpleStringProperty("");
-    private final javafx.beans.InvalidationListener grewListener = o -> grew();
+    private static final ScheduledExecutorService TIMER =
+            Executors.newSingleThreadScheduledExecutor(BackgroundThreads.factory("store-growth", false));
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final StringProperty growingNote = new SimpleStringProperty("");
+    private final InvalidationListener grewListener = o -> grew();
     private Runnable growth;
-    private java.util.function.BooleanSupplier busy = () -> false;
+    private BooleanSupplier busy = () -> false;
     private boolean growthPending;
     private boolean recheckQueued;
     private long lastGrowth;
@@ -263,7 +273,7 @@ public final class StoreQueries<R> {
      *
      * @param busy true while such work runs (UI thread)
      */
-    public void busyWhile(java.util.function.BooleanSupplier busy) {
+    public void busyWhile(BooleanSupplier busy) {
         this.busy = busy;
     }
 
@@ -271,7 +281,7 @@ public final class StoreQueries<R> {
      * "N events so far — capture running" while the view's store grows, else empty (UI thread):
      * the view shows it with its results.
      */
-    public javafx.beans.property.ReadOnlyStringProperty growingNoteProperty() {
+    public ReadOnlyStringProperty growingNoteProperty() {
         return growingNote;
     }
 
@@ -306,7 +316,7 @@ public final class StoreQueries<R> {
                 TIMER.schedule(() -> ui.accept(() -> {
                     recheckQueued = false;
                     checkGrowth();
-                }), wait, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }), wait, TimeUnit.MILLISECONDS);
             }
             return;
         }

@@ -11,19 +11,28 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
+import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import org.duckdb.DuckDBConnection;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.Filter;
 import org.tracewire.filter.FilterSyntaxException;
@@ -87,17 +96,17 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private final TaskExecutor ui;
     /** Events of the store: all of them, or those committed so far while it grows (query thread writes). */
     private volatile long total;
-    private final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> events = new CopyOnWriteArrayList<>();
     /** Typed tables (views) naming a task by pid: table → its pid columns. */
-    private final Map<String, List<String>> pidColumns = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final Map<String, List<String>> pidColumns = new ConcurrentSkipListMap<>();
     /** Events committed so far while the store grows; its whole count once built (UI thread). */
     private final LongProperty committed = new SimpleLongProperty();
     /** True while the store is built from a live capture's growing file (UI thread). */
-    private final javafx.beans.property.BooleanProperty growing = new javafx.beans.property.SimpleBooleanProperty();
+    private final BooleanProperty growing = new SimpleBooleanProperty();
     /** Completes once the store holds the whole file and the table knows it ({@link #built()}). */
-    private final java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
     /** A catalog re-read is queued on the query thread (coalesces commits). */
-    private final java.util.concurrent.atomic.AtomicBoolean catalogQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean catalogQueued = new AtomicBoolean();
     private final AtomicLong generation = new AtomicLong();
 
     private final ObjectProperty<ObservableList<EventRow>> rows = new SimpleObjectProperty<>(FXCollections.emptyObservableList());
@@ -207,7 +216,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      *
      * @param writing null for a finished file, else true while the capture may still write it
      */
-    public static StoreTable open(Path file, StoreCache cache, java.util.function.BooleanSupplier writing,
+    public static StoreTable open(Path file, StoreCache cache, BooleanSupplier writing,
                                   LongConsumer counted, Executor queries, TaskExecutor ui) throws IOException, SQLException {
         CaptureStore store = writing == null ? CaptureStore.open(List.of(file), cache, null, false, counted)
                 : CaptureStore.following(file, cache, writing, counted);
@@ -280,7 +289,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     }
 
     /** True while the store grows with a live capture's file (UI thread). */
-    public javafx.beans.property.ReadOnlyBooleanProperty growingProperty() {
+    public ReadOnlyBooleanProperty growingProperty() {
         return growing;
     }
 
@@ -288,7 +297,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      * Completes (on the query thread, the table's counts and frame order then those of every
      * event) once the store holds the whole file; at once for a finished file's store.
      */
-    public java.util.concurrent.CompletableFuture<Void> built() {
+    public CompletableFuture<Void> built() {
         return ready.copy();
     }
 
@@ -308,7 +317,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      * @throws SQLException when DuckDB fails (the store is closed, say)
      */
     public Connection newConnection() throws SQLException {
-        return store.connection().unwrap(org.duckdb.DuckDBConnection.class).duplicate();
+        return store.connection().unwrap(DuckDBConnection.class).duplicate();
     }
 
     /** Events in the store (the file's event count; while it grows, those committed at the table's last look). */
@@ -671,8 +680,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      *         exceptionally with a {@link FilterSyntaxException} (with its position) or an
      *         {@link SQLException}
      */
-    public java.util.concurrent.CompletableFuture<String> filterCondition(String filter) {
-        java.util.concurrent.CompletableFuture<String> f = new java.util.concurrent.CompletableFuture<>();
+    public CompletableFuture<String> filterCondition(String filter) {
+        CompletableFuture<String> f = new CompletableFuture<>();
         String text = filter == null ? "" : filter.strip();
         queries.execute(() -> {
             try {

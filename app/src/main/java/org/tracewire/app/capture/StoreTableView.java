@@ -12,14 +12,17 @@ import javafx.scene.control.Label;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.SelectionMode;
 import javafx.scene.control.SeparatorMenuItem;
+import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyEvent;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
+import org.controlsfx.control.textfield.TextFields;
 
 /**
  * The event table of an opened pcapng over its capture store ({@link StoreTable}): every event,
@@ -34,7 +37,7 @@ public final class StoreTableView extends VBox {
     private final CaptureViewModel vm;
     private final TableView<EventRow> table = new TableView<>();
     private final WindowedTable rowsShown = new WindowedTable(table);
-    private final TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+    private final TextField filter = TextFields.createClearableTextField();
     private final TextField goTo = new TextField();
     private final Label message = new Label();
     private StoreTable bound;
@@ -69,7 +72,7 @@ public final class StoreTableView extends VBox {
 
         filter.setId("store-filter");
         filter.setPromptText("Filter (kernel syntax, over every event), e.g.  common_pid == 1 && prev_state & 1,  COMM ~ \"kwork*\"");
-        filter.addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+        filter.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
             if (e.getCode() == KeyCode.ENTER) {
                 e.consume(); // the filter applies as it is typed; Enter goes to no button
             }
@@ -100,7 +103,7 @@ public final class StoreTableView extends VBox {
         table.getColumns().add(col("Frame", EventRow::frame, 80, StoreTable.Column.FRAME));
         TableColumn<EventRow, EventRow> time = new TableColumn<>("Time");
         time.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
-        time.setCellFactory(c -> new javafx.scene.control.TableCell<>() {
+        time.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(EventRow item, boolean empty) {
                 super.updateItem(item, empty);

@@ -4,6 +4,7 @@ import javafx.application.Platform;
 import javafx.beans.value.ChangeListener;
 import javafx.collections.ListChangeListener;
 import javafx.collections.ObservableList;
+import javafx.event.EventHandler;
 import javafx.geometry.Orientation;
 import javafx.scene.Node;
 import javafx.scene.control.ScrollBar;
@@ -245,7 +246,7 @@ public final class WindowedTable extends HBox {
                 setTop((int) Math.round(b.doubleValue()));
             }
         });
-        javafx.event.EventHandler<ScrollEvent> wheelHandler = e -> {
+        EventHandler<ScrollEvent> wheelHandler = e -> {
             if (e.getDeltaY() == 0 || Math.abs(e.getDeltaX()) > Math.abs(e.getDeltaY())) {
                 return; // sideways: the table's own horizontal scrolling
             }

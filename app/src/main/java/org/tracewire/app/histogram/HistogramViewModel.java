@@ -3,12 +3,15 @@ package org.tracewire.app.histogram;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import javafx.beans.Observable;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
@@ -43,6 +46,7 @@ import org.tracewire.filter.Filter;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.record.EventRecord;
+import org.tracewire.tracefs.Tracefs;
 
 /**
  * The histogram view's state: a keyed aggregate built visually in the vocabulary of the kernel's
@@ -144,7 +148,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             return rows -> aggregate(agg, ev, rows);
         }, this::publish, e -> status.set("histogram: " + e.getMessage()));
         event.addListener((o, a, b) -> eventChanged());
-        for (javafx.beans.Observable p : List.of(key1, key1Modifier, key1Buckets, key2, key2Modifier, sortField, descending, size,
+        for (Observable p : List.of(key1, key1Modifier, key1Buckets, key2, key2Modifier, sortField, descending, size,
                 filter, values)) {
             p.addListener(o -> rebuild());
         }
@@ -171,7 +175,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     }
 
     /** Whether the histogram is on screen: it queries a store when first shown ({@link StoreQueries}). */
-    public javafx.beans.property.BooleanProperty shownProperty() {
+    public BooleanProperty shownProperty() {
         return db.shownProperty();
     }
 
@@ -186,7 +190,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     private volatile Known knownFormats = new Known(null, Map.of());
 
     private static Holds holds(StoreHistogram h) {
-        Map<String, EventFormat> formats = new java.util.HashMap<>();
+        Map<String, EventFormat> formats = new HashMap<>();
         for (String ev : h.eventCounts().keySet()) {
             if (h.format(ev) != null) {
                 formats.put(ev, h.format(ev));
@@ -297,7 +301,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
      *
      * @param tracefs the tree browsed (live as root, else the snapshot), or null
      */
-    public void loadSupport(org.tracewire.tracefs.Tracefs tracefs) {
+    public void loadSupport(Tracefs tracefs) {
         if (tracefs == null) {
             return;
         }
@@ -643,7 +647,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
             // a log2 histogram: every power of two between the smallest and largest, in order
             long lo = Long.MAX_VALUE;
             long hi = Long.MIN_VALUE;
-            Map<Long, Long> byExp = new java.util.HashMap<>();
+            Map<Long, Long> byExp = new HashMap<>();
             for (HistEntry e : list) {
                 long k = e.keys().get(0).number();
                 lo = Math.min(lo, k);
@@ -654,7 +658,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
                 out.add(new Bar("2^" + k, byExp.getOrDefault(k, 0L)));
             }
         } else {
-            java.util.Set<String> taken = new java.util.HashSet<>();
+            Set<String> taken = new HashSet<>();
             for (HistEntry e : list) {
                 if (out.size() == MAX_BARS) {
                     break;

@@ -1,5 +1,6 @@
 package org.tracewire.app.iograph;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
@@ -18,9 +20,10 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
 import javafx.collections.ObservableList;
-import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.capture.StoreQueries;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.filter.FilterSyntaxException;
 
@@ -75,7 +78,7 @@ public final class IoGraphViewModel {
     }
 
     private final TaskExecutor ui;
-    private final StoreQueries<java.sql.Connection> store;
+    private final StoreQueries<Connection> store;
     private final AtomicLong generation = new AtomicLong();
     private final LongProperty interval = new SimpleLongProperty(0);
     private final BooleanProperty perEvent = new SimpleBooleanProperty(true);
@@ -88,7 +91,7 @@ public final class IoGraphViewModel {
     private final BooleanProperty running = new SimpleBooleanProperty();
     private final LongProperty jumpedTo = new SimpleLongProperty(-1);
     private final LongProperty jumpTime = new SimpleLongProperty(-1);
-    private java.util.function.LongConsumer goToFrame = f -> { };
+    private LongConsumer goToFrame = f -> { };
     private boolean quiet;
 
     /**
@@ -104,7 +107,7 @@ public final class IoGraphViewModel {
             }
         });
         perEvent.addListener((o, a, b) -> refresh());
-        filters.addListener((javafx.collections.ListChangeListener<String>) c -> refresh());
+        filters.addListener((ListChangeListener<String>) c -> refresh());
     }
 
     /**
@@ -119,7 +122,7 @@ public final class IoGraphViewModel {
     }
 
     /** Whether the view is on screen: it opens the store when first shown ({@link StoreQueries}). */
-    public javafx.beans.property.BooleanProperty shownProperty() {
+    public BooleanProperty shownProperty() {
         return store.shownProperty();
     }
 
@@ -365,7 +368,7 @@ public final class IoGraphViewModel {
     }
 
     /** @param goToFrame selects a frame's row in the event table and shows the table (set by the main view) */
-    public void setGoToFrame(java.util.function.LongConsumer goToFrame) {
+    public void setGoToFrame(LongConsumer goToFrame) {
         this.goToFrame = goToFrame == null ? f -> { } : goToFrame;
     }
 

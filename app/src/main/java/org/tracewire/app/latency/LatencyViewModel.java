@@ -1,6 +1,7 @@
 package org.tracewire.app.latency;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,7 +137,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     }
 
     /** Whether the latency view is on screen: it queries a store when first shown ({@link StoreQueries}). */
-    public javafx.beans.property.BooleanProperty shownProperty() {
+    public BooleanProperty shownProperty() {
         return db.shownProperty();
     }
 
@@ -260,7 +261,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         }
         all.clear();
         pairs.clear();
-        java.util.Arrays.fill(counts, 0);
+        Arrays.fill(counts, 0);
         total.set(0);
         histogram.clear();
     }
@@ -317,7 +318,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     }
 
     private void refilter() {
-        java.util.Arrays.fill(counts, 0);
+        Arrays.fill(counts, 0);
         long n = 0;
         for (LatencyRow r : all) {
             if (kind.get() == null || kind.get() == r.kind()) {

@@ -1,5 +1,7 @@
 package org.tracewire.app.query;
 
+import java.io.IOException;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -141,7 +143,7 @@ public final class QueryViewModel {
     }
 
     private final TaskExecutor ui;
-    private final StoreQueries<java.sql.Connection> store;
+    private final StoreQueries<Connection> store;
     private final SessionStore sessions;
     private final AtomicLong seq = new AtomicLong();
     private final StringProperty sql = new SimpleStringProperty(
@@ -571,7 +573,7 @@ public final class QueryViewModel {
             store.worker().execute(() -> {
                 try {
                     sessions.saveQueryHistory(copy);
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     ui.runOnUi(() -> status.set("cannot keep the query history: " + e.getMessage()));
                 }
             });

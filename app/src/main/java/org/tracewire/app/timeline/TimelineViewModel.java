@@ -1,8 +1,17 @@
 package org.tracewire.app.timeline;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import javafx.application.Platform;
+import javafx.beans.binding.Bindings;
+import javafx.beans.binding.StringBinding;
+import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleLongProperty;
@@ -10,6 +19,7 @@ import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
 import javafx.collections.ObservableList;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
@@ -44,19 +54,19 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     private final LongProperty version = new SimpleLongProperty();
     private boolean fitted = true;
     private Consumer<EventRow> selectInTable = r -> { };
-    private java.util.function.Supplier<List<EventRow>> tableRows = List::of;
+    private Supplier<List<EventRow>> tableRows = List::of;
     private final ObjectProperty<SliceTimeline> slices = new SimpleObjectProperty<>();
     private final StringProperty warning = new SimpleStringProperty("");
     private final StringProperty loading = new SimpleStringProperty("");
     private final ObjectProperty<Long> cursor = new SimpleObjectProperty<>();
     private final ObjectProperty<Long> markerA = new SimpleObjectProperty<>();
     private final ObjectProperty<Long> markerB = new SimpleObjectProperty<>();
-    private final javafx.beans.binding.StringBinding markers = javafx.beans.binding.Bindings.createStringBinding(
+    private final StringBinding markers = Bindings.createStringBinding(
             () -> markerText(markerA.get(), markerB.get()), markerA, markerB);
-    private final java.util.concurrent.atomic.AtomicLong loadGeneration = new java.util.concurrent.atomic.AtomicLong();
-    private java.util.function.LongConsumer goToFrame = f -> { };
-    private Consumer<Runnable> onUi = javafx.application.Platform::runLater;
-    private final StoreQueries<java.sql.Connection> db = new StoreQueries<>(r -> onUi.accept(r), (c, t) -> c);
+    private final AtomicLong loadGeneration = new AtomicLong();
+    private LongConsumer goToFrame = f -> { };
+    private Consumer<Runnable> onUi = Platform::runLater;
+    private final StoreQueries<Connection> db = new StoreQueries<>(r -> onUi.accept(r), (c, t) -> c);
     private boolean sawSwitch;
     private String filteredSwitch = "";
 
@@ -84,7 +94,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
                 reloadStore(t);
             }
         });
-        capture.getEvents().addListener((javafx.collections.ListChangeListener<EventSelection>) c -> {
+        capture.getEvents().addListener((ListChangeListener<EventSelection>) c -> {
             filteredSwitch = "";
             for (EventSelection e : capture.getEvents()) {
                 if (e.fullName().equals("sched:sched_switch") && e.filter() != null && !e.filter().isBlank()) {
@@ -106,7 +116,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
      * Where the click on a slice sends its frame: the event table of the store (the main view wires
      * it to {@code StoreTableView}).
      */
-    public void setGoToFrame(java.util.function.LongConsumer goToFrame) {
+    public void setGoToFrame(LongConsumer goToFrame) {
         this.goToFrame = goToFrame;
     }
 
@@ -122,12 +132,12 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
      *
      * @param queries runs the store queries
      */
-    public void setQueries(java.util.concurrent.Executor queries) {
+    public void setQueries(Executor queries) {
         db.setQueries(queries);
     }
 
     /** Whether the timeline is on screen: it loads a store's slices when first shown ({@link StoreQueries}). */
-    public javafx.beans.property.BooleanProperty shownProperty() {
+    public BooleanProperty shownProperty() {
         return db.shownProperty();
     }
 
@@ -291,7 +301,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     }
 
     /** "A: s.µs  B: s.µs  Δ(B−A): …" as KernelShark shows it; "" with no marker. */
-    public javafx.beans.binding.StringBinding markersText() {
+    public StringBinding markersText() {
         return markers;
     }
 
