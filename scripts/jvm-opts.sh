@@ -1,7 +1,7 @@
 # tracewire's JVM options, sourced by the launchers: the source tree's ./tracewire and the installed
 # /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts with the stated ceilings, and
-# sql_jvm_opts and app_jvm_opts, and the functions app_cds_opts and app_cds_private_dir; defines
-# nothing else and prints nothing.
+# sql_jvm_opts and app_jvm_opts, and the functions app_cds_opts (with app_cds_fresh) and
+# app_cds_private_dir; defines nothing else and prints nothing.
 # shellcheck shell=bash
 # The capture-type JVMs (`backend`; `capture` and `extcap`) get explicit limits, so the process's
 # memory ceiling is a stated number, whatever the machine's RAM (docs/capture.md, "Memory"):
@@ -55,9 +55,10 @@ sql_jvm_opts+=$(hot_packages store input pcapng wire record format)
 # Class data sharing for the desktop app (JDK 17's dynamic archive; docs/decisions/0020): the
 # classes the app loaded until it last exited (JavaFX, ControlsFX, DuckDB's driver, ours), kept in
 # the user's cache and mapped at the next start instead of read, parsed and verified again. One
-# archive per class path; made again when a jar of it or the java binary is newer. Prints the
-# options (each with a leading space), none when the cache cannot be written. The JVM prints
-# nothing about it (a stale or foreign archive is ignored, the app starts as without one).
+# archive per class path; made again when a jar of it or the java binary is newer. The JVM writes
+# it at exit into a new file, which becomes the archive only once a JVM has mapped it with the same
+# class path (a JVM killed while writing leaves a cut archive, and mapping a cut archive crashes the
+# JVM). Prints the options (each with a leading space), none when the cache cannot be written.
 #   app_cds_opts CLASS_PATH [JAVA]
 app_cds_opts() {
   local cp=$1 java=${2:-java} dir jsa java_bin
@@ -70,12 +71,21 @@ app_cds_opts() {
   IFS=: read -r -a entries <<<"$cp"
   entries=("${entries[@]%/\*}")
   java_bin=$(readlink -f "$(command -v "$java")" 2>/dev/null || true)
-  if [ -f "$jsa" ] && [ ! -L "$jsa" ] && [ -O "$jsa" ] \
-      && [ -z "$(find "${entries[@]}" ${java_bin:+"$java_bin"} -newer "$jsa" -print -quit 2>/dev/null)" ]; then
+  # true when the file is an archive of ours, newer than every jar and the java binary
+  app_cds_fresh() {
+    [ -f "$1" ] && [ ! -L "$1" ] && [ -O "$1" ] \
+      && [ -z "$(find "${entries[@]}" ${java_bin:+"$java_bin"} -newer "$1" -print -quit 2>/dev/null)" ]
+  }
+  if ! app_cds_fresh "$jsa" && app_cds_fresh "$jsa.new" \
+      && "$java" -XX:SharedArchiveFile="$jsa.new" -Xshare:on -Xlog:cds*=off -XX:ErrorFile=/dev/null \
+         -XX:-CreateCoredumpOnCrash -cp "$cp" -version >/dev/null 2>&1; then
+    mv -f "$jsa.new" "$jsa"
+  fi
+  if app_cds_fresh "$jsa"; then
     printf ' -XX:SharedArchiveFile=%s -Xlog:cds*=off' "$jsa"
   else
-    rm -f "$jsa"
-    printf ' -XX:ArchiveClassesAtExit=%s -Xlog:cds*=off' "$jsa"
+    rm -f "$jsa" "$jsa.new"
+    printf ' -XX:ArchiveClassesAtExit=%s -Xlog:cds*=off' "$jsa.new"
   fi
 }
 

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The desktop app's class data sharing archive ({@code app_cds_opts} in scripts/jvm-opts.sh,
- * docs/decisions/0020): the first start archives the classes at exit, the next maps them from the
- * archive (the JVM's own class-load log says where each class came from), silently; an archive
+ * docs/decisions/0020): the first start archives the classes at exit (into a new file that becomes
+ * the archive once a JVM has mapped it: a cut one is removed), the next maps them from the archive (the JVM's own class-load log says where each class came from), silently; an archive
  * older than a jar of the class path is made again. Runs on the packaged jars (the app module's
  * {@code readme} execution). No archive from a directory another user can change.
  */
@@ -64,15 +64,25 @@ class AppClassDataSharingTest {
         String classPath = jar + ":" + ROOT.resolve("app/target/lib") + "/*";
 
         String first = opts(cache, classPath);
-        assertTrue(first.matches("-XX:ArchiveClassesAtExit=" + cache + "/tracewire/cds/app-\\d+\\.jsa -Xlog:cds\\*=off"), first);
-        Path jsa = Path.of(first.substring(first.indexOf('=') + 1, first.indexOf(' ')));
+        assertTrue(first.matches("-XX:ArchiveClassesAtExit=" + cache + "/tracewire/cds/app-\\d+\\.jsa\\.new -Xlog:cds\\*=off"), first);
+        Path written = Path.of(first.substring(first.indexOf('=') + 1, first.indexOf(' ')));
+        Path jsa = written.resolveSibling(written.getFileName().toString().replace(".jsa.new", ".jsa"));
         String help = appHelp(first, classPath);
         assertTrue(help.contains("--open"), help);
         assertFalse(help.contains("cds"), "the JVM says nothing about the archive: " + help);
-        assertTrue(Files.size(jsa) > 1 << 20, "archive " + jsa);
+        byte[] whole = Files.readAllBytes(written);
+        assertTrue(whole.length > 1 << 20, "archive " + written);
 
+        // an archive cut short (a JVM killed while writing it) crashes a JVM that maps it: never used
+        Files.write(written, Arrays.copyOf(whole, whole.length / 3));
+        assertEquals(first, opts(cache, classPath));
+        assertFalse(Files.exists(written) || Files.exists(jsa), "the cut archive is removed");
+
+        // a whole one becomes the archive once a JVM has mapped it with the class path
+        Files.write(written, whole);
         String second = opts(cache, classPath);
         assertEquals("-XX:SharedArchiveFile=" + jsa + " -Xlog:cds*=off", second);
+        assertFalse(Files.exists(written));
         String loaded = appHelp(second, classPath, "-Xlog:class+load=info");
         assertTrue(loaded.contains("org.tracewire.app.AppLauncher source: shared objects file (top)"),
                 "the app's main class from the archive: " + loaded.lines().filter(l -> l.contains("AppLauncher")).toList());
