@@ -71,8 +71,9 @@ make_class_archive() {
       '$here/tracewire' --open '$file' 2>'$work/cds.log' &
     launcher=\$!
     for i in \$(seq 240); do grep -q 'first streamed rows' '$work/cds.log' && break; sleep 0.5; done
-    pkill -TERM -f 'java.*AppLauncher.*--open $file'; wait \$launcher 2>/dev/null || true"
-  ls "$home"/tracewire/cds/*.jsa >/dev/null 2>&1 || echo "no class archive made (see $work/cds.log)" >&2
+    # [j]ava: a pattern that does not match this shell's own command line
+    pkill -TERM -f '[j]ava.*AppLauncher.*--open $file'; wait \$launcher 2>/dev/null || true"
+  ls "$home"/tracewire/cds/*.jsa* >/dev/null 2>&1 || echo "no class archive made (see $work/cds.log)" >&2
 }
 
 run_tracewire() {
@@ -87,7 +88,7 @@ run_tracewire() {
       '$here/tracewire' --open '$file' 2>'$log' &
     launcher=\$!
     for i in \$(seq 600); do grep -q 'first page of the store' '$log' && break; sleep 0.5; done
-    pid=\$(pgrep -n -f 'java.*AppLauncher.*--open $file')
+    pid=\$(pgrep -n -f '[j]ava.*AppLauncher.*--open $file')
     s=\$(settle \$pid \$start)
     echo \"settled \$s ms\" >>'$log'
     echo \"rss \$(hwm \$pid) MiB\" >>'$log'
