@@ -85,7 +85,7 @@ run_tracewire() {
     source '$work/lib.sh'
     start=\$(date +%s%3N)
     XDG_CACHE_HOME=$cfg XDG_CONFIG_HOME=$cfg/config TRACEWIRE_TIMING=$timing TRACEWIRE_NO_WIRESHARK_GUI=1 \
-      '$here/tracewire' --open '$file' 2>'$log' &
+      '$here/tracewire' --open '$file' 2>>'$log' & # appended: the lines this shell adds stay
     launcher=\$!
     for i in \$(seq 600); do grep -q 'first page of the store' '$log' && break; sleep 0.5; done
     pid=\$(pgrep -n -f '[j]ava.*AppLauncher.*--open $file')
@@ -99,7 +99,8 @@ run_tracewire() {
     kill \$pid; wait \$launcher 2>/dev/null || true
   "
   local m
-  m() { sed -n "s/^timing: $1\( ([^)]*)\)\? +\([0-9]*\) ms.*/\2/p" "$log" | head -1; }
+  # the ms at the end of a timing line (before the CPU time)
+  m() { sed -n "s/^timing: $1.* +\([0-9]*\) ms\( (cpu [0-9]* ms)\)\?$/\1/p" "$log" | head -1; }
   # the process's CPU time at that point (less moved by other load than the wall clock)
   mc() { sed -n "s/^timing: $1\( ([^)]*)\)\? +[0-9]* ms (cpu \([0-9]*\) ms).*/\2/p" "$log" | head -1; }
   echo "tracewire  round $1: window $(m 'window shown') ms (cpu $(mc 'window shown') ms)," \
