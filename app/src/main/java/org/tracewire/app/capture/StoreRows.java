@@ -184,8 +184,10 @@ final class StoreRows {
         }
         List<Object[]> found = new ArrayList<>();
         try (Statement s = db.createStatement();
+             // a plain view's page is every event from its first frame to its last: the range alone
+             // (zone maps skip the rest); another view's page needs its frames listed
              ResultSet rs = s.executeQuery("SELECT frame, ts, cpu, pid, comm, event, file_offset FROM events WHERE frame BETWEEN "
-                     + lo + " AND " + hi + " AND frame IN (" + in + ")")) {
+                     + lo + " AND " + hi + (v.plain() ? "" : " AND frame IN (" + in + ")"))) {
             while (rs.next()) {
                 long offset = rs.getLong(7);
                 found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),
@@ -228,7 +230,10 @@ final class StoreRows {
             } else if (comm != null) {
                 r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
             }
-            out[at.get(f)] = r;
+            Integer slot = at.get(f);
+            if (slot != null) { // (a plain view's range holds only its page's events; never else)
+                out[slot] = r;
+            }
         }
         return out;
     }
