@@ -176,18 +176,20 @@ final class StoreRows {
         }
         long lo = Long.MAX_VALUE;
         long hi = Long.MIN_VALUE;
-        StringBuilder in = new StringBuilder();
+        // a plain view's page is every event from its first frame to its last: the range alone
+        // (zone maps skip the rest); another view's page needs its frames listed
+        StringBuilder in = v.plain() ? null : new StringBuilder();
         for (long f : at.keySet()) {
             lo = Math.min(lo, f);
             hi = Math.max(hi, f);
-            in.append(in.length() == 0 ? "" : ",").append(f);
+            if (in != null) {
+                in.append(in.length() == 0 ? "" : ",").append(f);
+            }
         }
         List<Object[]> found = new ArrayList<>();
         try (Statement s = db.createStatement();
-             // a plain view's page is every event from its first frame to its last: the range alone
-             // (zone maps skip the rest); another view's page needs its frames listed
              ResultSet rs = s.executeQuery("SELECT frame, ts, cpu, pid, comm, event, file_offset FROM events WHERE frame BETWEEN "
-                     + lo + " AND " + hi + (v.plain() ? "" : " AND frame IN (" + in + ")"))) {
+                     + lo + " AND " + hi + (in == null ? "" : " AND frame IN (" + in + ")"))) {
             while (rs.next()) {
                 long offset = rs.getLong(7);
                 found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),

@@ -56,7 +56,6 @@ import org.controlsfx.control.textfield.TextFields;
  */
 final class StreamedRowsView extends VBox {
     private final TableView<EventRow> table = new TableView<>();
-    private final EventTableViewModel vmTable;
     private final CaptureViewModel vm;
     private final Supplier<BiConsumer<String, Long>> showInWireshark;
     private CheckBox follow;
@@ -68,7 +67,6 @@ final class StreamedRowsView extends VBox {
     StreamedRowsView(CaptureViewModel vm, Supplier<BiConsumer<String, Long>> showInWireshark) {
         super(4);
         this.vm = vm;
-        this.vmTable = vm.table();
         this.showInWireshark = showInWireshark;
         EventTableViewModel tv = vm.table();
         setUpTable(tv);
@@ -246,7 +244,7 @@ final class StreamedRowsView extends VBox {
     }
 
     private void restoreSelectionTo(List<EventRow> wanted) {
-        EventTableViewModel tv = vmTable;
+        EventTableViewModel tv = vm.table();
         restoring = true;
         try {
             EventRow primary = tv.selectedProperty().get();
