@@ -2,7 +2,7 @@
 # Takes the README's screenshots of the desktop app from real runs under Xvfb:
 #   docs/screenshots/take.sh [VIEW ...]
 # VIEW: start browser filter capture wireshark timeline latency histogram opened query iograph (default: all, plus browser-snapshot).
-# opened: the app with --open on a pcapng recorded by a short capture (root) and the histogram view.
+# opened: the app with --open OPEN_FILE as a user starts it (no --view): it lands on the events.
 # query, iograph: the app with --open OPEN_FILE on those views (an example query; a filter line, log Y);
 # timeline, latency, histogram too when OPEN_FILE is set (every event of the file, over its store),
 # else over a live capture that the app starts.
@@ -28,7 +28,7 @@ for v in "${views[@]}"; do
   extra=--screenshot-mode
   if [ "$v" = opened ]; then
     [ -n "${OPEN_FILE:-}" ] || { echo "screenshots: opened needs OPEN_FILE=FILE.pcapng" >&2; continue; }
-    view=timeline
+    view=""    # no --view: --open lands on the events
     extra="--open $OPEN_FILE"
   fi
   if [ "$v" = query ] || [ "$v" = iograph ] || { [ -n "${OPEN_FILE:-}" ] && [[ $v =~ ^(timeline|latency|histogram)$ ]]; }; then
@@ -44,7 +44,7 @@ for v in "${views[@]}"; do
   fi
   xvfb-run -a -s '-screen 0 1280x900x24' bash -c "
     cp \"\$XAUTHORITY\" '$cfg/xauth' && chmod 644 '$cfg/xauth'
-    $run '$here/tracewire' --view $view $extra >/tmp/tracewire-shot-$v.log 2>&1 &
+    $run '$here/tracewire' ${view:+--view $view} $extra >/tmp/tracewire-shot-$v.log 2>&1 &
     app=\$!
     sleep $wait_s
     import -window root -crop 1200x800+0+0 +repage '$out/$v.png'
