@@ -149,7 +149,7 @@ class InlineQualifiedNamesTest {
         return out.toString();
     }
 
-    private static Path repositoryRoot() {
+    static Path repositoryRoot() {
         for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isDirectory(dir.resolve("core/src/main/java")) && Files.isDirectory(dir.resolve("capture-backend"))) {
                 return dir;
