@@ -197,7 +197,7 @@ public final class Recovery {
         List<EventSelection> naming = selections(header.naming());
         List<EventSelection> read = new ArrayList<>(events);
         read.addAll(naming);
-        Map<Integer, EventFormat> formats = Capture.formatsOf(top, read);
+        Map<Integer, EventFormat> formats = CaptureFormats.of(top, read);
         CaptureContext context = CaptureContext.of(top, events, naming, layout, header.clock(), header.clockName(),
                 header.captureId());
         Map<Integer, List<ByteBuffer>> pages = new TreeMap<>();
@@ -215,10 +215,10 @@ public final class Recovery {
             PcapngOutput output = reopen(pcapng, scan, header);
             try (FrameSink sink = new FrameSink(List.of(output), context)) {
                 framed = CaptureEngine.replay(layout, formats, header.clock(), sink, pages, resume,
-                        Capture.namingIds(formats, naming));
+                        CaptureFormats.namingIds(formats, naming));
                 Map<Integer, Long> lost = lostAtEnd(sink, dir, header, scan, framed);
                 sink.flush();
-                List<FrameSink.OutputFailure> failed = sink.failures();
+                List<OutputFailure> failed = sink.failures();
                 if (!failed.isEmpty()) {
                     throw new IOException("writing " + pcapng + " failed: " + failed.get(0).reason()
                             + "; the spool " + dir + " is kept");
