@@ -86,11 +86,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public HistogramViewModel(TaskExecutor executor, RowRecords records) {
         this.executor = executor;
         this.records = records;
-        this.db = new StoreQueries<>(executor, (c, t) -> {
-            StoreHistogram h = StoreHistogram.open(c, t.file(), knownFormats.table() == t ? knownFormats.formats() : Map.of());
-            knownFormats = new Known(t, StoreHolds.of(h).formats());
-            return h;
-        });
+        this.db = new StoreQueries<>(executor, StoreHolds.opener());
         db.onGrowth(this::storeGrew);
         this.rows = new RowHistogram(executor, records, event::get, this::publish,
                 e -> status.set("histogram: " + e.getMessage()));
@@ -124,12 +120,6 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
     public BooleanProperty shownProperty() {
         return db.shownProperty();
     }
-
-    /** The formats the reader of a store last read (worker thread): a growing store's are read once. */
-    private record Known(StoreTable table, Map<String, EventFormat> formats) {
-    }
-
-    private volatile Known knownFormats = new Known(null, Map.of());
 
     /**
      * The store grew (UI thread; its reader was read again): new events fill the builder, else the

@@ -5,6 +5,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.tracewire.app.capture.StoreQueries;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.format.EventFormat;
 
 /**
@@ -24,6 +27,24 @@ record StoreHolds(Map<String, EventFormat> formats, boolean stacks) {
             }
         }
         return new StoreHolds(Map.copyOf(formats), h.hasStacks());
+    }
+
+    /**
+     * Opens a store's reader (worker thread); a growing store, opened again at each commit, has
+     * the formats read before reused (its file is opened only for a new event).
+     */
+    static StoreQueries.Opener<StoreHistogram> opener() {
+        AtomicReference<Known> known = new AtomicReference<>(new Known(null, Map.of()));
+        return (c, t) -> {
+            Known k = known.get();
+            StoreHistogram h = StoreHistogram.open(c, t.file(), k.table() == t ? k.formats() : Map.of());
+            known.set(new Known(t, of(h).formats()));
+            return h;
+        };
+    }
+
+    /** The formats the reader of a store last read. */
+    private record Known(StoreTable table, Map<String, EventFormat> formats) {
     }
 
     /** The events a histogram can count, sorted: the stack records are not events of their own. */
