@@ -192,6 +192,17 @@ public final class Recovery {
             }
             return new Result(cut, false, Map.of(), scan.events, Map.of(), scan.complete);
         }
+        return frameSpool(top, pcapng, dir, header, scan, cut);
+    }
+
+    /**
+     * Frames what the spool holds after the file's last whole frame (the file was cut back to it
+     * by {@code cut} bytes), with the context the capture's events need, then deletes the spool.
+     *
+     * @throws IOException when a spool file or the pcapng cannot be read or written (the spool is kept)
+     */
+    private static Result frameSpool(Tracefs top, Path pcapng, Path dir, Spool.Header header, Scan scan, long cut)
+            throws IOException {
         SubBufferLayout layout = header.layout();
         List<EventSelection> events = selections(header.events());
         List<EventSelection> naming = selections(header.naming());
