@@ -1,5 +1,6 @@
 package org.tracewire.app;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -162,7 +163,7 @@ public final class TracewireApp {
     private static void timing(MainViewModel vm) {
         long start = ManagementFactory.getRuntimeMXBean().getStartTime();
         // the process's CPU time beside the wall clock: a figure that a loaded machine moves less
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         Consumer<String> say = what -> System.err.println("timing: " + what + " +"
                 + (System.currentTimeMillis() - start) + " ms (cpu " + os.getProcessCpuTime() / 1_000_000 + " ms)");
         say.accept("window shown");

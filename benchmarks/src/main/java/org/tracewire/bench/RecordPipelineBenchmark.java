@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -75,14 +76,14 @@ public class RecordPipelineBenchmark {
      * 2026-11-24, {@code -f 2 -wi 3 -i 5}: {@code scanEmitPcapng} 34.8 ± 2.4 M records/s on 256
      * pages, 30.7 ± 1.9 M/s on 16384: about 4 ns more per record).
      */
-    @org.openjdk.jmh.annotations.Param({"256"})
+    @Param({"256"})
     public int pageCount;
     /**
      * Which pages: {@code all} = the checked-in fixture (every kind of record), {@code live-sched}
      * = pages read now from this kernel with only sched_switch and sched_wakeup enabled (the
      * sched_switch-size case of the capture issue; needs root and tracefs).
      */
-    @org.openjdk.jmh.annotations.Param({"all"})
+    @Param({"all"})
     public String pagesOf;
     List<ByteBuffer> pages;
     int[] cpus;

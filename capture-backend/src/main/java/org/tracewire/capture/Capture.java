@@ -3,13 +3,11 @@ package org.tracewire.capture;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.tracewire.format.EventFormat;
 import org.tracewire.tracefs.EventSelection;
-import org.tracewire.tracefs.RingBufferStats;
 import org.tracewire.tracefs.Tracefs;
 
 /**
@@ -68,7 +66,7 @@ public final class Capture implements AutoCloseable {
      */
     public record Summary(double seconds, long read, long emitted, long frames, long contextFrames, long bytes,
                           List<CpuStats> cpus, double cpuSeconds, double tracingSeconds, double tracingCpuSeconds,
-                          long readAheadBytes, List<FrameSink.OutputFailure> outputFailures, long notWritten,
+                          long readAheadBytes, List<OutputFailure> outputFailures, long notWritten,
                           long notFramed, List<String> outputs, long namingRead) {
         public Summary {
             outputFailures = List.copyOf(outputFailures);
@@ -176,7 +174,7 @@ public final class Capture implements AutoCloseable {
             List<EventSelection> read = new ArrayList<>(session.events());
             read.addAll(session.namingEvents());
             Map<Integer, EventFormat> formats = frames != null && frames.context() != null
-                    ? frames.context().formats() : formatsOf(top, EventSelection.recorded(read));
+                    ? frames.context().formats() : CaptureFormats.of(top, EventSelection.recorded(read));
             if (frames != null) {
                 // tracing is off: the JIT compiles the per-record code now, not in the first traced second
                 WarmUp.run(session.layout(), formats, session.clock(), frames.context(),
@@ -187,7 +185,7 @@ public final class Capture implements AutoCloseable {
             if (count > 0) {
                 engine.limit(count);
             }
-            engine.namingOnly(namingIds(formats, session.namingEvents()));
+            engine.namingOnly(CaptureFormats.namingIds(formats, session.namingEvents()));
             engine.readAhead(readAhead);
             if (spoolFor != null && frames != null && frames.outputs().size() == 1
                     && frames.outputs().get(0) instanceof PcapngOutput p && p.regularFile() && sinks.isEmpty()
@@ -200,7 +198,7 @@ public final class Capture implements AutoCloseable {
                 spool.delete();
                 spool = null;
             } else if (spool != null) {
-                spool.writeHeader(spoolHeader(session, frames, engine));
+                spool.writeHeader(Spool.Header.of(session, frames, engine));
                 if (session.watchdog() != null) {
                     session.watchdog().spool(spool.dir()); // on our death it saves the kernel's tail there
                 }
@@ -224,40 +222,6 @@ public final class Capture implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    /** What the spool's header says of this capture ({@link Spool.Header}). */
-    private static Spool.Header spoolHeader(CaptureSession session, FrameSink frames, CaptureEngine engine) {
-        var capture = frames.context() == null ? null : frames.context().capture();
-        Map<Integer, RingBufferStats> bases = engine.bases();
-        return new Spool.Header(ProcessHandle.current().pid(), capture == null ? null : capture.bootId(),
-                capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
-                capture == null ? null : capture.clock(), session.clock(),
-                EventSelection.recorded(session.events()).stream().map(EventSelection::fullName).toList(),
-                session.namingEvents().stream().map(EventSelection::fullName).toList(),
-                session.instance().read("events/header_page"), session.instance().read("events/header_event"),
-                session.layout().kernel().byteOrder(), List.copyOf(bases.keySet()), bases);
-    }
-
-    /** The ids, among {@code formats}, of the events read only to follow task names. */
-    static List<Integer> namingIds(Map<Integer, EventFormat> formats, List<EventSelection> naming) {
-        List<Integer> ids = new ArrayList<>();
-        formats.forEach((id, f) -> {
-            if (naming.stream().anyMatch(n -> n.fullName().equals(f.fullName()))) {
-                ids.add(id);
-            }
-        });
-        return ids;
-    }
-
-    /** The formats of the selected events by id (only they are enabled in the instance). */
-    static Map<Integer, EventFormat> formatsOf(Tracefs top, List<EventSelection> events) {
-        Map<Integer, EventFormat> m = new HashMap<>();
-        for (EventSelection e : events) {
-            EventFormat f = top.format(e.system(), e.event());
-            m.put(f.id(), f);
-        }
-        return m;
     }
 
     private static double processCpuSeconds() {
@@ -406,7 +370,7 @@ public final class Capture implements AutoCloseable {
      * Outputs that failed and were dropped so far ({@link FrameSink#failures()}; empty when none):
      * a capture stops tracing when one fails (its owner checks), the summary then says what each holds.
      */
-    public List<FrameSink.OutputFailure> outputFailures() {
+    public List<OutputFailure> outputFailures() {
         return frames == null ? List.of() : frames.failures();
     }
 

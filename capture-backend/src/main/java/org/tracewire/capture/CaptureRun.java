@@ -13,6 +13,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.Tracefs;
+import sun.misc.Signal;
 
 /**
  * One capture from start to summary, as {@code ./tracewire capture} runs it: the {@link Capture}
@@ -103,7 +104,7 @@ public final class CaptureRun {
                                        PrintWriter progress) {
         for (String name : List.of("INT", "TERM")) {
             try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
+                Signal.handle(new Signal(name), s -> {
                     Capture c = running.get();
                     if (c != null && c.abortFraming() && progress != null) {
                         progress.println("capture: framing aborted (second signal): the events not framed yet "

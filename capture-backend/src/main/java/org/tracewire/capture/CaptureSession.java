@@ -113,19 +113,7 @@ public final class CaptureSession implements AutoCloseable {
      */
     public static CaptureSession open(Tracefs top, List<EventSelection> events, int bufferKb, String clock,
                                       List<Long> untraced) throws FilterRejectedException {
-        if (events.isEmpty()) {
-            throw new IllegalArgumentException("no events selected");
-        }
-        for (EventSelection e : events) {
-            if (!top.exists("events/" + e.system() + "/" + e.event() + "/enable")
-                    || e.system().contains("/") || e.event().contains("/") || e.system().startsWith(".")
-                    || e.event().startsWith(".")) {
-                throw new IllegalArgumentException("unknown event " + e.fullName());
-            }
-        }
-        if (clock != null && !top.traceClocks().contains(clock)) {
-            throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
-        }
+        check(top, events, clock);
         TracefsInstance inst = OwnInstances.create(top, null);
         CaptureSession session = new CaptureSession(inst, events);
         try {
@@ -137,20 +125,7 @@ public final class CaptureSession implements AutoCloseable {
             } catch (IOException e) {
                 throw new TracefsException("cannot start the capture's watchdog (setsid, /bin/sh): " + e.getMessage(), e);
             }
-            if (bufferKb > 0) {
-                inst.setBufferSizeKb(bufferKb);
-            }
-            if (clock != null) {
-                inst.setClock(clock);
-            }
-            if (subKb > 0 && inst.exists("buffer_subbuf_size_kb")) {
-                inst.write("buffer_subbuf_size_kb", Integer.toString(subKb));
-            }
-            if (inst.exists("buffer_percent")) {
-                // wake the readers' poll() at a fifth of the buffer, not half: more headroom when
-                // the CPUs are busy and a reader is slow to be scheduled
-                inst.write("buffer_percent", Integer.toString(BUFFER_PERCENT));
-            }
+            configureBuffers(inst, bufferKb, subKb, clock);
             for (EventSelection e : events) {
                 if (e.filter() != null && !e.filter().isBlank()) {
                     session.applyFilter(e);
@@ -175,6 +150,50 @@ public final class CaptureSession implements AutoCloseable {
         } catch (IOException e) {
             session.close();
             throw new TracefsException("clock sync through " + inst.root().resolve("trace_marker") + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * Checks what a session is asked for before anything is created.
+     *
+     * @throws IllegalArgumentException when there are no events, an event does not exist (or its
+     *                                  name is not a plain name), or the clock is unknown
+     */
+    private static void check(Tracefs top, List<EventSelection> events, String clock) {
+        if (events.isEmpty()) {
+            throw new IllegalArgumentException("no events selected");
+        }
+        for (EventSelection e : events) {
+            if (!top.exists("events/" + e.system() + "/" + e.event() + "/enable")
+                    || e.system().contains("/") || e.event().contains("/") || e.system().startsWith(".")
+                    || e.event().startsWith(".")) {
+                throw new IllegalArgumentException("unknown event " + e.fullName());
+            }
+        }
+        if (clock != null && !top.traceClocks().contains(clock)) {
+            throw new IllegalArgumentException("unknown trace clock '" + clock + "' (have " + top.traceClocks() + ")");
+        }
+    }
+
+    /**
+     * The instance's ring buffers: per-CPU size (KiB, 0 keeps the kernel's), clock (null keeps
+     * it), sub-buffer size (KiB, 0 keeps it; where the kernel has the file) and the readers'
+     * wake-up threshold.
+     */
+    private static void configureBuffers(TracefsInstance inst, int bufferKb, int subKb, String clock) {
+        if (bufferKb > 0) {
+            inst.setBufferSizeKb(bufferKb);
+        }
+        if (clock != null) {
+            inst.setClock(clock);
+        }
+        if (subKb > 0 && inst.exists("buffer_subbuf_size_kb")) {
+            inst.write("buffer_subbuf_size_kb", Integer.toString(subKb));
+        }
+        if (inst.exists("buffer_percent")) {
+            // wake the readers' poll() at a fifth of the buffer, not half: more headroom when
+            // the CPUs are busy and a reader is slow to be scheduled
+            inst.write("buffer_percent", Integer.toString(BUFFER_PERCENT));
         }
     }
 

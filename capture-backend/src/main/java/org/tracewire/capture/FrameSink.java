@@ -8,16 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import org.tracewire.wire.ContextPlanner;
 import org.tracewire.format.EventFormat;
 import org.tracewire.wire.ContextMessage;
+import org.tracewire.wire.ContextPlanner;
 import org.tracewire.wire.FrameEncoder;
 import org.tracewire.wire.WireHeader;
 
 /**
- * Larger than 500 lines: the emitter thread's per-event state (outputs, counters, planner) in one place.
- *
- * <p>Where a capture's frames ({@code docs/wire-format.md}, version 2) go: every {@link FrameOutput},
+ * Where a capture's frames ({@code docs/wire-format.md}, version 2) go: every {@link FrameOutput},
  * in order, with the context that makes them self-describing. The capture engine's emitter thread
  * hands each event's record payload here in time order ({@link #event}), and calls {@link #finish}
  * at the end; this class encodes the event frame ({@link FrameEncoder#event}: the 16-byte header
@@ -48,18 +46,6 @@ public final class FrameSink implements AutoCloseable {
     /** Outputs that failed, in order (any thread reads). */
     private final List<OutputFailure> failures = new CopyOnWriteArrayList<>();
 
-    /**
-     * An output that failed during the capture (out of disk, a broken pipe, a reader that took
-     * nothing for too long): it was dropped and the capture went on without it, so every loss is
-     * still counted and the summary still printed.
-     *
-     * @param output        the output ({@link FrameOutput#describe()})
-     * @param reason        why, e.g. "No space left on device"
-     * @param eventsWritten event frames it holds: for a file, those in the whole blocks on disk (it is
-     *                      cut back to them); else those handed to it before it failed
-     */
-    public record OutputFailure(String output, String reason, long eventsWritten) {
-    }
     private final boolean anyRepeats;
     private final CaptureContext context;
     /** Decides the context; a ring's next file gets a fresh one ({@link #nextFile}). */
@@ -344,12 +330,7 @@ public final class FrameSink implements AutoCloseable {
      * any failed output).
      */
     public long notWritten() {
-        long n = 0;
-        long events = this.events.get();
-        for (OutputFailure f : failures) {
-            n = Math.max(n, events - f.eventsWritten());
-        }
-        return n;
+        return OutputFailure.notWritten(failures, events.get());
     }
 
     /**

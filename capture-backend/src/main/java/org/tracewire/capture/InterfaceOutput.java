@@ -2,6 +2,7 @@ package org.tracewire.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.pcap4j.core.NotOpenException;
 import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.PcapNetworkInterface;
@@ -61,7 +62,7 @@ public final class InterfaceOutput implements FrameOutput {
         try {
             handle.sendPacket(scratch, n);
             frames++;
-        } catch (PcapNativeException | org.pcap4j.core.NotOpenException e) {
+        } catch (PcapNativeException | NotOpenException e) {
             throw new IOException("sending on " + name + " failed: " + e.getMessage(), e);
         }
     }

@@ -1,5 +1,7 @@
 package org.tracewire.capture;
 
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Pointer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -158,7 +160,7 @@ public final class ReadAhead {
                             Posix.MAP_SHARED | Posix.MAP_POPULATE, spoolFd, spoolBytes);
                     spoolBytes += len;
                     return address;
-                } catch (com.sun.jna.LastErrorException e) {
+                } catch (LastErrorException e) {
                     spoolFailure = "errno " + e.getErrorCode();
                     spoolFd = -1;
                 }
@@ -172,7 +174,7 @@ public final class ReadAhead {
          *
          * @param pagesStillAllowed how many more pages the caller may take, this one included: a new
          *                          mapping is no larger than they need
-         * @throws com.sun.jna.LastErrorException ENOMEM when the kernel has no room for a mapping
+         * @throws LastErrorException ENOMEM when the kernel has no room for a mapping
          */
         ByteBuffer page(long pagesStillAllowed) {
             if (current == null || current.remaining() < pageSize) {
@@ -181,7 +183,7 @@ public final class ReadAhead {
                 long address = map(len);
                 mappings.add(new long[] {address, len});
                 mapped += len;
-                current = new com.sun.jna.Pointer(address).getByteBuffer(0, len);
+                current = new Pointer(address).getByteBuffer(0, len);
             }
             ByteBuffer b = current.slice(current.position(), pageSize).order(order);
             current.position(current.position() + pageSize);

@@ -192,12 +192,23 @@ public final class Recovery {
             }
             return new Result(cut, false, Map.of(), scan.events, Map.of(), scan.complete);
         }
+        return frameSpool(top, pcapng, dir, header, scan, cut);
+    }
+
+    /**
+     * Frames what the spool holds after the file's last whole frame (the file was cut back to it
+     * by {@code cut} bytes), with the context the capture's events need, then deletes the spool.
+     *
+     * @throws IOException when a spool file or the pcapng cannot be read or written (the spool is kept)
+     */
+    private static Result frameSpool(Tracefs top, Path pcapng, Path dir, Spool.Header header, Scan scan, long cut)
+            throws IOException {
         SubBufferLayout layout = header.layout();
         List<EventSelection> events = selections(header.events());
         List<EventSelection> naming = selections(header.naming());
         List<EventSelection> read = new ArrayList<>(events);
         read.addAll(naming);
-        Map<Integer, EventFormat> formats = Capture.formatsOf(top, read);
+        Map<Integer, EventFormat> formats = CaptureFormats.of(top, read);
         CaptureContext context = CaptureContext.of(top, events, naming, layout, header.clock(), header.clockName(),
                 header.captureId());
         Map<Integer, List<ByteBuffer>> pages = new TreeMap<>();
@@ -215,10 +226,10 @@ public final class Recovery {
             PcapngOutput output = reopen(pcapng, scan, header);
             try (FrameSink sink = new FrameSink(List.of(output), context)) {
                 framed = CaptureEngine.replay(layout, formats, header.clock(), sink, pages, resume,
-                        Capture.namingIds(formats, naming));
+                        CaptureFormats.namingIds(formats, naming));
                 Map<Integer, Long> lost = lostAtEnd(sink, dir, header, scan, framed);
                 sink.flush();
-                List<FrameSink.OutputFailure> failed = sink.failures();
+                List<OutputFailure> failed = sink.failures();
                 if (!failed.isEmpty()) {
                     throw new IOException("writing " + pcapng + " failed: " + failed.get(0).reason()
                             + "; the spool " + dir + " is kept");

@@ -22,6 +22,7 @@ import org.tracewire.format.FormatParser;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.posix.Posix;
 import org.tracewire.ringbuffer.SubBufferLayout;
+import org.tracewire.tracefs.EventSelection;
 import org.tracewire.tracefs.RingBufferStats;
 
 /**
@@ -61,6 +62,19 @@ public final class Spool implements AutoCloseable {
     public record Header(long pid, String bootId, String captureId, String clockName, ClockSync clock,
                          List<String> events, List<String> naming, String headerPage, String headerEvent, ByteOrder byteOrder,
                          List<Integer> cpus, Map<Integer, RingBufferStats> base) {
+        /** What the header says of a capture whose engine has started (its CPUs' counters read). */
+        static Header of(CaptureSession session, FrameSink frames, CaptureEngine engine) {
+            var capture = frames.context() == null ? null : frames.context().capture();
+            Map<Integer, RingBufferStats> bases = engine.bases();
+            return new Header(ProcessHandle.current().pid(), capture == null ? null : capture.bootId(),
+                    capture == null ? "tracewire-" + ProcessHandle.current().pid() : capture.captureId(),
+                    capture == null ? null : capture.clock(), session.clock(),
+                    EventSelection.recorded(session.events()).stream().map(EventSelection::fullName).toList(),
+                    session.namingEvents().stream().map(EventSelection::fullName).toList(),
+                    session.instance().read("events/header_page"), session.instance().read("events/header_event"),
+                    session.layout().kernel().byteOrder(), List.copyOf(bases.keySet()), bases);
+        }
+
         /** The sub-buffer layout the pages were read with. */
         public SubBufferLayout layout() {
             var page = FormatParser.parseHeaderPage(headerPage, "spool header_page");

@@ -36,7 +36,7 @@ final class SummaryLine {
                     s.seconds() - s.tracingSeconds(), s.readAheadBytes() > 0
                             ? String.format(Locale.ROOT, ", read-ahead %d MiB", s.readAheadBytes() >> 20) : ""));
         }
-        for (FrameSink.OutputFailure f : s.outputFailures()) {
+        for (OutputFailure f : s.outputFailures()) {
             sb.append(String.format(Locale.ROOT, "; %s failed (%s): it holds the first %d events, %d events read "
                     + "are not in it", f.output(), f.reason(), f.eventsWritten(), s.emitted() - f.eventsWritten()));
         }

@@ -134,7 +134,7 @@ class RingOutputTest {
                 pid -> new ContextPlanner.Task(pid, "t")))) {
             feed(sink, records);
             assertEquals(1, sink.failures().size(), "the ring failed once, then got nothing more");
-            FrameSink.OutputFailure f = sink.failures().get(0);
+            OutputFailure f = sink.failures().get(0);
             assertEquals(ring.describe(), f.output());
             assertEquals("cannot remove " + first.getFileName(), f.reason());
         }

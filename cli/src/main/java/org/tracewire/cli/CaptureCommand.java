@@ -324,15 +324,7 @@ public final class CaptureCommand implements Callable<Integer> {
         if (!checkFilters(top, selections, err)) {
             return Main.EXIT_FAILURE;
         }
-        if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
-            throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
-                    + readAheadMib);
-        }
-        for (long pid : pids) {
-            if (!Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
-                throw new Main.UsageException("-P " + pid + ": no such process");
-            }
-        }
+        checkScope();
         TracedCommand traced = command.isEmpty() ? null
                 : TracedCommand.start(command, FrameOutputs.isStdout(pcapng), stopOnStdinEof);
         List<Long> scoped = new ArrayList<>(pids);
@@ -362,15 +354,7 @@ public final class CaptureCommand implements Callable<Integer> {
                         + traced.status() : "capture: " + traced.describe() + " (pid " + traced.pid()
                         + ") still runs: the capture ended first");
             }
-            if (!s.outputFailures().isEmpty()) {
-                // the summary above says what each output holds; a capture that could not write all it read failed
-                for (var f : s.outputFailures()) {
-                    err.println("capture: " + f.output() + " failed: " + f.reason());
-                }
-                err.flush();
-                return Main.EXIT_FAILURE;
-            }
-            return 0;
+            return outputsFailed(s, err) ? Main.EXIT_FAILURE : 0;
         } catch (FilterRejectedException e) {
             err.println("capture: " + SafeText.escape(e.getMessage()));
             return Main.EXIT_FAILURE;
@@ -379,6 +363,40 @@ public final class CaptureCommand implements Callable<Integer> {
                 traced.kill(); // never resumed: the capture failed before tracing
             }
         }
+    }
+
+    /**
+     * Checks {@code --read-ahead} and the {@code -P} processes.
+     *
+     * @throws Main.UsageException for a read-ahead out of range or a process that does not exist
+     */
+    private void checkScope() {
+        if (readAheadMib != null && (readAheadMib < 0 || readAheadMib > (Long.MAX_VALUE >> 20))) {
+            throw new Main.UsageException("--read-ahead: MiB must be from 0 to " + (Long.MAX_VALUE >> 20) + ": "
+                    + readAheadMib);
+        }
+        for (long pid : pids) {
+            if (!Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
+                throw new Main.UsageException("-P " + pid + ": no such process");
+            }
+        }
+    }
+
+    /**
+     * Says on {@code err} which outputs failed during the capture (the summary says what each
+     * holds): a capture that could not write all it read failed.
+     *
+     * @return true when one did
+     */
+    private static boolean outputsFailed(Capture.Summary s, PrintWriter err) {
+        if (s.outputFailures().isEmpty()) {
+            return false;
+        }
+        for (var f : s.outputFailures()) {
+            err.println("capture: " + f.output() + " failed: " + f.reason());
+        }
+        err.flush();
+        return true;
     }
 
     /**

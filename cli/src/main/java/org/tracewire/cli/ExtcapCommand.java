@@ -2,10 +2,7 @@ package org.tracewire.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,10 +14,6 @@ import org.tracewire.cli.remote.RemoteCapture;
 import org.tracewire.cli.remote.SshTarget;
 import org.tracewire.dissector.DissectorGenerator;
 import org.tracewire.dissector.PluginInstaller;
-import org.tracewire.pcapng.InterfaceInfo;
-import org.tracewire.pcapng.PcapngWriter;
-import org.tracewire.pcapng.SectionInfo;
-import org.tracewire.posix.Posix;
 import org.tracewire.protocol.BackendLauncher;
 import org.tracewire.protocol.Messages;
 import org.tracewire.tracefs.EventSelection;
@@ -60,7 +53,7 @@ import picocli.CommandLine.Unmatched;
  * ({@code --extcap-capture-filter}) is refused: Wireshark's check of it ({@code --extcap-interface X
  * --extcap-capture-filter F}, no {@code --capture}) is answered with the reason on stdout, and a
  * capture given one fails. A capture that fails hands the FIFO an empty pcapng stream first, so
- * that dumpcap, tshark and Wireshark end too ({@link #releaseFifo}). Run by a user who is not root, it starts the
+ * that dumpcap, tshark and Wireshark end too ({@link ExtcapEnding#releaseFifo}). Run by a user who is not root, it starts the
  * privileged backend as the desktop app does and has it write into the FIFO
  * ({@link #captureViaBackend}). Exit codes: 0, 1 a failure (message on stderr,
  * which Wireshark shows as "Error by extcap pipe"), 2 usage.
@@ -157,7 +150,8 @@ final class ExtcapCommand implements Callable<Integer> {
     boolean installDissector;
 
     /** Set when SIGTERM/SIGINT arrived: errors while stopping are not reported. */
-    private static volatile boolean terminating;
+    /** How this process's capture ends for Wireshark (the signals' flag is this command's). */
+    private final ExtcapEnding ending = new ExtcapEnding();
 
     @Unmatched
     List<String> unmatched = new ArrayList<>();
@@ -210,7 +204,7 @@ final class ExtcapCommand implements Callable<Integer> {
     /**
      * Runs a capture; when it fails (a refused filter or event, no privilege, any error), hands
      * Wireshark's FIFO a pcapng section header and an interface before exiting
-     * ({@link #releaseFifo}): dumpcap waits for a header from a FIFO no writer ever opened, and
+     * ({@link ExtcapEnding#releaseFifo}): dumpcap waits for a header from a FIFO no writer ever opened, and
      * tshark and Wireshark wait for dumpcap, forever. With the header, dumpcap reads the end of the
      * stream and both exit, showing the extcap's message.
      */
@@ -219,58 +213,17 @@ final class ExtcapCommand implements Callable<Integer> {
         try {
             rc = call.run(err);
         } catch (Exception | Error e) {
-            if (!terminating && fifo != null) {
+            if (!ending.terminating() && fifo != null) {
                 err.flush();
-                releaseFifo(fifo);
+                ExtcapEnding.releaseFifo(fifo);
             }
             throw e;
         }
-        if (rc != 0 && !terminating && fifo != null) {
+        if (rc != 0 && !ending.terminating() && fifo != null) {
             err.flush();
-            releaseFifo(fifo);
+            ExtcapEnding.releaseFifo(fifo);
         }
         return rc;
-    }
-
-    /** How long {@link #releaseFifo} waits for dumpcap to open the FIFO, ns. */
-    static final long RELEASE_WAIT_NS = 5_000_000_000L;
-
-    /**
-     * Writes an empty pcapng stream (a section header and one tracewire interface, no packets) into
-     * Wireshark's FIFO once its reader has it open (waiting up to {@link #RELEASE_WAIT_NS}), then
-     * closes it. Does nothing when the path is not a FIFO or no reader comes; never follows a link.
-     */
-    static void releaseFifo(Path fifo) {
-        long deadline = System.nanoTime() + RELEASE_WAIT_NS;
-        int fd = -1;
-        while (fd < 0) {
-            try {
-                fd = Posix.open(fifo.toString(), Posix.O_WRONLY | Posix.O_NONBLOCK | Posix.O_NOFOLLOW | Posix.O_CLOEXEC);
-            } catch (com.sun.jna.LastErrorException e) {
-                if (e.getErrorCode() != Posix.ENXIO || System.nanoTime() > deadline) {
-                    return; // no FIFO, or nobody reading it
-                }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException i) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-        try {
-            if (!Files.isRegularFile(Path.of("/proc/self/fd/" + fd))) {
-                try (FileChannel ch = FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.WRITE);
-                     PcapngWriter w = new PcapngWriter(ch, SectionInfo.host())) {
-                    w.addInterface(new InterfaceInfo(ExtcapProtocol.DLT_TRACEWIRE, 0, ExtcapProtocol.INTERFACE,
-                            "tracewire: the capture did not start"));
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // the reader went away: it has its end of the stream either way
-        } finally {
-            Posix.close(fd);
-        }
     }
 
     private int capture(PrintWriter err) throws Exception {
@@ -295,11 +248,11 @@ final class ExtcapCommand implements Callable<Integer> {
             }
             capture = () -> captureViaBackend(err, how.command());
         }
-        exitZeroOnSignals();
+        ending.exitZeroOnSignals();
         try {
             return capture.call();
         } catch (Exception | Error e) {
-            if (terminating) {
+            if (ending.terminating()) {
                 return 0; // stopped by Wireshark while starting or stopping: nothing to report
             }
             throw e;
@@ -330,13 +283,13 @@ final class ExtcapCommand implements Callable<Integer> {
             err.println("tracewire: " + e.getMessage());
             return Main.EXIT_FAILURE;
         } catch (IllegalArgumentException e) { // e.g. a clock this kernel does not have
-            if (terminating) {
+            if (ending.terminating()) {
                 return 0;
             }
             err.println("tracewire: " + e.getMessage());
             return Main.EXIT_USAGE;
         } catch (IOException e) {
-            if (closedPipe(e)) {
+            if (ExtcapEnding.closedPipe(e)) {
                 return 0; // Wireshark closed its end: a normal end, cleaned up by CaptureRun
             }
             throw e;
@@ -392,7 +345,7 @@ final class ExtcapCommand implements Callable<Integer> {
             err.println("tracewire: " + e.getMessage());
             return Main.EXIT_USAGE;
         }
-        return new ExtcapViaBackend(selected, fifo, buffer.bufferKb, buffer.clock, () -> terminating).run(err, command);
+        return new ExtcapViaBackend(selected, fifo, buffer.bufferKb, buffer.clock, ending::terminating).run(err, command);
     }
 
     /**
@@ -431,7 +384,7 @@ final class ExtcapCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         args.addAll(List.of("--buffer-kb", Integer.toString(Math.max(0, buffer.bufferKb)), "--clock", buffer.clock));
-        exitZeroOnSignals();
+        ending.exitZeroOnSignals();
         RemoteCapture rc = new RemoteCapture(new RemoteCapture.Options(target,
                 remotePath == null || remotePath.isBlank() ? null : remotePath.strip(), args, 0, "ssh"), err);
         try {
@@ -439,45 +392,17 @@ final class ExtcapCommand implements Callable<Integer> {
                     FrameOutputs.FileOpener.PLAIN.open(fifo), PcapngOutput.isLive(fifo), section, idb)));
             return 0;
         } catch (RemoteCapture.RemoteException e) {
-            if (terminating) {
+            if (ending.terminating()) {
                 return 0;
             }
             err.println("tracewire: " + e.getMessage());
             return Main.EXIT_FAILURE;
         } catch (IOException e) {
-            if (closedPipe(e) || terminating) {
+            if (ExtcapEnding.closedPipe(e) || ending.terminating()) {
                 return 0; // Wireshark closed its end: the remote was stopped by RemoteCapture
             }
             throw e;
         }
-    }
-
-    /**
-     * SIGTERM (Wireshark's stop) and SIGINT end the JVM with exit code 0 instead of 143/130:
-     * Wireshark reports an extcap's non-zero exit as an error. The exit still runs the shutdown
-     * hooks, so CaptureRun stops tracing, finishes the pcapng and removes the instance.
-     */
-    private static void exitZeroOnSignals() {
-        for (String name : List.of("TERM", "INT")) {
-            try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
-                    terminating = true;
-                    new Thread(() -> System.exit(0), "tracewire-extcap-" + name).start();
-                });
-            } catch (IllegalArgumentException e) {
-                // the signal is reserved here: the default handling (hooks, non-zero exit) remains
-            }
-        }
-    }
-
-    /** True when the exception (or a cause) is EPIPE: the FIFO's reader went away. */
-    static boolean closedPipe(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("Broken pipe")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The live kernel's trace clocks, else {@link ExtcapProtocol#FALLBACK_CLOCKS}. */

@@ -148,7 +148,29 @@ public final class ExtcapInstaller {
         // Wireshark and tshark ask every extcap for its interfaces and DLTs each time they start:
         // answered here, without starting a JVM, so an installed tracewire costs them nothing.
         sb.append("case \" $* \" in\n");
-        // Wireshark checks a capture filter as it is typed (no --capture): the reason on stdout, or nothing
+        captureFilterCase(sb);
+        sb.append("  *\" --extcap-interfaces \"*)\n    printf '%s\\n'");
+        for (String line : ExtcapProtocol.interfaces(version)) {
+            sb.append(' ').append(quote(line));
+        }
+        sb.append("\n    exit 0 ;;\n");
+        sb.append("  *\" --extcap-dlts \"*)\n    printf '%s\\n'");
+        for (String line : ExtcapProtocol.dlts()) {
+            sb.append(' ').append(quote(line));
+        }
+        sb.append("\n    exit 0 ;;\n");
+        configCase(sb, configs);
+        sb.append("esac\n");
+        sb.append("exec");
+        for (String w : command) {
+            sb.append(' ').append(quote(w));
+        }
+        sb.append(" extcap \"$@\"\n");
+        return sb.toString();
+    }
+
+    /** The case that answers Wireshark's check of a capture filter (no --capture): the reason on stdout, or nothing. */
+    private static void captureFilterCase(StringBuilder sb) {
         sb.append("  *\" --extcap-capture-filter\"*)\n    case \" $* \" in\n      *\" --capture \"*) ;;\n      *)\n");
         sb.append("        f=; i=; p=\n");
         sb.append("        for a in \"$@\"; do\n");
@@ -162,42 +184,33 @@ public final class ExtcapInstaller {
                     .append(" ;;\n");
         }
         sb.append("          esac ;;\n        esac\n        exit 0 ;;\n    esac ;;\n");
-        sb.append("  *\" --extcap-interfaces \"*)\n    printf '%s\\n'");
-        for (String line : ExtcapProtocol.interfaces(version)) {
-            sb.append(' ').append(quote(line));
-        }
-        sb.append("\n    exit 0 ;;\n");
-        sb.append("  *\" --extcap-dlts \"*)\n    printf '%s\\n'");
-        for (String line : ExtcapProtocol.dlts()) {
-            sb.append(' ').append(quote(line));
-        }
-        sb.append("\n    exit 0 ;;\n");
+    }
+
+    /**
+     * The case that answers {@code --extcap-config} for each interface of {@code configs} (none
+     * when empty): tshark and Wireshark ask for the options before every capture.
+     */
+    private static void configCase(StringBuilder sb, Map<String, List<String>> configs) {
         // tshark and Wireshark ask for the options before every capture: answered here too, so a
         // capture starts one JVM, not two (under a full-speed load a JVM start took 1-1.5 s of the
         // capture's first seconds)
-        if (!configs.isEmpty()) {
-            sb.append("  *\" --extcap-reload-option \"*) ;;\n");
-            sb.append("  *\" --extcap-config \"*)\n    case \" $* \" in\n");
-            // in name order, so the script is the same for the same answers
-            List<String> names = new ArrayList<>(configs.keySet());
-            names.sort(null);
-            for (String name : names) {
-                sb.append("      *\" --extcap-interface ").append(name).append(" \"*|*\" --extcap-interface=").append(name)
-                        .append(" \"*)\n        printf '%s\\n'");
-                for (String line : configs.get(name)) {
-                    sb.append(' ').append(quote(line));
-                }
-                sb.append("\n        exit 0 ;;\n");
+        if (configs.isEmpty()) {
+            return;
+        }
+        sb.append("  *\" --extcap-reload-option \"*) ;;\n");
+        sb.append("  *\" --extcap-config \"*)\n    case \" $* \" in\n");
+        // in name order, so the script is the same for the same answers
+        List<String> names = new ArrayList<>(configs.keySet());
+        names.sort(null);
+        for (String name : names) {
+            sb.append("      *\" --extcap-interface ").append(name).append(" \"*|*\" --extcap-interface=").append(name)
+                    .append(" \"*)\n        printf '%s\\n'");
+            for (String line : configs.get(name)) {
+                sb.append(' ').append(quote(line));
             }
-            sb.append("    esac ;;\n");
+            sb.append("\n        exit 0 ;;\n");
         }
-        sb.append("esac\n");
-        sb.append("exec");
-        for (String w : command) {
-            sb.append(' ').append(quote(w));
-        }
-        sb.append(" extcap \"$@\"\n");
-        return sb.toString();
+        sb.append("    esac ;;\n");
     }
 
     /**

@@ -130,7 +130,7 @@ final class ExtcapViaBackend {
             return Main.EXIT_FAILURE;
         }
         String why = ended.get();
-        if (terminating.getAsBoolean() || ExtcapCommand.closedPipe(new IOException(why))) {
+        if (terminating.getAsBoolean() || ExtcapEnding.closedPipe(new IOException(why))) {
             return 0; // Wireshark stopped us, or closed its end: the backend stopped the capture
         }
         err.println("tracewire: " + why);

@@ -125,6 +125,34 @@ final class ImportCommand implements Callable<Integer> {
                         + "are dated 1970-01-01 plus the time since that machine booted)");
     }
 
+    /** The import's CAPTURE message: the file (path, size, time) as its id, the recording's kernel and clock. */
+    private ContextMessage captureMessage(TraceDatFile f, PrintContext context, String host, String release, long offset)
+            throws IOException {
+        return ContextMessages.capture(new ContextMessages.Capture(
+                "import " + input.toAbsolutePath().normalize() + " " + Files.size(input) + " "
+                        + Files.getLastModifiedTime(input).toMillis(),
+                release, null, host, f.clock(), offset, 0, f.kernelLayout(), f.headerPageText(), f.headerEventText(),
+                ContextMessages.constants(context.hz(), context.variables()), new Main.Version().getVersion()[0],
+                f.catalog().formats().stream().map(EventFormat::fullName).toList()));
+    }
+
+    /** Says what the file lost (per CPU) and which records were skipped. */
+    private static void reportLosses(TraceDatRecords rs, PrintWriter err) {
+        for (Map.Entry<Integer, Long> l : rs.lostEvents().entrySet()) {
+            long uncounted = rs.pagesLostUncounted().getOrDefault(l.getKey(), 0L);
+            if (l.getValue() > 0 || uncounted > 0) {
+                err.printf("import: cpu %d: %d events lost%s%n", l.getKey(), l.getValue(), uncounted == 0 ? ""
+                        : " (and an unknown number before " + uncounted + " pages: wire format v2 carries exact counts only)");
+            }
+        }
+        if (rs.unknownRecords() > 0) {
+            err.printf("import: %d records of event ids without a format skipped%n", rs.unknownRecords());
+        }
+        if (rs.shortRecords() > 0) {
+            err.printf("import: %d records shorter than their event's common fields skipped%n", rs.shortRecords());
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         Main.requireFile(input);
@@ -145,12 +173,7 @@ final class ImportCommand implements Callable<Integer> {
             String dating = d.how();
             boolean raw = date == null;
             long offset = raw ? 0 : date;
-            ContextMessage capture = ContextMessages.capture(new ContextMessages.Capture(
-                    "import " + input.toAbsolutePath().normalize() + " " + Files.size(input) + " "
-                            + Files.getLastModifiedTime(input).toMillis(),
-                    release, null, host, f.clock(), offset, 0, f.kernelLayout(), f.headerPageText(), f.headerEventText(),
-                    ContextMessages.constants(context.hz(), context.variables()), new Main.Version().getVersion()[0],
-                    f.catalog().formats().stream().map(EventFormat::fullName).toList()));
+            ContextMessage capture = captureMessage(f, context, host, release, offset);
             ContextPlanner sight = ContextPlanner.forRecords(ContextPlanner.Sources.ofFile(f.kernelLayout(), context,
                     f.cmdlines(), null, fmt -> f.formatText(fmt.fullName()), null));
             try (TraceDatRecords rs = f.records();
@@ -174,19 +197,7 @@ final class ImportCommand implements Callable<Integer> {
                 if (frames.truncated() > 0) {
                     err.printf("import: %d events longer than --max-frame %d truncated%n", frames.truncated(), maxFrame);
                 }
-                for (Map.Entry<Integer, Long> l : rs.lostEvents().entrySet()) {
-                    long uncounted = rs.pagesLostUncounted().getOrDefault(l.getKey(), 0L);
-                    if (l.getValue() > 0 || uncounted > 0) {
-                        err.printf("import: cpu %d: %d events lost%s%n", l.getKey(), l.getValue(), uncounted == 0 ? ""
-                                : " (and an unknown number before " + uncounted + " pages: wire format v2 carries exact counts only)");
-                    }
-                }
-                if (rs.unknownRecords() > 0) {
-                    err.printf("import: %d records of event ids without a format skipped%n", rs.unknownRecords());
-                }
-                if (rs.shortRecords() > 0) {
-                    err.printf("import: %d records shorter than their event's common fields skipped%n", rs.shortRecords());
-                }
+                reportLosses(rs, err);
                 if (f.truncation() != null) {
                     err.println("import: " + SafeText.escape(f.truncation()));
                     return Main.EXIT_FAILURE;

@@ -258,7 +258,7 @@ class ExtcapCommandTest {
     void shellQuoting() {
         assertEquals("'a b'", ExtcapInstaller.quote("a b"));
         assertEquals("'it'\\''s'", ExtcapInstaller.quote("it's"));
-        assertTrue(ExtcapCommand.closedPipe(new IOException("x", new IOException("Broken pipe"))));
-        assertFalse(ExtcapCommand.closedPipe(new IOException("No space left on device")));
+        assertTrue(ExtcapEnding.closedPipe(new IOException("x", new IOException("Broken pipe"))));
+        assertFalse(ExtcapEnding.closedPipe(new IOException("No space left on device")));
     }
 }

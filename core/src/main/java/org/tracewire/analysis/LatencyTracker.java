@@ -155,67 +155,87 @@ public final class LatencyTracker {
         switch (h.role) {
             case OTHER:
                 return Optional.empty();
-            case WAKEUP: {
-                int pid = (int) record.integer(h.a);
-                Key k = new Key(SPACE_WAKEUP, pid, 0);
-                if (pending.containsKey(k)) {
-                    repeatedWakeups++;
-                    return Optional.empty();
-                }
-                start(k, new Pending(ref(sequence, record), h.role, pid, record.string(h.b), record.pid(),
-                        (int) record.integer(h.c), -1, null));
-                return Optional.empty();
-            }
+            case WAKEUP:
+                return wakeup(h, sequence, record);
             case SWITCH: {
                 Pending p = pending.remove(new Key(SPACE_WAKEUP, (int) record.integer(h.a), 0));
                 return p == null ? Optional.empty() : pair(LatencyPair.Kind.SCHED_WAKEUP, p, sequence, record, record.cpu());
             }
             case RAW_ENTER:
-            case SYS_ENTER: {
-                long id = record.integer(h.a);
-                Key k = new Key(h.role == Role.RAW_ENTER ? SPACE_RAW : SPACE_SYS, record.pid(), 0);
-                if (pending.remove(k) != null) {
-                    replacedStarts++;
-                }
-                start(k, new Pending(ref(sequence, record), h.role, record.pid(), null, -1, record.cpu(), id, h.name));
-                return Optional.empty();
-            }
+            case SYS_ENTER:
+                return syscallEnter(h, sequence, record);
             case RAW_EXIT:
-            case SYS_EXIT: {
-                Key k = new Key(h.role == Role.RAW_EXIT ? SPACE_RAW : SPACE_SYS, record.pid(), 0);
-                Pending p = pending.remove(k);
-                if (p == null || p.id != record.integer(h.a) || !Objects.equals(p.name, h.name)) {
-                    unmatchedEnds++;
-                    return Optional.empty();
-                }
-                return pair(LatencyPair.Kind.SYSCALL, p, sequence, record, record.integer(h.b));
-            }
+            case SYS_EXIT:
+                return syscallExit(h, sequence, record);
             case IRQ_ENTRY:
-            case SOFTIRQ_ENTRY: {
-                long id = record.integer(h.a);
-                boolean hard = h.role == Role.IRQ_ENTRY;
-                Key k = new Key(hard ? SPACE_IRQ : SPACE_SOFTIRQ, record.cpu(), id);
-                if (pending.remove(k) != null) {
-                    replacedStarts++;
-                }
-                String name = hard ? record.string(h.b) : softirqName(id);
-                start(k, new Pending(ref(sequence, record), h.role, record.pid(), null, -1, record.cpu(), id, name));
-                return Optional.empty();
-            }
+            case SOFTIRQ_ENTRY:
+                return irqEntry(h, sequence, record);
             case IRQ_EXIT:
-            case SOFTIRQ_EXIT: {
-                boolean hard = h.role == Role.IRQ_EXIT;
-                Pending p = pending.remove(new Key(hard ? SPACE_IRQ : SPACE_SOFTIRQ, record.cpu(), record.integer(h.a)));
-                if (p == null) {
-                    unmatchedEnds++;
-                    return Optional.empty();
-                }
-                return pair(hard ? LatencyPair.Kind.IRQ : LatencyPair.Kind.SOFTIRQ, p, sequence, record,
-                        hard ? record.integer(h.b) : 0);
-            }
+            case SOFTIRQ_EXIT:
+                return irqExit(h, sequence, record);
             default:
                 throw new IllegalStateException(h.role.toString());
         }
+    }
+
+    /** A wakeup starts its task's wait, unless one is pending already (a repeated wakeup). */
+    private Optional<LatencyPair> wakeup(Handler h, long sequence, EventRecord record) {
+        int pid = (int) record.integer(h.a);
+        Key k = new Key(SPACE_WAKEUP, pid, 0);
+        if (pending.containsKey(k)) {
+            repeatedWakeups++;
+            return Optional.empty();
+        }
+        start(k, new Pending(ref(sequence, record), h.role, pid, record.string(h.b), record.pid(),
+                (int) record.integer(h.c), -1, null));
+        return Optional.empty();
+    }
+
+    /** A syscall's entry starts its task's call (replacing one that never ended). */
+    private Optional<LatencyPair> syscallEnter(Handler h, long sequence, EventRecord record) {
+        long id = record.integer(h.a);
+        Key k = new Key(h.role == Role.RAW_ENTER ? SPACE_RAW : SPACE_SYS, record.pid(), 0);
+        if (pending.remove(k) != null) {
+            replacedStarts++;
+        }
+        start(k, new Pending(ref(sequence, record), h.role, record.pid(), null, -1, record.cpu(), id, h.name));
+        return Optional.empty();
+    }
+
+    /** A syscall's exit ends its task's call of the same number and name, else it is unmatched. */
+    private Optional<LatencyPair> syscallExit(Handler h, long sequence, EventRecord record) {
+        Key k = new Key(h.role == Role.RAW_EXIT ? SPACE_RAW : SPACE_SYS, record.pid(), 0);
+        Pending p = pending.remove(k);
+        if (p == null || p.id != record.integer(h.a) || !Objects.equals(p.name, h.name)) {
+            unmatchedEnds++;
+            return Optional.empty();
+        }
+        return pair(LatencyPair.Kind.SYSCALL, p, sequence, record, record.integer(h.b));
+    }
+
+    /** An (soft)irq's entry starts its handler on the CPU (replacing one that never ended). */
+    private Optional<LatencyPair> irqEntry(Handler h, long sequence, EventRecord record) {
+        long id = record.integer(h.a);
+        boolean hard = h.role == Role.IRQ_ENTRY;
+        Key k = new Key(hard ? SPACE_IRQ : SPACE_SOFTIRQ, record.cpu(), id);
+        if (pending.remove(k) != null) {
+            replacedStarts++;
+        }
+        String name = hard ? record.string(h.b) : softirqName(id);
+        start(k, new Pending(ref(sequence, record), h.role, record.pid(), null, -1, record.cpu(), id, name));
+        return Optional.empty();
+    }
+
+    /** An (soft)irq's exit ends the handler of the same number on the CPU, else it is unmatched. */
+    private Optional<LatencyPair> irqExit(Handler h, long sequence, EventRecord record) {
+        boolean hard = h.role == Role.IRQ_EXIT;
+        Pending p = pending.remove(new Key(hard ? SPACE_IRQ : SPACE_SOFTIRQ, record.cpu(), record.integer(h.a)));
+        if (p == null) {
+            unmatchedEnds++;
+            return Optional.empty();
+        }
+        return pair(hard ? LatencyPair.Kind.IRQ : LatencyPair.Kind.SOFTIRQ, p, sequence, record,
+                hard ? record.integer(h.b) : 0);
     }
 
     /** The counters now. */

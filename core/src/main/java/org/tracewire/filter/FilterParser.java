@@ -119,24 +119,13 @@ final class FilterParser {
         return predicate();
     }
 
-    /** One predicate: FIELD OP VALUE. Longer than 60 lines: field, operator and value in one pass, each with its error. */
+    /** One predicate: FIELD OP VALUE, each part with its error. */
     private Filter predicate() {
         int fieldPos = i;
         if (++predicates > MAX_PREDICATES) {
             throw new FilterSyntaxException(i, "too many predicates (more than " + MAX_PREDICATES + ")");
         }
-        while (i < s.length() && isWordChar(s.charAt(i))) {
-            i++;
-        }
-        if (i == fieldPos) {
-            char c = s.charAt(i);
-            throw new FilterSyntaxException(i, c == ')' ? "')' without a matching '('"
-                    : "expected a field name, '!' or '(' but found '" + printable(c) + "'");
-        }
-        String field = s.substring(fieldPos, i);
-        if (i < s.length() && s.charAt(i) == '.') {
-            throw new FilterSyntaxException(i, "field modifiers such as '" + field + ".function' are not supported");
-        }
+        String field = fieldName();
         skipSpace();
         int opPos = i;
         Op op = readOp();
@@ -182,6 +171,24 @@ final class FilterParser {
             throw new FilterSyntaxException(i, "string values need quotes: \"" + word(i) + "\"");
         }
         throw new FilterSyntaxException(i, "expected a number or a quoted string but found '" + printable(c) + "'");
+    }
+
+    /** A predicate's field name, read from here. */
+    private String fieldName() {
+        int fieldPos = i;
+        while (i < s.length() && isWordChar(s.charAt(i))) {
+            i++;
+        }
+        if (i == fieldPos) {
+            char c = s.charAt(i);
+            throw new FilterSyntaxException(i, c == ')' ? "')' without a matching '('"
+                    : "expected a field name, '!' or '(' but found '" + printable(c) + "'");
+        }
+        String field = s.substring(fieldPos, i);
+        if (i < s.length() && s.charAt(i) == '.') {
+            throw new FilterSyntaxException(i, "field modifiers such as '" + field + ".function' are not supported");
+        }
+        return field;
     }
 
     private String word(int from) {

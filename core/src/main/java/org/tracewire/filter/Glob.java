@@ -38,8 +38,8 @@ public final class Glob {
     /**
      * Whether {@code str} matches {@code pattern}, exactly as the kernel's {@code glob_match()}.
      * Used by tests as the reference semantics of {@code ~}.
-     * Longer than 60 lines: a statement-for-statement port of {@code glob_match()}, to compare with it.
      */
+    // Long: a statement-for-statement port of lib/glob.c glob_match(), to compare with it
     public static boolean matches(String pattern, String str) {
         String pat = pattern + '\0';
         String s = str + '\0';

@@ -51,7 +51,7 @@ public final class FormatParser {
         }
     }
 
-    /** {@link #parse} without its catch-all. Longer than 60 lines: one pass over the file's lines, one branch per kind. */
+    /** {@link #parse} without its catch-all: one pass over the file's lines, one branch per kind. */
     private static EventFormat parseUnchecked(String system, String text, String source) {
         String[] lines = text.split("\n", -1);
         String name = null;
@@ -70,21 +70,9 @@ public final class FormatParser {
             }
             String trimmed = line.strip();
             if (line.startsWith("name:")) {
-                if (name != null) {
-                    throw new FormatException(source, lineNo, 1, "second 'name:' line");
-                }
-                name = line.substring(5).strip();
-                if (name.isEmpty()) {
-                    throw new FormatException(source, lineNo, 6, "empty event name");
-                }
+                name = nameLine(line, name, source, lineNo);
             } else if (line.startsWith("ID:")) {
-                if (id != null) {
-                    throw new FormatException(source, lineNo, 1, "second 'ID:' line");
-                }
-                id = parseInt(line.substring(3).strip(), source, lineNo, 5, "ID");
-                if (id < 0 || id > 0xffff) {
-                    throw new FormatException(source, lineNo, 5, "ID " + id + " outside 0..65535 (common_type is 16 bits)");
-                }
+                id = idLine(line, id, source, lineNo);
             } else if (line.equals("format:")) {
                 if (name == null || id == null) {
                     throw new FormatException(source, lineNo, 1, "'format:' before 'name:' and 'ID:'");
@@ -94,12 +82,7 @@ public final class FormatParser {
                 if (!inFormat) {
                     throw new FormatException(source, lineNo, 1, "'print fmt:' before 'format:'");
                 }
-                // a TP_printk string may hold raw newlines: the print fmt runs to the end of the file
-                StringBuilder pf = new StringBuilder(line.substring("print fmt:".length()));
-                for (int j = i + 1; j < lines.length; j++) {
-                    pf.append('\n').append(lines[j]);
-                }
-                printFmt = pf.toString().strip();
+                printFmt = printFmt(line, lines, i);
                 break;
             } else if (trimmed.isEmpty()) {
                 if (inFormat && !common.isEmpty()) {
@@ -119,16 +102,47 @@ public final class FormatParser {
                 throw new FormatException(source, lineNo, 1, "unexpected line: " + abbreviate(trimmed));
             }
         }
-        if (name == null) {
-            throw new FormatException(source, 1, 1, "no 'name:' line");
-        }
-        if (id == null) {
-            throw new FormatException(source, 1, 1, "no 'ID:' line");
-        }
-        if (!inFormat) {
-            throw new FormatException(source, 1, 1, "no 'format:' line");
+        if (name == null || id == null || !inFormat) {
+            throw new FormatException(source, 1, 1, name == null ? "no 'name:' line" : id == null ? "no 'ID:' line"
+                    : "no 'format:' line");
         }
         return new EventFormat(system, name, id, common, own, printFmt);
+    }
+
+    /**
+     * The print fmt starting on line {@code i} ({@code line}, without its CR): a TP_printk string
+     * may hold raw newlines, so it runs to the end of the file.
+     */
+    private static String printFmt(String line, String[] lines, int i) {
+        StringBuilder pf = new StringBuilder(line.substring("print fmt:".length()));
+        for (int j = i + 1; j < lines.length; j++) {
+            pf.append('\n').append(lines[j]);
+        }
+        return pf.toString().strip();
+    }
+
+    /** The event's name from its {@code name:} line; {@code before} is the name of an earlier one (an error). */
+    private static String nameLine(String line, String before, String source, int lineNo) {
+        if (before != null) {
+            throw new FormatException(source, lineNo, 1, "second 'name:' line");
+        }
+        String name = line.substring(5).strip();
+        if (name.isEmpty()) {
+            throw new FormatException(source, lineNo, 6, "empty event name");
+        }
+        return name;
+    }
+
+    /** The event's id (0..65535) from its {@code ID:} line; {@code before} is the id of an earlier one (an error). */
+    private static int idLine(String line, Integer before, String source, int lineNo) {
+        if (before != null) {
+            throw new FormatException(source, lineNo, 1, "second 'ID:' line");
+        }
+        int id = parseInt(line.substring(3).strip(), source, lineNo, 5, "ID");
+        if (id < 0 || id > 0xffff) {
+            throw new FormatException(source, lineNo, 5, "ID " + id + " outside 0..65535 (common_type is 16 bits)");
+        }
+        return id;
     }
 
     /**
@@ -272,38 +286,12 @@ public final class FormatParser {
         if (type.isEmpty()) {
             throw new FormatException(source, lineNo, col, "no type in declaration '" + abbreviate(decl) + "'");
         }
-        int arrayLength = -1;
-        if (m.group(2) != null) {
-            String len = m.group(3).strip();
-            if (len.isEmpty()) {
-                arrayLength = 0;
-            } else if (len.matches("\\d{1,9}")) {
-                arrayLength = Integer.parseInt(len);
-            } else {
-                int elem = CTypes.sizeOf(type, 8);
-                if (elem <= 0) {
-                    throw new FormatException(source, lineNo, col + m.start(3),
-                            "array length '" + abbreviate(len) + "' is not a number");
-                }
-                arrayLength = size / elem;
-            }
-        }
+        int arrayLength = m.group(2) == null ? -1 : arrayLength(m, type, size, source, lineNo, col);
         boolean dataLoc = type.startsWith("__data_loc");
         boolean relLoc = type.startsWith("__rel_loc");
         FieldKind kind;
         if (dataLoc || relLoc) {
-            String element = type.substring(dataLoc ? "__data_loc".length() : "__rel_loc".length()).strip();
-            if (element.endsWith("[]")) {
-                element = element.substring(0, element.length() - 2).strip();
-            }
-            String norm = CTypes.normalize(element);
-            if (norm.equals("char")) {
-                kind = FieldKind.DYNAMIC_STRING;
-            } else if (norm.equals("cpumask_t") || norm.equals("cpumask_t *")) {
-                kind = FieldKind.DYNAMIC_CPUMASK;
-            } else {
-                kind = FieldKind.DYNAMIC_ARRAY;
-            }
+            kind = dynamicKind(type.substring(dataLoc ? "__data_loc".length() : "__rel_loc".length()).strip());
             if (size != 4) {
                 throw new FormatException(source, lineNo, col, "a dynamic field's location word must be 4 bytes, got " + size);
             }
@@ -328,6 +316,39 @@ public final class FormatParser {
                     + " must be an integer of 1, 2, 4 or 8 bytes, got " + abbreviate(type) + " of size " + size);
         }
         return new Field(type, name, offset, size, signed, arrayLength, kind, false, common);
+    }
+
+    /**
+     * An array's length from its declaration's brackets ({@code m}'s group 3): empty is 0, a number
+     * is itself, a constant the kernel did not expand is the size over the element's size.
+     */
+    private static int arrayLength(Matcher m, String type, int size, String source, int lineNo, int col) {
+        String len = m.group(3).strip();
+        if (len.isEmpty()) {
+            return 0;
+        }
+        if (len.matches("\\d{1,9}")) {
+            return Integer.parseInt(len);
+        }
+        int elem = CTypes.sizeOf(type, 8);
+        if (elem <= 0) {
+            throw new FormatException(source, lineNo, col + m.start(3), "array length '" + abbreviate(len) + "' is not a number");
+        }
+        return size / elem;
+    }
+
+    /** The kind of a {@code __data_loc}/{@code __rel_loc} field of element type {@code element} ({@code char[]}, …). */
+    private static FieldKind dynamicKind(String element) {
+        if (element.endsWith("[]")) {
+            element = element.substring(0, element.length() - 2).strip();
+        }
+        String norm = CTypes.normalize(element);
+        if (norm.equals("char")) {
+            return FieldKind.DYNAMIC_STRING;
+        } else if (norm.equals("cpumask_t") || norm.equals("cpumask_t *")) {
+            return FieldKind.DYNAMIC_CPUMASK;
+        }
+        return FieldKind.DYNAMIC_ARRAY;
     }
 
     private static int parseInt(String text, String source, int line, int col, String what) {

@@ -355,27 +355,7 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
         }
         String what = abs.toString();
         String tmp = "." + n + "." + Long.toHexString(new SecureRandom().nextLong()) + ".tmp";
-        int[] opened = act(() -> {
-            int dir = new UserPaths(this).openDirectory(parent, true, what);
-            try {
-                Posix.Stat existing = UserPaths.stat(dir, n, what);
-                int perms = mode >= 0 ? mode : existing != null && existing.type() == Posix.Stat.S_IFREG
-                        ? existing.mode() & 07777 : 0644;
-                if (existing != null && mayReplace != null && !mayReplace.test(UserPaths.readSmall(dir, n, existing))) {
-                    throw new IOException(what + ": exists and was not written by tracewire; not replacing it");
-                }
-                int fd = Posix.openat(dir, tmp, Posix.O_RDWR | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
-                        | Posix.O_CLOEXEC, 0600);
-                return new int[] {dir, fd, perms};
-            } catch (LastErrorException e) {
-                Posix.close(dir);
-                throw new IOException(what + ": " + (e.getErrorCode() == Posix.EACCES
-                        ? "the directory " + parent + " is not writable by " + who() : "cannot create (" + UserPaths.errno(e.getErrorCode()) + ")"));
-            } catch (IOException | RuntimeException e) {
-                Posix.close(dir);
-                throw e;
-            }
-        });
+        int[] opened = openTemporary(parent, n, tmp, mode, mayReplace, what);
         int dir = opened[0];
         int fd = opened[1];
         boolean done = false;
@@ -406,6 +386,39 @@ public record InvokingUser(int uid, int gid, Set<Integer> groups, String source)
             }
             Posix.close(dir);
         }
+    }
+
+    /**
+     * As the user: opens {@code parent} (no link followed) and creates the temporary file
+     * {@code tmp} in it, after checking the entry {@code n} it will replace.
+     *
+     * @return the directory's fd, the temporary file's fd, the permission bits the file gets
+     * @throws IOException when the directory is not writable by the user, the existing file fails
+     *                     {@code mayReplace}, or the file cannot be created
+     */
+    private int[] openTemporary(Path parent, String n, String tmp, int mode, Predicate<byte[]> mayReplace, String what)
+            throws IOException {
+        return act(() -> {
+            int dir = new UserPaths(this).openDirectory(parent, true, what);
+            try {
+                Posix.Stat existing = UserPaths.stat(dir, n, what);
+                int perms = mode >= 0 ? mode : existing != null && existing.type() == Posix.Stat.S_IFREG
+                        ? existing.mode() & 07777 : 0644;
+                if (existing != null && mayReplace != null && !mayReplace.test(UserPaths.readSmall(dir, n, existing))) {
+                    throw new IOException(what + ": exists and was not written by tracewire; not replacing it");
+                }
+                int fd = Posix.openat(dir, tmp, Posix.O_RDWR | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
+                        | Posix.O_CLOEXEC, 0600);
+                return new int[] {dir, fd, perms};
+            } catch (LastErrorException e) {
+                Posix.close(dir);
+                throw new IOException(what + ": " + (e.getErrorCode() == Posix.EACCES
+                        ? "the directory " + parent + " is not writable by " + who() : "cannot create (" + UserPaths.errno(e.getErrorCode()) + ")"));
+            } catch (IOException | RuntimeException e) {
+                Posix.close(dir);
+                throw e;
+            }
+        });
     }
 
     /**

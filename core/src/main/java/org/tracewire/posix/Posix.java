@@ -2,6 +2,7 @@ package org.tracewire.posix;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Native;
+import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -154,7 +155,7 @@ public final class Posix {
      * getpwuid(3): the {@code struct passwd} of a uid, or a null pointer when there is none (on
      * 64-bit Linux: {@code pw_name} at offset 0, {@code pw_gid} at offset 20). Not thread-safe.
      */
-    public static native com.sun.jna.Pointer getpwuid(int uid);
+    public static native Pointer getpwuid(int uid);
 
     /**
      * getgrouplist(3): the groups of a user, {@code group} included.
@@ -187,7 +188,7 @@ public final class Posix {
         if (!direct.isDirect()) {
             throw new IllegalArgumentException("not a direct buffer");
         }
-        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
+        return Pointer.nativeValue(Native.getDirectBufferPointer(direct));
     }
 
     /** close(2). */

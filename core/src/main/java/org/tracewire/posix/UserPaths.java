@@ -183,30 +183,7 @@ final class UserPaths {
                 return null;
             }
             boolean fifo = existing != null && existing.type() == Posix.Stat.S_IFIFO;
-            long readerDeadline = System.nanoTime() + InvokingUser.FIFO_READER_WAIT_NS;
-            int fd;
-            while (true) {
-                try {
-                    fd = existing == null
-                            ? Posix.openat(dir, n, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
-                                    | Posix.O_CLOEXEC, InvokingUser.FILE_MODE)
-                            : Posix.openat(dir, n, Posix.O_WRONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK
-                                    | Posix.O_CLOEXEC, 0);
-                    break;
-                } catch (LastErrorException e) {
-                    if (fifo && e.getErrorCode() == Posix.ENXIO && System.nanoTime() < readerDeadline) {
-                        sleepForReader(what);
-                        continue; // no reader has the FIFO open yet (Wireshark's dumpcap opens it a moment later)
-                    }
-                    throw new IOException(what + ": " + (e.getErrorCode() == Posix.ELOOP ? "is a symbolic link; refused"
-                            : e.getErrorCode() == Posix.EEXIST ? "was created meanwhile by someone else; refused"
-                            : e.getErrorCode() == Posix.EACCES ? (existing == null ? "the directory " + parent
-                                    + " is not writable by " + user.who() : user.who() + " may not write it")
-                            : fifo && e.getErrorCode() == Posix.ENXIO ? "no reader opened the FIFO within "
-                                    + InvokingUser.FIFO_READER_WAIT_NS / 1_000_000_000L + " s"
-                            : "cannot open (" + errno(e.getErrorCode()) + ")"));
-                }
-            }
+            int fd = openEntry(dir, n, existing, parent, what);
             try {
                 // what we opened, not what the path named a moment ago
                 Posix.Stat st = fstat(fd);
@@ -225,6 +202,40 @@ final class UserPaths {
             }
         } finally {
             Posix.close(dir);
+        }
+    }
+
+    /**
+     * Opens the entry {@code n} of {@code dir} for writing, no link followed: a new file created
+     * ({@link InvokingUser#FILE_MODE}), else the existing one opened (a FIFO waits up to
+     * {@link InvokingUser#FIFO_READER_WAIT_NS} for its reader).
+     *
+     * @return the fd
+     * @throws IOException naming why: a link, created meanwhile, not writable, no reader, or errno
+     */
+    private int openEntry(int dir, String n, Posix.Stat existing, Path parent, String what) throws IOException {
+        boolean fifo = existing != null && existing.type() == Posix.Stat.S_IFIFO;
+        long readerDeadline = System.nanoTime() + InvokingUser.FIFO_READER_WAIT_NS;
+        while (true) {
+            try {
+                return existing == null
+                        ? Posix.openat(dir, n, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW
+                                | Posix.O_CLOEXEC, InvokingUser.FILE_MODE)
+                        : Posix.openat(dir, n, Posix.O_WRONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK
+                                | Posix.O_CLOEXEC, 0);
+            } catch (LastErrorException e) {
+                if (fifo && e.getErrorCode() == Posix.ENXIO && System.nanoTime() < readerDeadline) {
+                    sleepForReader(what);
+                    continue; // no reader has the FIFO open yet (Wireshark's dumpcap opens it a moment later)
+                }
+                throw new IOException(what + ": " + (e.getErrorCode() == Posix.ELOOP ? "is a symbolic link; refused"
+                        : e.getErrorCode() == Posix.EEXIST ? "was created meanwhile by someone else; refused"
+                        : e.getErrorCode() == Posix.EACCES ? (existing == null ? "the directory " + parent
+                                + " is not writable by " + user.who() : user.who() + " may not write it")
+                        : fifo && e.getErrorCode() == Posix.ENXIO ? "no reader opened the FIFO within "
+                                + InvokingUser.FIFO_READER_WAIT_NS / 1_000_000_000L + " s"
+                        : "cannot open (" + errno(e.getErrorCode()) + ")"));
+            }
         }
     }
 

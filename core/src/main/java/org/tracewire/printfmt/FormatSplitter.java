@@ -13,7 +13,7 @@ final class FormatSplitter {
     }
 
     /**
-     * The segments of a format string. Longer than 60 lines: one pass over the text, in the order
+     * The segments of a format string: one pass over the text, in the order
      * {@code format_decode()} reads a conversion.
      *
      * @param fmt   the format string, unescaped
@@ -21,6 +21,7 @@ final class FormatSplitter {
      * @param event the event's name, for errors
      * @throws PrintFmtException on an incomplete or invalid conversion
      */
+    // Long: one scan of a conversion read top to bottom, in lib/vsprintf.c format_decode()'s order
     static List<FormatSegment> split(String fmt, List<Integer> cols, String event) {
         List<FormatSegment> out = new ArrayList<>();
         StringBuilder lit = new StringBuilder();

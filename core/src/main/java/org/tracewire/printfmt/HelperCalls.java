@@ -60,8 +60,8 @@ final class HelperCalls {
 
     /**
      * A helper call's value; an unknown helper or bad arguments are an {@link EvalException}.
-     * Longer than 60 lines: one switch over the helper names, a few lines per helper.
      */
+    // Long: a dispatch table, one case per kernel helper name, a few lines each
     Val call(Expr.Call c) {
         String name = c.name();
         List<Expr> a = c.args();

@@ -282,7 +282,8 @@ public final class PrintFmtParser {
         return new CType(sb.toString().trim(), pointer);
     }
 
-    /** A primary expression. Longer than 60 lines: one switch over the token kinds, a few lines each. */
+    /** A primary expression. */
+    // Long: the grammar's primary rule, one case per token kind, a few lines each
     private Expr primary() {
         Token t = next();
         switch (t.kind()) {

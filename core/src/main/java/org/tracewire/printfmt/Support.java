@@ -18,6 +18,15 @@ final class Support {
 
     /** Null when supported; else the reason, starting with {@code col N: }. */
     static String check(PrintFmt pf) {
+        return check(pf, null);
+    }
+
+    /**
+     * Like {@link #check(PrintFmt)}, also checking that helper field arguments name fields.
+     *
+     * @param fieldNames the event's field names, or null to take any name
+     */
+    static String check(PrintFmt pf, Set<String> fieldNames) {
         for (FormatSegment s : pf.segments()) {
             if (s instanceof FormatSegment.Conversion c && c.conversion() == 'p') {
                 String r = checkPointer(c);
@@ -27,7 +36,7 @@ final class Support {
             }
         }
         for (Expr e : pf.args()) {
-            String r = check(e);
+            String r = check(e, fieldNames);
             if (r != null) {
                 return r;
             }
@@ -61,89 +70,67 @@ final class Support {
         }
     }
 
-    /**
-     * Why the evaluator cannot evaluate {@code e}, or null when it can. Longer than 60 lines: one
-     * case per expression kind.
-     */
-    private static String check(Expr e) {
+    /** Why the evaluator cannot evaluate {@code e}, or null when it can: one case per expression kind. */
+    private static String check(Expr e, Set<String> names) {
         if (e instanceof Expr.FieldRef f) {
             return f.field() == null ? "col " + f.column() + ": no field " + f.name() : null;
         }
         if (e instanceof Expr.Call c) {
-            if (!HelperCalls.HELPERS.contains(c.name())) {
-                return "col " + c.column() + ": unknown helper " + c.name();
-            }
-            List<Expr> args = c.args();
-            if (FIELD_HELPERS.contains(c.name())) {
-                if (args.isEmpty() || !(args.get(0) instanceof Expr.Ident || args.get(0) instanceof Expr.FieldRef)) {
-                    return "col " + c.column() + ": " + c.name() + " needs a field name";
-                }
-                if (args.get(0) instanceof Expr.Ident id && !fieldExists(id, c)) {
-                    return "col " + id.column() + ": " + c.name() + ": no field " + id.name();
-                }
-                for (int i = 1; i < args.size(); i++) {
-                    String r = check(args.get(i));
-                    if (r != null) {
-                        return r;
-                    }
-                }
-                return null;
-            }
-            for (Expr a : args) {
-                String r = check(a);
-                if (r != null) {
-                    return r;
-                }
-            }
-            return null;
+            return checkCall(c, names);
         }
         if (e instanceof Expr.Index x) {
-            return first(check(x.base()), check(x.index()));
+            return first(check(x.base(), names), check(x.index(), names));
         }
         if (e instanceof Expr.Member m) {
             return "col " + m.column() + ": member access ." + m.member() + " is not supported";
         }
         if (e instanceof Expr.Unary u) {
-            return check(u.operand());
+            return check(u.operand(), names);
         }
         if (e instanceof Expr.Binary b) {
-            return first(check(b.left()), check(b.right()));
+            return first(check(b.left(), names), check(b.right(), names));
         }
         if (e instanceof Expr.Ternary t) {
-            return first(check(t.cond()), first(check(t.then()), check(t.otherwise())));
+            return first(check(t.cond(), names), first(check(t.then(), names), check(t.otherwise(), names)));
         }
         if (e instanceof Expr.Cast c) {
-            return check(c.operand());
+            return check(c.operand(), names);
         }
         if (e instanceof Expr.SizeofExpr s) {
-            return check(s.operand());
+            return check(s.operand(), names);
         }
         if (e instanceof Expr.Braced b) {
-            for (Expr i : b.items()) {
-                String r = check(i);
-                if (r != null) {
-                    return r;
-                }
-            }
+            return checkAll(b.items(), names);
         }
         return null;
     }
 
-    private static boolean fieldExists(Expr.Ident id, Expr.Call c) {
-        return FIELD_NAMES.get() == null || FIELD_NAMES.get().contains(id.name());
+    /** A helper call: a known helper, a field helper's first argument naming a field. */
+    private static String checkCall(Expr.Call c, Set<String> names) {
+        if (!HelperCalls.HELPERS.contains(c.name())) {
+            return "col " + c.column() + ": unknown helper " + c.name();
+        }
+        List<Expr> args = c.args();
+        if (!FIELD_HELPERS.contains(c.name())) {
+            return checkAll(args, names);
+        }
+        if (args.isEmpty() || !(args.get(0) instanceof Expr.Ident || args.get(0) instanceof Expr.FieldRef)) {
+            return "col " + c.column() + ": " + c.name() + " needs a field name";
+        }
+        if (args.get(0) instanceof Expr.Ident id && names != null && !names.contains(id.name())) {
+            return "col " + id.column() + ": " + c.name() + ": no field " + id.name();
+        }
+        return checkAll(args.subList(1, args.size()), names);
     }
 
-    /** Field names of the print fmt being checked (set by {@link #check(PrintFmt, java.util.Set)}). */
-    private static final ThreadLocal<Set<String>> FIELD_NAMES = new ThreadLocal<>();
-
-    /** Like {@link #check(PrintFmt)}, also checking that helper field arguments name fields. */
-    static String check(PrintFmt pf, Set<String> fieldNames) {
-        FIELD_NAMES.set(fieldNames);
-        try {
-            return check(pf);
-        } finally {
-            FIELD_NAMES.remove();
+    private static String checkAll(List<Expr> es, Set<String> names) {
+        for (Expr e : es) {
+            String r = check(e, names);
+            if (r != null) {
+                return r;
+            }
         }
+        return null;
     }
 
     private static String first(String a, String b) {

@@ -45,8 +45,8 @@ final class Vsprintf {
     /**
      * {@code number()}: {@code num} is the value already converted to the conversion's type
      * (sign-extended when {@code SIGN} is set); width/precision -1 when absent.
-     * Longer than 60 lines: a statement-for-statement port of {@code lib/vsprintf.c}'s {@code number()}.
      */
+    // Long: a statement-for-statement port of lib/vsprintf.c's number(), to compare with it
     static void number(StringBuilder out, long num, int base, int flags, int width, int precision) {
         width = cap(width);
         precision = cap(precision);
@@ -266,8 +266,8 @@ final class Vsprintf {
 
     /**
      * {@code ip_addr_string()}: {@code %pI4 %pi4 %pI6 %pi6 %pI6c %pIS[pfsc] %piS}.
-     * Longer than 60 lines: one branch per address family and extension, as {@code lib/vsprintf.c}.
      */
+    // Long: one branch per address family and extension, in lib/vsprintf.c's order
     static String ip(Val.Mem m, String ext, Evaluator ev) {
         byte[] d = m.data();
         int off = m.offset();

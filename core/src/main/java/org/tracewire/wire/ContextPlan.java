@@ -164,37 +164,47 @@ public final class ContextPlan {
         List<int[]> strings = new ArrayList<>();
         PrintFmt pf = printer.printFmt();
         if (pf != null) {
-            int ai = 0;
-            for (FormatSegment seg : pf.segments()) {
-                if (!(seg instanceof FormatSegment.Conversion c)) {
-                    continue;
-                }
-                ai += c.argumentCount() - 1;
-                if (ai >= pf.args().size()) {
-                    break;
-                }
-                Expr arg = pf.args().get(ai++);
-                if (isSymbol(c)) {
-                    int[] d = direct(arg, longSize);
-                    if (d != null && d[1] == longSize) {
-                        syms.add(new int[] {d[0], d[1], c.extension().charAt(0) == 'B' ? 1 : 0});
-                    } else {
-                        sources(arg, computed);
-                    }
-                } else if (c.conversion() == 's') {
-                    Expr a = strip(arg);
-                    List<Expr> options = a instanceof Expr.Ternary t ? List.of(strip(t.then()), strip(t.otherwise())) : List.of(a);
-                    for (Expr o : options) {
-                        if (o instanceof Expr.FieldRef r && r.field() != null && pointerLike(r.field(), longSize)) {
-                            strings.add(new int[] {r.field().offset(), r.field().size()});
-                        }
-                    }
-                }
-            }
+            arguments(pf, longSize, syms, computed, strings);
         }
         Field file = exec ? f.field("filename") : null;
         return new ContextPlan(f, printer, pids, all.stream().mapToInt(Integer::intValue).toArray(), syms,
                 dedup(computed), strings, execPid, file);
+    }
+
+    /**
+     * What the print fmt's arguments need described: symbol fields ({@code %pS}…: offset, size,
+     * 1 for {@code %pB}) into {@code syms}, else the fields a computed symbol reads into
+     * {@code computed}; pointer-sized fields printed with {@code %s} (offset, size) into
+     * {@code strings}.
+     */
+    private static void arguments(PrintFmt pf, int longSize, List<int[]> syms, List<int[]> computed, List<int[]> strings) {
+        int ai = 0;
+        for (FormatSegment seg : pf.segments()) {
+            if (!(seg instanceof FormatSegment.Conversion c)) {
+                continue;
+            }
+            ai += c.argumentCount() - 1;
+            if (ai >= pf.args().size()) {
+                break;
+            }
+            Expr arg = pf.args().get(ai++);
+            if (isSymbol(c)) {
+                int[] d = direct(arg, longSize);
+                if (d != null && d[1] == longSize) {
+                    syms.add(new int[] {d[0], d[1], c.extension().charAt(0) == 'B' ? 1 : 0});
+                } else {
+                    sources(arg, computed);
+                }
+            } else if (c.conversion() == 's') {
+                Expr a = strip(arg);
+                List<Expr> options = a instanceof Expr.Ternary t ? List.of(strip(t.then()), strip(t.otherwise())) : List.of(a);
+                for (Expr o : options) {
+                    if (o instanceof Expr.FieldRef r && r.field() != null && pointerLike(r.field(), longSize)) {
+                        strings.add(new int[] {r.field().offset(), r.field().size()});
+                    }
+                }
+            }
+        }
     }
 
     /**

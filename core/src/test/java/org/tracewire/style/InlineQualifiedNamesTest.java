@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No inline fully-qualified type names where an import serves: a main source line of the library
- * and process modules (the app included) names no
- * {@code java.}/{@code javax.}/{@code org.tracewire.} type by its qualified name outside the
- * package and import lines. Comments (javadoc {@code {@link ...}} included) and string literals
+ * and process modules (the app included) names no type by its qualified name ({@code java.},
+ * {@code org.tracewire.}, a library's {@code com.sun.jna.}, {@code sun.misc.}, … : lower-case
+ * package names before an upper-case type name) outside the package and import lines. Comments (javadoc {@code {@link ...}} included) and string literals
  * are not code. A qualified name stays allowed where the file imports or declares another type of
  * the same simple name (the clash an import cannot serve).
  */
@@ -28,7 +28,7 @@ class InlineQualifiedNamesTest {
     static final List<String> MODULES = List.of("core", "capture-backend", "cli", "dissector-gen", "store", "app", "benchmarks");
 
     private static final Pattern QUALIFIED =
-            Pattern.compile("(?<![\\w.])((?:java|javax|org\\.tracewire)(?:\\.[a-z_][a-z0-9_]*)*)\\.([A-Z]\\w*)");
+            Pattern.compile("(?<![\\w.])(?!this\\.|super\\.)([a-z][a-z0-9_]*(?:\\.[a-z_][a-z0-9_]*)+)\\.([A-Z]\\w*)");
     private static final Pattern HEADER = Pattern.compile("(?m)^(?:package|import)\\s[^;]*;");
     private static final Pattern IMPORT = Pattern.compile("(?m)^import\\s+(?!static)([\\w.]+)\\.(\\w+);");
     private static final Pattern DECLARED = Pattern.compile("\\b(?:class|interface|enum|record)\\s+([A-Z]\\w*)");
@@ -74,10 +74,13 @@ class InlineQualifiedNamesTest {
                         java.nio.file.Files in a text block
                         \""";
                     Object o = org.tracewire.wire.WireHeader.SIZE;
+                    com.sun.jna.Pointer p = this.list.EMPTY;
+                    void f() { sun.misc.Signal.handle(null, null); }
                 }
                 """;
         assertEquals(List.of("line 11: java.util.concurrent.CountDownLatch", "line 11: java.util.concurrent.CountDownLatch",
-                "line 16: org.tracewire.wire.WireHeader"), violations(src));
+                "line 16: org.tracewire.wire.WireHeader", "line 17: com.sun.jna.Pointer", "line 18: sun.misc.Signal"),
+                violations(src));
     }
 
     /** The qualified names in code outside the header, as {@code line N: name}. */
@@ -149,7 +152,7 @@ class InlineQualifiedNamesTest {
         return out.toString();
     }
 
-    private static Path repositoryRoot() {
+    static Path repositoryRoot() {
         for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isDirectory(dir.resolve("core/src/main/java")) && Files.isDirectory(dir.resolve("capture-backend"))) {
                 return dir;

@@ -46,6 +46,13 @@ public final class BrowserView extends SplitPane {
     public BrowserView(BrowserViewModel vm, Runnable addToCapture, Runnable buildFilter) {
         this.vm = vm;
         setId("browser-view");
+        getItems().addAll(left(), right(addToCapture, buildFilter));
+        setDividerPositions(0.3);
+        rebuildTree();
+    }
+
+    /** The source, the search field with its count, and the tree of systems and events. */
+    private VBox left() {
         TextField search = new TextField();
         search.setId("browser-search");
         search.setPromptText("Search: sched_sw, sched:*wake*, prev_pid");
@@ -65,6 +72,15 @@ public final class BrowserView extends SplitPane {
         source.textProperty().bind(vm.sourceLabelProperty());
         source.setStyle("-fx-font-weight: bold;");
 
+        setUpTree();
+        VBox.setVgrow(tree, Priority.ALWAYS);
+        VBox left = new VBox(6, source, search, count, tree);
+        left.setPadding(new Insets(8));
+        return left;
+    }
+
+    /** The tree: systems with their event counts, events with the fields the search matched; selection to the view model. */
+    private void setUpTree() {
         tree.setId("browser-tree");
         tree.setShowRoot(false);
         tree.setRoot(new TreeItem<>("tracefs"));
@@ -105,11 +121,10 @@ public final class BrowserView extends SplitPane {
             vm.getSelection().setAll(sel);
         });
         vm.getSystems().addListener((ListChangeListener<SystemEntry>) c -> rebuildTree());
-        VBox.setVgrow(tree, Priority.ALWAYS);
-        VBox left = new VBox(6, source, search, count, tree);
-        left.setPadding(new Insets(8));
+    }
 
-        // Details.
+    /** The selected event's details, the actions on it, and the tracefs-wide facts. */
+    private VBox right(Runnable addToCapture, Runnable buildFilter) {
         Label name = new Label();
         name.setId("details-name");
         name.setStyle("-fx-font-size: 16px; -fx-font-weight: bold;");
@@ -119,25 +134,7 @@ public final class BrowserView extends SplitPane {
         enabled.setId("details-enabled");
         Label filter = new Label();
         filter.setId("details-filter");
-        TableView<EventDetails.FieldRow> fields = new TableView<>();
-        fields.setId("details-fields");
-        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 215);
-        nameCol.setCellFactory(c -> new TableCell<>() {
-            @Override
-            protected void updateItem(EventDetails.FieldRow r, boolean empty) {
-                super.updateItem(r, empty);
-                setText(empty || r == null ? null : r.name());
-                setGraphic(empty || r == null ? null : Icons.view(kindGlyph(r.kind())));
-            }
-        });
-        fields.getColumns().add(nameCol);
-        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 160));
-        fields.getColumns().add(col("Offset", EventDetails.FieldRow::offset, 60));
-        fields.getColumns().add(col("Size", EventDetails.FieldRow::size, 50));
-        fields.getColumns().add(col("Signed", r -> r.signed() ? "yes" : "no", 60));
-        fields.getColumns().add(col("Kind", r -> r.kind() + (r.common() ? " (common)" : ""), 150));
-        fields.setPlaceholder(new Label("Select an event"));
-        fields.setPrefHeight(260);
+        TableView<EventDetails.FieldRow> fields = fieldsTable();
         TextArea raw = new TextArea();
         raw.setId("details-printfmt-raw");
         raw.setEditable(false);
@@ -158,6 +155,44 @@ public final class BrowserView extends SplitPane {
             raw.setText(d == null ? "" : d.printFmtRaw());
             pretty.setText(d == null ? "" : d.printFmtPretty());
         });
+        HBox header = new HBox(16, name, id, enabled, filter);
+        HBox actions = actions(addToCapture, buildFilter);
+
+        TitledPane factsPane = facts();
+        VBox.setVgrow(fields, Priority.ALWAYS);
+        VBox right = new VBox(8, header, actions, fields, new Label("print fmt (raw)"), raw,
+                new Label("print fmt (pretty)"), pretty, factsPane);
+        right.setPadding(new Insets(8));
+        return right;
+    }
+
+
+    /** The event's fields: name (with its kind's glyph), C type, offset, size, signedness, kind. */
+    private static TableView<EventDetails.FieldRow> fieldsTable() {
+        TableView<EventDetails.FieldRow> fields = new TableView<>();
+        fields.setId("details-fields");
+        TableColumn<EventDetails.FieldRow, EventDetails.FieldRow> nameCol = col("Name", r -> r, 215);
+        nameCol.setCellFactory(c -> new TableCell<>() {
+            @Override
+            protected void updateItem(EventDetails.FieldRow r, boolean empty) {
+                super.updateItem(r, empty);
+                setText(empty || r == null ? null : r.name());
+                setGraphic(empty || r == null ? null : Icons.view(kindGlyph(r.kind())));
+            }
+        });
+        fields.getColumns().add(nameCol);
+        fields.getColumns().add(col("C type", EventDetails.FieldRow::type, 160));
+        fields.getColumns().add(col("Offset", EventDetails.FieldRow::offset, 60));
+        fields.getColumns().add(col("Size", EventDetails.FieldRow::size, 50));
+        fields.getColumns().add(col("Signed", r -> r.signed() ? "yes" : "no", 60));
+        fields.getColumns().add(col("Kind", r -> r.kind() + (r.common() ? " (common)" : ""), 150));
+        fields.setPlaceholder(new Label("Select an event"));
+        fields.setPrefHeight(260);
+        return fields;
+    }
+
+    /** "Add to capture" (the selected events, or a system's) and "Build filter…". */
+    private HBox actions(Runnable addToCapture, Runnable buildFilter) {
         Button add = new Button();
         add.setId("browser-add-to-capture");
         add.textProperty().bind(Bindings.createStringBinding(() -> {
@@ -174,9 +209,11 @@ public final class BrowserView extends SplitPane {
                 vm.getSelection(), vm.selectedEventProperty(), vm.getSystems()));
         build.setTooltip(new Tooltip("Builds a kernel filter for the selected event in the Filter builder."));
         build.disableProperty().bind(vm.detailsProperty().isNull());
-        HBox header = new HBox(16, name, id, enabled, filter);
-        HBox actions = new HBox(8, add, build);
+        return new HBox(8, add, build);
+    }
 
+    /** The tracers, trace clocks and buffer size of the tracefs browsed. */
+    private TitledPane facts() {
         GridPane facts = new GridPane();
         facts.setHgap(8);
         facts.setVgap(4);
@@ -185,14 +222,7 @@ public final class BrowserView extends SplitPane {
         facts.addRow(2, new Label("Buffer size:"), bound(vm.bufferSizeProperty(), "facts-buffer"));
         TitledPane factsPane = new TitledPane("tracefs", facts);
         factsPane.setCollapsible(false);
-
-        VBox.setVgrow(fields, Priority.ALWAYS);
-        VBox right = new VBox(8, header, actions, fields, new Label("print fmt (raw)"), raw,
-                new Label("print fmt (pretty)"), pretty, factsPane);
-        right.setPadding(new Insets(8));
-        getItems().addAll(left, right);
-        setDividerPositions(0.3);
-        rebuildTree();
+        return factsPane;
     }
 
     private static Label bound(ObservableValue<String> p, String id) {

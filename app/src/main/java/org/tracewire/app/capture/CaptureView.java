@@ -44,12 +44,7 @@ public final class CaptureView extends BorderPane {
         rowsView = new StreamedRowsView(vm, () -> showInWireshark);
         TableView<EventRow> table = rowsView.table();
         VBox tableBox = rowsView;
-        TreeView<String> fields = new TreeView<>();
-        fields.setId("capture-fields");
-        fields.setShowRoot(false);
-        fields.setStyle("-fx-font-family: monospace;");
-        fields.setRoot(new TreeItem<>());
-        vm.selectedDetailsProperty().addListener((o, a, b) -> fields.getRoot().getChildren().setAll(treeItems(b)));
+        TreeView<String> fields = fieldsTree(vm);
         // an opened pcapng: once its store is ready, every event in the store's table instead of the window of rows
         Label storeStatus = new Label();
         storeStatus.setId("capture-store-status");
@@ -97,6 +92,17 @@ public final class CaptureView extends BorderPane {
             }
         };
         pulse.start();
+    }
+
+    /** The selected event's details as a tree (header, fields, print), in a monospace font. */
+    private static TreeView<String> fieldsTree(CaptureViewModel vm) {
+        TreeView<String> fields = new TreeView<>();
+        fields.setId("capture-fields");
+        fields.setShowRoot(false);
+        fields.setStyle("-fx-font-family: monospace;");
+        fields.setRoot(new TreeItem<>());
+        vm.selectedDetailsProperty().addListener((o, a, b) -> fields.getRoot().getChildren().setAll(treeItems(b)));
+        return fields;
     }
 
     /** The details' tree items, sections expanded. */

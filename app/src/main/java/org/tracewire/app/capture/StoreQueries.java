@@ -3,14 +3,12 @@ package org.tracewire.app.capture;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javafx.beans.InvalidationListener;
@@ -88,11 +86,9 @@ public final class StoreQueries<R> {
     }
 
     private final Consumer<Runnable> ui;
-    private final Opener<R> opener;
     private final AtomicLong generation = new AtomicLong();
     private final BooleanProperty overStore = new SimpleBooleanProperty();
     private final BooleanProperty shown = new SimpleBooleanProperty(true);
-    private final AtomicReference<Statement> running = new AtomicReference<>();
     private Executor worker;
     private ObservableValue<StoreTable> source;
     private ObservableLongValue indexed;
@@ -115,10 +111,7 @@ public final class StoreQueries<R> {
     private StoreTable watched;
     /** The store the view goes over grows (read by the worker). */
     private volatile boolean growingNow;
-    // owned by the worker thread
-    private Connection connection;
-    private R reader;
-    private String openProblem;
+    private final StoreConnection<R> conn;
 
     /**
      * @param ui     hands results to the UI thread
@@ -134,7 +127,7 @@ public final class StoreQueries<R> {
      */
     public StoreQueries(Consumer<Runnable> onUi, Opener<R> opener) {
         this.ui = onUi;
-        this.opener = opener;
+        this.conn = new StoreConnection<>(opener);
         shown.addListener((o, a, now) -> {
             if (now && source != null) {
                 update();
@@ -216,17 +209,11 @@ public final class StoreQueries<R> {
         if (worker != null) {
             StoreTable opened = t;
             worker.execute(() -> {
-                closeConnection();
+                conn.close();
                 if (opened == null || generation.get() != gen) {
                     return;
                 }
-                try {
-                    connection = opened.newConnection();
-                    reader = opener.open(connection, opened);
-                    openProblem = reader == null ? "" : null;
-                } catch (SQLException e) {
-                    openProblem = "cannot query the store: " + message(e);
-                }
+                conn.open(opened);
             });
         }
         watch(over ? t : null);
@@ -328,13 +315,8 @@ public final class StoreQueries<R> {
         inFlight.incrementAndGet();
         worker.execute(() -> {
             try {
-                if (generation.get() == gen && connection != null) {
-                    try {
-                        reader = opener.open(connection, t);
-                        openProblem = reader == null ? "" : null;
-                    } catch (SQLException e) {
-                        // the reader of the last commit stays
-                    }
+                if (generation.get() == gen) {
+                    conn.reopen(t);
                 }
             } finally {
                 inFlight.decrementAndGet();
@@ -346,20 +328,6 @@ public final class StoreQueries<R> {
                 }
             });
         });
-    }
-
-    /** Worker thread: closes the connection to the last store. */
-    private void closeConnection() {
-        reader = null;
-        openProblem = null;
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                // closing: nothing to tell
-            }
-            connection = null;
-        }
     }
 
     /**
@@ -391,81 +359,36 @@ public final class StoreQueries<R> {
         if (generation.get() != gen) {
             return;
         }
-        if (reader == null) {
-            String why = openProblem == null ? "" : openProblem;
-            ui.accept(() -> {
-                if (generation.get() == gen) {
-                    failed.accept(why);
-                }
-            });
-            return;
-        }
-        T result;
-        long committed = -1;
-        boolean snapshot = growingNow && connection != null;
+        StoreConnection.Answer<T> answer;
+        String why;
         try {
-            if (snapshot) {
-                // one snapshot of a growing store for the query's statements and the count it says
-                connection.setAutoCommit(false);
-                try (Statement s = connection.createStatement();
-                     ResultSet rs = s.executeQuery("SELECT value::BIGINT FROM s0.meta WHERE key = 'events'")) {
-                    committed = rs.next() ? rs.getLong(1) : -1;
-                }
-            }
-            result = query.run(reader);
-            if (snapshot) {
-                connection.commit();
-            }
+            answer = conn.reader() == null ? null : conn.run(query, growingNow);
+            why = answer == null ? conn.problem() : null;
         } catch (SQLException e) {
-            endSnapshot(snapshot);
-            String why = message(e);
-            ui.accept(() -> {
-                if (generation.get() == gen) {
-                    failed.accept(why);
-                }
-            });
-            return;
+            answer = null;
+            why = message(e);
         } catch (RuntimeException e) {
-            endSnapshot(snapshot);
-            String why = String.valueOf(e.getMessage());
+            answer = null;
+            why = String.valueOf(e.getMessage());
+        }
+        if (answer == null) {
+            String problem = why;
             ui.accept(() -> {
                 if (generation.get() == gen) {
-                    failed.accept(why);
+                    failed.accept(problem);
                 }
             });
             return;
         }
-        if (snapshot) {
-            endSnapshot(true);
-        }
-        long n = committed;
+        StoreConnection.Answer<T> a = answer;
         ui.accept(() -> {
             if (generation.get() == gen) {
-                if (n >= 0 && watched != null && watched.growingProperty().get()) {
-                    growingNote.set(String.format("%,d events so far — capture running", n));
+                if (a.committed() >= 0 && watched != null && watched.growingProperty().get()) {
+                    growingNote.set(String.format("%,d events so far — capture running", a.committed()));
                 }
-                done.accept(result);
+                done.accept(a.result());
             }
         });
-    }
-
-    /** Ends a query's snapshot of a growing store (worker thread): rolled back if still open. */
-    private void endSnapshot(boolean snapshot) {
-        if (!snapshot) {
-            return;
-        }
-        try {
-            if (!connection.getAutoCommit()) {
-                connection.rollback();
-            }
-        } catch (SQLException e) {
-            // the transaction ended with the error
-        }
-        try {
-            connection.setAutoCommit(true);
-        } catch (SQLException e) {
-            // a closed connection: the next store opens its own
-        }
     }
 
     /**
@@ -483,7 +406,7 @@ public final class StoreQueries<R> {
 
     /** The connection (worker thread), or null when no store is open. */
     public Connection connection() {
-        return connection;
+        return conn.connection();
     }
 
     /**
@@ -496,30 +419,12 @@ public final class StoreQueries<R> {
      *                      or when no store is open
      */
     public void execute(String sql, ResultHandler rs) throws SQLException {
-        if (connection == null) {
-            throw new SQLException("no capture store is open");
-        }
-        try (Statement s = connection.createStatement()) { // a new statement each time: DuckDB closes one that failed
-            running.set(s);
-            try {
-                boolean has = s.execute(sql);
-                rs.accept(has ? s.getResultSet() : null);
-            } finally {
-                running.set(null);
-            }
-        }
+        conn.execute(sql, rs);
     }
 
     /** Interrupts the statement {@link #execute} runs now, if any (any thread). */
     public void cancel() {
-        Statement s = running.get();
-        if (s != null) {
-            try {
-                s.cancel();
-            } catch (SQLException e) {
-                // it ended meanwhile
-            }
-        }
+        conn.cancel();
     }
 
     /**

@@ -40,6 +40,12 @@ public final class StoreTableView extends VBox {
     private final TextField filter = TextFields.createClearableTextField();
     private final TextField goTo = new TextField();
     private final Label message = new Label();
+    private final Label rows = new Label();
+    private final Label error = new Label();
+    private final Button event = new Button();
+    private final Button thread = new Button();
+    /** The query view's "show these events". */
+    private final Button frames = new Button();
     private StoreTable bound;
 
     /**
@@ -51,8 +57,41 @@ public final class StoreTableView extends VBox {
         this.vm = vm;
         setId("store-pane");
         EventTableViewModel tv = vm.table();
-        Label rows = new Label();
         rows.setId("store-rows");
+        setUpGoTo();
+        message.setId("store-message");
+        HBox head = new HBox(12, rows, goTo, message);
+        head.setAlignment(Pos.CENTER_LEFT);
+        setUpFilter();
+        event.setId("store-filter-event");
+        event.setMnemonicParsing(false);
+        thread.setId("store-filter-thread");
+        thread.setMnemonicParsing(false);
+        error.setId("store-filter-error");
+        error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
+        error.managedProperty().bind(error.visibleProperty());
+        frames.setId("store-filter-frames");
+        frames.setMnemonicParsing(false);
+        frames.managedProperty().bind(frames.visibleProperty());
+        frames.setVisible(false);
+        HBox filterRow = new HBox(6, filter, event, thread, frames);
+        filterRow.setAlignment(Pos.CENTER_LEFT);
+
+        setUpTable(tv);
+        table.setContextMenu(contextMenu(show));
+        VBox.setVgrow(rowsShown, Priority.ALWAYS);
+        getChildren().addAll(head, new VBox(2, filterRow, error), rowsShown);
+
+        vm.storeTableProperty().addListener((o, a, t) -> use(a, t));
+        event.managedProperty().bind(event.visibleProperty());
+        thread.managedProperty().bind(thread.visibleProperty());
+        error.textProperty().addListener((o, a, b) -> filter.setStyle(b == null || b.isEmpty() ? "" : "-fx-control-inner-background: #ffe4e4;"));
+        tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
+        tv.wallClockProperty().addListener((o, a, b) -> table.refresh());
+    }
+
+    /** The "Go to frame" field: a frame number selects its row. */
+    private void setUpGoTo() {
         goTo.setId("store-goto");
         goTo.setPromptText("Go to frame (Ctrl+G)");
         goTo.setPrefColumnCount(12);
@@ -66,10 +105,10 @@ public final class StoreTableView extends VBox {
             showFrame(Long.parseLong(t));
             table.requestFocus();
         });
-        message.setId("store-message");
-        HBox head = new HBox(12, rows, goTo, message);
-        head.setAlignment(Pos.CENTER_LEFT);
+    }
 
+    /** The filter field: kernel syntax over every event, applied as it is typed. */
+    private void setUpFilter() {
         filter.setId("store-filter");
         filter.setPromptText("Filter (kernel syntax, over every event), e.g.  common_pid == 1 && prev_state & 1,  COMM ~ \"kwork*\"");
         filter.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
@@ -78,24 +117,10 @@ public final class StoreTableView extends VBox {
             }
         });
         HBox.setHgrow(filter, Priority.ALWAYS);
-        Button event = new Button();
-        event.setId("store-filter-event");
-        event.setMnemonicParsing(false);
-        Button thread = new Button();
-        thread.setId("store-filter-thread");
-        thread.setMnemonicParsing(false);
-        Label error = new Label();
-        error.setId("store-filter-error");
-        error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
-        error.managedProperty().bind(error.visibleProperty());
-        Button frames = new Button(); // the query view's "show these events"
-        frames.setId("store-filter-frames");
-        frames.setMnemonicParsing(false);
-        frames.managedProperty().bind(frames.visibleProperty());
-        frames.setVisible(false);
-        HBox filterRow = new HBox(6, filter, event, thread, frames);
-        filterRow.setAlignment(Pos.CENTER_LEFT);
+    }
 
+    /** The columns (sorted by the store, not in memory), the time in the table's time mode, the selection to the details. */
+    private void setUpTable(EventTableViewModel tv) {
         table.setId("store-table");
         table.getSelectionModel().setSelectionMode(SelectionMode.SINGLE);
         table.setFixedCellSize(22);
@@ -137,54 +162,47 @@ public final class StoreTableView extends VBox {
                 tv.selectedProperty().set(b);
             }
         });
-        table.setContextMenu(contextMenu(show));
-        VBox.setVgrow(rowsShown, Priority.ALWAYS);
-        getChildren().addAll(head, new VBox(2, filterRow, error), rowsShown);
+    }
 
-        vm.storeTableProperty().addListener((o, a, t) -> {
-            if (a != null) {
-                filter.textProperty().unbindBidirectional(a.filterTextProperty());
-            }
-            bound = t;
-            table.getSortOrder().clear();
-            rowsShown.setTable(t);
-            if (t == null) {
-                rows.textProperty().unbind();
-                error.textProperty().unbind();
-                error.visibleProperty().unbind();
-                message.textProperty().unbind();
-                event.textProperty().unbind();
-                event.visibleProperty().unbind();
-                thread.textProperty().unbind();
-                thread.visibleProperty().unbind();
-                frames.textProperty().unbind();
-                frames.visibleProperty().unbind();
-                frames.setVisible(false);
-                return;
-            }
-            filter.setText(t.filterTextProperty().get());
-            filter.textProperty().bindBidirectional(t.filterTextProperty());
-            rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d events (all, from the store)",
-                    t.shownProperty().get(), t.total()), t.shownProperty()));
-            error.textProperty().bind(t.filterErrorProperty());
-            error.visibleProperty().bind(t.filterErrorProperty().isNotEmpty());
-            message.textProperty().bind(t.messageProperty());
-            event.textProperty().bind(Bindings.concat("event: ", t.eventRestrictionProperty(), "  ✕"));
-            event.visibleProperty().bind(t.eventRestrictionProperty().isNotNull());
-            event.setOnAction(e -> t.eventRestrictionProperty().set(null));
-            thread.textProperty().bind(Bindings.createStringBinding(() -> "thread " + t.threadProperty().get() + "  ✕",
-                    t.threadProperty()));
-            thread.visibleProperty().bind(t.threadProperty().isNotNull());
-            thread.setOnAction(e -> t.threadProperty().set(null));
-            frames.textProperty().bind(Bindings.concat(t.frameRestrictionProperty(), "  ✕"));
-            frames.visibleProperty().bind(t.frameRestrictionProperty().isNotNull());
-            frames.setOnAction(e -> t.restrictToFrames(null, null));
-        });
-        event.managedProperty().bind(event.visibleProperty());
-        thread.managedProperty().bind(thread.visibleProperty());
-        error.textProperty().addListener((o, a, b) -> filter.setStyle(b == null || b.isEmpty() ? "" : "-fx-control-inner-background: #ffe4e4;"));
-        tv.timeModeProperty().addListener((o, a, b) -> table.refresh());
-        tv.wallClockProperty().addListener((o, a, b) -> table.refresh());
+    /** The store's table changed from {@code a} to {@code t} (null: none): the controls follow it. */
+    private void use(StoreTable a, StoreTable t) {
+        if (a != null) {
+            filter.textProperty().unbindBidirectional(a.filterTextProperty());
+        }
+        bound = t;
+        table.getSortOrder().clear();
+        rowsShown.setTable(t);
+        if (t == null) {
+            rows.textProperty().unbind();
+            error.textProperty().unbind();
+            error.visibleProperty().unbind();
+            message.textProperty().unbind();
+            event.textProperty().unbind();
+            event.visibleProperty().unbind();
+            thread.textProperty().unbind();
+            thread.visibleProperty().unbind();
+            frames.textProperty().unbind();
+            frames.visibleProperty().unbind();
+            frames.setVisible(false);
+            return;
+        }
+        filter.setText(t.filterTextProperty().get());
+        filter.textProperty().bindBidirectional(t.filterTextProperty());
+        rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d events (all, from the store)",
+                t.shownProperty().get(), t.total()), t.shownProperty()));
+        error.textProperty().bind(t.filterErrorProperty());
+        error.visibleProperty().bind(t.filterErrorProperty().isNotEmpty());
+        message.textProperty().bind(t.messageProperty());
+        event.textProperty().bind(Bindings.concat("event: ", t.eventRestrictionProperty(), "  ✕"));
+        event.visibleProperty().bind(t.eventRestrictionProperty().isNotNull());
+        event.setOnAction(e -> t.eventRestrictionProperty().set(null));
+        thread.textProperty().bind(Bindings.createStringBinding(() -> "thread " + t.threadProperty().get() + "  ✕",
+                t.threadProperty()));
+        thread.visibleProperty().bind(t.threadProperty().isNotNull());
+        thread.setOnAction(e -> t.threadProperty().set(null));
+        frames.textProperty().bind(Bindings.concat(t.frameRestrictionProperty(), "  ✕"));
+        frames.visibleProperty().bind(t.frameRestrictionProperty().isNotNull());
+        frames.setOnAction(e -> t.restrictToFrames(null, null));
     }
 
     /** Selects a frame's row and scrolls the table to it, three rows below the top (no-op without a store table). */

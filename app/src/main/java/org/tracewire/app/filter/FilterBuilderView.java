@@ -48,6 +48,20 @@ public final class FilterBuilderView extends BorderPane {
     public FilterBuilderView(FilterBuilderViewModel vm, Runnable useInCapture) {
         this.vm = vm;
         setId("filter-view");
+        setTop(top(useInCapture));
+
+        ScrollPane scroll = new ScrollPane(editor);
+        scroll.setFitToWidth(true);
+        editor.setPadding(new Insets(8));
+        setCenter(scroll);
+        setBottom(preview());
+
+        vm.rootProperty().addListener((o, a, b) -> rebuild());
+        rebuild();
+    }
+
+    /** The event, Clear and "Use in capture", and the kernel filter text to load (its error under it, with a caret). */
+    private VBox top(Runnable useInCapture) {
         Label event = new Label();
         event.setId("filter-event");
         event.setStyle("-fx-font-size: 16px; -fx-font-weight: bold;");
@@ -92,13 +106,11 @@ public final class FilterBuilderView extends BorderPane {
         loadRow.setAlignment(Pos.CENTER_LEFT);
         VBox top = new VBox(6, head, loadRow, loadError);
         top.setPadding(new Insets(8));
-        setTop(top);
+        return top;
+    }
 
-        ScrollPane scroll = new ScrollPane(editor);
-        scroll.setFitToWidth(true);
-        editor.setPadding(new Insets(8));
-        setCenter(scroll);
-
+    /** The filter as the kernel, Wireshark's display filter and BPF take it, with the kernel's verdict and the warnings. */
+    private GridPane preview() {
         GridPane preview = new GridPane();
         preview.setHgap(8);
         preview.setVgap(6);
@@ -131,10 +143,7 @@ public final class FilterBuilderView extends BorderPane {
         warnings.setWrapText(true);
         warnings.textProperty().bind(vm.warningsProperty());
         preview.add(warnings, 1, 3);
-        setBottom(preview);
-
-        vm.rootProperty().addListener((o, a, b) -> rebuild());
-        rebuild();
+        return preview;
     }
 
     /** Operators shown as written in filter text ({@code ==}, {@code ~}, ...). */

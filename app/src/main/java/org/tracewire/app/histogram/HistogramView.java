@@ -50,40 +50,64 @@ public final class HistogramView extends BorderPane {
     /** @param vm the view model */
     public HistogramView(HistogramViewModel vm) {
         setId("histogram-view");
+        FlowPane builder = new FlowPane(8, 6,
+                group("Event", eventBox(vm)), key1Group(vm), key2Group(vm), group("Values", valuesBox(vm)),
+                sortGroup(vm), group("Size", sizeField(vm)), group("Filter", filterField(vm)));
+        builder.setPadding(new Insets(6, 8, 2, 8));
+        VBox top = new VBox(4, builder, triggerRow(vm));
+        top.getChildren().addAll(statusLines(vm));
+        top.setPadding(new Insets(0, 8, 6, 8));
+        SplitPane split = new SplitPane(table(vm), charts(vm));
+        split.setOrientation(Orientation.HORIZONTAL);
+        split.setDividerPositions(0.45);
+        setTop(top);
+        setCenter(split);
+    }
+
+    private static ComboBox<String> eventBox(HistogramViewModel vm) {
         ComboBox<String> event = new ComboBox<>(vm.getEvents());
         event.setId("hist-event");
         event.setPromptText("event");
         event.valueProperty().bindBidirectional(vm.eventProperty());
         event.setTooltip(new Tooltip("The event the histogram counts (events seen in the capture or file)"));
+        return event;
+    }
 
-        ComboBox<String> key1 = new ComboBox<>(vm.getFields());
+    /** The first key: field, modifier, and the bucket size with {@code .buckets}. */
+    private static HBox key1Group(HistogramViewModel vm) {
+        ComboBox<String> key1 = new ComboBox<>(vm.builder().getFields());
         key1.setId("hist-key1");
-        key1.valueProperty().bindBidirectional(vm.key1Property());
+        key1.valueProperty().bindBidirectional(vm.builder().key1Property());
         key1.setTooltip(new Tooltip("The field the entries are keyed by (keys=)"));
         ChoiceBox<HistField.Modifier> mod1 = modifiers();
         mod1.setId("hist-key1-mod");
-        mod1.valueProperty().bindBidirectional(vm.key1ModifierProperty());
+        mod1.valueProperty().bindBidirectional(vm.builder().key1ModifierProperty());
         mod1.setTooltip(new Tooltip("How the key is shown: .execname (pid as comm), .sym, .log2 buckets, .buckets=N, .hex, …"));
         TextField buckets = new TextField();
         buckets.setId("hist-buckets");
         buckets.setPrefColumnCount(5);
         buckets.setPromptText("size");
         buckets.setTooltip(new Tooltip(".buckets=N: the bucket size"));
-        buckets.visibleProperty().bind(vm.key1ModifierProperty().isEqualTo(HistField.Modifier.BUCKETS));
+        buckets.visibleProperty().bind(vm.builder().key1ModifierProperty().isEqualTo(HistField.Modifier.BUCKETS));
         buckets.managedProperty().bind(buckets.visibleProperty());
         buckets.textProperty().addListener((o, a, b) -> {
             try {
-                vm.key1BucketsProperty().set(Long.parseLong(b.strip()));
+                vm.builder().key1BucketsProperty().set(Long.parseLong(b.strip()));
             } catch (NumberFormatException e) {
-                vm.key1BucketsProperty().set(0);
+                vm.builder().key1BucketsProperty().set(0);
             }
         });
+        return group("Key", key1, mod1, buckets);
+    }
+
+    /** The second key: a field or (none), its modifier. */
+    private static HBox key2Group(HistogramViewModel vm) {
         ObservableList<String> key2Choices = FXCollections.observableArrayList();
         Runnable fill2 = () -> {
-            key2Choices.setAll(HistogramViewModel.NONE);
-            key2Choices.addAll(vm.getFields());
+            key2Choices.setAll(HistBuilder.NONE);
+            key2Choices.addAll(vm.builder().getFields());
         };
-        vm.getFields().addListener((ListChangeListener<String>) c -> fill2.run());
+        vm.builder().getFields().addListener((ListChangeListener<String>) c -> fill2.run());
         fill2.run();
         ComboBox<String> key2 = new ComboBox<>(key2Choices);
         key2.setId("hist-key2");
@@ -98,11 +122,16 @@ public final class HistogramView extends BorderPane {
                 return "(none)".equals(s) ? "" : s;
             }
         });
-        key2.valueProperty().bindBidirectional(vm.key2Property());
+        key2.valueProperty().bindBidirectional(vm.builder().key2Property());
         ChoiceBox<HistField.Modifier> mod2 = modifiers();
-        mod2.valueProperty().bindBidirectional(vm.key2ModifierProperty());
+        mod2.valueProperty().bindBidirectional(vm.builder().key2ModifierProperty());
 
-        CheckComboBox<String> values = new CheckComboBox<>(vm.getNumericFields());
+        return group("Key 2", key2, mod2);
+    }
+
+    /** The summed values, checked in a list kept in step with the view model's. */
+    private static CheckComboBox<String> valuesBox(HistogramViewModel vm) {
+        CheckComboBox<String> values = new CheckComboBox<>(vm.builder().getNumericFields());
         values.setId("hist-values");
         values.setTitle("values");
         values.setTooltip(new Tooltip("Numeric fields summed per key (vals=)"));
@@ -110,7 +139,7 @@ public final class HistogramView extends BorderPane {
         values.getCheckModel().getCheckedItems().addListener((ListChangeListener<String>) c -> {
             if (!syncing[0]) {
                 syncing[0] = true;
-                vm.getValues().setAll(List.copyOf(values.getCheckModel().getCheckedItems()));
+                vm.builder().getValues().setAll(List.copyOf(values.getCheckModel().getCheckedItems()));
                 syncing[0] = false;
             }
         });
@@ -120,44 +149,53 @@ public final class HistogramView extends BorderPane {
             }
             syncing[0] = true;
             values.getCheckModel().clearChecks();
-            for (String v : vm.getValues()) {
+            for (String v : vm.builder().getValues()) {
                 values.getCheckModel().check(v);
             }
             syncing[0] = false;
         };
-        vm.getValues().addListener((ListChangeListener<String>) c -> checkValues.run());
-        vm.getNumericFields().addListener((ListChangeListener<String>) c -> checkValues.run());
+        vm.builder().getValues().addListener((ListChangeListener<String>) c -> checkValues.run());
+        vm.builder().getNumericFields().addListener((ListChangeListener<String>) c -> checkValues.run());
 
+        return values;
+    }
+
+    /** The sort field (hitcount, a value or a key) and the order. */
+    private static HBox sortGroup(HistogramViewModel vm) {
         ObservableList<String> sortChoices = FXCollections.observableArrayList();
         Runnable fillSort = () -> {
-            String keep = vm.sortFieldProperty().get();
+            String keep = vm.builder().sortFieldProperty().get();
             sortChoices.setAll("hitcount");
-            sortChoices.addAll(vm.getValues());
-            if (vm.key1Property().get() != null) {
-                sortChoices.add(vm.key1Property().get());
+            sortChoices.addAll(vm.builder().getValues());
+            if (vm.builder().key1Property().get() != null) {
+                sortChoices.add(vm.builder().key1Property().get());
             }
-            if (vm.key2Property().get() != null && !vm.key2Property().get().isEmpty()) {
-                sortChoices.add(vm.key2Property().get());
+            if (vm.builder().key2Property().get() != null && !vm.builder().key2Property().get().isEmpty()) {
+                sortChoices.add(vm.builder().key2Property().get());
             }
             if (keep != null && !sortChoices.contains(keep)) {
                 sortChoices.add(keep);
             }
-            if (vm.sortFieldProperty().get() == null && keep != null) {
-                vm.sortFieldProperty().set(keep); // a ComboBox clears its value when its items are replaced
+            if (vm.builder().sortFieldProperty().get() == null && keep != null) {
+                vm.builder().sortFieldProperty().set(keep); // a ComboBox clears its value when its items are replaced
             }
         };
-        vm.getValues().addListener((ListChangeListener<String>) c -> fillSort.run());
-        vm.key1Property().addListener(o -> fillSort.run());
-        vm.key2Property().addListener(o -> fillSort.run());
+        vm.builder().getValues().addListener((ListChangeListener<String>) c -> fillSort.run());
+        vm.builder().key1Property().addListener(o -> fillSort.run());
+        vm.builder().key2Property().addListener(o -> fillSort.run());
         fillSort.run();
         ComboBox<String> sort = new ComboBox<>(sortChoices);
         sort.setId("hist-sort");
-        sort.valueProperty().bindBidirectional(vm.sortFieldProperty());
+        sort.valueProperty().bindBidirectional(vm.builder().sortFieldProperty());
         sort.setTooltip(new Tooltip("The value the entries are sorted by (sort=)"));
         CheckBox desc = new CheckBox("descending");
-        desc.selectedProperty().bindBidirectional(vm.descendingProperty());
+        desc.selectedProperty().bindBidirectional(vm.builder().descendingProperty());
         desc.setTooltip(new Tooltip("Largest first (.descending)"));
-        TextField size = new TextField(Integer.toString(vm.sizeProperty().get()));
+        return group("Sort", sort, desc);
+    }
+
+    private static TextField sizeField(HistogramViewModel vm) {
+        TextField size = new TextField(Integer.toString(vm.builder().sizeProperty().get()));
         size.setPrefColumnCount(6);
         size.setTooltip(new Tooltip("Entries at most (size=), rounded up to a power of two in 128..131072"));
         size.setOnAction(e -> applySize(vm, size));
@@ -166,25 +204,28 @@ public final class HistogramView extends BorderPane {
                 applySize(vm, size);
             }
         });
-        vm.sizeProperty().addListener((o, a, b) -> size.setText(Integer.toString(b.intValue())));
+        vm.builder().sizeProperty().addListener((o, a, b) -> size.setText(Integer.toString(b.intValue())));
+        return size;
+    }
+
+    private static TextField filterField(HistogramViewModel vm) {
         TextField filter = new TextField();
         filter.setId("hist-filter");
         filter.setPromptText("if filter, e.g. prev_pid != 0");
         filter.setPrefColumnCount(18);
         filter.setTooltip(new Tooltip("Counts only the events this kernel filter accepts (if ...)"));
-        filter.setOnAction(e -> vm.filterProperty().set(filter.getText()));
+        filter.setOnAction(e -> vm.builder().filterProperty().set(filter.getText()));
         filter.focusedProperty().addListener((o, a, b) -> {
             if (!b) {
-                vm.filterProperty().set(filter.getText());
+                vm.builder().filterProperty().set(filter.getText());
             }
         });
-        vm.filterProperty().addListener((o, a, b) -> filter.setText(b));
+        vm.builder().filterProperty().addListener((o, a, b) -> filter.setText(b));
+        return filter;
+    }
 
-        FlowPane builder = new FlowPane(8, 6,
-                group("Event", event), group("Key", key1, mod1, buckets), group("Key 2", key2, mod2), group("Values", values),
-                group("Sort", sort, desc), group("Size", size), group("Filter", filter));
-        builder.setPadding(new Insets(6, 8, 2, 8));
-
+    /** The trigger text (type or paste one, Apply) and the button that copies the kernel command. */
+    private static HBox triggerRow(HistogramViewModel vm) {
         TextField trigger = new TextField();
         trigger.setId("hist-trigger");
         trigger.setTooltip(new Tooltip("The kernel's hist trigger text; type or paste one and press Enter (Apply)"));
@@ -204,11 +245,16 @@ public final class HistogramView extends BorderPane {
         copy.setTooltip(new Tooltip("Copies the shell command that sets this trigger in the kernel"));
         copy.setOnAction(e -> {
             ClipboardContent cc = new ClipboardContent();
-            cc.putString(vm.kernelCommandProperty().get());
+            cc.putString(vm.kernel().kernelCommandProperty().get());
             Clipboard.getSystemClipboard().setContent(cc);
         });
         HBox triggerRow = new HBox(6, new Label("Trigger:"), trigger, apply, copy);
         triggerRow.setAlignment(Pos.CENTER_LEFT);
+        return triggerRow;
+    }
+
+    /** The problem, where the histogram runs, the kernel command and the status. */
+    private static List<Label> statusLines(HistogramViewModel vm) {
         Label error = new Label();
         error.setId("hist-error");
         error.setStyle("-fx-text-fill: #b00020;");
@@ -218,17 +264,19 @@ public final class HistogramView extends BorderPane {
         Label support = new Label();
         support.setId("hist-support");
         support.setWrapText(true);
-        support.textProperty().bind(vm.supportProperty());
+        support.textProperty().bind(vm.kernel().supportProperty());
         Label command = new Label();
         command.setId("hist-command");
         command.setStyle("-fx-font-family: monospace; -fx-text-fill: #444;");
-        command.textProperty().bind(vm.kernelCommandProperty());
+        command.textProperty().bind(vm.kernel().kernelCommandProperty());
         Label status = new Label();
         status.setId("hist-status");
         status.textProperty().bind(vm.statusProperty());
-        VBox top = new VBox(4, builder, triggerRow, error, support, command, status);
-        top.setPadding(new Insets(0, 8, 6, 8));
+        return List.of(error, support, command, status);
+    }
 
+    /** The entries: the key, the hitcount and the values, columns following the table's spec. */
+    private static TableView<HistEntry> table(HistogramViewModel vm) {
         TableView<HistEntry> table = new TableView<>(vm.getEntries());
         table.setId("hist-table");
         table.setPlaceholder(new Label("No entries yet"));
@@ -239,7 +287,7 @@ public final class HistogramView extends BorderPane {
             if (t == null) {
                 return;
             }
-            table.getColumns().add(col("Key (" + String.join(", ", t.keyNames()) + ")", e -> HistogramViewModel.label(e, t), 260));
+            table.getColumns().add(col("Key (" + String.join(", ", t.keyNames()) + ")", e -> HistBars.label(e, t), 260));
             table.getColumns().add(col("hitcount", HistEntry::hitcount, 90));
             for (int i = 0; i < t.valueNames().size(); i++) {
                 int vi = i;
@@ -253,7 +301,24 @@ public final class HistogramView extends BorderPane {
             }
         });
         columns.run();
+        return table;
+    }
 
+    /** The bars and the flame graph, in tabs. */
+    private static TabPane charts(HistogramViewModel vm) {
+        TabPane right = new TabPane();
+        right.setId("hist-right");
+        right.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+        Tab barsTab = new Tab("Bars", barsPane(vm));
+        Tab flameTab = new Tab("Flame graph", flamePane(vm));
+        flameTab.setId("hist-flame-tab");
+        flameTab.setTooltip(new Tooltip("The stacks of the event's rows that the filter passes (captured with --stack): user frames, then kernel frames, root at the bottom"));
+        right.getTabs().addAll(barsTab, flameTab);
+        return right;
+    }
+
+    /** The bars of the table's first entries (a log2 key as a log2 histogram), and what they plot. */
+    private static BorderPane barsPane(HistogramViewModel vm) {
         CategoryAxis x = new CategoryAxis();
         x.setLabel("key");
         x.setAnimated(false);
@@ -267,12 +332,12 @@ public final class HistogramView extends BorderPane {
         chart.setCategoryGap(2);
         XYChart.Series<String, Number> series = new XYChart.Series<>();
         chart.getData().add(series);
-        vm.getBars().addListener((ListChangeListener<HistogramViewModel.Bar>) c -> series.getData().setAll(vm.getBars().stream()
+        vm.getBars().addListener((ListChangeListener<HistBars.Bar>) c -> series.getData().setAll(vm.getBars().stream()
                 .map(b -> new XYChart.Data<String, Number>(b.label(), b.value())).toList()));
         ObservableList<String> plotChoices = FXCollections.observableArrayList("hitcount");
-        vm.getValues().addListener((ListChangeListener<String>) c -> {
+        vm.builder().getValues().addListener((ListChangeListener<String>) c -> {
             plotChoices.setAll("hitcount");
-            plotChoices.addAll(vm.getValues());
+            plotChoices.addAll(vm.builder().getValues());
             if (!plotChoices.contains(vm.plottedProperty().get())) {
                 vm.plottedProperty().set("hitcount");
             }
@@ -285,6 +350,11 @@ public final class HistogramView extends BorderPane {
         plotBar.setPadding(new Insets(4));
         BorderPane chartPane = new BorderPane(chart);
         chartPane.setTop(plotBar);
+        return chartPane;
+    }
+
+    /** The flame graph of the selection's stacks, with what it counts and the frame under the mouse. */
+    private static BorderPane flamePane(HistogramViewModel vm) {
         FlameGraphCanvas flame = new FlameGraphCanvas();
         vm.flameProperty().addListener((o, a, b) -> flame.show(b));
         flame.show(vm.flameProperty().get());
@@ -300,26 +370,14 @@ public final class HistogramView extends BorderPane {
         flameTop.setPadding(new Insets(4));
         BorderPane flamePane = new BorderPane(flame);
         flamePane.setTop(flameTop);
-        TabPane right = new TabPane();
-        right.setId("hist-right");
-        right.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
-        Tab barsTab = new Tab("Bars", chartPane);
-        Tab flameTab = new Tab("Flame graph", flamePane);
-        flameTab.setId("hist-flame-tab");
-        flameTab.setTooltip(new Tooltip("The stacks of the event's rows that the filter passes (captured with --stack): user frames, then kernel frames, root at the bottom"));
-        right.getTabs().addAll(barsTab, flameTab);
-        SplitPane split = new SplitPane(table, right);
-        split.setOrientation(Orientation.HORIZONTAL);
-        split.setDividerPositions(0.45);
-        setTop(top);
-        setCenter(split);
+        return flamePane;
     }
 
     private static void applySize(HistogramViewModel vm, TextField size) {
         try {
-            vm.sizeProperty().set(Integer.parseInt(size.getText().strip()));
+            vm.builder().sizeProperty().set(Integer.parseInt(size.getText().strip()));
         } catch (NumberFormatException e) {
-            size.setText(Integer.toString(vm.sizeProperty().get()));
+            size.setText(Integer.toString(vm.builder().sizeProperty().get()));
         }
     }
 

@@ -184,6 +184,45 @@ public final class StoreHistogram {
         if (f == null || table == null) {
             throw new HistSpecException(-1, "no events of " + event + " in this store");
         }
+        Keys keys = keys(event, f, spec);
+        List<String> values = new ArrayList<>();
+        for (HistField v : spec.values()) {
+            Field fd = field(f, v.name());
+            if (fd != null && isString(fd)) {
+                throw new HistSpecException(-1, v.name() + " is a string: values are sums of numbers");
+            }
+            values.add("sum(" + column(f, v.name()) + "::HUGEINT)");
+        }
+        String from = source(table, f, spec.filter(), keys.stack());
+        StringBuilder select = new StringBuilder("SELECT ");
+        for (int i = 0; i < keys.sql().size(); i++) {
+            select.append(keys.sql().get(i)).append(" AS k").append(i).append(", ");
+        }
+        select.append("count(*) AS hitcount");
+        for (int i = 0; i < values.size(); i++) {
+            select.append(", ").append(values.get(i)).append(" AS v").append(i);
+        }
+        select.append(" FROM ").append(from).append(" GROUP BY ALL");
+        long events;
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quote(table))) {
+            rs.next();
+            events = rs.getLong(1); // now: a growing store holds more than when it was opened
+        }
+        return new Result(groups(select.toString(), spec, keys.string(), values.size()), events);
+    }
+
+    /**
+     * A spec's keys as SQL over the event's typed table {@code x} (joined to the stack path
+     * {@code st.path} when a key is the stack).
+     *
+     * @param sql    each key's expression
+     * @param string per key: true when it is a string (a string field or the stack)
+     * @param stack  true when a key is the stack
+     */
+    private record Keys(List<String> sql, List<Boolean> string, boolean stack) {
+    }
+
+    private Keys keys(String event, EventFormat f, HistSpec spec) {
         List<String> keys = new ArrayList<>();
         List<Boolean> stringKey = new ArrayList<>();
         boolean stackKey = false;
@@ -205,29 +244,14 @@ public final class StoreHistogram {
             keys.add(str ? "x." + quote(fd.name()) : numberKey(k, column(f, k.name())));
             stringKey.add(str);
         }
-        List<String> values = new ArrayList<>();
-        for (HistField v : spec.values()) {
-            Field fd = field(f, v.name());
-            if (fd != null && isString(fd)) {
-                throw new HistSpecException(-1, v.name() + " is a string: values are sums of numbers");
-            }
-            values.add("sum(" + column(f, v.name()) + "::HUGEINT)");
-        }
-        String from = source(table, f, spec.filter(), stackKey);
-        StringBuilder select = new StringBuilder("SELECT ");
-        for (int i = 0; i < keys.size(); i++) {
-            select.append(keys.get(i)).append(" AS k").append(i).append(", ");
-        }
-        select.append("count(*) AS hitcount");
-        for (int i = 0; i < values.size(); i++) {
-            select.append(", ").append(values.get(i)).append(" AS v").append(i);
-        }
-        select.append(" FROM ").append(from).append(" GROUP BY ALL");
-        long events;
-        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quote(table))) {
-            rs.next();
-            events = rs.getLong(1); // now: a growing store holds more than when it was opened
-        }
+        return new Keys(keys, stringKey, stackKey);
+    }
+
+    /**
+     * Runs the GROUP BY into a temporary table and reads its first {@code spec.size()} entries in
+     * the spec's order, with the hits and entries of the whole.
+     */
+    private HistTable groups(String select, HistSpec spec, List<Boolean> stringKey, int values) throws SQLException {
         long hits;
         long entries;
         List<HistEntry> out = new ArrayList<>();
@@ -238,30 +262,33 @@ public final class StoreHistogram {
                 entries = rs.getLong(1);
                 hits = rs.getLong(2);
             }
-            try (ResultSet rs = s.executeQuery("SELECT * FROM app_hist ORDER BY " + order(spec, keys.size()) + " LIMIT " + spec.size())) {
+            try (ResultSet rs = s.executeQuery("SELECT * FROM app_hist ORDER BY " + order(spec, stringKey.size()) + " LIMIT " + spec.size())) {
                 while (rs.next()) {
-                    List<HistKey> key = new ArrayList<>();
-                    for (int i = 0; i < keys.size(); i++) {
-                        if (stringKey.get(i)) {
-                            String v = rs.getString("k" + i);
-                            key.add(HistKey.of(v == null ? "" : v));
-                        } else {
-                            long n = bits(rs.getString("k" + i));
-                            key.add(label(spec.keys().get(i), n));
-                        }
-                    }
-                    List<Long> sums = new ArrayList<>();
-                    for (int i = 0; i < values.size(); i++) {
-                        sums.add(bits(rs.getString("v" + i)));
-                    }
-                    out.add(new HistEntry(key, rs.getLong("hitcount"), sums));
+                    out.add(entry(rs, spec, stringKey, values));
                 }
             }
             s.execute("DROP TABLE app_hist");
         }
-        HistTable t = new HistTable(spec.toTriggerText(), spec, spec.keys().stream().map(HistField::name).toList(),
+        return new HistTable(spec.toTriggerText(), spec, spec.keys().stream().map(HistField::name).toList(),
                 spec.values().stream().map(HistField::name).toList(), out, hits, entries, 0);
-        return new Result(t, events);
+    }
+
+    private HistEntry entry(ResultSet rs, HistSpec spec, List<Boolean> stringKey, int values) throws SQLException {
+        List<HistKey> key = new ArrayList<>();
+        for (int i = 0; i < stringKey.size(); i++) {
+            if (stringKey.get(i)) {
+                String v = rs.getString("k" + i);
+                key.add(HistKey.of(v == null ? "" : v));
+            } else {
+                long n = bits(rs.getString("k" + i));
+                key.add(label(spec.keys().get(i), n));
+            }
+        }
+        List<Long> sums = new ArrayList<>();
+        for (int i = 0; i < values; i++) {
+            sums.add(bits(rs.getString("v" + i)));
+        }
+        return new HistEntry(key, rs.getLong("hitcount"), sums);
     }
 
     /**

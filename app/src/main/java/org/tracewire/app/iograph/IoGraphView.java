@@ -41,7 +41,52 @@ public final class IoGraphView extends VBox {
         this.vm = vm;
         setId("iograph-view");
         setStyle("-fx-padding: 6;");
+        HBox controls = controls();
+        ListView<String> lines = filterLines();
+        Label status = new Label();
+        status.setId("iograph-status");
+        status.textProperty().bind(vm.statusProperty());
+        Label error = new Label();
+        error.setId("iograph-error");
+        error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
+        error.textProperty().bind(vm.errorProperty());
+        error.visibleProperty().bind(vm.errorProperty().isNotEmpty());
+        error.managedProperty().bind(error.visibleProperty());
 
+        setUpChart();
+        VBox.setVgrow(chart, Priority.ALWAYS);
+        getChildren().addAll(controls, lines, status, error, chart);
+
+        vm.graphProperty().addListener((o, a, g) -> draw());
+        vm.logScaleProperty().addListener((o, a, b) -> draw());
+    }
+
+    /** The interval, a line per event type, log Y, and a filter to add as a line. */
+    private HBox controls() {
+        ComboBox<Long> interval = intervalBox();
+        CheckBox perEvent = new CheckBox("A line per event type");
+        perEvent.setId("iograph-per-event");
+        perEvent.selectedProperty().bindBidirectional(vm.perEventProperty());
+        perEvent.setTooltip(new Tooltip("Else one line of all events"));
+        CheckBox log = new CheckBox("Log Y");
+        log.setId("iograph-log");
+        log.selectedProperty().bindBidirectional(vm.logScaleProperty());
+        TextField filter = new TextField();
+        filter.setId("iograph-filter");
+        filter.setPromptText("Add a line: a filter in the kernel's syntax, e.g.  prev_state & 2  or  COMM ~ \"kworker*\"");
+        filter.textProperty().bindBidirectional(vm.filterTextProperty());
+        filter.setOnAction(e -> vm.addFilter());
+        HBox.setHgrow(filter, Priority.ALWAYS);
+        Button add = new Button("Add line");
+        add.setId("iograph-add");
+        add.setOnAction(e -> vm.addFilter());
+        HBox controls = new HBox(8, new Label("Interval"), interval, perEvent, log, filter, add);
+        controls.setAlignment(Pos.CENTER_LEFT);
+        return controls;
+    }
+
+    /** The interval events are counted per ("default": at most {@link IoGraphViewModel#DEFAULT_POINTS} points). */
+    private ComboBox<Long> intervalBox() {
         ComboBox<Long> interval = new ComboBox<>(FXCollections.observableArrayList(IoGraphViewModel.INTERVALS));
         interval.setId("iograph-interval");
         interval.setConverter(new StringConverter<>() {
@@ -63,25 +108,11 @@ public final class IoGraphView extends VBox {
                 vm.intervalProperty().set(b);
             }
         });
-        CheckBox perEvent = new CheckBox("A line per event type");
-        perEvent.setId("iograph-per-event");
-        perEvent.selectedProperty().bindBidirectional(vm.perEventProperty());
-        perEvent.setTooltip(new Tooltip("Else one line of all events"));
-        CheckBox log = new CheckBox("Log Y");
-        log.setId("iograph-log");
-        log.selectedProperty().bindBidirectional(vm.logScaleProperty());
-        TextField filter = new TextField();
-        filter.setId("iograph-filter");
-        filter.setPromptText("Add a line: a filter in the kernel's syntax, e.g.  prev_state & 2  or  COMM ~ \"kworker*\"");
-        filter.textProperty().bindBidirectional(vm.filterTextProperty());
-        filter.setOnAction(e -> vm.addFilter());
-        HBox.setHgrow(filter, Priority.ALWAYS);
-        Button add = new Button("Add line");
-        add.setId("iograph-add");
-        add.setOnAction(e -> vm.addFilter());
-        HBox controls = new HBox(8, new Label("Interval"), interval, perEvent, log, filter, add);
-        controls.setAlignment(Pos.CENTER_LEFT);
+        return interval;
+    }
 
+    /** The filter lines (shown when there are some); Delete removes the selected one. */
+    private ListView<String> filterLines() {
         ListView<String> lines = new ListView<>(vm.getFilters());
         lines.setId("iograph-filters");
         lines.setPrefHeight(60);
@@ -94,16 +125,11 @@ public final class IoGraphView extends VBox {
         });
         lines.visibleProperty().bind(Bindings.isNotEmpty(vm.getFilters()));
         lines.managedProperty().bind(lines.visibleProperty());
-        Label status = new Label();
-        status.setId("iograph-status");
-        status.textProperty().bind(vm.statusProperty());
-        Label error = new Label();
-        error.setId("iograph-error");
-        error.setStyle("-fx-text-fill: #b00020; -fx-font-family: monospace;");
-        error.textProperty().bind(vm.errorProperty());
-        error.visibleProperty().bind(vm.errorProperty().isNotEmpty());
-        error.managedProperty().bind(error.visibleProperty());
+        return lines;
+    }
 
+    /** The chart's axes; a click goes to the first event at or after the time clicked. */
+    private void setUpChart() {
         chart.setId("iograph-chart");
         chart.setCreateSymbols(false);
         chart.setAnimated(false);
@@ -123,11 +149,6 @@ public final class IoGraphView extends VBox {
             long bucket = Math.max(0, Math.min(g.points() - 1, (long) Math.floor(s * 1e9 / g.interval())));
             vm.goToTime(g.start() + bucket * g.interval());
         });
-        VBox.setVgrow(chart, Priority.ALWAYS);
-        getChildren().addAll(controls, lines, status, error, chart);
-
-        vm.graphProperty().addListener((o, a, g) -> draw());
-        vm.logScaleProperty().addListener((o, a, b) -> draw());
     }
 
     /** Draws the graph: a series per line, x in seconds from the first event; log Y as log10 (0 below 1). */

@@ -82,16 +82,7 @@ public final class LatencyChart extends Pane {
         double pw = w - LEFT - RIGHT;
         double ph = h - TOP - BOTTOM;
         double bw = pw / n;
-        // y grid: 1, 10, 100, ...
-        g.setStroke(Color.gray(0.88));
-        g.setTextAlign(TextAlignment.RIGHT);
-        g.setTextBaseline(VPos.CENTER);
-        for (int d = 0; d <= decades; d++) {
-            double y = TOP + ph - ph * d / decades;
-            g.strokeLine(LEFT, y, LEFT + pw, y);
-            g.setFill(Color.gray(0.3));
-            g.fillText(d == 0 ? "1" : d < 4 ? String.valueOf((long) Math.pow(10, d)) : "1e" + d, LEFT - 4, y);
-        }
+        yGrid(g, decades, pw, ph);
         for (LatencyViewModel.Bucket b : buckets) {
             if (b.count() == 0) {
                 continue;
@@ -102,7 +93,33 @@ public final class LatencyChart extends Pane {
             g.setFill(Color.web("#4a78b5"));
             g.fillRect(x + 1, TOP + ph - bh, Math.max(1, bw - 2), bh);
         }
-        // x labels: every bucket's lower bound where there is room
+        xLabels(g, lo, hi, bw, pw, ph);
+        g.setStroke(Color.BLACK);
+        g.strokeLine(LEFT, TOP + ph, LEFT + pw, TOP + ph);
+        g.strokeLine(LEFT, TOP, LEFT, TOP + ph);
+        if (summary != null && summary.count() > 0) {
+            marker(g, "p50", summary.p50(), lo, bw, ph, Color.web("#2e7d32"), 0);
+            marker(g, "p90", summary.p90(), lo, bw, ph, Color.web("#ef6c00"), 1);
+            marker(g, "p99", summary.p99(), lo, bw, ph, Color.web("#c62828"), 2);
+            marker(g, "max", summary.max(), lo, bw, ph, Color.web("#6a1b9a"), 3);
+        }
+    }
+
+    /** The y grid and its labels, a line per decade of pairs: 1, 10, 100, … */
+    private static void yGrid(GraphicsContext g, double decades, double pw, double ph) {
+        g.setStroke(Color.gray(0.88));
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.setTextBaseline(VPos.CENTER);
+        for (int d = 0; d <= decades; d++) {
+            double y = TOP + ph - ph * d / decades;
+            g.strokeLine(LEFT, y, LEFT + pw, y);
+            g.setFill(Color.gray(0.3));
+            g.fillText(d == 0 ? "1" : d < 4 ? String.valueOf((long) Math.pow(10, d)) : "1e" + d, LEFT - 4, y);
+        }
+    }
+
+    /** The x labels, every bucket's lower bound where there is room, and the axis title. */
+    private static void xLabels(GraphicsContext g, int lo, int hi, double bw, double pw, double ph) {
         g.setFill(Color.gray(0.2));
         g.setTextAlign(TextAlignment.CENTER);
         g.setTextBaseline(VPos.TOP);
@@ -113,15 +130,6 @@ public final class LatencyChart extends Pane {
             }
         }
         g.fillText("latency (log2 buckets, lower bound)", LEFT + pw / 2, TOP + ph + 22);
-        g.setStroke(Color.BLACK);
-        g.strokeLine(LEFT, TOP + ph, LEFT + pw, TOP + ph);
-        g.strokeLine(LEFT, TOP, LEFT, TOP + ph);
-        if (summary != null && summary.count() > 0) {
-            marker(g, "p50", summary.p50(), lo, bw, ph, Color.web("#2e7d32"), 0);
-            marker(g, "p90", summary.p90(), lo, bw, ph, Color.web("#ef6c00"), 1);
-            marker(g, "p99", summary.p99(), lo, bw, ph, Color.web("#c62828"), 2);
-            marker(g, "max", summary.max(), lo, bw, ph, Color.web("#6a1b9a"), 3);
-        }
     }
 
     /** A vertical line at a latency: its place inside its log2 bucket is log-linear. */

@@ -31,6 +31,34 @@ public final class LatencyView extends BorderPane {
     /** @param vm the view model */
     public LatencyView(LatencyViewModel vm) {
         setId("latency-view");
+        ChoiceBox<LatencyPair.Kind> kind = kindBox(vm);
+        Label status = new Label();
+        status.setId("latency-status");
+        status.textProperty().bind(vm.statusProperty());
+
+        TableView<LatencyViewModel.LatencyRow> table = table(vm);
+        LatencyChart chart = new LatencyChart();
+        Runnable redraw = () -> chart.show(vm.getHistogram(), vm.summaryProperty().get());
+        vm.getHistogram().addListener((ListChangeListener<LatencyViewModel.Bucket>) c -> redraw.run());
+        vm.summaryProperty().addListener((o, a, b) -> redraw.run());
+
+        Label percentiles = percentiles(vm);
+        HBox pager = pager(vm);
+        BorderPane tablePane = new BorderPane(table);
+        tablePane.setTop(pager);
+        status.setWrapText(true);
+        VBox bar = new VBox(2, new HBox(10, new Label("Show:"), kind, percentiles), status);
+        ((HBox) bar.getChildren().get(0)).setAlignment(Pos.CENTER_LEFT);
+        bar.setPadding(new Insets(6));
+        SplitPane split = new SplitPane(tablePane, chart);
+        split.setOrientation(Orientation.HORIZONTAL);
+        split.setDividerPositions(0.58);
+        setTop(bar);
+        setCenter(split);
+    }
+
+    /** Which pairs the table and histogram show: all, or one kind. */
+    private static ChoiceBox<LatencyPair.Kind> kindBox(LatencyViewModel vm) {
         ChoiceBox<LatencyPair.Kind> kind = new ChoiceBox<>(FXCollections.observableArrayList(null, LatencyPair.Kind.SCHED_WAKEUP,
                 LatencyPair.Kind.SYSCALL, LatencyPair.Kind.IRQ, LatencyPair.Kind.SOFTIRQ));
         kind.setId("latency-kind");
@@ -52,10 +80,11 @@ public final class LatencyView extends BorderPane {
             }
         });
         kind.valueProperty().bindBidirectional(vm.kindProperty());
-        Label status = new Label();
-        status.setId("latency-status");
-        status.textProperty().bind(vm.statusProperty());
+        return kind;
+    }
 
+    /** The pairs: kind, task, waker, CPU, latency (µs), end frame; a selected pair goes to its frame. */
+    private static TableView<LatencyViewModel.LatencyRow> table(LatencyViewModel vm) {
         TableView<LatencyViewModel.LatencyRow> table = new TableView<>(vm.getPairs());
         table.setId("latency-table");
         table.setPlaceholder(new Label("No pairs yet"));
@@ -77,12 +106,11 @@ public final class LatencyView extends BorderPane {
         table.getColumns().add(frame);
         table.setFixedCellSize(22);
         table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> vm.select(b));
+        return table;
+    }
 
-        LatencyChart chart = new LatencyChart();
-        Runnable redraw = () -> chart.show(vm.getHistogram(), vm.summaryProperty().get());
-        vm.getHistogram().addListener((ListChangeListener<LatencyViewModel.Bucket>) c -> redraw.run());
-        vm.summaryProperty().addListener((o, a, b) -> redraw.run());
-
+    /** "N pairs: p50 … · p90 … · p99 … · max …", empty without pairs. */
+    private static Label percentiles(LatencyViewModel vm) {
         Label percentiles = new Label();
         percentiles.setId("latency-percentiles");
         percentiles.setStyle("-fx-font-weight: bold;");
@@ -92,6 +120,11 @@ public final class LatencyView extends BorderPane {
                     LatencyViewModel.label((long) s.p50()), LatencyViewModel.label((long) s.p90()),
                     LatencyViewModel.label((long) s.p99()), LatencyViewModel.label(s.max()));
         }, vm.summaryProperty()));
+        return percentiles;
+    }
+
+    /** Over a store: the previous and next page of pairs, worst first. */
+    private static HBox pager(LatencyViewModel vm) {
         Button worse = new Button("◀ Worse");
         worse.setId("latency-previous");
         worse.setOnAction(e -> vm.previousPage());
@@ -109,17 +142,7 @@ public final class LatencyView extends BorderPane {
         pager.setPadding(new Insets(4));
         pager.visibleProperty().bind(vm.overStoreProperty());
         pager.managedProperty().bind(pager.visibleProperty());
-        BorderPane tablePane = new BorderPane(table);
-        tablePane.setTop(pager);
-        status.setWrapText(true);
-        VBox bar = new VBox(2, new HBox(10, new Label("Show:"), kind, percentiles), status);
-        ((HBox) bar.getChildren().get(0)).setAlignment(Pos.CENTER_LEFT);
-        bar.setPadding(new Insets(6));
-        SplitPane split = new SplitPane(tablePane, chart);
-        split.setOrientation(Orientation.HORIZONTAL);
-        split.setDividerPositions(0.58);
-        setTop(bar);
-        setCenter(split);
+        return pager;
     }
 
     private static <T> TableColumn<LatencyViewModel.LatencyRow, T> col(String title, Function<LatencyViewModel.LatencyRow, T> get, double w) {

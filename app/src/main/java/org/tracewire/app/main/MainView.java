@@ -113,6 +113,19 @@ public final class MainView extends BorderPane {
         vm.histogram().shownProperty().bind(histogram.selectedProperty());
         vm.query().shownProperty().bind(query.selectedProperty());
         vm.ioGraph().shownProperty().bind(ioGraph.selectedProperty());
+        linkViews(vm, captureTab, filter);
+        setCenter(tabs);
+        setTop(menuBar(vm, captureTab));
+        setBottom(statusBar(vm));
+        vm.noticeProperty().addListener((o, a, n) -> {
+            if (n != null) {
+                showNotice(n);
+            }
+        });
+    }
+
+    /** Where the views send the user: to a frame of the capture's table, to Wireshark, to the filter builder. */
+    private void linkViews(MainViewModel vm, Tab captureTab, Tab filter) {
         vm.query().setOnShowTable(() -> tabs.getSelectionModel().select(captureTab));
         vm.ioGraph().setGoToFrame(f -> {
             capture.storePane().showFrame(f);
@@ -124,14 +137,6 @@ public final class MainView extends BorderPane {
         capture.setEditFilter(spec -> {
             if (vm.editCaptureFilter(spec)) {
                 tabs.getSelectionModel().select(filter);
-            }
-        });
-        setCenter(tabs);
-        setTop(menuBar(vm, captureTab));
-        setBottom(statusBar(vm));
-        vm.noticeProperty().addListener((o, a, n) -> {
-            if (n != null) {
-                showNotice(n);
             }
         });
     }

@@ -80,15 +80,7 @@ public final class ScreenshotScript {
             if (d == null || vm.filter().rootProperty().get().getChildren().size() > 0) {
                 return;
             }
-            GroupViewModel or = vm.filter().rootProperty().get().addGroup(Junction.OR);
-            ConditionViewModel c1 = or.addCondition("prev_pid");
-            c1.valueProperty().set("1");
-            ConditionViewModel c2 = or.addCondition("next_comm");
-            c2.operatorProperty().set(Op.GLOB);
-            c2.valueProperty().set("bash*");
-            ConditionViewModel c3 = vm.filter().rootProperty().get().addCondition("prev_prio");
-            c3.operatorProperty().set(Op.LT);
-            c3.valueProperty().set("140");
+            buildExampleFilter(vm);
             vm.capture().addEvent("sched:sched_wakeup", "");
             vm.useFilterInCapture();
             vm.capture().pcapngProperty().set("/tmp/tracewire-screenshot.pcapng");
@@ -102,24 +94,7 @@ public final class ScreenshotScript {
                         EventSelection.parse("irq:softirq_exit", ""));
                 vm.capture().start();
                 if (page == MainView.Page.TIMELINE) {
-                    // after 15 s: the time of the last 400 events, with a lane for the task switched in most often lately
-                    PauseTransition later = new PauseTransition(Duration.seconds(15));
-                    later.setOnFinished(e -> {
-                        var m = vm.timeline().model();
-                        Map<Integer, Integer> seen = new HashMap<>();
-                        for (int i = Math.max(0, m.size() - 3000); i < m.size(); i++) {
-                            if (m.nextPid(i) > 0) {
-                                seen.merge(m.nextPid(i), 1, Integer::sum);
-                            }
-                        }
-                        seen.entrySet().stream().max(Map.Entry.comparingByValue())
-                                .ifPresent(e2 -> vm.timeline().addTaskLane(e2.getKey()));
-                        long span = m.end() - m.start();
-                        if (span > 0 && m.size() > 400) {
-                            vm.timeline().zoomTo((double) (m.ts(m.size() - 400) - m.start()) / span, 1);
-                        }
-                    });
-                    later.play();
+                    zoomTimelineLater(vm);
                 }
             }
             if (page == MainView.Page.HISTOGRAM) {
@@ -139,5 +114,39 @@ public final class ScreenshotScript {
                 vm.capture().start();
             }
         });
+    }
+
+    /** The filter builder's example: (prev_pid == 1 || next_comm ~ "bash*") && prev_prio < 140. */
+    private static void buildExampleFilter(MainViewModel vm) {
+        GroupViewModel or = vm.filter().rootProperty().get().addGroup(Junction.OR);
+        ConditionViewModel c1 = or.addCondition("prev_pid");
+        c1.valueProperty().set("1");
+        ConditionViewModel c2 = or.addCondition("next_comm");
+        c2.operatorProperty().set(Op.GLOB);
+        c2.valueProperty().set("bash*");
+        ConditionViewModel c3 = vm.filter().rootProperty().get().addCondition("prev_prio");
+        c3.operatorProperty().set(Op.LT);
+        c3.valueProperty().set("140");
+    }
+
+    /** After 15 s: the time of the last 400 events, with a lane for the task switched in most often lately. */
+    private static void zoomTimelineLater(MainViewModel vm) {
+        PauseTransition later = new PauseTransition(Duration.seconds(15));
+        later.setOnFinished(e -> {
+            var m = vm.timeline().model();
+            Map<Integer, Integer> seen = new HashMap<>();
+            for (int i = Math.max(0, m.size() - 3000); i < m.size(); i++) {
+                if (m.nextPid(i) > 0) {
+                    seen.merge(m.nextPid(i), 1, Integer::sum);
+                }
+            }
+            seen.entrySet().stream().max(Map.Entry.comparingByValue())
+                    .ifPresent(e2 -> vm.timeline().addTaskLane(e2.getKey()));
+            long span = m.end() - m.start();
+            if (span > 0 && m.size() > 400) {
+                vm.timeline().zoomTo((double) (m.ts(m.size() - 400) - m.start()) / span, 1);
+            }
+        });
+        later.play();
     }
 }

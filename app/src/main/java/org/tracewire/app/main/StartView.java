@@ -66,6 +66,16 @@ public final class StartView extends VBox {
         HBox sessionRow = new HBox(8, new Label("Session:"), file, choose, save, open);
         sessionRow.setAlignment(Pos.CENTER_LEFT);
 
+        ListView<Path> recent = recentList(vm, file, opened);
+        Label message = new Label();
+        message.setId("start-message");
+        message.textProperty().bind(vm.messageProperty());
+        getChildren().addAll(head, new HBox(12, source, browseButton), sessionRow,
+                new Label("Recent sessions (double-click to open)"), recent, message);
+    }
+
+    /** The recent sessions: a double-click opens one (its path put into {@code file}). */
+    private static ListView<Path> recentList(MainViewModel vm, TextField file, Runnable opened) {
         ListView<Path> recent = new ListView<>(vm.getRecent());
         recent.setId("start-recent");
         recent.setPlaceholder(new Label("No recent sessions"));
@@ -84,10 +94,6 @@ public final class StartView extends VBox {
                 vm.openSession(p, opened);
             }
         });
-        Label message = new Label();
-        message.setId("start-message");
-        message.textProperty().bind(vm.messageProperty());
-        getChildren().addAll(head, new HBox(12, source, browseButton), sessionRow,
-                new Label("Recent sessions (double-click to open)"), recent, message);
+        return recent;
     }
 }

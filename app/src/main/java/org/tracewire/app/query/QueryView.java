@@ -30,6 +30,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
+import org.tracewire.app.query.QueryResult.Column;
 
 /**
  * The query view (Perfetto's query page): the schema and the history on the left, the SQL editor
@@ -49,11 +50,24 @@ public final class QueryView extends SplitPane {
         this.vm = vm;
         setId("query-view");
 
+        SplitPane right = new SplitPane(top(), results());
+        right.setOrientation(Orientation.VERTICAL);
+        right.setDividerPositions(0.3);
+        getItems().addAll(left(), right);
+        setDividerPositions(0.2);
+
+        vm.resultProperty().addListener((o, a, r) -> showResult(r));
+        vm.chartProperty().addListener((o, a, c) -> showChart(c));
+        showChart(null);
+    }
+
+    /** The schema (a double-click puts a name into the query) above the history (one puts its query into the editor). */
+    private VBox left() {
         TreeView<String> schema = new TreeView<>(new TreeItem<>("store"));
         schema.setId("query-schema");
         schema.setShowRoot(false);
         schema.setTooltip(new Tooltip("The store's tables and views (docs/store.md); a double-click puts a name into the query"));
-        vm.getSchema().addListener((ListChangeListener<QueryViewModel.SchemaTable>) c -> fillSchema(schema));
+        vm.getSchema().addListener((ListChangeListener<SchemaTable>) c -> fillSchema(schema));
         schema.setOnMouseClicked(e -> {
             TreeItem<String> item = schema.getSelectionModel().getSelectedItem();
             if (e.getClickCount() == 2 && item != null) {
@@ -85,7 +99,11 @@ public final class QueryView extends SplitPane {
         VBox.setVgrow(schema, Priority.ALWAYS);
         history.setPrefHeight(180);
         left.setMinWidth(180);
+        return left;
+    }
 
+    /** The editor, its buttons with the status, and DuckDB's error. */
+    private VBox top() {
         editor.setId("query-editor");
         editor.setStyle("-fx-font-family: monospace;");
         editor.setPrefRowCount(6);
@@ -125,7 +143,11 @@ public final class QueryView extends SplitPane {
         error.managedProperty().bind(error.visibleProperty());
         VBox top = new VBox(6, editor, buttons, error);
         VBox.setVgrow(editor, Priority.ALWAYS);
+        return top;
+    }
 
+    /** The result's table beside its chart. */
+    private SplitPane results() {
         table.setId("query-table");
         table.setFixedCellSize(22);
         table.setPlaceholder(new Label("No rows"));
@@ -142,31 +164,22 @@ public final class QueryView extends SplitPane {
         VBox.setVgrow(charts, Priority.ALWAYS);
         SplitPane results = new SplitPane(table, chartBox);
         results.setDividerPositions(0.55);
-
-        SplitPane right = new SplitPane(top, results);
-        right.setOrientation(Orientation.VERTICAL);
-        right.setDividerPositions(0.3);
-        getItems().addAll(left, right);
-        setDividerPositions(0.2);
-
-        vm.resultProperty().addListener((o, a, r) -> showResult(r));
-        vm.chartProperty().addListener((o, a, c) -> showChart(c));
-        showChart(null);
+        return results;
     }
 
     private void fillSchema(TreeView<String> schema) {
         TreeItem<String> root = schema.getRoot();
         root.getChildren().clear();
-        for (QueryViewModel.SchemaTable t : vm.getSchema()) {
+        for (SchemaTable t : vm.getSchema()) {
             TreeItem<String> ti = new TreeItem<>(t.name() + (t.view() ? "  (view)" : ""));
-            for (QueryViewModel.Column c : t.columns()) {
+            for (Column c : t.columns()) {
                 ti.getChildren().add(new TreeItem<>(c.name() + "  " + c.type()));
             }
             root.getChildren().add(ti);
         }
     }
 
-    private void showResult(QueryViewModel.Result r) {
+    private void showResult(QueryResult r) {
         table.getColumns().clear();
         if (r == null) {
             table.setItems(FXCollections.emptyObservableList());
@@ -174,7 +187,7 @@ public final class QueryView extends SplitPane {
         }
         for (int i = 0; i < r.columns().size(); i++) {
             int k = i;
-            QueryViewModel.Column c = r.columns().get(i);
+            Column c = r.columns().get(i);
             TableColumn<List<String>, String> col = new TableColumn<>(c.name());
             col.setSortable(false); // ORDER BY in the query
             col.setCellValueFactory(cd -> new ReadOnlyStringWrapper(cd.getValue().size() > k ? cd.getValue().get(k) : "…"));
@@ -189,7 +202,7 @@ public final class QueryView extends SplitPane {
     }
 
     @SuppressWarnings("unchecked")
-    private void showChart(QueryViewModel.Chart c) {
+    private void showChart(QueryChart c) {
         line.getData().clear();
         bar.getData().clear();
         boolean has = c != null && !c.series().isEmpty();
@@ -201,7 +214,7 @@ public final class QueryView extends SplitPane {
         }
         if (c.bar()) {
             bar.getXAxis().setLabel(c.xName());
-            for (QueryViewModel.Series s : c.series()) {
+            for (QueryChart.Series s : c.series()) {
                 XYChart.Series<String, Number> xs = new XYChart.Series<>();
                 xs.setName(s.name());
                 for (int i = 0; i < c.categories().size(); i++) {
@@ -213,7 +226,7 @@ public final class QueryView extends SplitPane {
             }
         } else {
             line.getXAxis().setLabel(c.xName());
-            for (QueryViewModel.Series s : c.series()) {
+            for (QueryChart.Series s : c.series()) {
                 XYChart.Series<Number, Number> xs = new XYChart.Series<>();
                 xs.setName(s.name());
                 List<XYChart.Data<Number, Number>> points = new ArrayList<>(c.x().length);

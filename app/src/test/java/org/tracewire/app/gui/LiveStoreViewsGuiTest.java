@@ -122,7 +122,7 @@ class LiveStoreViewsGuiTest {
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> timeline.slicesProperty().get() != null
                 && timeline.slicesProperty().get().size() > 0).get());
         assertTrue(WaitForAsyncUtils.asyncFx(() -> vm.runningProperty().get()).get(), "still before Stop");
-        String fields = WaitForAsyncUtils.asyncFx(() -> String.join(",", hist.getFields())).get();
+        String fields = WaitForAsyncUtils.asyncFx(() -> String.join(",", hist.builder().getFields())).get();
         assertTrue(fields.contains("next_pid") && fields.contains("prev_comm"), "the Key box: " + fields);
 
         robot.clickOn("#capture-stop");

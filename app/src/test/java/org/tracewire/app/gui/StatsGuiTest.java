@@ -75,7 +75,7 @@ class StatsGuiTest {
             GuiTestSupport.view.show(MainView.Page.HISTOGRAM);
             GuiTestSupport.vm.histogram().eventProperty().set("sched:sched_wakeup");
         });
-        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.histogram().getFields().contains("stacktrace"));
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.histogram().builder().getFields().contains("stacktrace"));
         GuiTestSupport.fx(() -> GuiTestSupport.vm.histogram().applyTriggerText("hist:keys=stacktrace:sort=hitcount.descending"));
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.histogram().flameProperty().get() != null
                 && !GuiTestSupport.vm.histogram().getEntries().isEmpty());

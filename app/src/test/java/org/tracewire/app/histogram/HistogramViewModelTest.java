@@ -69,8 +69,8 @@ class HistogramViewModelTest {
         HistogramViewModel vm = fed();
         assertTrue(vm.getEvents().contains(SWITCH), vm.getEvents().toString());
         vm.eventProperty().set(SWITCH);
-        vm.key1Property().set("next_pid");
-        vm.key1ModifierProperty().set(HistField.Modifier.NONE);
+        vm.builder().key1Property().set("next_pid");
+        vm.builder().key1ModifierProperty().set(HistField.Modifier.NONE);
         assertEquals("", vm.errorProperty().get());
         assertEquals("hist:keys=next_pid:vals=hitcount:sort=hitcount.descending:size=2048", vm.triggerTextProperty().get());
         Map<Long, Long> expected = new HashMap<>();
@@ -86,7 +86,7 @@ class HistogramViewModelTest {
         for (int i = 1; i < t.entries().size(); i++) {
             assertTrue(t.entries().get(i - 1).hitcount() >= t.entries().get(i).hitcount());
         }
-        assertEquals(Math.min(HistogramViewModel.MAX_BARS, t.entries().size()), vm.getBars().size());
+        assertEquals(Math.min(HistBars.MAX_BARS, t.entries().size()), vm.getBars().size());
         assertEquals(t.entries().get(0).hitcount(), vm.getBars().get(0).value());
     }
 
@@ -95,9 +95,9 @@ class HistogramViewModelTest {
         HistogramViewModel vm = fed();
         vm.eventProperty().set(SWITCH);
         assertTrue(vm.applyTriggerText("hist:keys=prev_pid.log2:vals=next_prio:sort=prev_pid"), vm.errorProperty().get());
-        assertEquals("prev_pid", vm.key1Property().get());
-        assertEquals(HistField.Modifier.LOG2, vm.key1ModifierProperty().get());
-        assertEquals(List.of("next_prio"), vm.getValues());
+        assertEquals("prev_pid", vm.builder().key1Property().get());
+        assertEquals(HistField.Modifier.LOG2, vm.builder().key1ModifierProperty().get());
+        assertEquals(List.of("next_prio"), vm.builder().getValues());
         Map<Long, long[]> expected = new HashMap<>();
         for (EventRecord r : switches()) {
             long v = r.integer(r.format().field("prev_pid"));
@@ -152,7 +152,7 @@ class HistogramViewModelTest {
         assertFalse(vm.applyTriggerText("hist:keys=next_pid:sort=bogus_field"));
         assertFalse(vm.errorProperty().get().isEmpty());
         assertEquals(good, vm.triggerTextProperty().get(), "the last valid spec stays");
-        vm.key1Property().set("no_such_field");
+        vm.builder().key1Property().set("no_such_field");
         assertTrue(vm.errorProperty().get().contains("no_such_field"), vm.errorProperty().get());
         assertEquals("", vm.triggerTextProperty().get(), "an invalid spec clears the output");
     }
@@ -162,14 +162,14 @@ class HistogramViewModelTest {
         HistogramViewModel vm = fed();
         vm.eventProperty().set(SWITCH);
         vm.setSupport(HistSupport.parse("# Available triggers:\n# traceon traceoff stacktrace enable_event disable_event\n", null));
-        assertTrue(vm.supportProperty().get().contains("no hist triggers"), vm.supportProperty().get());
-        assertTrue(vm.kernelCommandProperty().get().startsWith("(not on this kernel) echo 'hist:keys=common_pid.execname"),
-                vm.kernelCommandProperty().get());
+        assertTrue(vm.kernel().supportProperty().get().contains("no hist triggers"), vm.kernel().supportProperty().get());
+        assertTrue(vm.kernel().kernelCommandProperty().get().startsWith("(not on this kernel) echo 'hist:keys=common_pid.execname"),
+                vm.kernel().kernelCommandProperty().get());
         vm.setSupport(HistSupport.parse("# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event "
                 + "enable_hist disable_hist hist\n", null));
-        assertTrue(vm.kernelHistProperty().get());
+        assertTrue(vm.kernel().kernelHistProperty().get());
         assertEquals("echo '" + vm.triggerTextProperty().get() + "' >> events/sched/sched_switch/trigger",
-                vm.kernelCommandProperty().get());
+                vm.kernel().kernelCommandProperty().get());
     }
 
     @Test
@@ -185,9 +185,9 @@ class HistogramViewModelTest {
         assertEquals(21, t.hits());
         assertEquals("hist:keys=bytes_req.log2:vals=hitcount:sort=bytes_req.log2:size=2048", vm.triggerTextProperty().get());
         assertEquals(6, vm.getEntries().size());
-        assertEquals(List.of("2^5", "2^6", "2^7", "2^8", "2^9", "2^10"), vm.getBars().stream().map(HistogramViewModel.Bar::label).toList());
-        assertEquals(List.of(8L, 2L, 4L, 2L, 2L, 3L), vm.getBars().stream().map(HistogramViewModel.Bar::value).toList());
-        assertTrue(Set.of("~ 2^5").contains(HistogramViewModel.label(t.entries().get(0), t)));
+        assertEquals(List.of("2^5", "2^6", "2^7", "2^8", "2^9", "2^10"), vm.getBars().stream().map(HistBars.Bar::label).toList());
+        assertEquals(List.of(8L, 2L, 4L, 2L, 2L, 3L), vm.getBars().stream().map(HistBars.Bar::value).toList());
+        assertTrue(Set.of("~ 2^5").contains(HistBars.label(t.entries().get(0), t)));
     }
 
     /**

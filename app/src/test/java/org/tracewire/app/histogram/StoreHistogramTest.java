@@ -155,7 +155,7 @@ class StoreHistogramTest {
         assertTrue(vm.getEvents().contains("syscalls:sys_enter_openat"));
         for (String ev : List.of("syscalls:sys_enter_openat", "sched:sched_wakeup")) {
             vm.eventProperty().set(ev);
-            assertTrue(vm.getFields().contains("stacktrace"), vm.getFields().toString());
+            assertTrue(vm.builder().getFields().contains("stacktrace"), vm.builder().getFields().toString());
             assertTrue(vm.applyTriggerText("hist:keys=stacktrace:sort=hitcount.descending:size=131072"), vm.errorProperty().get());
             Map<String, Long> want = new TreeMap<>();
             Map<String, Long> folded = new TreeMap<>();

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.StoreTable;
+import org.tracewire.app.query.QueryResult.Column;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.input.RecordInput;
@@ -62,7 +63,7 @@ class QueryViewModelTest {
         table.close();
     }
 
-    private static QueryViewModel.Result run(String sql) {
+    private static QueryResult run(String sql) {
         vm.sqlProperty().set(sql);
         vm.run();
         assertEquals("", vm.errorProperty().get(), sql);
@@ -71,21 +72,21 @@ class QueryViewModelTest {
 
     @Test
     void theSchemaListsTheStoresTablesAndColumns() {
-        QueryViewModel.SchemaTable events = vm.getSchema().stream().filter(t -> t.name().equals("events")).findFirst().orElseThrow();
+        SchemaTable events = vm.getSchema().stream().filter(t -> t.name().equals("events")).findFirst().orElseThrow();
         assertTrue(events.view());
-        assertEquals(List.of("host", "frame", "ts"), events.columns().subList(0, 3).stream().map(QueryViewModel.Column::name).toList());
+        assertEquals(List.of("host", "frame", "ts"), events.columns().subList(0, 3).stream().map(Column::name).toList());
         assertTrue(vm.getSchema().stream().anyMatch(t -> t.name().equals("sched_switch")
                 && t.columns().stream().anyMatch(c -> c.name().equals("prev_pid") && c.numeric())));
     }
 
     @Test
     void everyRowOfAResultByPages() {
-        QueryViewModel.Result r = run("SELECT frame, ts, event FROM events ORDER BY frame;");
+        QueryResult r = run("SELECT frame, ts, event FROM events ORDER BY frame;");
         assertEquals(oracle.events.size(), r.count(), "all rows counted");
         assertTrue(r.stored());
         assertEquals(oracle.events.size(), r.rows().size(), "a virtual list of every row");
-        assertTrue(r.count() > 10 * QueryViewModel.PAGE);
-        for (int i : new int[] {0, 1, QueryViewModel.PAGE - 1, QueryViewModel.PAGE, oracle.events.size() / 2, oracle.events.size() - 1}) {
+        assertTrue(r.count() > 10 * ResultRows.PAGE);
+        for (int i : new int[] {0, 1, ResultRows.PAGE - 1, ResultRows.PAGE, oracle.events.size() / 2, oracle.events.size() - 1}) {
             RecordInput.Event e = oracle.events.get(i);
             assertEquals(List.of(Long.toString(e.frame()), Long.toString(e.timeNs()), e.record().format().fullName()),
                     r.rows().get(i), "row " + i);
@@ -96,7 +97,7 @@ class QueryViewModelTest {
 
     @Test
     void duckDbsErrorIsShownAsItsText() {
-        QueryViewModel.Result before = run("SELECT 1 AS one");
+        QueryResult before = run("SELECT 1 AS one");
         vm.sqlProperty().set("SELECT nope\nFROM sched_switch");
         vm.run();
         String e = vm.errorProperty().get();
@@ -113,7 +114,7 @@ class QueryViewModelTest {
     @Test
     void aStatementThatIsNoQueryRunsAsItIs() {
         // DuckDB 2.0 can keep a DESCRIBE's rows in a table too, so whether they are stored is its choice
-        QueryViewModel.Result r = run("DESCRIBE sched_switch");
+        QueryResult r = run("DESCRIBE sched_switch");
         assertEquals("column_name", r.columns().get(0).name());
         assertTrue(r.rows().stream().anyMatch(row -> row.get(0).equals("prev_pid")), r.rows().toString());
         assertTrue(r.frameColumn() < 0);
@@ -124,8 +125,8 @@ class QueryViewModelTest {
     void aChartOfTheFirstRows() {
         long start = oracle.start(1_000_000);
         long[] perMs = oracle.counts(1_000_000, e -> true);
-        QueryViewModel.Result r = run("SELECT (ts - " + start + ") // 1000000 AS ms, count(*) AS n FROM events GROUP BY ms ORDER BY ms");
-        QueryViewModel.Chart c = vm.chartProperty().get();
+        QueryResult r = run("SELECT (ts - " + start + ") // 1000000 AS ms, count(*) AS n FROM events GROUP BY ms ORDER BY ms");
+        QueryChart c = vm.chartProperty().get();
         assertNotNull(c);
         assertFalse(c.bar());
         assertFalse(c.truncated());
@@ -138,9 +139,9 @@ class QueryViewModelTest {
         run("SELECT frame, cpu, pid FROM events ORDER BY frame");
         c = vm.chartProperty().get();
         assertTrue(c.truncated());
-        assertEquals(QueryViewModel.CHART_ROWS, c.x().length);
-        assertEquals(List.of("cpu", "pid"), c.series().stream().map(QueryViewModel.Series::name).toList());
-        assertEquals(oracle.events.get(QueryViewModel.CHART_ROWS - 1).frame(), (long) c.x()[QueryViewModel.CHART_ROWS - 1]);
+        assertEquals(QueryChart.ROWS, c.x().length);
+        assertEquals(List.of("cpu", "pid"), c.series().stream().map(QueryChart.Series::name).toList());
+        assertEquals(oracle.events.get(QueryChart.ROWS - 1).frame(), (long) c.x()[QueryChart.ROWS - 1]);
         assertTrue(c.note().contains(String.format("the first 10,000 of %,d rows", oracle.events.size())), c.note());
 
         run("SELECT event, count(*) AS n FROM events GROUP BY event ORDER BY event");
@@ -149,10 +150,10 @@ class QueryViewModelTest {
         var per = oracle.perEvent(1_000_000_000_000L);
         List<String> names = new ArrayList<>(per.keySet());
         names.sort(null);
-        assertTrue(names.size() > QueryViewModel.CHART_BARS, "more event types than bars: " + names.size());
+        assertTrue(names.size() > QueryChart.BARS, "more event types than bars: " + names.size());
         assertTrue(c.truncated());
-        assertEquals(names.subList(0, QueryViewModel.CHART_BARS), c.categories(), "the first rows' bars");
-        for (int i = 0; i < QueryViewModel.CHART_BARS; i++) {
+        assertEquals(names.subList(0, QueryChart.BARS), c.categories(), "the first rows' bars");
+        for (int i = 0; i < QueryChart.BARS; i++) {
             assertEquals(per.get(names.get(i))[0], (long) c.series().get(0).y()[i], names.get(i));
         }
 
@@ -222,7 +223,7 @@ class QueryViewModelTest {
             q.sqlProperty().set("SELECT 42 AS answer");
             q.run();
             waitFor(() -> !q.runningProperty().get() && q.resultProperty().get() != null);
-            waitFor(() -> q.resultProperty().get().rows().get(0) != QueryViewModel.LOADING);
+            waitFor(() -> q.resultProperty().get().rows().get(0) != ResultRows.LOADING);
             assertEquals(List.of("42"), q.resultProperty().get().rows().get(0), "the connection works after a cancel");
         } finally {
             worker.shutdownNow();

@@ -213,50 +213,87 @@ public final class RemoteCapture {
         Thread pump = new Thread(() -> pumpStderr(p, host, lastLines, markers), "tracewire-remote-stderr");
         pump.setDaemon(true);
         pump.start();
-        Thread watchdog = null;
-        if (options.durationS() > 0) {
-            long limitMs = (long) (options.durationS() * 1000) + GRACE_S * 1000;
-            watchdog = new Thread(() -> {
-                try {
-                    Thread.sleep(limitMs);
-                    stop();
-                    Thread.sleep(GRACE_S * 1000);
-                    p.destroyForcibly();
-                } catch (InterruptedException ignored) {
-                    // ended in time
-                }
-            }, "tracewire-remote-watchdog");
-            watchdog.setDaemon(true);
-            watchdog.start();
-        }
-        List<FrameOutput> outs = null;
-        ContextRelay relay = null;
-        long frames = 0;
-        long lost = 0;
-        long epbDrops = 0;
-        SectionInfo section = null;
-        InterfaceInfo iface = null;
-        String streamError = null;
-        IOException outputError = null;
+        Thread watchdog = startWatchdog(p);
+        Received in = new Received();
         try (PcapngPacketReader r = new PcapngPacketReader(p.getInputStream())) {
+            in.receive(r, factory);
+        } catch (IOException e) {
+            in.streamError = e.getMessage();
+        } finally {
+            if (in.streamError != null || in.outputError != null) {
+                stop();
+                if (!p.waitFor(GRACE_S, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+            in.finish();
+        }
+        if (!p.waitFor(GRACE_S, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor(5, TimeUnit.SECONDS);
+        }
+        pump.join(2000);
+        if (watchdog != null) {
+            watchdog.interrupt();
+        }
+        Result result = new Result(in.frames, in.lost, in.section, in.iface);
+        if (in.outputError != null) {
+            throw in.outputError;
+        }
+        RemoteException failed = failure(p.exitValue(), in, markers, lastLines, result);
+        if (failed != null) {
+            throw failed;
+        }
+        return result;
+    }
+
+    /**
+     * With a duration: stops the remote capture {@link #GRACE_S} s after it should have ended, and
+     * kills ssh {@link #GRACE_S} s later. Null without one.
+     */
+    private Thread startWatchdog(Process p) {
+        if (options.durationS() <= 0) {
+            return null;
+        }
+        long limitMs = (long) (options.durationS() * 1000) + GRACE_S * 1000;
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(limitMs);
+                stop();
+                Thread.sleep(GRACE_S * 1000);
+                p.destroyForcibly();
+            } catch (InterruptedException ignored) {
+                // ended in time
+            }
+        }, "tracewire-remote-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        return watchdog;
+    }
+
+    /**
+     * The remote stream as it is received: the outputs opened once its section and interface came
+     * (the section's comment saying where from), each frame relayed with its drop count
+     * ({@link ContextRelay}), the statistics block's drops after the last frame reported, and why
+     * it ended early (a malformed stream, an output that failed).
+     */
+    private final class Received {
+        List<FrameOutput> outs;
+        ContextRelay relay;
+        long frames;
+        long lost;
+        long epbDrops;
+        SectionInfo section;
+        InterfaceInfo iface;
+        String streamError;
+        IOException outputError;
+
+        /** Reads the stream to its end, or to the first problem (kept in {@link #streamError} or {@link #outputError}). */
+        void receive(PcapngPacketReader r, OutputFactory factory) throws IOException {
             while (true) {
                 PcapngPacketReader.Packet packet = r.next();
-                if (outs == null && !r.interfaces().isEmpty()) {
-                    section = r.section();
-                    iface = r.interfaces().get(0);
-                    streamError = checkHeader(r);
-                    if (streamError != null) {
-                        break;
-                    }
-                    SectionInfo local = section.withComment(join(section.comment(), "received over ssh from "
-                            + options.target().destination() + " by " + SectionInfo.hostName()));
-                    try {
-                        outs = factory.open(local, iface);
-                        relay = new ContextRelay(outs);
-                    } catch (IOException e) {
-                        outputError = e;
-                        break;
-                    }
+                if (outs == null && !r.interfaces().isEmpty() && !open(r, factory)) {
+                    return;
                 }
                 if (packet == null) {
                     long stats = r.statisticsDrops(0);
@@ -266,42 +303,65 @@ public final class RemoteCapture {
                         }
                         lost += stats - epbDrops;
                     }
-                    break;
+                    return;
                 }
                 if (outs == null || r.sections() > 1 || packet.interfaceId() != 0) {
                     streamError = "the stream has more than one section or interface";
-                    break;
+                    return;
                 }
                 byte[] d = packet.data();
                 if (d.length < WireHeader.SIZE || (d[0] & 0xff) != WireHeader.VERSION
                         || d.length > FrameEncoder.MAX_FRAME) {
                     streamError = "frame " + (frames + 1) + " is not a tracewire version-2 frame";
-                    break;
+                    return;
                 }
-                try {
-                    relay.relay(d, packet.timeNs(), packet.dropCount());
-                    if (!r.ready()) { // the stream paused: let live readers (Wireshark) see what we have
-                        for (FrameOutput o : outs) {
-                            o.flush();
-                        }
+                if (!relay(r, packet, d)) {
+                    return;
+                }
+            }
+        }
+
+        /** The stream's section and interface came: checked, then the outputs opened; false on a problem. */
+        private boolean open(PcapngPacketReader r, OutputFactory factory) {
+            section = r.section();
+            iface = r.interfaces().get(0);
+            streamError = checkHeader(r);
+            if (streamError != null) {
+                return false;
+            }
+            SectionInfo local = section.withComment(join(section.comment(), "received over ssh from "
+                    + options.target().destination() + " by " + SectionInfo.hostName()));
+            try {
+                outs = factory.open(local, iface);
+                relay = new ContextRelay(outs);
+                return true;
+            } catch (IOException e) {
+                outputError = e;
+                return false;
+            }
+        }
+
+        /** One frame to the outputs (flushed when the stream pauses, for live readers); false when an output failed. */
+        private boolean relay(PcapngPacketReader r, PcapngPacketReader.Packet packet, byte[] d) {
+            try {
+                relay.relay(d, packet.timeNs(), packet.dropCount());
+                if (!r.ready()) { // the stream paused: let live readers (Wireshark) see what we have
+                    for (FrameOutput o : outs) {
+                        o.flush();
                     }
-                } catch (IOException e) {
-                    outputError = e;
-                    break;
                 }
-                frames++;
-                lost += packet.dropCount();
-                epbDrops += packet.dropCount();
+            } catch (IOException e) {
+                outputError = e;
+                return false;
             }
-        } catch (IOException e) {
-            streamError = e.getMessage();
-        } finally {
-            if (streamError != null || outputError != null) {
-                stop();
-                if (!p.waitFor(GRACE_S, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            }
+            frames++;
+            lost += packet.dropCount();
+            epbDrops += packet.dropCount();
+            return true;
+        }
+
+        /** Finishes the relay and closes the outputs; the first failure becomes {@link #outputError}. */
+        void finish() {
             if (relay != null && outputError == null) {
                 try {
                     relay.finish(); // fragments of a message the stream never finished, as they came
@@ -323,53 +383,49 @@ public final class RemoteCapture {
                 }
             }
         }
-        if (!p.waitFor(GRACE_S, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor(5, TimeUnit.SECONDS);
-        }
-        pump.join(2000);
-        if (watchdog != null) {
-            watchdog.interrupt();
-        }
-        Result result = new Result(frames, lost, section, iface);
-        if (outputError != null) {
-            throw outputError;
-        }
-        int exit = p.exitValue();
+    }
+
+    /**
+     * Why the capture failed, from ssh's exit code, the remote's markers and stderr, and the
+     * stream; null when it succeeded.
+     */
+    private RemoteException failure(int exit, Received in, List<String> markers, Deque<String> lastLines, Result result) {
+        String host = options.target().host();
         String dest = options.target().destination();
         for (String m : markers) {
             if (m.startsWith("not-found ")) {
                 String where = m.substring("not-found ".length());
-                throw new RemoteException("PATH".equals(where) && options.remotePath() == null
+                return new RemoteException("PATH".equals(where) && options.remotePath() == null
                         ? "tracewire not found on " + host + " (not on the PATH of " + dest
                         + "): install it there or pass --remote-path DIR"
                         : "tracewire not found on " + host + " at " + where + ": install it there or pass --remote-path", result);
             }
             if (m.startsWith("not-root ")) {
-                throw new RemoteException("capturing on " + host + " needs root, but " + dest + " logs in as "
+                return new RemoteException("capturing on " + host + " needs root, but " + dest + " logs in as "
                         + m.substring("not-root ".length()) + ": connect as root@" + host, result);
             }
         }
-        if (exit == 0 && streamError == null && section != null) {
-            return result;
+        if (exit == 0 && in.streamError == null && in.section != null) {
+            return null;
         }
         String tail = String.join(" / ", lastLines);
-        if (section == null && exit == 255) {
-            throw new RemoteException("ssh to " + dest + " failed" + (tail.isEmpty() ? "" : ": " + tail)
+        if (in.section == null && exit == 255) {
+            return new RemoteException("ssh to " + dest + " failed" + (tail.isEmpty() ? "" : ": " + tail)
                     + " (key-based login needed: ssh-copy-id " + dest + ", or --ssh-option IdentityFile=KEY)", result);
         }
-        if (section != null && (exit == 255 || exit >= 128) && !stopping.get()) {
-            throw new RemoteException("connection to " + dest + " lost after " + frames + " frames (ssh exit " + exit
+        if (in.section != null && (exit == 255 || exit >= 128) && !stopping.get()) {
+            return new RemoteException("connection to " + dest + " lost after " + in.frames + " frames (ssh exit " + exit
                     + "); the outputs hold the frames received", result);
         }
-        if (streamError != null && exit == 0) {
-            throw new RemoteException(host + " sent a malformed pcapng stream: " + streamError, result);
+        if (in.streamError != null && exit == 0) {
+            return new RemoteException(host + " sent a malformed pcapng stream: " + in.streamError, result);
         }
         if (exit != 0) {
-            throw new RemoteException("remote capture on " + host + " failed (exit " + exit + ")"
+            return new RemoteException("remote capture on " + host + " failed (exit " + exit + ")"
                     + (tail.isEmpty() ? "" : ": " + tail), result);
         }
-        throw new RemoteException(host + " sent no pcapng stream" + (streamError == null ? "" : ": " + streamError), result);
+        return new RemoteException(host + " sent no pcapng stream" + (in.streamError == null ? "" : ": " + in.streamError),
+                result);
     }
 
     /** Null when the stream's header is what a remote tracewire sends, else what is wrong. */

@@ -136,17 +136,7 @@ public final class EventDescription {
         int count = 0;
         for (Field fl : f.fields()) {
             String[] type = protoType(fl);
-            LuaTable spec = LuaTable.inline().str("name", fl.name()).str("kind", kindName(fl.kind()))
-                    .num("offset", fl.offset()).num("size", fl.size());
-            if (fl.signed()) {
-                spec.bool("signed", true);
-            }
-            if (fl.relative()) {
-                spec.bool("rel", true);
-            }
-            if (fl.kind() != FieldKind.INTEGER && fl.kind() != FieldKind.POINTER && fl.kind() != FieldKind.CHAR_ARRAY) {
-                spec.num("elem_size", elementSize(fl));
-            }
+            LuaTable spec = layoutSpec(fl);
             String abbrev = null;
             if (names != null) {
                 abbrev = names.unique(prefix, fl.name());
@@ -170,6 +160,22 @@ public final class EventDescription {
         }
         ev.set("fields", fields);
         return new Model(ev, print, print == null ? reason : null, compiler, count);
+    }
+
+    /** A field's place in the record: name, kind, offset, size, signedness, relative location, element size. */
+    private static LuaTable layoutSpec(Field fl) {
+        LuaTable spec = LuaTable.inline().str("name", fl.name()).str("kind", kindName(fl.kind()))
+                .num("offset", fl.offset()).num("size", fl.size());
+        if (fl.signed()) {
+            spec.bool("signed", true);
+        }
+        if (fl.relative()) {
+            spec.bool("rel", true);
+        }
+        if (fl.kind() != FieldKind.INTEGER && fl.kind() != FieldKind.POINTER && fl.kind() != FieldKind.CHAR_ARRAY) {
+            spec.num("elem_size", elementSize(fl));
+        }
+        return spec;
     }
 
     /** Adds {@code values} and {@code bits}; returns the number of bit ProtoFields. */
