@@ -6,7 +6,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -108,7 +107,7 @@ public final class StoreBuilder {
     private final DuckDBConnection db;
     private final Map<EventFormat, Writer> writers = new IdentityHashMap<>();
     private final Map<String, Table> tables = new LinkedHashMap<>();
-    private final Set<String> ambiguousNames = new HashSet<>();
+    private RecordInput in;
     private final Map<Object, CaptureState> captures = new LinkedHashMap<>();
     private TableBatch events;
     private TableBatch lost;
@@ -298,15 +297,7 @@ public final class StoreBuilder {
             s.execute("CREATE TABLE user_symbols(capture USMALLINT, tgid UINTEGER, address UBIGINT, name VARCHAR,"
                     + " start UBIGINT, size UBIGINT, module VARCHAR)");
         }
-        Map<String, Set<String>> systemsByName = new HashMap<>();
-        for (EventFormat f : in.catalog().formats()) {
-            systemsByName.computeIfAbsent(f.name(), k -> new HashSet<>()).add(f.system());
-        }
-        systemsByName.forEach((n, sys) -> {
-            if (sys.size() > 1) {
-                ambiguousNames.add(n);
-            }
-        });
+        this.in = in;
         PcapngInput pcap = in instanceof PcapngInput p ? p : null;
         // One transaction for the whole build (the store file is moved into place once built), or one per step
         db.setAutoCommit(false);
@@ -756,9 +747,23 @@ public final class StoreBuilder {
         return w;
     }
 
+    /**
+     * True when another system of the input's catalog has an event of this name (the table then
+     * takes the system's name too). Asked when the event's table is made: a pcapng read in one pass
+     * has its capture's formats by then (they come before its first event).
+     */
+    private boolean ambiguous(EventFormat f) {
+        for (EventFormat o : in.catalog().formats()) {
+            if (o.name().equals(f.name()) && !o.system().equals(f.system())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private String tableName(EventFormat f) {
         String name = plain(f.name());
-        if (ambiguousNames.contains(f.name()) || RESERVED.contains(name) || usedByOther(name, f)) {
+        if (ambiguous(f) || RESERVED.contains(name) || usedByOther(name, f)) {
             name = plain(f.system()) + "__" + name;
         }
         for (int n = 2; usedByOther(name, f); n++) {
