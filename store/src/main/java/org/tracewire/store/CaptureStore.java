@@ -777,8 +777,9 @@ public final class CaptureStore implements AutoCloseable {
                     return c;
                 }
             };
-            try {
-                DerivedViews.createLatency(s, ev, missingViews);
+            // each in a statement of its own: DuckDB JDBC closes a statement whose query failed
+            try (Statement ls = s.getConnection().createStatement()) {
+                DerivedViews.createLatency(ls, ev, missingViews);
                 if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
                         || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
                     derived(s, "sched_latency", DerivedViews.SCHED_LATENCY, missingViews);
@@ -787,7 +788,9 @@ public final class CaptureStore implements AutoCloseable {
                 missingViews.put("latency", firstLines(e));
             }
             derived(s, "thread_state", DerivedViews.threadState(ev), missingViews);
-            s.execute(DerivedViews.EVENT_RATE);
+            try (Statement rate = s.getConnection().createStatement()) {
+                rate.execute(DerivedViews.EVENT_RATE);
+            }
         }
         this.sources = List.copyOf(sources);
         this.missingViews = missingViews;
@@ -798,8 +801,8 @@ public final class CaptureStore implements AutoCloseable {
      * (another kernel's {@code sched_switch}, a damaged FORMAT) has the tables, not the view.
      */
     private static void derived(Statement s, String name, String ddl, Map<String, String> missingViews) {
-        try {
-            s.execute(ddl);
+        try (Statement d = s.getConnection().createStatement()) { // a failed query closes its statement
+            d.execute(ddl);
         } catch (SQLException e) {
             missingViews.put(name, firstLines(e));
         }
