@@ -476,9 +476,18 @@ public final class CaptureStore implements AutoCloseable {
         return build(opener(source), source, store, null);
     }
 
+    /**
+     * The input a build of a finished file reads. A pcapng is read in one pass, its context learnt
+     * as it comes (a capture sends it before the events that need it, docs/wire-format.md §6): the
+     * reader's context pass would read the whole file once more (docs/decisions/0022). A file that
+     * turns out to hold no tracewire capture is refused as {@link PcapngInput#open} refuses it.
+     */
     private static Opener opener(Path source) {
         return () -> {
             try {
+                if (Files.isRegularFile(source) && isPcapng(source)) {
+                    return PcapngInput.follow(source.toRealPath(), () -> false);
+                }
                 return RecordInput.open(source, null);
             } catch (TraceDatException e) {
                 // a trace.dat whose headers do not parse: refused, with the reader's words (offset included)
@@ -518,6 +527,10 @@ public final class CaptureStore implements AutoCloseable {
                 s.execute("SET threads = 1");
             }
             r = StoreBuilder.build(in, c, source.toAbsolutePath().toString(), counted);
+            if (in instanceof PcapngInput p && p.captureScopes().isEmpty()) {
+                PcapngInput.open(source).close(); // throws the reader's own refusal (no tracewire context)
+                throw new IOException(source + ": no tracewire capture context (CAPTURE frame) in the file");
+            }
             try (Statement s = c.createStatement()) {
                 s.execute("CHECKPOINT");
             }
@@ -764,8 +777,9 @@ public final class CaptureStore implements AutoCloseable {
                     return c;
                 }
             };
-            try {
-                DerivedViews.createLatency(s, ev, missingViews);
+            // each in a statement of its own: DuckDB JDBC closes a statement whose query failed
+            try (Statement ls = s.getConnection().createStatement()) {
+                DerivedViews.createLatency(ls, ev, missingViews);
                 if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
                         || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
                     derived(s, "sched_latency", DerivedViews.SCHED_LATENCY, missingViews);
@@ -774,7 +788,9 @@ public final class CaptureStore implements AutoCloseable {
                 missingViews.put("latency", firstLines(e));
             }
             derived(s, "thread_state", DerivedViews.threadState(ev), missingViews);
-            s.execute(DerivedViews.EVENT_RATE);
+            try (Statement rate = s.getConnection().createStatement()) {
+                rate.execute(DerivedViews.EVENT_RATE);
+            }
         }
         this.sources = List.copyOf(sources);
         this.missingViews = missingViews;
@@ -785,8 +801,8 @@ public final class CaptureStore implements AutoCloseable {
      * (another kernel's {@code sched_switch}, a damaged FORMAT) has the tables, not the view.
      */
     private static void derived(Statement s, String name, String ddl, Map<String, String> missingViews) {
-        try {
-            s.execute(ddl);
+        try (Statement d = s.getConnection().createStatement()) { // a failed query closes its statement
+            d.execute(ddl);
         } catch (SQLException e) {
             missingViews.put(name, firstLines(e));
         }

@@ -1,9 +1,12 @@
 package org.tracewire.store;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Field;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import org.duckdb.DuckDBColumnType;
@@ -16,17 +19,20 @@ import org.duckdb.DuckDBWritableVector;
  * (DuckDB's appender ran a whole {@code INSERT} per 2,048 rows: docs/decisions/0018).
  *
  * <p>A row is filled column by column ({@link #put(int, long)}, {@link #put(int, String)},
- * {@link #putNull(int)}, each column once), then ended with {@link #endRow()}. How each SQL type
- * travels ({@link Kind}): integers and booleans held as Java {@code long}s (unsigned 64-bit ones as
- * their bit pattern), handed over in their own type; text as {@code VARCHAR}; lists as their text
- * ({@code [1, 2, 3]}, elements in decimal, unsigned as such) cast in the {@code INSERT};
- * {@code BLOB} as hex text, {@code unhex}ed there.
+ * {@link #put(int, byte[])}, {@link #putNull(int)}, each column once), then ended with
+ * {@link #endRow()}. How each SQL type travels ({@link Kind}): integers and booleans held in a byte
+ * array per column as the vector holds them (their own width, native byte order; unsigned 64-bit
+ * ones as their bit pattern), handed over in their own type; text as {@code VARCHAR}, held UTF-8
+ * encoded; lists as their text ({@code [1, 2, 3]}, elements in decimal, unsigned as such) cast in
+ * the {@code INSERT}; {@code BLOB} as hex text, {@code unhex}ed there.
  *
- * <p>Integers go straight into the vector's memory (the data and validity buffers DuckDB JDBC
- * 2.0's setters write to, private fields read by reflection once per vector: the driver is on the
- * class path, no {@code --add-opens}) rather than through a setter per value, whose checks and
- * validity update cost more than the value (docs/decisions/0018); when the pinned driver no
- * longer has those buffers, the setters are used ({@link #directWrites()} says which).
+ * <p>Integers are copied into the vector's memory in one piece per column (the data and validity
+ * buffers DuckDB JDBC 2.0's setters write to, private fields read by reflection once per vector: the
+ * driver is on the class path, no {@code --add-opens}) rather than through a setter per value, whose
+ * checks and validity update cost more than the value (docs/decisions/0018, 0022); when the pinned
+ * driver no longer has those buffers, the setters are used ({@link #directWrites()} says which).
+ * Texts go as UTF-8 bytes ({@code setStringUtf8Batch}): a task name is encoded once per name
+ * ({@link TextCache}), not once per row.
  * Not thread-safe.
  */
 final class TableBatch {
@@ -75,17 +81,25 @@ final class TableBatch {
         }
     }
 
+    private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
     private final String table;
     private final Kind[] kinds;
+    /** Per column the bytes of a value (1, 2, 4, 8; 0: a boolean, one byte; -1: text). */
+    private final int[] widths;
     private final String insert;
-    private final long[][] longs;
-    private final String[][] texts;
+    /** Per integer or boolean column, its values as a vector holds them ({@code capacity * width} bytes). */
+    private final byte[][] values;
+    /** Per text column, its values in UTF-8 (null: NULL). */
+    private final byte[][][] texts;
     /** Per column, a bit per row: NULL. */
     private final long[][] nulls;
     private final boolean[] anyNull;
     private int capacity;
     private int rows;
-    private String[] chunkTexts;
+    private byte[][] chunkTexts;
 
     /**
      * A batch of the rows of a table.
@@ -98,9 +112,11 @@ final class TableBatch {
         this.table = table;
         int n = sqlTypes.size();
         kinds = new Kind[n];
+        widths = new int[n];
         StringBuilder sql = new StringBuilder("INSERT INTO ").append(Sql.quote(table)).append(" SELECT ");
         for (int i = 0; i < n; i++) {
             kinds[i] = Kind.of(sqlTypes.get(i));
+            widths[i] = kinds[i].text() ? -1 : kinds[i] == Kind.BOOLEAN ? 0 : kinds[i].width;
             String c = "c" + i;
             sql.append(i == 0 ? "" : ", ").append(switch (kinds[i]) {
                 case LIST_TEXT -> "CAST(" + c + " AS " + sqlTypes.get(i) + ")";
@@ -109,8 +125,8 @@ final class TableBatch {
             });
         }
         insert = sql.append(" FROM ").append(function).append("()").toString();
-        longs = new long[n][];
-        texts = new String[n][];
+        values = new byte[n][];
+        texts = new byte[n][][];
         nulls = new long[n][];
         anyNull = new boolean[n];
     }
@@ -142,17 +158,47 @@ final class TableBatch {
 
     /** Bytes the batch's arrays take (texts counted by their references only). */
     long bytes() {
-        return (long) capacity * (Long.BYTES * kinds.length + kinds.length / 8 + 1);
+        long row = kinds.length / 8 + 1;
+        for (Kind k : kinds) {
+            row += k.text() ? Long.BYTES : k.width;
+        }
+        return capacity * row;
     }
 
-    /** Sets column {@code col} of the current row (an integer, or a boolean as 0 or 1). */
+    /**
+     * Sets an integer or boolean column of the current row (an integer, cut to the column's width;
+     * a boolean as 0 or 1).
+     */
     void put(int col, long value) {
-        longs[col][rows] = value;
+        byte[] d = values[col];
+        switch (widths[col]) {
+            case 0 -> d[rows] = (byte) (value != 0 ? 1 : 0);
+            case 1 -> d[rows] = (byte) value;
+            case 2 -> SHORTS.set(d, rows << 1, (short) value);
+            case 4 -> INTS.set(d, rows << 2, (int) value);
+            default -> LONGS.set(d, rows << 3, value);
+        }
+    }
+
+    /** The value of an integer or boolean column in row {@code row}, as {@link #put(int, long)} set it (sign-extended). */
+    private long get(int col, int row) {
+        byte[] d = values[col];
+        return switch (widths[col]) {
+            case 0, 1 -> d[row];
+            case 2 -> (short) SHORTS.get(d, row << 1);
+            case 4 -> (int) INTS.get(d, row << 2);
+            default -> (long) LONGS.get(d, row << 3);
+        };
     }
 
     /** Sets a text column of the current row; null is NULL. */
     void put(int col, String value) {
-        texts[col][rows] = value;
+        texts[col][rows] = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Sets a text column of the current row to UTF-8 bytes (kept, not copied: not to be changed after); null is NULL. */
+    void put(int col, byte[] utf8) {
+        texts[col][rows] = utf8;
     }
 
     /** Sets column {@code col} of the current row to NULL. */
@@ -181,9 +227,10 @@ final class TableBatch {
         int grown = capacity == 0 ? FIRST_ROWS : Math.min(MAX_ROWS, capacity * 2);
         for (int i = 0; i < kinds.length; i++) {
             if (kinds[i].text()) {
-                texts[i] = texts[i] == null ? new String[grown] : Arrays.copyOf(texts[i], grown);
+                texts[i] = texts[i] == null ? new byte[grown][] : Arrays.copyOf(texts[i], grown);
             } else {
-                longs[i] = longs[i] == null ? new long[grown] : Arrays.copyOf(longs[i], grown);
+                int w = kinds[i].width;
+                values[i] = values[i] == null ? new byte[grown * w] : Arrays.copyOf(values[i], grown * w);
             }
             nulls[i] = nulls[i] == null ? new long[(grown + 63) >>> 6] : Arrays.copyOf(nulls[i], (grown + 63) >>> 6);
         }
@@ -214,9 +261,9 @@ final class TableBatch {
         int grown = Math.min(MAX_ROWS, capacity * 2);
         for (int i = 0; i < kinds.length; i++) {
             if (kinds[i].text()) {
-                texts[i] = new String[grown];
+                texts[i] = new byte[grown][];
             } else {
-                longs[i] = new long[grown];
+                values[i] = new byte[grown * kinds[i].width];
             }
             nulls[i] = new long[(grown + 63) >>> 6];
             anyNull[i] = false;
@@ -249,7 +296,7 @@ final class TableBatch {
         long b = bytes();
         rows = 0;
         capacity = 0;
-        Arrays.fill(longs, null);
+        Arrays.fill(values, null);
         Arrays.fill(texts, null);
         Arrays.fill(nulls, null);
         Arrays.fill(anyNull, false);
@@ -322,57 +369,24 @@ final class TableBatch {
             Kind kind = kinds[i];
             if (kind.text()) {
                 if (chunkTexts == null || chunkTexts.length != k) {
-                    chunkTexts = new String[k];
+                    chunkTexts = new byte[k][];
                 }
                 System.arraycopy(texts[i], from, chunkTexts, 0, k);
-                v.setStrings(0, chunkTexts); // a null element is NULL
+                v.setStringUtf8Batch(0, chunkTexts); // a null element is NULL
                 continue;
             }
-            long[] a = longs[i];
-            ByteBuffer d = data(v, kind.width, k);
+            int w = kind.width;
+            ByteBuffer d = data(v, w, k);
             if (d == null) {
-                set(v, kind, a, from, k);
-            } else if (kind == Kind.BOOLEAN) {
-                booleans(d, a, from, k);
+                set(v, i, from, k);
             } else {
-                switch (kind.width) {
-                    case 1 -> bytes(d, a, from, k);
-                    case 2 -> shorts(d, a, from, k);
-                    case 4 -> ints(d, a, from, k);
-                    default -> d.asLongBuffer().put(a, from, k);
-                }
+                d.put(0, values[i], from * w, k * w);
             }
             if (anyNull[i]) {
                 nulls(v, nulls[i], from, k);
             }
         }
         return k;
-    }
-
-    // One small method per value width (rather than one loop each in write): each compiles on its own.
-
-    private static void bytes(ByteBuffer d, long[] a, int from, int k) {
-        for (int r = 0; r < k; r++) {
-            d.put(r, (byte) a[from + r]);
-        }
-    }
-
-    private static void booleans(ByteBuffer d, long[] a, int from, int k) {
-        for (int r = 0; r < k; r++) {
-            d.put(r, (byte) (a[from + r] != 0 ? 1 : 0));
-        }
-    }
-
-    private static void shorts(ByteBuffer d, long[] a, int from, int k) {
-        for (int r = 0; r < k; r++) {
-            d.putShort(r << 1, (short) a[from + r]);
-        }
-    }
-
-    private static void ints(ByteBuffer d, long[] a, int from, int k) {
-        for (int r = 0; r < k; r++) {
-            d.putInt(r << 2, (int) a[from + r]);
-        }
     }
 
     /** Marks the NULL rows of a column (a bit per row from {@code from}) in the vector. */
@@ -386,9 +400,10 @@ final class TableBatch {
     }
 
     /** Writes values through the vector's setters (a driver without the data buffer). */
-    private static void set(DuckDBWritableVector v, Kind kind, long[] a, int from, int k) {
+    private void set(DuckDBWritableVector v, int col, int from, int k) {
+        Kind kind = kinds[col];
         for (int r = 0; r < k; r++) {
-            long x = a[from + r];
+            long x = get(col, from + r);
             switch (kind) {
                 case TINYINT -> v.setByte(r, (byte) x);
                 case UTINYINT -> v.setUint8(r, (int) x & 0xff);

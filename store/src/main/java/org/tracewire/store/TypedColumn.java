@@ -88,7 +88,13 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
         try {
             switch (shape) {
                 case INT8, INT16, INT32, INT64 -> b.put(col, r.integer(field));
-                case STRING -> b.put(col, texts != null ? texts.text(r, field) : r.string(field));
+                case STRING -> {
+                    if (texts != null) {
+                        b.put(col, texts.utf8(r, field));
+                    } else {
+                        b.put(col, r.string(field));
+                    }
+                }
                 case BYTES -> b.put(col, HEX.formatHex(r.bytes(field)));
                 case LIST8, LIST16, LIST32, LIST64 -> {
                     int n = r.arrayLength(field);

@@ -1,6 +1,6 @@
 package org.tracewire.store;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.nio.ByteBuffer;
@@ -16,7 +16,7 @@ import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
 
 /**
- * {@link TextCache} gives the text {@link EventRecord#string} gives, whatever the names, their
+ * {@link TextCache} gives the text {@link EventRecord#string} gives (UTF-8), whatever the names, their
  * padding after the NUL, the byte order or the clashes of its slots.
  */
 class TextCacheTest {
@@ -61,17 +61,17 @@ class TextCacheTest {
             for (byte[] n : names) {
                 for (ByteOrder order : List.of(ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN)) {
                     EventRecord r = record(n, n, order);
-                    assertEquals(r.string(F.field("comm")), comms.text(r, F.field("comm")));
-                    assertEquals(r.string(F.field("tag")), tags.text(r, F.field("tag")));
+                    assertArrayEquals(bytes(r.string(F.field("comm"))), comms.utf8(r, F.field("comm")));
+                    assertArrayEquals(bytes(r.string(F.field("tag"))), tags.utf8(r, F.field("tag")));
                 }
             }
         }
     }
 
     @Test
-    void aNameSeenAgainIsTheSameString() {
+    void aNameSeenAgainIsTheSameArray() {
         TextCache comms = new TextCache();
-        String first = comms.text(record(bytes("bash"), bytes(""), ByteOrder.LITTLE_ENDIAN), F.field("comm"));
-        assertSame(first, comms.text(record(bytes("bash"), bytes("x"), ByteOrder.LITTLE_ENDIAN), F.field("comm")));
+        byte[] first = comms.utf8(record(bytes("bash"), bytes(""), ByteOrder.LITTLE_ENDIAN), F.field("comm"));
+        assertSame(first, comms.utf8(record(bytes("bash"), bytes("x"), ByteOrder.LITTLE_ENDIAN), F.field("comm")));
     }
 }
