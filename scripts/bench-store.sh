@@ -44,9 +44,13 @@ gcc -O2 -o "$tmp/getppid-loop" "$tmp/getppid-loop.c"
 capture() { # NAME WORKLOAD... ; EVENTS in $events
   local name=$1; shift
   [ -n "$reuse" ] && return 0
-  # its own process group, ended with the capture (a slow capture start must not outlast it)
-  setsid "$@" &
+  # its own process group, ended with the capture (a slow capture start must not outlast it);
+  # not setsid: a session of its own is an autogroup of its own (CONFIG_SCHED_AUTOGROUP), and
+  # there stress-ng --switch records 1-3 k events/s instead of 0.4 M while a JVM runs
+  set -m
+  "$@" &
   local load=$!
+  set +m
   sleep 1
   # shellcheck disable=SC2086 # events is a list of words
   "$here/tracewire" capture $events --no-iface --duration "$seconds" -w "$files/$name.pcapng" 2>"$tmp/$name.capture" >/dev/null
