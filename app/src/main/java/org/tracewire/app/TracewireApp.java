@@ -21,6 +21,7 @@ import javafx.scene.Scene;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.util.Duration;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.main.MainView;
 import org.tracewire.app.main.MainViewModel;
 import org.tracewire.app.main.ScreenshotScript;
@@ -191,18 +192,43 @@ public final class TracewireApp {
                 say.accept("first streamed rows in the table");
             }
         });
-        vm.capture().storeTableProperty().addListener((o, a, t) -> {
-            if (t == null || once[1]) {
+        whenBuilt(vm, t -> {
+            if (once[1]) {
                 return;
             }
             once[1] = true;
             say.accept("store ready (" + t.total() + " events); " + stalls.summary());
-            t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((ListChangeListener<Object>) c -> {
-                if (!once[2]) {
-                    once[2] = true;
-                    say.accept("first page of the store's table on screen");
+        });
+        vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t != null) {
+                t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((ListChangeListener<Object>) c -> {
+                    if (!once[2]) {
+                        once[2] = true;
+                        say.accept("first page of the store's table on screen");
+                    }
+                }));
+            }
+        });
+    }
+
+    /**
+     * Calls {@code built} (UI thread) with each store table of the capture view once its store
+     * holds the whole file: an opened file's when it is set, a live capture's when it stops growing.
+     */
+    private static void whenBuilt(MainViewModel vm, Consumer<StoreTable> built) {
+        vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t == null) {
+                return;
+            }
+            if (!t.growingProperty().get()) {
+                built.accept(t);
+                return;
+            }
+            t.growingProperty().addListener((o2, was, growing) -> {
+                if (!growing && vm.capture().storeTableProperty().get() == t) {
+                    built.accept(t);
                 }
-            }));
+            });
         });
     }
 
@@ -235,8 +261,8 @@ public final class TracewireApp {
                 System.err.println("timing: histogram over " + m.group(1) + " events, " + ms + " ms after their commit");
             }
         });
-        vm.capture().storeTableProperty().addListener((o, a, t) -> {
-            if (t != null && !latencies.isEmpty()) {
+        whenBuilt(vm, t -> {
+            if (!latencies.isEmpty()) {
                 List<Long> sorted = latencies.stream().sorted().toList();
                 System.err.println("timing: histogram refreshes while capturing: " + sorted.size() + ", after the commit median "
                         + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms");
