@@ -474,6 +474,7 @@ public final class CaptureViewModel {
 
     /** A live capture's file is read to its end: the status compares its events with the kernel's. */
     private void captured(long read, String line) {
+        received.set(read);
         long kernel = eventCount.get();
         long lost = live.lostProperty().get();
         status.set(line + String.format("; the kernel read %,d, lost %,d%s", kernel, lost,
