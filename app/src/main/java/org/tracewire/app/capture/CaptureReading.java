@@ -231,7 +231,8 @@ final class CaptureReading {
                 storeTable.set(t);
                 storeStatus.set("capturing into " + file.getFileName() + ": the table holds every event indexed so far"
                         + " (the store commits about every second); after Stop, every event of the file");
-                t.built().thenRun(() -> executor.runOnUi(() -> {
+                // built: the table has counted every event and stopped growing (UI thread)
+                Runnable built = () -> {
                     if (generation.get() == gen && storeTable.get() == t) {
                         ready(t, file);
                         following.set(false);
@@ -239,7 +240,16 @@ final class CaptureReading {
                         live.done(n, n, String.format("captured into %s: %,d events%s", file.getFileName(), n,
                                 t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
                     }
-                }));
+                };
+                if (!t.growingProperty().get()) {
+                    built.run();
+                } else {
+                    t.growingProperty().addListener((o, was, growing) -> {
+                        if (!growing) {
+                            built.run();
+                        }
+                    });
+                }
             });
         });
     }

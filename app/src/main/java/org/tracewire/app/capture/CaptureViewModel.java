@@ -331,7 +331,6 @@ public final class CaptureViewModel {
         }
         clear();
         // a file is read from its first event on: the table stays there instead of following
-        table.liveProperty().set(false);
         table.followProperty().set(false);
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
@@ -427,7 +426,6 @@ public final class CaptureViewModel {
         }
         clear();
         sourceFile.set("");
-        table.liveProperty().set(true);
         table.followProperty().set(true);
         table.wallClockProperty().set(true);
         if (events.isEmpty()) {

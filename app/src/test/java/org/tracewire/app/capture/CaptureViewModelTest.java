@@ -84,11 +84,10 @@ class CaptureViewModelTest {
         QueuedTaskExecutor ex = new QueuedTaskExecutor();
         CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
         vm.table().setRecords(TestRows.records());
-        assertTrue(vm.table().followProperty().get() && vm.table().liveProperty().get(), "a new view is ready to follow a capture");
+        assertTrue(vm.table().followProperty().get(), "a new view is ready to follow a capture");
         assertEquals("0 events", vm.eventsStatus().get());
         vm.openFile(file, n -> { });
         assertEquals(false, vm.table().followProperty().get(), "a file's table stays at its first event");
-        assertEquals(false, vm.table().liveProperty().get());
         assertEquals("reading… 0 events so far", vm.eventsStatus().get());
         List<String> whileReading = new ArrayList<>();
         vm.addRowSink(batch -> whileReading.add(vm.eventsStatus().get()));
@@ -96,11 +95,10 @@ class CaptureViewModelTest {
         assertTrue(whileReading.size() >= 2, "batches while reading: " + whileReading);
         assertEquals(String.format("reading… %,d events so far", CaptureViewModel.OPEN_QUEUE), whileReading.get(0));
         assertEquals(String.format("%,d events", recs.size()), vm.eventsStatus().get());
-        assertEquals(0, vm.table().newWhilePausedProperty().get(), "nothing is 'new while paused' in a file");
         // a live capture follows again
         vm.addEvent("sched:sched_switch", "");
         vm.start();
-        assertTrue(vm.table().followProperty().get() && vm.table().liveProperty().get());
+        assertTrue(vm.table().followProperty().get());
     }
 
     @Test
