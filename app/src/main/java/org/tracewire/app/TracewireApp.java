@@ -154,9 +154,9 @@ public final class TracewireApp {
 
     /**
      * {@code TRACEWIRE_TIMING=1}: milestones of opening a file or of a live capture on standard
-     * error, in ms since the JVM started (window shown, first streamed rows, capture started and
-     * stopped with the kernel's counts, store ready with its count, first page of the store's table
-     * on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
+     * error, in ms since the JVM started (window shown, an opened file's first rows, capture started
+     * and stopped with the kernel's counts, a live capture's table over its store's first commit,
+     * store ready with its count, first page of the store's table on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
      * exit), for scripts/bench-app-open.sh and scripts/bench-app-live.sh; {@code TRACEWIRE_TIMING=tour}
      * goes on through every view ({@link org.tracewire.app.main.TimingTour}).
      */
@@ -189,7 +189,7 @@ public final class TracewireApp {
         vm.capture().getRows().addListener((ListChangeListener<Object>) c -> {
             if (!once[0] && !vm.capture().getRows().isEmpty()) {
                 once[0] = true;
-                say.accept("first streamed rows in the table");
+                say.accept("first streamed rows in the table"); // (bench-app-open.sh reads this line)
             }
         });
         whenBuilt(vm, t -> {
@@ -200,6 +200,9 @@ public final class TracewireApp {
             say.accept("store ready (" + t.total() + " events); " + stalls.summary());
         });
         vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t != null && t.growingProperty().get()) {
+                say.accept("live table over the store's first commit (" + t.committedProperty().get() + " events)");
+            }
             if (t != null) {
                 t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((ListChangeListener<Object>) c -> {
                     if (!once[2]) {
