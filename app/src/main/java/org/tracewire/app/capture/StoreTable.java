@@ -221,7 +221,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         CaptureStore store = writing == null ? CaptureStore.open(List.of(file), cache, null, false, counted)
                 : CaptureStore.following(file, cache, writing, counted);
         try {
-            FrameReader frames = FrameReader.open(file);
+            FrameReader frames = writing == null ? FrameReader.open(file) : FrameReader.follow(file);
             StoreTable t = new StoreTable(file, store, frames, queries, ui);
             if (writing != null) {
                 t.follow();
