@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,17 +28,10 @@ import org.tracewire.tracefs.Tracefs;
  */
 @Tag("live")
 class LiveCaptureStartTimeoutTest {
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    static void prerequisites() {
+    @Test
+    void aStartTheAppGaveUpOnIsStoppedOnceTheBackendHasStartedIt(@TempDir Path dir) throws Exception {
         Prerequisites.requireRoot();
         Prerequisites.requireTracefs();
-    }
-
-    @Test
-    void aStartTheAppGaveUpOnIsStoppedOnceTheBackendHasStartedIt() throws Exception {
         Tracefs top = Tracefs.live();
         BackendClient[] client = new BackendClient[1];
         StringProperty status = new SimpleStringProperty("");
