@@ -120,6 +120,46 @@ class SqlFollowLiveTest {
         }
     }
 
+    /**
+     * {@code sql --follow FILE QUERY} of one pcapng (the app's stepped build, {@link CaptureStore#following}):
+     * started while a 10-s capture writes the file, it answers once the capture has closed it, with
+     * the count of the finished file's store.
+     */
+    @Test
+    void sqlFollowOfOneFileAnswersOverTheWholeCapture(@TempDir Path dir) throws Exception {
+        Prerequisites.requireTracefs();
+        Path file = dir.resolve("growing.pcapng");
+        Path log = dir.resolve("capture.log");
+        Process load = load();
+        Process capture = null;
+        try {
+            capture = capture(file, log);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int exit = Main.run(new String[] {"sql", "--follow", "--csv", "--cache-dir", dir.resolve("cli").toString(),
+                file.toString(), "SELECT count(*) FROM events"}, new java.io.PrintStream(out, true, "UTF-8"),
+                    new java.io.PrintStream(err, true, "UTF-8"));
+            String errText = err.toString("UTF-8");
+            assertEquals(0, exit, errText);
+            assertTrue(!capture.isAlive() || capture.waitFor(5, TimeUnit.SECONDS), "answered once the capture had ended");
+            assertEquals(0, capture.exitValue(), Files.readString(log));
+            assertTrue(errText.contains("store built while the file grew"), errText);
+            long followed = Long.parseLong(out.toString("UTF-8").strip().lines().reduce((x, y) -> y).orElseThrow());
+            try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32), null);
+                 Statement st = finished.connection().createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
+                rs.next();
+                assertEquals(rs.getLong(1), followed, "sql --follow counts the finished file's events");
+                assertTrue(followed > 1000, "events: " + followed);
+            }
+        } finally {
+            load.destroyForcibly().waitFor();
+            if (capture != null) {
+                capture.destroyForcibly().waitFor();
+            }
+        }
+    }
+
     /** A load that schedules tasks and opens files, until destroyed. */
     private static Process load() throws Exception {
         return new ProcessBuilder("sh", "-c", "while :; do cat /proc/version >/dev/null; done")
