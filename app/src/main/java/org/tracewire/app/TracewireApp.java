@@ -22,6 +22,7 @@ import javafx.scene.Scene;
 import javafx.stage.Screen;
 import javafx.stage.Stage;
 import javafx.util.Duration;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.main.MainView;
 import org.tracewire.app.main.MainViewModel;
 import org.tracewire.app.main.ScreenshotScript;
@@ -154,9 +155,9 @@ public final class TracewireApp {
 
     /**
      * {@code TRACEWIRE_TIMING=1}: milestones of opening a file or of a live capture on standard
-     * error, in ms since the JVM started (window shown, first streamed rows, capture started and
-     * stopped with the kernel's counts, store ready with its count, first page of the store's table
-     * on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
+     * error, in ms since the JVM started (window shown, an opened file's first rows, capture started
+     * and stopped with the kernel's counts, a live capture's table over its store's first commit,
+     * store ready with its count, first page of the store's table on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
      * exit), for scripts/bench-app-open.sh and scripts/bench-app-live.sh; {@code TRACEWIRE_TIMING=tour}
      * goes on through every view ({@link org.tracewire.app.main.TimingTour}).
      */
@@ -189,21 +190,49 @@ public final class TracewireApp {
         vm.capture().getRows().addListener((ListChangeListener<Object>) c -> {
             if (!once[0] && !vm.capture().getRows().isEmpty()) {
                 once[0] = true;
-                say.accept("first streamed rows in the table");
+                say.accept("first streamed rows in the table"); // (bench-app-open.sh reads this line)
             }
         });
-        vm.capture().storeTableProperty().addListener((o, a, t) -> {
-            if (t == null || once[1]) {
+        whenBuilt(vm, t -> {
+            if (once[1]) {
                 return;
             }
             once[1] = true;
             say.accept("store ready (" + t.total() + " events); " + stalls.summary());
-            t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((ListChangeListener<Object>) c -> {
-                if (!once[2]) {
-                    once[2] = true;
-                    say.accept("first page of the store's table on screen");
+        });
+        vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t != null && t.growingProperty().get()) {
+                say.accept("live table over the store's first commit (" + t.committedProperty().get() + " events)");
+            }
+            if (t != null) {
+                t.rowsProperty().addListener((o2, a2, rows) -> rows.addListener((ListChangeListener<Object>) c -> {
+                    if (!once[2]) {
+                        once[2] = true;
+                        say.accept("first page of the store's table on screen");
+                    }
+                }));
+            }
+        });
+    }
+
+    /**
+     * Calls {@code built} (UI thread) with each store table of the capture view once its store
+     * holds the whole file: an opened file's when it is set, a live capture's when it stops growing.
+     */
+    private static void whenBuilt(MainViewModel vm, Consumer<StoreTable> built) {
+        vm.capture().storeTableProperty().addListener((o, a, t) -> {
+            if (t == null) {
+                return;
+            }
+            if (!t.growingProperty().get()) {
+                built.accept(t);
+                return;
+            }
+            t.growingProperty().addListener((o2, was, growing) -> {
+                if (!growing && vm.capture().storeTableProperty().get() == t) {
+                    built.accept(t);
                 }
-            }));
+            });
         });
     }
 
@@ -236,8 +265,8 @@ public final class TracewireApp {
                 System.err.println("timing: histogram over " + m.group(1) + " events, " + ms + " ms after their commit");
             }
         });
-        vm.capture().storeTableProperty().addListener((o, a, t) -> {
-            if (t != null && !latencies.isEmpty()) {
+        whenBuilt(vm, t -> {
+            if (!latencies.isEmpty()) {
                 List<Long> sorted = latencies.stream().sorted().toList();
                 System.err.println("timing: histogram refreshes while capturing: " + sorted.size() + ", after the commit median "
                         + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms");

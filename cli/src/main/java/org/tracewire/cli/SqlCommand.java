@@ -63,7 +63,7 @@ final class SqlCommand implements Callable<Integer> {
     String where;
 
     @Option(names = "--follow", description = {"Index each pcapng while a capture still writes it (capture -w FILE in another",
-            "terminal); the query runs once the capture has closed the file."})
+            "terminal), one pcapng in steps as the app does; the query runs once the capture has closed the file."})
     boolean follow;
 
     @Option(names = "--cache-dir", paramLabel = "DIR",
@@ -115,6 +115,15 @@ final class SqlCommand implements Callable<Integer> {
         }
     }
 
+    /** True when a file starts with pcapng's magic (a capture's file once its writer has started it). */
+    private static boolean isPcapng(Path file) {
+        try (var in = Files.newInputStream(file)) {
+            return org.tracewire.input.PcapngInput.hasMagic(in.readNBytes(4));
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
     /** The part that needs the store module (loaded only once it is known to be there). */
     private static final class Store {
         static int run(SqlCommand c, List<Path> paths) throws Exception {
@@ -124,7 +133,8 @@ final class SqlCommand implements Callable<Integer> {
                     : StoreCache.ofUser(System.getenv());
             CaptureStore store;
             try {
-                store = CaptureStore.open(paths, cache, line -> err.println("sql: " + line), c.follow);
+                store = c.follow && paths.size() == 1 && isPcapng(paths.get(0)) ? followed(paths.get(0), cache, err)
+                        : CaptureStore.open(paths, cache, line -> err.println("sql: " + line), c.follow);
             } catch (IllegalArgumentException e) {
                 throw new Main.UsageException(e.getMessage());
             }
@@ -154,6 +164,24 @@ final class SqlCommand implements Callable<Integer> {
                 }
             }
             return 0;
+        }
+
+        /**
+         * {@code --follow} of one pcapng: the store the app builds of a live capture
+         * ({@link CaptureStore#following}, committed in steps while a process of this host holds
+         * the file open for writing), ready once the file is read to its end.
+         */
+        private static CaptureStore followed(Path pcapng, StoreCache cache, PrintWriter err) throws Exception {
+            CaptureStore store = CaptureStore.following(pcapng, cache, null, null);
+            try {
+                var r = store.built().get();
+                err.println("sql: " + SafeText.escape(pcapng.toString()) + ": store built while the file grew, "
+                        + (r == null ? store.committedEvents() : r.events()) + " events");
+                return store;
+            } catch (java.util.concurrent.ExecutionException e) {
+                store.close();
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
         }
     }
 }

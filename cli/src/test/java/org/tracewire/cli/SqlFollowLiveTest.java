@@ -28,13 +28,7 @@ import org.tracewire.testing.Prerequisites;
 class SqlFollowLiveTest {
     @Test
     void aStoreBuiltWhileTheFileGrowsEqualsTheFinishedFilesStore(@TempDir Path dir) throws Exception {
-        Prerequisites.requireTracefs();
-        Path file = dir.resolve("growing.pcapng");
-        Path log = dir.resolve("capture.log");
-        Process load = load();
-        Process capture = null;
-        try {
-            capture = capture(file, log);
+        whileCapturing(dir, (capture, file, log) -> {
             long sizeAtStart = Files.size(file);
             CompletableFuture<CaptureStore> following = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -62,12 +56,7 @@ class SqlFollowLiveTest {
                 assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
                 assertTrue(sizeAtEnd > sizeAtStart * 4, "the file grew while followed: " + sizeAtStart + " -> " + sizeAtEnd);
             }
-        } finally {
-            load.destroyForcibly().waitFor();
-            if (capture != null) {
-                capture.destroyForcibly().waitFor();
-            }
-        }
+        });
     }
 
     /**
@@ -77,13 +66,7 @@ class SqlFollowLiveTest {
      */
     @Test
     void aStoreReadWhileItsFileGrowsEqualsTheFinishedFilesStore(@TempDir Path dir) throws Exception {
-        Prerequisites.requireTracefs();
-        Path file = dir.resolve("growing.pcapng");
-        Path log = dir.resolve("capture.log");
-        Process load = load();
-        Process capture = null;
-        try {
-            capture = capture(file, log);
+        whileCapturing(dir, (capture, file, log) -> {
             List<Long> seen = new ArrayList<>();
             try (CaptureStore followed = CaptureStore.following(file, new StoreCache(dir.resolve("follow"), 1L << 32),
                     capture::isAlive, null)) {
@@ -112,6 +95,53 @@ class SqlFollowLiveTest {
                     assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
                 }
             }
+        });
+    }
+
+    /**
+     * {@code sql --follow FILE QUERY} of one pcapng (the app's stepped build, {@link CaptureStore#following}):
+     * started while a 10-s capture writes the file, it answers once the capture has closed it, with
+     * the count of the finished file's store.
+     */
+    @Test
+    void sqlFollowOfOneFileAnswersOverTheWholeCapture(@TempDir Path dir) throws Exception {
+        whileCapturing(dir, (capture, file, log) -> {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int exit = Main.run(new String[] {"sql", "--follow", "--csv", "--cache-dir", dir.resolve("cli").toString(),
+                file.toString(), "SELECT count(*) FROM events"}, new java.io.PrintStream(out, true, "UTF-8"),
+                    new java.io.PrintStream(err, true, "UTF-8"));
+            String errText = err.toString("UTF-8");
+            assertEquals(0, exit, errText);
+            assertTrue(!capture.isAlive() || capture.waitFor(5, TimeUnit.SECONDS), "answered once the capture had ended");
+            assertEquals(0, capture.exitValue(), Files.readString(log));
+            assertTrue(errText.contains("store built while the file grew"), errText);
+            long followed = Long.parseLong(out.toString("UTF-8").strip().lines().reduce((x, y) -> y).orElseThrow());
+            try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32), null);
+                 Statement st = finished.connection().createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
+                rs.next();
+                assertEquals(rs.getLong(1), followed, "sql --follow counts the finished file's events");
+                assertTrue(followed > 1000, "events: " + followed);
+            }
+        });
+    }
+
+    /** What a test does while a capture writes {@code file} (its output in {@code log}). */
+    private interface WhileCapturing {
+        void run(Process capture, Path file, Path log) throws Exception;
+    }
+
+    /** Runs {@code body} with a 10-s capture into {@code dir/growing.pcapng} under a load; both ended afterwards. */
+    private static void whileCapturing(Path dir, WhileCapturing body) throws Exception {
+        Prerequisites.requireTracefs();
+        Path file = dir.resolve("growing.pcapng");
+        Path log = dir.resolve("capture.log");
+        Process load = load();
+        Process capture = null;
+        try {
+            capture = capture(file, log);
+            body.run(capture, file, log);
         } finally {
             load.destroyForcibly().waitFor();
             if (capture != null) {

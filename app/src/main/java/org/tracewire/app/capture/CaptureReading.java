@@ -18,21 +18,21 @@ import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.input.PcapngInput;
+import org.tracewire.store.CaptureStore;
 import org.tracewire.store.StoreCache;
 
 /**
  * Reads one capture file into the capture view: its capture store for the table and the views
- * ({@link StoreTable}), and its rows for the window of rows the views see while the store is built
- * ({@link FileRows}). One path for every capture: an opened file, and the pcapng a live capture
- * writes, read as it grows while {@code writing} says the backend may still write it.
+ * ({@link StoreTable}), and, while an opened file's store is built, its rows for the window of
+ * rows ({@link FileRows}). One path for every capture: an opened file, and the pcapng a live
+ * capture writes, indexed as it grows while {@code writing} says the backend may still write it.
  * <ul>
  * <li>an opened pcapng (with a store, {@link #setStore}): its first {@value CaptureViewModel#WINDOW}
  *     rows at once, while its store indexes every event; should the store fail, the file is then
  *     read whole;</li>
- * <li>a live capture's pcapng: every row as the backend writes it, the views getting the newest
- *     of them each pulse (a reader that waited for the views would fall behind the capture), while
- *     its store indexes every event of the same growing file; the store is ready once the capture
- *     has stopped and the file is read to its end;</li>
+ * <li>a live capture's pcapng: no rows; its store ({@link CaptureStore#following}) is the table
+ *     and the views' from its first commit, growing with each commit, until the capture has
+ *     stopped and the file is read to its end;</li>
  * <li>a trace.dat, or no store: every row, the window keeping the newest.</li>
  * </ul>
  * Rows reach the view model through {@link Rows}; a finished file's reader waits while the view is
@@ -41,14 +41,8 @@ import org.tracewire.store.StoreCache;
 final class CaptureReading {
     /** Where rows of the file read go (the view model's window queue). */
     interface Rows {
-        /**
-         * Queues a batch (reader thread): a finished file's rows wait while the view is behind
-         * (the generation stops the wait); a live capture's never wait, the views getting the
-         * newest of them ({@link CaptureViewModel#LIVE_QUEUE}).
-         *
-         * @param live the rows of a file the backend may still write
-         */
-        void offer(List<EventRow> batch, long generation, boolean live);
+        /** Queues a batch (reader thread); it waits while the view is behind (the generation stops the wait). */
+        void offer(List<EventRow> batch, long generation);
 
         /** The rows' time base ({@link FileRows#wallClock()}), before the first batch (reader thread). */
         void wallClock(boolean wall);
@@ -62,12 +56,10 @@ final class CaptureReading {
     private final Rows sink;
     private final AtomicLong generation = new AtomicLong();
     private final ObjectProperty<StoreTable> storeTable = new SimpleObjectProperty<>();
-    private final ObjectProperty<StoreTable> viewStore = new SimpleObjectProperty<>();
     private final LongProperty indexed = new SimpleLongProperty(-1);
     private final StringProperty storeStatus = new SimpleStringProperty("");
     private final BooleanProperty opening = new SimpleBooleanProperty();
     private final BooleanProperty following = new SimpleBooleanProperty();
-    private final LongProperty rowsRead = new SimpleLongProperty();
     private StoreCache storeCache;
     private Executor storeQueries;
     private Executor storeLookups;
@@ -80,12 +72,6 @@ final class CaptureReading {
         this.executor = executor;
         this.status = status;
         this.sink = sink;
-        // a store table, however set, is what the views go over too
-        storeTable.addListener((o, old, t) -> {
-            if (t != null || viewStore.get() == old) {
-                viewStore.set(t);
-            }
-        });
     }
 
     void setStore(StoreCache cache, Executor queries, Executor lookups) {
@@ -102,17 +88,13 @@ final class CaptureReading {
         this.records = records;
     }
 
+    /**
+     * The store the table and the views go over: a live capture's store as it grows, from its
+     * first commit ({@link StoreTable#growingProperty()} true until the capture has stopped and
+     * every event is in), else an opened file's store once it holds every event.
+     */
     ObjectProperty<StoreTable> storeTableProperty() {
         return storeTable;
-    }
-
-    /**
-     * The store the views go over: a live capture's store as it grows, from its first commit
-     * ({@link StoreTable#growingProperty()} true until the capture has stopped and every event is
-     * in), else the store table once it is ready.
-     */
-    ObjectProperty<StoreTable> viewStoreProperty() {
-        return viewStore;
     }
 
     LongProperty indexedProperty() {
@@ -128,14 +110,9 @@ final class CaptureReading {
         return opening;
     }
 
-    /** True while a live capture's file is read as it grows. */
+    /** True while a live capture's file is indexed as it grows (from Start until its store holds all of it). */
     BooleanProperty followingProperty() {
         return following;
-    }
-
-    /** Rows of the file read so far (the window's count while reading). */
-    LongProperty rowsReadProperty() {
-        return rowsRead;
     }
 
     /** The current read's generation: a newer read or a cancel changes it. */
@@ -147,15 +124,10 @@ final class CaptureReading {
     long reset() {
         long gen = generation.incrementAndGet();
         StoreTable t = storeTable.get();
-        StoreTable growing = viewStore.get();
         storeTable.set(null);
-        viewStore.set(null);
-        if (growing != null && growing != t) {
-            growing.close();
-        }
         indexed.set(-1);
         storeStatus.set("");
-        rowsRead.set(0);
+        following.set(false);
         if (t != null) {
             t.close();
         }
@@ -165,6 +137,7 @@ final class CaptureReading {
     /** Stops reading (the rows read so far stay); a store being built is let go. */
     void cancel() {
         generation.incrementAndGet();
+        following.set(false);
         if (indexed.get() >= 0) {
             indexed.set(-1);
             storeStatus.set("indexing cancelled: the table keeps the rows read");
@@ -172,21 +145,31 @@ final class CaptureReading {
     }
 
     /**
-     * Reads a file: its store in the background, its rows into the window.
+     * Reads a file: its store in the background, and an opened file's rows into the window.
      *
      * @param file    a pcapng of tracewire frames or a trace.dat
      * @param writing null for a finished file; for a live capture's pcapng, true while the backend
-     *                may still write it
-     * @param done    on the UI thread when the rows are read: the rows read, or -1 when only the
-     *                first screen was read (the store holds the rest); a status line with it
+     *                may still write it: then only its store is built, as the file grows
+     * @param done    on the UI thread when the file is read: the rows read, or -1 when only the
+     *                first screen was read (the store holds the rest); a live capture's, when its
+     *                store holds every event of the file; a status line with it
      */
     void read(Path file, BooleanSupplier writing, Done done) {
         long gen = generation.get();
-        boolean pcapng = writing != null || isPcapng(file); // a live capture's file may be empty yet
-        openStore(file, gen, writing, pcapng);
-        firstScreenOnly = writing == null && storeCache != null && pcapng;
+        if (writing != null) {
+            if (storeCache == null) {
+                done.failed("no capture store to index " + file.getFileName() + " into");
+                return;
+            }
+            following.set(true);
+            openStore(file, gen, writing, true, done);
+            return;
+        }
+        boolean pcapng = isPcapng(file);
+        openStore(file, gen, null, pcapng, null);
+        firstScreenOnly = storeCache != null && pcapng;
         firstScreenRead = 0;
-        readRows(file, gen, writing, firstScreenOnly, 0, done);
+        readRows(file, gen, firstScreenOnly, 0, done);
     }
 
     /** What a read ends with. */
@@ -202,14 +185,19 @@ final class CaptureReading {
         void failed(String why);
     }
 
-    private void openStore(Path file, long gen, BooleanSupplier writing, boolean pcapng) {
+    /**
+     * Builds a file's store in the background; a live capture's ({@code writing} not null) is the
+     * table's and the views' from its first commit, and {@code live} hears when it holds the
+     * whole file, or why it failed.
+     */
+    private void openStore(Path file, long gen, BooleanSupplier writing, boolean pcapng, Done live) {
         if (storeCache == null || !pcapng) {
             return;
         }
         indexed.set(0);
-        storeStatus.set(writing != null ? "capturing into " + file.getFileName() + ": the table shows the newest events"
-                + " read (up to " + String.format("%,d", CaptureViewModel.WINDOW) + "), the store indexes every event"
-                + " and the other views show what it holds so far; after Stop the table holds the whole file"
+        storeStatus.set(writing != null ? "capturing into " + file.getFileName() + ": waiting for the store's first"
+                + " commit (about a second after the capture's first events); the table then holds every event"
+                + " indexed so far and grows with each commit"
                 : "indexing " + file.getFileName() + "… the table shows its first "
                 + String.format("%,d", CaptureViewModel.WINDOW) + " events until every event is indexed");
         StoreCache cache = storeCache;
@@ -227,7 +215,7 @@ final class CaptureReading {
                 }
             } catch (Exception | LinkageError e) {
                 String why = LiveCapture.rootMessage(e);
-                executor.runOnUi(() -> storeFailed(file, gen, why));
+                executor.runOnUi(() -> storeFailed(file, gen, why, live));
                 return;
             }
             executor.runOnUi(() -> {
@@ -239,13 +227,29 @@ final class CaptureReading {
                     ready(t, file);
                     return;
                 }
-                // the views go over the store as it grows; the table, once it holds every event
-                viewStore.set(t);
-                t.built().thenRun(() -> executor.runOnUi(() -> {
-                    if (generation.get() == gen && viewStore.get() == t) {
+                // the table and the views go over the store as it grows
+                storeTable.set(t);
+                storeStatus.set("capturing into " + file.getFileName() + ": the table holds every event indexed so far"
+                        + " (the store commits about every second); after Stop, every event of the file");
+                // built: the table has counted every event and stopped growing (UI thread)
+                Runnable built = () -> {
+                    if (generation.get() == gen && storeTable.get() == t) {
                         ready(t, file);
+                        following.set(false);
+                        long n = t.total();
+                        live.done(n, n, String.format("captured into %s: %,d events%s", file.getFileName(), n,
+                                t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
                     }
-                }));
+                };
+                if (!t.growingProperty().get()) {
+                    built.run();
+                } else {
+                    t.growingProperty().addListener((o, was, growing) -> {
+                        if (!growing) {
+                            built.run();
+                        }
+                    });
+                }
             });
         });
     }
@@ -258,15 +262,22 @@ final class CaptureReading {
                 t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
     }
 
-    private void storeFailed(Path file, long gen, String why) {
+    private void storeFailed(Path file, long gen, String why, Done live) {
         if (generation.get() != gen) {
             return;
         }
         indexed.set(-1);
+        if (live != null) {
+            following.set(false);
+            storeStatus.set("no store for " + file.getFileName() + " (" + why + "): the capture goes on into the file;"
+                    + " open it once the capture has stopped");
+            live.failed("cannot index " + file.getFileName() + ": " + why);
+            return;
+        }
         storeStatus.set("no store for " + file.getFileName() + " (" + why + "): the file is read whole,"
                 + " the table keeps the latest " + String.format("%,d", CaptureViewModel.WINDOW) + " rows");
         if (firstScreenOnly) {
-            readRows(file, gen, null, false, firstScreenRead, new Done() {
+            readRows(file, gen, false, firstScreenRead, new Done() {
                 @Override
                 public void done(long rows, long read, String line) {
                     status.set(line);
@@ -286,21 +297,19 @@ final class CaptureReading {
      * @param firstScreen stop after {@value CaptureViewModel#WINDOW} rows
      * @param skip        rows already shown (a whole read after a first screen): read, not handed on
      */
-    private void readRows(Path file, long gen, BooleanSupplier writing, boolean firstScreen, long skip, Done done) {
+    private void readRows(Path file, long gen, boolean firstScreen, long skip, Done done) {
         RowRecords rr = records;
-        BooleanProperty reading = writing != null ? following : opening;
-        reading.set(true);
+        opening.set(true);
         executor.execute(() -> {
-            try (FileRows in = writing != null ? FileRows.follow(file, writing)
-                    : firstScreen ? FileRows.firstScreen(file) : FileRows.open(file)) {
+            try (FileRows in = firstScreen ? FileRows.firstScreen(file) : FileRows.open(file)) {
                 rr.useFile(in.catalog(), null);
-                sink.wallClock(writing != null || in.wallClock());
+                sink.wallClock(in.wallClock());
                 long[] seen = {0};
                 long n = in.readAll(batch -> {
                     long from = Math.max(0, Math.min(batch.size(), skip - seen[0]));
                     seen[0] += batch.size();
                     if (from < batch.size()) {
-                        sink.offer(from == 0 ? batch : batch.subList((int) from, batch.size()), gen, writing != null);
+                        sink.offer(from == 0 ? batch : batch.subList((int) from, batch.size()), gen);
                     }
                 }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.WINDOW));
                 rr.useFile(in.catalog(), null);
@@ -308,19 +317,19 @@ final class CaptureReading {
                 if (firstScreen) {
                     firstScreenRead = n;
                 }
-                return new Object[] {partial ? -1L : n, summary(in, file, n, partial, writing != null, gen), n};
+                return new Object[] {partial ? -1L : n, summary(in, file, n, partial, gen), n};
             }
         }, r -> {
-            reading.set(false);
+            opening.set(false);
             sink.flush();
             done.done((Long) r[0], (Long) r[2], (String) r[1]);
         }, e -> {
-            reading.set(false);
+            opening.set(false);
             done.failed("cannot open " + file.getFileName() + ": " + LiveCapture.rootMessage(e));
         });
     }
 
-    private String summary(FileRows in, Path file, long n, boolean partial, boolean live, long gen) {
+    private String summary(FileRows in, Path file, long n, boolean partial, long gen) {
         StringBuilder sb = new StringBuilder();
         if (generation.get() != gen) {
             return String.format("cancelled after %,d events", n);
@@ -328,8 +337,7 @@ final class CaptureReading {
         if (partial) {
             sb.append(String.format("opened %s: its first %,d events; its store indexes every event", file.getFileName(), n));
         } else {
-            sb.append(String.format("%s %s: %,d events (formats of %s)", live ? "captured into" : "opened",
-                    file.getFileName(), n, in.formatsLabel()));
+            sb.append(String.format("opened %s: %,d events (formats of %s)", file.getFileName(), n, in.formatsLabel()));
         }
         if (!partial && n > CaptureViewModel.WINDOW) {
             sb.append(String.format("; the table keeps the last %,d", CaptureViewModel.WINDOW));

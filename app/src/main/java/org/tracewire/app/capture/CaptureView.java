@@ -5,28 +5,45 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import javafx.animation.AnimationTimer;
+import javafx.application.Platform;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.LongProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleLongProperty;
+import javafx.beans.value.ChangeListener;
+import javafx.collections.ObservableList;
+import javafx.event.EventHandler;
 import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TreeItem;
+import javafx.scene.control.Tooltip;
 import javafx.scene.control.TreeView;
+import javafx.scene.input.InputEvent;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
 import javafx.scene.input.KeyCombination;
 import javafx.scene.input.KeyEvent;
+import javafx.scene.input.MouseEvent;
+import javafx.scene.input.ScrollEvent;
 import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import org.tracewire.tracefs.EventSelection;
 
 /**
- * The capture view: chosen events with filters, outputs, start/stop, live counters and a
- * virtualized table of the latest events (the selected row's fields below it). Streamed events
- * reach the table once per UI pulse through an {@link AnimationTimer} calling
- * {@link CaptureViewModel#flush()}.
+ * The capture view: chosen events with filters, outputs, start/stop, live counters and the event
+ * table (the selected row's fields below it): the table over the capture's store
+ * ({@link StoreTableView}), a live capture's as it grows, with "Follow newest"; until a store is
+ * there, the window of an opened file's first rows ({@link StreamedRowsView}), which reach it once
+ * per UI pulse through an {@link AnimationTimer} calling {@link CaptureViewModel#flush()}.
  */
 public final class CaptureView extends BorderPane {
     /** The table takes in new events at most this often (250 ms). */
@@ -42,7 +59,6 @@ public final class CaptureView extends BorderPane {
         CaptureControls left = new CaptureControls(vm, s -> editFilter.accept(s));
         this.controls = left;
         rowsView = new StreamedRowsView(vm, () -> showInWireshark);
-        TableView<EventRow> table = rowsView.table();
         VBox tableBox = rowsView;
         TreeView<String> fields = fieldsTree(vm);
         // an opened pcapng: once its store is ready, every event in the store's table instead of the window of rows
@@ -57,7 +73,7 @@ public final class CaptureView extends BorderPane {
         tableBox.visibleProperty().bind(storePane.visibleProperty().not());
         StackPane tables = new StackPane(tableBox, storePane);
         VBox.setVgrow(tables, Priority.ALWAYS);
-        VBox tablesBox = new VBox(2, storeStatus, tables);
+        VBox tablesBox = new VBox(2, storeStatus, liveFollow(vm), tables);
         addEventFilter(KeyEvent.KEY_PRESSED, e -> {
             if (storePane.isVisible() && new KeyCodeCombination(KeyCode.G, KeyCombination.SHORTCUT_DOWN).match(e)) {
                 storePane.goToFrame();
@@ -80,14 +96,7 @@ public final class CaptureView extends BorderPane {
                 // table changes leave the JavaFX thread idle most of the time.
                 if (now - last >= FLUSH_INTERVAL_NANOS) {
                     last = now;
-                    int before = vm.getRows().isEmpty() ? -1 : System.identityHashCode(vm.getRows().get(vm.getRows().size() - 1));
                     vm.flush();
-                    int size = vm.getRows().size();
-                    int shown = vm.table().getItems().size();
-                    if (rowsView.followsNewest() && size > 0 && shown > 0
-                            && System.identityHashCode(vm.getRows().get(size - 1)) != before) {
-                        table.scrollTo(shown - 1);
-                    }
                 }
             }
         };
@@ -103,6 +112,76 @@ public final class CaptureView extends BorderPane {
         fields.setRoot(new TreeItem<>());
         vm.selectedDetailsProperty().addListener((o, a, b) -> fields.getRoot().getChildren().setAll(treeItems(b)));
         return fields;
+    }
+
+    /**
+     * "Follow newest" over a live capture's growing store table (shown while it grows): following,
+     * each new list of rows (a commit of the store, about every second) scrolls to the newest row;
+     * scrolling away from it (wheel, bar, keys), selecting a row or going to a frame pauses, and a
+     * paused table holds still (its rows keep their numbers as the store grows) while the button
+     * counts the rows added since.
+     */
+    private HBox liveFollow(CaptureViewModel vm) {
+        EventTableViewModel tv = vm.table();
+        WindowedTable rows = storePane.rows();
+        BooleanProperty growing = new SimpleBooleanProperty();
+        LongProperty shownAtPause = new SimpleLongProperty();
+        LongProperty shown = new SimpleLongProperty();
+        CheckBox follow = new CheckBox("Follow newest");
+        follow.setId("capture-live-follow");
+        follow.setTooltip(new Tooltip("Keeps the newest event in sight as the capture's store grows (about every"
+                + " second); scrolling up, selecting a row or going to a frame pauses it"));
+        follow.selectedProperty().bindBidirectional(tv.followProperty());
+        Button paused = new Button();
+        paused.setId("capture-live-paused");
+        paused.setMnemonicParsing(false);
+        paused.setStyle("-fx-base: #ffe08a;");
+        paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
+                Math.max(0, shown.get() - shownAtPause.get())), shown, shownAtPause));
+        paused.visibleProperty().bind(tv.followProperty().not());
+        paused.managedProperty().bind(paused.visibleProperty());
+        paused.setOnAction(e -> tv.followProperty().set(true));
+        Runnable toNewest = () -> {
+            if (tv.followProperty().get() && growing.get()) {
+                rows.scrollBar().setValue(rows.scrollBar().getMax());
+            }
+        };
+        tv.followProperty().addListener((o, a, on) -> {
+            shownAtPause.set(shown.get());
+            toNewest.run();
+        });
+        // after the table's own listeners (registered when the store pane was made): the new rows are in
+        ChangeListener<ObservableList<EventRow>> newRows = (o, a, list) -> toNewest.run();
+        vm.storeTableProperty().addListener((o, a, t) -> {
+            growing.unbind();
+            shown.unbind();
+            if (a != null) {
+                a.rowsProperty().removeListener(newRows);
+            }
+            if (t == null) {
+                growing.set(false);
+                return;
+            }
+            growing.bind(t.growingProperty());
+            shown.bind(t.shownProperty());
+            t.rowsProperty().addListener(newRows);
+            toNewest.run();
+        });
+        // the user's scrolling, keys and clicks: pause unless the newest row is still in sight; a selected row pauses
+        EventHandler<InputEvent> user = e -> Platform.runLater(() -> {
+            if (growing.get() && tv.followProperty().get() && (rows.selectedRow() >= 0
+                    || rows.topRow() + rows.shownRows() < rows.rowCount())) {
+                tv.followProperty().set(false);
+            }
+        });
+        rows.addEventFilter(ScrollEvent.SCROLL, user);
+        rows.addEventFilter(KeyEvent.KEY_PRESSED, user);
+        rows.addEventFilter(MouseEvent.MOUSE_RELEASED, user);
+        HBox bar = new HBox(12, follow, paused);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.visibleProperty().bind(growing);
+        bar.managedProperty().bind(bar.visibleProperty());
+        return bar;
     }
 
     /** The details' tree items, sections expanded. */

@@ -35,27 +35,22 @@ import org.tracewire.tracefs.EventSelection;
 /**
  * The capture view's state: the chosen events with their filters and outputs, a live capture
  * ({@link LiveCapture}), and what the views show of the capture, opened or live, through one path
- * ({@link CaptureReading}): the capture's pcapng read into its capture store ({@link StoreTable},
- * the table once it is ready) and into a window of the newest {@value #WINDOW} rows the views see
- * meanwhile. A live capture is the backend writing a pcapng (the user's file, else a new one in
- * the user's cache) that the app reads as it grows, exactly as it reads an opened file.
+ * ({@link CaptureReading}): the capture's pcapng indexed into its capture store
+ * ({@link StoreTable}: the table and the views over every event). A live capture is the backend
+ * writing a pcapng (the user's file, else a new one in the user's cache) whose store the app
+ * builds as the file grows: the table and the views go over it from its first commit, as over an
+ * opened file's store. Until an opened file's store is ready, its first rows (a trace.dat's rows,
+ * which have no store) fill a window of at most {@value #WINDOW} rows.
  *
  * <p>Rows come from a reader thread ({@link #accept(List)}, or the file reader's waiting offer)
  * and wait in a bounded queue; the view calls {@link #flush()} once per UI pulse, which moves them
- * into {@link #getRows()} in one change. While a live table is paused, its window does not move:
- * the new rows go to the other views and the "new while paused" count only.
+ * into {@link #getRows()} in one change.
  */
 public final class CaptureViewModel {
     /** Rows kept in the window. */
     public static final int WINDOW = 50_000;
     /** Rows a file reader may queue before it waits for the UI pulse. */
     static final int OPEN_QUEUE = 20_000;
-    /**
-     * A live capture's rows the views get per pulse at most, the newest: its reader never waits
-     * for the views (the store indexes every event), so the JavaFX thread's work per pulse is
-     * bounded whatever the capture's rate.
-     */
-    public static final int LIVE_QUEUE = 5_000;
 
     private final TaskExecutor executor;
     private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
@@ -65,9 +60,10 @@ public final class CaptureViewModel {
     private final StringProperty status = new SimpleStringProperty("not capturing");
     /** Events of the capture: the rows of an opened file, the kernel's count of a live one. */
     private final LongProperty eventCount = new SimpleLongProperty();
+    /** Rows read from an opened file; a live capture's events read from its file into the store. */
     private final LongProperty received = new SimpleLongProperty();
-    /** A live capture's rows read but passed over by the views (older than the newest of a pulse). */
-    private final LongProperty passedOver = new SimpleLongProperty();
+    /** A live capture's events committed to its store so far. */
+    private final LongProperty inStore = new SimpleLongProperty();
     private final RingObservableList<EventRow> rows = new RingObservableList<>(WINDOW);
     private final EventTableViewModel table;
     private final ObjectProperty<EventRow> selected;
@@ -92,13 +88,9 @@ public final class CaptureViewModel {
         this.live = new LiveCapture(executor, backend, status);
         this.reading = new CaptureReading(executor, status, new CaptureReading.Rows() {
             @Override
-            public void offer(List<EventRow> batch, long generation, boolean live) {
-                if (!live) {
-                    queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
-                            () -> executor.runOnUi(CaptureViewModel.this::flush));
-                } else if (generation == reading.generation()) {
-                    queue.accept(batch, LIVE_QUEUE);
-                }
+            public void offer(List<EventRow> batch, long generation) {
+                queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
+                        () -> executor.runOnUi(CaptureViewModel.this::flush));
             }
 
             @Override
@@ -121,7 +113,25 @@ public final class CaptureViewModel {
         live.runningProperty().addListener(state);
         eventsStatus = Bindings.createStringBinding(this::eventsText, reading.openingProperty(),
                 reading.followingProperty(), received, eventCount, reading.storeTableProperty(),
-                reading.indexedProperty(), live.lostProperty(), passedOver);
+                reading.indexedProperty(), live.lostProperty(), inStore);
+        // a live capture's events read from its file: those its store has read (indexed, then committed)
+        reading.indexedProperty().addListener((o, a, n) -> readIntoStore(n.longValue()));
+        InvalidationListener commit = o -> {
+            StoreTable t = reading.storeTableProperty().get();
+            if (t != null) {
+                inStore.set(t.committedProperty().get());
+                readIntoStore(t.committedProperty().get());
+            }
+        };
+        reading.storeTableProperty().addListener((o, a, t) -> {
+            if (a != null) {
+                a.committedProperty().removeListener(commit);
+            }
+            if (t != null && t.growingProperty().get()) {
+                t.committedProperty().addListener(commit);
+                commit.invalidated(t.committedProperty());
+            }
+        });
         live.eventCountProperty().addListener((o, a, n) -> {
             if (live.runningProperty().get() || live.busyProperty().get()) {
                 eventCount.set(n.longValue());
@@ -170,11 +180,18 @@ public final class CaptureViewModel {
         return backend ? "backend idle" : "no backend";
     }
 
+    /** A live capture's events read from its file into the store so far (UI thread): never less than before. */
+    private void readIntoStore(long n) {
+        if (reading.followingProperty().get() && n > received.get()) {
+            received.set(n);
+        }
+    }
+
     /**
-     * The status bar's event count: the store's total once it is ready ({@code "N events"}); while
-     * a live capture's file is read, {@code "live: R read from the file (the table shows the
-     * newest: P passed over), I indexed; kernel: K read, L lost"}; while an opened file's store is built, {@code "indexing… I events"}; while
-     * a file is read, {@code "reading… R events so far"}.
+     * The status bar's event count: while a live capture's file is indexed, {@code "live: N events
+     * in the store, R read from the file; kernel: K read, L lost"}; the store's total once it is
+     * ready ({@code "N events"}); while an opened file's store is built, {@code "indexing… I
+     * events"}; while a file is read, {@code "reading… R events so far"}.
      */
     public StringBinding eventsStatus() {
         return eventsStatus;
@@ -185,13 +202,12 @@ public final class CaptureViewModel {
     private String eventsText() {
         StoreTable t = reading.storeTableProperty().get();
         long indexed = reading.indexedProperty().get();
+        if (reading.followingProperty().get()) {
+            return String.format("live: %,d events in the store, %,d read from the file; kernel: %,d read, %,d lost",
+                    inStore.get(), received.get(), eventCount.get(), live.lostProperty().get());
+        }
         if (t != null) {
             return String.format("%,d events", t.total());
-        }
-        if (reading.followingProperty().get()) {
-            return String.format("live: %,d events read from the file%s%s; kernel: %,d read, %,d lost", received.get(),
-                    passedOver.get() > 0 ? String.format(" (the table shows the newest: %,d passed over)", passedOver.get()) : "",
-                    indexed >= 0 ? String.format(", %,d indexed", indexed) : "", eventCount.get(), live.lostProperty().get());
         }
         if (indexed >= 0) {
             return String.format("indexing… %,d events", indexed) + (reading.openingProperty().get()
@@ -223,17 +239,22 @@ public final class CaptureViewModel {
         reading.setStore(cache, queries, lookups);
     }
 
-    /** The capture's table over its store once it is ready, else null (a trace.dat, still indexing). */
+    /**
+     * The capture's table over its store, else null (a trace.dat, an opened file still indexing, a
+     * live capture before its store's first commit): a live capture's store as it grows, from its
+     * first commit ({@link StoreTable#growingProperty()} true until the capture has stopped and
+     * its file is read to its end), else an opened file's store once it holds every event.
+     */
     public ObjectProperty<StoreTable> storeTableProperty() {
         return reading.storeTableProperty();
     }
 
     /**
-     * The store the views (timeline, latency, histogram, I/O graph, query) go over: a live
-     * capture's store as it grows, else the store table once ready ({@link CaptureReading}).
+     * The store the views (timeline, latency, histogram, I/O graph, query) go over: the same as
+     * {@link #storeTableProperty()}.
      */
     public ObjectProperty<StoreTable> viewStoreProperty() {
-        return reading.viewStoreProperty();
+        return reading.storeTableProperty();
     }
 
     /** Events stored so far while the capture's store is built, -1 when none is being built. */
@@ -310,7 +331,6 @@ public final class CaptureViewModel {
         }
         clear();
         // a file is read from its first event on: the table stays there instead of following
-        table.liveProperty().set(false);
         table.followProperty().set(false);
         sourceFile.set(file.toAbsolutePath().toString());
         status.set("opening " + file.getFileName() + "…");
@@ -406,7 +426,6 @@ public final class CaptureViewModel {
         }
         clear();
         sourceFile.set("");
-        table.liveProperty().set(true);
         table.followProperty().set(true);
         table.wallClockProperty().set(true);
         if (events.isEmpty()) {
@@ -430,8 +449,8 @@ public final class CaptureViewModel {
     }
 
     /**
-     * Reads the pcapng of a live capture as it grows, into the store and the window, until
-     * {@code writing} says false and the file is read to its end.
+     * Indexes the pcapng of a live capture into its store as it grows (the table's and the views'
+     * from its first commit), until {@code writing} says false and the file is read to its end.
      *
      * @param file    the pcapng the backend writes
      * @param writing true while the backend may still write it
@@ -453,6 +472,7 @@ public final class CaptureViewModel {
 
     /** A live capture's file is read to its end: the status compares its events with the kernel's. */
     private void captured(long read, String line) {
+        received.set(read);
         long kernel = eventCount.get();
         long lost = live.lostProperty().get();
         status.set(line + String.format("; the kernel read %,d, lost %,d%s", kernel, lost,
@@ -481,7 +501,7 @@ public final class CaptureViewModel {
         sinks.forEach(RowSink::cleared);
         eventCount.set(0);
         received.set(0);
-        passedOver.set(0);
+        inStore.set(0);
     }
 
     /**
@@ -494,10 +514,7 @@ public final class CaptureViewModel {
         queue.accept(batch);
     }
 
-    /**
-     * Moves queued rows and counters into the observable state: call once per UI pulse. A paused
-     * live table's window does not move: its new rows reach the other views only.
-     */
+    /** Moves queued rows and counters into the observable state: call once per UI pulse. */
     public void flush() {
         Boolean wall = pendingWallClock;
         if (wall != null) {
@@ -508,13 +525,7 @@ public final class CaptureViewModel {
         List<EventRow> batch = drained.rows();
         long rec = drained.received();
         if (!batch.isEmpty()) {
-            if (rec > batch.size()) {
-                passedOver.set(passedOver.get() + rec - batch.size());
-            }
-            boolean paused = table.liveProperty().get() && !table.followProperty().get();
-            if (!paused) {
-                rows.append(batch);
-            }
+            rows.append(batch);
             received.set(received.get() + rec);
             List<EventRow> shared = Collections.unmodifiableList(batch);
             table.appended(shared);
@@ -570,20 +581,15 @@ public final class CaptureViewModel {
         return live.lostProperty();
     }
 
-    /** Rows read from the capture's file into the views. */
+    /**
+     * Events read from the capture's file: an opened file's rows read into the window; a live
+     * capture's events read into its store (indexed or committed).
+     */
     public LongProperty receivedProperty() {
         return received;
     }
 
-    /**
-     * A live capture's rows read but passed over by the views: the views get the newest
-     * {@value #LIVE_QUEUE} of a pulse; the store holds every event.
-     */
-    public LongProperty passedOverProperty() {
-        return passedOver;
-    }
-
-    /** The newest rows read, at most {@value #WINDOW}, oldest first. */
+    /** The newest rows read from an opened file (or a trace.dat), at most {@value #WINDOW}, oldest first. */
     public ObservableList<EventRow> getRows() {
         return rows;
     }

@@ -9,12 +9,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Predicate;
 import javafx.beans.property.BooleanProperty;
-import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
-import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
@@ -33,8 +30,7 @@ import org.tracewire.record.EventRecord;
 /**
  * The event table's state over the capture's ring of rows: a filtered and sorted view
  * ({@link #getItems()}), the selected event (kept by identity, so it stays on its event while rows
- * are added, evicted or re-sorted), "follow newest" with the count of rows that arrived while
- * paused, find, time column modes, copy/export as text or CSV, and the context menu's filters.
+ * are added, evicted or re-sorted), "follow newest" (a live capture's, over its store table), find, time column modes, copy/export as text or CSV, and the context menu's filters.
  *
  * <p>The filter box takes the kernel's filter syntax ({@code org.tracewire.filter}), compiled per
  * event with {@link RecordFilter} over the row's fields ({@link RowRecords}): a row passes when its
@@ -60,9 +56,7 @@ public final class EventTableViewModel extends TableFilters {
     private final SortedList<EventRow> sorted;
     private RowRecords records = RowRecords.none();
     private final BooleanProperty follow = new SimpleBooleanProperty(true);
-    private final BooleanProperty live = new SimpleBooleanProperty(true);
     private final BooleanProperty wallClock = new SimpleBooleanProperty(true);
-    private final LongProperty newWhilePaused = new SimpleLongProperty();
     private final ObjectProperty<TimeMode> timeMode = new SimpleObjectProperty<>(TimeMode.ABSOLUTE);
     private final ObjectProperty<EventRow> selected = new SimpleObjectProperty<>();
     private final StringProperty findText = new SimpleStringProperty("");
@@ -86,11 +80,6 @@ public final class EventTableViewModel extends TableFilters {
         filterText.addListener((o, a, b) -> applyFilter());
         eventRestriction.addListener((o, a, b) -> applyFilter());
         thread.addListener((o, a, b) -> applyFilter());
-        follow.addListener((o, a, b) -> {
-            if (b) {
-                newWhilePaused.set(0);
-            }
-        });
     }
 
     /** Formats for the filter ({@link RowRecords}); set once a tracefs is known. */
@@ -109,16 +98,6 @@ public final class EventTableViewModel extends TableFilters {
         if (origin == Long.MIN_VALUE && !batch.isEmpty()) {
             origin = batch.get(0).ts();
         }
-        if (live.get() && !follow.get()) {
-            long shown = 0;
-            Predicate<? super EventRow> p = filtered.getPredicate();
-            for (EventRow r : batch) {
-                if (p == null || p.test(r)) {
-                    shown++;
-                }
-            }
-            newWhilePaused.set(newWhilePaused.get() + shown);
-        }
         if (selected.get() != null && indexOfSelected() < 0) {
             message.set("the selected event left the window of the latest " + String.format("%,d", CaptureViewModel.WINDOW));
             selected.set(null);
@@ -128,7 +107,6 @@ public final class EventTableViewModel extends TableFilters {
     /** Called when a new capture clears the rows. */
     void cleared() {
         origin = Long.MIN_VALUE;
-        newWhilePaused.set(0);
         selected.set(null);
     }
 
@@ -388,22 +366,12 @@ public final class EventTableViewModel extends TableFilters {
         return out;
     }
 
-    /** Follow the newest row; false while the user scrolled up or selected a row. */
+    /**
+     * A live capture's table follows the newest row (its store table, as the store grows); false
+     * while the user scrolled up, selected a row or went to a frame, and for an opened file.
+     */
     public BooleanProperty followProperty() {
         return follow;
-    }
-
-    /**
-     * True while the rows come from a live capture (the default), false for an opened file: a file's
-     * table starts at its first event and does not follow, and "new while paused" counts nothing.
-     */
-    public BooleanProperty liveProperty() {
-        return live;
-    }
-
-    /** Rows shown that arrived while following was paused (live captures only). */
-    public LongProperty newWhilePausedProperty() {
-        return newWhilePaused;
     }
 
     /** The time column's mode. */

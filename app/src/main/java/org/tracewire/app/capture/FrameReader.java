@@ -25,7 +25,8 @@ import org.tracewire.wire.WireFrame;
  * message, the EVENT frames skipped undecoded) and keeps the file's blocks before its first packet
  * (Section Header and Interface Description Blocks) to put in front of each block read. A file
  * whose scope starts a second capture keeps the context as it stands at the end of the file (the
- * later capture's). Not thread-safe.
+ * later capture's). {@link #follow} opens a file a capture still writes: its context is learnt
+ * as far as the events asked for, when they are asked for. Not thread-safe.
  */
 public final class FrameReader implements AutoCloseable {
     /** Block types (pcapng): Enhanced and Simple Packet Block, Section Header Block. */
@@ -38,6 +39,8 @@ public final class FrameReader implements AutoCloseable {
     private final ByteOrder order;
     private final FrameStream stream = new FrameStream();
     private final RecordRows rows = new RecordRows();
+    /** The file's context is learnt from the blocks before this offset (all of them after {@link #open}). */
+    private long learnedTo = Long.MAX_VALUE;
 
     private FrameReader(Path file) throws IOException {
         this.channel = FileChannel.open(file, StandardOpenOption.READ);
@@ -66,6 +69,79 @@ public final class FrameReader implements AutoCloseable {
     }
 
     /**
+     * Opens a pcapng that a capture still writes (a live capture's store): nothing of it is read
+     * beyond its first blocks now; the context of the blocks before an event is learnt when that
+     * event is read ({@link #event}, {@link #rows}), from where the last such pass stopped, so a
+     * row decodes as a whole read of the file up to it does, and no pass chases the file's end.
+     *
+     * @param file the pcapng (its writer has started it)
+     * @return the reader
+     * @throws IOException when the file cannot be read or is no pcapng
+     */
+    public static FrameReader follow(Path file) throws IOException {
+        FrameReader r = new FrameReader(file);
+        r.learnedTo = r.head.length;
+        return r;
+    }
+
+    /** Learns the context of the blocks from {@link #learnedTo} to {@code upTo} (a block's offset: every block before it is whole). */
+    private void learn(long upTo) throws IOException {
+        if (upTo <= learnedTo) {
+            return;
+        }
+        java.io.InputStream range = new java.io.BufferedInputStream(new java.io.InputStream() {
+            private long pos = learnedTo;
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = (int) Math.min(len, upTo - pos);
+                if (n <= 0) {
+                    return -1;
+                }
+                int got = channel.read(ByteBuffer.wrap(b, off, n), pos);
+                if (got > 0) {
+                    pos += got;
+                }
+                return got;
+            }
+        }, 1 << 16);
+        try (PcapngPacketReader in = new PcapngPacketReader(new SequenceInputStream(new ByteArrayInputStream(head), range))) {
+            feedContext(in, this);
+        }
+        learnedTo = upTo;
+    }
+
+    /** Feeds every context message of a packet reader's packets to a reader's stream (the EVENT frames skipped undecoded). */
+    private static void feedContext(PcapngPacketReader in, FrameReader r) throws IOException {
+        while (true) {
+            PcapngPacketReader.Packet p;
+            try {
+                p = in.next();
+            } catch (PcapngFormatException e) {
+                return; // a damaged tail: the context before it stands
+            }
+            if (p == null) {
+                return;
+            }
+            WireFrame f;
+            try {
+                f = PcapngInput.frame(p);
+            } catch (WireFormatException e) {
+                continue;
+            }
+            if (f != null && f.fragment() != null) {
+                r.stream.packet(p, 0);
+            }
+        }
+    }
+
+    /**
      * Opens a pcapng and reads its context (one pass over the file).
      *
      * @param file the pcapng
@@ -75,26 +151,7 @@ public final class FrameReader implements AutoCloseable {
     public static FrameReader open(Path file) throws IOException {
         FrameReader r = new FrameReader(file);
         try (PcapngPacketReader in = new PcapngPacketReader(file)) {
-            while (true) {
-                PcapngPacketReader.Packet p;
-                try {
-                    p = in.next();
-                } catch (PcapngFormatException e) {
-                    break; // a damaged tail: the context before it stands
-                }
-                if (p == null) {
-                    break;
-                }
-                WireFrame f;
-                try {
-                    f = PcapngInput.frame(p);
-                } catch (WireFormatException e) {
-                    continue;
-                }
-                if (f != null && f.fragment() != null) {
-                    r.stream.packet(p, 0);
-                }
-            }
+            feedContext(in, r);
         } catch (IOException | RuntimeException e) {
             r.close();
             throw e;
@@ -111,6 +168,7 @@ public final class FrameReader implements AutoCloseable {
      * @throws IOException when the block cannot be read
      */
     public RecordInput.Event event(long offset, long frame) throws IOException {
+        learn(offset);
         ByteBuffer h = ByteBuffer.allocate(8).order(order);
         if (channel.read(h, offset) < 8) {
             throw new IOException("pcapng offset " + offset + ": past the end of the file");
@@ -154,6 +212,7 @@ public final class FrameReader implements AutoCloseable {
             hi = Math.max(hi, offsets[i]);
             at.put(offsets[i], i);
         }
+        learn(hi);
         if (offsets.length < 2 || hi - lo > SPAN) {
             for (int i = 0; i < offsets.length; i++) {
                 out[i] = row(offsets[i], frames[i]);

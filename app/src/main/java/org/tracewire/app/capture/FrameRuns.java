@@ -1,6 +1,7 @@
 package org.tracewire.app.capture;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -73,6 +74,52 @@ final class FrameRuns {
             }
         }
         return new FrameRuns(first, delta, total);
+    }
+
+    /**
+     * The runs of a store that grew since these were read ({@code CaptureStore.following}): only
+     * the rows from {@link #rows()} on are read, the first of their runs joined to the last one
+     * here when it continues it.
+     *
+     * @param db the store's connection
+     * @return the runs of every row the store holds now, or null when the new rows do not prove the
+     *         frame order (then the caller materialises the order)
+     * @throws SQLException when DuckDB fails
+     */
+    FrameRuns grown(Connection db) throws SQLException {
+        List<long[]> r = new ArrayList<>();
+        try (PreparedStatement ps = db.prepareStatement("SELECT frame - rowid AS d, min(rowid), max(rowid), count(*)"
+                + " FROM s0.event_rows WHERE rowid >= ? GROUP BY d ORDER BY 2")) {
+            ps.setLong(1, rows);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    r.add(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                }
+            }
+        }
+        List<long[]> runs = new ArrayList<>();
+        for (int k = 0; k < first.length; k++) {
+            runs.add(new long[] {first[k], delta[k]});
+        }
+        long next = rows;
+        long lastDelta = delta.length == 0 ? Long.MIN_VALUE : delta[delta.length - 1];
+        for (long[] x : r) {
+            if (x[1] != next || x[2] - x[1] + 1 != x[3] || x[0] < lastDelta) {
+                return null;
+            }
+            if (x[0] > lastDelta) { // else the last run goes on
+                runs.add(new long[] {x[1], x[0]});
+            }
+            lastDelta = x[0];
+            next = x[2] + 1;
+        }
+        long[] f = new long[runs.size()];
+        long[] d = new long[runs.size()];
+        for (int k = 0; k < f.length; k++) {
+            f[k] = runs.get(k)[0];
+            d[k] = runs.get(k)[1];
+        }
+        return new FrameRuns(f, d, next);
     }
 
     /** Rows (events) in frame order. */

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -56,6 +57,8 @@ public final class LiveCapture {
     /** True from a start request until the backend has stopped writing the capture's file. */
     private volatile boolean writing;
     private volatile boolean startCancelled;
+    /** How long a start waits for the backend's answer before the app gives up on it. */
+    private volatile Duration startTimeout = Duration.ofSeconds(60);
 
     private final BackendListener listener = new BackendListener() {
         @Override
@@ -196,7 +199,8 @@ public final class LiveCapture {
         rate.set("0");
         stats.set(Messages.Stats.ZERO);
         pendingStats.set(null);
-        executor.execute(() -> backendClient().startCapture(req).get(60, TimeUnit.SECONDS), s -> {
+        Duration timeout = startTimeout;
+        executor.execute(() -> backendClient().startCapture(req).get(timeout.toMillis(), TimeUnit.MILLISECONDS), s -> {
             busy.set(false);
             running.set(true);
             String written = s.pcapng() != null && !s.pcapng().isBlank() ? s.pcapng() : req.pcapng();
@@ -213,7 +217,33 @@ public final class LiveCapture {
             writing = false;
             busy.set(false);
             status.set("cannot start: " + rootMessage(e));
+            stopAbandoned();
         });
+    }
+
+    /**
+     * The app gave up on a start (no answer in time, or an error): should the backend start that
+     * capture after all, it is stopped. The backend handles one command after another, so a stop
+     * sent now comes after the start; with no capture running it stops nothing.
+     */
+    private void stopAbandoned() {
+        BackendClient c;
+        synchronized (this) {
+            c = client;
+        }
+        if (c != null && c.isOpen()) {
+            c.stopCapture().exceptionally(x -> null); // nothing to tell: the start has failed already
+        }
+    }
+
+    /**
+     * How long a start waits for the backend's answer (60 s by default) before the app gives up on
+     * it and stops the capture should the backend start it late.
+     *
+     * @param timeout the wait
+     */
+    void setStartTimeout(Duration timeout) {
+        this.startTimeout = timeout;
     }
 
     /**

@@ -22,25 +22,18 @@ final class RowQueue {
         this.bound = bound;
     }
 
-    /** Queues rows, dropping the oldest beyond the bound (they would leave the window anyway). */
-    void accept(List<EventRow> batch) {
-        accept(batch, bound);
-    }
-
     /**
-     * Queues rows, keeping the newest {@code keep} queued: the older ones are counted as received
-     * and dropped.
+     * Queues rows, dropping the oldest beyond the bound (they would leave the window anyway): those
+     * are counted as received.
      *
      * @param batch rows, oldest first
-     * @param keep  rows kept queued at most (at least 1)
      */
-    void accept(List<EventRow> batch, int keep) {
-        int limit = Math.max(1, Math.min(keep, bound));
+    void accept(List<EventRow> batch) {
         synchronized (lock) {
             received += batch.size();
-            int from = Math.max(0, batch.size() - limit);
+            int from = Math.max(0, batch.size() - bound);
             for (EventRow r : batch.subList(from, batch.size())) {
-                if (pending.size() >= limit) {
+                if (pending.size() >= bound) {
                     pending.pollFirst();
                 }
                 pending.addLast(r);

@@ -69,6 +69,11 @@ final class StoreRows {
         this.runs = runs;
     }
 
+    /** The store's frame order, or null when its rows are not in frame order. */
+    FrameRuns runs() {
+        return runs;
+    }
+
     /**
      * Numbers a view's rows: plain when it has no condition and is in frame order (and the store's
      * rows are), else its frames in a table of the generation; the table of the view before
@@ -285,6 +290,22 @@ final class StoreRows {
 
         View view() {
             return view;
+        }
+
+        /**
+         * Keeps the whole pages of the list this one replaces when both are the store's frame
+         * order, ascending (a grown store's rows keep their numbers): no row shown goes back to
+         * "loading" while a live capture's store grows.
+         */
+        void keepPagesOf(Rows older) {
+            if (!view.plain() || !view.ascending() || !older.view.plain() || !older.view.ascending()) {
+                return;
+            }
+            older.pages.forEach((p, page) -> {
+                if (page.length == PAGE && (long) (p + 1) * PAGE <= size && !java.util.Arrays.asList(page).contains(null)) {
+                    pages.put(p, page);
+                }
+            });
         }
 
         @Override

@@ -221,7 +221,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         CaptureStore store = writing == null ? CaptureStore.open(List.of(file), cache, null, false, counted)
                 : CaptureStore.following(file, cache, writing, counted);
         try {
-            FrameReader frames = FrameReader.open(file);
+            FrameReader frames = writing == null ? FrameReader.open(file) : FrameReader.follow(file);
             StoreTable t = new StoreTable(file, store, frames, queries, ui);
             if (writing != null) {
                 t.follow();
@@ -251,6 +251,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                     catalogQueued.set(false);
                     try {
                         readCatalog(); // new events, the count
+                        grew();
                     } catch (SQLException e) {
                         // the store closed meanwhile
                     }
@@ -278,6 +279,17 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 refresh(); // every event now
             });
         }));
+    }
+
+    /**
+     * The store grew (query thread, while it grows): the frame order is extended to the rows
+     * committed, and the view is rebuilt over them (the rows shown keep their numbers in frame
+     * order, so a table that does not follow the newest row holds still).
+     */
+    private void grew() throws SQLException {
+        FrameRuns r = numbering.runs();
+        numbering = new StoreRows(frames, r != null ? r.grown(db) : FrameRuns.of(db, total));
+        ui.runOnUi(this::refresh);
     }
 
     /**
@@ -402,7 +414,11 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 filterError.set(err);
                 filterErrorPosition.set(at);
                 shown.set(v.size());
-                rows.set(numbering.new Rows(v, db, queries, ui, generation::get, message::set));
+                StoreRows.Rows fresh = numbering.new Rows(v, db, queries, ui, generation::get, message::set);
+                if (rows.get() instanceof StoreRows.Rows old) {
+                    fresh.keepPagesOf(old); // a grown store: the rows shown stay on screen
+                }
+                rows.set(fresh);
             });
         });
     }

@@ -210,6 +210,7 @@ public final class StoreTableView extends VBox {
         if (bound == null) {
             return;
         }
+        vm.table().followProperty().set(false); // a live table holds still on the frame
         bound.goToFrame(frame, i -> {
             if (i >= 0) {
                 rowsShown.showRow(i, frame);

@@ -11,20 +11,16 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import javafx.application.Platform;
 import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Pos;
-import javafx.scene.Node;
 import javafx.scene.control.Button;
-import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.ContextMenu;
 import javafx.scene.control.Label;
 import javafx.scene.control.MenuItem;
-import javafx.scene.control.ScrollBar;
 import javafx.scene.control.SelectionMode;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.TableCell;
@@ -32,15 +28,12 @@ import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
-import javafx.scene.control.skin.VirtualFlow;
 import javafx.scene.input.Clipboard;
 import javafx.scene.input.ClipboardContent;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
 import javafx.scene.input.KeyCombination;
 import javafx.scene.input.KeyEvent;
-import javafx.scene.input.MouseEvent;
-import javafx.scene.input.ScrollEvent;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
@@ -49,16 +42,17 @@ import javafx.util.StringConverter;
 import org.controlsfx.control.textfield.TextFields;
 
 /**
- * The table of the rows read so far: a live capture's newest rows, or an opened file's first
- * screen until its store is ready ({@link CaptureViewModel#WINDOW} at most), with its head
- * (count, follow newest, paused, time mode, export), the filter box, the find bar, copy and the
- * context menu's filters and "Show in Wireshark".
+ * The table of the rows read so far, shown until the capture has a store table: an opened file's
+ * first screen until its store is ready, or a trace.dat's rows ({@link CaptureViewModel#WINDOW} at
+ * most, the newest), with its head (count, time mode, export), the filter box, the find bar, copy
+ * and the context menu's filters and "Show in Wireshark". A live capture's table is its store's
+ * ({@link StoreTableView}); before the store's first commit this table is empty and says what it
+ * waits for.
  */
 final class StreamedRowsView extends VBox {
     private final TableView<EventRow> table = new TableView<>();
     private final CaptureViewModel vm;
     private final Supplier<BiConsumer<String, Long>> showInWireshark;
-    private CheckBox follow;
 
     /**
      * @param vm              the capture's view model
@@ -81,7 +75,7 @@ final class StreamedRowsView extends VBox {
         });
     }
 
-    /** The table's columns, selection kept across pulses, following paused by scrolling, copy, its menu. */
+    /** The table's columns, selection kept across pulses, copy, its menu. */
     private void setUpTable(EventTableViewModel tv) {
         table.setId("capture-table");
         // Registered before the table's own listener, so a pulse's change is known as such when the
@@ -94,7 +88,14 @@ final class StreamedRowsView extends VBox {
         });
         tv.getItems().comparatorProperty().bind(table.comparatorProperty());
         table.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
-        table.setPlaceholder(new Label("Events appear here while capturing"));
+        Label placeholder = new Label();
+        placeholder.setWrapText(true);
+        placeholder.textProperty().bind(Bindings.when(vm.followingProperty())
+                .then("Waiting for the capture's store: its first commit comes about a second after the capture's"
+                        + " first events; the table then holds every event indexed so far")
+                .otherwise(Bindings.when(vm.busyProperty()).then("Starting the capture…")
+                        .otherwise("No events: start a capture, or open one (File › Open capture…)")));
+        table.setPlaceholder(placeholder);
         TableColumn<EventRow, EventRow> time = new TableColumn<>("Time");
         time.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
         time.setComparator(Comparator.comparingLong(EventRow::ts));
@@ -119,22 +120,10 @@ final class StreamedRowsView extends VBox {
             }
             tv.selectedProperty().set(b);
             kept = new ArrayList<>(table.getSelectionModel().getSelectedItems());
-            if (b != null) {
-                tv.followProperty().set(false);
-            }
         });
         tv.selectedProperty().addListener((o, a, b) -> {
             if (!restoring && b != table.getSelectionModel().getSelectedItem()) {
                 restoreSelectionTo(b == null ? List.of() : List.of(b));
-            }
-        });
-        // Scrolling (wheel, scroll bar) away from the newest row pauses following
-        table.addEventFilter(ScrollEvent.SCROLL, e -> Platform.runLater(() -> pauseUnlessAtEnd(tv)));
-        table.addEventFilter(MouseEvent.MOUSE_RELEASED, e -> {
-            for (Node n = (Node) e.getTarget(); n != null && n != table; n = n.getParent()) {
-                if (n instanceof ScrollBar) {
-                    Platform.runLater(() -> pauseUnlessAtEnd(tv));
-                }
             }
         });
         table.setContextMenu(contextMenu(tv));
@@ -146,31 +135,12 @@ final class StreamedRowsView extends VBox {
         });
     }
 
-    /** The head: row count, follow newest, paused, time mode, export. */
+    /** The head: row count, time mode, export. */
     private HBox tableHead(EventTableViewModel tv) {
         Label rows = new Label();
         rows.setId("capture-rows");
-        rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d rows (latest %,d)",
+        rows.textProperty().bind(Bindings.createStringBinding(() -> String.format("%,d of %,d rows (the newest %,d at most)",
                 tv.getItems().size(), vm.getRows().size(), CaptureViewModel.WINDOW), tv.getItems(), vm.getRows()));
-        follow = new CheckBox("Follow newest");
-        follow.setId("capture-follow");
-        follow.setTooltip(new Tooltip("Keeps the newest row in sight; selecting or scrolling pauses it"));
-        follow.selectedProperty().bindBidirectional(tv.followProperty());
-        follow.visibleProperty().bind(tv.liveProperty()); // an opened file has no newest row to follow
-        follow.managedProperty().bind(follow.visibleProperty());
-        Button paused = new Button();
-        paused.setId("capture-paused");
-        paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
-                tv.newWhilePausedProperty().get()), tv.newWhilePausedProperty()));
-        paused.visibleProperty().bind(tv.liveProperty().and(tv.followProperty().not()));
-        paused.managedProperty().bind(paused.visibleProperty());
-        paused.setStyle("-fx-base: #ffe08a;");
-        paused.setOnAction(e -> {
-            tv.followProperty().set(true);
-            if (!tv.getItems().isEmpty()) {
-                table.scrollTo(tv.getItems().size() - 1);
-            }
-        });
         ChoiceBox<EventTableViewModel.TimeMode> timeMode = new ChoiceBox<>(
                 FXCollections.observableArrayList(EventTableViewModel.TimeMode.values()));
         timeMode.setId("capture-time-mode");
@@ -200,14 +170,9 @@ final class StreamedRowsView extends VBox {
         export.setId("capture-export");
         export.setTooltip(new Tooltip("Writes the selected rows (all shown rows when none is selected) as CSV or text"));
         export.setOnAction(e -> export(tv));
-        HBox tableHead = new HBox(12, rows, follow, paused, timeMode, export);
+        HBox tableHead = new HBox(12, rows, timeMode, export);
         tableHead.setAlignment(Pos.CENTER_LEFT);
         return tableHead;
-    }
-
-    /** True while the table keeps the newest row in sight. */
-    boolean followsNewest() {
-        return follow.isSelected();
     }
 
     /** Shows the find bar and focuses it. */
@@ -227,16 +192,6 @@ final class StreamedRowsView extends VBox {
     private boolean itemsChanging;
     private boolean restoring;
     private List<EventRow> kept = List.of();
-
-    /** Pauses following when the newest row is out of sight. */
-    private void pauseUnlessAtEnd(EventTableViewModel tv) {
-        if (table.lookup(".virtual-flow") instanceof VirtualFlow<?> flow) {
-            var last = flow.getLastVisibleCell();
-            if (last != null && last.getIndex() < tv.getItems().size() - 1) {
-                tv.followProperty().set(false);
-            }
-        }
-    }
 
     /** Puts the table's selection back on the selected events after the items changed. */
     private void restoreSelection() {

@@ -157,23 +157,14 @@ class EventTableViewModelTest {
     }
 
     @Test
-    void aPausedWindowDoesNotMoveAndTheSelectionIsDroppedWhenEvicted() {
+    void theSelectionStaysOnItsRowAndIsDroppedWhenEvicted() {
         CaptureViewModel vm = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
         vm.accept(CaptureViewModelTest.batch(0, 1000));
         vm.flush();
         EventTableViewModel t = vm.table();
         EventRow pick = vm.getRows().get(700);
         t.selectedProperty().set(pick);
-        t.followProperty().set(false);
-        vm.accept(CaptureViewModelTest.batch(1000, 49_500));  // paused: counted, not in the window
-        vm.flush();
-        assertEquals(1000, vm.getRows().size(), "a paused window does not move");
-        assertSame(pick, vm.getRows().get(700));
         assertEquals(700, t.indexOfSelected());
-        assertEquals(49_500, t.newWhilePausedProperty().get());
-        assertEquals(50_500, vm.receivedProperty().get(), "the rows still reached the view model");
-        t.followProperty().set(true);
-        assertEquals(0, t.newWhilePausedProperty().get());
         vm.accept(CaptureViewModelTest.batch(60_000, 49_500));  // evicts 500
         vm.flush();
         assertSame(pick, vm.getRows().get(200));

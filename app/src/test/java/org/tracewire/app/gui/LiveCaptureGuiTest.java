@@ -28,6 +28,9 @@ import org.tracewire.app.capture.CaptureView;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.capture.StoreTable;
+import org.tracewire.app.capture.WindowedTable;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
 import org.tracewire.app.util.FxTaskExecutor;
 import org.tracewire.testing.Prerequisites;
 import java.util.HashMap;
@@ -48,6 +51,7 @@ class LiveCaptureGuiTest {
     @TempDir
     static Path dir;
     private CaptureViewModel vm;
+    private CaptureView view;
     private BackendClient client;
     private final ExecutorService queries = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "store");
@@ -69,7 +73,8 @@ class LiveCaptureGuiTest {
                     "org.tracewire.backend.BackendMain"));
             return client;
         });
-        stage.setScene(new Scene(new CaptureView(vm), 1200, 800));
+        view = new CaptureView(vm);
+        stage.setScene(new Scene(view, 1200, 800));
         stage.show();
     }
 
@@ -83,9 +88,12 @@ class LiveCaptureGuiTest {
 
     /**
      * One path: the capture (no file chosen) is the backend writing a new pcapng in the cache's
-     * {@code live} folder, which the app reads as it grows; a paused table does not move; after
-     * Stop the table is over the capture's store, whose event count equals the file's and the
-     * kernel's; a row's frame number is the exact frame of the file.
+     * {@code live} folder, which the app indexes into its store as it grows; the event table is
+     * that store's from its first commit, its rows growing with each commit, following the newest
+     * row; unticking "Follow newest" pauses it, and the paused table's rows shown hold still while
+     * the store grows; after Stop the same table holds the whole capture: its rows, the store's
+     * events, the file's and the kernel's records read are equal; a row's frame number is the
+     * exact frame of the file.
      */
     @Test
     void aLiveCaptureIsItsPcapngReadAsItGrows(FxRobot robot) throws Exception {
@@ -94,37 +102,51 @@ class LiveCaptureGuiTest {
         Path pcapng = Path.of(WaitForAsyncUtils.asyncFx(() -> vm.sourceFileProperty().get()).get());
         assertEquals(cache.resolve("live"), pcapng.getParent(), "a new file in the cache's live folder");
         assertTrue(pcapng.getFileName().toString().matches("capture-\\d{8}-\\d{6}\\.pcapng"), pcapng.toString());
-        // the backend leaves out this JVM and its children: other tasks' scheduling is recorded
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.getRows().size() > 20);
+        // the table is the store's from its first commit, while the capture runs (the backend leaves
+        // out this JVM and its children: other tasks' scheduling is recorded)
+        WindowedTable rows = view.storePane().rows();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> vm.storeTableProperty().get() != null
+                && rows.rowCount() > 20).get());
+        StoreTable growing = WaitForAsyncUtils.asyncFx(() -> vm.storeTableProperty().get()).get();
+        assertTrue(WaitForAsyncUtils.asyncFx(() -> growing.growingProperty().get() && vm.runningProperty().get()).get(),
+                "a table over the store before Stop");
+        assertTrue(WaitForAsyncUtils.asyncFx(() -> view.storePane().isVisible()).get(), "the store table is shown");
         String live = WaitForAsyncUtils.asyncFx(() -> vm.eventsStatus().get()).get();
         assertTrue(live.startsWith("live: "), live);
-        // the line above the table says what the table shows while capturing
         String shows = WaitForAsyncUtils.asyncFx(() -> robot.lookup("#capture-store-status")
                 .queryAs(javafx.scene.control.Label.class).getText()).get();
-        assertTrue(shows.contains("the table shows the newest events read") && shows.contains("after Stop the table holds"
-                + " the whole file"), shows);
+        assertTrue(shows.contains("the table holds every event indexed so far"), shows);
         assertTrue(robot.lookup("#capture-count-dropped").tryQuery().isEmpty(), "no 'Not streamed' counter");
-        EventRow first = WaitForAsyncUtils.asyncFx(() -> vm.getRows().get(0)).get();
-        assertTrue(first.frame() > 0 && first.event().startsWith("sched:sched_"), first.toString());
-        assertEquals(pcapng.toString(), vm.wiresharkFile(first));
+        assertTrue(WaitForAsyncUtils.asyncFx(() -> robot.lookup("#capture-live-follow").queryAs(CheckBox.class).isVisible()
+                && robot.lookup("#capture-live-follow").queryAs(CheckBox.class).isSelected()).get(), "Follow newest, on");
+        // following: the newest row in view after a commit
+        int before = WaitForAsyncUtils.asyncFx(rows::rowCount).get();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > before
+                && rows.topRow() + rows.shownRows() >= rows.rowCount()).get());
 
-        // paused: the window does not move while rows keep being read
-        GuiTestSupport.fx(() -> vm.table().followProperty().set(false));
-        long[] at = WaitForAsyncUtils.asyncFx(() -> new long[] {vm.receivedProperty().get(), vm.getRows().size(),
-                vm.getRows().get(vm.getRows().size() - 1).frame()}).get();
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> vm.receivedProperty().get() > at[0] + 20);
-        long[] paused = WaitForAsyncUtils.asyncFx(() -> new long[] {vm.getRows().size(),
-                vm.getRows().get(vm.getRows().size() - 1).frame(), vm.table().newWhilePausedProperty().get()}).get();
-        assertEquals(at[1], paused[0], "rows in the paused window");
-        assertEquals(at[2], paused[1], "the paused window's last row");
-        assertTrue(paused[2] > 0, "new while paused: " + paused[2]);
-        GuiTestSupport.fx(() -> vm.table().followProperty().set(true));
+        // paused (Follow newest unticked): the rows shown hold still while the store grows
+        robot.clickOn("#capture-live-follow");
+        assertFalse(WaitForAsyncUtils.asyncFx(() -> vm.table().followProperty().get()).get(), "paused");
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> firstShown() > 0).get());
+        long[] at = WaitForAsyncUtils.asyncFx(() -> new long[] {rows.rowCount(), rows.topRow(), firstShown()}).get();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > at[0]).get());
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> firstShown() > 0).get());
+        long[] paused = WaitForAsyncUtils.asyncFx(() -> new long[] {rows.rowCount(), rows.topRow(), firstShown()}).get();
+        assertTrue(paused[0] > at[0], "the table's rows grew with the store: " + at[0] + " → " + paused[0]);
+        assertEquals(at[1], paused[1], "the paused table's top row");
+        assertEquals(at[2], paused[2], "the paused table's first frame shown");
+        String resume = WaitForAsyncUtils.asyncFx(() -> robot.lookup("#capture-live-paused").queryAs(Button.class).getText()).get();
+        assertTrue(resume.matches("⏸ paused, [\\d,]+ new: resume") && !resume.contains(" 0 new"), resume);
+        robot.clickOn("#capture-live-paused");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> vm.table().followProperty().get()
+                && rows.topRow() + rows.shownRows() >= rows.rowCount()).get());
 
         robot.clickOn("#capture-stop");
-        for (int i = 0; i < 1200 && vm.storeTableProperty().get() == null; i++) {
+        for (int i = 0; i < 1200 && (vm.storeTableProperty().get() == null || vm.followingProperty().get()); i++) {
             Thread.sleep(100);
         }
         StoreTable table = vm.storeTableProperty().get();
+        assertTrue(table == growing, "the same table, grown");
         assertTrue(table != null, WaitForAsyncUtils.asyncFx(() -> "no store: " + vm.storeStatusProperty().get() + "; "
                 + vm.statusProperty().get() + "; " + vm.eventsStatus().get() + "; running " + vm.runningProperty().get()
                 + ", busy " + vm.busyProperty().get() + ", following " + vm.followingProperty().get()).get());
@@ -137,9 +159,7 @@ class LiveCaptureGuiTest {
             for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
                 RecordInput.Event e = it.next();
                 inFile++;
-                if (inFile % 7 == 1) {
-                    byFrame.put(e.frame(), e);
-                }
+                byFrame.put(e.frame(), e);
             }
         }
         assertTrue(inFile >= 20, "events in the file: " + inFile);
@@ -149,13 +169,16 @@ class LiveCaptureGuiTest {
         for (Messages.CpuStat c : stats.cpus()) {
             assertEquals(Boolean.TRUE, c.kernelAgrees(), "read + lost = the kernel's count on CPU " + c.cpu());
         }
-        assertEquals(inFile, WaitForAsyncUtils.asyncFx(() -> vm.receivedProperty().get()).get(), "rows read into the views");
+        assertEquals(inFile, WaitForAsyncUtils.asyncFx(() -> vm.receivedProperty().get()).get(), "events read from the file");
+        long events = inFile;
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() == events).get());
         assertEquals(String.format("%,d events", inFile), WaitForAsyncUtils.asyncFx(() -> vm.eventsStatus().get()).get());
         String status = WaitForAsyncUtils.asyncFx(() -> vm.statusProperty().get()).get();
         assertTrue(status.startsWith("captured into " + pcapng.getFileName()) && !status.contains("not the kernel's"), status);
 
         // "Show in Wireshark": a row's frame number is the file's frame with that event
-        List<EventRow> window = WaitForAsyncUtils.asyncFx(() -> List.copyOf(vm.getRows())).get();
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> firstShown() > 0).get());
+        List<EventRow> window = WaitForAsyncUtils.asyncFx(() -> List.copyOf(view.storePane().table().getItems())).get();
         int checked = 0;
         for (EventRow r : window) {
             RecordInput.Event e = byFrame.get(r.frame());
@@ -176,6 +199,12 @@ class LiveCaptureGuiTest {
             checked++;
         }
         assertTrue(checked >= 3, "rows checked against the file: " + checked);
+    }
+
+    /** The frame of the first row the store table shows, 0 while its page is loading. */
+    private long firstShown() {
+        var items = view.storePane().table().getItems();
+        return items.isEmpty() ? 0 : items.get(0).frame();
     }
 
     @Test
