@@ -69,7 +69,6 @@ class UnitSizeTest {
             "app/src/main/java/org/tracewire/app/capture/StoreRows.java#page", // 93
             "app/src/main/java/org/tracewire/app/capture/StoreTable.java", // 695 lines
             "app/src/main/java/org/tracewire/app/capture/StoreTable.java#refresh", // 63
-            "app/src/main/java/org/tracewire/app/capture/StreamedRowsView.java#setUpTable", // 63
             "app/src/main/java/org/tracewire/app/timeline/SliceTimeline.java#buildTask", // 69
             "app/src/main/java/org/tracewire/app/timeline/TimelineModel.java", // 515 lines
             "app/src/main/java/org/tracewire/app/timeline/TimelineView.java#TimelineView", // 182

@@ -221,37 +221,42 @@ final class CaptureReading {
             executor.runOnUi(() -> {
                 if (generation.get() != gen) {
                     t.close();
-                    return;
-                }
-                if (writing == null) {
+                } else if (writing == null) {
                     ready(t, file);
-                    return;
-                }
-                // the table and the views go over the store as it grows
-                storeTable.set(t);
-                storeStatus.set("capturing into " + file.getFileName() + ": the table holds every event indexed so far"
-                        + " (the store commits about every second); after Stop, every event of the file");
-                // built: the table has counted every event and stopped growing (UI thread)
-                Runnable built = () -> {
-                    if (generation.get() == gen && storeTable.get() == t) {
-                        ready(t, file);
-                        following.set(false);
-                        long n = t.total();
-                        live.done(n, n, String.format("captured into %s: %,d events%s", file.getFileName(), n,
-                                t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
-                    }
-                };
-                if (!t.growingProperty().get()) {
-                    built.run();
                 } else {
-                    t.growingProperty().addListener((o, was, growing) -> {
-                        if (!growing) {
-                            built.run();
-                        }
-                    });
+                    followGrowing(t, file, gen, live);
                 }
             });
         });
+    }
+
+    /**
+     * A live capture's store from its first commit (UI thread): the table and the views go over it
+     * as it grows; once it has counted every event and stopped growing, it is {@link #ready} and
+     * {@code live} hears the count.
+     */
+    private void followGrowing(StoreTable t, Path file, long gen, Done live) {
+        storeTable.set(t);
+        storeStatus.set("capturing into " + file.getFileName() + ": the table holds every event indexed so far"
+                + " (the store commits about every second); after Stop, every event of the file");
+        Runnable built = () -> {
+            if (generation.get() == gen && storeTable.get() == t) {
+                ready(t, file);
+                following.set(false);
+                long n = t.total();
+                live.done(n, n, String.format("captured into %s: %,d events%s", file.getFileName(), n,
+                        t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
+            }
+        };
+        if (!t.growingProperty().get()) {
+            built.run();
+        } else {
+            t.growingProperty().addListener((o, was, growing) -> {
+                if (!growing) {
+                    built.run();
+                }
+            });
+        }
     }
 
     /** The store holds every event of the file (UI thread): the table and the views over it. */

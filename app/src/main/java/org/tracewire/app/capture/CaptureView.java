@@ -132,15 +132,7 @@ public final class CaptureView extends BorderPane {
         follow.setTooltip(new Tooltip("Keeps the newest event in sight as the capture's store grows (about every"
                 + " second); scrolling up, selecting a row or going to a frame pauses it"));
         follow.selectedProperty().bindBidirectional(tv.followProperty());
-        Button paused = new Button();
-        paused.setId("capture-live-paused");
-        paused.setMnemonicParsing(false);
-        paused.setStyle("-fx-base: #ffe08a;");
-        paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
-                Math.max(0, shown.get() - shownAtPause.get())), shown, shownAtPause));
-        paused.visibleProperty().bind(tv.followProperty().not());
-        paused.managedProperty().bind(paused.visibleProperty());
-        paused.setOnAction(e -> tv.followProperty().set(true));
+        Button paused = pausedButton(tv, shown, shownAtPause);
         Runnable toNewest = () -> {
             if (tv.followProperty().get() && growing.get()) {
                 rows.scrollBar().setValue(rows.scrollBar().getMax());
@@ -167,7 +159,33 @@ public final class CaptureView extends BorderPane {
             t.rowsProperty().addListener(newRows);
             toNewest.run();
         });
-        // the user's scrolling, keys and clicks: pause unless the newest row is still in sight; a selected row pauses
+        pauseOnUserInput(rows, growing, tv);
+        HBox bar = new HBox(12, follow, paused);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.visibleProperty().bind(growing);
+        bar.managedProperty().bind(bar.visibleProperty());
+        return bar;
+    }
+
+    /** "⏸ paused, N new: resume", shown while Follow newest is off; N counts rows since the pause. */
+    private static Button pausedButton(EventTableViewModel tv, LongProperty shown, LongProperty shownAtPause) {
+        Button paused = new Button();
+        paused.setId("capture-live-paused");
+        paused.setMnemonicParsing(false);
+        paused.setStyle("-fx-base: #ffe08a;");
+        paused.textProperty().bind(Bindings.createStringBinding(() -> String.format("⏸ paused, %,d new: resume",
+                Math.max(0, shown.get() - shownAtPause.get())), shown, shownAtPause));
+        paused.visibleProperty().bind(tv.followProperty().not());
+        paused.managedProperty().bind(paused.visibleProperty());
+        paused.setOnAction(e -> tv.followProperty().set(true));
+        return paused;
+    }
+
+    /**
+     * The user's scrolling, keys and clicks over a growing table pause Follow newest unless the
+     * newest row is still in sight; a selected row pauses.
+     */
+    private static void pauseOnUserInput(WindowedTable rows, BooleanProperty growing, EventTableViewModel tv) {
         EventHandler<InputEvent> user = e -> Platform.runLater(() -> {
             if (growing.get() && tv.followProperty().get() && (rows.selectedRow() >= 0
                     || rows.topRow() + rows.shownRows() < rows.rowCount())) {
@@ -177,11 +195,6 @@ public final class CaptureView extends BorderPane {
         rows.addEventFilter(ScrollEvent.SCROLL, user);
         rows.addEventFilter(KeyEvent.KEY_PRESSED, user);
         rows.addEventFilter(MouseEvent.MOUSE_RELEASED, user);
-        HBox bar = new HBox(12, follow, paused);
-        bar.setAlignment(Pos.CENTER_LEFT);
-        bar.visibleProperty().bind(growing);
-        bar.managedProperty().bind(bar.visibleProperty());
-        return bar;
     }
 
     /** The details' tree items, sections expanded. */
