@@ -1,5 +1,6 @@
 package org.tracewire.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -10,16 +11,18 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import org.tracewire.filter.FilterSyntaxException;
+import org.tracewire.input.PcapngInput;
 import org.tracewire.store.CaptureStore;
-import org.tracewire.text.SafeText;
 import org.tracewire.store.QueryOutput;
 import org.tracewire.store.StoreCache;
+import org.tracewire.text.SafeText;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code tracewire sql FILE... "SELECT …"}: SQL over the capture store of recorded files
@@ -118,8 +121,8 @@ final class SqlCommand implements Callable<Integer> {
     /** True when a file starts with pcapng's magic (a capture's file once its writer has started it). */
     private static boolean isPcapng(Path file) {
         try (var in = Files.newInputStream(file)) {
-            return org.tracewire.input.PcapngInput.hasMagic(in.readNBytes(4));
-        } catch (java.io.IOException e) {
+            return PcapngInput.hasMagic(in.readNBytes(4));
+        } catch (IOException e) {
             return false;
         }
     }
@@ -178,7 +181,7 @@ final class SqlCommand implements Callable<Integer> {
                 err.println("sql: " + SafeText.escape(pcapng.toString()) + ": store built while the file grew, "
                         + (r == null ? store.committedEvents() : r.events()) + " events");
                 return store;
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 store.close();
                 throw e.getCause() instanceof Exception x ? x : e;
             }

@@ -2,9 +2,7 @@ package org.tracewire.app.capture;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
@@ -17,21 +15,17 @@ import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
-import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleLongProperty;
-import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.protocol.BackendClient;
 import org.tracewire.protocol.Messages;
-import org.tracewire.protocol.Protocol;
-import org.tracewire.record.EventRecord;
 import org.tracewire.store.StoreCache;
 import org.tracewire.tracefs.EventSelection;
 
+// Long file: the capture view's one view model: ~40 one-line accessors the view binds (parts: CaptureChoice, RowFeed…)
 /**
  * The capture view's state: the chosen events with their filters and outputs, a live capture
  * ({@link LiveCapture}), and what the views show of the capture, opened or live, through one path
@@ -53,10 +47,7 @@ public final class CaptureViewModel {
     static final int OPEN_QUEUE = 20_000;
 
     private final TaskExecutor executor;
-    private final ObservableList<EventSelection> events = FXCollections.observableArrayList();
-    private final StringProperty iface = new SimpleStringProperty(Protocol.DEFAULT_IFACE);
-    private final StringProperty pcapng = new SimpleStringProperty("");
-    private final IntegerProperty bufferKb = new SimpleIntegerProperty(0);
+    private final CaptureChoice choice = new CaptureChoice();
     private final StringProperty status = new SimpleStringProperty("not capturing");
     /** Events of the capture: the rows of an opened file, the kernel's count of a live one. */
     private final LongProperty eventCount = new SimpleLongProperty();
@@ -64,20 +55,15 @@ public final class CaptureViewModel {
     private final LongProperty received = new SimpleLongProperty();
     /** A live capture's events committed to its store so far. */
     private final LongProperty inStore = new SimpleLongProperty();
-    private final RingObservableList<EventRow> rows = new RingObservableList<>(WINDOW);
+    private final RowFeed feed = new RowFeed();
     private final EventTableViewModel table;
     private final ObjectProperty<EventRow> selected;
-    private final List<RowSink> sinks = new CopyOnWriteArrayList<>();
-    private final StringProperty selectedFields = new SimpleStringProperty("");
+    private final SelectedEvent selection;
     private final StringProperty sourceFile = new SimpleStringProperty("");
     private final StringProperty backendState = new SimpleStringProperty("no backend");
     private final LiveCapture live;
     private final CaptureReading reading;
 
-    private final RowQueue queue = new RowQueue(WINDOW);
-    /** The rows' time base, set off the UI thread; flush hands it to the table first. */
-    private volatile Boolean pendingWallClock;
-    private RowRecords records = RowRecords.none();
 
     /**
      * @param executor runs backend calls and file reads in the background
@@ -89,13 +75,13 @@ public final class CaptureViewModel {
         this.reading = new CaptureReading(executor, status, new CaptureReading.Rows() {
             @Override
             public void offer(List<EventRow> batch, long generation) {
-                queue.offer(batch, OPEN_QUEUE, generation, reading::generation,
+                feed.offer(batch, OPEN_QUEUE, generation, reading::generation,
                         () -> executor.runOnUi(CaptureViewModel.this::flush));
             }
 
             @Override
             public void wallClock(boolean wall) {
-                pendingWallClock = wall;
+                feed.wallClock(wall);
             }
 
             @Override
@@ -103,10 +89,10 @@ public final class CaptureViewModel {
                 CaptureViewModel.this.flush();
             }
         });
-        this.table = new EventTableViewModel(rows, executor);
+        this.table = new EventTableViewModel(feed.rows(), executor);
         this.selected = table.selectedProperty();
-        selected.addListener((o, a, b) -> showDetails(b));
-        InvalidationListener state = o -> backendState.set(backendState(reading.openingProperty().get(),
+        this.selection = new SelectedEvent(table, reading.storeTableProperty());
+        InvalidationListener state = o -> backendState.set(CaptureStatusText.backendState(reading.openingProperty().get(),
                 live.busyProperty().get(), live.runningProperty().get(), live.hasBackend()));
         reading.openingProperty().addListener(state);
         live.busyProperty().addListener(state);
@@ -157,29 +143,6 @@ public final class CaptureViewModel {
         return live.hasBackend();
     }
 
-    /**
-     * The status bar's backend state.
-     *
-     * @param opening a file is being read
-     * @param busy    a start or stop is under way
-     * @param running capturing
-     * @param backend a backend process is running
-     * @return "reading a file", "starting the backend…", "starting the capture…", "stopping…",
-     *         "capturing", "backend idle" or "no backend"
-     */
-    public static String backendState(boolean opening, boolean busy, boolean running, boolean backend) {
-        if (opening) {
-            return "reading a file";
-        }
-        if (busy) {
-            return running ? "stopping…" : backend ? "starting the capture…" : "starting the backend…";
-        }
-        if (running) {
-            return "capturing";
-        }
-        return backend ? "backend idle" : "no backend";
-    }
-
     /** A live capture's events read from its file into the store so far (UI thread): never less than before. */
     private void readIntoStore(long n) {
         if (reading.followingProperty().get() && n > received.get()) {
@@ -201,20 +164,9 @@ public final class CaptureViewModel {
 
     private String eventsText() {
         StoreTable t = reading.storeTableProperty().get();
-        long indexed = reading.indexedProperty().get();
-        if (reading.followingProperty().get()) {
-            return String.format("live: %,d events in the store, %,d read from the file; kernel: %,d read, %,d lost",
-                    inStore.get(), received.get(), eventCount.get(), live.lostProperty().get());
-        }
-        if (t != null) {
-            return String.format("%,d events", t.total());
-        }
-        if (indexed >= 0) {
-            return String.format("indexing… %,d events", indexed) + (reading.openingProperty().get()
-                    ? String.format("; reading… %,d so far", received.get()) : "");
-        }
-        return reading.openingProperty().get() ? String.format("reading… %,d events so far", received.get())
-                : String.format("%,d events", eventCount.get());
+        return CaptureStatusText.events(reading.followingProperty().get(), reading.openingProperty().get(),
+                t == null ? -1 : t.total(), reading.indexedProperty().get(), inStore.get(), received.get(),
+                eventCount.get(), live.lostProperty().get());
     }
 
     /**
@@ -267,42 +219,24 @@ public final class CaptureViewModel {
         return reading.storeStatusProperty();
     }
 
-    /** The backend's state for the status bar ({@link #backendState(boolean, boolean, boolean, boolean)}). */
+    /** The backend's state for the status bar ({@link CaptureStatusText#backendState}). */
     public StringProperty backendStateProperty() {
         return backendState;
     }
 
-    /**
-     * Adds an event (or replaces its filter when it is already chosen).
-     *
-     * @param event  "system:event"
-     * @param filter kernel filter, empty for none
-     */
+    /** {@link CaptureChoice#addEvent(String, String)}. */
     public void addEvent(String event, String filter) {
-        String f = filter == null ? "" : filter;
-        for (int i = 0; i < events.size(); i++) {
-            if (events.get(i).fullName().equals(event)) {
-                events.set(i, events.get(i).withFilter(f));
-                return;
-            }
-        }
-        events.add(EventSelection.parse(event, f));
+        choice.addEvent(event, filter);
     }
 
-    /**
-     * Sets the stack traces recorded with a chosen event ({@code capture --stack}, docs/stacks.md).
-     *
-     * @param event "system:event", one of {@link #getEvents()}; nothing happens for another
-     * @param stack the stacks; a user stack is recorded for every event of the capture (the
-     *              kernel's option is instance-wide)
-     */
+    /** {@link CaptureChoice#setStack(String, EventSelection.Stack)}. */
     public void setStack(String event, EventSelection.Stack stack) {
-        for (int i = 0; i < events.size(); i++) {
-            EventSelection e = events.get(i);
-            if (e.fullName().equals(event)) {
-                events.set(i, new EventSelection(e.system(), e.event(), e.filter(), stack));
-            }
-        }
+        choice.setStack(event, stack);
+    }
+
+    /** The chosen events and outputs. */
+    public CaptureChoice choice() {
+        return choice;
     }
 
     /**
@@ -311,7 +245,7 @@ public final class CaptureViewModel {
      * @param records the app's one bridge from rows to records
      */
     public void setRecords(RowRecords records) {
-        this.records = records;
+        selection.setRecords(records);
         reading.setRecords(records);
         table.setRecords(records);
     }
@@ -367,7 +301,7 @@ public final class CaptureViewModel {
     /** Stops reading an opened file (the rows read so far stay). */
     public void cancelOpen() {
         reading.cancel();
-        queue.wake();
+        feed.wake();
     }
 
     /**
@@ -428,24 +362,18 @@ public final class CaptureViewModel {
         sourceFile.set("");
         table.followProperty().set(true);
         table.wallClockProperty().set(true);
-        if (events.isEmpty()) {
+        if (choice.getEvents().isEmpty()) {
             status.set("choose at least one event (Browser → Add to capture)");
             return;
         }
         Path out;
         try {
-            String chosen = pcapng.get();
-            StoreCache cache = reading.storeCache() != null ? reading.storeCache() : StoreCache.ofUser(System.getenv());
-            out = chosen == null || chosen.isBlank()
-                    ? LiveCapture.newCacheFile(cache.dir(), LiveCapture.liveCacheBytes(System.getenv()))
-                    : Path.of(chosen).toAbsolutePath();
+            out = choice.output(reading.storeCache() != null ? reading.storeCache() : StoreCache.ofUser(System.getenv()));
         } catch (IOException e) {
             status.set("cannot start: " + e.getMessage());
             return;
         }
-        List<Messages.CaptureEvent> evs = events.stream().map(Messages.CaptureEvent::of).toList();
-        Messages.CaptureRequest req = new Messages.CaptureRequest(evs, iface.get(), out.toString(), bufferKb.get(), null);
-        live.start(req, file -> watch(file, live::writing), this::stopped);
+        live.start(choice.request(out), file -> watch(file, live::writing), this::stopped);
     }
 
     /**
@@ -495,10 +423,8 @@ public final class CaptureViewModel {
     /** Clears the rows and the store of the previous capture or file. */
     private void clear() {
         reading.reset();
-        queue.clear();
-        rows.clear();
+        feed.clear();
         table.cleared();
-        sinks.forEach(RowSink::cleared);
         eventCount.set(0);
         received.set(0);
         inStore.set(0);
@@ -511,49 +437,33 @@ public final class CaptureViewModel {
      * @param batch events, oldest first
      */
     public void accept(List<EventRow> batch) {
-        queue.accept(batch);
+        feed.accept(batch);
     }
 
     /** Moves queued rows and counters into the observable state: call once per UI pulse. */
     public void flush() {
-        Boolean wall = pendingWallClock;
-        if (wall != null) {
-            pendingWallClock = null;
-            table.wallClockProperty().set(wall);
-        }
-        RowQueue.Drained drained = queue.drain();
-        List<EventRow> batch = drained.rows();
-        long rec = drained.received();
-        if (!batch.isEmpty()) {
-            rows.append(batch);
-            received.set(received.get() + rec);
-            List<EventRow> shared = Collections.unmodifiableList(batch);
-            table.appended(shared);
-            for (RowSink sink : sinks) {
-                sink.appended(shared);
-            }
-        }
+        feed.drain(table, read -> received.set(received.get() + read));
         live.flush();
     }
 
-    /** The chosen events with their filters. */
+    /** {@link CaptureChoice#getEvents()}. */
     public ObservableList<EventSelection> getEvents() {
-        return events;
+        return choice.getEvents();
     }
 
-    /** TAP interface name, empty for none. */
+    /** {@link CaptureChoice#ifaceProperty()}. */
     public StringProperty ifaceProperty() {
-        return iface;
+        return choice.ifaceProperty();
     }
 
-    /** pcapng output path, empty for a new file in the user's cache. */
+    /** {@link CaptureChoice#pcapngProperty()}. */
     public StringProperty pcapngProperty() {
-        return pcapng;
+        return choice.pcapngProperty();
     }
 
-    /** Per-CPU buffer size in KB, 0 for the kernel's default. */
+    /** {@link CaptureChoice#bufferKbProperty()}. */
     public IntegerProperty bufferKbProperty() {
-        return bufferKb;
+        return choice.bufferKbProperty();
     }
 
     /** True while capturing. */
@@ -591,7 +501,7 @@ public final class CaptureViewModel {
 
     /** The newest rows read from an opened file (or a trace.dat), at most {@value #WINDOW}, oldest first. */
     public ObservableList<EventRow> getRows() {
-        return rows;
+        return feed.rows();
     }
 
     /** The event table's state (filter, find, follow, selection, export). */
@@ -614,7 +524,7 @@ public final class CaptureViewModel {
 
     /** @param sink receives every batch of rows from now on */
     public void addRowSink(RowSink sink) {
-        sinks.add(sink);
+        feed.addSink(sink);
     }
 
     /** The selected row (the event table's selection). */
@@ -622,40 +532,14 @@ public final class CaptureViewModel {
         return selected;
     }
 
-    private final ObjectProperty<List<EventDetailTree.Node>> selectedDetails = new SimpleObjectProperty<>(List.of());
-    private final EventDetailTree detailTree = new EventDetailTree();
-
-    private void showDetails(EventRow b) {
-        selectedFields.set(b == null ? "" : b.fieldsText());
-        selectedDetails.set(b == null ? List.of() : details(b));
-        StoreTable t = reading.storeTableProperty().get();
-        if (b != null && t != null && b.frame() > 0) {
-            t.stacksOf(b.frame(), frames -> {
-                if (selected.get() == b) {
-                    selectedDetails.set(EventDetailTree.withStacks(selectedDetails.get(), frames));
-                }
-            });
-        }
-    }
-
-    private List<EventDetailTree.Node> details(EventRow row) {
-        EventRecord rec;
-        try {
-            rec = records.record(row);
-        } catch (RuntimeException e) { // fields that do not fit the format: the tree shows them raw
-            rec = null;
-        }
-        return detailTree.of(row, rec, table.timeText(row));
-    }
-
     /** The selected row's details as a tree ({@link EventDetailTree}), empty when none is selected. */
     public ObjectProperty<List<EventDetailTree.Node>> selectedDetailsProperty() {
-        return selectedDetails;
+        return selection.detailsProperty();
     }
 
     /** The selected row's fields, one per line. */
     public StringProperty selectedFieldsProperty() {
-        return selectedFields;
+        return selection.fieldsProperty();
     }
 
     /** Stops a running capture and closes the backend (app exit). */

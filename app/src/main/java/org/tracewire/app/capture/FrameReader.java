@@ -1,7 +1,9 @@
 package org.tracewire.app.capture;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -89,7 +91,7 @@ public final class FrameReader implements AutoCloseable {
         if (upTo <= learnedTo) {
             return;
         }
-        java.io.InputStream range = new java.io.BufferedInputStream(new java.io.InputStream() {
+        InputStream range = new BufferedInputStream(new InputStream() {
             private long pos = learnedTo;
 
             @Override

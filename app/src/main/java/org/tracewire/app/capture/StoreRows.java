@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -302,7 +303,7 @@ final class StoreRows {
                 return;
             }
             older.pages.forEach((p, page) -> {
-                if (page.length == PAGE && (long) (p + 1) * PAGE <= size && !java.util.Arrays.asList(page).contains(null)) {
+                if (page.length == PAGE && (long) (p + 1) * PAGE <= size && !Arrays.asList(page).contains(null)) {
                     pages.put(p, page);
                 }
             });

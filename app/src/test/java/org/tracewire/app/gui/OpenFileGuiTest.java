@@ -61,8 +61,8 @@ class OpenFileGuiTest {
                 .startsWith("opened opened.pcapng: 5,000 events"));
         assertEquals(3, table.getItems().get(0).frame(), "after the CAPTURE and FORMAT frames (wire format v2)");
         GuiTestSupport.waitUntil(() -> robot.lookup("#status-events").queryAs(Label.class).getText().equals("5,000 events"));
-        assertTrue(!robot.lookup("#capture-follow").query().isVisible() && !robot.lookup("#capture-paused").query().isVisible(),
-                "nothing to follow in a file");
+        assertTrue(robot.lookup("#capture-live-follow").queryAll().stream()
+                        .noneMatch(n -> n.isVisible() && n.getParent().isVisible()), "nothing to follow in a file");
         javafx.scene.control.TableRow<?> top = robot.lookup("#capture-table .table-row-cell").queryAll().stream()
                 .map(n -> (javafx.scene.control.TableRow<?>) n).filter(r -> r.getItem() != null)
                 .min(java.util.Comparator.comparingInt(javafx.scene.control.IndexedCell::getIndex)).orElseThrow();

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tracewire.tracefs.EventSelection;
+import org.tracewire.app.capture.CaptureStatusText;
 import org.tracewire.app.session.SessionStore;
 import org.tracewire.app.util.DirectTaskExecutor;
 import org.tracewire.app.wireshark.WiresharkViewModel;
@@ -102,13 +103,13 @@ class MainViewModelTest {
 
     @Test
     void theStatusBarsBackendStateAndTheDissectorNotice() {
-        assertEquals("no backend", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, false, false));
-        assertEquals("starting the backend…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, false, false));
-        assertEquals("starting the capture…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, false, true));
-        assertEquals("capturing", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, true, true));
-        assertEquals("stopping…", org.tracewire.app.capture.CaptureViewModel.backendState(false, true, true, true));
-        assertEquals("backend idle", org.tracewire.app.capture.CaptureViewModel.backendState(false, false, false, true));
-        assertEquals("reading a file", org.tracewire.app.capture.CaptureViewModel.backendState(true, true, false, false));
+        assertEquals("no backend", CaptureStatusText.backendState(false, false, false, false));
+        assertEquals("starting the backend…", CaptureStatusText.backendState(false, true, false, false));
+        assertEquals("starting the capture…", CaptureStatusText.backendState(false, true, false, true));
+        assertEquals("capturing", CaptureStatusText.backendState(false, false, true, true));
+        assertEquals("stopping…", CaptureStatusText.backendState(false, true, true, true));
+        assertEquals("backend idle", CaptureStatusText.backendState(false, false, false, true));
+        assertEquals("reading a file", CaptureStatusText.backendState(true, true, false, false));
 
         MainViewModel vm = vm(new ArrayList<>(), "/nonexistent");
         assertEquals("no backend", vm.capture().backendStateProperty().get());
