@@ -223,6 +223,7 @@ final class CaptureReading {
                     t.close();
                 } else if (writing == null) {
                     ready(t, file);
+                    status.set(storeStatus.get().replaceFirst("^all ", "opened " + file.getFileName() + ": all "));
                 } else {
                     followGrowing(t, file, gen, live);
                 }

@@ -113,6 +113,10 @@ public final class CaptureViewModel {
             if (a != null) {
                 a.committedProperty().removeListener(commit);
             }
+            if (t != null && !t.growingProperty().get() && !reading.followingProperty().get()) {
+                // an opened file's store holds every event: its count is theirs, not the first screen's
+                eventCount.set(t.total());
+            }
             if (t != null && t.growingProperty().get()) {
                 t.committedProperty().addListener(commit);
                 commit.invalidated(t.committedProperty());
@@ -273,8 +277,8 @@ public final class CaptureViewModel {
             public void done(long n, long read, String line) {
                 if (n >= 0 || reading.storeTableProperty().get() == null) {
                     eventCount.set(read);
-                }
-                status.set(line);
+                    status.set(line);
+                } // else the store, ready first, has said how many events the file holds
                 opened.accept(n);
             }
 

@@ -14,11 +14,14 @@ import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
+import javafx.beans.value.ChangeListener;
+import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.tracewire.app.browser.BrowserViewModel;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.RowRecords;
+import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.filter.FilterBuilderViewModel;
 import org.tracewire.app.histogram.HistogramViewModel;
 import org.tracewire.app.iograph.IoGraphViewModel;
@@ -172,7 +175,28 @@ public final class MainViewModel {
             String what = n < 0 ? "its first screen; its store indexes every event" : String.format("%,d events", n);
             message.set(String.format("opened %s: %s", file, what));
             notify(String.format("opened %s: %s", file.getFileName(), what), false);
+            if (n < 0) {
+                whenStoreReady(file);
+            }
         });
+    }
+
+    /** Once the opened file's store holds every event, the status bar says how many (UI thread). */
+    private void whenStoreReady(Path file) {
+        ChangeListener<StoreTable> ready = new ChangeListener<>() {
+            @Override
+            public void changed(ObservableValue<? extends StoreTable> o, StoreTable a, StoreTable t) {
+                o.removeListener(this);
+                if (t != null && file.toAbsolutePath().toString().equals(capture.sourceFileProperty().get())) {
+                    message.set(String.format("opened %s: %,d events, every one in its store", file, t.total()));
+                }
+            }
+        };
+        if (capture.storeTableProperty().get() != null) {
+            ready.changed(capture.storeTableProperty(), null, capture.storeTableProperty().get());
+        } else {
+            capture.storeTableProperty().addListener(ready);
+        }
     }
 
     /** The window title: the opened file's name, else "tracewire". */

@@ -124,6 +124,10 @@ class CaptureViewModelTest {
         assertTrue(t != null, vm.storeStatusProperty().get());
         assertEquals(recs.size(), t.total(), "the store holds every event");
         assertEquals(String.format("%,d events", recs.size()), vm.eventsStatus().get(), "the status counts the store's");
+        assertEquals(recs.size(), vm.eventCountProperty().get(), "the counters count every event, not the first screen");
+        assertEquals(CaptureViewModel.WINDOW, vm.receivedProperty().get(), "rows read from the file into the window");
+        assertTrue(vm.statusProperty().get().startsWith(String.format("opened big.pcapng: all %,d events", recs.size())),
+                vm.statusProperty().get());
         t.close();
     }
 
