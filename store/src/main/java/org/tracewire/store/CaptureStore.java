@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -61,7 +59,7 @@ public final class CaptureStore implements AutoCloseable {
 
     private final DuckDBConnection db;
     /** The sources with their counts as last read (replaced whole: a followed store's grow). */
-    private volatile List<Source> sources;
+    volatile List<Source> sources;
     /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
     private final Map<String, EventFormat> formats = new HashMap<>();
 
@@ -159,7 +157,7 @@ public final class CaptureStore implements AutoCloseable {
         Files.deleteIfExists(growing.resolveSibling(growing.getFileName() + ".wal"));
         DuckDBConnection db = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
         CaptureStore cs = new CaptureStore(db, new ArrayList<>(List.of(new Source(pcapng, growing, true, 0, null))));
-        Follow f = new Follow(pcapng, growing, cache);
+        FollowedBuild f = new FollowedBuild(cs, pcapng, growing, cache);
         cs.follow = f;
         try {
             Path tmp = dir.resolve("query-tmp-" + ProcessHandle.current().pid());
@@ -182,9 +180,9 @@ public final class CaptureStore implements AutoCloseable {
                 st.execute("USE s0"); // the builder's tables and appenders go to the growing store
             }
             Path real = pcapng.toRealPath();
-            StoreBuilder.Steps steps = new StoreBuilder.Steps(FOLLOW_STEP_MS * 1_000_000L, cs::committed);
+            StoreBuilder.Steps steps = new StoreBuilder.Steps(FOLLOW_STEP_MS * 1_000_000L, f::committed);
             BooleanSupplier stillWritten = written != null ? written : () -> GrowingFile.openForWriting(real);
-            f.thread = new Thread(() -> cs.runFollow(real, steps, stillWritten, counted), "store-follow");
+            f.thread = new Thread(() -> f.run(real, steps, stillWritten, counted), "store-follow");
             f.thread.setDaemon(true);
             f.thread.start();
             f.first.await();
@@ -214,122 +212,8 @@ public final class CaptureStore implements AutoCloseable {
     static final int FOLLOW_STEP_MS = 1000;
     private static final AtomicInteger FOLLOWED = new AtomicInteger();
 
-    /** A followed store's build: its thread, connections, state. */
-    private static final class Follow {
-        final Path file;
-        final Path growing;
-        final StoreCache cache;
-        final CountDownLatch first = new CountDownLatch(1);
-        final CompletableFuture<StoreBuilder.Result> built = new CompletableFuture<>();
-        final List<StoreBuilder.Committed> listeners = new CopyOnWriteArrayList<>();
-        volatile boolean committedOnce;
-        volatile boolean closing;
-        volatile long events;
-        volatile long lastFrame;
-        /** Where the store is now (moved into the cache once built). */
-        volatile Path store;
-        long threads;
-        long tables = -1;
-        long captures = -1;
-        Thread thread;
-        DuckDBConnection builderDb;
-        DuckDBConnection viewsDb;
-
-        Follow(Path file, Path growing, StoreCache cache) {
-            this.file = file;
-            this.growing = growing;
-            this.cache = cache;
-            this.store = growing;
-        }
-
-        Throwable failure() {
-            try {
-                built.join();
-                return null;
-            } catch (CompletionException e) {
-                return e.getCause();
-            }
-        }
-    }
-
     /** Set while this store follows a growing file ({@link #following}). */
-    private Follow follow;
-
-    /** The building thread of a followed store. */
-    private void runFollow(Path real, StoreBuilder.Steps steps, BooleanSupplier written, LongConsumer counted) {
-        Follow f = follow;
-        StoreBuilder.Result r = null;
-        Throwable failed = null;
-        try (RecordInput in = PcapngInput.follow(real, () -> {
-            steps.idle();
-            return !f.closing && written.getAsBoolean();
-        })) {
-            r = StoreBuilder.build(in, f.builderDb, f.file.toAbsolutePath().toString(), counted, steps);
-            try (Statement st = f.builderDb.createStatement()) {
-                st.execute("CHECKPOINT");
-                st.execute("SET threads = " + f.threads);
-            }
-            if (!f.closing && r.stoppedAt() == null) {
-                // readers keep the attached database; its open file moves into the cache (decision 0021)
-                Path store = f.cache.storeFor(f.file);
-                Files.move(f.growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                f.store = store;
-                List<Source> now = new ArrayList<>(sources);
-                Source s = now.get(0);
-                now.set(0, new Source(s.file, store, s.built, s.events, s.stoppedAt));
-                sources = List.copyOf(now);
-                f.cache.evict(List.of(store));
-            }
-        } catch (IOException | SQLException | RuntimeException e) {
-            failed = e;
-        } finally {
-            try {
-                f.builderDb.close();
-            } catch (SQLException e) {
-                // closing
-            }
-        }
-        if (failed != null) {
-            f.built.completeExceptionally(failed);
-        } else {
-            f.built.complete(r);
-        }
-        f.first.countDown();
-    }
-
-    /** After each commit of a followed store's build (building thread): views, counts, listeners. */
-    private void committed(long events, long lastFrame, boolean last) {
-        Follow f = follow;
-        try {
-            long tables;
-            long captures;
-            try (Statement st = f.viewsDb.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM s0.event_tables), (SELECT count(*) FROM s0.captures)")) {
-                rs.next();
-                tables = rs.getLong(1);
-                captures = rs.getLong(2);
-            }
-            if (tables != f.tables || captures != f.captures || last) {
-                views(f.viewsDb); // new tables or hosts, or the final counts
-                f.tables = tables;
-                f.captures = captures;
-            } else {
-                List<Source> now = new ArrayList<>(sources);
-                Source s = now.get(0);
-                now.set(0, new Source(s.file, s.store, s.built, events, s.stoppedAt));
-                sources = List.copyOf(now);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot update the views of " + f.file + ": " + e.getMessage(), e);
-        }
-        f.events = events;
-        f.lastFrame = lastFrame;
-        f.committedOnce = true;
-        f.first.countDown();
-        for (StoreBuilder.Committed l : f.listeners) {
-            l.committed(events, lastFrame, last);
-        }
-    }
+    private FollowedBuild follow;
 
     /**
      * Tells {@code listener} after each commit of a followed store ({@link #following}), on the
@@ -540,40 +424,7 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public Map<String, Long> exportParquet(Path dir) throws IOException, SQLException {
-        if (Files.exists(dir)) {
-            try (var l = Files.list(dir)) {
-                if (l.findAny().isPresent()) {
-                    throw new IOException(dir + ": not empty");
-                }
-            }
-        }
-        Files.createDirectories(dir);
-        List<String> tables = new ArrayList<>();
-        try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()"
-                     + " AND table_schema = 'main' AND table_name <> 'sources' ORDER BY table_name")) {
-            while (rs.next()) {
-                tables.add(rs.getString(1));
-            }
-        }
-        Map<String, Long> written = new LinkedHashMap<>();
-        try (Statement s = db.createStatement()) {
-            for (String t : tables) {
-                String by = t.equals("events") ? "host, event" : "host";
-                Path out = dir.resolve(t);
-                long n;
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + Sql.quote(t))) {
-                    rs.next();
-                    n = rs.getLong(1);
-                }
-                if (n > 0) {
-                    s.execute("COPY (SELECT * FROM " + Sql.quote(t) + ") TO " + Sql.literal(out.toString())
-                            + " (FORMAT PARQUET, PARTITION_BY (" + by + "))");
-                }
-                written.put(t, n);
-            }
-        }
-        return written;
+        return ParquetExport.write(db, dir);
     }
 
     /** The sources, in the order given, with their stores' counts. */
@@ -600,7 +451,7 @@ public final class CaptureStore implements AutoCloseable {
      * connection of this store's database ({@code CREATE OR REPLACE}: a reader never finds a view
      * missing while a followed store's views grow with its tables); {@link UnionViews}.
      */
-    private void views(Connection db) throws SQLException {
+    void views(Connection db) throws SQLException {
         UnionViews made = UnionViews.create(db, this.sources);
         this.sources = List.copyOf(made.sources);
         this.missingViews = made.missingViews;
@@ -615,32 +466,13 @@ public final class CaptureStore implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        Follow f = follow;
-        if (f != null && f.thread != null && f.thread.isAlive()) {
-            f.closing = true; // the input ends at its next look for the writer
-            try {
-                f.thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        FollowedBuild f = follow;
+        if (f != null) {
+            f.stop();
         }
         db.close();
         if (f != null) {
-            try {
-                if (f.viewsDb != null) {
-                    f.viewsDb.close();
-                }
-            } catch (SQLException | RuntimeException e) {
-                // closing
-            }
-            if (f.store.equals(f.growing)) { // not built to its end: not kept
-                try {
-                    Files.deleteIfExists(f.growing);
-                    Files.deleteIfExists(f.growing.resolveSibling(f.growing.getFileName() + ".wal"));
-                } catch (IOException e) {
-                    // left for the cache's eviction
-                }
-            }
+            f.closed();
         }
         if (queryTmp != null) {
             try {
