@@ -14,17 +14,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -64,7 +59,7 @@ public final class CaptureStore implements AutoCloseable {
 
     private final DuckDBConnection db;
     /** The sources with their counts as last read (replaced whole: a followed store's grow). */
-    private volatile List<Source> sources;
+    volatile List<Source> sources;
     /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
     private final Map<String, EventFormat> formats = new HashMap<>();
 
@@ -162,7 +157,7 @@ public final class CaptureStore implements AutoCloseable {
         Files.deleteIfExists(growing.resolveSibling(growing.getFileName() + ".wal"));
         DuckDBConnection db = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
         CaptureStore cs = new CaptureStore(db, new ArrayList<>(List.of(new Source(pcapng, growing, true, 0, null))));
-        Follow f = new Follow(pcapng, growing, cache);
+        FollowedBuild f = new FollowedBuild(cs, pcapng, growing, cache);
         cs.follow = f;
         try {
             Path tmp = dir.resolve("query-tmp-" + ProcessHandle.current().pid());
@@ -185,9 +180,9 @@ public final class CaptureStore implements AutoCloseable {
                 st.execute("USE s0"); // the builder's tables and appenders go to the growing store
             }
             Path real = pcapng.toRealPath();
-            StoreBuilder.Steps steps = new StoreBuilder.Steps(FOLLOW_STEP_MS * 1_000_000L, cs::committed);
+            StoreBuilder.Steps steps = new StoreBuilder.Steps(FOLLOW_STEP_MS * 1_000_000L, f::committed);
             BooleanSupplier stillWritten = written != null ? written : () -> GrowingFile.openForWriting(real);
-            f.thread = new Thread(() -> cs.runFollow(real, steps, stillWritten, counted), "store-follow");
+            f.thread = new Thread(() -> f.run(real, steps, stillWritten, counted), "store-follow");
             f.thread.setDaemon(true);
             f.thread.start();
             f.first.await();
@@ -217,122 +212,8 @@ public final class CaptureStore implements AutoCloseable {
     static final int FOLLOW_STEP_MS = 1000;
     private static final AtomicInteger FOLLOWED = new AtomicInteger();
 
-    /** A followed store's build: its thread, connections, state. */
-    private static final class Follow {
-        final Path file;
-        final Path growing;
-        final StoreCache cache;
-        final CountDownLatch first = new CountDownLatch(1);
-        final CompletableFuture<StoreBuilder.Result> built = new CompletableFuture<>();
-        final List<StoreBuilder.Committed> listeners = new CopyOnWriteArrayList<>();
-        volatile boolean committedOnce;
-        volatile boolean closing;
-        volatile long events;
-        volatile long lastFrame;
-        /** Where the store is now (moved into the cache once built). */
-        volatile Path store;
-        long threads;
-        long tables = -1;
-        long captures = -1;
-        Thread thread;
-        DuckDBConnection builderDb;
-        DuckDBConnection viewsDb;
-
-        Follow(Path file, Path growing, StoreCache cache) {
-            this.file = file;
-            this.growing = growing;
-            this.cache = cache;
-            this.store = growing;
-        }
-
-        Throwable failure() {
-            try {
-                built.join();
-                return null;
-            } catch (CompletionException e) {
-                return e.getCause();
-            }
-        }
-    }
-
     /** Set while this store follows a growing file ({@link #following}). */
-    private Follow follow;
-
-    /** The building thread of a followed store. */
-    private void runFollow(Path real, StoreBuilder.Steps steps, BooleanSupplier written, LongConsumer counted) {
-        Follow f = follow;
-        StoreBuilder.Result r = null;
-        Throwable failed = null;
-        try (RecordInput in = PcapngInput.follow(real, () -> {
-            steps.idle();
-            return !f.closing && written.getAsBoolean();
-        })) {
-            r = StoreBuilder.build(in, f.builderDb, f.file.toAbsolutePath().toString(), counted, steps);
-            try (Statement st = f.builderDb.createStatement()) {
-                st.execute("CHECKPOINT");
-                st.execute("SET threads = " + f.threads);
-            }
-            if (!f.closing && r.stoppedAt() == null) {
-                // readers keep the attached database; its open file moves into the cache (decision 0021)
-                Path store = f.cache.storeFor(f.file);
-                Files.move(f.growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                f.store = store;
-                List<Source> now = new ArrayList<>(sources);
-                Source s = now.get(0);
-                now.set(0, new Source(s.file, store, s.built, s.events, s.stoppedAt));
-                sources = List.copyOf(now);
-                f.cache.evict(List.of(store));
-            }
-        } catch (IOException | SQLException | RuntimeException e) {
-            failed = e;
-        } finally {
-            try {
-                f.builderDb.close();
-            } catch (SQLException e) {
-                // closing
-            }
-        }
-        if (failed != null) {
-            f.built.completeExceptionally(failed);
-        } else {
-            f.built.complete(r);
-        }
-        f.first.countDown();
-    }
-
-    /** After each commit of a followed store's build (building thread): views, counts, listeners. */
-    private void committed(long events, long lastFrame, boolean last) {
-        Follow f = follow;
-        try {
-            long tables;
-            long captures;
-            try (Statement st = f.viewsDb.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM s0.event_tables), (SELECT count(*) FROM s0.captures)")) {
-                rs.next();
-                tables = rs.getLong(1);
-                captures = rs.getLong(2);
-            }
-            if (tables != f.tables || captures != f.captures || last) {
-                views(f.viewsDb); // new tables or hosts, or the final counts
-                f.tables = tables;
-                f.captures = captures;
-            } else {
-                List<Source> now = new ArrayList<>(sources);
-                Source s = now.get(0);
-                now.set(0, new Source(s.file, s.store, s.built, events, s.stoppedAt));
-                sources = List.copyOf(now);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot update the views of " + f.file + ": " + e.getMessage(), e);
-        }
-        f.events = events;
-        f.lastFrame = lastFrame;
-        f.committedOnce = true;
-        f.first.countDown();
-        for (StoreBuilder.Committed l : f.listeners) {
-            l.committed(events, lastFrame, last);
-        }
-    }
+    private FollowedBuild follow;
 
     /**
      * Tells {@code listener} after each commit of a followed store ({@link #following}), on the
@@ -413,10 +294,10 @@ public final class CaptureStore implements AutoCloseable {
         for (Path f : files) {
             boolean built = false;
             // a file the caller follows may be empty yet: its writer starts it with a pcapng header
-            if (follow != null && (follow != FOLLOW_WRITERS || isPcapng(f))) {
+            if (follow != null && (follow != FOLLOW_WRITERS || StoreFiles.isPcapng(f))) {
                 // keyed by the file's final identity: known once the writer is done
                 Path growing = cache.storeFor(f).resolveSibling("following-" + ProcessHandle.current().pid() + ".duckdb");
-                build(() -> follow == FOLLOW_WRITERS ? PcapngInput.follow(f) : PcapngInput.follow(f, follow),
+                StoreFiles.build(() -> follow == FOLLOW_WRITERS ? PcapngInput.follow(f) : PcapngInput.follow(f, follow),
                         f, growing, counted);
                 Path store = cache.storeFor(f);
                 Files.move(growing, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -426,7 +307,7 @@ public final class CaptureStore implements AutoCloseable {
             }
             Path store = cache.storeFor(f);
             if (!Files.isRegularFile(store)) {
-                build(opener(f), f, store, counted);
+                StoreFiles.build(StoreFiles.opener(f), f, store, counted);
                 built = true;
             } else {
                 Files.setLastModifiedTime(store, FileTime.fromMillis(System.currentTimeMillis()));
@@ -473,74 +354,7 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public static StoreBuilder.Result build(Path source, Path store) throws IOException, SQLException {
-        return build(opener(source), source, store, null);
-    }
-
-    /**
-     * The input a build of a finished file reads. A pcapng is read in one pass, its context learnt
-     * as it comes (a capture sends it before the events that need it, docs/wire-format.md §6): the
-     * reader's context pass would read the whole file once more (docs/decisions/0022). A file that
-     * turns out to hold no tracewire capture is refused as {@link PcapngInput#open} refuses it.
-     */
-    private static Opener opener(Path source) {
-        return () -> {
-            try {
-                if (Files.isRegularFile(source) && isPcapng(source)) {
-                    return PcapngInput.follow(source.toRealPath(), () -> false);
-                }
-                return RecordInput.open(source, null);
-            } catch (TraceDatException e) {
-                // a trace.dat whose headers do not parse: refused, with the reader's words (offset included)
-                throw new IOException(source + ": " + e.getMessage(), e);
-            }
-        };
-    }
-
-    /** Opens the input a build reads. */
-    @FunctionalInterface
-    interface Opener {
-        RecordInput open() throws IOException;
-    }
-
-    private static boolean isPcapng(Path f) throws IOException {
-        try (var in = Files.newInputStream(f)) {
-            return PcapngInput.hasMagic(in.readNBytes(4));
-        }
-    }
-
-    private static StoreBuilder.Result build(Opener opener, Path source, Path store, LongConsumer counted)
-            throws IOException, SQLException {
-        Path dir = store.getParent();
-        if (dir != null && !Files.isDirectory(dir)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        }
-        Path tmp = store.resolveSibling(store.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        Files.deleteIfExists(tmp);
-        StoreBuilder.Result r;
-        try (RecordInput in = opener.open();
-             DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + tmp)) {
-            try (Statement s = c.createStatement()) {
-                // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)
-                s.execute("SET memory_limit = '" + BUILD_MEMORY_MIB + "MB'");
-                // each batch's INSERT runs on the building thread alone (its table function hands
-                // over rows from there), not handed to DuckDB's workers and back (docs/decisions/0018)
-                s.execute("SET threads = 1");
-            }
-            r = StoreBuilder.build(in, c, source.toAbsolutePath().toString(), counted);
-            if (in instanceof PcapngInput p && p.captureScopes().isEmpty()) {
-                PcapngInput.open(source).close(); // throws the reader's own refusal (no tracewire context)
-                throw new IOException(source + ": no tracewire capture context (CAPTURE frame) in the file");
-            }
-            try (Statement s = c.createStatement()) {
-                s.execute("CHECKPOINT");
-            }
-        } catch (IOException | SQLException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            Files.deleteIfExists(tmp.resolveSibling(tmp.getFileName() + ".wal"));
-            throw e;
-        }
-        Files.move(tmp, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        return r;
+        return StoreFiles.build(StoreFiles.opener(source), source, store, null);
     }
 
     /**
@@ -610,40 +424,7 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public Map<String, Long> exportParquet(Path dir) throws IOException, SQLException {
-        if (Files.exists(dir)) {
-            try (var l = Files.list(dir)) {
-                if (l.findAny().isPresent()) {
-                    throw new IOException(dir + ": not empty");
-                }
-            }
-        }
-        Files.createDirectories(dir);
-        List<String> tables = new ArrayList<>();
-        try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()"
-                     + " AND table_schema = 'main' AND table_name <> 'sources' ORDER BY table_name")) {
-            while (rs.next()) {
-                tables.add(rs.getString(1));
-            }
-        }
-        Map<String, Long> written = new LinkedHashMap<>();
-        try (Statement s = db.createStatement()) {
-            for (String t : tables) {
-                String by = t.equals("events") ? "host, event" : "host";
-                Path out = dir.resolve(t);
-                long n;
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + Sql.quote(t))) {
-                    rs.next();
-                    n = rs.getLong(1);
-                }
-                if (n > 0) {
-                    s.execute("COPY (SELECT * FROM " + Sql.quote(t) + ") TO " + Sql.literal(out.toString())
-                            + " (FORMAT PARQUET, PARTITION_BY (" + by + "))");
-                }
-                written.put(t, n);
-            }
-        }
-        return written;
+        return ParquetExport.write(db, dir);
     }
 
     /** The sources, in the order given, with their stores' counts. */
@@ -668,168 +449,13 @@ public final class CaptureStore implements AutoCloseable {
     /**
      * Reads the attached sources' counts and catalogs and (re)creates the views over them on a
      * connection of this store's database ({@code CREATE OR REPLACE}: a reader never finds a view
-     * missing while a followed store's views grow with its tables).
+     * missing while a followed store's views grow with its tables); {@link UnionViews}.
      */
-    private void views(Connection db) throws SQLException {
-        Map<String, String> missingViews = new LinkedHashMap<>();
-        List<Source> sources = new ArrayList<>(this.sources);
-        Map<String, List<Integer>> tablesBySource = new LinkedHashMap<>();
-        // system:event -> its table in each source (a name taken twice makes it system__event in that source only)
-        Map<String, Map<String, List<Integer>>> tablesByEvent = new TreeMap<>();
-        List<Map<String, Set<String>>> columnsBySource = new ArrayList<>(); // table -> columns, per source
-        List<String[]> hosts = new ArrayList<>(); // {source, capture, host}
-        Set<String> taken = new LinkedHashSet<>();
-        try (Statement s = db.createStatement()) {
-            for (int i = 0; i < sources.size(); i++) {
-                Source src = sources.get(i);
-                Map<String, String> meta = new HashMap<>();
-                try (ResultSet rs = s.executeQuery("SELECT key, value FROM s" + i + ".meta")) {
-                    while (rs.next()) {
-                        meta.put(rs.getString(1), rs.getString(2));
-                    }
-                }
-                sources.set(i, new Source(src.file, src.store, src.built, Long.parseLong(meta.getOrDefault("events", "0")),
-                        meta.get("stopped_at")));
-                try (ResultSet rs = s.executeQuery("SELECT capture, hostname FROM s" + i + ".captures ORDER BY capture")) {
-                    while (rs.next()) {
-                        String h = rs.getString(2);
-                        if (h == null || h.isBlank()) {
-                            h = src.file.getFileName().toString().replaceFirst("\\.(pcapng|dat)$", "");
-                        }
-                        String unique = h;
-                        for (int n = 2; taken.contains(unique); n++) {
-                            unique = h + "-" + n;
-                        }
-                        taken.add(unique);
-                        hosts.add(new String[] {Integer.toString(i), rs.getString(1), unique});
-                    }
-                }
-                try (ResultSet rs = s.executeQuery("SELECT table_name, event FROM s" + i + ".event_tables ORDER BY table_name")) {
-                    while (rs.next()) {
-                        tablesBySource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
-                        tablesByEvent.computeIfAbsent(rs.getString(2), k -> new LinkedHashMap<>())
-                                .computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(i);
-                    }
-                }
-                Map<String, Set<String>> columns = new HashMap<>();
-                try (ResultSet rs = s.executeQuery("SELECT table_name, column_name FROM duckdb_columns()"
-                        + " WHERE database_name = 's" + i + "' AND schema_name = 'main'")) {
-                    while (rs.next()) {
-                        columns.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
-                    }
-                }
-                columnsBySource.add(columns);
-            }
-            List<Integer> all = new ArrayList<>();
-            for (int i = 0; i < sources.size(); i++) {
-                all.add(i);
-            }
-            StringBuilder src = new StringBuilder("CREATE OR REPLACE VIEW sources AS ");
-            for (int i = 0; i < sources.size(); i++) {
-                src.append(i == 0 ? "" : " UNION ALL ").append("SELECT ").append(i).append(" AS source, ")
-                        .append(Sql.literal(sources.get(i).file.toString())).append(" AS file, ")
-                        .append(Sql.literal(sources.get(i).store.toString())).append(" AS store");
-                for (String k : List.of("events", "lost", "complete", "stopped_at", "summary")) {
-                    src.append(", (SELECT value FROM s").append(i).append(".meta WHERE key = ").append(Sql.literal(k))
-                            .append(")").append(k.equals("events") || k.equals("lost") ? "::BIGINT" : k.equals("complete") ? "::BOOLEAN" : "")
-                            .append(" AS ").append(k);
-                }
-            }
-            s.execute(src.toString());
-            for (String t : List.of("lost", "captures", "tasks", "symbols", "user_symbols")) {
-                s.execute("CREATE OR REPLACE VIEW " + t + " AS " + union(t, all, hosts));
-            }
-            s.execute("CREATE OR REPLACE VIEW events AS " + union(EVENTS, all, hosts));
-            for (Map.Entry<String, List<Integer>> t : tablesBySource.entrySet()) {
-                s.execute("CREATE OR REPLACE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
-            }
-            s.execute(TASK_STATE_MACRO);
-            List<String> stacks = new ArrayList<>();
-            if (tablesBySource.containsKey("kernel_stack")) {
-                stacks.add("SELECT host, frame, common_cpu AS cpu, capture, 'kernel' AS kind, NULL::UINTEGER AS tgid,"
-                        + " caller FROM kernel_stack");
-            }
-            if (tablesBySource.containsKey("user_stack")) {
-                stacks.add("SELECT host, frame, common_cpu AS cpu, capture, 'user' AS kind, tgid, caller FROM user_stack");
-            }
-            if (!stacks.isEmpty()) {
-                derived(s, "stack", STACK.replace("$STACKS", String.join(" UNION ALL ", stacks)), missingViews);
-            }
-            if (tablesBySource.containsKey("sched_switch")) {
-                derived(s, "sched_slice", SCHED_SLICE, missingViews);
-            }
-            DerivedViews.Events ev = new DerivedViews.Events() {
-                @Override
-                public Set<String> names() {
-                    return tablesByEvent.keySet();
-                }
-
-                @Override
-                public String relation(String event) {
-                    return CaptureStore.relation(tablesByEvent.get(event), hosts);
-                }
-
-                @Override
-                public Set<String> columns(String event) {
-                    Set<String> c = new HashSet<>();
-                    tablesByEvent.getOrDefault(event, Map.of()).forEach((t, in) -> in.forEach(i ->
-                            c.addAll(columnsBySource.get(i).getOrDefault(t, Set.of()))));
-                    return c;
-                }
-            };
-            // each in a statement of its own: DuckDB JDBC closes a statement whose query failed
-            try (Statement ls = s.getConnection().createStatement()) {
-                DerivedViews.createLatency(ls, ev, missingViews);
-                if (tablesByEvent.containsKey("sched:sched_switch") && (tablesByEvent.containsKey("sched:sched_wakeup")
-                        || tablesByEvent.containsKey("sched:sched_wakeup_new"))) {
-                    derived(s, "sched_latency", DerivedViews.SCHED_LATENCY, missingViews);
-                }
-            } catch (SQLException e) {
-                missingViews.put("latency", firstLines(e));
-            }
-            derived(s, "thread_state", DerivedViews.threadState(ev), missingViews);
-            try (Statement rate = s.getConnection().createStatement()) {
-                rate.execute(DerivedViews.EVENT_RATE);
-            }
-        }
-        this.sources = List.copyOf(sources);
-        this.missingViews = missingViews;
+    void views(Connection db) throws SQLException {
+        UnionViews made = UnionViews.create(db, this.sources);
+        this.sources = List.copyOf(made.sources);
+        this.missingViews = made.missingViews;
     }
-
-    /**
-     * Creates a derived view, or notes why not: a file whose formats lack a field the view reads
-     * (another kernel's {@code sched_switch}, a damaged FORMAT) has the tables, not the view.
-     */
-    private static void derived(Statement s, String name, String ddl, Map<String, String> missingViews) {
-        try (Statement d = s.getConnection().createStatement()) { // a failed query closes its statement
-            d.execute(ddl);
-        } catch (SQLException e) {
-            missingViews.put(name, firstLines(e));
-        }
-    }
-
-    /** DuckDB's message on one line (its first two lines: the kind of error and what). */
-    static String firstLines(SQLException e) {
-        String why = String.valueOf(e.getMessage()).strip();
-        int nl = why.indexOf('\n');
-        return nl > 0 ? why.substring(0, nl) + " " + why.substring(nl + 1).strip() : why;
-    }
-
-    /**
-     * The rows of one event type over every source, {@code host} first: the union of its table in
-     * each source that has it ({@code tables}: table name → sources), in parentheses; null for none.
-     */
-    private static String relation(Map<String, List<Integer>> tables, List<String[]> hosts) {
-        if (tables == null) {
-            return null;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, List<Integer>> t : tables.entrySet()) {
-            sb.append(sb.length() == 0 ? "(" : " UNION ALL BY NAME ").append(union(Sql.quote(t.getKey()), t.getValue(), hosts));
-        }
-        return sb.append(")").toString();
-    }
-
     /**
      * Derived views not made, with the reason; also {@code latency pairs of EVENT} for an event left
      * out of {@code latency} (its format lacks a field the pairing reads).
@@ -838,128 +464,15 @@ public final class CaptureStore implements AutoCloseable {
         return missingViews;
     }
 
-    /**
-     * The body of the {@code events} view over one store ({@code $S}): its rows with their event
-     * names, task names and tgids (tables of a few rows each) joined in.
-     */
-    private static final String EVENTS = """
-            (SELECT r.frame, r.ts, r.trace_ts, r.cpu, r.pid, t.tgid, t.comm, k.event, r.id, r.flags,
-                    r.preempt_count, r.file_offset, r.capture, c.buffer, r.truncated
-             FROM $S.event_rows r JOIN $S.event_tables k ON k.kind = r.kind
-             LEFT JOIN $S.tasks t ON t.capture = r.capture AND t.pid = r.pid
-             LEFT JOIN $S.captures c ON c.capture = r.capture)""";
-
-    /** A view's body: the table (or subquery over {@code $S}) of each source, with {@code host} first. */
-    private static String union(String table, List<Integer> of, List<String[]> hosts) {
-        StringBuilder sb = new StringBuilder();
-        for (int i : of) {
-            StringBuilder host = new StringBuilder("CASE capture");
-            int n = 0;
-            String only = null;
-            for (String[] h : hosts) {
-                if (h[0].equals(Integer.toString(i))) {
-                    host.append(" WHEN ").append(h[1]).append(" THEN ").append(Sql.literal(h[2]));
-                    only = h[2];
-                    n++;
-                }
-            }
-            String hostExpr = n == 1 ? Sql.literal(only) : n == 0 ? "NULL::VARCHAR" : host.append(" END").toString();
-            sb.append(sb.length() == 0 ? "" : " UNION ALL BY NAME ").append("SELECT ").append(hostExpr)
-                    .append(" AS host, * FROM ")
-                    .append(table.startsWith("(") ? table.replace("$S", "s" + i) : "s" + i + "." + table);
-        }
-        return sb.toString();
-    }
-
-    /**
-     * One row per frame of each stack record ({@code ftrace:kernel_stack}, {@code user_stack},
-     * {@code capture --stack}): the event it belongs to ({@code event_frame}: the last event before
-     * it on its CPU that is no stack record, as the kernel writes a stack right after its event),
-     * the stack record's frame, {@code kind} ({@code kernel} or {@code user}), {@code depth} (1: the
-     * innermost call), the {@code address}, and {@code func} and {@code module}: a kernel frame's
-     * symbol from the capture's SYMBOLS context, a user frame's function as the capture resolved it
-     * in its process ({@code user_symbols}), else NULL.
-     *
-     * <p>Defined by the table macro {@code stack_between(lo, hi)}: the rows whose stack record's
-     * frame is in {@code (lo, hi]}, events looked for from frame {@code lo} on (a row whose event
-     * lies before {@code lo} has a NULL {@code event_frame}), so that one event's stacks
-     * ({@code stack_of(frame, reach)}: the rows of the event at {@code frame}, its stack records
-     * within {@code reach} frames after it) are found without joining every event of the capture.
-     */
-    static final String STACK = """
-            CREATE OR REPLACE MACRO stack_between(lo, hi) AS TABLE
-            WITH s AS (SELECT * FROM ($STACKS) WHERE frame > lo AND frame <= hi),
-            f AS (SELECT host, frame, cpu, capture, kind, tgid, unnest(caller) AS address,
-                         generate_subscripts(caller, 1) AS depth FROM s),
-            e AS (SELECT host, cpu, frame FROM events
-                  WHERE frame >= lo AND frame < hi AND event NOT IN ('ftrace:kernel_stack', 'ftrace:user_stack'))
-            SELECT f.host, e.frame AS event_frame, f.frame AS stack_frame, f.kind, f.depth, f.address,
-                   coalesce(k.name, u.name) AS func, coalesce(k.module, u.module) AS module
-            FROM f ASOF LEFT JOIN e ON e.host = f.host AND e.cpu = f.cpu AND f.frame > e.frame
-            LEFT JOIN symbols k ON f.kind = 'kernel' AND k.host = f.host AND k.capture = f.capture
-                                   AND k.address = f.address
-            LEFT JOIN user_symbols u ON f.kind = 'user' AND u.host = f.host AND u.capture = f.capture
-                                   AND u.tgid = f.tgid AND u.address = f.address;
-            CREATE OR REPLACE MACRO stack_of(ev, reach) AS TABLE
-            SELECT * FROM stack_between(ev, ev + reach) WHERE event_frame = ev;
-            CREATE OR REPLACE VIEW stack AS SELECT * FROM stack_between(-1, 9223372036854775807)""";
-
-    /**
-     * {@code task_state(prev_state)}: a task state as {@code sched_switch}'s print fmt prints it on
-     * Linux 6.x ({@code R}, or {@code S D T t X Z P I} joined by {@code |}, then {@code +} for
-     * TASK_REPORT_MAX, 0x100).
-     */
-    static final String TASK_STATE_MACRO = """
-            CREATE OR REPLACE MACRO task_state(s) AS CASE WHEN s IS NULL THEN NULL ELSE
-              (CASE WHEN (s & 255) = 0 THEN 'R' ELSE concat_ws('|',
-                 CASE WHEN s & 1 <> 0 THEN 'S' END, CASE WHEN s & 2 <> 0 THEN 'D' END,
-                 CASE WHEN s & 4 <> 0 THEN 'T' END, CASE WHEN s & 8 <> 0 THEN 't' END,
-                 CASE WHEN s & 16 <> 0 THEN 'X' END, CASE WHEN s & 32 <> 0 THEN 'Z' END,
-                 CASE WHEN s & 64 <> 0 THEN 'P' END, CASE WHEN s & 128 <> 0 THEN 'I' END) END)
-              || CASE WHEN s & 256 <> 0 THEN '+' ELSE '' END END""";
-
-    /**
-     * What ran on each CPU from one {@code sched_switch} to the CPU's next: the task switched in
-     * ({@code next_pid}, {@code next_comm}, {@code next_prio}) from {@code ts} for {@code dur} ns,
-     * and the state it left in ({@code end_state}: the next switch's {@code prev_state}). The last
-     * slice of each CPU has no end: {@code dur} and {@code end_state} are NULL. Idle is pid 0.
-     */
-    static final String SCHED_SLICE = """
-            CREATE OR REPLACE VIEW sched_slice AS
-            SELECT host, common_cpu AS cpu, ts, lead(ts) OVER w - ts AS dur, next_pid AS pid, next_comm AS comm,
-                   next_prio AS prio, task_state(lead(prev_state) OVER w) AS end_state,
-                   frame, lead(frame) OVER w AS end_frame
-            FROM sched_switch
-            WINDOW w AS (PARTITION BY host, common_cpu ORDER BY ts, frame)""";
-
     @Override
     public void close() throws SQLException {
-        Follow f = follow;
-        if (f != null && f.thread != null && f.thread.isAlive()) {
-            f.closing = true; // the input ends at its next look for the writer
-            try {
-                f.thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        FollowedBuild f = follow;
+        if (f != null) {
+            f.stop();
         }
         db.close();
         if (f != null) {
-            try {
-                if (f.viewsDb != null) {
-                    f.viewsDb.close();
-                }
-            } catch (SQLException | RuntimeException e) {
-                // closing
-            }
-            if (f.store.equals(f.growing)) { // not built to its end: not kept
-                try {
-                    Files.deleteIfExists(f.growing);
-                    Files.deleteIfExists(f.growing.resolveSibling(f.growing.getFileName() + ".wal"));
-                } catch (IOException e) {
-                    // left for the cache's eviction
-                }
-            }
+            f.closed();
         }
         if (queryTmp != null) {
             try {

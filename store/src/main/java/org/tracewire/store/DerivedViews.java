@@ -57,21 +57,7 @@ final class DerivedViews {
                 + " common_pid, common_cpu, id::BIGINT, NULL, ret::BIGINT, false FROM $R", missing, "id", "ret");
         pairs(parts, raw, "syscall", "host, pid", "ret", true);
         // syscalls:sys_enter_X -> sys_exit_X of a task, same number and call
-        List<String> sys = new ArrayList<>();
-        for (String e : ev.names()) {
-            int colon = e.indexOf(':');
-            String system = e.substring(0, colon);
-            String name = e.substring(colon + 1);
-            String call = SyscallEvents.callName(name);
-            if (!system.equals("syscalls") || call == null) {
-                continue;
-            }
-            boolean enter = SyscallEvents.isEnter(name);
-            add(ev, sys, e, "SELECT host, frame, ts, common_pid AS pid, common_cpu AS cpu,"
-                    + " __syscall_nr::BIGINT AS id, " + Sql.literal(call) + " AS name, "
-                    + (enter ? "NULL::BIGINT" : "ret::BIGINT") + " AS ret, " + enter + " AS enter FROM $R", missing,
-                    enter ? new String[] {"__syscall_nr"} : new String[] {"__syscall_nr", "ret"});
-        }
+        List<String> sys = syscallRows(ev, missing);
         pairs(parts, sys, "syscall", "host, pid", "ret", true);
         // irq: entry -> exit per CPU and irq
         List<String> irq = new ArrayList<>();
@@ -99,6 +85,30 @@ final class DerivedViews {
             body.append("SELECT ").append(casts()).append(" FROM (SELECT ").append(nulls()).append(") WHERE false");
         }
         s.execute("CREATE OR REPLACE VIEW latency AS " + body);
+    }
+
+    /**
+     * The rows of each {@code syscalls:sys_enter_X} / {@code sys_exit_X} event held, as latency
+     * part rows ({@code id}: the syscall number, {@code name}: the call), one SELECT per event over
+     * {@code $R}; an event whose format lacks a field read is noted in {@code missing}.
+     */
+    private static List<String> syscallRows(Events ev, Map<String, String> missing) {
+        List<String> sys = new ArrayList<>();
+        for (String e : ev.names()) {
+            int colon = e.indexOf(':');
+            String system = e.substring(0, colon);
+            String name = e.substring(colon + 1);
+            String call = SyscallEvents.callName(name);
+            if (!system.equals("syscalls") || call == null) {
+                continue;
+            }
+            boolean enter = SyscallEvents.isEnter(name);
+            add(ev, sys, e, "SELECT host, frame, ts, common_pid AS pid, common_cpu AS cpu,"
+                    + " __syscall_nr::BIGINT AS id, " + Sql.literal(call) + " AS name, "
+                    + (enter ? "NULL::BIGINT" : "ret::BIGINT") + " AS ret, " + enter + " AS enter FROM $R", missing,
+                    enter ? new String[] {"__syscall_nr"} : new String[] {"__syscall_nr", "ret"});
+        }
+        return sys;
     }
 
     /** The select list that gives every column of a latency part its type, in order. */

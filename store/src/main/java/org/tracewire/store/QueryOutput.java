@@ -48,73 +48,92 @@ public final class QueryOutput {
         for (int i = 1; i <= n; i++) {
             names.add(md.getColumnLabel(i));
         }
-        long rows = 0;
-        switch (form) {
-            case CSV -> {
-                out.println(csvLine(names));
-                List<String> line = new ArrayList<>();
-                while (rs.next()) {
-                    line.clear();
-                    for (int i = 1; i <= n; i++) {
-                        line.add(text(rs.getObject(i), ""));
-                    }
-                    out.println(csvLine(line));
-                    rows++;
-                }
-            }
-            case JSON -> {
-                JsonGenerator g = new JsonFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).createGenerator(out);
-                g.setRootValueSeparator(new SerializedString("\n"));
-                while (rs.next()) {
-                    g.writeStartObject();
-                    for (int i = 1; i <= n; i++) {
-                        g.writeFieldName(names.get(i - 1));
-                        json(g, rs.getObject(i));
-                    }
-                    g.writeEndObject();
-                    rows++;
-                }
-                g.flush();
-                if (rows > 0) {
-                    out.println();
-                }
-            }
-            default -> {
-                // widths from the first WIDTH_ROWS rows; later rows stream (wider cells then overflow)
-                List<String[]> cells = new ArrayList<>();
-                boolean[] numeric = new boolean[n];
-                int[] width = new int[n];
-                for (int i = 0; i < n; i++) {
-                    numeric[i] = isNumeric(md.getColumnType(i + 1));
-                    width[i] = escape(names.get(i)).length();
-                }
-                boolean more = rs.next();
-                while (more && cells.size() < WIDTH_ROWS) {
-                    cells.add(row(rs, n, width));
-                    more = rs.next();
-                }
-                String[] head = new String[n];
-                String[] rule = new String[n];
-                for (int i = 0; i < n; i++) {
-                    head[i] = escape(names.get(i));
-                    rule[i] = "-".repeat(width[i]);
-                }
-                out.println(line(head, width, numeric));
-                out.println(line(rule, width, numeric));
-                for (String[] row : cells) {
-                    out.println(line(row, width, numeric));
-                }
-                rows = cells.size();
-                int[] ignored = new int[n];
-                while (more) {
-                    out.println(line(row(rs, n, ignored), width, numeric));
-                    rows++;
-                    more = rs.next();
-                }
-                out.println("(" + rows + (rows == 1 ? " row)" : " rows)"));
-            }
-        }
+        long rows = switch (form) {
+            case CSV -> printCsv(rs, n, names, out);
+            case JSON -> printJson(rs, n, names, out);
+            default -> printTable(rs, md, n, names, out);
+        };
         out.flush();
+        return rows;
+    }
+
+    /** CSV: a header line of the column labels, then one line per row (NULL empty); returns the rows. */
+    private static long printCsv(ResultSet rs, int n, List<String> names, PrintWriter out) throws SQLException {
+        long rows = 0;
+        out.println(csvLine(names));
+        List<String> line = new ArrayList<>();
+        while (rs.next()) {
+            line.clear();
+            for (int i = 1; i <= n; i++) {
+                line.add(text(rs.getObject(i), ""));
+            }
+            out.println(csvLine(line));
+            rows++;
+        }
+        return rows;
+    }
+
+    /** JSON Lines: one object per row, fields named by the column labels; returns the rows. */
+    private static long printJson(ResultSet rs, int n, List<String> names, PrintWriter out)
+            throws SQLException, IOException {
+        long rows = 0;
+        JsonGenerator g = new JsonFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).createGenerator(out);
+        g.setRootValueSeparator(new SerializedString("\n"));
+        while (rs.next()) {
+            g.writeStartObject();
+            for (int i = 1; i <= n; i++) {
+                g.writeFieldName(names.get(i - 1));
+                json(g, rs.getObject(i));
+            }
+            g.writeEndObject();
+            rows++;
+        }
+        g.flush();
+        if (rows > 0) {
+            out.println();
+        }
+        return rows;
+    }
+
+    /**
+     * An aligned table (numbers right-aligned), widths from the first {@value #WIDTH_ROWS} rows,
+     * then a {@code (N rows)} line; returns the rows.
+     */
+    private static long printTable(ResultSet rs, ResultSetMetaData md, int n, List<String> names, PrintWriter out)
+            throws SQLException {
+        long rows;
+        // widths from the first WIDTH_ROWS rows; later rows stream (wider cells then overflow)
+        List<String[]> cells = new ArrayList<>();
+        boolean[] numeric = new boolean[n];
+        int[] width = new int[n];
+        for (int i = 0; i < n; i++) {
+            numeric[i] = isNumeric(md.getColumnType(i + 1));
+            width[i] = escape(names.get(i)).length();
+        }
+        boolean more = rs.next();
+        while (more && cells.size() < WIDTH_ROWS) {
+            cells.add(row(rs, n, width));
+            more = rs.next();
+        }
+        String[] head = new String[n];
+        String[] rule = new String[n];
+        for (int i = 0; i < n; i++) {
+            head[i] = escape(names.get(i));
+            rule[i] = "-".repeat(width[i]);
+        }
+        out.println(line(head, width, numeric));
+        out.println(line(rule, width, numeric));
+        for (String[] row : cells) {
+            out.println(line(row, width, numeric));
+        }
+        rows = cells.size();
+        int[] ignored = new int[n];
+        while (more) {
+            out.println(line(row(rs, n, ignored), width, numeric));
+            rows++;
+            more = rs.next();
+        }
+        out.println("(" + rows + (rows == 1 ? " row)" : " rows)"));
         return rows;
     }
 
