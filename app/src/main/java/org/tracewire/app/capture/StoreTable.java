@@ -262,6 +262,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             try {
                 readCatalog();
                 numbering = new StoreRows(frames, FrameRuns.of(db, total));
+                StoreRows n = numbering;
+                lookups.execute(() -> n.warm(lookupDb));
             } catch (SQLException x) {
                 numbering = new StoreRows(frames, null);
                 why = "cannot query the store: " + x.getMessage();
@@ -596,6 +598,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      */
     public void setLookups(Executor lookups) {
         this.lookups = lookups;
+        StoreRows n = numbering;
+        lookups.execute(() -> n.warm(lookupDb));
     }
 
     /** Closes the store (after the queries and lookups queued before). */
