@@ -7,11 +7,13 @@ import java.util.function.LongConsumer;
 import javafx.animation.AnimationTimer;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
+import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollBar;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCode;
@@ -19,6 +21,7 @@ import javafx.scene.input.MouseButton;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Pane;
+import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
@@ -29,7 +32,8 @@ import javafx.scene.text.Font;
  * opened file's store, every slice of the capture from {@link SliceTimeline#columns} (per pixel
  * column the task that ran most of it, grey for many tasks, hatched where who ran is unknown; task
  * names inside slices where they fit); otherwise the rows' {@link TimelineModel#frame} (slices and
- * event ticks). Lanes share the window's height. Wheel: zoom at the pointer; drag: zoom to the
+ * event ticks). Lanes share the window's height ({@link LaneLayout}: a few lanes fill it, many scroll,
+ * with the bar at the right or the wheel over the lane names). Wheel: zoom at the pointer; drag: zoom to the
  * range; Shift+drag or the middle button: pan; hover: the cursor and details below; click: marker A
  * and the slice's (or event's) row in the event table; Shift+click, or the B key: marker B (A key:
  * marker A at the cursor; Esc clears both); the delta B−A is shown above the lanes; double-click on
@@ -38,14 +42,12 @@ import javafx.scene.text.Font;
 public final class TimelineView extends BorderPane {
     /** Width of the lane labels. */
     static final double LABEL_W = 130;
-    /** Smallest height of a lane (lanes share the window's height above it). */
-    static final double LANE_H = 26;
-    /** Largest height of a lane. */
-    static final double LANE_MAX = 160;
-    private static final double AXIS_H = 22;
+    private static final double AXIS_H = LaneLayout.AXIS_H;
 
     private final TimelineViewModel vm;
     private final Canvas canvas = new Canvas();
+    /** Scrolls the lanes when they do not fit at their smallest height ({@link LaneLayout}). */
+    private final ScrollBar laneBar = new ScrollBar();
     private final AnimationTimer pulse;
     private boolean dirty = true;
     private LongConsumer onDrawn = ns -> { };
@@ -64,12 +66,19 @@ public final class TimelineView extends BorderPane {
     public TimelineView(TimelineViewModel vm) {
         this.vm = vm;
         setId("timeline-view");
+        canvas.setId("timeline-canvas");
         Pane holder = new Pane(canvas);
         holder.setMinSize(200, 100);
         canvas.widthProperty().bind(holder.widthProperty());
         canvas.heightProperty().bind(holder.heightProperty());
         canvas.widthProperty().addListener(o -> dirty = true);
         canvas.heightProperty().addListener(o -> dirty = true);
+        laneBar.setOrientation(Orientation.VERTICAL);
+        laneBar.setId("timeline-lane-scroll");
+        laneBar.setMin(0);
+        laneBar.valueProperty().addListener(o -> dirty = true);
+        laneBar.managedProperty().bind(laneBar.visibleProperty());
+        laneBar.setVisible(false);
         vm.visibleStartProperty().addListener(o -> dirty = true);
         vm.visibleEndProperty().addListener(o -> dirty = true);
         vm.versionProperty().addListener(o -> dirty = true);
@@ -157,11 +166,17 @@ public final class TimelineView extends BorderPane {
         info.setAlignment(Pos.CENTER_LEFT);
         info.setPadding(new Insets(0, 6, 2, 6));
         setTop(new VBox(bar, info, warning));
-        setCenter(holder);
+        HBox.setHgrow(holder, Priority.ALWAYS);
+        laneBar.setMaxHeight(Double.MAX_VALUE);
+        setCenter(new HBox(holder, laneBar));
         setBottom(hover);
 
         canvas.setOnScroll(e -> {
             if (e.getDeltaY() == 0) {
+                return;
+            }
+            if (e.getX() < LABEL_W && laneBar.isVisible()) { // over the lane labels: scroll the lanes
+                laneBar.setValue(laneLayout().clamp(laneBar.getValue() - e.getDeltaY()));
                 return;
             }
             vm.zoom(e.getDeltaY() > 0 ? 0.8 : 1.25, frac(e.getX()));
@@ -263,13 +278,35 @@ public final class TimelineView extends BorderPane {
     }
 
     private int laneAt(double y) {
-        return (int) Math.floor((y - AXIS_H) / laneHeight());
+        return laneLayout().laneAt(y, laneBar.getValue());
     }
 
-    /** Lanes share the canvas's height, between {@link #LANE_H} and {@link #LANE_MAX} each. */
-    double laneHeight() {
-        int n = Math.max(1, vm.lanes().size());
-        return Math.max(LANE_H, Math.min(LANE_MAX, Math.floor((canvas.getHeight() - AXIS_H - 4) / n)));
+    /** The lanes' layout on the canvas now: they share its height ({@link LaneLayout}). */
+    LaneLayout laneLayout() {
+        return new LaneLayout(canvas.getHeight(), vm.lanes().size());
+    }
+
+    /** Each lane's height now (pixels): the canvas's height shared, within {@link LaneLayout}'s bounds. */
+    public double laneHeight() {
+        return laneLayout().laneHeight();
+    }
+
+    /** The scroll bar of the lanes (shown when they do not fit at their smallest height). */
+    public ScrollBar laneScrollBar() {
+        return laneBar;
+    }
+
+    /** The scroll bar follows the layout: shown when the lanes do not fit, its range their excess height. */
+    private void syncLaneBar(LaneLayout l) {
+        double max = l.maxScroll();
+        laneBar.setVisible(max > 0);
+        laneBar.setMax(max);
+        laneBar.setVisibleAmount(max <= 0 ? 0 : max * l.available() / l.contentHeight());
+        laneBar.setUnitIncrement(l.laneHeight());
+        laneBar.setBlockIncrement(Math.max(l.laneHeight(), l.available() - l.laneHeight()));
+        if (laneBar.getValue() > max) {
+            laneBar.setValue(max);
+        }
     }
 
     /** A task's colour: a hue from its pid. */
@@ -293,7 +330,10 @@ public final class TimelineView extends BorderPane {
         TimelineModel m = vm.model();
         SliceTimeline st = vm.slicesProperty().get();
         List<TimelineModel.LaneKey> lanes = vm.lanes();
-        double laneH = laneHeight();
+        LaneLayout layout = new LaneLayout(h, lanes.size());
+        syncLaneBar(layout);
+        double scroll = layout.clamp(laneBar.getValue());
+        double laneH = layout.laneHeight();
         g.setFont(Font.font(11));
         g.setFill(Color.web("#f0f3f7"));
         g.fillRect(0, 0, w, AXIS_H);
@@ -303,15 +343,22 @@ public final class TimelineView extends BorderPane {
             return;
         }
         drawAxis(g, s, e, width, h);
-        double lanesBottom = AXIS_H + lanes.size() * laneH;
+        double lanesBottom = Math.min(h, layout.laneTop(lanes.size(), scroll));
         List<TimelineModel.LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
         List<Object> key = List.of(st == null ? "" : st, s, e, width);
         if (!key.equals(columnKey)) {
             columnCache.clear();
             columnKey = key;
         }
+        g.save();
+        g.beginPath();
+        g.rect(0, AXIS_H, w, Math.max(0, h - AXIS_H));
+        g.clip(); // lanes scrolled up pass under the axis
         for (int li = 0; li < lanes.size(); li++) {
-            double y = AXIS_H + li * laneH;
+            double y = layout.laneTop(li, scroll);
+            if (y + laneH <= AXIS_H || y >= h) {
+                continue; // scrolled out of sight
+            }
             g.setFill(li % 2 == 0 ? Color.web("#fafbfc") : Color.WHITE);
             g.fillRect(LABEL_W, y, width, laneH);
             g.setFill(Color.BLACK);
@@ -343,6 +390,7 @@ public final class TimelineView extends BorderPane {
                 g.strokeLine(x, y + laneH - 1, x, y + laneH - 1 - len);
             }
         }
+        g.restore();
         Integer sel = vm.selectedProperty().get();
         if (st == null && sel != null && sel < m.size()) {
             vline(g, m.ts(sel), s, e, width, Color.RED, 1.5, lanesBottom);
@@ -355,7 +403,7 @@ public final class TimelineView extends BorderPane {
         marker(g, vm.markerBProperty().get(), "B", Color.web("#1f5fd6"), s, e, width, lanesBottom);
         if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 1) {
             g.setFill(Color.rgb(40, 110, 220, 0.2));
-            g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), lanes.size() * laneH);
+            g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), Math.max(0, lanesBottom - AXIS_H));
         }
         g.setFill(Color.gray(0.3));
         g.fillText(st != null ? String.format("%,d slices (all)", st.size())

@@ -23,6 +23,7 @@ import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.timeline.SliceTimeline;
 import org.tracewire.app.timeline.TimelineModel;
+import org.tracewire.app.timeline.TimelineView;
 import org.tracewire.app.timeline.TimelineViewModel;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixturePcapng;
@@ -74,10 +75,16 @@ class TimelineStoreGuiTest {
         assertEquals(0, tl.model().size(), "the rows' timeline is dropped once the slices are in");
         robot.clickOn("Timeline");
         robot.clickOn("#timeline-fit");
-        Canvas canvas = robot.lookup(n -> n instanceof Canvas && n.getParent() != null
-                && n.getParent().getParent() != null && "timeline-view".equals(n.getParent().getParent().getId()))
+        Canvas canvas = robot.lookup("#timeline-canvas")
                 .queryAs(Canvas.class);
         GuiTestSupport.waitUntil(() -> canvas.getWidth() > LABEL_W + 100);
+        // the lanes use the window: together they fill the canvas below the axis (each within its bounds)
+        TimelineView view = robot.lookup("#timeline-view").queryAs(TimelineView.class);
+        int lanes = tl.lanes().size();
+        double free = canvas.getHeight() - AXIS_H - 4;
+        assertTrue(lanes > 0 && lanes * view.laneHeight() > free - lanes && lanes * view.laneHeight() <= free
+                        || view.laneHeight() == 400, lanes + " lanes of " + view.laneHeight() + " px in " + free + " px");
+        assertTrue(view.laneHeight() > 26 || lanes * 26 > free, "lanes grow past their smallest height when they fit");
         Bounds b = canvas.localToScreen(canvas.getBoundsInLocal());
         int width = (int) (canvas.getWidth() - LABEL_W);
         double y = b.getMinY() + AXIS_H + 10; // inside lane 0 (CPU 0) at any lane height
