@@ -55,8 +55,6 @@ public final class TimelineView extends BorderPane {
     private double dragTo = Double.NaN;
     private double panFrom = Double.NaN;
     private double pressX = Double.NaN;
-    private int[] colPid = new int[0];
-    private int[] colComm = new int[0];
     /** The columns of the last redraw, reused while only the cursor, markers or selection moved. */
     private final Map<TimelineModel.LaneKey, int[][]> columnCache = new HashMap<>();
     private Object columnKey;
@@ -309,15 +307,6 @@ public final class TimelineView extends BorderPane {
         }
     }
 
-    /** A task's colour: a hue from its pid. */
-    static Color color(int pid) {
-        if (pid == TimelineModel.SEVERAL) {
-            return Color.gray(0.45);
-        }
-        double hue = (pid * 137.508) % 360;
-        return Color.hsb(hue, 0.55, 0.85);
-    }
-
     private void draw() {
         GraphicsContext g = canvas.getGraphicsContext2D();
         double w = canvas.getWidth();
@@ -344,7 +333,7 @@ public final class TimelineView extends BorderPane {
         }
         drawAxis(g, s, e, width, h);
         double lanesBottom = Math.min(h, layout.laneTop(lanes.size(), scroll));
-        List<TimelineModel.LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
+        List<LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
         List<Object> key = List.of(st == null ? "" : st, s, e, width);
         if (!key.equals(columnKey)) {
             columnCache.clear();
@@ -369,26 +358,10 @@ public final class TimelineView extends BorderPane {
                     st.columns(k, s, e, width, c[0], c[1], acc);
                     return c;
                 });
-                colPid = cols[0];
-                colComm = cols[1];
-                drawColumns(g, st, y, laneH, width);
+                LanePainter.columns(g, st, cols[0], cols[1], LABEL_W, y, laneH, width);
                 continue;
             }
-            TimelineModel.LaneFrame f = frames.get(li);
-            for (int k = 0; k < f.segments; k++) {
-                g.setFill(color(f.segPid[k]));
-                g.fillRect(LABEL_W + f.segX0[k], y + 3, f.segX1[k] - f.segX0[k], laneH - 12);
-                if (f.segX1[k] - f.segX0[k] > 40 && f.segPid[k] > 0) {
-                    g.setFill(Color.BLACK);
-                    g.fillText(m.comm(f.segPid[k]), LABEL_W + f.segX0[k] + 2, y + (laneH - 12) / 2 + 7, f.segX1[k] - f.segX0[k] - 4);
-                }
-            }
-            g.setStroke(Color.web("#203040"));
-            for (int k = 0; k < f.markColumns; k++) {
-                double x = LABEL_W + f.markX[k] + 0.5;
-                double len = Math.min(8, 3 + Math.log(f.markCount[k]) * 1.5);
-                g.strokeLine(x, y + laneH - 1, x, y + laneH - 1 - len);
-            }
+            LanePainter.rows(g, m, frames.get(li), LABEL_W, y, laneH);
         }
         g.restore();
         Integer sel = vm.selectedProperty().get();
@@ -432,49 +405,6 @@ public final class TimelineView extends BorderPane {
             g.setStroke(Color.web("#c8d0da"));
             g.strokeLine(x, AXIS_H - 5, x, h);
             g.fillText(formatSeconds(t, lstep), x + 2, AXIS_H - 7);
-        }
-    }
-
-    /** One lane of the store's columns: runs of one task merged, names where they fit. */
-    private void drawColumns(GraphicsContext g, SliceTimeline st, double y, double laneH, int width) {
-        double top = y + 3;
-        double bh = laneH - 8;
-        int x = 0;
-        while (x < width) {
-            int p = colPid[x];
-            int c = colComm[x];
-            int x1 = x + 1;
-            while (x1 < width && colPid[x1] == p && (p < 0 || colComm[x1] == c)) {
-                x1++;
-            }
-            if (p != SliceTimeline.NONE) {
-                double x0 = LABEL_W + x;
-                double wd = x1 - x;
-                if (p == SliceTimeline.UNKNOWN) {
-                    g.setFill(Color.gray(0.9));
-                    g.fillRect(x0, top, wd, bh);
-                    g.setStroke(Color.gray(0.55));
-                    for (double hx = x0 - bh; hx < x0 + wd; hx += 6) {
-                        double ax = Math.max(x0, hx);
-                        double bx = Math.min(x0 + wd, hx + bh);
-                        if (bx > ax) {
-                            g.strokeLine(ax, top + bh - (ax - hx), bx, top + bh - (bx - hx));
-                        }
-                    }
-                } else {
-                    g.setFill(color(p == SliceTimeline.MANY ? TimelineModel.SEVERAL : p));
-                    g.fillRect(x0, top, wd, bh);
-                    if (p > 0 && wd > 24) {
-                        String name = st.string(c);
-                        String text = (name == null ? "pid " + p : name) + " " + p;
-                        if (wd > text.length() * 6.5 + 4 || wd > 40) {
-                            g.setFill(Color.BLACK);
-                            g.fillText(wd > text.length() * 6.5 + 4 ? text : name == null ? "" + p : name, x0 + 2, top + bh / 2 + 4, wd - 4);
-                        }
-                    }
-                }
-            }
-            x = x1;
         }
     }
 

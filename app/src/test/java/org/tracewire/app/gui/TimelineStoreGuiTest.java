@@ -23,6 +23,7 @@ import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.timeline.SliceTimeline;
 import org.tracewire.app.timeline.TimelineModel;
+import org.tracewire.app.timeline.TimelineText;
 import org.tracewire.app.timeline.TimelineView;
 import org.tracewire.app.timeline.TimelineViewModel;
 import org.tracewire.record.EventRecord;
@@ -128,10 +129,10 @@ class TimelineStoreGuiTest {
                 "B - A is the time between the two clicks: " + (bm - a) + " ns for " + (pxB - px) + " px of " + perPixel);
         Label markers = robot.lookup("#timeline-markers").queryAs(Label.class);
         String shown = markers.getText();
-        assertTrue(shown.contains("A: " + TimelineViewModel.traceTime(a) + " s"), shown);
-        assertTrue(shown.contains("B: " + TimelineViewModel.traceTime(bm) + " s"), shown);
-        assertTrue(shown.endsWith("Δ(B−A): " + TimelineViewModel.duration(bm - a)), shown);
-        assertTrue(TimelineViewModel.traceTime(a).matches("[0-9]+\\.[0-9]{6}"), "seconds.microseconds since boot");
+        assertTrue(shown.contains("A: " + TimelineText.traceTime(a) + " s"), shown);
+        assertTrue(shown.contains("B: " + TimelineText.traceTime(bm) + " s"), shown);
+        assertTrue(shown.endsWith("Δ(B−A): " + TimelineText.duration(bm - a)), shown);
+        assertTrue(TimelineText.traceTime(a).matches("[0-9]+\\.[0-9]{6}"), "seconds.microseconds since boot");
         assertTrue(a < 1_000_000_000_000_000L, "the trace clock (since boot), not the wall clock: " + a);
 
         // the B key puts marker B at the cursor
@@ -144,7 +145,7 @@ class TimelineStoreGuiTest {
         robot.push(KeyCode.B);
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(cursor, tl.markerBProperty().get());
-        assertTrue(markers.getText().endsWith("Δ(B−A): " + TimelineViewModel.duration(cursor - a)), markers.getText());
+        assertTrue(markers.getText().endsWith("Δ(B−A): " + TimelineText.duration(cursor - a)), markers.getText());
         Label warning = robot.lookup("#timeline-warning").queryAs(Label.class);
         assertTrue(!warning.getText().contains("filtered"), warning.getText());
     }
