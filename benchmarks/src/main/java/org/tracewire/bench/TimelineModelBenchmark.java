@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.tracewire.app.timeline.LaneFrame;
 import org.tracewire.app.timeline.TimelineModel;
 
 /**
@@ -68,7 +69,7 @@ public class TimelineModelBenchmark {
     @Benchmark
     public int redraw() {
         int items = 0;
-        for (TimelineModel.LaneFrame f : model.frame(t0, t1, 1600, lanes)) {
+        for (LaneFrame f : model.frame(t0, t1, 1600, lanes)) {
             items += f.items();
         }
         return items;

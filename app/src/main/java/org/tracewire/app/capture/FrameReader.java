@@ -248,10 +248,63 @@ public final class FrameReader implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The rows of the events among the packets of a span of the file, by packet number: the span
+     * starts at the packet block of frame {@code firstFrame} and each packet block after it is the
+     * next frame (as the file's packets are numbered), so no offsets are needed. Packets not asked
+     * for (context frames, other events) are passed over undecoded.
+     *
+     * @param from       where the span starts: the packet block of {@code firstFrame}, bytes
+     * @param to         where it ends (a block boundary, or the file's size), bytes
+     * @param firstFrame the packet number of the block at {@code from}
+     * @param frames     the packet numbers wanted, ascending
+     * @return the rows, index for index (null where a frame is not in the span or holds no event
+     *         this context decodes)
+     * @throws IOException when the span cannot be read or is no run of pcapng blocks
+     */
+    public EventRow[] rowsOfFrames(long from, long to, long firstFrame, long[] frames) throws IOException {
+        EventRow[] out = new EventRow[frames.length];
+        if (frames.length == 0) {
+            return out;
+        }
+        if (to - from > 2L * SPAN || to < from) {
+            throw new IOException("pcapng offsets " + from + " to " + to + ": a span too long to read in one go");
+        }
+        ByteBuffer span = ByteBuffer.allocate((int) (to - from));
+        while (span.hasRemaining()) {
+            if (channel.read(span, from + span.position()) < 0) {
+                break; // the file is shorter: the frames past its end stay null
+            }
+        }
+        long last = frames[frames.length - 1];
+        try (PcapngPacketReader in = new PcapngPacketReader(new SequenceInputStream(new ByteArrayInputStream(head),
+                new ByteArrayInputStream(span.array(), 0, span.position())))) {
+            long frame = firstFrame;
+            int i = 0;
+            for (PcapngPacketReader.Packet p = in.next(); p != null && frame <= last; p = in.next(), frame++) {
+                while (i < frames.length && frames[i] < frame) {
+                    i++;
+                }
+                if (i < frames.length && frames[i] == frame) {
+                    RecordInput.Event e = stream.packet(p, frame);
+                    out[i] = e == null ? null : rows.row(e);
+                }
+            }
+        } catch (PcapngFormatException e) {
+            // a cut block at the span's end: the frames past it stay null
+        }
+        return out;
+    }
+
     /** The row of the event at {@code offset} ({@link RecordRows}), or null as for {@link #event}. */
     public EventRow row(long offset, long frame) throws IOException {
         RecordInput.Event e = event(offset, frame);
         return e == null ? null : rows.row(e);
+    }
+
+    /** The file's size in bytes. */
+    public long size() throws IOException {
+        return channel.size();
     }
 
     @Override

@@ -60,6 +60,8 @@ final class StoreRows {
 
     private final FrameReader frames;
     private final FrameRuns runs;
+    /** A plain view's pages read from the file without a query, once {@link #warm} has read them. */
+    private volatile FrameOffsets direct;
 
     /**
      * @param frames reads the rows' frames again from the file
@@ -73,6 +75,36 @@ final class StoreRows {
     /** The store's frame order, or null when its rows are not in frame order. */
     FrameRuns runs() {
         return runs;
+    }
+
+    /**
+     * Reads what a plain view's pages need to be read from the file alone ({@link FrameOffsets}),
+     * and reads one page that way (the decoding code compiled before the first go to frame); a
+     * store whose rows are not in frame order, or that {@link FrameOffsets} cannot serve, keeps
+     * reading its pages by a query. Run it on the thread that owns {@code db}, off the UI thread.
+     *
+     * @param db a connection to the store's database
+     */
+    void warm(Connection db) {
+        if (runs == null || direct != null) {
+            return;
+        }
+        try {
+            FrameOffsets d = FrameOffsets.of(db, runs, frames.size());
+            if (d != null) {
+                synchronized (frames) {
+                    d.rows(frames, 0, Math.min(PAGE, runs.rows()) - 1);
+                }
+            }
+            direct = d;
+        } catch (SQLException | IOException | RuntimeException e) {
+            direct = null; // pages by query, as before
+        }
+    }
+
+    /** True once {@link #warm} made a plain view's pages read from the file alone. */
+    boolean readsFromFile() {
+        return direct != null;
     }
 
     /**
@@ -145,7 +177,8 @@ final class StoreRows {
     }
 
     /**
-     * One page of a view: its rows read from the store and decoded from the file.
+     * One page of a view: its rows read from the store and decoded from the file (a plain view's,
+     * once {@link #warm}, from the file alone).
      *
      * @param db   any connection to the store's database
      * @param page the page (rows {@code page * PAGE} on)
@@ -155,6 +188,39 @@ final class StoreRows {
     EventRow[] page(Connection db, View v, int page) throws SQLException {
         long from = (long) page * PAGE;
         int n = (int) Math.max(0, Math.min(PAGE, v.size() - from));
+        FrameOffsets d = direct;
+        if (v.plain() && d != null && n > 0) {
+            EventRow[] read = directPage(d, v, from, n);
+            if (read != null) {
+                return read;
+            }
+        }
+        return queriedPage(db, v, from, n);
+    }
+
+    /** A plain view's page from the file alone, or null when it does not read whole that way. */
+    private EventRow[] directPage(FrameOffsets d, View v, long from, int n) {
+        long lo = v.ascending() ? from : runs.rows() - from - n;
+        EventRow[] read;
+        try {
+            synchronized (frames) {
+                read = d.rows(frames, lo, lo + n - 1);
+            }
+        } catch (IOException | RuntimeException e) {
+            return null; // the query says what is wrong
+        }
+        if (read != null && !v.ascending()) {
+            for (int i = 0, j = n - 1; i < j; i++, j--) {
+                EventRow t = read[i];
+                read[i] = read[j];
+                read[j] = t;
+            }
+        }
+        return read;
+    }
+
+    /** A page whose frames and events come from the store, each event decoded from the file at its offset. */
+    private EventRow[] queriedPage(Connection db, View v, long from, int n) throws SQLException {
         long[] frame = new long[n];
         Map<Long, Integer> at = new HashMap<>();
         if (v.plain()) {

@@ -3,17 +3,11 @@ package org.tracewire.app.capture;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +28,6 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.duckdb.DuckDBConnection;
 import org.tracewire.app.util.TaskExecutor;
-import org.tracewire.filter.Filter;
 import org.tracewire.filter.FilterSyntaxException;
 import org.tracewire.store.CaptureStore;
 import org.tracewire.store.StoreCache;
@@ -96,9 +89,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private final TaskExecutor ui;
     /** Events of the store: all of them, or those committed so far while it grows (query thread writes). */
     private volatile long total;
-    private final List<String> events = new CopyOnWriteArrayList<>();
-    /** Typed tables (views) naming a task by pid: table → its pid columns. */
-    private final Map<String, List<String>> pidColumns = new ConcurrentSkipListMap<>();
+    /** The view's SQL conditions, and the store's events they go over. */
+    private final StoreConditions conditions;
     /** Events committed so far while the store grows; its whole count once built (UI thread). */
     private final LongProperty committed = new SimpleLongProperty();
     /** True while the store is built from a live capture's growing file (UI thread). */
@@ -124,13 +116,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     /** The current view, once numbered (written on the query thread). */
     private volatile StoreRows.View view;
     /** Go to frame's thread (the query thread until {@link #setLookups}) and its connection. */
-    private volatile Executor lookups;
-    private final Connection lookupDb;
-
-    // owned by the query thread
-    private long copiedVersion;
-    private String validCondition;
-    private String validText = "";
+    private final FrameLookup lookup;
 
     private StoreTable(Path file, CaptureStore store, FrameReader frames, Executor queries, TaskExecutor ui) throws SQLException {
         this.file = file;
@@ -140,6 +126,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         this.queries = queries;
         this.ui = ui;
         this.total = store.sources().get(0).events();
+        this.conditions = new StoreConditions(store);
         try (Statement s = db.createStatement()) {
             s.execute("SET memory_limit = '" + APP_DUCKDB_MIB + "MB'");
         }
@@ -151,40 +138,16 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
         }
         this.numbering = new StoreRows(frames, r);
-        this.lookups = queries;
-        this.lookupDb = newConnection();
+        this.lookup = new FrameLookup(newConnection(), queries);
         this.committed.set(total);
         filterText.addListener((o, a, b) -> refresh());
         eventRestriction.addListener((o, a, b) -> refresh());
         thread.addListener((o, a, b) -> refresh());
     }
 
-    /** Reads the store's events and their tables' pid columns (constructor, then the query thread). */
+    /** Reads the store's events and their tables' pid columns, and its count (constructor, then the query thread). */
     private void readCatalog() throws SQLException {
-        Map<String, String> tables = new LinkedHashMap<>();
-        List<String> events = new ArrayList<>();
-        Map<String, List<String>> pids = new LinkedHashMap<>();
-        try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT event, table_name FROM s0.event_tables ORDER BY event")) {
-            while (rs.next()) {
-                events.add(rs.getString(1));
-                tables.put(rs.getString(2), rs.getString(1));
-            }
-        }
-        try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT table_name, column_name FROM information_schema.columns"
-                     + " WHERE table_catalog = current_database() AND table_schema = 'main'"
-                     + " AND column_name IN ('pid', 'prev_pid', 'next_pid') ORDER BY table_name, column_name")) {
-            while (rs.next()) {
-                if (tables.containsKey(rs.getString(1))) {
-                    pids.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
-                }
-            }
-        }
-        this.events.retainAll(events);
-        events.stream().filter(e -> !this.events.contains(e)).forEach(this.events::add);
-        pidColumns.keySet().retainAll(pids.keySet());
-        pidColumns.putAll(pids);
+        conditions.readCatalog(db);
         total = store.sources().get(0).events();
     }
 
@@ -263,6 +226,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             try {
                 readCatalog();
                 numbering = new StoreRows(frames, FrameRuns.of(db, total));
+                lookup.warm(numbering);
             } catch (SQLException x) {
                 numbering = new StoreRows(frames, null);
                 why = "cannot query the store: " + x.getMessage();
@@ -367,52 +331,22 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             if (generation.get() != gen) {
                 return; // a newer view is queued
             }
-            String error = "";
-            int errorAt = -1;
-            try {
-                validCondition = compile(text, ev);
-                validText = text;
-            } catch (FilterSyntaxException e) {
-                error = e.pointer(text) + "\n" + e.detail() + "\n" + (validText.isEmpty()
-                        ? "(the table is not filtered meanwhile)" : "(the table keeps the last valid filter: " + validText + ")");
-                errorAt = e.position();
-            } catch (SQLException e) {
-                error = "the filter cannot be run: " + e.getMessage();
-            }
-            List<String> where = new ArrayList<>();
-            if (validCondition != null) {
-                where.add(validCondition);
-            }
-            if (ev != null) {
-                where.add("event = " + literal(ev));
-            }
-            if (tid != null) {
-                where.add(threadCondition(tid));
-            }
-            if (frames != null) {
-                try {
-                    where.add(restrictedFrames(frames));
-                } catch (SQLException e) {
-                    error = "cannot restrict to those frames: " + e.getMessage().lines().findFirst().orElse("");
-                }
-            }
+            StoreConditions.Where w = conditions.where(db, text, ev, tid, frames, restrictVersion.get());
             StoreRows.View v;
             try {
-                v = numbering.number(db, gen, where, order, view);
+                v = numbering.number(db, gen, w.where(), order, view);
                 view = v;
             } catch (SQLException e) {
                 String why = "cannot query the store: " + e.getMessage();
                 ui.runOnUi(() -> message.set(why));
                 return;
             }
-            String err = error;
-            int at = errorAt;
             ui.runOnUi(() -> {
                 if (generation.get() != gen) {
                     return;
                 }
-                filterError.set(err);
-                filterErrorPosition.set(at);
+                filterError.set(w.error());
+                filterErrorPosition.set(w.errorAt());
                 shown.set(v.size());
                 StoreRows.Rows fresh = numbering.new Rows(v, db, queries, ui, generation::get, message::set);
                 if (rows.get() instanceof StoreRows.Rows old) {
@@ -421,54 +355,6 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 rows.set(fresh);
             });
         });
-    }
-
-    /** The SQL condition of a filter over {@code events} (null for none), per the rule above. */
-    private String compile(String text, String ev) throws FilterSyntaxException, SQLException {
-        if (text.isEmpty()) {
-            return null;
-        }
-        Filter.parse(text); // a syntax error before anything else, with its position
-        List<String> parts = new ArrayList<>();
-        FilterSyntaxException first = null;
-        for (String e : ev != null ? List.of(ev) : events) {
-            try {
-                parts.add("SELECT frame FROM (" + store.filterQuery(e, text) + ")");
-            } catch (FilterSyntaxException x) {
-                if (first == null) {
-                    first = new FilterSyntaxException(x.position(), x.detail() + (x.detail().contains(e) ? "" : " [" + e + "]"));
-                }
-            } catch (IllegalArgumentException x) {
-                // no events of that kind in the file
-            }
-        }
-        if (parts.isEmpty()) {
-            if (first == null) {
-                throw new FilterSyntaxException(0, "no event of this file takes this filter");
-            }
-            int n = ev != null ? 1 : events.size();
-            throw n > 1 ? new FilterSyntaxException(first.position(), first.detail()
-                    + String.format(" (and no other of the file's %d events takes this filter)", n - 1)) : first;
-        }
-        return "frame IN (" + String.join(" UNION ALL ", parts) + ")";
-    }
-
-    /** Rows of the task or naming it ({@code pid}, {@code prev_pid}, {@code next_pid} of a typed table). */
-    private String threadCondition(int pid) {
-        StringBuilder sb = new StringBuilder("(pid = " + pid);
-        for (Map.Entry<String, List<String>> t : pidColumns.entrySet()) {
-            List<String> or = new ArrayList<>();
-            for (String c : t.getValue()) {
-                or.add("\"" + c + "\" = " + pid);
-            }
-            sb.append(" OR frame IN (SELECT frame FROM \"").append(t.getKey().replace("\"", "\"\"")).append("\" WHERE ")
-                    .append(String.join(" OR ", or)).append(")");
-        }
-        return sb.append(")").toString();
-    }
-
-    private static String literal(String s) {
-        return "'" + s.replace("'", "''") + "'";
     }
 
     /**
@@ -497,59 +383,37 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
 
     private void find(long frame, boolean say, IntConsumer found) {
         long gen = generation.get();
-        Runnable lookup = () -> {
+        Runnable task = () -> {
             StoreRows.View v = view;
             if (v == null || v.gen() != gen || generation.get() != gen) {
                 return; // a newer view: its own go-to comes with it
             }
-            long i = -1;
-            String why = "";
-            EventRow[] page = null;
-            try {
-                i = numbering.rowOf(lookupDb, v, frame);
-                if (i < 0 && say) {
-                    why = StoreRows.notShown(lookupDb, frame);
-                } else if (i >= 0) {
-                    page = numbering.page(lookupDb, v, (int) (i / PAGE));
-                }
-            } catch (SQLException e) {
-                why = "cannot query the store: " + e.getMessage();
-            }
-            int row = (int) Math.min(i, Integer.MAX_VALUE);
-            String msg = why;
-            EventRow[] loaded = page;
+            FrameLookup.Found f = lookup.find(numbering, v, frame, say);
+            int row = (int) Math.min(f.row(), Integer.MAX_VALUE);
             ui.runOnUi(() -> {
                 if (generation.get() != gen) {
                     return;
                 }
-                if (row >= 0 && rows.get() instanceof StoreRows.Rows r && r.view() == v && loaded != null) {
-                    r.put(row / PAGE, loaded);
+                if (row >= 0 && rows.get() instanceof StoreRows.Rows r && r.view() == v && f.page() != null) {
+                    r.put(row / PAGE, f.page());
                 }
                 if (say) {
-                    message.set(row >= 0 ? String.format("frame %,d: row %,d", frame, row + 1) : msg);
+                    message.set(row >= 0 ? String.format("frame %,d: row %,d", frame, row + 1) : f.why());
                 }
                 found.accept(row);
             });
         };
         StoreRows.View v = view;
         if (v != null && v.gen() == gen) {
-            lookups.execute(lookup);
+            lookup.execute(task);
         } else {
-            queries.execute(() -> lookups.execute(lookup)); // after the view being built
+            queries.execute(() -> lookup.execute(task)); // after the view being built
         }
     }
 
     /**
-     * Frames of a stack record that can lie between an event and its stack: the kernel writes the
-     * stack right after its event on the same CPU, with the same time stamp, so only other CPUs'
-     * events of that instant and context frames come between (a bound on the scan, not a cut).
-     */
-    static final int STACK_REACH = 4096;
-
-    /**
-     * The stack traces recorded with the event of a frame ({@code capture --stack}): the store's
-     * {@code stack_of} for that event (its {@code stack} view's rows without joining every event),
-     * kernel stack first, innermost call first.
+     * The stack traces recorded with the event of a frame ({@code capture --stack},
+     * {@link StoreStacks}), kernel stack first, innermost call first.
      *
      * @param frame the event's packet number
      * @param done  receives the frames on the UI thread (empty when the event has no stack or the
@@ -557,20 +421,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      */
     public void stacksOf(long frame, Consumer<List<EventDetailTree.StackFrame>> done) {
         queries.execute(() -> {
-            List<EventDetailTree.StackFrame> out = new ArrayList<>();
-            try (PreparedStatement ps = db.prepareStatement("SELECT kind, depth, address, func, module"
-                    + " FROM stack_of(?, ?) ORDER BY kind, depth")) {
-                ps.setLong(1, frame);
-                ps.setLong(2, STACK_REACH);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(new EventDetailTree.StackFrame(rs.getString(1), rs.getInt(2), rs.getLong(3),
-                                rs.getString(4), rs.getString(5)));
-                    }
-                }
-            } catch (SQLException e) {
-                out.clear(); // a store without stack records: no stack to show
-            }
+            List<EventDetailTree.StackFrame> out = StoreStacks.of(db, frame);
             ui.runOnUi(() -> done.accept(out));
         });
     }
@@ -611,28 +462,22 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      * @param lookups runs one task at a time
      */
     public void setLookups(Executor lookups) {
-        this.lookups = lookups;
+        lookup.setThread(lookups);
+        lookup.warm(numbering);
     }
 
     /** Closes the store (after the queries and lookups queued before). */
     @Override
     public void close() {
         generation.incrementAndGet();
-        lookups.execute(() -> {
+        lookup.close(() -> queries.execute(() -> {
             try {
-                lookupDb.close();
-            } catch (SQLException e) {
+                frames.close();
+                store.close();
+            } catch (IOException | SQLException e) {
                 // closing: nothing left to tell
             }
-            queries.execute(() -> {
-                try {
-                    frames.close();
-                    store.close();
-                } catch (IOException | SQLException e) {
-                    // closing: nothing left to tell
-                }
-            });
-        });
+        }));
     }
 
     // ---- what the query and I/O graph views use: a restriction to frames, the filter rule
@@ -673,19 +518,6 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         super.clearFilters();
     }
 
-    /** The condition of the restriction to frames, copying them first when the restriction is new (query thread). */
-    private String restrictedFrames(String query) throws SQLException {
-        long v = restrictVersion.get();
-        if (v != copiedVersion) {
-            try (Statement s = db.createStatement()) {
-                s.execute("CREATE OR REPLACE TEMP TABLE restricted_frames AS SELECT DISTINCT TRY_CAST(frame AS BIGINT) AS frame"
-                        + " FROM (" + query + ") WHERE frame IS NOT NULL");
-            }
-            copiedVersion = v;
-        }
-        return "frame IN (SELECT frame FROM restricted_frames)";
-    }
-
     /**
      * Compiles a filter in the kernel's syntax by this table's rule (see the class comment: for
      * each event of the file that takes it, over its typed table) to a condition over
@@ -701,7 +533,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         String text = filter == null ? "" : filter.strip();
         queries.execute(() -> {
             try {
-                f.complete(compile(text, null));
+                f.complete(conditions.compile(text, null));
             } catch (SQLException | RuntimeException e) { // a FilterSyntaxException among them
                 f.completeExceptionally(e);
             }

@@ -27,7 +27,8 @@ import java.util.function.BooleanSupplier;
  * <p>Level of detail ({@link #columns}): per pixel column the task that ran most of it (its run
  * time inside the column, clipped), when it holds at least half of the column's busy time (time
  * not idle, pid 0); else {@link #MANY}. Ties go to the smaller pid. Cost: the slices in view plus
- * a binary search, per lane.
+ * a binary search, per lane; zoomed out, groups of slices wholly inside a column are added by
+ * their sums ({@link SliceGroups}), with the same result.
  */
 public final class SliceTimeline {
     /** A column's task when no task ran at least half of its busy time. */
@@ -52,6 +53,8 @@ public final class SliceTimeline {
         final int[] cpu;
         final int n;
         final long last;
+        /** The slices summed by groups, for zoomed-out columns. */
+        final SliceGroups groups;
 
         Lane(long[] start, long[] end, int[] pid, int[] comm, int[] frame, short[] prio, byte[] state, long[] unchained,
              int[] cpu, int n, long last) {
@@ -66,6 +69,7 @@ public final class SliceTimeline {
             this.cpu = cpu;
             this.n = n;
             this.last = last;
+            this.groups = SliceGroups.of(this);
         }
 
         long end(int i) {
@@ -354,7 +358,13 @@ public final class SliceTimeline {
             int[] pid = l.pid;
             long[] un = l.unchained;
             int n = l.n;
+            SliceGroups groups = l.groups;
             while (j < n && st[j] < b) {
+                if (groups.inside(l, j, a, b)) { // a whole group in the column: its sums at once
+                    groups.addTo(j, scratch);
+                    j += SliceGroups.SIZE;
+                    continue;
+                }
                 long e = en != null ? en[j] : j + 1 < n ? st[j + 1] : Math.max(l.last, st[j]);
                 long o = Math.min(e, b) - Math.max(st[j], a);
                 if (o > 0) {

@@ -103,55 +103,6 @@ public final class TimelineModel {
         }
     }
 
-    /** What to draw in one lane. Slices as segments [x0, x1) of one task (or {@link #SEVERAL}); marks per column. */
-    public static final class LaneFrame {
-        /** Segment starts in pixels. */
-        public int[] segX0 = new int[16];
-        /** Segment ends (exclusive). */
-        public int[] segX1 = new int[16];
-        /** Segment tasks. */
-        public int[] segPid = new int[16];
-        /** Segments. */
-        public int segments;
-        /** Pixel columns holding marks. */
-        public int[] markX = new int[16];
-        /** Marks in each of those columns. */
-        public int[] markCount = new int[16];
-        /** Columns with marks. */
-        public int markColumns;
-
-        void seg(int x0, int x1, int p) {
-            if (segments > 0 && segPid[segments - 1] == p && segX1[segments - 1] == x0) {
-                segX1[segments - 1] = x1;
-                return;
-            }
-            if (segments == segX0.length) {
-                segX0 = Arrays.copyOf(segX0, segments * 2);
-                segX1 = Arrays.copyOf(segX1, segments * 2);
-                segPid = Arrays.copyOf(segPid, segments * 2);
-            }
-            segX0[segments] = x0;
-            segX1[segments] = x1;
-            segPid[segments] = p;
-            segments++;
-        }
-
-        void mark(int x, int count) {
-            if (markColumns == markX.length) {
-                markX = Arrays.copyOf(markX, markColumns * 2);
-                markCount = Arrays.copyOf(markCount, markColumns * 2);
-            }
-            markX[markColumns] = x;
-            markCount[markColumns] = count;
-            markColumns++;
-        }
-
-        /** Drawn items: segments plus mark columns (at most 2 per pixel column). */
-        public int items() {
-            return segments + markColumns;
-        }
-    }
-
     /** @param capacity most events kept */
     public TimelineModel(int capacity) {
         if (capacity < 2) {
@@ -398,6 +349,16 @@ public final class TimelineModel {
         if (width <= 0 || t1 <= t0) {
             return f;
         }
+        slices(l, t0, t1, width, f);
+        marks(l, t0, t1, width, f);
+        return f;
+    }
+
+    /**
+     * A lane's slices per pixel column: the task of the slices reaching into the column (walking
+     * back over at most a few), {@link #SEVERAL} when they are of several tasks.
+     */
+    private void slices(Lane l, long t0, long t1, int width, LaneFrame f) {
         double per = (double) (t1 - t0) / width;
         long dataEnd = end();
         // slices: sorted by start; for task lanes they do not overlap, for CPU lanes they are contiguous
@@ -432,6 +393,11 @@ public final class TimelineModel {
                 f.seg(x, x + 1, task);
             }
         }
+    }
+
+    /** A lane's event marks: per pixel column holding any, how many (columns without marks skipped by search). */
+    private void marks(Lane l, long t0, long t1, int width, LaneFrame f) {
+        double per = (double) (t1 - t0) / width;
         int m = lowerBound(l.markTs, l.marks, t0);
         for (int x = 0; x < width && m < l.marks; x++) {
             long b = x == width - 1 ? t1 : Math.max(t0 + (long) (x * per) + 1, t0 + (long) ((x + 1) * per));
@@ -448,7 +414,6 @@ public final class TimelineModel {
             f.mark(x, e - m);
             m = e;
         }
-        return f;
     }
 
     /**

@@ -7,11 +7,13 @@ import java.util.function.LongConsumer;
 import javafx.animation.AnimationTimer;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Insets;
+import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollBar;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCode;
@@ -19,6 +21,7 @@ import javafx.scene.input.MouseButton;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Pane;
+import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
@@ -29,7 +32,8 @@ import javafx.scene.text.Font;
  * opened file's store, every slice of the capture from {@link SliceTimeline#columns} (per pixel
  * column the task that ran most of it, grey for many tasks, hatched where who ran is unknown; task
  * names inside slices where they fit); otherwise the rows' {@link TimelineModel#frame} (slices and
- * event ticks). Lanes share the window's height. Wheel: zoom at the pointer; drag: zoom to the
+ * event ticks). Lanes share the window's height ({@link LaneLayout}: a few lanes fill it, many scroll,
+ * with the bar at the right or the wheel over the lane names). Wheel: zoom at the pointer; drag: zoom to the
  * range; Shift+drag or the middle button: pan; hover: the cursor and details below; click: marker A
  * and the slice's (or event's) row in the event table; Shift+click, or the B key: marker B (A key:
  * marker A at the cursor; Esc clears both); the delta B−A is shown above the lanes; double-click on
@@ -38,14 +42,12 @@ import javafx.scene.text.Font;
 public final class TimelineView extends BorderPane {
     /** Width of the lane labels. */
     static final double LABEL_W = 130;
-    /** Smallest height of a lane (lanes share the window's height above it). */
-    static final double LANE_H = 26;
-    /** Largest height of a lane. */
-    static final double LANE_MAX = 160;
-    private static final double AXIS_H = 22;
+    private static final double AXIS_H = LaneLayout.AXIS_H;
 
     private final TimelineViewModel vm;
     private final Canvas canvas = new Canvas();
+    /** Scrolls the lanes when they do not fit at their smallest height ({@link LaneLayout}). */
+    private final ScrollBar laneBar = new ScrollBar();
     private final AnimationTimer pulse;
     private boolean dirty = true;
     private LongConsumer onDrawn = ns -> { };
@@ -53,8 +55,6 @@ public final class TimelineView extends BorderPane {
     private double dragTo = Double.NaN;
     private double panFrom = Double.NaN;
     private double pressX = Double.NaN;
-    private int[] colPid = new int[0];
-    private int[] colComm = new int[0];
     /** The columns of the last redraw, reused while only the cursor, markers or selection moved. */
     private final Map<TimelineModel.LaneKey, int[][]> columnCache = new HashMap<>();
     private Object columnKey;
@@ -64,12 +64,19 @@ public final class TimelineView extends BorderPane {
     public TimelineView(TimelineViewModel vm) {
         this.vm = vm;
         setId("timeline-view");
+        canvas.setId("timeline-canvas");
         Pane holder = new Pane(canvas);
         holder.setMinSize(200, 100);
         canvas.widthProperty().bind(holder.widthProperty());
         canvas.heightProperty().bind(holder.heightProperty());
         canvas.widthProperty().addListener(o -> dirty = true);
         canvas.heightProperty().addListener(o -> dirty = true);
+        laneBar.setOrientation(Orientation.VERTICAL);
+        laneBar.setId("timeline-lane-scroll");
+        laneBar.setMin(0);
+        laneBar.valueProperty().addListener(o -> dirty = true);
+        laneBar.managedProperty().bind(laneBar.visibleProperty());
+        laneBar.setVisible(false);
         vm.visibleStartProperty().addListener(o -> dirty = true);
         vm.visibleEndProperty().addListener(o -> dirty = true);
         vm.versionProperty().addListener(o -> dirty = true);
@@ -157,11 +164,17 @@ public final class TimelineView extends BorderPane {
         info.setAlignment(Pos.CENTER_LEFT);
         info.setPadding(new Insets(0, 6, 2, 6));
         setTop(new VBox(bar, info, warning));
-        setCenter(holder);
+        HBox.setHgrow(holder, Priority.ALWAYS);
+        laneBar.setMaxHeight(Double.MAX_VALUE);
+        setCenter(new HBox(holder, laneBar));
         setBottom(hover);
 
         canvas.setOnScroll(e -> {
             if (e.getDeltaY() == 0) {
+                return;
+            }
+            if (e.getX() < LABEL_W && laneBar.isVisible()) { // over the lane labels: scroll the lanes
+                laneBar.setValue(laneLayout().clamp(laneBar.getValue() - e.getDeltaY()));
                 return;
             }
             vm.zoom(e.getDeltaY() > 0 ? 0.8 : 1.25, frac(e.getX()));
@@ -263,22 +276,35 @@ public final class TimelineView extends BorderPane {
     }
 
     private int laneAt(double y) {
-        return (int) Math.floor((y - AXIS_H) / laneHeight());
+        return laneLayout().laneAt(y, laneBar.getValue());
     }
 
-    /** Lanes share the canvas's height, between {@link #LANE_H} and {@link #LANE_MAX} each. */
-    double laneHeight() {
-        int n = Math.max(1, vm.lanes().size());
-        return Math.max(LANE_H, Math.min(LANE_MAX, Math.floor((canvas.getHeight() - AXIS_H - 4) / n)));
+    /** The lanes' layout on the canvas now: they share its height ({@link LaneLayout}). */
+    LaneLayout laneLayout() {
+        return new LaneLayout(canvas.getHeight(), vm.lanes().size());
     }
 
-    /** A task's colour: a hue from its pid. */
-    static Color color(int pid) {
-        if (pid == TimelineModel.SEVERAL) {
-            return Color.gray(0.45);
+    /** Each lane's height now (pixels): the canvas's height shared, within {@link LaneLayout}'s bounds. */
+    public double laneHeight() {
+        return laneLayout().laneHeight();
+    }
+
+    /** The scroll bar of the lanes (shown when they do not fit at their smallest height). */
+    public ScrollBar laneScrollBar() {
+        return laneBar;
+    }
+
+    /** The scroll bar follows the layout: shown when the lanes do not fit, its range their excess height. */
+    private void syncLaneBar(LaneLayout l) {
+        double max = l.maxScroll();
+        laneBar.setVisible(max > 0);
+        laneBar.setMax(max);
+        laneBar.setVisibleAmount(max <= 0 ? 0 : max * l.available() / l.contentHeight());
+        laneBar.setUnitIncrement(l.laneHeight());
+        laneBar.setBlockIncrement(Math.max(l.laneHeight(), l.available() - l.laneHeight()));
+        if (laneBar.getValue() > max) {
+            laneBar.setValue(max);
         }
-        double hue = (pid * 137.508) % 360;
-        return Color.hsb(hue, 0.55, 0.85);
     }
 
     private void draw() {
@@ -293,7 +319,10 @@ public final class TimelineView extends BorderPane {
         TimelineModel m = vm.model();
         SliceTimeline st = vm.slicesProperty().get();
         List<TimelineModel.LaneKey> lanes = vm.lanes();
-        double laneH = laneHeight();
+        LaneLayout layout = new LaneLayout(h, lanes.size());
+        syncLaneBar(layout);
+        double scroll = layout.clamp(laneBar.getValue());
+        double laneH = layout.laneHeight();
         g.setFont(Font.font(11));
         g.setFill(Color.web("#f0f3f7"));
         g.fillRect(0, 0, w, AXIS_H);
@@ -303,15 +332,22 @@ public final class TimelineView extends BorderPane {
             return;
         }
         drawAxis(g, s, e, width, h);
-        double lanesBottom = AXIS_H + lanes.size() * laneH;
-        List<TimelineModel.LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
+        double lanesBottom = Math.min(h, layout.laneTop(lanes.size(), scroll));
+        List<LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
         List<Object> key = List.of(st == null ? "" : st, s, e, width);
         if (!key.equals(columnKey)) {
             columnCache.clear();
             columnKey = key;
         }
+        g.save();
+        g.beginPath();
+        g.rect(0, AXIS_H, w, Math.max(0, h - AXIS_H));
+        g.clip(); // lanes scrolled up pass under the axis
         for (int li = 0; li < lanes.size(); li++) {
-            double y = AXIS_H + li * laneH;
+            double y = layout.laneTop(li, scroll);
+            if (y + laneH <= AXIS_H || y >= h) {
+                continue; // scrolled out of sight
+            }
             g.setFill(li % 2 == 0 ? Color.web("#fafbfc") : Color.WHITE);
             g.fillRect(LABEL_W, y, width, laneH);
             g.setFill(Color.BLACK);
@@ -322,27 +358,12 @@ public final class TimelineView extends BorderPane {
                     st.columns(k, s, e, width, c[0], c[1], acc);
                     return c;
                 });
-                colPid = cols[0];
-                colComm = cols[1];
-                drawColumns(g, st, y, laneH, width);
+                LanePainter.columns(g, st, cols[0], cols[1], LABEL_W, y, laneH, width);
                 continue;
             }
-            TimelineModel.LaneFrame f = frames.get(li);
-            for (int k = 0; k < f.segments; k++) {
-                g.setFill(color(f.segPid[k]));
-                g.fillRect(LABEL_W + f.segX0[k], y + 3, f.segX1[k] - f.segX0[k], laneH - 12);
-                if (f.segX1[k] - f.segX0[k] > 40 && f.segPid[k] > 0) {
-                    g.setFill(Color.BLACK);
-                    g.fillText(m.comm(f.segPid[k]), LABEL_W + f.segX0[k] + 2, y + (laneH - 12) / 2 + 7, f.segX1[k] - f.segX0[k] - 4);
-                }
-            }
-            g.setStroke(Color.web("#203040"));
-            for (int k = 0; k < f.markColumns; k++) {
-                double x = LABEL_W + f.markX[k] + 0.5;
-                double len = Math.min(8, 3 + Math.log(f.markCount[k]) * 1.5);
-                g.strokeLine(x, y + laneH - 1, x, y + laneH - 1 - len);
-            }
+            LanePainter.rows(g, m, frames.get(li), LABEL_W, y, laneH);
         }
+        g.restore();
         Integer sel = vm.selectedProperty().get();
         if (st == null && sel != null && sel < m.size()) {
             vline(g, m.ts(sel), s, e, width, Color.RED, 1.5, lanesBottom);
@@ -355,7 +376,7 @@ public final class TimelineView extends BorderPane {
         marker(g, vm.markerBProperty().get(), "B", Color.web("#1f5fd6"), s, e, width, lanesBottom);
         if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 1) {
             g.setFill(Color.rgb(40, 110, 220, 0.2));
-            g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), lanes.size() * laneH);
+            g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), Math.max(0, lanesBottom - AXIS_H));
         }
         g.setFill(Color.gray(0.3));
         g.fillText(st != null ? String.format("%,d slices (all)", st.size())
@@ -384,49 +405,6 @@ public final class TimelineView extends BorderPane {
             g.setStroke(Color.web("#c8d0da"));
             g.strokeLine(x, AXIS_H - 5, x, h);
             g.fillText(formatSeconds(t, lstep), x + 2, AXIS_H - 7);
-        }
-    }
-
-    /** One lane of the store's columns: runs of one task merged, names where they fit. */
-    private void drawColumns(GraphicsContext g, SliceTimeline st, double y, double laneH, int width) {
-        double top = y + 3;
-        double bh = laneH - 8;
-        int x = 0;
-        while (x < width) {
-            int p = colPid[x];
-            int c = colComm[x];
-            int x1 = x + 1;
-            while (x1 < width && colPid[x1] == p && (p < 0 || colComm[x1] == c)) {
-                x1++;
-            }
-            if (p != SliceTimeline.NONE) {
-                double x0 = LABEL_W + x;
-                double wd = x1 - x;
-                if (p == SliceTimeline.UNKNOWN) {
-                    g.setFill(Color.gray(0.9));
-                    g.fillRect(x0, top, wd, bh);
-                    g.setStroke(Color.gray(0.55));
-                    for (double hx = x0 - bh; hx < x0 + wd; hx += 6) {
-                        double ax = Math.max(x0, hx);
-                        double bx = Math.min(x0 + wd, hx + bh);
-                        if (bx > ax) {
-                            g.strokeLine(ax, top + bh - (ax - hx), bx, top + bh - (bx - hx));
-                        }
-                    }
-                } else {
-                    g.setFill(color(p == SliceTimeline.MANY ? TimelineModel.SEVERAL : p));
-                    g.fillRect(x0, top, wd, bh);
-                    if (p > 0 && wd > 24) {
-                        String name = st.string(c);
-                        String text = (name == null ? "pid " + p : name) + " " + p;
-                        if (wd > text.length() * 6.5 + 4 || wd > 40) {
-                            g.setFill(Color.BLACK);
-                            g.fillText(wd > text.length() * 6.5 + 4 ? text : name == null ? "" + p : name, x0 + 2, top + bh / 2 + 4, wd - 4);
-                        }
-                    }
-                }
-            }
-            x = x1;
         }
     }
 

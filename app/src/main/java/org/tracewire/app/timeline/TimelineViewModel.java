@@ -46,13 +46,11 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     public static final int CAPACITY = 1_000_000;
 
     private final TimelineModel model = new TimelineModel(CAPACITY);
-    private final LongProperty visibleStart = new SimpleLongProperty();
-    private final LongProperty visibleEnd = new SimpleLongProperty();
+    private final VisibleRange range = new VisibleRange();
     private final ObservableList<Integer> taskLanes = FXCollections.observableArrayList();
     private final StringProperty hover = new SimpleStringProperty("");
     private final ObjectProperty<Integer> selected = new SimpleObjectProperty<>();
     private final LongProperty version = new SimpleLongProperty();
-    private boolean fitted = true;
     private Consumer<EventRow> selectInTable = r -> { };
     private Supplier<List<EventRow>> tableRows = List::of;
     private final ObjectProperty<SliceTimeline> slices = new SimpleObjectProperty<>();
@@ -62,7 +60,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     private final ObjectProperty<Long> markerA = new SimpleObjectProperty<>();
     private final ObjectProperty<Long> markerB = new SimpleObjectProperty<>();
     private final StringBinding markers = Bindings.createStringBinding(
-            () -> markerText(markerA.get(), markerB.get()), markerA, markerB);
+            () -> TimelineText.markerText(markerA.get(), markerB.get()), markerA, markerB);
     private final AtomicLong loadGeneration = new AtomicLong();
     private LongConsumer goToFrame = f -> { };
     private Consumer<Runnable> onUi = Platform::runLater;
@@ -173,7 +171,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
             slices.set(s);
             loading.set(db.growingNoteProperty().get());
             warning.set(s.warning() == null ? "" : s.warning());
-            if (fitted) {
+            if (range.fitted()) {
                 fit();
             }
             version.set(version.get() + 1);
@@ -188,7 +186,6 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         slices.set(s);
         loading.set(db.growingNoteProperty().get());
         warning.set(s.warning() == null ? "" : s.warning());
-        fitted = true;
         fit();
         version.set(version.get() + 1);
     }
@@ -198,8 +195,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         loading.set("");
         if (slices.get() != null) {
             slices.set(null);
-            fitted = true;
-            fit();
+                fit();
             version.set(version.get() + 1);
         }
         rowWarning();
@@ -241,7 +237,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
             }
             model.add(clock(r), r.cpu(), r.pid(), r.comm(), r.event(), next, nextComm);
         }
-        if (fitted) {
+        if (range.fitted()) {
             fit();
         }
         rowWarning();
@@ -255,7 +251,6 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         markerB.set(null);
         cursor.set(null);
         model.clear();
-        fitted = true;
         selected.set(null);
         fit();
         rowWarning();
@@ -307,9 +302,7 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
 
     /** The time at pixel column {@code x} of {@code width} in the visible range (ns). */
     public long timeAt(double x, int width) {
-        long s = visibleStart.get();
-        long e = visibleEnd.get();
-        return s + (long) ((e - s) * (Math.max(0, Math.min(width, x)) / Math.max(1, width)));
+        return range.timeAt(x, width);
     }
 
     /** Sets marker A at pixel column x. */
@@ -320,44 +313,6 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
     /** Sets marker B at pixel column x. */
     public void setMarkerB(double x, int width) {
         markerB.set(timeAt(x, width));
-    }
-
-    /**
-     * A trace-clock time as the kernel prints it: seconds since boot with six decimals
-     * ({@code 1234.567890}); negative times keep their sign.
-     */
-    public static String traceTime(long ns) {
-        long us = Math.floorDiv(ns, 1000);
-        return String.format("%s%d.%06d", us < 0 ? "-" : "", Math.abs(us) / 1_000_000, Math.abs(us) % 1_000_000);
-    }
-
-    /** A duration (ns) in the unit that reads best: ns, µs, ms or s. */
-    public static String duration(long ns) {
-        long a = Math.abs(ns);
-        if (a < 1_000) {
-            return ns + " ns";
-        }
-        if (a < 1_000_000) {
-            return String.format("%.3f µs", ns / 1e3);
-        }
-        if (a < 1_000_000_000) {
-            return String.format("%.3f ms", ns / 1e6);
-        }
-        return String.format("%.6f s", ns / 1e9);
-    }
-
-    static String markerText(Long a, Long b) {
-        StringBuilder sb = new StringBuilder();
-        if (a != null) {
-            sb.append("A: ").append(traceTime(a)).append(" s");
-        }
-        if (b != null) {
-            sb.append(sb.length() == 0 ? "" : "   ").append("B: ").append(traceTime(b)).append(" s");
-        }
-        if (a != null && b != null) {
-            sb.append("   Δ(B−A): ").append(duration(b - a));
-        }
-        return sb.toString();
     }
 
     /** The model (the view draws its frames). */
@@ -391,49 +346,24 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
 
     /** Shows everything held, and follows the newest. */
     public void fit() {
-        fitted = true;
         SliceTimeline st = slices.get();
         long s = st != null ? st.start() : model.start();
-        long e = Math.max(st != null ? st.end() : model.end(), s + 1);
-        visibleStart.set(s);
-        visibleEnd.set(e);
+        range.fit(s, st != null ? st.end() : model.end());
     }
 
-    /**
-     * Zooms by {@code factor} (&lt; 1 in, &gt; 1 out) around the point at {@code anchor} (0..1 of the width).
-     */
+    /** Zooms by {@code factor} (&lt; 1 in, &gt; 1 out) around the point at {@code anchor} (0..1 of the width). */
     public void zoom(double factor, double anchor) {
-        long s = visibleStart.get();
-        long e = visibleEnd.get();
-        double span = Math.max(10, (e - s) * factor);
-        double at = s + (e - s) * anchor;
-        long ns = (long) (at - span * anchor);
-        set(ns, ns + (long) span);
+        range.zoom(factor, anchor);
     }
 
     /** Pans by a fraction of the visible width (negative: earlier). */
     public void pan(double fraction) {
-        long s = visibleStart.get();
-        long e = visibleEnd.get();
-        long d = (long) ((e - s) * fraction);
-        set(s + d, e + d);
+        range.pan(fraction);
     }
 
     /** Zooms to the range between two points (0..1 of the width). */
     public void zoomTo(double from, double to) {
-        long s = visibleStart.get();
-        long e = visibleEnd.get();
-        double a = Math.min(from, to);
-        double b = Math.max(from, to);
-        long ns = s + (long) ((e - s) * a);
-        long ne = s + (long) ((e - s) * b);
-        set(ns, Math.max(ns + 10, ne));
-    }
-
-    private void set(long s, long e) {
-        fitted = false;
-        visibleStart.set(s);
-        visibleEnd.set(e);
+        range.zoomTo(from, to);
     }
 
     /** Adds a lane for a task (no-op when it has one). */
@@ -457,39 +387,13 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
             return;
         }
         TimelineModel.LaneKey k = lanes.get(lane);
-        long s = visibleStart.get();
-        long e = visibleEnd.get();
+        long s = range.start().get();
+        long e = range.end().get();
         long t = s + (long) ((e - s) * (x / width));
         cursor.set(t);
         SliceTimeline st = slices.get();
-        if (st != null) {
-            StringBuilder b = new StringBuilder(label(k)).append("  ").append(traceTime(t)).append(" s");
-            SliceTimeline.Slice sl = st.sliceAt(k, t);
-            if (sl != null) {
-                b.append(sl.unchained() ? "   unknown after " : "   ")
-                        .append(sl.pid() == 0 ? "idle" : sl.comm() + " (" + sl.pid() + ")")
-                        .append(" on CPU ").append(sl.cpu()).append(" prio ").append(sl.prio())
-                        .append(" for ").append(duration(sl.end() - sl.start()))
-                        .append(sl.endState() == null ? "" : ", then " + sl.endState())
-                        .append("   frame ").append(sl.frame());
-            }
-            hover.set(b.toString());
-            return;
-        }
-        StringBuilder b = new StringBuilder(label(k)).append("  t=").append(traceTime(t)).append(" s");
-        long[] slice = model.sliceAt(k, t);
-        if (slice != null && slice[2] != 0) {
-            b.append(String.format("   running %s (%d) for %.3f ms", model.comm((int) slice[2]), slice[2], (slice[1] - slice[0]) / 1e6));
-        }
-        int i = model.hit(k, s, e, width, x, 3);
-        if (i >= 0) {
-            b.append("   ").append(model.event(i)).append(" by ").append(model.comm(model.pid(i))).append(" (")
-                    .append(model.pid(i)).append(")");
-            if (model.nextPid(i) >= 0) {
-                b.append(" → ").append(model.comm(model.nextPid(i))).append(" (").append(model.nextPid(i)).append(")");
-            }
-        }
-        hover.set(b.toString());
+        hover.set(st != null ? HoverText.ofSlice(label(k), t, st.sliceAt(k, t))
+                : HoverText.ofRows(model, k, label(k), s, e, width, x));
     }
 
     /**
@@ -510,11 +414,11 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
                 return -1;
             }
             hover.set(String.format("frame %,d: %s (%d) on CPU %d from %s s", sl.frame(), sl.pid() == 0 ? "idle" : sl.comm(),
-                    sl.pid(), sl.cpu(), traceTime(sl.start())));
+                    sl.pid(), sl.cpu(), TimelineText.traceTime(sl.start())));
             goToFrame.accept(sl.frame());
             return (int) sl.frame();
         }
-        int i = model.hit(lanes.get(lane), visibleStart.get(), visibleEnd.get(), width, x, 3);
+        int i = model.hit(lanes.get(lane), range.start().get(), range.end().get(), width, x, 3);
         if (i < 0) {
             return -1;
         }
@@ -550,11 +454,11 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
         for (; i < model.size() && model.ts(i) == rt; i++) {
             if (model.cpu(i) == r.cpu() && model.event(i).equals(r.event())) {
                 selected.set(i);
-                long s = visibleStart.get();
-                long e = visibleEnd.get();
+                long s = range.start().get();
+                long e = range.end().get();
                 if (rt < s || rt > e) {
                     long half = (e - s) / 2;
-                    set(rt - half, rt + half);
+                    range.set(rt - half, rt + half);
                 }
                 return;
             }
@@ -563,12 +467,12 @@ public final class TimelineViewModel implements CaptureViewModel.RowSink {
 
     /** Start of the visible range (ns). */
     public LongProperty visibleStartProperty() {
-        return visibleStart;
+        return range.start();
     }
 
     /** End of the visible range (ns). */
     public LongProperty visibleEndProperty() {
-        return visibleEnd;
+        return range.end();
     }
 
     /** Pids with a task lane. */

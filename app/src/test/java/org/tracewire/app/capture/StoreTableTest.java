@@ -259,6 +259,40 @@ class StoreTableTest {
         assertTrue(gaps > 1, "the file has frames that are no events: " + gaps);
     }
 
+    @Test
+    void aPlainViewsPagesFromTheFileAloneEqualThePagesByQuery() throws Exception {
+        java.sql.Connection db = table.store().connection();
+        FrameRuns runs = FrameRuns.of(db, table.total());
+        try (FrameReader frames = FrameReader.open(table.file())) {
+            StoreRows byQuery = new StoreRows(frames, runs);
+            StoreRows fromFile = new StoreRows(frames, runs);
+            fromFile.warm(db);
+            assertFalse(byQuery.readsFromFile());
+            assertTrue(fromFile.readsFromFile(), "a store of one capture reads its plain pages from the file");
+            for (boolean ascending : new boolean[] {true, false}) {
+                StoreRows.View v = new StoreRows.View(1, true, ascending, null, runs.rows());
+                int pages = (int) ((runs.rows() + StoreRows.PAGE - 1) / StoreRows.PAGE);
+                for (int p = 0; p < pages; p++) {
+                    EventRow[] q = byQuery.page(db, v, p);
+                    EventRow[] f = fromFile.page(db, v, p);
+                    assertEquals(q.length, f.length, "page " + p);
+                    for (int k = 0; k < q.length; k++) {
+                        String at = (ascending ? "ascending" : "descending") + " page " + p + " row " + k;
+                        assertEquals(q[k].frame(), f[k].frame(), at);
+                        assertEquals(q[k].ts(), f[k].ts(), at);
+                        assertEquals(q[k].cpu(), f[k].cpu(), at);
+                        assertEquals(q[k].pid(), f[k].pid(), at);
+                        assertEquals(q[k].comm(), f[k].comm(), at);
+                        assertEquals(q[k].event(), f[k].event(), at);
+                        assertEquals(q[k].text(), f[k].text(), at);
+                        assertEquals(q[k].fields(), f[k].fields(), at);
+                        assertNotNull(f[k].record(), at);
+                    }
+                }
+            }
+        }
+    }
+
     /** The frames whose events {@link RecordFilter} selects, by the table's rule (an event that does not take the filter passes nothing). */
     private static List<Long> expected(String text) throws FilterSyntaxException {
         Filter f = Filter.parse(text);

@@ -59,8 +59,7 @@ class TimelineGuiTest {
         robot.clickOn("Timeline");
         robot.clickOn("#timeline-fit");
         // the timeline's canvas (the latency chart and the flame graph draw on canvases too)
-        Canvas canvas = robot.lookup(n -> n instanceof Canvas && n.getParent() != null
-                && n.getParent().getParent() != null && "timeline-view".equals(n.getParent().getParent().getId()))
+        Canvas canvas = robot.lookup("#timeline-canvas")
                 .queryAs(Canvas.class);
         GuiTestSupport.waitUntil(() -> canvas.getWidth() > LABEL_W + 100);
         long s0 = tl.visibleStartProperty().get();

@@ -23,6 +23,8 @@ import org.testfx.util.WaitForAsyncUtils;
 import org.tracewire.app.capture.EventRow;
 import org.tracewire.app.timeline.SliceTimeline;
 import org.tracewire.app.timeline.TimelineModel;
+import org.tracewire.app.timeline.TimelineText;
+import org.tracewire.app.timeline.TimelineView;
 import org.tracewire.app.timeline.TimelineViewModel;
 import org.tracewire.record.EventRecord;
 import org.tracewire.testing.FixturePcapng;
@@ -74,10 +76,16 @@ class TimelineStoreGuiTest {
         assertEquals(0, tl.model().size(), "the rows' timeline is dropped once the slices are in");
         robot.clickOn("Timeline");
         robot.clickOn("#timeline-fit");
-        Canvas canvas = robot.lookup(n -> n instanceof Canvas && n.getParent() != null
-                && n.getParent().getParent() != null && "timeline-view".equals(n.getParent().getParent().getId()))
+        Canvas canvas = robot.lookup("#timeline-canvas")
                 .queryAs(Canvas.class);
         GuiTestSupport.waitUntil(() -> canvas.getWidth() > LABEL_W + 100);
+        // the lanes use the window: together they fill the canvas below the axis (each within its bounds)
+        TimelineView view = robot.lookup("#timeline-view").queryAs(TimelineView.class);
+        int lanes = tl.lanes().size();
+        double free = canvas.getHeight() - AXIS_H - 4;
+        assertTrue(lanes > 0 && lanes * view.laneHeight() > free - lanes && lanes * view.laneHeight() <= free
+                        || view.laneHeight() == 400, lanes + " lanes of " + view.laneHeight() + " px in " + free + " px");
+        assertTrue(view.laneHeight() > 26 || lanes * 26 > free, "lanes grow past their smallest height when they fit");
         Bounds b = canvas.localToScreen(canvas.getBoundsInLocal());
         int width = (int) (canvas.getWidth() - LABEL_W);
         double y = b.getMinY() + AXIS_H + 10; // inside lane 0 (CPU 0) at any lane height
@@ -121,10 +129,10 @@ class TimelineStoreGuiTest {
                 "B - A is the time between the two clicks: " + (bm - a) + " ns for " + (pxB - px) + " px of " + perPixel);
         Label markers = robot.lookup("#timeline-markers").queryAs(Label.class);
         String shown = markers.getText();
-        assertTrue(shown.contains("A: " + TimelineViewModel.traceTime(a) + " s"), shown);
-        assertTrue(shown.contains("B: " + TimelineViewModel.traceTime(bm) + " s"), shown);
-        assertTrue(shown.endsWith("Δ(B−A): " + TimelineViewModel.duration(bm - a)), shown);
-        assertTrue(TimelineViewModel.traceTime(a).matches("[0-9]+\\.[0-9]{6}"), "seconds.microseconds since boot");
+        assertTrue(shown.contains("A: " + TimelineText.traceTime(a) + " s"), shown);
+        assertTrue(shown.contains("B: " + TimelineText.traceTime(bm) + " s"), shown);
+        assertTrue(shown.endsWith("Δ(B−A): " + TimelineText.duration(bm - a)), shown);
+        assertTrue(TimelineText.traceTime(a).matches("[0-9]+\\.[0-9]{6}"), "seconds.microseconds since boot");
         assertTrue(a < 1_000_000_000_000_000L, "the trace clock (since boot), not the wall clock: " + a);
 
         // the B key puts marker B at the cursor
@@ -137,7 +145,7 @@ class TimelineStoreGuiTest {
         robot.push(KeyCode.B);
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(cursor, tl.markerBProperty().get());
-        assertTrue(markers.getText().endsWith("Δ(B−A): " + TimelineViewModel.duration(cursor - a)), markers.getText());
+        assertTrue(markers.getText().endsWith("Δ(B−A): " + TimelineText.duration(cursor - a)), markers.getText());
         Label warning = robot.lookup("#timeline-warning").queryAs(Label.class);
         assertTrue(!warning.getText().contains("filtered"), warning.getText());
     }

@@ -281,10 +281,10 @@ class SliceTimelineTest {
 
     @Test
     void traceTimeAndMarkers() {
-        assertEquals("1234.567890", TimelineViewModel.traceTime(1_234_567_890_123L));
-        assertEquals("0.000001", TimelineViewModel.traceTime(1_000L));
+        assertEquals("1234.567890", TimelineText.traceTime(1_234_567_890_123L));
+        assertEquals("0.000001", TimelineText.traceTime(1_000L));
         assertEquals("A: 10.000000 s   B: 10.000250 s   Δ(B−A): 250.000 µs",
-                TimelineViewModel.markerText(10_000_000_000L, 10_000_250_000L));
-        assertEquals("A: 2.500000 s   B: 1.000000 s   Δ(B−A): -1.500000 s", TimelineViewModel.markerText(2_500_000_000L, 1_000_000_000L));
+                TimelineText.markerText(10_000_000_000L, 10_000_250_000L));
+        assertEquals("A: 2.500000 s   B: 1.000000 s   Δ(B−A): -1.500000 s", TimelineText.markerText(2_500_000_000L, 1_000_000_000L));
     }
 }

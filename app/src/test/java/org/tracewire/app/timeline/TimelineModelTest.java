@@ -93,7 +93,7 @@ class TimelineModelTest {
         return px;
     }
 
-    static int[] pixels(TimelineModel.LaneFrame f, int width) {
+    static int[] pixels(LaneFrame f, int width) {
         int[] px = new int[width];
         java.util.Arrays.fill(px, -1);
         for (int k = 0; k < f.segments; k++) {
@@ -115,7 +115,7 @@ class TimelineModelTest {
         int width = (int) ((t1 - t0) / 1500);
         List<TimelineModel.LaneKey> lanes = List.of(TimelineModel.LaneKey.cpu(0), TimelineModel.LaneKey.cpu(1),
                 TimelineModel.LaneKey.cpu(2), TimelineModel.LaneKey.task(150), TimelineModel.LaneKey.task(112));
-        List<TimelineModel.LaneFrame> frames = m.frame(t0, t1, width, lanes);
+        List<LaneFrame> frames = m.frame(t0, t1, width, lanes);
         for (int li = 0; li < lanes.size(); li++) {
             assertArrayEquals(naiveSlices(evs, lanes.get(li), t0, t1, width), pixels(frames.get(li), width), "lane " + lanes.get(li));
             // marks: per column, the events that are not switches in the lane
@@ -136,7 +136,7 @@ class TimelineModelTest {
                 }
             }
             int[] got = new int[width];
-            TimelineModel.LaneFrame f = frames.get(li);
+            LaneFrame f = frames.get(li);
             for (int c = 0; c < f.markColumns; c++) {
                 got[f.markX[c]] = f.markCount[c];
             }
@@ -149,10 +149,10 @@ class TimelineModelTest {
         List<Ev> evs = events(11, 200_000, 100);
         TimelineModel m = model(evs);
         int width = 800;
-        List<TimelineModel.LaneFrame> frames = m.frame(m.start(), m.end() + 1, width,
+        List<LaneFrame> frames = m.frame(m.start(), m.end() + 1, width,
                 List.of(TimelineModel.LaneKey.cpu(0), TimelineModel.LaneKey.cpu(1), TimelineModel.LaneKey.task(150)));
         long marks = evs.stream().filter(e -> e.next < 0 && e.cpu == 0).count();
-        for (TimelineModel.LaneFrame f : frames) {
+        for (LaneFrame f : frames) {
             assertTrue(f.segments <= width && f.markColumns <= width, f.segments + " / " + f.markColumns);
             for (int k = 1; k < f.segments; k++) {
                 assertTrue(f.segX0[k] >= f.segX1[k - 1], "segments do not overlap");

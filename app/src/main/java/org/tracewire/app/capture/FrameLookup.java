@@ -1,0 +1,79 @@
+package org.tracewire.app.capture;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.Executor;
+
+/**
+ * Go to frame's thread and DuckDB connection, apart from the store table's query thread so that a
+ * lookup never waits behind the pages being fetched: the row of a frame in a view and that row's
+ * page, read there ({@link StoreRows#rowOf}, {@link StoreRows#page}); also where a plain view's
+ * direct page reading is made ready ({@link StoreRows#warm}) before the first go to frame.
+ */
+final class FrameLookup {
+    /**
+     * What a lookup found.
+     *
+     * @param row  the frame's row in the view, or -1
+     * @param why  why it has none ("" when found)
+     * @param page the row's page (null when not found)
+     */
+    record Found(long row, String why, EventRow[] page) {
+    }
+
+    private final Connection db;
+    private volatile Executor thread;
+
+    /**
+     * @param db     the lookups' own connection (closed by {@link #close})
+     * @param thread runs the lookups until {@link #setThread}
+     */
+    FrameLookup(Connection db, Executor thread) {
+        this.db = db;
+        this.thread = thread;
+    }
+
+    /** Runs the lookups on this executor (one thread) from now on. */
+    void setThread(Executor thread) {
+        this.thread = thread;
+    }
+
+    /** Runs a task on the lookup thread. */
+    void execute(Runnable task) {
+        thread.execute(task);
+    }
+
+    /** Makes a numbering's direct page reading ready, on the lookup thread. */
+    void warm(StoreRows numbering) {
+        thread.execute(() -> numbering.warm(db));
+    }
+
+    /**
+     * The row of a frame in a view and its page (call on the lookup thread).
+     *
+     * @param say with a reason when the frame is not in the view (filtered out, or no event)
+     */
+    Found find(StoreRows numbering, StoreRows.View v, long frame, boolean say) {
+        try {
+            long i = numbering.rowOf(db, v, frame);
+            if (i < 0) {
+                return new Found(-1, say ? StoreRows.notShown(db, frame) : "", null);
+            }
+            return new Found(i, "", numbering.page(db, v, (int) (i / StoreRows.PAGE)));
+        } catch (SQLException e) {
+            return new Found(-1, "cannot query the store: " + e.getMessage(), null);
+        }
+    }
+
+    /** Closes the connection on the lookup thread, after the lookups queued, then runs {@code then} there. */
+    void close(Runnable then) {
+        thread.execute(() -> {
+            try {
+                db.close();
+            } catch (SQLException e) {
+                // closing: nothing left to tell
+            }
+            then.run();
+        });
+    }
+}
