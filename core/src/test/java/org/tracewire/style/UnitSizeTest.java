@@ -55,20 +55,17 @@ class UnitSizeTest {
 
     // ---- temporary -------------------------------------------------------------------------
     /**
-     * Being split on other branches, session 23: the lead empties this list after merging them.
+     * Not split yet (left at the end of session 23; the next units to split): an entry fails the
+     * test once its unit fits, so the list only shrinks.
      * Offenders as {@code path} (the file) or {@code path#method} (a method; a constructor by its
      * class name), path relative to the repository root; the size measured when listed in the
      * comment.
      */
     static final Set<String> PENDING_SPLIT = Set.of(
-            "app/src/main/java/org/tracewire/app/capture/StoreRows.java#page", // 93
-            "app/src/main/java/org/tracewire/app/capture/StoreTable.java", // 695 lines
-            "app/src/main/java/org/tracewire/app/capture/StoreTable.java#refresh", // 63
+            "app/src/main/java/org/tracewire/app/capture/StoreTable.java", // 543 lines
             "app/src/main/java/org/tracewire/app/timeline/SliceTimeline.java#buildTask", // 69
-            "app/src/main/java/org/tracewire/app/timeline/TimelineModel.java", // 515 lines
             "app/src/main/java/org/tracewire/app/timeline/TimelineView.java#TimelineView", // 182
-            "app/src/main/java/org/tracewire/app/timeline/TimelineView.java#draw", // 81
-            "app/src/main/java/org/tracewire/app/timeline/TimelineViewModel.java"); // 593 lines
+            "app/src/main/java/org/tracewire/app/timeline/TimelineView.java#draw"); // 81
     // ---- end temporary ---------------------------------------------------------------------
 
     @Test

@@ -221,37 +221,52 @@ final class StoreRows {
 
     /** A page whose frames and events come from the store, each event decoded from the file at its offset. */
     private EventRow[] queriedPage(Connection db, View v, long from, int n) throws SQLException {
-        long[] frame = new long[n];
-        Map<Long, Integer> at = new HashMap<>();
-        if (v.plain()) {
-            for (int k = 0; k < n; k++) {
-                frame[k] = runs.frameAt(v.ascending() ? from + k : runs.rows() - 1 - from - k);
-                at.put(frame[k], k);
-            }
-        } else {
-            try (PreparedStatement ps = db.prepareStatement("SELECT rowid, frame FROM " + v.table()
-                    + " WHERE rowid >= ? AND rowid < ?")) {
-                ps.setLong(1, from);
-                ps.setLong(2, from + n);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        int k = (int) (rs.getLong(1) - from);
-                        frame[k] = rs.getLong(2);
-                        at.put(frame[k], k);
-                    }
-                }
-            }
-        }
+        Map<Long, Integer> at = pageFrames(db, v, from, n);
         EventRow[] out = new EventRow[n];
         if (at.isEmpty()) {
             return out;
         }
+        for (EventRow r : decoded(eventsOf(db, v.plain(), at.keySet()))) {
+            Integer slot = at.get(r.frame());
+            if (slot != null) { // (a plain view's range holds only its page's events; never else)
+                out[slot] = r;
+            }
+        }
+        return out;
+    }
+
+    /** The frames of a page's rows, each with its slot in the page. */
+    private Map<Long, Integer> pageFrames(Connection db, View v, long from, int n) throws SQLException {
+        Map<Long, Integer> at = new HashMap<>();
+        if (v.plain()) {
+            for (int k = 0; k < n; k++) {
+                at.put(runs.frameAt(v.ascending() ? from + k : runs.rows() - 1 - from - k), k);
+            }
+            return at;
+        }
+        try (PreparedStatement ps = db.prepareStatement("SELECT rowid, frame FROM " + v.table()
+                + " WHERE rowid >= ? AND rowid < ?")) {
+            ps.setLong(1, from);
+            ps.setLong(2, from + n);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    at.put(rs.getLong(2), (int) (rs.getLong(1) - from));
+                }
+            }
+        }
+        return at;
+    }
+
+    /**
+     * The store's columns of the events at these frames: {frame, ts, cpu, pid, comm, event, file
+     * offset or -1}. A plain view's page is every event from its first frame to its last: the range
+     * alone (zone maps skip the rest); another view's page needs its frames listed.
+     */
+    private static List<Object[]> eventsOf(Connection db, boolean plain, Set<Long> frames) throws SQLException {
         long lo = Long.MAX_VALUE;
         long hi = Long.MIN_VALUE;
-        // a plain view's page is every event from its first frame to its last: the range alone
-        // (zone maps skip the rest); another view's page needs its frames listed
-        StringBuilder in = v.plain() ? null : new StringBuilder();
-        for (long f : at.keySet()) {
+        StringBuilder in = plain ? null : new StringBuilder();
+        for (long f : frames) {
             lo = Math.min(lo, f);
             hi = Math.max(hi, f);
             if (in != null) {
@@ -268,6 +283,14 @@ final class StoreRows {
                     rs.wasNull() ? -1L : offset});
             }
         }
+        return found;
+    }
+
+    /**
+     * The rows of {@link #eventsOf} events, each decoded from the file at its offset with the
+     * store's task name; one that cannot be decoded keeps the store's columns and says why.
+     */
+    private EventRow[] decoded(List<Object[]> found) {
         List<Integer> withOffset = new ArrayList<>();
         for (int k = 0; k < found.size(); k++) {
             if ((long) found.get(k)[6] >= 0) {
@@ -295,21 +318,17 @@ final class StoreRows {
         }
         for (int k = 0; k < found.size(); k++) {
             Object[] c = found.get(k);
-            long f = (long) c[0];
             String comm = (String) c[4];
             EventRow r = read[k];
             if (r == null) {
                 r = new EventRow((long) c[1], (int) c[2], (int) c[3], comm, (String) c[5],
-                        "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), f, null);
+                        "<" + (problem != null ? problem : "not decoded") + ">", Map.of(), (long) c[0], null);
             } else if (comm != null) {
                 r = new EventRow(r.ts(), r.cpu(), r.pid(), comm, r.event(), r.text(), r.fields(), r.frame(), r.record());
             }
-            Integer slot = at.get(f);
-            if (slot != null) { // (a plain view's range holds only its page's events; never else)
-                out[slot] = r;
-            }
+            read[k] = r;
         }
-        return out;
+        return read;
     }
 
     /**
