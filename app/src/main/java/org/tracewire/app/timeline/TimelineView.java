@@ -69,6 +69,34 @@ public final class TimelineView extends BorderPane {
         holder.setMinSize(200, 100);
         canvas.widthProperty().bind(holder.widthProperty());
         canvas.heightProperty().bind(holder.heightProperty());
+        redrawOnChange();
+        keys();
+
+        Label hover = top();
+        HBox.setHgrow(holder, Priority.ALWAYS);
+        laneBar.setMaxHeight(Double.MAX_VALUE);
+        setCenter(new HBox(holder, laneBar));
+        setBottom(hover);
+
+        mouse();
+        releaseAndClick();
+
+        pulse = new AnimationTimer() {
+            @Override
+            public void handle(long now) {
+                if (dirty) {
+                    dirty = false;
+                    long t = System.nanoTime();
+                    draw();
+                    onDrawn.accept(System.nanoTime() - t);
+                }
+            }
+        };
+        pulse.start();
+    }
+
+    /** The lane bar; any change of the view model, the canvas's size or the lane bar asks for a redraw. */
+    private void redrawOnChange() {
         canvas.widthProperty().addListener(o -> dirty = true);
         canvas.heightProperty().addListener(o -> dirty = true);
         laneBar.setOrientation(Orientation.VERTICAL);
@@ -86,6 +114,10 @@ public final class TimelineView extends BorderPane {
         vm.cursorProperty().addListener(o -> dirty = true);
         vm.markerAProperty().addListener(o -> dirty = true);
         vm.markerBProperty().addListener(o -> dirty = true);
+    }
+
+    /** A and B set the markers at the cursor, Esc clears them. */
+    private void keys() {
         canvas.setFocusTraversable(true);
         canvas.setOnKeyPressed(e -> {
             Long c = vm.cursorProperty().get();
@@ -101,7 +133,10 @@ public final class TimelineView extends BorderPane {
             }
             e.consume();
         });
+    }
 
+    /** Fit, zoom and pan buttons, the task lane box, the markers' delta and the loading text. */
+    private HBox toolBar() {
         Button fit = new Button("Fit");
         fit.setId("timeline-fit");
         fit.setOnAction(e -> vm.fit());
@@ -131,9 +166,6 @@ public final class TimelineView extends BorderPane {
                 vm.hoverProperty().set("a task lane needs a pid");
             }
         });
-        Label help = new Label("wheel: zoom · drag: zoom to range · shift+drag: pan · click: marker A + table row ·"
-                + " shift+click or B: marker B · Esc: clear · double-click a slice: task lane");
-        help.setStyle("-fx-text-fill: #555;");
         Label markers = new Label();
         markers.setId("timeline-markers");
         markers.textProperty().bind(vm.markersText());
@@ -148,6 +180,14 @@ public final class TimelineView extends BorderPane {
         HBox bar = new HBox(6, fit, in, out, left, right, new Label("  Task:"), task, addTask, markers, loading);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.setPadding(new Insets(4));
+        return bar;
+    }
+
+    /** The top (tool bar, help, the sched_switch warning); returns the hover line for the bottom. */
+    private Label top() {
+        Label help = new Label("wheel: zoom · drag: zoom to range · shift+drag: pan · click: marker A + table row ·"
+                + " shift+click or B: marker B · Esc: clear · double-click a slice: task lane");
+        help.setStyle("-fx-text-fill: #555;");
         Label hover = new Label();
         hover.setId("timeline-hover");
         hover.textProperty().bind(vm.hoverProperty());
@@ -163,12 +203,12 @@ public final class TimelineView extends BorderPane {
         HBox info = new HBox(16, help);
         info.setAlignment(Pos.CENTER_LEFT);
         info.setPadding(new Insets(0, 6, 2, 6));
-        setTop(new VBox(bar, info, warning));
-        HBox.setHgrow(holder, Priority.ALWAYS);
-        laneBar.setMaxHeight(Double.MAX_VALUE);
-        setCenter(new HBox(holder, laneBar));
-        setBottom(hover);
+        setTop(new VBox(toolBar(), info, warning));
+        return hover;
+    }
 
+    /** Wheel (zoom, or scroll the lanes over their labels), press, drag and hover. */
+    private void mouse() {
         canvas.setOnScroll(e -> {
             if (e.getDeltaY() == 0) {
                 return;
@@ -202,6 +242,10 @@ public final class TimelineView extends BorderPane {
                 dirty = true;
             }
         });
+    }
+
+    /** Release (zoom to the dragged range, or marker A / B and the table row) and double-click (a task lane). */
+    private void releaseAndClick() {
         canvas.setOnMouseReleased(e -> {
             if (!Double.isNaN(dragFrom) && Math.abs(e.getX() - dragFrom) > 4) {
                 dragTo = Math.max(LABEL_W, e.getX()); // where the button came up, not the last drag event
@@ -242,19 +286,6 @@ public final class TimelineView extends BorderPane {
             }
         });
         canvas.setOnMouseMoved(e -> vm.hover(laneAt(e.getY()), e.getX() - LABEL_W, (int) plotWidth()));
-
-        pulse = new AnimationTimer() {
-            @Override
-            public void handle(long now) {
-                if (dirty) {
-                    dirty = false;
-                    long t = System.nanoTime();
-                    draw();
-                    onDrawn.accept(System.nanoTime() - t);
-                }
-            }
-        };
-        pulse.start();
     }
 
     /**
