@@ -222,8 +222,7 @@ final class CaptureReading {
                 if (generation.get() != gen) {
                     t.close();
                 } else if (writing == null) {
-                    ready(t, file);
-                    status.set(storeStatus.get().replaceFirst("^all ", "opened " + file.getFileName() + ": all "));
+                    status.set("opened " + file.getFileName() + ": " + ready(t, file));
                 } else {
                     followGrowing(t, file, gen, live);
                 }
@@ -260,12 +259,18 @@ final class CaptureReading {
         }
     }
 
-    /** The store holds every event of the file (UI thread): the table and the views over it. */
-    private void ready(StoreTable t, Path file) {
+    /**
+     * The store holds every event of the file (UI thread): the table and the views over it.
+     *
+     * @return what the store holds ("all N events of FILE, from its store…"), for a status line
+     */
+    private String ready(StoreTable t, Path file) {
         indexed.set(-1);
         storeTable.set(t);
-        storeStatus.set(String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
-                t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")"));
+        String all = String.format("all %,d events of %s, from its store%s", t.total(), file.getFileName(),
+                t.stoppedAt() == null ? "" : " (the file is read up to: " + t.stoppedAt() + ")");
+        storeStatus.set(all);
+        return all;
     }
 
     private void storeFailed(Path file, long gen, String why, Done live) {
