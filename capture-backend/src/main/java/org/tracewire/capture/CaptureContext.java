@@ -44,9 +44,10 @@ import org.tracewire.wire.description.EventDescription;
  * calibrated kernel variables, and where task names and thread groups come from ({@link Tasks}).
  *
  * <p>Expensive parts are loaded only when the captured events need them and in the background:
- * kallsyms (about 0.3 s here) when a print fmt prints a symbol, the BTF enums when a print fmt names
+ * kallsyms when a print fmt prints a symbol, the BTF enums when a print fmt names
  * an identifier, the calibration of {@code vmemmap_base} / {@code sizeof(struct page)}
- * ({@link KernelContext#calibrate}, a scratch instance for a moment) when a print fmt uses them.
+ * ({@link KernelContext#calibrated}: a scratch instance for a moment, once per process) when a print
+ * fmt uses them.
  * A part that cannot be read stays unknown: the receiver's text falls back where it needs it.
  *
  * @param capture      the CAPTURE message's parts
@@ -111,8 +112,6 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
                 descriptions);
     }
 
-    private static volatile KernelVariables calibration;
-
     /**
      * The context of a live capture.
      *
@@ -174,8 +173,8 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         CompletableFuture<KernelEnums> enums = needs.identifiers()
                 ? CompletableFuture.supplyAsync(CaptureContext::loadEnums, CaptureContext::daemon)
                 : CompletableFuture.completedFuture(KernelEnums.empty());
-        KernelVariables variables = needs.calibration() ? calibrated(top) : KernelVariables.empty();
-        PrintkFormats printk = needs.printk() ? printk(top) : PrintkFormats.empty();
+        KernelVariables variables = needs.calibration() ? KernelContext.calibrated(top) : KernelVariables.empty();
+        PrintkFormats printk = needs.printk() ? KernelContext.printk(top) : PrintkFormats.empty();
         int hz = KernelContext.configHz(Path.of("/proc/config.gz"));
         Map<String, Long> constants = ContextMessages.constants(hz, variables);
         String host = SectionInfo.hostName();
@@ -199,28 +198,6 @@ public record CaptureContext(ContextMessages.Capture capture, Map<Integer, Event
         return new CaptureContext(capture, formats, subLayout.kernel(), text, symbols::join, printk,
                 enums::join, hz, variables, new ProcTasks(top),
                 f -> EventDescription.encode(f, subLayout.kernel().longSize(), null));
-    }
-
-    /** The kernel variables calibrated on this host (once per process). */
-    private static KernelVariables calibrated(Tracefs top) {
-        KernelVariables v = calibration;
-        if (v == null) {
-            v = KernelContext.calibrate(top);
-            calibration = v;
-        }
-        return v;
-    }
-
-    /** The kernel's {@code printk_formats}, empty when it has none or it does not parse (strings stay unknown). */
-    private static PrintkFormats printk(Tracefs top) {
-        if (!top.exists("printk_formats")) {
-            return PrintkFormats.empty();
-        }
-        try {
-            return PrintkFormats.parse(top.read("printk_formats"));
-        } catch (RuntimeException ignored) {
-            return PrintkFormats.empty();
-        }
     }
 
     private static void daemon(Runnable r) {

@@ -33,14 +33,7 @@ public final class KernelContext {
 
     /** The context for records of this tree's kernel. Never throws: unreadable parts stay unknown. */
     public static PrintContext of(Tracefs tracefs) {
-        PrintkFormats printk = PrintkFormats.empty();
-        if (tracefs.exists("printk_formats")) {
-            try {
-                printk = PrintkFormats.parse(tracefs.read("printk_formats"));
-            } catch (RuntimeException ignored) {
-                // unknown strings fall back
-            }
-        }
+        PrintkFormats printk = printk(tracefs);
         Kallsyms symbols = null;
         KernelEnums enums = null;
         int hz = 0;
@@ -65,10 +58,32 @@ public final class KernelContext {
         return new PrintContext(symbols, printk, hz, enums, variables);
     }
 
+    /**
+     * The tree's {@code printk_formats}: empty when it has none or it does not parse, so the
+     * strings it would name stay unknown and their print fmts fall back.
+     */
+    public static PrintkFormats printk(Tracefs tracefs) {
+        if (!tracefs.exists("printk_formats")) {
+            return PrintkFormats.empty();
+        }
+        try {
+            return PrintkFormats.parse(tracefs.read("printk_formats"));
+        } catch (RuntimeException ignored) {
+            return PrintkFormats.empty();
+        }
+    }
+
     private static volatile KernelVariables calibration;
 
-    /** {@link #calibrate} once per JVM (the values hold until the next boot). */
-    static KernelVariables calibrated(Tracefs top) {
+    /**
+     * The kernel variables of this host, {@link #calibrate calibrated} once per JVM and then
+     * cached: the values hold until the next boot. The one cache for every live context (the
+     * text renderer's and a capture's), so a process calibrates at most once.
+     *
+     * @param top the live top-level tracefs (the scratch instance is made under it)
+     * @return the variables, or {@link KernelVariables#empty()} when calibration learned nothing
+     */
+    public static KernelVariables calibrated(Tracefs top) {
         KernelVariables v = calibration;
         if (v == null) {
             synchronized (KernelContext.class) {
