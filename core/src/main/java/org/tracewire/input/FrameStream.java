@@ -156,8 +156,7 @@ public final class FrameStream {
 
     /** One Ethernet frame (position to limit); the scope is its source address. As {@link #bare}. */
     public RecordInput.Event ethernet(ByteBuffer frame, long number) {
-        if (frame.remaining() >= Ethernet.HEADER
-                && (frame.getShort(frame.position() + 12) & 0xffff) != Ethernet.ETHERTYPE) {
+        if (frame.remaining() >= Ethernet.HEADER && Ethernet.etherType(frame) != Ethernet.ETHERTYPE) {
             foreign++;
             return null;
         }

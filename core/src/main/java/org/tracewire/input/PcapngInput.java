@@ -22,7 +22,6 @@ import org.tracewire.wire.ContextAssembler;
 import org.tracewire.wire.ContextMessage;
 import org.tracewire.wire.Ethernet;
 import org.tracewire.wire.FrameEncoder;
-import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.WireContext;
 import org.tracewire.wire.WireDecoder;
 import org.tracewire.wire.WireFormatException;
@@ -191,15 +190,10 @@ public final class PcapngInput implements RecordInput {
      * alone (nothing decoded): such a frame carries no context.
      */
     private static boolean isEventFrame(int linkType, byte[] d, int at, int length) {
-        int end = at + length;
-        if (linkType == PcapngWriter.LINKTYPE_ETHERNET && length >= Ethernet.HEADER
-                && (d[at + 12] & 0xff) == 0x88 && (d[at + 13] & 0xff) == 0xb5) {
-            at += Ethernet.HEADER;
-        } else if (linkType != FrameEncoder.LINKTYPE) {
-            return false;
+        if (linkType == PcapngWriter.LINKTYPE_ETHERNET && Ethernet.carriesTracewire(d, at, length)) {
+            return WireDecoder.isEvent(d, at + Ethernet.HEADER, length - Ethernet.HEADER);
         }
-        return end - at >= WireHeader.SIZE && (d[at] & 0xff) == WireHeader.VERSION
-                && (d[at + WireHeader.KIND_BYTE] & 0x0f) == FrameKind.EVENT.code();
+        return linkType == FrameEncoder.LINKTYPE && WireDecoder.isEvent(d, at, length);
     }
 
     /**
@@ -224,8 +218,8 @@ public final class PcapngInput implements RecordInput {
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
             for (PcapngPacketReader.Packet p = nextPacket(r); p != null; p = nextPacket(r)) {
                 byte[] d = p.data();
-                if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && d.length > 16 && (d[12] & 0xff) == 0x88
-                        && (d[13] & 0xff) == 0xb5) {
+                if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && d.length > 16
+                        && Ethernet.carriesTracewire(d, 0, d.length)) {
                     return (d[14] & 0xff) == WireHeader.VERSION_1_MARK;
                 }
             }
@@ -250,8 +244,7 @@ public final class PcapngInput implements RecordInput {
         if (p.linkType() == FrameEncoder.LINKTYPE) {
             return WireDecoder.decodeBare(b);
         }
-        if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && p.data().length >= 14
-                && (p.data()[12] & 0xff) == 0x88 && (p.data()[13] & 0xff) == 0xb5) {
+        if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && Ethernet.carriesTracewire(p.data(), 0, p.data().length)) {
             return WireDecoder.decodeEthernet(b);
         }
         return null;

@@ -19,6 +19,23 @@ public final class Ethernet {
     }
 
     /**
+     * Whether {@code length} bytes at {@code at} of {@code d} start with an Ethernet header of
+     * EtherType {@value #ETHERTYPE} (big-endian at bytes 12–13): a tracewire frame follows it.
+     */
+    public static boolean carriesTracewire(byte[] d, int at, int length) {
+        return length >= HEADER && ((d[at + 12] & 0xff) << 8 | (d[at + 13] & 0xff)) == ETHERTYPE;
+    }
+
+    /**
+     * The EtherType of an Ethernet frame (position to limit; not changed), or −1 when it is shorter
+     * than the 14-byte header.
+     */
+    public static int etherType(ByteBuffer frame) {
+        return frame.remaining() < HEADER ? -1
+                : ((frame.get(frame.position() + 12) & 0xff) << 8 | (frame.get(frame.position() + 13) & 0xff));
+    }
+
+    /**
      * Writes the 14-byte header at {@code out}'s position and advances it.
      *
      * @param source the sending host's address

@@ -34,13 +34,23 @@ public final class WireDecoder {
         if (b.remaining() < Ethernet.HEADER) {
             throw new WireFormatException(b.remaining(), "truncated: " + b.remaining() + " bytes, no Ethernet header");
         }
-        int type = b.getShort(12) & 0xffff;
+        int type = Ethernet.etherType(b);
         if (type != Ethernet.ETHERTYPE) {
             throw new WireFormatException(12, String.format("EtherType 0x%04x is not 0x%04x", type, Ethernet.ETHERTYPE));
         }
         byte[] mac = new byte[6];
         b.get(6, mac);
         return decode(b.position(Ethernet.HEADER).slice(), Ethernet.HEADER, MacAddress.of(mac));
+    }
+
+    /**
+     * Whether {@code length} bytes at {@code at} of {@code d} are a version-2 EVENT frame, bare,
+     * seen from its header's version and kind bytes alone (nothing decoded; such a frame carries
+     * no context).
+     */
+    public static boolean isEvent(byte[] d, int at, int length) {
+        return length >= WireHeader.SIZE && (d[at] & 0xff) == WireHeader.VERSION
+                && (d[at + WireHeader.KIND_BYTE] & 0x0f) == FrameKind.EVENT.code();
     }
 
     /** {@link #decodeBare} of an array. */
