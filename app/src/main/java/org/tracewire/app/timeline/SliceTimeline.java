@@ -235,6 +235,31 @@ public final class SliceTimeline {
      * (a task runs in one place at a time: an overlap is an unchained slice's guess).
      */
     private Lane buildTask(int task) {
+        SliceRefs refs = slicesOf(task);
+        return taskLane(task, refs, refs.byStart(cpus));
+    }
+
+    /** Where a task's slices are: per slice its CPU and its index in that CPU's lane, CPU by CPU. */
+    private record SliceRefs(int[] cpu, int[] index) {
+        int n() {
+            return cpu.length;
+        }
+
+        /** The slices' order by (start, CPU); ties keep the order they were collected in. */
+        Integer[] byStart(Lane[] cpus) {
+            long[] key = new long[n()];
+            Integer[] order = new Integer[n()];
+            for (int j = 0; j < n(); j++) {
+                key[j] = cpus[cpu[j]].start[index[j]];
+                order[j] = j;
+            }
+            Arrays.sort(order, (a, b) -> key[a] != key[b] ? Long.compare(key[a], key[b]) : Integer.compare(cpu[a], cpu[b]));
+            return order;
+        }
+    }
+
+    /** The slices of one task on every CPU lane, in lane order. */
+    private SliceRefs slicesOf(int task) {
         int n = 0;
         for (Lane l : cpus) {
             for (int i = 0; i < l.n; i++) {
@@ -243,36 +268,24 @@ public final class SliceTimeline {
                 }
             }
         }
-        long[] key = new long[n];
-        int[] ref = new int[n];
+        int[] cpu = new int[n];
+        int[] index = new int[n];
         int k = 0;
         for (int c = 0; c < cpus.length; c++) {
             Lane l = cpus[c];
             for (int i = 0; i < l.n; i++) {
                 if (l.pid[i] == task) {
-                    key[k] = l.start[i];
-                    ref[k++] = c;
+                    cpu[k] = c;
+                    index[k++] = i;
                 }
             }
         }
-        // merge by start: sort indexes by (start, cpu)
-        Integer[] order = new Integer[n];
-        int[] idx = new int[n];
-        int[] seen = new int[cpus.length];
-        for (int j = 0; j < n; j++) {
-            order[j] = j;
-        }
-        // positions of each entry in its CPU lane, in the order collected
-        k = 0;
-        for (int c = 0; c < cpus.length; c++) {
-            Lane l = cpus[c];
-            for (int i = 0; i < l.n; i++) {
-                if (l.pid[i] == task) {
-                    idx[k++] = i;
-                }
-            }
-        }
-        Arrays.sort(order, (a, b) -> key[a] != key[b] ? Long.compare(key[a], key[b]) : Integer.compare(ref[a], ref[b]));
+        return new SliceRefs(cpu, index);
+    }
+
+    /** A task lane: the referenced slices copied in {@code order}, each ending no later than the next starts. */
+    private Lane taskLane(int task, SliceRefs refs, Integer[] order) {
+        int n = refs.n();
         long[] st = new long[n];
         long[] en = new long[n];
         int[] pid = new int[n];
@@ -284,8 +297,8 @@ public final class SliceTimeline {
         int[] cpu = new int[n];
         for (int j = 0; j < n; j++) {
             int o = order[j];
-            Lane l = cpus[ref[o]];
-            int i = idx[o];
+            Lane l = cpus[refs.cpu()[o]];
+            int i = refs.index()[o];
             st[j] = l.start[i];
             en[j] = l.end(i);
             pid[j] = task;
@@ -293,7 +306,7 @@ public final class SliceTimeline {
             frame[j] = l.frame[i];
             prio[j] = l.prio[i];
             state[j] = l.state[i];
-            cpu[j] = ref[o];
+            cpu[j] = refs.cpu()[o];
             if (l.isUnchained(i)) {
                 un[j >>> 6] |= 1L << j;
             }

@@ -338,34 +338,49 @@ public final class TimelineView extends BorderPane {
         }
     }
 
+    /** What one redraw shows: the span {@code [s, e)} (ns, trace clock) over {@code width} columns, its lanes and their source. */
+    private record Scene(long s, long e, int width, List<TimelineModel.LaneKey> lanes, TimelineModel m, SliceTimeline st) {
+    }
+
+    /** The whole canvas: background, axis, the lanes in sight, then cursor, markers, drag range and the count. */
     private void draw() {
         GraphicsContext g = canvas.getGraphicsContext2D();
-        double w = canvas.getWidth();
         double h = canvas.getHeight();
-        g.setFill(Color.WHITE);
-        g.fillRect(0, 0, w, h);
-        int width = (int) plotWidth();
-        long s = vm.visibleStartProperty().get();
-        long e = vm.visibleEndProperty().get();
-        TimelineModel m = vm.model();
-        SliceTimeline st = vm.slicesProperty().get();
-        List<TimelineModel.LaneKey> lanes = vm.lanes();
-        LaneLayout layout = new LaneLayout(h, lanes.size());
+        Scene sc = new Scene(vm.visibleStartProperty().get(), vm.visibleEndProperty().get(), (int) plotWidth(),
+                vm.lanes(), vm.model(), vm.slicesProperty().get());
+        LaneLayout layout = new LaneLayout(h, sc.lanes().size());
         syncLaneBar(layout);
         double scroll = layout.clamp(laneBar.getValue());
-        double laneH = layout.laneHeight();
+        drawBackground(g);
+        if (sc.st() == null && sc.m().size() == 0) {
+            g.fillText("No events yet: start a capture with sched:sched_switch (and others) on the Capture page", LABEL_W + 10, AXIS_H + 20);
+            return;
+        }
+        AxisPainter.axis(g, sc.s(), sc.e(), sc.width(), h);
+        double lanesBottom = Math.min(h, layout.laneTop(sc.lanes().size(), scroll));
+        drawLanes(g, sc, layout, scroll);
+        drawOverlays(g, sc, lanesBottom);
+        drawCount(g, sc);
+    }
+
+    /** White canvas, the axis band, the font and a black fill for the text that follows. */
+    private void drawBackground(GraphicsContext g) {
+        double w = canvas.getWidth();
+        g.setFill(Color.WHITE);
+        g.fillRect(0, 0, w, canvas.getHeight());
         g.setFont(Font.font(11));
         g.setFill(Color.web("#f0f3f7"));
         g.fillRect(0, 0, w, AXIS_H);
         g.setFill(Color.BLACK);
-        if (st == null && m.size() == 0) {
-            g.fillText("No events yet: start a capture with sched:sched_switch (and others) on the Capture page", LABEL_W + 10, AXIS_H + 20);
-            return;
-        }
-        drawAxis(g, s, e, width, h);
-        double lanesBottom = Math.min(h, layout.laneTop(lanes.size(), scroll));
-        List<LaneFrame> frames = st == null ? m.frame(s, e, width, lanes) : null;
-        List<Object> key = List.of(st == null ? "" : st, s, e, width);
+    }
+
+    /** The lanes in sight (label, stripe, content), clipped below the axis: lanes scrolled up pass under it. */
+    private void drawLanes(GraphicsContext g, Scene sc, LaneLayout layout, double scroll) {
+        double w = canvas.getWidth();
+        double h = canvas.getHeight();
+        double laneH = layout.laneHeight();
+        List<LaneFrame> frames = sc.st() == null ? sc.m().frame(sc.s(), sc.e(), sc.width(), sc.lanes()) : null;
+        List<Object> key = List.of(sc.st() == null ? "" : sc.st(), sc.s(), sc.e(), sc.width());
         if (!key.equals(columnKey)) {
             columnCache.clear();
             columnKey = key;
@@ -373,108 +388,64 @@ public final class TimelineView extends BorderPane {
         g.save();
         g.beginPath();
         g.rect(0, AXIS_H, w, Math.max(0, h - AXIS_H));
-        g.clip(); // lanes scrolled up pass under the axis
-        for (int li = 0; li < lanes.size(); li++) {
+        g.clip();
+        for (int li = 0; li < sc.lanes().size(); li++) {
             double y = layout.laneTop(li, scroll);
             if (y + laneH <= AXIS_H || y >= h) {
                 continue; // scrolled out of sight
             }
             g.setFill(li % 2 == 0 ? Color.web("#fafbfc") : Color.WHITE);
-            g.fillRect(LABEL_W, y, width, laneH);
+            g.fillRect(LABEL_W, y, sc.width(), laneH);
             g.setFill(Color.BLACK);
-            g.fillText(vm.label(lanes.get(li)), 6, y + laneH / 2 + 4, LABEL_W - 10);
-            if (st != null) {
-                int[][] cols = columnCache.computeIfAbsent(lanes.get(li), k -> {
-                    int[][] c = {new int[width], new int[width]};
-                    st.columns(k, s, e, width, c[0], c[1], acc);
-                    return c;
-                });
-                LanePainter.columns(g, st, cols[0], cols[1], LABEL_W, y, laneH, width);
-                continue;
+            g.fillText(vm.label(sc.lanes().get(li)), 6, y + laneH / 2 + 4, LABEL_W - 10);
+            if (sc.st() != null) {
+                int[][] cols = columns(sc, sc.lanes().get(li));
+                LanePainter.columns(g, sc.st(), cols[0], cols[1], LABEL_W, y, laneH, sc.width());
+            } else {
+                LanePainter.rows(g, sc.m(), frames.get(li), LABEL_W, y, laneH);
             }
-            LanePainter.rows(g, m, frames.get(li), LABEL_W, y, laneH);
         }
         g.restore();
+    }
+
+    /** A lane's columns over the scene's span ({@link SliceTimeline#columns}: task and name ids), cached per redraw key. */
+    private int[][] columns(Scene sc, TimelineModel.LaneKey lane) {
+        return columnCache.computeIfAbsent(lane, k -> {
+            int[][] c = {new int[sc.width()], new int[sc.width()]};
+            sc.st().columns(k, sc.s(), sc.e(), sc.width(), c[0], c[1], acc);
+            return c;
+        });
+    }
+
+    /** Over the lanes: the selected row's time, the cursor, markers A and B, and the range being dragged. */
+    private void drawOverlays(GraphicsContext g, Scene sc, double lanesBottom) {
+        long s = sc.s();
+        long e = sc.e();
+        int width = sc.width();
         Integer sel = vm.selectedProperty().get();
-        if (st == null && sel != null && sel < m.size()) {
-            vline(g, m.ts(sel), s, e, width, Color.RED, 1.5, lanesBottom);
+        if (sc.st() == null && sel != null && sel < sc.m().size()) {
+            AxisPainter.vline(g, sc.m().ts(sel), s, e, width, Color.RED, 1.5, lanesBottom);
         }
         Long cur = vm.cursorProperty().get();
         if (cur != null) {
-            vline(g, cur, s, e, width, Color.gray(0.35, 0.7), 1, lanesBottom);
+            AxisPainter.vline(g, cur, s, e, width, Color.gray(0.35, 0.7), 1, lanesBottom);
         }
-        marker(g, vm.markerAProperty().get(), "A", Color.web("#1a8f3a"), s, e, width, lanesBottom);
-        marker(g, vm.markerBProperty().get(), "B", Color.web("#1f5fd6"), s, e, width, lanesBottom);
+        AxisPainter.marker(g, vm.markerAProperty().get(), "A", Color.web("#1a8f3a"), s, e, width, lanesBottom);
+        AxisPainter.marker(g, vm.markerBProperty().get(), "B", Color.web("#1f5fd6"), s, e, width, lanesBottom);
         if (!Double.isNaN(dragFrom) && Math.abs(dragTo - dragFrom) > 1) {
             g.setFill(Color.rgb(40, 110, 220, 0.2));
             g.fillRect(Math.min(dragFrom, dragTo), AXIS_H, Math.abs(dragTo - dragFrom), Math.max(0, lanesBottom - AXIS_H));
         }
+    }
+
+    /** Above the lane labels: how many slices (all of the capture) or events (and older ones dropped) there are. */
+    private void drawCount(GraphicsContext g, Scene sc) {
+        TimelineModel m = sc.m();
         g.setFill(Color.gray(0.3));
-        g.fillText(st != null ? String.format("%,d slices (all)", st.size())
+        g.fillText(sc.st() != null ? String.format("%,d slices (all)", sc.st().size())
                         : String.format("%,d events%s", m.size(), m.dropped() > 0 ? String.format(" (%,d older dropped)", m.dropped()) : ""),
                 6, AXIS_H - 7, LABEL_W - 8);
     }
-
-    /** Ticks at least 110 px apart on 1/2/5 × 10^k ns, labelled with the trace clock (s since boot). */
-    private void drawAxis(GraphicsContext g, long s, long e, int width, double h) {
-        double span = Math.max(1, e - s);
-        double step = Math.pow(10, Math.floor(Math.log10(span / 10)));
-        for (double mul : new double[] {2, 2.5, 2}) {
-            if (step / span * width >= 110) {
-                break;
-            }
-            step *= mul;
-        }
-        while (step / span * width < 110) {
-            step *= 10;
-        }
-        long lstep = Math.max(1, (long) step);
-        long first = Math.floorDiv(s, lstep) * lstep + (Math.floorMod(s, lstep) == 0 ? 0 : lstep);
-        g.setFill(Color.BLACK);
-        for (long t = first; t <= e; t += lstep) {
-            double x = LABEL_W + (t - s) / span * width;
-            g.setStroke(Color.web("#c8d0da"));
-            g.strokeLine(x, AXIS_H - 5, x, h);
-            g.fillText(formatSeconds(t, lstep), x + 2, AXIS_H - 7);
-        }
-    }
-
-    private void vline(GraphicsContext g, long t, long s, long e, int width, Color c, double lw, double bottom) {
-        double x = LABEL_W + (t - s) / (double) Math.max(1, e - s) * width;
-        if (x >= LABEL_W && x <= LABEL_W + width) {
-            g.setStroke(c);
-            g.setLineWidth(lw);
-            g.strokeLine(x, AXIS_H, x, bottom);
-            g.setLineWidth(1);
-        }
-    }
-
-    private void marker(GraphicsContext g, Long t, String name, Color c, long s, long e, int width, double bottom) {
-        if (t == null) {
-            return;
-        }
-        vline(g, t, s, e, width, c, 2, bottom);
-        double x = LABEL_W + (t - s) / (double) Math.max(1, e - s) * width;
-        if (x >= LABEL_W && x <= LABEL_W + width) {
-            g.setFill(c);
-            g.fillRect(x - 7, AXIS_H, 14, 14);
-            g.setFill(Color.WHITE);
-            g.fillText(name, x - 4, AXIS_H + 11);
-        }
-    }
-
-    /** A tick's label: seconds since boot with as many decimals as the step needs. */
-    private static String formatSeconds(long t, long step) {
-        int decimals = (int) Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / 1e9) - 1e-9)));
-        long sec = Math.floorDiv(t, 1_000_000_000L);
-        long frac = Math.floorMod(t, 1_000_000_000L);
-        if (decimals == 0) {
-            return sec + " s";
-        }
-        String f = String.format("%09d", frac).substring(0, decimals);
-        return sec + "." + f + " s";
-    }
-
 
     /** Stops the redraw pulse. */
     public void dispose() {
