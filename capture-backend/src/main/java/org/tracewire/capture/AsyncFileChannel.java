@@ -15,16 +15,15 @@ import org.tracewire.pcapng.BufferExchange;
  * A channel that hands what is written to a thread of its own, which writes it to the real channel
  * (a file): the capture's emitter copies a block into one of {@value #BUFFERS} buffers of
  * {@value #BUFFER_BYTES} bytes and goes on while the kernel copies the previous ones into the page
- * cache (measured: about a third of the emitter's time at full-speed rates was that write). When
+ * cache (that write was a large part of the emitter's time at full-speed rates). When
  * every buffer is in flight the writer waits (bounded memory; a slow disk backs up into the kernel's
  * ring buffer, whose overruns are counted). A write error is reported by the next {@link #write} or
  * by {@link #close}. One writing thread.
  *
  * <p>With {@link #direct} the file is one opened with {@code O_DIRECT}
  * ({@link com.sun.nio.file.ExtendedOpenOption#DIRECT}): the blocks go from these buffers to the disk
- * without the kernel's copy into the page cache, which cost about 2.4 ns of CPU per byte here
- * (a 1.5 GB {@code dd}: 3.7 s of system time buffered, 0.8 s with {@code oflag=direct}; at 3 M
- * events/s of about 70 bytes that copy was a fifth of the capture's CPU). The buffers are aligned to
+ * without the kernel's copy into the page cache (the figures: decision 0008,
+ * {@code docs/decisions/0008-pcapng-writer-thread-and-o-direct.md}). The buffers are aligned to
  * the file system's block size and every write is whole blocks; the last block is padded with zeros
  * and the file truncated to the bytes written ({@code open(2)}, "O_DIRECT").
  */

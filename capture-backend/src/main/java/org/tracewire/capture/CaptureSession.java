@@ -43,9 +43,8 @@ public final class CaptureSession implements AutoCloseable {
     /**
      * The largest {@code buffer_subbuf_size_kb} a capture gives its instance (kernel 6.8+; older
      * kernels keep their page-size sub-buffers), KiB. The drainers read one sub-buffer per
-     * {@code read()}, so larger ones cost fewer reads, queue hand-offs and wake-ups per event:
-     * measured at full-speed getppid loops (README, Benchmarks), 64 KiB took 62% of a core where
-     * 4 KiB (the kernel's default) took 67–70%, at 5% more events; 256 KiB was no better.
+     * {@code read()}, so larger ones cost fewer reads, queue hand-offs and wake-ups per event;
+     * larger than 64 KiB was no better (decision 0004, {@code docs/decisions/0004-drainers-and-a-pool-of-pages.md}).
      */
     public static final int MAX_SUB_BUFFER_KB = 64;
 

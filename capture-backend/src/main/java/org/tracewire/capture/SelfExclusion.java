@@ -152,7 +152,7 @@ public final class SelfExclusion {
      * a stats file), {@code futex} (hand-offs), {@code write} (a file block, a frame, a progress
      * line), {@code poll}, {@code openat} / {@code close} / {@code lseek} / {@code newfstatat} /
      * {@code pread64} (stats files), {@code mprotect} / {@code mmap} / {@code munmap} (the JVM)
-     * and a few more (measured 2026-11-25; {@code OwnSyscallsLiveTest} checks that a capture's own
+     * and a few more ({@code strace -f} of a capture; {@code OwnSyscallsLiveTest} checks that a capture's own
      * threads call nothing else). A {@code syscalls} event of any other call cannot record our
      * threads, so it cannot feed back.
      */
