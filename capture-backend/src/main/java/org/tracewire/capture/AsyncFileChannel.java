@@ -32,10 +32,9 @@ final class AsyncFileChannel implements BufferExchange {
     static final int BUFFERS = 4;
     /**
      * Bytes per buffer: 4 MiB. Each {@code write()} of a block has a cost of its own besides its
-     * bytes; the file writer took, per event of a full-speed getppid capture (async-profiler,
-     * 2026-11-25), 9–12 ns with 1 MiB blocks, 7 ns with 2 MiB, 3.4–3.9 ns with 4 MiB and 2 ns with
-     * 8 MiB (docs/capture.md, "The file's blocks"). Four of 4 MiB stay inside the 32 MiB the
-     * launcher allows the outputs.
+     * bytes, so larger blocks cost the writer less per event (the figures: decision 0008,
+     * {@code docs/decisions/0008-pcapng-writer-thread-and-o-direct.md}). Four of 4 MiB stay inside
+     * the 32 MiB the launcher allows the outputs.
      */
     static final int BUFFER_BYTES = 4 << 20;
     private static final ByteBuffer END = ByteBuffer.allocate(0);
