@@ -40,8 +40,9 @@ import org.tracewire.wire.WireHeader;
  * Packets that are not tracewire frames, malformed frames and events whose format the file lacks
  * are skipped and counted in {@link #summary()}. A block that is malformed or that the file ends
  * inside (a capture killed while writing) ends the file there: the events before it are read and
- * {@link #failure()} says where it stopped. Streaming: the file is read twice, events never held
- * in memory.
+ * {@link #failure()} says where it stopped. Streaming: the file is read twice (its context first),
+ * events never held in memory; one whose scope holds two captures one after the other is read once,
+ * each event with the context in force where it lies.
  */
 public final class PcapngInput implements RecordInput {
     private final Path file;
@@ -126,9 +127,16 @@ public final class PcapngInput implements RecordInput {
      */
     public static PcapngInput open(Path file) throws IOException {
         PcapngFormatException[] failure = new PcapngFormatException[1];
-        Map<Object, WireContext> contexts = readContext(file, failure);
+        boolean[] severalCaptures = new boolean[1];
+        Map<Object, WireContext> contexts = readContext(file, failure, severalCaptures);
         for (Map.Entry<Object, WireContext> c : contexts.entrySet()) {
             if (c.getValue().hasCapture()) {
+                if (severalCaptures[0]) {
+                    // a scope holds two captures one after the other (one interface recorded over
+                    // two runs): the last one's context would misjudge the first one's events, so
+                    // each event is read with the context in force where it lies, in one pass
+                    return new PcapngInput(file, GrowingFile.open(file, () -> false));
+                }
                 return new PcapngInput(file, contexts, c.getKey());
             }
         }
@@ -147,11 +155,15 @@ public final class PcapngInput implements RecordInput {
      * @throws IOException when the file cannot be read
      */
     public static Map<Object, WireContext> readContext(Path file) throws IOException {
-        return readContext(file, new PcapngFormatException[1]);
+        return readContext(file, new PcapngFormatException[1], new boolean[1]);
     }
 
-    /** {@link #readContext(Path)}, up to a block it cannot read past, which it puts in {@code failure[0]}. */
-    private static Map<Object, WireContext> readContext(Path file, PcapngFormatException[] failure) throws IOException {
+    /**
+     * {@link #readContext(Path)}, up to a block it cannot read past, which it puts in {@code failure[0]};
+     * {@code severalCaptures[0]} set when a scope's context starts another capture.
+     */
+    private static Map<Object, WireContext> readContext(Path file, PcapngFormatException[] failure,
+            boolean[] severalCaptures) throws IOException {
         Map<Object, WireContext> contexts = new LinkedHashMap<>();
         ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
@@ -173,6 +185,7 @@ public final class PcapngInput implements RecordInput {
                     if (m != null && (contexts.containsKey(scope) || contexts.size() < FrameStream.MAX_SCOPES)) {
                         if (contexts.computeIfAbsent(scope, k -> new WireContext()).apply(m.message(), f.header().cpu())) {
                             assembler.reset(scope); // another capture: its message ids start afresh
+                            severalCaptures[0] = true;
                         }
                     }
                 } catch (WireFormatException ignored) {

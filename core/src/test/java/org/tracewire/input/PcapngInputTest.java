@@ -195,4 +195,33 @@ class PcapngInputTest {
             assertEquals("two-task-" + t.pid(), t.comm());
         }
     }
+
+    /**
+     * One interface recorded over two captures, each describing only its own events: every event
+     * of both is read with the formats of its own capture (a context read ahead from the whole
+     * file would hold only the second capture's, and skip the first capture's events).
+     */
+    @Test
+    void twoCapturesInOneInterfaceReadEachEventWithItsOwnCapturesFormats() throws IOException {
+        List<EventRecord> recs = FixtureRecords.load();
+        int firstId = recs.get(0).format().id();
+        List<EventRecord> one = recs.stream().filter(r -> r.format().id() == firstId).limit(300).toList();
+        List<EventRecord> two = recs.stream().filter(r -> r.format().id() != firstId).limit(300).toList();
+        assertTrue(two.stream().noneMatch(r -> r.format().id() == firstId), "the second run lacks the first's event");
+        Path file = FixturePcapng.writeRuns(dir.resolve("two-runs.pcapng"), List.of(one, two));
+        List<EventRecord> got = new ArrayList<>();
+        try (RecordInput in = RecordInput.open(file, null)) {
+            for (Iterator<RecordInput.Event> it = in.events(); it.hasNext(); ) {
+                got.add(it.next().record());
+            }
+            assertTrue(in.summary().stream().noneMatch(l -> l.contains("without a format")), in.summary().toString());
+        }
+        List<EventRecord> want = new ArrayList<>(one);
+        want.addAll(two);
+        assertEquals(want.size(), got.size(), "every event of both captures");
+        for (int i = 0; i < want.size(); i++) {
+            assertEquals(want.get(i).format().fullName(), got.get(i).format().fullName(), "event " + i);
+            assertEquals(want.get(i).timestampNs(), got.get(i).timestampNs(), "event " + i);
+        }
+    }
 }

@@ -38,33 +38,54 @@ public final class FixturePcapng {
      * @throws IOException when it cannot be written
      */
     public static Path write(Path file, List<EventRecord> records) throws IOException {
+        return writeRuns(file, List.of(records));
+    }
+
+    /**
+     * Several captures one after the other in one interface (as one interface recorded over
+     * several runs): each run its own CAPTURE context (capture ids {@code fixture}, {@code fixture-2},
+     * ...), then the FORMAT of each of its events before the first of them.
+     *
+     * @param file where to write
+     * @param runs the records of each run (of the snapshot's formats), in file order
+     * @return the file
+     * @throws IOException when it cannot be written
+     */
+    public static Path writeRuns(Path file, List<List<EventRecord>> runs) throws IOException {
         Tracefs snap = Tracefs.open(Prerequisites.snapshot());
-        FrameEncoder encoder = new FrameEncoder();
         ByteBuffer frame = ByteBuffer.allocate(FrameEncoder.MAX_FRAME);
-        Set<Integer> described = new HashSet<>();
         try (PcapngWriter w = PcapngWriter.create(file, SectionInfo.host())) {
             int iface = w.addInterface(InterfaceInfo.tracewire("tracewire", "fixture records", FrameEncoder.MAX_FRAME));
             boolean le = snap.layout().byteOrder() == ByteOrder.LITTLE_ENDIAN;
-            var capture = ContextMessages.capture(new ContextMessages.Capture("fixture", null, null, "fixture", "local",
-                    EPOCH_NS, 0, snap.layout(), snap.read("events/header_page"), null, Map.of(), "test", List.of()));
-            for (ByteBuffer f : encoder.context(capture, WireHeader.NO_CPU, le, EPOCH_NS)) {
-                w.writePacket(iface, EPOCH_NS, f, f.remaining(), 0);
-            }
-            for (EventRecord r : records) {
-                long time = EPOCH_NS + r.timestampNs();
-                if (described.add(r.format().id())) {
-                    String text = snap.read("events/" + r.format().system() + "/" + r.format().name() + "/format");
-                    for (ByteBuffer f : encoder.context(ContextMessages.format(r.format(), text, null, Map.of()),
-                            WireHeader.NO_CPU, le, time)) {
-                        w.writePacket(iface, time, f, f.remaining(), 0);
-                    }
-                }
-                frame.clear();
-                encoder.event(r.layout().byteOrder(), r.payload(), r.cpu(), time, false, frame);
-                frame.flip();
-                w.writePacket(iface, time, frame, frame.remaining(), 0);
+            for (int run = 0; run < runs.size(); run++) {
+                // a new capture numbers its context messages afresh, as a new capture process does
+                writeRun(w, iface, new FrameEncoder(), frame, snap, le, run == 0 ? "fixture" : "fixture-" + (run + 1), runs.get(run));
             }
         }
         return file;
+    }
+
+    private static void writeRun(PcapngWriter w, int iface, FrameEncoder encoder, ByteBuffer frame, Tracefs snap,
+            boolean le, String captureId, List<EventRecord> records) throws IOException {
+        Set<Integer> described = new HashSet<>();
+        var capture = ContextMessages.capture(new ContextMessages.Capture(captureId, null, null, "fixture", "local",
+                EPOCH_NS, 0, snap.layout(), snap.read("events/header_page"), null, Map.of(), "test", List.of()));
+        for (ByteBuffer f : encoder.context(capture, WireHeader.NO_CPU, le, EPOCH_NS)) {
+            w.writePacket(iface, EPOCH_NS, f, f.remaining(), 0);
+        }
+        for (EventRecord r : records) {
+            long time = EPOCH_NS + r.timestampNs();
+            if (described.add(r.format().id())) {
+                String text = snap.read("events/" + r.format().system() + "/" + r.format().name() + "/format");
+                for (ByteBuffer f : encoder.context(ContextMessages.format(r.format(), text, null, Map.of()),
+                        WireHeader.NO_CPU, le, time)) {
+                    w.writePacket(iface, time, f, f.remaining(), 0);
+                }
+            }
+            frame.clear();
+            encoder.event(r.layout().byteOrder(), r.payload(), r.cpu(), time, false, frame);
+            frame.flip();
+            w.writePacket(iface, time, frame, frame.remaining(), 0);
+        }
     }
 }
