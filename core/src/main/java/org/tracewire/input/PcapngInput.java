@@ -246,10 +246,10 @@ public final class PcapngInput implements RecordInput {
      * @throws WireFormatException when it is a malformed tracewire frame (or of version 1)
      */
     public static WireFrame frame(PcapngPacketReader.Packet p) {
-        ByteBuffer b = ByteBuffer.wrap(p.data());
         if (p.linkType() == FrameEncoder.LINKTYPE) {
-            return WireDecoder.decodeBare(b);
+            return WireDecoder.decodeBare(p.data());
         }
+        ByteBuffer b = ByteBuffer.wrap(p.data());
         if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && p.data().length >= 14
                 && (p.data()[12] & 0xff) == 0x88 && (p.data()[13] & 0xff) == 0xb5) {
             return WireDecoder.decodeEthernet(b);
