@@ -52,8 +52,9 @@ sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
 sql_jvm_opts+=" -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
 sql_jvm_opts+=$(hot_packages store input pcapng wire record format)
 
-# Class data sharing for the desktop app (JDK 17's dynamic archive; docs/decisions/0020): the
-# classes the app loaded until it last exited (JavaFX, ControlsFX, DuckDB's driver, ours), kept in
+# Class data sharing for the desktop app and for sql/export (JDK 17's dynamic archive;
+# docs/decisions/0020, 0024): the classes the JVM loaded until it last exited (JavaFX, ControlsFX,
+# DuckDB's driver, picocli, ours), kept in
 # the user's cache and mapped at the next start instead of read, parsed and verified again. One
 # archive per class path; made again when a jar of it or the java binary is newer. The JVM writes
 # it at exit into a new file, which becomes the archive only once a JVM has mapped it with the same
