@@ -52,13 +52,15 @@ sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
 sql_jvm_opts+=" -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
 sql_jvm_opts+=$(hot_packages store input pcapng wire record format)
 
-# Class data sharing for the desktop app (JDK 17's dynamic archive; docs/decisions/0020): the
-# classes the app loaded until it last exited (JavaFX, ControlsFX, DuckDB's driver, ours), kept in
+# Class data sharing for the desktop app and for sql/export (JDK 17's dynamic archive;
+# docs/decisions/0020, 0024): the classes the JVM loaded until it last exited (JavaFX, ControlsFX,
+# DuckDB's driver, picocli, ours), kept in
 # the user's cache and mapped at the next start instead of read, parsed and verified again. One
 # archive per class path; made again when a jar of it or the java binary is newer. The JVM writes
 # it at exit into a new file, which becomes the archive only once a JVM has mapped it with the same
 # class path (a JVM killed while writing leaves a cut archive, and mapping a cut archive crashes the
-# JVM). Prints the options (each with a leading space), none when the cache cannot be written.
+# JVM; the JVM removes the file before it writes anew, and writes the header, with its checksum,
+# last). Prints the options (each with a leading space), none when the cache cannot be written.
 #   app_cds_opts CLASS_PATH [JAVA]
 app_cds_opts() {
   local cp=$1 java=${2:-java} dir jsa java_bin
@@ -76,10 +78,16 @@ app_cds_opts() {
     [ -f "$1" ] && [ ! -L "$1" ] && [ -O "$1" ] \
       && [ -z "$(find "${entries[@]}" ${java_bin:+"$java_bin"} -newer "$1" -print -quit 2>/dev/null)" ]
   }
-  if ! app_cds_fresh "$jsa" && app_cds_fresh "$jsa.new" \
-      && "$java" -XX:SharedArchiveFile="$jsa.new" -Xshare:on -Xlog:cds*=off -XX:ErrorFile=/dev/null \
-         -XX:-CreateCoredumpOnCrash -cp "$cp" -version >/dev/null 2>&1; then
-    mv -f "$jsa.new" "$jsa"
+  # taken under a name of this launcher's first, then tried: a JVM that writes the new file later
+  # (another sql run exiting) makes a file of its own, never the one tried and moved into place
+  local tried=$jsa.try$$
+  if ! app_cds_fresh "$jsa" && app_cds_fresh "$jsa.new" && mv -f "$jsa.new" "$tried" 2>/dev/null; then
+    if "$java" -XX:SharedArchiveFile="$tried" -Xshare:on -Xlog:cds*=off -XX:ErrorFile=/dev/null \
+        -XX:-CreateCoredumpOnCrash -cp "$cp" -version >/dev/null 2>&1; then
+      mv -f "$tried" "$jsa"
+    else
+      rm -f "$tried"
+    fi
   fi
   if app_cds_fresh "$jsa"; then
     printf ' -XX:SharedArchiveFile=%s -Xlog:cds*=off' "$jsa"

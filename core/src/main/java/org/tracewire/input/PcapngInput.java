@@ -253,10 +253,10 @@ public final class PcapngInput implements RecordInput {
      * @throws WireFormatException when it is a malformed tracewire frame (or of version 1)
      */
     public static WireFrame frame(PcapngPacketReader.Packet p) {
-        ByteBuffer b = ByteBuffer.wrap(p.data());
         if (p.linkType() == FrameEncoder.LINKTYPE) {
-            return WireDecoder.decodeBare(b);
+            return WireDecoder.decodeBare(p.data());
         }
+        ByteBuffer b = ByteBuffer.wrap(p.data());
         if (p.linkType() == PcapngWriter.LINKTYPE_ETHERNET && Ethernet.carriesTracewire(p.data(), 0, p.data().length)) {
             return WireDecoder.decodeEthernet(b);
         }

@@ -21,6 +21,15 @@ public enum FrameKind {
 
     private final int code;
 
+    /** The kinds by code (0..15; null: reserved), built once: {@code values()} copies its array at every call. */
+    private static final FrameKind[] BY_CODE = new FrameKind[16];
+
+    static {
+        for (FrameKind k : values()) {
+            BY_CODE[k.code] = k;
+        }
+    }
+
     FrameKind(int code) {
         this.code = code;
     }
@@ -32,12 +41,7 @@ public enum FrameKind {
 
     /** The kind with this code, or null for the reserved codes 6..15 (receivers skip those frames). */
     public static FrameKind of(int code) {
-        for (FrameKind k : values()) {
-            if (k.code == code) {
-                return k;
-            }
-        }
-        return null;
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     }
 
     /** True for the context kinds (everything but {@link #EVENT}). */

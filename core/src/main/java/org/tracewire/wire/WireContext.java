@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -46,6 +47,9 @@ public final class WireContext {
     private String captureId;
     private final Map<Integer, ContextMessage.Item> captureItems = new HashMap<>();
     private final Map<Integer, EventFormat> formats = new LinkedHashMap<>();
+    /** {@link #formats} again, indexed by id below {@value #DIRECT_IDS} (no boxed key per event looked up). */
+    private EventFormat[] formatsById = new EventFormat[0];
+    private static final int DIRECT_IDS = 1 << 16;
     private final Map<Integer, String> formatTexts = new HashMap<>();
     private final Map<String, FormatException> failures = new LinkedHashMap<>();
     private final Map<String, Long> enums = new HashMap<>();
@@ -124,6 +128,7 @@ public final class WireContext {
         if (another) {
             captureItems.clear();
             formats.clear();
+            formatsById = new EventFormat[0];
             formatTexts.clear();
             failures.clear();
             enums.clear();
@@ -165,6 +170,12 @@ public final class WireContext {
             }
             if (formats.size() < MAX_ENTRIES || formats.containsKey(f.id())) {
                 formats.put(f.id(), f);
+                if (f.id() >= 0 && f.id() < DIRECT_IDS) {
+                    if (f.id() >= formatsById.length) {
+                        formatsById = Arrays.copyOf(formatsById, Math.min(DIRECT_IDS, Math.max(f.id() + 1, 2 * formatsById.length)));
+                    }
+                    formatsById[f.id()] = f;
+                }
                 formatTexts.put(f.id(), text);
                 failures.remove(name);
             }
@@ -286,7 +297,7 @@ public final class WireContext {
 
     /** The format of an event id, or null when no FORMAT message described it. */
     public EventFormat format(int id) {
-        return formats.get(id);
+        return id >= 0 && id < formatsById.length ? formatsById[id] : id < 0 || id >= DIRECT_IDS ? formats.get(id) : null;
     }
 
     /** The {@code format} file text of an event id as its FORMAT message carried it, or null. */

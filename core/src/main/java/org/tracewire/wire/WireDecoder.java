@@ -55,7 +55,7 @@ public final class WireDecoder {
 
     /** {@link #decodeBare} of an array. */
     public static WireFrame decodeBare(byte[] frame) {
-        return decodeBare(ByteBuffer.wrap(frame));
+        return decode(ByteBuffer.wrap(frame), 0, null); // a buffer of its own already: no slice
     }
 
     private static WireFrame decode(ByteBuffer b, int base, MacAddress source) {
@@ -70,7 +70,7 @@ public final class WireDecoder {
                 throw new WireFormatException(base + WireHeader.SIZE, "event payload of " + n
                         + " bytes, shorter than the 8 bytes of the common fields");
             }
-            ByteBuffer payload = b.position(WireHeader.SIZE).slice().asReadOnlyBuffer().order(h.byteOrder());
+            ByteBuffer payload = b.slice(WireHeader.SIZE, n).asReadOnlyBuffer().order(h.byteOrder());
             return new WireFrame(source, h, payload, null);
         }
         if (n < ContextFragment.HEAD) {
