@@ -92,9 +92,15 @@ public final class ScreenshotScript {
                             && !vm.latency().getPairs().isEmpty(),
                     () -> ready("latency: every pair of the store"), store, vm.latency().summaryProperty(), vm.latency().getPairs());
             default -> when(() -> store.get() != null && vm.histogram().overStoreProperty().get()
-                            && vm.histogram().tableProperty().get() != null,
-                    () -> ready("histogram: every event of the store"), store, vm.histogram().overStoreProperty(),
-                    vm.histogram().tableProperty());
+                            && vm.histogram().tableProperty().get() != null, () -> {
+                        // who is switched out, but the workload that dominates a capture taken under stress-ng --switch
+                        vm.histogram().eventProperty().set("sched:sched_switch");
+                        var before = vm.histogram().tableProperty().get();
+                        vm.histogram().applyTriggerText("hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending"
+                                + ":size=2048 if prev_comm != \"stress-ng-switc\" && common_pid != 0");
+                        when(() -> vm.histogram().tableProperty().get() != null && vm.histogram().tableProperty().get() != before,
+                                () -> ready("histogram: every event of the store"), vm.histogram().tableProperty());
+                    }, store, vm.histogram().overStoreProperty(), vm.histogram().tableProperty());
         }
     }
 
