@@ -342,11 +342,11 @@ public final class HistogramView extends BorderPane {
                 .map(b -> new XYChart.Data<String, Number>(b.label(), b.value())).toList()));
         ObservableList<String> plotChoices = FXCollections.observableArrayList("hitcount");
         vm.builder().getValues().addListener((ListChangeListener<String>) c -> {
+            // replacing the box's items lets go of its value (plotted then reads null): put it back
+            String keep = vm.plottedProperty().get();
             plotChoices.setAll("hitcount");
             plotChoices.addAll(vm.builder().getValues());
-            if (!plotChoices.contains(vm.plottedProperty().get())) {
-                vm.plottedProperty().set("hitcount");
-            }
+            vm.plottedProperty().set(plotChoices.contains(keep) ? keep : "hitcount");
         });
         ChoiceBox<String> plot = new ChoiceBox<>(plotChoices);
         plot.valueProperty().bindBidirectional(vm.plottedProperty());
