@@ -65,6 +65,8 @@ for v in "${views[@]}"; do
     kill \$app 2>/dev/null; wait \$app 2>/dev/null || true
   "
   rm -rf "$cfg"
+  # a live shot's backend outlives the app a moment: the next capture needs its TAP interface tw0
+  for _ in $(seq 15); do ip link show tw0 >/dev/null 2>&1 || break; sleep 1; done
   # committed: over 240 KB, 256 colours (a chart's many lines and antialiasing; no visible change)
   if [ "$(stat -c %s "$out/$v.png")" -gt 245760 ]; then
     convert "$out/$v.png" -colors 256 -define png:compression-level=9 "PNG8:$out/$v.png"
