@@ -38,13 +38,13 @@ public final class HistBars {
      * The bars of a table.
      *
      * @param t       the table, or null (no bars)
-     * @param plotted "hitcount" or one of the table's value names
+     * @param plotted "hitcount" or one of the table's value names (null: hitcount)
      */
     static List<Bar> of(HistTable t, String plotted) {
         if (t == null) {
             return List.of();
         }
-        int vi = t.valueNames().indexOf(plotted);
+        int vi = plotted == null ? -1 : t.valueNames().indexOf(plotted);
         boolean log2 = t.keyNames().size() == 1 && t.spec() != null
                 && t.spec().keys().get(0).modifier() == HistField.Modifier.LOG2;
         return log2 && !t.entries().isEmpty() ? log2Bars(t.entries(), vi) : keyBars(t, vi);

@@ -126,9 +126,14 @@ public final class HistBuilder {
         if (stacks) {
             all.add("stacktrace");
         }
+        // a Key box over these lists lets go of its value when they are replaced: keep the keys
+        String k1 = key1.get();
+        String k2 = key2.get();
         fields.setAll(all);
         numericFields.setAll(nums);
         values.retainAll(nums);
+        key1.set(k1);
+        key2.set(k2);
         if (!all.contains(key1.get())) {
             key1.set("common_pid");
             key1Modifier.set(HistField.Modifier.EXECNAME);

@@ -34,6 +34,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
+import javafx.scene.text.Font;
 import javafx.util.StringConverter;
 import org.controlsfx.control.CheckComboBox;
 import org.tracewire.analysis.HistEntry;
@@ -322,6 +323,11 @@ public final class HistogramView extends BorderPane {
         CategoryAxis x = new CategoryAxis();
         x.setLabel("key");
         x.setAnimated(false);
+        // JavaFX hides the 2nd and the last but one key when they come closer to their neighbour
+        // than the tick label gap (Axis.layoutChildren), which 40 upright keys at the default font and
+        // gap of 3 px do: a smaller font and no gap leave every key named
+        x.setTickLabelGap(0);
+        x.setTickLabelFont(Font.font(11));
         NumberAxis y = new NumberAxis();
         y.setAnimated(false);
         BarChart<String, Number> chart = new BarChart<>(x, y);
@@ -336,11 +342,11 @@ public final class HistogramView extends BorderPane {
                 .map(b -> new XYChart.Data<String, Number>(b.label(), b.value())).toList()));
         ObservableList<String> plotChoices = FXCollections.observableArrayList("hitcount");
         vm.builder().getValues().addListener((ListChangeListener<String>) c -> {
+            // replacing the box's items lets go of its value (plotted then reads null): put it back
+            String keep = vm.plottedProperty().get();
             plotChoices.setAll("hitcount");
             plotChoices.addAll(vm.builder().getValues());
-            if (!plotChoices.contains(vm.plottedProperty().get())) {
-                vm.plottedProperty().set("hitcount");
-            }
+            vm.plottedProperty().set(plotChoices.contains(keep) ? keep : "hitcount");
         });
         ChoiceBox<String> plot = new ChoiceBox<>(plotChoices);
         plot.valueProperty().bindBidirectional(vm.plottedProperty());

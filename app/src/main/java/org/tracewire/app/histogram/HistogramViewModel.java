@@ -153,7 +153,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         bars.clear();
         flame.set(null);
         flameStatus.set("");
-        kernel.supportProperty().set("Aggregated by tracewire over every event of the opened file, as SQL on its capture store"
+        kernel.supportProperty().set("Aggregated by tracewire over every event in the capture store, as SQL"
                 + " (the kernel's hist triggers are not involved).");
         if (t == null) {
             events.clear(); // filled from the rows read meanwhile (their formats), then from the store

@@ -25,7 +25,7 @@ record StoreAnswer(StoreHistogram.Result result, StoreHistogram.Folded folded) {
         HistTable t = result.table();
         return String.format("%,d hits of %,d %s events in the store%s; %,d entries%s", t.hits(),
                 result.events(), ev,
-                s.filter() == null ? "" : " (the filter passes " + t.hits() + ")", t.entryCount(),
+                s.filter() == null ? "" : String.format(" (the filter passes %,d)", t.hits()), t.entryCount(),
                 t.entryCount() > t.entries().size() ? String.format(", the first %,d shown (size=%d)", t.entries().size(), s.size())
                         : ", all shown");
     }

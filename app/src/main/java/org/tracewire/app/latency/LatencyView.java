@@ -52,7 +52,7 @@ public final class LatencyView extends BorderPane {
         bar.setPadding(new Insets(6));
         SplitPane split = new SplitPane(tablePane, chart);
         split.setOrientation(Orientation.HORIZONTAL);
-        split.setDividerPositions(0.58);
+        split.setDividerPositions(0.6);
         setTop(bar);
         setCenter(split);
     }
@@ -88,11 +88,11 @@ public final class LatencyView extends BorderPane {
         TableView<LatencyViewModel.LatencyRow> table = new TableView<>(vm.getPairs());
         table.setId("latency-table");
         table.setPlaceholder(new Label("No pairs yet"));
-        table.getColumns().add(col("Kind", r -> LatencyViewModel.kindName(r.kind()), 110));
-        table.getColumns().add(col("Task", LatencyViewModel.LatencyRow::task, 190));
-        table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 150));
+        table.getColumns().add(col("Kind", r -> LatencyViewModel.kindName(r.kind()), 130));
+        table.getColumns().add(col("Task", LatencyViewModel.LatencyRow::task, 185));
+        table.getColumns().add(col("Waker", LatencyViewModel.LatencyRow::waker, 170));
         table.getColumns().add(col("CPU", LatencyViewModel.LatencyRow::cpu, 40));
-        TableColumn<LatencyViewModel.LatencyRow, Long> lat = col("Latency (µs)", LatencyViewModel.LatencyRow::latencyNs, 110);
+        TableColumn<LatencyViewModel.LatencyRow, Long> lat = col("Latency (µs)", LatencyViewModel.LatencyRow::latencyNs, 100);
         lat.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(Long v, boolean empty) {
@@ -102,7 +102,7 @@ public final class LatencyView extends BorderPane {
             }
         });
         table.getColumns().add(lat);
-        TableColumn<LatencyViewModel.LatencyRow, String> frame = col("Frame", r -> r.frame() < 0 ? "" : String.format("%,d", r.frame()), 90);
+        TableColumn<LatencyViewModel.LatencyRow, String> frame = col("Frame", r -> r.frame() < 0 ? "" : String.format("%,d", r.frame()), 75);
         table.getColumns().add(frame);
         table.setFixedCellSize(22);
         table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> vm.select(b));

@@ -20,6 +20,7 @@ import javafx.scene.control.TabPane;
 import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.Region;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 import javafx.stage.WindowEvent;
@@ -143,7 +144,8 @@ public final class MainView extends BorderPane {
 
     /**
      * The status bar (ControlsFX): the last message on the left after the tracefs source; the
-     * backend's state, events and lost events on the right, lost highlighted when some were.
+     * backend's state, events and lost events on the right, lost highlighted when some were. The
+     * message is the part that is cut when the window is narrow.
      */
     private StatusBar statusBar(MainViewModel vm) {
         StatusBar bar = new StatusBar();
@@ -173,6 +175,10 @@ public final class MainView extends BorderPane {
                 + "(a bigger buffer or fewer events helps)"));
         bar.getRightItems().addAll(backend, new Separator(Orientation.VERTICAL),
                 events, new Separator(Orientation.VERTICAL), lost);
+        // the source and the counters keep their width: the message beside them is cut instead
+        for (Label l : new Label[] {source, backend, events, lost}) {
+            l.setMinWidth(Region.USE_PREF_SIZE);
+        }
         bar.progressProperty().bind(Bindings.when(c.busyProperty()).then(-1.0).otherwise(0.0));
         return bar;
     }

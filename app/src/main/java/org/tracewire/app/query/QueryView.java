@@ -154,7 +154,11 @@ public final class QueryView extends SplitPane {
         line.setId("query-chart-line");
         line.setCreateSymbols(false);
         line.setAnimated(false);
-        ((NumberAxis) line.getXAxis()).setForceZeroInRange(false);
+        NumberAxis x = (NumberAxis) line.getXAxis();
+        x.setForceZeroInRange(false);
+        // a space each side of a tick label: NumberAxis leaves 6 px between labels over one gap
+        // fewer than it draws, so in a narrow chart they ran together ("1,0001,500")
+        x.setTickLabelFormatter(new NumberAxis.DefaultFormatter(x, " ", " "));
         bar.setId("query-chart-bar");
         bar.setAnimated(false);
         chartNote.setId("query-chart-note");

@@ -1,6 +1,7 @@
 package org.tracewire.app.wireshark;
 
 import javafx.beans.binding.Bindings;
+import javafx.beans.binding.StringExpression;
 import javafx.geometry.Insets;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -32,12 +33,9 @@ public final class WiresharkView extends VBox {
         lua.setId("wireshark-lua");
         lua.setPromptText("generated Lua plugin (optional)");
         lua.textProperty().bindBidirectional(vm.luaPluginProperty());
-        Label iface = new Label();
-        iface.textProperty().bind(vm.ifaceProperty());
-        Label pcap = new Label();
-        pcap.textProperty().bind(vm.pcapngProperty());
-        Label opened = new Label();
-        opened.textProperty().bind(vm.openedFileProperty());
+        Label iface = orNone(vm.ifaceProperty());
+        Label pcap = orNone(vm.pcapngProperty());
+        Label opened = orNone(vm.openedFileProperty());
         Label target = new Label();
         target.setId("wireshark-target");
         target.setWrapText(true);
@@ -66,5 +64,12 @@ public final class WiresharkView extends VBox {
         help.setWrapText(true);
         lua.setPrefColumnCount(50);
         getChildren().addAll(title, grid, target, generate, open, install, message, help);
+    }
+
+    /** A label showing the text, or "(none)" while it is empty. */
+    private static Label orNone(StringExpression text) {
+        Label l = new Label();
+        l.textProperty().bind(Bindings.when(text.isEmpty()).then("(none)").otherwise(text));
+        return l;
     }
 }
