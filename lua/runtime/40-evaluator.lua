@@ -126,6 +126,7 @@ local function binary(ctx, n)
   local l = asint(lv, "operator " .. op)
   local r = asint(rv, "operator " .. op)
   if op == "<<" or op == ">>" then
+    -- the promoted left operand's type; the count modulo its width (CA.shift_count_modulo_width)
     local pl = promote(l)
     local bits = pl.s * 8
     local c = promote(r).b:band(U.new(bits - 1, 0)):lower()
@@ -230,7 +231,7 @@ local function cast(ctx, n)
   end
   if n[8] == "void" then return int(U0, 4, true) end
   if v.k == "i" then
-    if n[8] == "bool" then if v.b ~= U0 then return int(U1, 1, false) end return int(U0, 1, false) end
+    if n[8] == "bool" then return int(v.b ~= U0 and U1 or U0, CA.bool.size, CA.bool.signed) end
     if n[4] < 0 then return v end
     return int(v.b, n[4], n[5])
   end

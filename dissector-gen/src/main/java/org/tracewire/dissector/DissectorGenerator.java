@@ -19,6 +19,7 @@ import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.io.AtomicFile;
+import org.tracewire.printfmt.CArith;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
@@ -125,12 +126,45 @@ public final class DissectorGenerator {
      * alone), every string escaped by {@link LuaWriter}.
      */
     private String params(long hash) {
+        return params(FormatIdentity.hex(hash), layout.longSize(), sourceLabel);
+    }
+
+    /**
+     * The {@code TW_PARAMS} table's source: format hash (16 hex digits), the kernel's
+     * {@code sizeof(long)}, the source label and {@link #cArith()}; strings escaped by {@link LuaWriter}.
+     */
+    static String params(String formatHash, int longSize, String source) {
         LuaTable t = LuaTable.vertical()
-                .str("format_hash", FormatIdentity.hex(hash))
-                .num("long_size", layout.longSize())
-                .str("source", sourceLabel);
+                .str("format_hash", formatHash)
+                .num("long_size", longSize)
+                .str("source", source)
+                .set("c_arith", cArith());
         return "-- What this plugin was generated for (00-params.lua of the runtime alone says the same).\n"
                 + "local TW_PARAMS = " + t.render(0, 3, Map.of()) + "\n\n";
+    }
+
+    /**
+     * C's integer arithmetic rules ({@link CArith}) as the Lua table {@code TW_PARAMS.c_arith} the
+     * runtime's evaluators read: {@code types} ({@code {name, size, signed, rank}} narrowest first),
+     * {@code promoted}, {@code equal_rank_unsigned}, {@code shift_count_modulo_width},
+     * {@code division}, {@code truth} and {@code bool}.
+     */
+    static LuaTable cArith() {
+        LuaTable types = LuaTable.vertical();
+        CArith.TYPES.forEach(t -> types.add(cType(t)));
+        return LuaTable.vertical()
+                .set("types", types)
+                .set("promoted", cType(CArith.PROMOTED))
+                .bool("equal_rank_unsigned", CArith.EQUAL_RANK_UNSIGNED)
+                .bool("shift_count_modulo_width", CArith.SHIFT_COUNT_MODULO_WIDTH)
+                .str("division", CArith.DIVISION)
+                .set("truth", cType(CArith.TRUTH))
+                .set("bool", cType(CArith.BOOL));
+    }
+
+    private static LuaTable cType(CArith.IntType t) {
+        return LuaTable.inline().str("name", t.name()).num("size", t.size()).bool("signed", t.signed())
+                .num("rank", t.rank());
     }
 
     /**
