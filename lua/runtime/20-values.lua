@@ -8,6 +8,7 @@ local LONG = TW_PARAMS.long_size
 local U0 = U.new(0, 0)
 local U1 = U.new(1, 0)
 local SIGNBIT = U.new(0, 0x80000000)
+local ONES = U.new(0xffffffff, 0xffffffff)
 local MASKS = { [1] = U.new(0xff, 0), [2] = U.new(0xffff, 0), [4] = U.new(0xffffffff, 0) }
 
 -- C's integer arithmetic rules (TW_PARAMS.c_arith, generated from core's CArith, the rules Java's
@@ -72,7 +73,6 @@ end
 
 local function isneg(b) return b:higher() >= 0x80000000 end
 local function tos64(b) return Int64.new(b:lower(), b:higher()) end
-local function fromi64(i) return U.new(i:lower(), i:higher()) end
 
 -- Digits of an unsigned 64-bit value in base 8, 10 or 16 (lower case).
 local function digits(u, base)

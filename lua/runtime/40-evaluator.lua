@@ -132,8 +132,12 @@ local function binary(ctx, n)
     local c = promote(r).b:band(U.new(bits - 1, 0)):lower()
     local res
     if op == "<<" then res = pl.b:lshift(c)
-    elseif pl.g then res = pl.b:arshift(c)
-    else res = pl.b:rshift(c) end
+    else
+      res = pl.b:rshift(c)
+      -- arithmetic on a signed type: the vacated bits copy the sign (Wireshark 4.0's
+      -- UInt64:arshift shifts in zeros)
+      if pl.g and c > 0 and isneg(pl.b) then res = res:bor(ONES:lshift(64 - c)) end
+    end
     return int(res, pl.s, pl.g)
   end
   local a, b = convert(l, r)
@@ -145,11 +149,20 @@ local function binary(ctx, n)
     if y == U0 then fail("division by zero") end
     local res
     if signed then
-      if x == SIGNBIT and y == U0 - U1 then
-        res = (op == "/") and x or U0
-      elseif op == "/" then res = fromi64(tos64(x) / tos64(y))
-      else res = fromi64(tos64(x) % tos64(y)) end
-      -- C truncates toward zero; Int64 % follows C (sign of the dividend)
+      -- C truncates toward zero (CA.division): divide the magnitudes, then give the quotient the
+      -- operands' combined sign and the remainder the dividend's; INT64_MIN / -1 wraps to itself.
+      -- (Not through Int64: Wireshark 4.0's Int64:lower()/higher() are wrong for negative values.)
+      local nx, ny = isneg(x), isneg(y)
+      local ax, ay = x, y
+      if nx then ax = U0 - x end
+      if ny then ay = U0 - y end
+      if op == "/" then
+        res = ax / ay
+        if nx ~= ny then res = U0 - res end
+      else
+        res = ax % ay
+        if nx then res = U0 - res end
+      end
     else
       if op == "/" then res = x / y else res = x % y end
     end

@@ -55,7 +55,7 @@ public final class DissectorGenerator {
     /** Resource folder of the runtime's files inside this module's jar ({@code lua/runtime/}). */
     private static final String RUNTIME_RESOURCES = "/org/tracewire/dissector/lua/runtime/";
     /** The runtime's files in concatenation order: their names' order, as {@code cat lua/runtime/*.lua}. */
-    static final List<String> RUNTIME_FILES = List.of("00-params.lua", "10-protocol.lua", "20-values.lua",
+    public static final List<String> RUNTIME_FILES = List.of("00-params.lua", "10-protocol.lua", "20-values.lua",
             "30-symbols.lua", "40-evaluator.lua", "45-fast-evaluator.lua", "50-print-tables.lua",
             "55-fallback-text.lua", "60-events.lua", "65-event-tables.lua", "70-dissection-helpers.lua",
             "75-analysis.lua", "80-context.lua", "90-dissector.lua");
@@ -93,8 +93,13 @@ public final class DissectorGenerator {
         return this;
     }
 
-    /** One file of the hand-written runtime, as embedded in this module. */
-    private static String runtimeFile(String name) {
+    /**
+     * One file of the hand-written runtime, as embedded in this module.
+     *
+     * @param name a name of {@link #RUNTIME_FILES}, e.g. {@code 40-evaluator.lua}
+     * @throws IllegalStateException when the module lacks it
+     */
+    public static String runtimeFile(String name) {
         String resource = RUNTIME_RESOURCES + name;
         try (InputStream in = DissectorGenerator.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -133,7 +138,7 @@ public final class DissectorGenerator {
      * The {@code TW_PARAMS} table's source: format hash (16 hex digits), the kernel's
      * {@code sizeof(long)}, the source label and {@link #cArith()}; strings escaped by {@link LuaWriter}.
      */
-    static String params(String formatHash, int longSize, String source) {
+    public static String params(String formatHash, int longSize, String source) {
         LuaTable t = LuaTable.vertical()
                 .str("format_hash", formatHash)
                 .num("long_size", longSize)
