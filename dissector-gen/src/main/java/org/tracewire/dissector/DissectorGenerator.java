@@ -33,8 +33,8 @@ import org.tracewire.wire.description.PrintFmtLua;
 /**
  * Generates the self-contained Wireshark Lua plugin: the hand-written runtime (the files of
  * {@code lua/runtime/}, embedded as resources, concatenated in {@link #RUNTIME_FILES} order) with
- * the generator's parameters ({@code local TW_PARAMS = { format_hash = …, long_size = …, source = … }})
- * in place of {@value #PARAMS_FILE} and one {@code EV { ... }} table per event between the
+ * the generator's parameters ({@code local TW_PARAMS = { format_hash = …, long_size = …, source = …,
+ * c_arith = … }}, the last C's integer arithmetic rules from {@link CArith}) in place of {@value #PARAMS_FILE} and one {@code EV { ... }} table per event between the
  * {@code EVENT TABLES} markers, in place of {@value #TABLES_FILE}: {@code id}, {@code system}, {@code name},
  * {@code syscall} (the kernel prints it as a syscall), {@code fields} (one per own field, with named
  * keys: {@code name}, {@code kind} by name, {@code size}, {@code signed}, {@code elem_size}, the
