@@ -8,7 +8,52 @@ local LONG = TW_PARAMS.long_size
 local U0 = U.new(0, 0)
 local U1 = U.new(1, 0)
 local SIGNBIT = U.new(0, 0x80000000)
+local ONES = U.new(0xffffffff, 0xffffffff)
 local MASKS = { [1] = U.new(0xff, 0), [2] = U.new(0xffff, 0), [4] = U.new(0xffffffff, 0) }
+
+-- C's integer arithmetic rules (TW_PARAMS.c_arith, generated from core's CArith, the rules Java's
+-- evaluator applies): conversion ranks, integer promotion, the usual arithmetic conversions, what
+-- comparisons and casts to bool yield. Both evaluators use cpromoted and ccommon. The runtime
+-- implements shift counts modulo the promoted width and truncating division only: it refuses
+-- other rules when it loads.
+local CA = TW_PARAMS.c_arith
+local cpromoted, ccommon
+do
+  if CA.division ~= "truncate" or CA.shift_count_modulo_width ~= true then
+    error("tracewire: TW_PARAMS.c_arith names C arithmetic this runtime does not implement")
+  end
+  local rank = {}
+  for _, t in ipairs(CA.types) do rank[t.size] = 2 * t.rank end
+  -- a size the table lacks ranks between the widths around it (CArith.rank)
+  local function rankof(size)
+    local r = rank[size]
+    if r then return r end
+    local below = 0
+    for _, t in ipairs(CA.types) do
+      if t.size < size and t.signed then below = t.rank end
+    end
+    return 2 * below + 1
+  end
+  local prom = CA.promoted
+  local promrank = rankof(prom.size)
+
+  -- Integer promotion of the type (size bytes, signed): the type after it, and true when it changed.
+  function cpromoted(size, signed)
+    if rankof(size) < promrank then return prom.size, prom.signed, true end
+    return size, signed, false
+  end
+
+  -- The usual arithmetic conversions of two promoted types: the common type's size and signedness.
+  function ccommon(s1, g1, s2, g2)
+    local r1, r2 = rankof(s1), rankof(s2)
+    if r1 == r2 then
+      if CA.equal_rank_unsigned then return s1, g1 and g2 end
+      return s1, g1 or g2
+    end
+    if r1 > r2 then return s1, g1 end
+    return s2, g2
+  end
+end
 
 -- Raises an evaluation error (caught by the renderer, which then uses name=value).
 local function fail(msg)
@@ -28,7 +73,6 @@ end
 
 local function isneg(b) return b:higher() >= 0x80000000 end
 local function tos64(b) return Int64.new(b:lower(), b:higher()) end
-local function fromi64(i) return U.new(i:lower(), i:higher()) end
 
 -- Digits of an unsigned 64-bit value in base 8, 10 or 16 (lower case).
 local function digits(u, base)
@@ -81,7 +125,8 @@ end
 -- Mem: { k = "m", d = bytes (Lua string), o = 0-based offset, l = limit, es = element size, eg = signed }
 -- Text: { k = "t", t = string }
 local function int(b, size, signed) return { k = "i", b = ext(b, size, signed), s = size, g = signed } end
-local function bool(v) if v then return int(U1, 4, true) end return int(U0, 4, true) end
+-- What a comparison, !, && or || yields (CA.truth: an int 1 or 0).
+local function bool(v) return int(v and U1 or U0, CA.truth.size, CA.truth.signed) end
 local function text(t) return { k = "t", t = t } end
 
 local function asint(v, what)
@@ -95,14 +140,15 @@ local function truth(v)
 end
 
 local function promote(v)
-  if v.s < 4 then
+  local size, signed, changed = cpromoted(v.s, v.g)
+  if changed then
     local c = v.c
     if c then
       local r = c.p
-      if r == nil then r = int(v.b, 4, true); c.p = r end
+      if r == nil then r = int(v.b, size, signed); c.p = r end
       return r
     end
-    return int(v.b, 4, true)
+    return int(v.b, size, signed)
   end
   if v.p then return { k = "i", b = v.b, s = v.s, g = v.g } end
   return v
@@ -121,10 +167,7 @@ end
 
 local function convert(a, b)
   a = promote(a); b = promote(b)
-  local size, signed
-  if a.s == b.s then size = a.s; signed = a.g and b.g
-  elseif a.s > b.s then size = a.s; signed = a.g
-  else size = b.s; signed = b.g end
+  local size, signed = ccommon(a.s, a.g, b.s, b.g)
   return as(a, size, signed), as(b, size, signed)
 end
 

@@ -126,13 +126,18 @@ local function binary(ctx, n)
   local l = asint(lv, "operator " .. op)
   local r = asint(rv, "operator " .. op)
   if op == "<<" or op == ">>" then
+    -- the promoted left operand's type; the count modulo its width (CA.shift_count_modulo_width)
     local pl = promote(l)
     local bits = pl.s * 8
     local c = promote(r).b:band(U.new(bits - 1, 0)):lower()
     local res
     if op == "<<" then res = pl.b:lshift(c)
-    elseif pl.g then res = pl.b:arshift(c)
-    else res = pl.b:rshift(c) end
+    else
+      res = pl.b:rshift(c)
+      -- arithmetic on a signed type: the vacated bits copy the sign (Wireshark 4.0's
+      -- UInt64:arshift shifts in zeros)
+      if pl.g and c > 0 and isneg(pl.b) then res = res:bor(ONES:lshift(64 - c)) end
+    end
     return int(res, pl.s, pl.g)
   end
   local a, b = convert(l, r)
@@ -144,11 +149,20 @@ local function binary(ctx, n)
     if y == U0 then fail("division by zero") end
     local res
     if signed then
-      if x == SIGNBIT and y == U0 - U1 then
-        res = (op == "/") and x or U0
-      elseif op == "/" then res = fromi64(tos64(x) / tos64(y))
-      else res = fromi64(tos64(x) % tos64(y)) end
-      -- C truncates toward zero; Int64 % follows C (sign of the dividend)
+      -- C truncates toward zero (CA.division): divide the magnitudes, then give the quotient the
+      -- operands' combined sign and the remainder the dividend's; INT64_MIN / -1 wraps to itself.
+      -- (Not through Int64: Wireshark 4.0's Int64:lower()/higher() are wrong for negative values.)
+      local nx, ny = isneg(x), isneg(y)
+      local ax, ay = x, y
+      if nx then ax = U0 - x end
+      if ny then ay = U0 - y end
+      if op == "/" then
+        res = ax / ay
+        if nx ~= ny then res = U0 - res end
+      else
+        res = ax % ay
+        if nx then res = U0 - res end
+      end
     else
       if op == "/" then res = x / y else res = x % y end
     end
@@ -230,7 +244,7 @@ local function cast(ctx, n)
   end
   if n[8] == "void" then return int(U0, 4, true) end
   if v.k == "i" then
-    if n[8] == "bool" then if v.b ~= U0 then return int(U1, 1, false) end return int(U0, 1, false) end
+    if n[8] == "bool" then return int(v.b ~= U0 and U1 or U0, CA.bool.size, CA.bool.signed) end
     if n[4] < 0 then return v end
     return int(v.b, n[4], n[5])
   end

@@ -29,19 +29,18 @@ do
     return v
   end
 
+  -- Integer promotion and C's usual arithmetic conversions (TW_PARAMS.c_arith, see 20-values.lua).
   local function promoted(size, signed)
-    if size < 4 then return 4, true end
-    return size, signed
+    local s, g = cpromoted(size, signed)
+    return s, g
   end
 
-  -- C's usual arithmetic conversions of two promoted types.
   local function common(s1, g1, s2, g2)
     s1, g1 = promoted(s1, g1)
     s2, g2 = promoted(s2, g2)
-    if s1 == s2 then return s1, g1 and g2 end
-    if s1 > s2 then return s1, g1 end
-    return s2, g2
+    return ccommon(s1, g1, s2, g2)
   end
+  local TS, TG = CA.truth.size, CA.truth.signed
 
   -- The two 32-bit halves of an exact integer (two's complement for negative values).
   local function halves(v)
@@ -124,7 +123,7 @@ do
         local b = fb(ctx)
         if b == nil then return nil end
         return b ~= 0 and 1 or 0
-      end, "i", 4, true
+      end, "i", TS, TG
     elseif op == "||" then
       return function(ctx)
         local a = fa(ctx)
@@ -133,7 +132,7 @@ do
         local b = fb(ctx)
         if b == nil then return nil end
         return b ~= 0 and 1 or 0
-      end, "i", 4, true
+      end, "i", TS, TG
     elseif op == "<<" or op == ">>" then
       local size, signed = promoted(sa, ga)
       local bits = size * 8
@@ -165,7 +164,7 @@ do
         if op == "==" then r = a == b elseif op == "!=" then r = a ~= b elseif op == "<" then r = a < b
         elseif op == "<=" then r = a <= b elseif op == ">" then r = a > b else r = a >= b end
         return r and 1 or 0
-      end, "i", 4, true
+      end, "i", TS, TG
     end
     local bf = BIT[op]
     if bf then
@@ -299,7 +298,7 @@ do
       local fa, ty, sa, ga = fastc(ev, n[3])
       if not fa or ty ~= "i" then return nil end
       if op == "!" then
-        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a == 0 and 1 or 0 end, "i", 4, true
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a == 0 and 1 or 0 end, "i", TS, TG
       end
       local size, signed = promoted(sa, ga)
       if op == "+" then return function(ctx) return fa(ctx) end, "i", size, signed end
@@ -348,7 +347,7 @@ do
         return function(ctx) if fa(ctx) == nil then return nil end; return 0 end, "i", 4, true
       end
       if special == "bool" then
-        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a ~= 0 and 1 or 0 end, "i", 1, false
+        return function(ctx) local a = fa(ctx); if a == nil then return nil end; return a ~= 0 and 1 or 0 end, "i", CA.bool.size, CA.bool.signed
       end
       if size < 0 then return fa, "i", sa, ga end
       return function(ctx) return wrap(fa(ctx), size, signed) end, "i", size, signed

@@ -3,11 +3,10 @@ package org.tracewire.printfmt;
 /**
  * A C integer value and C's arithmetic on it: the one definition of those semantics for the print
  * fmt {@link Evaluator} and for the dissector generator's constant folding (dissector-gen
- * {@code PrintFmtLua}), so the two cannot disagree. Follows C11 as gcc does on the kernel's
- * targets: integer promotion (6.3.1.1: a type narrower than {@code int} becomes {@code int}), the
- * usual arithmetic conversions (6.3.1.8: the wider operand's type; of equal widths, unsigned if
- * either is), wrap-around to the result's width, shift counts taken modulo the promoted width (as
- * x86's shift instructions do; C leaves larger counts undefined), and truncating division.
+ * {@code PrintFmtLua}), so the two cannot disagree. The rules themselves (types and ranks,
+ * promotion, the usual arithmetic conversions, shift counts, division, what comparisons yield) are
+ * the data of {@link CArith}, which the Lua runtime reads too; this class applies them with
+ * wrap-around to the result's width.
  *
  * @param bits   the value, already truncated to {@code size} bytes and sign- or zero-extended to 64 bits
  * @param size   bytes: 1, 2, 4 or 8 (other sizes are kept as 8)
@@ -23,9 +22,9 @@ public record CInt(long bits, int size, boolean signed) {
         return new CInt(extend(bits, size, signed), size, signed);
     }
 
-    /** A C {@code int} 1 or 0 (what comparisons and {@code !} give). */
+    /** A C {@code int} 1 or 0 (what comparisons and {@code !} give: {@link CArith#TRUTH}). */
     public static CInt bool(boolean b) {
-        return new CInt(b ? 1 : 0, 4, true);
+        return new CInt(b ? 1 : 0, CArith.TRUTH.size(), CArith.TRUTH.signed());
     }
 
     /** {@code bits} truncated to {@code size} bytes (1, 2 or 4; any other size keeps all 64 bits) and extended back. */
@@ -38,30 +37,23 @@ public record CInt(long bits, int size, boolean signed) {
         };
     }
 
-    /** Integer promotion: a type narrower than {@code int} becomes {@code int}. */
+    /** Integer promotion ({@link CArith#promotes}): a type of lower rank than {@code int} becomes {@code int}. */
     public CInt promote() {
-        return size < 4 ? of(bits, 4, true) : this;
+        return CArith.promotes(size) ? of(bits, CArith.PROMOTED.size(), CArith.PROMOTED.signed()) : this;
     }
 
     /**
-     * The usual arithmetic conversions: both operands promoted, then in the wider type; of equal
-     * widths, unsigned when either is.
+     * The usual arithmetic conversions: both operands promoted, then in the type of higher rank; of
+     * equal ranks, unsigned when either is ({@link CArith#EQUAL_RANK_UNSIGNED}).
      *
      * @return {a, b} converted to their common type
      */
     public static CInt[] convert(CInt a, CInt b) {
         a = a.promote();
         b = b.promote();
-        int size;
-        boolean signed;
-        if (a.size == b.size) {
-            size = a.size;
-            signed = a.signed && b.signed;
-        } else {
-            CInt big = a.size > b.size ? a : b;
-            size = big.size;
-            signed = big.signed;
-        }
+        int[] common = CArith.common(a.size, a.signed, b.size, b.signed);
+        int size = common[0];
+        boolean signed = common[1] != 0;
         return new CInt[] {of(a.bits, size, signed), of(b.bits, size, signed)};
     }
 
@@ -87,7 +79,8 @@ public record CInt(long bits, int size, boolean signed) {
      * A binary operator: arithmetic ({@code + - * / %}), bitwise ({@code & | ^}), shifts
      * ({@code << >>}: the left operand's promoted type, the count modulo its width; {@code >>} is
      * arithmetic on a signed type), comparisons (an {@code int} 1 or 0, compared in the common type)
-     * and the logical {@code && ||} (both operands already evaluated).
+     * and the logical {@code && ||} (both operands already evaluated); {@code / %} truncate toward
+     * zero ({@link CArith#DIVISION}).
      *
      * @throws ArithmeticException      for {@code /} or {@code %} by zero
      * @throws IllegalArgumentException for another operator
@@ -102,7 +95,7 @@ public record CInt(long bits, int size, boolean signed) {
             }
             case "<<", ">>" -> {
                 CInt p = l.promote();
-                int count = (int) (r.promote().bits & (p.size * 8 - 1));
+                int count = (int) (r.promote().bits & CArith.shiftCountMask(p.size));
                 long res = op.equals("<<") ? p.bits << count : p.signed ? p.bits >> count : p.bits >>> count;
                 return of(res, p.size, p.signed);
             }

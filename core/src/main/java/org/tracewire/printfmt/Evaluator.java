@@ -391,7 +391,7 @@ final class Evaluator {
         int size = type.size(longSize);
         if (v instanceof Val.Int i) {
             if (n.equals("bool") || n.equals("_Bool")) {
-                return Val.Int.of(i.bits() != 0 ? 1 : 0, 1, false);
+                return Val.Int.of(i.bits() != 0 ? 1 : 0, CArith.BOOL.size(), CArith.BOOL.signed());
             }
             if (size < 0) {
                 return i; // unknown typedef: keep the value's type

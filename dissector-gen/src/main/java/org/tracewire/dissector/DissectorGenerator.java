@@ -19,6 +19,7 @@ import org.tracewire.format.FormatCatalog;
 import org.tracewire.format.FormatIdentity;
 import org.tracewire.format.KernelLayout;
 import org.tracewire.io.AtomicFile;
+import org.tracewire.printfmt.CArith;
 import org.tracewire.symbols.KernelEnums;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
@@ -32,8 +33,8 @@ import org.tracewire.wire.description.PrintFmtLua;
 /**
  * Generates the self-contained Wireshark Lua plugin: the hand-written runtime (the files of
  * {@code lua/runtime/}, embedded as resources, concatenated in {@link #RUNTIME_FILES} order) with
- * the generator's parameters ({@code local TW_PARAMS = { format_hash = …, long_size = …, source = … }})
- * in place of {@value #PARAMS_FILE} and one {@code EV { ... }} table per event between the
+ * the generator's parameters ({@code local TW_PARAMS = { format_hash = …, long_size = …, source = …,
+ * c_arith = … }}, the last C's integer arithmetic rules from {@link CArith}) in place of {@value #PARAMS_FILE} and one {@code EV { ... }} table per event between the
  * {@code EVENT TABLES} markers, in place of {@value #TABLES_FILE}: {@code id}, {@code system}, {@code name},
  * {@code syscall} (the kernel prints it as a syscall), {@code fields} (one per own field, with named
  * keys: {@code name}, {@code kind} by name, {@code size}, {@code signed}, {@code elem_size}, the
@@ -54,7 +55,7 @@ public final class DissectorGenerator {
     /** Resource folder of the runtime's files inside this module's jar ({@code lua/runtime/}). */
     private static final String RUNTIME_RESOURCES = "/org/tracewire/dissector/lua/runtime/";
     /** The runtime's files in concatenation order: their names' order, as {@code cat lua/runtime/*.lua}. */
-    static final List<String> RUNTIME_FILES = List.of("00-params.lua", "10-protocol.lua", "20-values.lua",
+    public static final List<String> RUNTIME_FILES = List.of("00-params.lua", "10-protocol.lua", "20-values.lua",
             "30-symbols.lua", "40-evaluator.lua", "45-fast-evaluator.lua", "50-print-tables.lua",
             "55-fallback-text.lua", "60-events.lua", "65-event-tables.lua", "70-dissection-helpers.lua",
             "75-analysis.lua", "80-context.lua", "90-dissector.lua");
@@ -92,8 +93,13 @@ public final class DissectorGenerator {
         return this;
     }
 
-    /** One file of the hand-written runtime, as embedded in this module. */
-    private static String runtimeFile(String name) {
+    /**
+     * One file of the hand-written runtime, as embedded in this module.
+     *
+     * @param name a name of {@link #RUNTIME_FILES}, e.g. {@code 40-evaluator.lua}
+     * @throws IllegalStateException when the module lacks it
+     */
+    public static String runtimeFile(String name) {
         String resource = RUNTIME_RESOURCES + name;
         try (InputStream in = DissectorGenerator.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -125,12 +131,45 @@ public final class DissectorGenerator {
      * alone), every string escaped by {@link LuaWriter}.
      */
     private String params(long hash) {
+        return params(FormatIdentity.hex(hash), layout.longSize(), sourceLabel);
+    }
+
+    /**
+     * The {@code TW_PARAMS} table's source: format hash (16 hex digits), the kernel's
+     * {@code sizeof(long)}, the source label and {@link #cArith()}; strings escaped by {@link LuaWriter}.
+     */
+    public static String params(String formatHash, int longSize, String source) {
         LuaTable t = LuaTable.vertical()
-                .str("format_hash", FormatIdentity.hex(hash))
-                .num("long_size", layout.longSize())
-                .str("source", sourceLabel);
+                .str("format_hash", formatHash)
+                .num("long_size", longSize)
+                .str("source", source)
+                .set("c_arith", cArith());
         return "-- What this plugin was generated for (00-params.lua of the runtime alone says the same).\n"
                 + "local TW_PARAMS = " + t.render(0, 3, Map.of()) + "\n\n";
+    }
+
+    /**
+     * C's integer arithmetic rules ({@link CArith}) as the Lua table {@code TW_PARAMS.c_arith} the
+     * runtime's evaluators read: {@code types} ({@code {name, size, signed, rank}} narrowest first),
+     * {@code promoted}, {@code equal_rank_unsigned}, {@code shift_count_modulo_width},
+     * {@code division}, {@code truth} and {@code bool}.
+     */
+    static LuaTable cArith() {
+        LuaTable types = LuaTable.vertical();
+        CArith.TYPES.forEach(t -> types.add(cType(t)));
+        return LuaTable.vertical()
+                .set("types", types)
+                .set("promoted", cType(CArith.PROMOTED))
+                .bool("equal_rank_unsigned", CArith.EQUAL_RANK_UNSIGNED)
+                .bool("shift_count_modulo_width", CArith.SHIFT_COUNT_MODULO_WIDTH)
+                .str("division", CArith.DIVISION)
+                .set("truth", cType(CArith.TRUTH))
+                .set("bool", cType(CArith.BOOL));
+    }
+
+    private static LuaTable cType(CArith.IntType t) {
+        return LuaTable.inline().str("name", t.name()).num("size", t.size()).bool("signed", t.signed())
+                .num("rank", t.rank());
     }
 
     /**

@@ -38,10 +38,20 @@ class GeneratorTest {
         assertTrue(head.contains("GENERATED"), head);
         assertTrue(head.contains("format identity hash: " + hash), head);
         String params = "local TW_PARAMS = {\n  format_hash = \"" + hash + "\",\n  long_size = "
-                + Tools.layout().longSize() + ",\n  source = \"snapshots/linux-6.18\",\n}\n";
+                + Tools.layout().longSize() + ",\n  source = \"snapshots/linux-6.18\",\n  c_arith = {\n";
         assertTrue(lua.contains(params), "the generated parameters: " + lua.substring(0, 1200));
         assertEquals(1, lua.split("local TW_PARAMS = ", -1).length - 1, "one TW_PARAMS: the runtime alone's is left out");
         assertTrue(!lua.matches("(?s).*20[0-9][0-9]-[01][0-9]-[0-3][0-9].*"), "no dates");
+    }
+
+    @Test
+    void theRuntimeAloneCarriesTheGeneratedArithmeticRules() {
+        String head = "  c_arith = ";
+        String generated = head + DissectorGenerator.cArith().render(2, head.length(), Map.of()) + ",\n";
+        assertTrue(Tools.all().lua().contains(generated), "a plugin's TW_PARAMS.c_arith: " + generated);
+        String runtime = DissectorGenerator.runtimeOnly();
+        assertTrue(runtime.contains(generated),
+                "lua/runtime/00-params.lua must carry CArith's table as the generator writes it:\n" + generated);
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.tracewire.printfmt.CArith;
 import org.tracewire.printfmt.CInt;
 import org.tracewire.printfmt.Expr;
 import org.tracewire.symbols.KernelEnums;
@@ -121,7 +122,7 @@ final class ConstantFolder {
                 return CInt.of(0, 4, true);
             }
             if (n.equals("bool") || n.equals("_Bool")) {
-                return CInt.of(v.bits() != 0 ? 1 : 0, 1, false);
+                return CInt.of(v.bits() != 0 ? 1 : 0, CArith.BOOL.size(), CArith.BOOL.signed());
             }
             int size = c.type().size(longSize);
             return size < 0 ? v : CInt.of(v.bits(), size, c.type().signed());
