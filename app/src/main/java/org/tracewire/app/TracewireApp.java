@@ -2,6 +2,7 @@ package org.tracewire.app;
 
 import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteOrder;
@@ -171,7 +172,9 @@ public final class TracewireApp {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long fxThread = Thread.currentThread().getId();
         StallMonitor stalls = new StallMonitor(Platform::runLater, System::nanoTime,
-                () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
+                () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250)
+                .sampleOver(Thread.currentThread(), 150, line -> say.accept("[GC so far " + ManagementFactory.getGarbageCollectorMXBeans().stream()
+                        .mapToLong(GarbageCollectorMXBean::getCollectionTime).sum() + " ms] " + line)).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
             if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
