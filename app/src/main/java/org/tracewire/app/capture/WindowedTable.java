@@ -141,11 +141,22 @@ public final class WindowedTable extends HBox {
         return bar;
     }
 
-    /** A new list of rows: the selected frame found again in it. */
+    /**
+     * A new list of rows: the selected frame found again in it. A list extended from the one shown
+     * (a live capture's grown store in frame order) has the rows shown and the selected row move by
+     * the rows added above them: the table holds still.
+     */
     private void newRows(ObservableList<EventRow> list) {
         int oldTop = window.top();
         int oldSelected = selected;
         long frame = selectedFrame;
+        long shift = list instanceof StoreRows.Rows r && window.source() instanceof StoreRows.Rows old ? r.shiftFrom(old) : -1;
+        if (shift >= 0) {
+            selected = oldSelected < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, oldSelected + shift);
+            moveWindow(() -> window.setSource(list));
+            setTop((int) Math.min(Integer.MAX_VALUE, oldTop + shift));
+            return;
+        }
         selected = -1;
         moveWindow(() -> window.setSource(list));
         setTop(oldTop);

@@ -270,7 +270,7 @@ class StoreTableTest {
             assertFalse(byQuery.readsFromFile());
             assertTrue(fromFile.readsFromFile(), "a store of one capture reads its plain pages from the file");
             for (boolean ascending : new boolean[] {true, false}) {
-                StoreRows.View v = new StoreRows.View(1, true, ascending, null, runs.rows());
+                StoreRows.View v = byQuery.number(db, 1, java.util.List.of(), ascending ? "frame" : "frame DESC", null);
                 int pages = (int) ((runs.rows() + StoreRows.PAGE - 1) / StoreRows.PAGE);
                 for (int p = 0; p < pages; p++) {
                     EventRow[] q = byQuery.page(db, v, p);
