@@ -569,5 +569,21 @@ final class StoreRows {
         public int size() {
             return size;
         }
+
+        /**
+         * Identity: a property holding the rows compares the list it replaces with the new one
+         * ({@code ObjectProperty.set} tells its change listeners only of a value not equal to the
+         * old), and a list's equality by content would read every row of both, asking for every
+         * page of the store on the UI thread (seconds at each commit of a live capture's store).
+         */
+        @Override
+        public boolean equals(Object o) {
+            return o == this;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
     }
 }
