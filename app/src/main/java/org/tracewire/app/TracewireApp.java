@@ -176,9 +176,13 @@ public final class TracewireApp {
                 .sampleOver(Thread.currentThread(), 150, line -> say.accept("[GC so far " + ManagementFactory.getGarbageCollectorMXBeans().stream()
                         .mapToLong(GarbageCollectorMXBean::getCollectionTime).sum() + " ms] " + line)).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
+        // the stalls from a live capture's start to its stop alone (the window's first show before it apart)
+        StallMonitor[] capturing = {null};
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
             if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
                 say.accept("capture started into " + file);
+                capturing[0] = new StallMonitor(Platform::runLater, System::nanoTime,
+                        () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
             }
         });
         vm.capture().live().statsProperty().addListener((o, a, s) -> {
@@ -187,6 +191,11 @@ public final class TracewireApp {
                 long lost = s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum();
                 say.accept("capture stopped (kernel: " + read + " read, " + lost + " lost; backend: "
                         + s.events() + " events, " + s.frames() + " frames)");
+                if (capturing[0] != null) {
+                    capturing[0].close();
+                    say.accept("during the capture: " + capturing[0].summary());
+                    capturing[0] = null;
+                }
             }
         });
         boolean[] once = new boolean[3];
