@@ -11,13 +11,15 @@
 # - TRACEWIRE_TIMING=1 makes the app print the kernel's counts at stop, its store's count once
 #   ready, and the longest wait of a heartbeat posted to the JavaFX thread every 50 ms
 #   (org.tracewire.app.util.StallMonitor), with the CPU time that thread used during that wait
-#   (near the wait: the app's own work; far below: the thread waited for a CPU or for the GC);
+#   (near the wait: the app's own work; far below: the thread waited for a CPU or for the GC), and
+#   the same from the capture's start to its stop alone; over 150 ms, the thread's stack at each
+#   50 ms it still waits ("stall sample" lines);
 # - the file is counted independently (`tracewire sql ... count(*)`), the app's peak RSS (VmHWM)
 #   read once its store is ready.
 # - BENCH_APP_LIVE_VIEW=histogram: the histogram is on screen while capturing, and each of its
 #   refreshes over the growing store is timed from the commit it shows (TRACEWIRE_TIMING_VIEW).
 # Prints a line per round: events/s, the app's count, the file's, the kernel's read + lost, the
-# longest stall (at store ready, and over the whole run at exit), the peak RSS, the load average.
+# longest stall (from Start to Stop, at store ready, and over the whole run at exit), the peak RSS, the load average.
 # Needs root, tracefs, xvfb, python3, gcc for RATE 0 (apt-get install -y xvfb python3 gcc).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -89,19 +91,20 @@ run() {
     tail -20 "$log" >&2
     return 1
   fi
-  local stopped app inside first_ts span read lost rate_seen stall_ready stall_exit
+  local stopped app inside first_ts span read lost rate_seen stall_ready stall_capture stall_exit
   stopped=$(grep '^timing: capture stopped' "$log")
   read=$(sed -n 's/.*kernel: \([0-9]*\) read.*/\1/p' <<<"$stopped")
   lost=$(sed -n 's/.* \([0-9]*\) lost;.*/\1/p' <<<"$stopped")
   app=$(sed -n 's/^timing: store ready (\([0-9]*\) events).*/\1/p' "$log")
   stall_ready=$(sed -n 's/^timing: store ready.*longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
+  stall_capture=$(sed -n 's/^timing: during the capture: longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
   stall_exit=$(sed -n 's/^timing: exit: longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
   IFS=, read -r inside first_ts span < <("$here/tracewire" sql --csv --cache-dir "$work/count-$r" "$file" \
     "SELECT count(*), min(ts), max(ts) - min(ts) FROM events" | tail -1)
   rate_seen=$(awk -v n="$inside" -v ns="$span" 'BEGIN { printf "%.2f", (ns > 0 ? n / (ns / 1e9) / 1e6 : 0) }')
   echo "round $r: ${rate_seen} M events/s over $(awk -v ns="$span" 'BEGIN { printf "%.1f", ns / 1e9 }') s;" \
     "app $app, file $inside, kernel $read read + $lost lost;" \
-    "JavaFX stall: longest $stall_ready until store ready, ${stall_exit:-?} to exit;" \
+    "JavaFX stall: longest ${stall_capture:-?} from Start to Stop, $stall_ready until store ready, ${stall_exit:-?} to exit;" \
     "peak $(cut -d' ' -f2- "$log.rss"); $(du -m "$file" | cut -f1) MB;" \
     "load $load_before -> $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ "$app" != "$inside" ] || [ "$inside" != "$read" ]; then

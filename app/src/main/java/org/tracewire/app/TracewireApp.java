@@ -2,6 +2,7 @@ package org.tracewire.app;
 
 import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteOrder;
@@ -171,11 +172,17 @@ public final class TracewireApp {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long fxThread = Thread.currentThread().getId();
         StallMonitor stalls = new StallMonitor(Platform::runLater, System::nanoTime,
-                () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
+                () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250)
+                .sampleOver(Thread.currentThread(), 150, line -> say.accept("[GC so far " + ManagementFactory.getGarbageCollectorMXBeans().stream()
+                        .mapToLong(GarbageCollectorMXBean::getCollectionTime).sum() + " ms] " + line)).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
+        // the stalls from a live capture's start to its stop alone (the window's first show before it apart)
+        StallMonitor[] capturing = {null};
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
             if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
                 say.accept("capture started into " + file);
+                capturing[0] = new StallMonitor(Platform::runLater, System::nanoTime,
+                        () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
             }
         });
         vm.capture().live().statsProperty().addListener((o, a, s) -> {
@@ -184,6 +191,11 @@ public final class TracewireApp {
                 long lost = s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum();
                 say.accept("capture stopped (kernel: " + read + " read, " + lost + " lost; backend: "
                         + s.events() + " events, " + s.frames() + " frames)");
+                if (capturing[0] != null) {
+                    capturing[0].close();
+                    say.accept("during the capture: " + capturing[0].summary());
+                    capturing[0] = null;
+                }
             }
         });
         boolean[] once = new boolean[3];

@@ -112,6 +112,10 @@ public final class CaptureViewModel {
         reading.storeTableProperty().addListener((o, a, t) -> {
             if (a != null) {
                 a.committedProperty().removeListener(commit);
+                a.pausedProperty().unbind();
+            }
+            if (t != null) {
+                t.pausedProperty().bind(table.followProperty().not()); // a paused live table holds still
             }
             if (t != null && !t.growingProperty().get() && !reading.followingProperty().get()) {
                 // an opened file's store holds every event: its count is theirs, not the first screen's

@@ -49,19 +49,33 @@ final class StoreRows {
     /**
      * How one view numbers its rows.
      *
-     * @param gen       the table's generation of the view
-     * @param plain     rows are the store's frame order ({@link FrameRuns}), else {@code table}'s rowids
-     * @param ascending for a plain view, frame order ascending
-     * @param table     the view's table of frames (null for a plain view)
-     * @param size      rows in the view
+     * @param gen        the table's generation of the view
+     * @param plain      rows are the store's frame order ({@link FrameRuns}), else {@code table}'s rowids
+     * @param ascending  for a plain view, frame order ascending
+     * @param table      the view's table of frames (null for a plain view)
+     * @param size       rows in the view
+     * @param query      its conditions and order (what a view extended from it must have)
+     * @param lineage    the generation of the view it was extended from, and so on back to one
+     *                   numbered whole ({@link #grow}); its own generation for that one
+     * @param addedAtTop rows added before the first row of the lineage's first view: a row of an
+     *                   earlier view of the lineage is this many rows lower minus that view's
+     * @param lastFrame  the last frame of the store's frame order the view went over, -1 when the
+     *                   store's rows are not in frame order
      */
-    record View(long gen, boolean plain, boolean ascending, String table, long size) {
+    record View(long gen, boolean plain, boolean ascending, String table, long size, String query, long lineage,
+                long addedAtTop, long lastFrame) {
+        /** Rows added above the rows of an earlier view of the same lineage, or -1 for another view. */
+        long shiftFrom(View earlier) {
+            return earlier.lineage == lineage && earlier.gen <= gen ? addedAtTop - earlier.addedAtTop : -1;
+        }
     }
 
     private final FrameReader frames;
     private final FrameRuns runs;
     /** A plain view's pages read from the file without a query, once {@link #warm} has read them. */
     private volatile FrameOffsets direct;
+    /** {@link #warm} has run (once is enough: a store FrameOffsets cannot serve is not scanned again). */
+    private volatile boolean tried;
 
     /**
      * @param frames reads the rows' frames again from the file
@@ -81,14 +95,16 @@ final class StoreRows {
      * Reads what a plain view's pages need to be read from the file alone ({@link FrameOffsets}),
      * and reads one page that way (the decoding code compiled before the first go to frame); a
      * store whose rows are not in frame order, or that {@link FrameOffsets} cannot serve, keeps
-     * reading its pages by a query. Run it on the thread that owns {@code db}, off the UI thread.
+     * reading its pages by a query. Run it on the thread that owns {@code db}, off the UI thread;
+     * a second call does nothing.
      *
      * @param db a connection to the store's database
      */
     void warm(Connection db) {
-        if (runs == null || direct != null) {
+        if (runs == null || tried) {
             return;
         }
+        tried = true;
         try {
             FrameOffsets d = FrameOffsets.of(db, runs, frames.size());
             if (d != null) {
@@ -122,26 +138,81 @@ final class StoreRows {
      */
     View number(Connection db, long gen, List<String> where, String order, View previous) throws SQLException {
         View v;
+        String query = query(where, order);
         try (Statement s = db.createStatement()) {
-            boolean byFrame = order.equals("frame") || order.equals("frame DESC");
-            if (where.isEmpty() && byFrame && runs != null) {
-                v = new View(gen, true, order.equals("frame"), null, runs.rows());
+            if (where.isEmpty() && byFrame(order) && runs != null) {
+                v = new View(gen, true, order.equals("frame"), null, runs.rows(), query, gen, 0, lastFrame());
             } else {
                 String table = SCHEMA + ".rows_" + gen;
                 s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
                 // only the frames, in order: a row's number is its rowid (insertion order kept)
                 s.execute("CREATE OR REPLACE TABLE " + table + " AS SELECT frame FROM events"
                         + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY " + order);
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
-                    rs.next();
-                    v = new View(gen, false, true, table, rs.getLong(1));
-                }
+                v = new View(gen, false, true, table, count(s, table), query, gen, 0, lastFrame());
             }
             if (previous != null && previous.table() != null && !previous.table().equals(v.table())) {
                 s.execute("DROP TABLE IF EXISTS " + previous.table());
             }
         }
         return v;
+    }
+
+    /**
+     * A view of a grown store extended from the one before ({@code previous}, of an earlier
+     * numbering of the same store) when both are in frame order with the same conditions: the
+     * frames committed since are added at its end (ascending) or before its rows (descending;
+     * the frames of {@code previous} copied after them, not filtered again), so each of its rows
+     * keeps its frame, {@link View#addedAtTop()} rows lower. Otherwise (another order or other
+     * conditions, a store not in frame order) numbered whole ({@link #number}).
+     *
+     * @throws SQLException when DuckDB fails
+     */
+    View grow(Connection db, long gen, List<String> where, String order, View previous) throws SQLException {
+        String query = query(where, order);
+        if (previous == null || runs == null || previous.lastFrame() < 0 || !byFrame(order) || !previous.query().equals(query)) {
+            return number(db, gen, where, order, previous);
+        }
+        boolean up = order.equals("frame");
+        long last = lastFrame();
+        if (previous.plain()) {
+            long added = up ? 0 : runs.rows() - previous.size();
+            return new View(gen, true, up, null, runs.rows(), query, previous.lineage(), previous.addedAtTop() + added, last);
+        }
+        String conditions = " WHERE frame > " + previous.lastFrame() + (where.isEmpty() ? "" : " AND " + String.join(" AND ", where));
+        try (Statement s = db.createStatement()) {
+            String table = previous.table();
+            if (up) {
+                s.execute("INSERT INTO " + table + " SELECT frame FROM events" + conditions + " ORDER BY frame");
+            } else {
+                table = SCHEMA + ".rows_" + gen;
+                s.execute("CREATE OR REPLACE TABLE " + table + " AS SELECT frame FROM events" + conditions + " ORDER BY frame DESC");
+                s.execute("INSERT INTO " + table + " SELECT frame FROM " + previous.table() + " ORDER BY rowid");
+                s.execute("DROP TABLE IF EXISTS " + previous.table());
+            }
+            long size = count(s, table);
+            return new View(gen, false, true, table, size, query, previous.lineage(),
+                    previous.addedAtTop() + (up ? 0 : size - previous.size()), last);
+        }
+    }
+
+    private static boolean byFrame(String order) {
+        return order.equals("frame") || order.equals("frame DESC");
+    }
+
+    private static String query(List<String> where, String order) {
+        return String.join(" AND ", where) + " ORDER BY " + order;
+    }
+
+    /** The last frame of the store's frame order, -1 without one (or no row). */
+    private long lastFrame() {
+        return runs == null || runs.rows() == 0 ? -1 : runs.frameAt(runs.rows() - 1);
+    }
+
+    private static long count(Statement s, String table) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /**
@@ -379,19 +450,41 @@ final class StoreRows {
         }
 
         /**
-         * Keeps the whole pages of the list this one replaces when both are the store's frame
-         * order, ascending (a grown store's rows keep their numbers): no row shown goes back to
-         * "loading" while a live capture's store grows.
+         * Keeps the rows of the list this one replaces when this one's view was extended from its
+         * ({@link #grow}: each row keeps its frame, {@link #shiftFrom} rows lower): no row shown
+         * goes back to "loading" while a live capture's store grows. Only whole pages are kept.
          */
         void keepPagesOf(Rows older) {
-            if (!view.plain() || !view.ascending() || !older.view.plain() || !older.view.ascending()) {
+            long shift = shiftFrom(older);
+            if (shift < 0) {
                 return;
             }
+            Map<Integer, EventRow[]> moved = new HashMap<>();
             older.pages.forEach((p, page) -> {
-                if (page.length == PAGE && (long) (p + 1) * PAGE <= size && !Arrays.asList(page).contains(null)) {
-                    pages.put(p, page);
+                if (Arrays.asList(page).contains(null)) {
+                    return;
+                }
+                for (int i = 0; i < page.length; i++) {
+                    long row = (long) p * PAGE + i + shift;
+                    if (row < size) {
+                        moved.computeIfAbsent((int) (row / PAGE), q -> new EventRow[(int) Math.min(PAGE, size - (long) q * PAGE)])
+                                [(int) (row % PAGE)] = page[i];
+                    }
                 }
             });
+            moved.forEach((q, page) -> {
+                if (!Arrays.asList(page).contains(null)) {
+                    pages.put(q, page);
+                }
+            });
+        }
+
+        /**
+         * Rows added above the rows of the list this one replaces when its view was extended from
+         * that one's (the row of a frame there is this many rows lower here), else -1.
+         */
+        long shiftFrom(Rows older) {
+            return view.shiftFrom(older.view);
         }
 
         @Override
@@ -475,6 +568,22 @@ final class StoreRows {
         @Override
         public int size() {
             return size;
+        }
+
+        /**
+         * Identity: a property holding the rows compares the list it replaces with the new one
+         * ({@code ObjectProperty.set} tells its change listeners only of a value not equal to the
+         * old), and a list's equality by content would read every row of both, asking for every
+         * page of the store on the UI thread (seconds at each commit of a live capture's store).
+         */
+        @Override
+        public boolean equals(Object o) {
+            return o == this;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
         }
     }
 }

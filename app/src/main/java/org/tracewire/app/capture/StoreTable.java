@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -19,7 +18,6 @@ import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
-import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
@@ -44,20 +42,20 @@ import org.tracewire.store.StoreCache;
  * {@code file_offset} ({@link FrameReader}), so a row is what a whole read of the file gives (the
  * kernel's text, fields, record); the task name is the store's ({@code events.comm}).
  *
- * <p>The filter box takes the kernel's filter syntax, with the rule of the live table
- * ({@link EventTableViewModel}) computed in SQL: for each event of the file (or the one of the
- * event restriction) the filter is compiled to SQL over its typed table
+ * <p>The filters ({@link StoreFilters}): the filter box takes the kernel's filter syntax, with the
+ * rule of the live table ({@link EventTableViewModel}) computed in SQL: for each event of the file
+ * (or the one of the event restriction) the filter is compiled to SQL over its typed table
  * ({@link CaptureStore#filterQuery}); a row passes when its event takes the filter and the filter
  * holds. A filter that does not parse, or that no event takes, is an error shown with its
  * position, and the table keeps the last valid filter. Sorting is an ORDER BY (frame, time, CPU,
- * pid, comm, event; ties in frame order).
+ * pid, comm, event; ties in frame order). A live capture's store grows: {@link StoreGrowth}.
  *
  * <p>Threads: every query runs on {@code queries} (one thread: the connection's owner) but go to
  * frame's, which runs on {@code lookups} over a connection of its own ({@link #setLookups});
  * results reach the properties through {@link TaskExecutor#runOnUi}; properties are read and
  * written on the UI thread. Queued work of an older view is dropped.
  */
-public final class StoreTable extends TableFilters implements AutoCloseable {
+public final class StoreTable extends StoreFilters implements AutoCloseable {
     /** Rows per page fetched. */
     public static final int PAGE = StoreRows.PAGE;
     /**
@@ -91,14 +89,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private volatile long total;
     /** The view's SQL conditions, and the store's events they go over. */
     private final StoreConditions conditions;
-    /** Events committed so far while the store grows; its whole count once built (UI thread). */
-    private final LongProperty committed = new SimpleLongProperty();
-    /** True while the store is built from a live capture's growing file (UI thread). */
-    private final BooleanProperty growing = new SimpleBooleanProperty();
-    /** Completes once the store holds the whole file and the table knows it ({@link #built()}). */
-    private final CompletableFuture<Void> ready = new CompletableFuture<>();
-    /** A catalog re-read is queued on the query thread (coalesces commits). */
-    private final AtomicBoolean catalogQueued = new AtomicBoolean();
+    /** The store's growth with a live capture: its commits, and how the view follows them. */
+    private final StoreGrowth growth;
     private final AtomicLong generation = new AtomicLong();
 
     private final ObjectProperty<ObservableList<EventRow>> rows = new SimpleObjectProperty<>(FXCollections.emptyObservableList());
@@ -106,10 +98,6 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     private final StringProperty message = new SimpleStringProperty("");
     private Column sortColumn = Column.FRAME;
     private boolean ascending = true;
-
-    private final StringProperty frameRestriction = new SimpleStringProperty(null);
-    private volatile String restrictQuery;
-    private final AtomicLong restrictVersion = new AtomicLong();
 
     /** How views number their rows, their pages (made again once a growing store is built). */
     private volatile StoreRows numbering;
@@ -125,7 +113,6 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         this.frames = frames;
         this.queries = queries;
         this.ui = ui;
-        this.total = store.sources().get(0).events();
         this.conditions = new StoreConditions(store);
         try (Statement s = db.createStatement()) {
             s.execute("SET memory_limit = '" + APP_DUCKDB_MIB + "MB'");
@@ -139,10 +126,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         }
         this.numbering = new StoreRows(frames, r);
         this.lookup = new FrameLookup(newConnection(), queries);
-        this.committed.set(total);
-        filterText.addListener((o, a, b) -> refresh());
-        eventRestriction.addListener((o, a, b) -> refresh());
-        thread.addListener((o, a, b) -> refresh());
+        this.growth = new StoreGrowth(growthHooks(), message, ui, System::nanoTime);
+        growth.committedProperty().set(total);
     }
 
     /** Reads the store's events and their tables' pid columns, and its count (constructor, then the query thread). */
@@ -174,8 +159,8 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      * ({@link CaptureStore#following}): the table opens with the store's first commit (a second or
      * so of the capture), {@link #committedProperty()} then follows each commit and
      * {@link #growingProperty()} is true until {@code writing} says false and the file is read to
-     * its end ({@link #built()}). The table's own rows are those of its last rebuild; the views
-     * re-query as the store grows ({@link StoreQueries}).
+     * its end ({@link #built()}). The view follows the commits ({@link StoreGrowth}); the other
+     * views re-query ({@link StoreQueries}).
      *
      * @param writing null for a finished file, else true while the capture may still write it
      */
@@ -187,11 +172,11 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
             FrameReader frames = writing == null ? FrameReader.open(file) : FrameReader.follow(file);
             StoreTable t = new StoreTable(file, store, frames, queries, ui);
             if (writing != null) {
-                t.follow();
+                t.growth.follow(store, queries);
             } else {
-                t.ready.complete(null);
+                t.growth.ready().complete(null);
             }
-            t.refresh();
+            t.rebuild(false);
             return t;
         } catch (IOException | SQLException | RuntimeException e) {
             store.close();
@@ -204,56 +189,44 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         return file;
     }
 
-    /** Subscribes to the store's commits while it grows (the store's building thread calls). */
-    private void follow() {
-        growing.set(true);
-        store.addCommitListener((n, frame, last) -> {
-            ui.runOnUi(() -> committed.set(n));
-            if (catalogQueued.compareAndSet(false, true)) {
-                queries.execute(() -> {
-                    catalogQueued.set(false);
-                    try {
-                        readCatalog(); // new events, the count
-                        grew();
-                    } catch (SQLException e) {
-                        // the store closed meanwhile
-                    }
-                });
+    /** What the store's growth asks of the table ({@link StoreGrowth}). */
+    private StoreGrowth.Table growthHooks() {
+        return new StoreGrowth.Table() {
+            @Override
+            public void grew() throws SQLException {
+                readCatalog(); // new events, the count
+                FrameRuns r = numbering.runs();
+                numbering = new StoreRows(frames, r != null ? r.grown(db) : FrameRuns.of(db, total));
             }
-        });
-        store.built().whenComplete((r, e) -> queries.execute(() -> {
-            String why = null;
-            try {
-                readCatalog();
-                numbering = new StoreRows(frames, FrameRuns.of(db, total));
-                lookup.warm(numbering);
-            } catch (SQLException x) {
-                numbering = new StoreRows(frames, null);
-                why = "cannot query the store: " + x.getMessage();
-            }
-            long n = total;
-            ready.complete(null);
-            String problem = e != null ? "the store stopped growing: " + LiveCapture.rootMessage(e) : why;
-            ui.runOnUi(() -> {
-                committed.set(n);
-                growing.set(false);
-                if (problem != null) {
-                    message.set(problem);
-                }
-                refresh(); // every event now
-            });
-        }));
-    }
 
-    /**
-     * The store grew (query thread, while it grows): the frame order is extended to the rows
-     * committed, and the view is rebuilt over them (the rows shown keep their numbers in frame
-     * order, so a table that does not follow the newest row holds still).
-     */
-    private void grew() throws SQLException {
-        FrameRuns r = numbering.runs();
-        numbering = new StoreRows(frames, r != null ? r.grown(db) : FrameRuns.of(db, total));
-        ui.runOnUi(this::refresh);
+            @Override
+            public String whole() {
+                try {
+                    readCatalog();
+                    numbering = new StoreRows(frames, FrameRuns.of(db, total));
+                    lookup.warm(numbering);
+                    return null;
+                } catch (SQLException x) {
+                    numbering = new StoreRows(frames, null);
+                    return "cannot query the store: " + x.getMessage();
+                }
+            }
+
+            @Override
+            public long total() {
+                return total;
+            }
+
+            @Override
+            public boolean frameOrder() {
+                return sortColumn == Column.FRAME;
+            }
+
+            @Override
+            public void rebuild(boolean extend) {
+                StoreTable.this.rebuild(extend);
+            }
+        };
     }
 
     /**
@@ -261,12 +234,21 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      * The views re-query when it changes.
      */
     public LongProperty committedProperty() {
-        return committed;
+        return growth.committedProperty();
     }
 
     /** True while the store grows with a live capture's file (UI thread). */
     public ReadOnlyBooleanProperty growingProperty() {
-        return growing;
+        return growth.growingProperty();
+    }
+
+    /**
+     * True while the live table is paused (Follow newest off; UI thread): a view in frame order
+     * still grows with the store, keeping its rows' frames where they are; a view sorted otherwise
+     * is not rebuilt until it is false again ({@link StoreGrowth}).
+     */
+    public BooleanProperty pausedProperty() {
+        return growth.pausedProperty();
     }
 
     /**
@@ -274,7 +256,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      * event) once the store holds the whole file; at once for a finished file's store.
      */
     public CompletableFuture<Void> built() {
-        return ready.copy();
+        return growth.ready().copy();
     }
 
     /**
@@ -315,26 +297,33 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
     public void sort(Column column, boolean ascending) {
         this.sortColumn = column;
         this.ascending = ascending;
-        refresh();
+        rebuild(false);
     }
 
-    /** Rebuilds the view: the filter box, the event and thread restrictions, the order. */
-    private void refresh() {
+    /**
+     * Makes the view again (the filter box, the event and thread restrictions, the order), or,
+     * with {@code extend}, extends it with the frames committed since when its conditions and
+     * frame order allow ({@link StoreRows#grow}).
+     */
+    @Override
+    void rebuild(boolean extend) {
         long gen = generation.incrementAndGet();
         String text = filterText.get() == null ? "" : filterText.get().strip();
         String ev = eventRestriction.get();
         Integer tid = thread.get();
-        String frames = restrictQuery;
-        String order = sortColumn == Column.FRAME ? "frame" + (ascending ? "" : " DESC")
+        String frames = restrictQuery();
+        long restricted = restrictVersion();
+        boolean frameOrder = sortColumn == Column.FRAME;
+        String order = frameOrder ? "frame" + (ascending ? "" : " DESC")
                 : sortColumn.sql + (ascending ? "" : " DESC") + ", frame";
         queries.execute(() -> {
             if (generation.get() != gen) {
                 return; // a newer view is queued
             }
-            StoreConditions.Where w = conditions.where(db, text, ev, tid, frames, restrictVersion.get());
+            StoreConditions.Where w = conditions.where(db, text, ev, tid, frames, restricted);
             StoreRows.View v;
             try {
-                v = numbering.number(db, gen, w.where(), order, view);
+                v = extend ? numbering.grow(db, gen, w.where(), order, view) : numbering.number(db, gen, w.where(), order, view);
                 view = v;
             } catch (SQLException e) {
                 String why = "cannot query the store: " + e.getMessage();
@@ -345,12 +334,13 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
                 if (generation.get() != gen) {
                     return;
                 }
+                growth.rebuilt(frameOrder);
                 filterError.set(w.error());
                 filterErrorPosition.set(w.errorAt());
                 shown.set(v.size());
                 StoreRows.Rows fresh = numbering.new Rows(v, db, queries, ui, generation::get, message::set);
                 if (rows.get() instanceof StoreRows.Rows old) {
-                    fresh.keepPagesOf(old); // a grown store: the rows shown stay on screen
+                    fresh.keepPagesOf(old); // a grown view: the rows shown stay on screen
                 }
                 rows.set(fresh);
             });
@@ -463,7 +453,9 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
      */
     public void setLookups(Executor lookups) {
         lookup.setThread(lookups);
-        lookup.warm(numbering);
+        if (growth.ready().isDone()) { // a growing store's numbering is made again at each commit: warmed once built
+            lookup.warm(numbering);
+        }
     }
 
     /** Closes the store (after the queries and lookups queued before). */
@@ -480,43 +472,7 @@ public final class StoreTable extends TableFilters implements AutoCloseable {
         }));
     }
 
-    // ---- what the query and I/O graph views use: a restriction to frames, the filter rule
-
-    /**
-     * Shows only the frames a query yields (its column {@code frame}; the query view's "show these
-     * events"), under the filter box, event and thread restrictions. The frames are copied into a
-     * temporary table ({@code restricted_frames}, on the query thread, at the next rebuild of the
-     * view), so the table holds still when the query's source changes afterwards;
-     * {@link #clearFilters()} lifts it.
-     *
-     * @param query a SELECT over the store's database (any connection's tables in {@code main} or
-     *              another schema; not a temporary table of another connection) with a column
-     *              {@code frame}, or null to lift the restriction
-     * @param label what the table says it shows (e.g. "frames of query 3"); null with a null query
-     */
-    public void restrictToFrames(String query, String label) {
-        restrictQuery = query;
-        restrictVersion.incrementAndGet();
-        frameRestriction.set(query == null ? null : label);
-        refresh();
-    }
-
-    /** What {@link #restrictToFrames} restricts the table to (its label), or null. */
-    public StringProperty frameRestrictionProperty() {
-        return frameRestriction;
-    }
-
-    /** {@inheritDoc} Also lifts the restriction to frames. */
-    @Override
-    public void clearFilters() {
-        if (restrictQuery != null) {
-            restrictQuery = null;
-            restrictVersion.incrementAndGet();
-            frameRestriction.set(null);
-            refresh();
-        }
-        super.clearFilters();
-    }
+    // ---- what the query and I/O graph views use: the filter rule (a restriction to frames: StoreFilters)
 
     /**
      * Compiles a filter in the kernel's syntax by this table's rule (see the class comment: for

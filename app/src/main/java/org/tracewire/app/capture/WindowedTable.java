@@ -1,7 +1,9 @@
 package org.tracewire.app.capture;
 
 import javafx.application.Platform;
+import java.util.Collections;
 import javafx.beans.value.ChangeListener;
+import javafx.collections.FXCollections;
 import javafx.collections.ListChangeListener;
 import javafx.collections.ObservableList;
 import javafx.event.EventHandler;
@@ -30,7 +32,12 @@ import javafx.scene.layout.VBox;
  * scrolling: the bar, the wheel over the table, and the keys Up, Down, Page Up, Page Down, Home and
  * End (which move the selection and scroll as little as shows it). A new list of rows (a new sort
  * or filter, or the rows of a grown live capture) keeps the top row, and finds the selected
- * frame again: where it was on screen, or, when it kept its row, without moving anything. UI thread.
+ * frame again: where it was on screen, or, when it kept its row, without moving anything.
+ *
+ * <p>Without a store table (the pane hidden) the table holds a screenful of placeholder rows
+ * instead of the window, so that its rows and cells are made and styled while nothing is shown
+ * (the first show of a live capture's table, at its store's first commit, then only fills them).
+ * UI thread.
  */
 public final class WindowedTable extends HBox {
     /** Rows the window holds before the table is laid out. */
@@ -52,11 +59,14 @@ public final class WindowedTable extends HBox {
     /** Wheel pixels not scrolled yet (less than a row). */
     private double wheel;
     private final ChangeListener<ObservableList<EventRow>> onRows = (o, a, list) -> newRows(list);
+    /** What the table holds without a store table: rows made and styled before the first show. */
+    private final ObservableList<EventRow> placeholder =
+            FXCollections.observableArrayList(Collections.nCopies(FIRST_CAPACITY, StoreTable.LOADING));
 
     /** @param table the table (its fixed cell size set): its items become the window */
     WindowedTable(TableView<EventRow> table) {
         this.table = table;
-        table.setItems(window);
+        table.setItems(placeholder);
         window.setCapacity(FIRST_CAPACITY);
         table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
             if (b != null && b.frame() > 0) {
@@ -92,6 +102,7 @@ public final class WindowedTable extends HBox {
             bound.rowsProperty().removeListener(onRows);
         }
         bound = t;
+        table.setItems(t == null ? placeholder : window);
         selected = -1;
         selectedFrame = 0;
         moveWindow(() -> {
@@ -141,11 +152,22 @@ public final class WindowedTable extends HBox {
         return bar;
     }
 
-    /** A new list of rows: the selected frame found again in it. */
+    /**
+     * A new list of rows: the selected frame found again in it. A list extended from the one shown
+     * (a live capture's grown store in frame order) has the rows shown and the selected row move by
+     * the rows added above them: the table holds still.
+     */
     private void newRows(ObservableList<EventRow> list) {
         int oldTop = window.top();
         int oldSelected = selected;
         long frame = selectedFrame;
+        long shift = list instanceof StoreRows.Rows r && window.source() instanceof StoreRows.Rows old ? r.shiftFrom(old) : -1;
+        if (shift >= 0) {
+            selected = oldSelected < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, oldSelected + shift);
+            moveWindow(() -> window.setSource(list));
+            setTop((int) Math.min(Integer.MAX_VALUE, oldTop + shift));
+            return;
+        }
         selected = -1;
         moveWindow(() -> window.setSource(list));
         setTop(oldTop);

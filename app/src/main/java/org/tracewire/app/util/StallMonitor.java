@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -14,8 +15,10 @@ import java.util.function.LongSupplier;
  * wait, when it ended, how many waits were over a threshold, and, given the UI thread's CPU clock,
  * the CPU time that thread used during the longest wait: near the wait, the UI thread's own work
  * held it; far below, the thread waited for a CPU (a loaded machine) or for the garbage collector.
- * Any thread reads the figures; a heartbeat still waiting counts with its age so far. For
- * benchmarks ({@code TRACEWIRE_TIMING=1}), not a timed assertion.
+ * Any thread reads the figures; a heartbeat still waiting counts with its age so far. With
+ * {@link #sampleOver}, a heartbeat that has waited long has the UI thread's stack told at each
+ * period it still waits (what the thread does during a stall). For benchmarks
+ * ({@code TRACEWIRE_TIMING=1}), not a timed assertion.
  */
 public final class StallMonitor implements AutoCloseable {
     private final Executor ui;
@@ -31,6 +34,9 @@ public final class StallMonitor implements AutoCloseable {
     private long over;
     private long beats;
     private ScheduledExecutorService timer;
+    private volatile Thread sampled;
+    private volatile long sampleNs;
+    private volatile Consumer<String> samples;
 
     /**
      * @param ui          runs a task on the UI thread ({@code Platform::runLater})
@@ -72,9 +78,27 @@ public final class StallMonitor implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Tells the UI thread's stack whenever a heartbeat has waited longer than {@code afterMs}, at
+     * each period it still waits: one line, {@code stall sample: waited N ms, UI thread STATE at
+     * frame < caller < ...} (innermost first, at most {@code depth} frames).
+     *
+     * @param uiThread the UI thread
+     * @param afterMs  a wait longer than this is sampled
+     * @param out      receives the lines (the heartbeat thread)
+     * @return this
+     */
+    public StallMonitor sampleOver(Thread uiThread, long afterMs, Consumer<String> out) {
+        this.sampleNs = TimeUnit.MILLISECONDS.toNanos(afterMs);
+        this.samples = out;
+        this.sampled = uiThread;
+        return this;
+    }
+
     /** Posts one heartbeat unless the previous one still waits (any thread). */
     public void beat() {
         if (!waiting.compareAndSet(false, true)) {
+            sample();
             return;
         }
         long at = nanos.getAsLong();
@@ -82,6 +106,22 @@ public final class StallMonitor implements AutoCloseable {
         postedAt = at;
         postedCpu = cpu;
         ui.execute(() -> ran(at, cpu));
+    }
+
+    /** A heartbeat still waits: the UI thread's stack when it has waited long enough. */
+    private void sample() {
+        Thread t = sampled;
+        long age = nanos.getAsLong() - postedAt;
+        if (t == null || age <= sampleNs) {
+            return;
+        }
+        StackTraceElement[] stack = t.getStackTrace();
+        StringBuilder line = new StringBuilder(String.format("stall sample: waited %d ms, UI thread %s at ",
+                TimeUnit.NANOSECONDS.toMillis(age), t.getState()));
+        for (int i = 0; i < Math.min(stack.length, 40); i++) {
+            line.append(i == 0 ? "" : " < ").append(stack[i]);
+        }
+        samples.accept(line.toString());
     }
 
     private void ran(long at, long cpu) {

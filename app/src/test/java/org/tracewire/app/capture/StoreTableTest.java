@@ -259,6 +259,33 @@ class StoreTableTest {
         assertTrue(gaps > 1, "the file has frames that are no events: " + gaps);
     }
 
+    /**
+     * Two lists of a view's rows are equal only when the same list: a property holding them
+     * compares the old with the new, and comparing their contents would ask for every page.
+     */
+    @Test
+    void rowListsCompareWithoutReadingRows() throws Exception {
+        java.sql.Connection db = table.store().connection();
+        FrameRuns runs = FrameRuns.of(db, table.total());
+        try (FrameReader frames = FrameReader.open(table.file())) {
+            StoreRows numbering = new StoreRows(frames, runs);
+            StoreRows.View v = numbering.number(db, 1, List.of(), "frame", null);
+            List<Runnable> fetches = new ArrayList<>();
+            StoreRows.Rows a = numbering.new Rows(v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
+            StoreRows.Rows b = numbering.new Rows(v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
+            javafx.beans.property.ObjectProperty<ObservableList<EventRow>> shown = new javafx.beans.property.SimpleObjectProperty<>(a);
+            List<ObservableList<EventRow>> told = new ArrayList<>();
+            shown.addListener((o, was, now) -> told.add(now));
+            shown.set(b);
+            assertEquals(List.of(b), told, "the new list is told");
+            assertEquals(a, a);
+            assertNotEquals(a, b);
+            assertEquals(0, fetches.size(), "no page asked for by the comparison");
+            assertEquals(StoreTable.LOADING, b.get(0));
+            assertEquals(1, fetches.size(), "a row read asks for its page");
+        }
+    }
+
     @Test
     void aPlainViewsPagesFromTheFileAloneEqualThePagesByQuery() throws Exception {
         java.sql.Connection db = table.store().connection();
@@ -270,7 +297,7 @@ class StoreTableTest {
             assertFalse(byQuery.readsFromFile());
             assertTrue(fromFile.readsFromFile(), "a store of one capture reads its plain pages from the file");
             for (boolean ascending : new boolean[] {true, false}) {
-                StoreRows.View v = new StoreRows.View(1, true, ascending, null, runs.rows());
+                StoreRows.View v = byQuery.number(db, 1, java.util.List.of(), ascending ? "frame" : "frame DESC", null);
                 int pages = (int) ((runs.rows() + StoreRows.PAGE - 1) / StoreRows.PAGE);
                 for (int p = 0; p < pages; p++) {
                     EventRow[] q = byQuery.page(db, v, p);

@@ -201,6 +201,81 @@ class LiveCaptureGuiTest {
         assertTrue(checked >= 3, "rows checked against the file: " + checked);
     }
 
+    /**
+     * A paused live table holds still in any order: filtered in descending frame order, the store's
+     * new frames are added above the rows shown and the window moves with them (the same frames
+     * on screen, more rows); sorted by pid, the view is not rebuilt at the commits while paused
+     * (the same rows, the message says why), and resuming rebuilds it with the events committed
+     * meanwhile.
+     */
+    @Test
+    void aPausedFilteredOrSortedLiveTableHoldsStill(FxRobot robot) throws Exception {
+        Path cache = Files.createDirectories(dir.resolve("cache-paused"));
+        GuiTestSupport.startSchedCapture(robot, vm, cache, queries);
+        WindowedTable rows = view.storePane().rows();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> vm.storeTableProperty().get() != null
+                && rows.rowCount() > 20).get());
+        StoreTable t = WaitForAsyncUtils.asyncFx(() -> vm.storeTableProperty().get()).get();
+        var table = view.storePane().table();
+        GuiTestSupport.fx(() -> {
+            var frame = table.getColumns().get(0);
+            frame.setSortType(javafx.scene.control.TableColumn.SortType.DESCENDING);
+            table.getSortOrder().setAll(List.of(frame));
+            t.filterTextProperty().set("common_pid >= 0");
+        });
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > 40
+                && firstShown() > 0 && t.filterErrorProperty().get().isEmpty()).get());
+        robot.clickOn("#capture-live-follow");
+        assertFalse(WaitForAsyncUtils.asyncFx(() -> vm.table().followProperty().get()).get(), "paused");
+        GuiTestSupport.fx(() -> rows.scrollBar().setValue(10)); // not at either end
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> shownFrames() != null).get());
+        List<Long> before = WaitForAsyncUtils.asyncFx(this::shownFrames).get();
+        int count = WaitForAsyncUtils.asyncFx(rows::rowCount).get();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > count
+                && shownFrames() != null).get());
+        assertEquals(before, WaitForAsyncUtils.asyncFx(this::shownFrames).get(),
+                "the paused table's frames shown, filtered in descending frame order, as the store grew");
+        assertTrue(before.get(0) > before.get(before.size() - 1), "descending: " + before);
+
+        // sorted by pid while paused: held at the commits
+        GuiTestSupport.fx(() -> {
+            var pid = table.getColumns().get(3);
+            pid.setSortType(javafx.scene.control.TableColumn.SortType.ASCENDING);
+            table.getSortOrder().setAll(List.of(pid));
+        });
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> shownFrames() != null
+                && t.messageProperty().get().contains("holds still")).get());
+        List<Long> sorted = WaitForAsyncUtils.asyncFx(this::shownFrames).get();
+        int held = WaitForAsyncUtils.asyncFx(rows::rowCount).get();
+        long committed = WaitForAsyncUtils.asyncFx(() -> t.committedProperty().get()).get();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> t.committedProperty().get() > committed).get());
+        long next = WaitForAsyncUtils.asyncFx(() -> t.committedProperty().get()).get();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> t.committedProperty().get() > next).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(held, WaitForAsyncUtils.asyncFx(rows::rowCount).get(), "the paused sorted table's rows");
+        assertEquals(sorted, WaitForAsyncUtils.asyncFx(this::shownFrames).get(), "its frames shown");
+        String why = WaitForAsyncUtils.asyncFx(() -> t.messageProperty().get()).get();
+        assertTrue(why.contains("holds still until Follow newest resumes"), why);
+        robot.clickOn("#capture-live-paused");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > held
+                && t.messageProperty().get().contains("rebuilt every 5 s")).get());
+        robot.clickOn("#capture-stop");
+        WaitForAsyncUtils.waitFor(120, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> !t.growingProperty().get()).get());
+    }
+
+    /** The frames of the rows the store table shows, null while a row is loading. */
+    private List<Long> shownFrames() {
+        var items = view.storePane().table().getItems();
+        List<Long> frames = new java.util.ArrayList<>();
+        for (EventRow r : items) {
+            if (r.frame() == 0) {
+                return null;
+            }
+            frames.add(r.frame());
+        }
+        return frames.isEmpty() ? null : frames;
+    }
+
     /** The frame of the first row the store table shows, 0 while its page is loading. */
     private long firstShown() {
         var items = view.storePane().table().getItems();

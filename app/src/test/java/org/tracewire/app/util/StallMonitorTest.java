@@ -90,4 +90,41 @@ class StallMonitorTest {
             fx.shutdownNow();
         }
     }
+
+    @Test
+    void aLongWaitHasTheUiThreadsStackTold() throws Exception {
+        java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Object lock = new Object();
+        Thread held = new Thread(() -> {
+            synchronized (lock) {
+                try {
+                    lock.wait();
+                } catch (InterruptedException e) {
+                    // ends the thread
+                }
+            }
+        }, "held-ui");
+        held.start();
+        monitor.sampleOver(held, 150, told::add);
+        monitor.beat();
+        advanceMs(100);
+        monitor.beat(); // still waiting, not long enough
+        assertEquals(0, told.size(), "a wait under 150 ms is not sampled");
+        while (held.getState() != Thread.State.WAITING) {
+            Thread.sleep(1);
+        }
+        advanceMs(100);
+        monitor.beat();
+        held.interrupt();
+        held.join();
+        assertEquals(1, told.size());
+        assertTrue(told.get(0).startsWith("stall sample: waited 200 ms, UI thread WAITING at java.base@"),
+                told.get(0));
+        assertTrue(told.get(0).contains("java.lang.Object.wait(Native Method) < ") && told.get(0).contains("StallMonitorTest"), "the thread's own frames: " + told.get(0));
+        runUi();
+        monitor.beat();
+        advanceMs(300);
+        runUi();
+        assertEquals(1, told.size(), "a wait is sampled only while a later beat finds it waiting");
+    }
 }
