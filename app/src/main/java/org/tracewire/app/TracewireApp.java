@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -176,28 +177,7 @@ public final class TracewireApp {
                 .sampleOver(Thread.currentThread(), 150, line -> say.accept("[GC so far " + ManagementFactory.getGarbageCollectorMXBeans().stream()
                         .mapToLong(GarbageCollectorMXBean::getCollectionTime).sum() + " ms] " + line)).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
-        // the stalls from a live capture's start to its stop alone (the window's first show before it apart)
-        StallMonitor[] capturing = {null};
-        vm.capture().sourceFileProperty().addListener((o, was, file) -> {
-            if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
-                say.accept("capture started into " + file);
-                capturing[0] = new StallMonitor(Platform::runLater, System::nanoTime,
-                        () -> Math.max(0, threads.getThreadCpuTime(fxThread)), 250).start(50);
-            }
-        });
-        vm.capture().live().statsProperty().addListener((o, a, s) -> {
-            if (s != null && !s.running() && s.cpus() != null && !s.cpus().isEmpty()) {
-                long read = s.cpus().stream().mapToLong(Messages.CpuStat::records).sum();
-                long lost = s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum();
-                say.accept("capture stopped (kernel: " + read + " read, " + lost + " lost; backend: "
-                        + s.events() + " events, " + s.frames() + " frames)");
-                if (capturing[0] != null) {
-                    capturing[0].close();
-                    say.accept("during the capture: " + capturing[0].summary());
-                    capturing[0] = null;
-                }
-            }
-        });
+        timingCapture(vm, say, () -> Math.max(0, threads.getThreadCpuTime(fxThread)));
         boolean[] once = new boolean[3];
         vm.capture().getRows().addListener((ListChangeListener<Object>) c -> {
             if (!once[0] && !vm.capture().getRows().isEmpty()) {
@@ -223,6 +203,35 @@ public final class TracewireApp {
                         say.accept("first page of the store's table on screen");
                     }
                 }));
+            }
+        });
+    }
+
+    /**
+     * {@link #timing}'s lines of a live capture: its start, its stop with the kernel's counts, and
+     * the JavaFX thread's stalls from its start to its stop alone (the window's first show apart).
+     *
+     * @param fxCpu the JavaFX thread's CPU time (ns)
+     */
+    private static void timingCapture(MainViewModel vm, Consumer<String> say, LongSupplier fxCpu) {
+        StallMonitor[] capturing = {null};
+        vm.capture().sourceFileProperty().addListener((o, was, file) -> {
+            if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
+                say.accept("capture started into " + file);
+                capturing[0] = new StallMonitor(Platform::runLater, System::nanoTime, fxCpu, 250).start(50);
+            }
+        });
+        vm.capture().live().statsProperty().addListener((o, a, s) -> {
+            if (s != null && !s.running() && s.cpus() != null && !s.cpus().isEmpty()) {
+                long read = s.cpus().stream().mapToLong(Messages.CpuStat::records).sum();
+                long lost = s.cpus().stream().mapToLong(Messages.CpuStat::lostKnown).sum();
+                say.accept("capture stopped (kernel: " + read + " read, " + lost + " lost; backend: "
+                        + s.events() + " events, " + s.frames() + " frames)");
+                if (capturing[0] != null) {
+                    capturing[0].close();
+                    say.accept("during the capture: " + capturing[0].summary());
+                    capturing[0] = null;
+                }
             }
         });
     }

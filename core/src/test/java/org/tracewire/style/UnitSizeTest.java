@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -53,23 +52,10 @@ class UnitSizeTest {
     private static final Pattern FILE_REASON = Pattern.compile("^\\s*// Long file: (\\S.*)$");
     private static final Pattern METHOD_REASON = Pattern.compile("^\\s*// Long: (\\S.*)$");
 
-    // ---- temporary -------------------------------------------------------------------------
-    /**
-     * Not split yet (left at the end of session 23; the next units to split): an entry fails the
-     * test once its unit fits, so the list only shrinks.
-     * Offenders as {@code path} (the file) or {@code path#method} (a method; a constructor by its
-     * class name), path relative to the repository root; the size measured when listed in the
-     * comment.
-     */
-    static final Set<String> PENDING_SPLIT = Set.of(
-            "app/src/main/java/org/tracewire/app/capture/StoreTable.java"); // 543 lines
-    // ---- end temporary ---------------------------------------------------------------------
-
     @Test
     void mainSourcesAreUnitsANewcomerCanHold() throws IOException {
         Path root = InlineQualifiedNamesTest.repositoryRoot();
         List<String> found = new ArrayList<>();
-        List<String> pendingSeen = new ArrayList<>();
         int files = 0;
         for (String module : InlineQualifiedNamesTest.MODULES) {
             Path main = root.resolve(module).resolve("src/main/java");
@@ -87,12 +73,7 @@ class UnitSizeTest {
                 files++;
                 String rel = root.relativize(paths.get(i)).toString();
                 for (Offender o : offenders(sources.get(i), parsed.get(i))) {
-                    String key = o.method() == null ? rel : rel + "#" + o.method();
-                    if (PENDING_SPLIT.contains(key)) {
-                        pendingSeen.add(key);
-                    } else {
-                        found.add(rel + ":" + o.line() + " " + o.describe());
-                    }
+                    found.add(rel + ":" + o.line() + " " + o.describe());
                 }
             }
         }
@@ -100,8 +81,6 @@ class UnitSizeTest {
         assertTrue(found.isEmpty(), "units over " + MAX_FILE_LINES + " lines (file) or " + MAX_METHOD_LINES
                 + " lines (method body) without a '// Long file: ' / '// Long: ' reason: split them"
                 + " (docs/development.md, \"Unit sizes\"):\n  " + String.join("\n  ", found));
-        List<String> stale = PENDING_SPLIT.stream().filter(k -> !pendingSeen.contains(k)).sorted().toList();
-        assertEquals(List.of(), stale, "PENDING_SPLIT entries that are no longer too long: remove them");
     }
 
     /** Meta-test: lengths come from the parser, not from braces in strings, chars or comments. */

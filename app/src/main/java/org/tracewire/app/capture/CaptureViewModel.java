@@ -100,6 +100,19 @@ public final class CaptureViewModel {
         eventsStatus = Bindings.createStringBinding(this::eventsText, reading.openingProperty(),
                 reading.followingProperty(), received, eventCount, reading.storeTableProperty(),
                 reading.indexedProperty(), live.lostProperty(), inStore);
+        followStoreTable();
+        live.eventCountProperty().addListener((o, a, n) -> {
+            if (live.runningProperty().get() || live.busyProperty().get()) {
+                eventCount.set(n.longValue());
+            }
+        });
+    }
+
+    /**
+     * Keeps the counts and the pause of the capture's store table: a live capture's events in its
+     * store as they are committed, an opened file's whole count once its store holds every event.
+     */
+    private void followStoreTable() {
         // a live capture's events read from its file: those its store has read (indexed, then committed)
         reading.indexedProperty().addListener((o, a, n) -> readIntoStore(n.longValue()));
         InvalidationListener commit = o -> {
@@ -124,11 +137,6 @@ public final class CaptureViewModel {
             if (t != null && t.growingProperty().get()) {
                 t.committedProperty().addListener(commit);
                 commit.invalidated(t.committedProperty());
-            }
-        });
-        live.eventCountProperty().addListener((o, a, n) -> {
-            if (live.runningProperty().get() || live.busyProperty().get()) {
-                eventCount.set(n.longValue());
             }
         });
     }

@@ -338,8 +338,8 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
                 filterError.set(w.error());
                 filterErrorPosition.set(w.errorAt());
                 shown.set(v.size());
-                StoreRows.Rows fresh = numbering.new Rows(v, db, queries, ui, generation::get, message::set);
-                if (rows.get() instanceof StoreRows.Rows old) {
+                StoreRowList fresh = new StoreRowList(numbering, v, db, queries, ui, generation::get, message::set);
+                if (rows.get() instanceof StoreRowList old) {
                     fresh.keepPagesOf(old); // a grown view: the rows shown stay on screen
                 }
                 rows.set(fresh);
@@ -384,7 +384,7 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
                 if (generation.get() != gen) {
                     return;
                 }
-                if (row >= 0 && rows.get() instanceof StoreRows.Rows r && r.view() == v && f.page() != null) {
+                if (row >= 0 && rows.get() instanceof StoreRowList r && r.view() == v && f.page() != null) {
                     r.put(row / PAGE, f.page());
                 }
                 if (say) {
@@ -440,7 +440,7 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
      * queued pages far from them are skipped (UI thread).
      */
     public void showing(int from, int to) {
-        if (rows.get() instanceof StoreRows.Rows r) {
+        if (rows.get() instanceof StoreRowList r) {
             r.showing(from, to);
         }
     }

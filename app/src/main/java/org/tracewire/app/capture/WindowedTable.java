@@ -161,7 +161,7 @@ public final class WindowedTable extends HBox {
         int oldTop = window.top();
         int oldSelected = selected;
         long frame = selectedFrame;
-        long shift = list instanceof StoreRows.Rows r && window.source() instanceof StoreRows.Rows old ? r.shiftFrom(old) : -1;
+        long shift = list instanceof StoreRowList r && window.source() instanceof StoreRowList old ? r.shiftFrom(old) : -1;
         if (shift >= 0) {
             selected = oldSelected < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, oldSelected + shift);
             moveWindow(() -> window.setSource(list));

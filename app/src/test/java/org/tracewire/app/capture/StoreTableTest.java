@@ -271,8 +271,8 @@ class StoreTableTest {
             StoreRows numbering = new StoreRows(frames, runs);
             StoreRows.View v = numbering.number(db, 1, List.of(), "frame", null);
             List<Runnable> fetches = new ArrayList<>();
-            StoreRows.Rows a = numbering.new Rows(v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
-            StoreRows.Rows b = numbering.new Rows(v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
+            StoreRowList a = new StoreRowList(numbering, v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
+            StoreRowList b = new StoreRowList(numbering, v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
             javafx.beans.property.ObjectProperty<ObservableList<EventRow>> shown = new javafx.beans.property.SimpleObjectProperty<>(a);
             List<ObservableList<EventRow>> told = new ArrayList<>();
             shown.addListener((o, was, now) -> told.add(now));
