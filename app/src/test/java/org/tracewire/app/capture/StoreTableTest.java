@@ -7,11 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.ObservableList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -241,7 +246,7 @@ class StoreTableTest {
         FrameRuns runs = FrameRuns.of(table.store().connection(), table.total());
         assertNotNull(runs, "the store's rows are in frame order");
         assertEquals(EVENTS.size(), runs.rows());
-        java.util.Set<Long> events = new java.util.HashSet<>();
+        Set<Long> events = new HashSet<>();
         for (int i = 0; i < EVENTS.size(); i++) {
             long f = EVENTS.get(i).frame();
             events.add(f);
@@ -265,7 +270,7 @@ class StoreTableTest {
      */
     @Test
     void rowListsCompareWithoutReadingRows() throws Exception {
-        java.sql.Connection db = table.store().connection();
+        Connection db = table.store().connection();
         FrameRuns runs = FrameRuns.of(db, table.total());
         try (FrameReader frames = FrameReader.open(table.file())) {
             StoreRows numbering = new StoreRows(frames, runs);
@@ -273,7 +278,7 @@ class StoreTableTest {
             List<Runnable> fetches = new ArrayList<>();
             StoreRowList a = new StoreRowList(numbering, v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
             StoreRowList b = new StoreRowList(numbering, v, db, fetches::add, new DirectTaskExecutor(), () -> 1, m -> { });
-            javafx.beans.property.ObjectProperty<ObservableList<EventRow>> shown = new javafx.beans.property.SimpleObjectProperty<>(a);
+            ObjectProperty<ObservableList<EventRow>> shown = new SimpleObjectProperty<>(a);
             List<ObservableList<EventRow>> told = new ArrayList<>();
             shown.addListener((o, was, now) -> told.add(now));
             shown.set(b);
@@ -288,7 +293,7 @@ class StoreTableTest {
 
     @Test
     void aPlainViewsPagesFromTheFileAloneEqualThePagesByQuery() throws Exception {
-        java.sql.Connection db = table.store().connection();
+        Connection db = table.store().connection();
         FrameRuns runs = FrameRuns.of(db, table.total());
         try (FrameReader frames = FrameReader.open(table.file())) {
             StoreRows byQuery = new StoreRows(frames, runs);
@@ -297,7 +302,7 @@ class StoreTableTest {
             assertFalse(byQuery.readsFromFile());
             assertTrue(fromFile.readsFromFile(), "a store of one capture reads its plain pages from the file");
             for (boolean ascending : new boolean[] {true, false}) {
-                StoreRows.View v = byQuery.number(db, 1, java.util.List.of(), ascending ? "frame" : "frame DESC", null);
+                StoreRows.View v = byQuery.number(db, 1, List.of(), ascending ? "frame" : "frame DESC", null);
                 int pages = (int) ((runs.rows() + StoreRows.PAGE - 1) / StoreRows.PAGE);
                 for (int p = 0; p < pages; p++) {
                     EventRow[] q = byQuery.page(db, v, p);
