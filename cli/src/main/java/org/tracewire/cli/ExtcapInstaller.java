@@ -229,30 +229,24 @@ public final class ExtcapInstaller {
     }
 
     /**
-     * The class path for the script: the cli module's jar and its copied dependencies
-     * ({@code cli/target/tracewire-cli-VERSION.jar:cli/target/lib/*}) under {@code home} when
-     * they exist, else this JVM's class path made absolute.
+     * The class path for the script: the cli module's jar and its copied dependencies, and the
+     * dissector generator's jar, which the extcap needs to generate its dissector ({@code
+     * --install-dissector}) and which {@code cli/target/lib} leaves out (a capture's class path holds
+     * no generator): {@code cli/target/tracewire-cli-VERSION.jar:cli/target/lib/*:dissector-gen/target/
+     * tracewire-dissector-gen-VERSION.jar} under {@code home} when they exist, else this JVM's class
+     * path made absolute.
      *
      * @param home the repository root, or null
      * @return the class path
      */
     public static String classPath(Path home) {
         if (home != null) {
-            Path target = home.resolve("cli/target");
-            Path lib = target.resolve("lib");
-            if (Files.isDirectory(lib)) {
-                try (var s = Files.list(target)) {
-                    Optional<Path> jar = s.filter(p -> {
-                        String n = p.getFileName().toString();
-                        return n.startsWith("tracewire-cli-") && n.endsWith(".jar") && !n.endsWith("-tests.jar")
-                                && !n.endsWith("-sources.jar");
-                    }).findFirst();
-                    if (jar.isPresent()) {
-                        return jar.get().toAbsolutePath() + File.pathSeparator + lib.toAbsolutePath() + File.separator + "*";
-                    }
-                } catch (IOException ignored) {
-                    // fall back to this JVM's class path
-                }
+            Path lib = home.resolve("cli/target/lib");
+            Optional<Path> cli = moduleJar(home.resolve("cli/target"), "tracewire-cli-");
+            Optional<Path> generator = moduleJar(home.resolve("dissector-gen/target"), "tracewire-dissector-gen-");
+            if (Files.isDirectory(lib) && cli.isPresent() && generator.isPresent()) {
+                return String.join(File.pathSeparator, cli.get().toAbsolutePath().toString(),
+                        lib.toAbsolutePath() + File.separator + "*", generator.get().toAbsolutePath().toString());
             }
         }
         List<String> entries = new ArrayList<>();
@@ -262,6 +256,21 @@ public final class ExtcapInstaller {
             }
         }
         return String.join(File.pathSeparator, entries);
+    }
+
+    /** A module's main jar in its {@code target} folder (not its tests or sources jar), if built. */
+    private static Optional<Path> moduleJar(Path target, String prefix) {
+        if (!Files.isDirectory(target)) {
+            return Optional.empty();
+        }
+        try (var s = Files.list(target)) {
+            return s.filter(p -> {
+                String n = p.getFileName().toString();
+                return n.startsWith(prefix) && n.endsWith(".jar") && !n.endsWith("-tests.jar") && !n.endsWith("-sources.jar");
+            }).findFirst();
+        } catch (IOException e) {
+            return Optional.empty(); // the caller falls back to this JVM's class path
+        }
     }
 
     /**

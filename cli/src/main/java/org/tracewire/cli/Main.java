@@ -42,12 +42,15 @@ import picocli.CommandLine.Spec;
                 "  Help on one command:",
                 "    tracewire help capture",
                 "",
-                "Launcher-only subcommand (a source tree's ./tracewire):",
-                "  test     Prerequisites, mount tracefs (root), then mvn -B verify."})
+                "Launcher-only subcommands:",
+                "  backend  The privileged backend process the desktop app and the extcap",
+                "           start (JSON lines on stdin/stdout): tracewire backend --help.",
+                "  test     A source tree's ./tracewire: prerequisites, mount tracefs",
+                "           (root), then mvn -B verify."})
 public final class Main implements Callable<Integer> {
     /** The subcommands, in the order the usage lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(FormatsCommand.class, ListCommand.class, StatCommand.class,
-            CaptureCommand.class, BackendCommand.class,
+            CaptureCommand.class,
             FilterCommand.class, DissectorCommand.class, ReportCommand.class, ImportCommand.class, ExportCommand.class,
             MergeCommand.class, RecoverCommand.class, ExtcapCommand.class, SqlCommand.class,
             CommandLine.HelpCommand.class);

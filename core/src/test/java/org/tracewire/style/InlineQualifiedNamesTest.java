@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class InlineQualifiedNamesTest {
     /** The modules whose main code the rule covers, relative to the repository root. */
-    static final List<String> MODULES = List.of("core", "capture-backend", "cli", "dissector-gen", "store", "app", "benchmarks");
+    static final List<String> MODULES = List.of("core", "capture", "dissector-gen", "store", "backend", "cli", "app", "benchmarks");
 
     private static final Pattern QUALIFIED =
             Pattern.compile("(?<![\\w.])(?!this\\.|super\\.)([a-z][a-z0-9_]*(?:\\.[a-z_][a-z0-9_]*)+)\\.([A-Z]\\w*)");
@@ -154,7 +154,7 @@ class InlineQualifiedNamesTest {
 
     static Path repositoryRoot() {
         for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isDirectory(dir.resolve("core/src/main/java")) && Files.isDirectory(dir.resolve("capture-backend"))) {
+            if (Files.isDirectory(dir.resolve("core/src/main/java")) && Files.isDirectory(dir.resolve("backend/src/main/java"))) {
                 return dir;
             }
         }

@@ -173,17 +173,19 @@ class DebPackageLiveTest {
 
     /**
      * Each process's class path list names installed jars only, and none of the libraries it must
-     * not load: the backend and the commands no JavaFX and no DuckDB (the launcher adds the store's
-     * list for sql and export), the backend no command line and no dissector generator either; the
-     * app JavaFX but no command line, no capture engine and no pcap4j; the store's list the store
+     * not load: the backend and the commands no JavaFX, no DuckDB (the launcher adds the store's
+     * list for sql and export) and no dissector generator (added for extcap and dissector), the
+     * backend no command line either, the commands no backend; the app JavaFX but no command line,
+     * no backend, no capture engine and no pcap4j; the store's list the store
      * and DuckDB, from {@code store/}.
      */
     private static void eachProcessHasItsOwnClassPathList() throws IOException {
         Map<String, List<String>> forbidden = Map.of(
                 "backend.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app",
                         "tracewire-cli", "tracewire-dissector-gen", "picocli"),
-                "cli.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app"),
-                "app.classpath", List.of("tracewire-cli", "tracewire-capture-backend", "pcap4j", "duckdb",
+                "cli.classpath", List.of("javafx", "controlsfx", "duckdb", "tracewire-store", "tracewire-app",
+                        "tracewire-dissector-gen", "tracewire-backend"),
+                "app.classpath", List.of("tracewire-cli", "tracewire-backend", "tracewire-capture", "pcap4j", "duckdb",
                         "tracewire-store"));
         for (Map.Entry<String, List<String>> e : forbidden.entrySet()) {
             List<String> entries = classPathList(e.getKey());

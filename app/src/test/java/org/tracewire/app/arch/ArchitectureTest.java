@@ -19,6 +19,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.tracewire.archfixture.CoreUsingJavaFx;
 import org.tracewire.archfixture.BadViewModel;
+import org.tracewire.backend.BackendMain;
+import org.tracewire.cli.archfixture.CliUsingBackend;
 import org.tracewire.posix.ThreadPriority;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.tracefs.TracefsInstance;
@@ -55,19 +57,21 @@ class ArchitectureTest {
     static ArchRule layers() {
         return layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("core").definedBy(CORE)
-                .layer("capture-backend").definedBy("org.tracewire.capture..", "org.tracewire.backend..")
+                .layer("capture").definedBy("org.tracewire.capture..")
                 .layer("dissector-gen").definedBy("org.tracewire.dissector..")
                 .layer("store").definedBy("org.tracewire.store..")
+                .layer("backend").definedBy("org.tracewire.backend..")
                 .layer("cli").definedBy("org.tracewire.cli..")
                 .layer("app").definedBy("org.tracewire.app..")
                 .whereLayer("core").mayOnlyAccessLayers("core")
-                .whereLayer("capture-backend").mayOnlyAccessLayers("core")
+                .whereLayer("capture").mayOnlyAccessLayers("core")
                 .whereLayer("dissector-gen").mayOnlyAccessLayers("core")
                 .whereLayer("store").mayOnlyAccessLayers("core")
-                .whereLayer("cli").mayOnlyAccessLayers("core", "capture-backend", "dissector-gen", "store")
+                .whereLayer("backend").mayOnlyAccessLayers("core", "capture")
+                .whereLayer("cli").mayOnlyAccessLayers("core", "capture", "dissector-gen", "store")
                 .whereLayer("app").mayOnlyAccessLayers("core", "dissector-gen", "store")
-                .because("each module is one process or one concept (README, layout); the app and the command line are "
-                        + "processes side by side");
+                .because("libraries below (core, capture, dissector-gen, store), the processes side by side above them "
+                        + "(backend, cli, app), none using another process's module (README, layout)");
     }
 
     /** JavaFX (and ControlsFX, TestFX) only in the desktop app. */
@@ -142,6 +146,10 @@ class ArchitectureTest {
         JavaClasses app = new ClassFileImporter().importPackages("org.tracewire.app.arch.fixture");
         EvaluationResult priv = noPrivilegedIoFromApp().evaluate(app);
         assertTrue(priv.hasViolation(), "an app class writing to tracefs is caught");
+        EvaluationResult process = layers().evaluate(new ClassFileImporter().importClasses(CliUsingBackend.class,
+                BackendMain.class));
+        assertTrue(process.hasViolation(), "a process using another process's module is caught");
+        assertTrue(process.getFailureReport().toString().contains("CliUsingBackend"), process.getFailureReport().toString());
         EvaluationResult clean = noGuiOutsideApp().evaluate(new ClassFileImporter().importClasses(Tracefs.class));
         assertFalse(clean.hasViolation(), clean.getFailureReport().toString());
     }

@@ -13,7 +13,7 @@ import org.tracewire.wire.description.EventDescription;
  * The capture processes (capture library, backend) carry neither the capture store's database nor
  * the dissector generator with its Lua runtime: the class path of this module's tests (its runtime
  * dependencies plus test-only ones) holds no DuckDB, no store module, no dissector-gen and no GUI
- * library, so neither does the backend's ({@code capture-backend/target/lib}). The event
+ * library, so neither does the backend's ({@code backend/target/lib}). The event
  * description a capture writes (FORMAT item 4) comes from core.
  */
 class BackendClassPathTest {
