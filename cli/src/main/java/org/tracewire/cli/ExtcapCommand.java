@@ -83,7 +83,7 @@ final class ExtcapCommand implements Callable<Integer> {
     Path extcapDir;
 
     @Option(names = "--class-path", hidden = true, paramLabel = "CP",
-            description = "With --install: the class path the entry runs (default: cli/target, else this JVM's).")
+            description = "With --install: the class path the entry runs (default: cli/target and dissector-gen/target, else this JVM's).")
     String classPath;
 
     @Option(names = "--extcap-interfaces", description = "List the interface (Wireshark's call).")
