@@ -60,6 +60,11 @@ workload() {
   fi
 }
 
+# The longest JavaFX wait of the app's TRACEWIRE_TIMING line that starts with "timing: PREFIX".
+stall_after() { # PREFIX LOG
+  sed -n "s/^timing: $1longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p" "$2"
+}
+
 run() {
   local r=$1 cfg=$work/round-$1 log=$work/round-$1.log
   mkdir -p "$cfg/config/tracewire" "$cfg/cache"
@@ -96,9 +101,9 @@ run() {
   read=$(sed -n 's/.*kernel: \([0-9]*\) read.*/\1/p' <<<"$stopped")
   lost=$(sed -n 's/.* \([0-9]*\) lost;.*/\1/p' <<<"$stopped")
   app=$(sed -n 's/^timing: store ready (\([0-9]*\) events).*/\1/p' "$log")
-  stall_ready=$(sed -n 's/^timing: store ready.*longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
-  stall_capture=$(sed -n 's/^timing: during the capture: longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
-  stall_exit=$(sed -n 's/^timing: exit: longest UI-thread stall \([0-9]*\) ms (the thread ran \([0-9]*\) ms of it); \([0-9]*\) waits.*/\1 ms (ran \2 ms of it; \3 waits over 250 ms)/p' "$log")
+  stall_ready=$(stall_after 'store ready.*' "$log")
+  stall_capture=$(stall_after 'during the capture: ' "$log")
+  stall_exit=$(stall_after 'exit: ' "$log")
   IFS=, read -r inside first_ts span < <("$here/tracewire" sql --csv --cache-dir "$work/count-$r" "$file" \
     "SELECT count(*), min(ts), max(ts) - min(ts) FROM events" | tail -1)
   rate_seen=$(awk -v n="$inside" -v ns="$span" 'BEGIN { printf "%.2f", (ns > 0 ? n / (ns / 1e9) / 1e6 : 0) }')
