@@ -230,6 +230,13 @@ public final class Posix {
     /** munmap(2): gives a mapping (or part of one, whole pages) back to the kernel. */
     public static native int munmap(long addr, long length) throws LastErrorException;
 
+    /**
+     * mincore(2): which pages of {@code [addr, addr + length)} are resident in memory; {@code vec}
+     * gets one byte per 4-KiB page, bit 0 set when resident. {@code addr} must be page-aligned;
+     * errno ENOMEM when part of the range is not mapped.
+     */
+    public static native int mincore(long addr, long length, byte[] vec) throws LastErrorException;
+
     /** madvise(2) advice: drop the pages' contents and memory; the next touch maps zeroed pages. */
     public static final int MADV_DONTNEED = 4;
 
