@@ -216,12 +216,73 @@ local function unary(ctx, n)
   return v
 end
 
+-- The C type of an integer expression without evaluating it (C11 6.5.15: the arm a conditional
+-- does not take may divide by zero, yet its type sets the result's): size, signed; nil when the
+-- type does not follow from the expression's text (pointers, strings, helper calls, identifiers).
+local stype
+stype = function(ctx, n)
+  local t = n[1]
+  if t == N_LIT then
+    local v = n[2]
+    if v.k == "i" and not v.p then return v.s, v.g end
+  elseif t == N_FLD then
+    local f = ctx.ev.f[n[2]]
+    local size = f and f.size
+    if f and f.kind == "int" and (size == 1 or size == 2 or size == 4 or size == 8) then return size, f.signed end
+  elseif t == N_CAST then
+    if n[3] or n[8] == "void" then return nil end
+    if n[8] == "bool" then return CA.bool.size, CA.bool.signed end
+    if n[4] > 0 then return n[4], n[5] end
+  elseif t == N_SIZEOF then
+    return LONG, false
+  elseif t == N_UN then
+    local op = n[2]
+    if op == "!" then return CA.truth.size, CA.truth.signed end
+    if op == "-" or op == "~" or op == "+" then
+      local s1, g1 = stype(ctx, n[3])
+      if s1 then return cpromoted(s1, g1) end
+    end
+  elseif t == N_BIN then
+    local op = n[2]
+    if op == "&&" or op == "||" or op == "==" or op == "!=" or op == "<" or op == "<=" or op == ">" or op == ">="
+    then return CA.truth.size, CA.truth.signed end
+    local s1, g1 = stype(ctx, n[3])
+    if not s1 then return nil end
+    s1, g1 = cpromoted(s1, g1)
+    if op == "<<" or op == ">>" then return s1, g1 end
+    if op == "+" or op == "-" or op == "*" or op == "/" or op == "%" or op == "&" or op == "|" or op == "^" then
+      local s2, g2 = stype(ctx, n[4])
+      if not s2 then return nil end
+      s2, g2 = cpromoted(s2, g2)
+      return ccommon(s1, g1, s2, g2)
+    end
+  elseif t == N_TERN then
+    local s1, g1 = stype(ctx, n[3])
+    local s2, g2 = stype(ctx, n[4])
+    if s1 and s2 then
+      s1, g1 = cpromoted(s1, g1)
+      s2, g2 = cpromoted(s2, g2)
+      return ccommon(s1, g1, s2, g2)
+    end
+  end
+  return nil
+end
+
 local function ternary(ctx, n)
   local c = truth(eval(ctx, n[2]))
   local chosen = eval(ctx, c and n[3] or n[4])
   if chosen.k == "i" and not chosen.p then
-    local ok, other = pcall(eval, ctx, c and n[4] or n[3])
-    if not ok then return chosen end
+    -- both arms integers: their common type, the other arm's from its text, else from its value
+    local arm = c and n[4] or n[3]
+    local size, signed = stype(ctx, arm)
+    local other
+    if size then
+      other = { k = "i", b = U0, s = size, g = signed }
+    else
+      local ok, v = pcall(eval, ctx, arm)
+      if not ok then return chosen end
+      other = v
+    end
     if other.k == "i" and not other.p then
       if c then local a, _ = convert(chosen, other); return a end
       local _, b = convert(other, chosen); return b

@@ -357,18 +357,80 @@ final class Evaluator {
         boolean c = truth(eval(t.cond()));
         Val chosen = eval(c ? t.then() : t.otherwise());
         if (chosen instanceof Val.Int ci && !ci.pointer()) {
-            // both arms integers: the result has their common type (C11 6.5.15)
+            // both arms integers: the result has their common type (C11 6.5.15), whichever is taken;
+            // the other arm's type from its expression, else (a helper call, an identifier) its value
+            Expr otherArm = c ? t.otherwise() : t.then();
+            CInt type = typeOf(otherArm);
             Val other;
-            try {
-                other = eval(c ? t.otherwise() : t.then());
-            } catch (EvalException ex) {
-                return chosen;
+            if (type != null) {
+                other = Val.Int.of(type);
+            } else {
+                try {
+                    other = eval(otherArm);
+                } catch (EvalException ex) {
+                    return chosen;
+                }
             }
             if (other instanceof Val.Int oi && !oi.pointer()) {
                 return c ? convert(ci, oi)[0] : convert(oi, ci)[1];
             }
         }
         return chosen;
+    }
+
+    /**
+     * The C type of an integer expression, found without evaluating it (C11 6.5: an arm C does not
+     * take may divide by zero), as a {@link CInt} of value 0; null when the expression is not an
+     * integer of a type known from its text (pointers, strings, helper calls, identifiers).
+     */
+    private CInt typeOf(Expr e) {
+        if (e instanceof Expr.IntLit l) {
+            return CInt.of(0, l.size(), l.signed());
+        } else if (e instanceof Expr.FieldRef f && f.field() != null && f.field().kind() == FieldKind.INTEGER) {
+            return CInt.of(0, f.field().size(), f.field().signed());
+        } else if (e instanceof Expr.Cast k && !k.type().pointer()) {
+            String n = k.type().normalized();
+            if (n.equals("bool") || n.equals("_Bool")) {
+                return CInt.of(0, CArith.BOOL.size(), CArith.BOOL.signed());
+            }
+            int size = k.type().size(longSize);
+            return size > 0 && !n.equals("void") ? CInt.of(0, size, k.type().signed()) : null;
+        } else if (e instanceof Expr.Unary u) {
+            CInt o = u.op().equals("!") ? CInt.bool(false) : typeOf(u.operand());
+            return o == null || u.op().equals("!") ? o : switch (u.op()) {
+                case "-", "~", "+" -> o.promote();
+                default -> null;
+            };
+        } else if (e instanceof Expr.Binary b) {
+            return binaryType(b);
+        } else if (e instanceof Expr.Ternary t) {
+            CInt a = typeOf(t.then());
+            CInt o = typeOf(t.otherwise());
+            return a == null || o == null ? null : CInt.convert(a, o)[0];
+        } else if (e instanceof Expr.SizeofType || e instanceof Expr.SizeofExpr) {
+            return CInt.of(0, longSize, false);
+        }
+        return null;
+    }
+
+    private CInt binaryType(Expr.Binary b) {
+        switch (b.op()) {
+            case "&&", "||", "==", "!=", "<", "<=", ">", ">=" -> {
+                return CInt.bool(false);
+            }
+            case "<<", ">>" -> {
+                CInt l = typeOf(b.left());
+                return l == null ? null : l.promote();
+            }
+            case "+", "-", "*", "/", "%", "&", "|", "^" -> {
+                CInt l = typeOf(b.left());
+                CInt r = typeOf(b.right());
+                return l == null || r == null ? null : CInt.convert(l, r)[0];
+            }
+            default -> {
+                return null;
+            }
+        }
     }
 
     Val cast(CType type, Val v) {

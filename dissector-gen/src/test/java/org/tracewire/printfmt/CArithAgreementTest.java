@@ -39,7 +39,8 @@ import org.tracewire.wire.description.LuaWriter;
  * {@code lua5.2} and {@code lua5.4} (Wireshark's {@code UInt64}/{@code Int64}/{@code bit} from a
  * pure-Lua stand-in, {@code uint64-shim.lua}) and inside tshark (Wireshark's own, Lua 5.2). The
  * general evaluator must give the same type and bits or fail where Java fails (division by zero);
- * the fast evaluator, where it gives a value, the same type and value.
+ * the fast evaluator, where it gives a value, the same type and value. gcc, compiling the same
+ * expressions, is the reference for what C defines ({@link #gccAgrees}).
  */
 class CArithAgreementTest {
     private static final long SEED = 0x32_c4_a1L;
@@ -113,6 +114,91 @@ class CArithAgreementTest {
     void wiresharksLuaAgrees(@TempDir Path dir) throws Exception {
         Prerequisites.requireTool("tshark");
         compare("tshark", run(dir, "tshark", false));
+    }
+
+    /**
+     * gcc, the kernel's compiler, agrees where C defines the result: each case compiled
+     * ({@code -O0 -fwrapv}, as the kernel's {@code -fno-strict-overflow}) with every constant in a
+     * {@code volatile} variable, so x86 computes it at run time as the kernel's code would. Not
+     * compared: cases Java refuses (division by zero, also in a branch C does not take) and cases
+     * that trap on x86 (the type's minimum divided by -1: SIGFPE, caught per case).
+     */
+    @Test
+    void gccAgrees(@TempDir Path dir) throws Exception {
+        Prerequisites.requireTool("gcc");
+        StringBuilder c = new StringBuilder(1 << 20);
+        c.append("#include <setjmp.h>\n#include <signal.h>\n#include <stdio.h>\n#include <string.h>\n");
+        c.append("static sigjmp_buf trap;\nstatic void on_fpe(int s) { (void) s; siglongjmp(trap, 1); }\n");
+        c.append("#define R(N, E) if (sigsetjmp(trap, 1)) printf(\"%d trap\\n\", N); else if (((__typeof__(E)) -1) < 0) "
+                + "printf(\"%d %d:s:%016llx\\n\", N, (int) sizeof(E), (unsigned long long) (long long) (E)); else "
+                + "printf(\"%d %d:u:%016llx\\n\", N, (int) sizeof(E), (unsigned long long) (E));\n");
+        StringBuilder body = new StringBuilder(1 << 20);
+        int[] leaf = {0};
+        for (int i = 0; i < CASES; i++) {
+            body.append("R(").append(i + 1).append(", ").append(c(cases.get(i), c, leaf)).append(")\n");
+        }
+        c.append("int main(void) {\n  struct sigaction sa; memset(&sa, 0, sizeof sa); sa.sa_handler = on_fpe;\n")
+                .append("  sigaction(SIGFPE, &sa, NULL);\n").append(body).append("  return 0;\n}\n");
+        Path src = dir.resolve("carith.c");
+        Files.writeString(src, c, StandardCharsets.UTF_8);
+        Path exe = dir.resolve("carith");
+        List<String> build = exec(dir, "gcc", List.of("gcc", "-O0", "-fwrapv", "-w", "-o", exe.toString(), src.toString()));
+        assertTrue(build.isEmpty() || Files.isExecutable(exe), "gcc: " + build);
+        List<String> lines = exec(dir, "carith", List.of(exe.toString()));
+        assertEquals(CASES, lines.size(), "the program printed " + lines.size() + " results");
+        List<String> bad = new ArrayList<>();
+        int compared = 0;
+        for (int i = 0; i < CASES; i++) {
+            String[] p = lines.get(i).split(" ");
+            assertEquals(String.valueOf(i + 1), p[0], "line " + (i + 1));
+            String want = expected.get(i);
+            if (want.equals("err") || p[1].equals("trap")) {
+                continue;
+            }
+            compared++;
+            if (!want.equals(p[1])) {
+                bad.add("gcc " + p[1] + " java " + want + ": " + c(cases.get(i), new StringBuilder(), new int[1]));
+            }
+        }
+        assertTrue(bad.isEmpty(), "gcc: " + bad.size() + " disagreements, e.g. " + bad.subList(0, Math.min(5, bad.size())));
+        assertTrue(compared >= CASES * 3 / 4, "only " + compared + " cases compared");
+    }
+
+    /** Runs a command in {@code dir}; its standard output lines (fails on a non-zero exit). */
+    private static List<String> exec(Path dir, String name, List<String> cmd) throws IOException, InterruptedException {
+        Path out = dir.resolve(name + ".out");
+        Path err = dir.resolve(name + ".err");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), name + " did not finish");
+        assertEquals(0, p.exitValue(), name + ": " + Files.readString(err));
+        return Files.readAllLines(out);
+    }
+
+    /**
+     * An expression in C; each constant becomes a {@code static volatile} variable declared in
+     * {@code decls} (numbered by {@code leaf}), so gcc cannot fold it.
+     */
+    private static String c(Expr e, StringBuilder decls, int[] leaf) {
+        if (e instanceof Expr.IntLit l) {
+            String type = CArith.TYPES.stream().filter(t -> t.size() == l.size() && t.signed() == l.signed())
+                    .findFirst().orElseThrow().name();
+            String name = "k" + leaf[0]++;
+            decls.append("static volatile ").append(type).append(' ').append(name).append(" = (").append(type)
+                    .append(") 0x").append(Long.toHexString(CInt.extend(l.value(), l.size(), l.signed())))
+                    .append("ULL;\n");
+            return name;
+        } else if (e instanceof Expr.Unary u) {
+            return "(" + u.op() + " " + c(u.operand(), decls, leaf) + ")";
+        } else if (e instanceof Expr.Binary b) {
+            return "(" + c(b.left(), decls, leaf) + " " + b.op() + " " + c(b.right(), decls, leaf) + ")";
+        } else if (e instanceof Expr.Ternary t) {
+            return "(" + c(t.cond(), decls, leaf) + " ? " + c(t.then(), decls, leaf) + " : "
+                    + c(t.otherwise(), decls, leaf) + ")";
+        } else if (e instanceof Expr.Cast k) {
+            String type = k.type().normalized().equals("bool") ? "_Bool" : k.type().text();
+            return "((" + type + ") " + c(k.operand(), decls, leaf) + ")";
+        }
+        throw new IllegalArgumentException("not generated: " + e);
     }
 
     /** Compares the harness's lines with Java's results; returns nothing, fails with the first few differences. */
