@@ -48,7 +48,7 @@ import org.tracewire.tracedat.TraceDatException;
  */
 public final class StoreBuilder {
     /** The schema's version: a cached store of another version is rebuilt. */
-    public static final int SCHEMA_VERSION = 3;
+    public static final int SCHEMA_VERSION = 4;
 
     /**
      * What a build did.
@@ -69,6 +69,7 @@ public final class StoreBuilder {
     private final TypedTables typed;
     private TableBatch events;
     private TableBatch lost;
+    private TableBatch offsets;
     private BatchFunction function;
     /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
     private long batchBytes;
@@ -203,6 +204,8 @@ public final class StoreBuilder {
     private static final List<String> EVENT_ROWS = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT",
             "cpu SMALLINT", "pid INTEGER", "kind USMALLINT", "id USMALLINT", "flags UTINYINT", "preempt_count UTINYINT",
             "file_offset BIGINT", "capture USMALLINT", "truncated BOOLEAN");
+    /** {@code event_offsets} holds the file offset of every this-many-th {@code event_rows} row (-1: none). */
+    public static final int OFFSET_STEP = 512;
     private static final List<String> LOST = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT", "cpu SMALLINT",
             "count BIGINT", "capture USMALLINT");
 
@@ -238,6 +241,7 @@ public final class StoreBuilder {
         List<TableBatch> all = new ArrayList<>();
         all.add(events);
         all.add(lost);
+        all.add(offsets);
         typed.tables().forEach(t -> all.add(t.batch));
         return all;
     }
@@ -257,6 +261,7 @@ public final class StoreBuilder {
             s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
             s.execute("CREATE TABLE event_rows(" + String.join(", ", EVENT_ROWS) + ")");
             s.execute("CREATE TABLE lost(" + String.join(", ", LOST) + ")");
+            s.execute("CREATE TABLE event_offsets(file_offset BIGINT)");
             TypedTables.create(s);
             CaptureContexts.create(s);
         }
@@ -265,6 +270,7 @@ public final class StoreBuilder {
         function = BatchFunction.register(db);
         events = batch("event_rows", EVENT_ROWS);
         lost = batch("lost", LOST);
+        offsets = batch("event_offsets", List.of("file_offset BIGINT"));
         String stoppedAt = null;
         Iterator<RecordInput.Event> it = in.events();
         while (true) {
@@ -313,6 +319,13 @@ public final class StoreBuilder {
             }
         }
         eventRow(e, r, w, frame, offset, st.index, pid);
+        if ((count & (OFFSET_STEP - 1)) == 0) { // the rank's file offset (-1: none), for a page read from the file alone
+            reserve(offsets);
+            offsets.put(0, offset);
+            if (offsets.endRow()) {
+                write(offsets);
+            }
+        }
         typedRow(e, r, w, frame, st.index, pid);
         if (e.lostBefore() != 0) {
             lostRow(e, r, frame, st.index);

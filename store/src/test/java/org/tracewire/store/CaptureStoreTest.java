@@ -131,6 +131,23 @@ class CaptureStoreTest {
             }
             assertEquals(events.size(), rows);
 
+            // the sparse index of file offsets: rank k * OFFSET_STEP's offset, one per step
+            List<Long> sparse = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT file_offset FROM s0.event_offsets ORDER BY rowid")) {
+                while (rs.next()) {
+                    sparse.add(rs.getLong(1));
+                }
+            }
+            List<Long> every = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT file_offset FROM s0.event_rows WHERE rowid % "
+                    + StoreBuilder.OFFSET_STEP + " = 0 ORDER BY rowid")) {
+                while (rs.next()) {
+                    every.add(rs.getLong(1));
+                }
+            }
+            assertEquals((events.size() + StoreBuilder.OFFSET_STEP - 1) / StoreBuilder.OFFSET_STEP, sparse.size());
+            assertEquals(every, sparse);
+
             // every typed column of every event
             Map<String, String> tables = new HashMap<>();
             try (ResultSet rs = s.executeQuery("SELECT event, table_name FROM s0.event_tables")) {
