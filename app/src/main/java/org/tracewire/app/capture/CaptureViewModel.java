@@ -53,6 +53,8 @@ public final class CaptureViewModel {
     private final LongProperty eventCount = new SimpleLongProperty();
     /** Rows read from an opened file; a live capture's events read from its file into the store. */
     private final LongProperty received = new SimpleLongProperty();
+    /** Rows the window's reader handed over since the last {@link #clear}. */
+    private long drained;
     /** A live capture's events committed to its store so far. */
     private final LongProperty inStore = new SimpleLongProperty();
     private final RowFeed feed = new RowFeed();
@@ -113,7 +115,7 @@ public final class CaptureViewModel {
      * store as they are committed, an opened file's whole count once its store holds every event.
      */
     private void followStoreTable() {
-        // a live capture's events read from its file: those its store has read (indexed, then committed)
+        // the events read from the file: those its store has read (indexed, then committed)
         reading.indexedProperty().addListener((o, a, n) -> readIntoStore(n.longValue()));
         InvalidationListener commit = o -> {
             StoreTable t = reading.storeTableProperty().get();
@@ -133,6 +135,7 @@ public final class CaptureViewModel {
             if (t != null && !t.growingProperty().get() && !reading.followingProperty().get()) {
                 // an opened file's store holds every event: its count is theirs, not the first screen's
                 eventCount.set(t.total());
+                readIntoStore(t.total());
             }
             if (t != null && t.growingProperty().get()) {
                 t.committedProperty().addListener(commit);
@@ -159,9 +162,13 @@ public final class CaptureViewModel {
         return live.hasBackend();
     }
 
-    /** A live capture's events read from its file into the store so far (UI thread): never less than before. */
+    /**
+     * Events read from the file into the store so far, a live capture's or an opened file's (UI
+     * thread): never less than before, and not added to the first screen's rows, which the store's
+     * build reads again.
+     */
     private void readIntoStore(long n) {
-        if (reading.followingProperty().get() && n > received.get()) {
+        if (n > received.get()) {
             received.set(n);
         }
     }
@@ -443,6 +450,7 @@ public final class CaptureViewModel {
         table.cleared();
         eventCount.set(0);
         received.set(0);
+        drained = 0;
         inStore.set(0);
     }
 
@@ -458,7 +466,8 @@ public final class CaptureViewModel {
 
     /** Moves queued rows and counters into the observable state: call once per UI pulse. */
     public void flush() {
-        feed.drain(table, read -> received.set(received.get() + read));
+        // the window's reader and the store's build read the same file from its start: the larger count
+        feed.drain(table, read -> readIntoStore(drained += read));
         live.flush();
     }
 

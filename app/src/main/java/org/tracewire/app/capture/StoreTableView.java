@@ -142,8 +142,20 @@ public final class StoreTableView extends VBox {
         table.getColumns().add(col("PID", EventRow::pid, 70, StoreTable.Column.PID));
         table.getColumns().add(col("Comm", EventRow::comm, 130, StoreTable.Column.COMM));
         table.getColumns().add(col("Event", EventRow::event, 190, StoreTable.Column.EVENT));
-        TableColumn<EventRow, String> line = col("Line", EventRow::text, 600, null);
+        // the kernel's text: wide enough for a sched_switch line; a longer one is whole in its tooltip
+        TableColumn<EventRow, String> line = col("Line", EventRow::text, 900, null);
         line.setSortable(false);
+        line.setCellFactory(c -> new TableCell<>() {
+            private final Tooltip whole = new Tooltip();
+
+            @Override
+            protected void updateItem(String item, boolean empty) {
+                super.updateItem(item, empty);
+                setText(empty ? null : item);
+                whole.setText(item);
+                setTooltip(empty || item == null || item.isEmpty() ? null : whole);
+            }
+        });
         table.getColumns().add(line);
         table.setSortPolicy(t -> {
             if (bound != null) {

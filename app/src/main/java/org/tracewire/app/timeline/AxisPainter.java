@@ -2,6 +2,8 @@ package org.tracewire.app.timeline;
 
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.Text;
 
 /**
  * Paints what crosses the timeline's lanes at a time: the time axis with its ticks and labels, and
@@ -35,8 +37,28 @@ final class AxisPainter {
             double x = LABEL_W + (t - s) / span * width;
             g.setStroke(Color.web("#c8d0da"));
             g.strokeLine(x, AXIS_H - 5, x, h);
-            g.fillText(formatSeconds(t, lstep), x + 2, AXIS_H - 7);
+            String label = formatSeconds(t, lstep);
+            g.fillText(label, labelLeft(x, textWidth(g.getFont(), label), LABEL_W + width), AXIS_H - 7);
         }
+    }
+
+    /**
+     * Where a tick's label starts: right of its tick, or left of it when it would run past
+     * {@code right} (the canvas's last column), so the last label is not cut.
+     *
+     * @param x     the tick's column, px
+     * @param textW the label's width, px
+     * @param right the rightmost column a label may reach, px
+     */
+    static double labelLeft(double x, double textW, double right) {
+        return x + 2 + textW <= right ? x + 2 : x - 2 - textW;
+    }
+
+    /** Width of {@code text} in {@code font}, px. */
+    private static double textWidth(Font font, String text) {
+        Text t = new Text(text);
+        t.setFont(font);
+        return t.getLayoutBounds().getWidth();
     }
 
     /** A vertical line at time {@code t} (colour {@code c}, {@code lw} px wide) from the axis down to {@code bottom}, when in view. */

@@ -51,6 +51,14 @@ class StoreTableGuiTest {
         GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-row-cell").queryAll().stream()
                 .map(n -> (javafx.scene.control.TableRow<EventRow>) n)
                 .anyMatch(r -> r.getIndex() == 0 && r.getItem() != null && r.getItem().frame() == frames[0]));
+        // the kernel's line is whole in its cell's tooltip, however wide the column
+        GuiTestSupport.waitUntil(() -> robot.lookup("#store-table .table-cell").queryAll().stream()
+                .map(n -> (javafx.scene.control.TableCell<EventRow, ?>) n)
+                .anyMatch(c -> c.getTableColumn() != null && c.getTableColumn().getText().equals("Line")
+                        && c.getTableRow() != null && c.getTableRow().getItem() != null
+                        && c.getTableRow().getItem().frame() == frames[0] && c.getTooltip() != null
+                        && c.getTooltip().getText().equals(c.getTableRow().getItem().text())
+                        && !c.getTooltip().getText().isEmpty()));
 
         int target = frames.length - 5;
         long frame = frames[target];
