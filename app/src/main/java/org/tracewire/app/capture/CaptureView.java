@@ -3,6 +3,7 @@ package org.tracewire.app.capture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javafx.animation.AnimationTimer;
 import javafx.application.Platform;
@@ -133,9 +134,12 @@ public final class CaptureView extends BorderPane {
                 + " second); scrolling up, selecting a row or going to a frame pauses it"));
         follow.selectedProperty().bindBidirectional(tv.followProperty());
         Button paused = pausedButton(tv, shown, shownAtPause);
+        BooleanSupplier newestFirst = () -> vm.storeTableProperty().get() != null
+                && vm.storeTableProperty().get().newestFirst();
         Runnable toNewest = () -> {
             if (tv.followProperty().get() && growing.get()) {
-                rows.scrollBar().setValue(rows.scrollBar().getMax());
+                // the newest row: the last, or the first in descending frame order
+                rows.scrollBar().setValue(newestFirst.getAsBoolean() ? rows.scrollBar().getMin() : rows.scrollBar().getMax());
             }
         };
         tv.followProperty().addListener((o, a, on) -> {
@@ -159,7 +163,7 @@ public final class CaptureView extends BorderPane {
             t.rowsProperty().addListener(newRows);
             toNewest.run();
         });
-        pauseOnUserInput(rows, growing, tv);
+        pauseOnUserInput(rows, growing, tv, newestFirst);
         HBox bar = new HBox(12, follow, paused);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.visibleProperty().bind(growing);
@@ -185,10 +189,12 @@ public final class CaptureView extends BorderPane {
      * The user's scrolling, keys and clicks over a growing table pause Follow newest unless the
      * newest row is still in sight; a selected row pauses.
      */
-    private static void pauseOnUserInput(WindowedTable rows, BooleanProperty growing, EventTableViewModel tv) {
+    private static void pauseOnUserInput(WindowedTable rows, BooleanProperty growing, EventTableViewModel tv,
+                                         BooleanSupplier newestFirst) {
         EventHandler<InputEvent> user = e -> Platform.runLater(() -> {
-            if (growing.get() && tv.followProperty().get() && (rows.selectedRow() >= 0
-                    || rows.topRow() + rows.shownRows() < rows.rowCount())) {
+            boolean newestInSight = newestFirst.getAsBoolean() ? rows.topRow() == 0
+                    : rows.topRow() + rows.shownRows() >= rows.rowCount();
+            if (growing.get() && tv.followProperty().get() && (rows.selectedRow() >= 0 || !newestInSight)) {
                 tv.followProperty().set(false);
             }
         });

@@ -300,6 +300,11 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
         rebuild(false);
     }
 
+    /** True when the rows are in descending frame order: the newest event is the first row (UI thread). */
+    public boolean newestFirst() {
+        return sortColumn == Column.FRAME && !ascending;
+    }
+
     /**
      * Makes the view again (the filter box, the event and thread restrictions, the order), or,
      * with {@code extend}, extends it with the frames committed since when its conditions and

@@ -225,6 +225,11 @@ class LiveCaptureGuiTest {
         });
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > 40
                 && firstShown() > 0 && t.filterErrorProperty().get().isEmpty()).get());
+        // following in descending frame order: the newest row, the first, in sight after each commit
+        int grown = WaitForAsyncUtils.asyncFx(rows::rowCount).get();
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> rows.rowCount() > grown).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(0, (int) WaitForAsyncUtils.asyncFx(rows::topRow).get(), "Follow newest, descending: the top row");
         robot.clickOn("#capture-live-follow");
         assertFalse(WaitForAsyncUtils.asyncFx(() -> vm.table().followProperty().get()).get(), "paused");
         GuiTestSupport.fx(() -> rows.scrollBar().setValue(10)); // not at either end
