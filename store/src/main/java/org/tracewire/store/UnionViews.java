@@ -307,7 +307,7 @@ final class UnionViews {
             CREATE OR REPLACE VIEW sched_slice AS
             SELECT host, common_cpu AS cpu, ts, lead(ts) OVER w - ts AS dur, next_pid AS pid, next_comm AS comm,
                    next_prio AS prio, task_state(lead(prev_state) OVER w) AS end_state,
-                   frame, lead(frame) OVER w AS end_frame
+                   frame, lead(frame) OVER w AS end_frame, lead(prev_pid) OVER w AS end_prev_pid
             FROM sched_switch
             WINDOW w AS (PARTITION BY host, common_cpu ORDER BY ts, frame)""";
 }

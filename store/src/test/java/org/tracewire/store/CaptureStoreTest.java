@@ -260,7 +260,7 @@ class CaptureStoreTest {
         Path file = fixture("v.pcapng", Integer.MAX_VALUE);
         List<RecordInput.Event> events = read(file);
         // sched_slice: per CPU, from each switch to the next, in time order
-        Map<Integer, List<long[]>> switches = new TreeMap<>(); // cpu -> {ts, frame, next_pid, prev_state}
+        Map<Integer, List<long[]>> switches = new TreeMap<>(); // cpu -> {ts, frame, next_pid, prev_state, prev_pid}
         LatencyTracker tracker = new LatencyTracker();
         List<LatencyPair> pairs = new ArrayList<>();
         Map<Long, Long> frameTs = new HashMap<>();
@@ -274,7 +274,8 @@ class CaptureStoreTest {
             });
             if (r.format().fullName().equals("sched:sched_switch")) {
                 switches.computeIfAbsent(r.cpu(), k -> new ArrayList<>()).add(new long[] {e.timeNs(), e.frame(),
-                        r.integer(r.format().field("next_pid")), r.integer(r.format().field("prev_state"))});
+                        r.integer(r.format().field("next_pid")), r.integer(r.format().field("prev_state")),
+                        r.integer(r.format().field("prev_pid"))});
             }
         }
         List<String> want = new ArrayList<>();
@@ -285,7 +286,7 @@ class CaptureStoreTest {
                 long[] a = l.get(i);
                 long[] b = i + 1 < l.size() ? l.get(i + 1) : null;
                 want.add(c.getKey() + " " + a[0] + " " + (b == null ? "null" : b[0] - a[0]) + " " + a[2] + " "
-                        + (b == null ? "null" : ViewOracle.state(b[3])));
+                        + (b == null ? "null" : ViewOracle.state(b[3])) + " " + (b == null ? "null" : b[4]));
             }
         }
         assertTrue(want.size() > 100, "slices: " + want.size());
@@ -298,10 +299,11 @@ class CaptureStoreTest {
         try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
              Statement s = store.connection().createStatement()) {
             List<String> got = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT cpu, ts, dur, pid, end_state FROM sched_slice ORDER BY cpu, ts, frame")) {
+            try (ResultSet rs = s.executeQuery("SELECT cpu, ts, dur, pid, end_state, end_prev_pid FROM sched_slice"
+                    + " ORDER BY cpu, ts, frame")) {
                 while (rs.next()) {
                     got.add(rs.getInt(1) + " " + rs.getLong(2) + " " + rs.getString(3) + " " + rs.getInt(4) + " "
-                            + rs.getString(5));
+                            + rs.getString(5) + " " + rs.getString(6));
                 }
             }
             assertEquals(want, got);

@@ -164,8 +164,8 @@ public final class SliceTimeline {
             SliceTimelineBuilder builder = new SliceTimelineBuilder(cpuCounts, first, last);
             s.setFetchSize(8192);
             try (ResultSet rs = s.executeQuery("SELECT s.cpu, " + time + ", s.pid, s.comm, s.prio, s.end_state, s.frame,"
-                    + " (s.end_frame IS NOT NULL AND w.prev_pid <> s.pid) AS unchained"
-                    + " FROM sched_slice s LEFT JOIN sched_switch w ON w.frame = s.end_frame" + join
+                    + " (s.end_frame IS NOT NULL AND s.end_prev_pid <> s.pid) AS unchained"
+                    + " FROM sched_slice s" + join
                     + " ORDER BY s.cpu, s.ts, s.frame")) {
                 long rows = 0;
                 while (rs.next()) {
