@@ -3,7 +3,10 @@
 # mix with `tracewire capture` (root), then builds each file's store with `tracewire sql` into an
 # empty cache and reports, per file: events, the build's CPU time (user + sys of the whole JVM,
 # its start and a count(*) query included), events per CPU-second, wall time, peak RSS (VmHWM via
-# /usr/bin/time), and the store's size against the pcapng's.
+# /usr/bin/time), and the store's size against the pcapng's; beside it the build phase's own CPU
+# time (build_cpu_s: the process's CPU time from the builder's first event read to its commit,
+# printed by the builder under TRACEWIRE_TIMING=1; JVM start, DuckDB's load and the views left
+# out) and its events per CPU-second ("-" for a tree that does not print it).
 #
 # Usage: scripts/bench-store.sh [SECONDS] [ROUNDS]      (default 4 s captures, 2 build rounds)
 # Environment:
@@ -64,21 +67,26 @@ capture sched stress-ng --switch 2 --timeout $((seconds + 60)) --quiet
 events="-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid"
 capture syscalls bash -c "for i in \$(seq $ncpu); do '$tmp/getppid-loop' $((seconds + 60)) & done; wait"
 
-printf '%-9s %-8s %5s %10s %7s %12s %7s %8s %10s %10s %6s\n' workload tree round events cpu_s 'events/cpu-s' wall_s rss_mib pcapng_mib store_mib ratio
+printf '%-9s %-8s %5s %10s %7s %12s %11s %12s %7s %8s %10s %10s %6s\n' workload tree round events cpu_s 'events/cpu-s' \
+  build_cpu_s 'build_ev/cpu' wall_s rss_mib pcapng_mib store_mib ratio
 for file in "$files"/*.pcapng; do
   name=$(basename "$file" .pcapng)
   for round in $(seq "$rounds"); do
     for tree in "${trees[@]}"; do
       label=this; [ "$tree" != "$here" ] && label=baseline
       rm -rf "$tmp/cache"
-      /usr/bin/time -f '%U %S %e %M' -o "$tmp/time" "$tree/tracewire" sql --cache-dir "$tmp/cache" --csv \
+      TRACEWIRE_TIMING=1 /usr/bin/time -f '%U %S %e %M' -o "$tmp/time" "$tree/tracewire" sql --cache-dir "$tmp/cache" --csv \
         "$file" "SELECT count(*) AS n FROM events" > "$tmp/out" 2>"$tmp/err"
       n=$(tail -1 "$tmp/out")
+      build=$(sed -n 's/^timing: store build commit .* cpu_s=\([0-9.]*\) .*/\1/p' "$tmp/err" | tail -1)
       read -r user sys wall rss < "$tmp/time"
       store=$(stat -c %s "$tmp"/cache/store-*.duckdb)
       pcap=$(stat -c %s "$file")
       awk -v w="$name" -v t="$label" -v r="$round" -v n="$n" -v u="$user" -v s="$sys" -v e="$wall" -v m="$rss" -v p="$pcap" -v st="$store" \
-        'BEGIN { c = u + s; printf "%-9s %-8s %5d %10d %7.2f %12.0f %7.2f %8.0f %10.1f %10.1f %6.2f\n", w, t, r, n, c, n / c, e, m / 1024, p / 1048576, st / 1048576, st / p }'
+        -v b="${build:--}" \
+        'BEGIN { c = u + s; br = b == "-" ? "-" : sprintf("%.0f", n / b)
+          printf "%-9s %-8s %5d %10d %7.2f %12.0f %11s %12s %7.2f %8.0f %10.1f %10.1f %6.2f\n", w, t, r, n, c, n / c, b, br,
+            e, m / 1024, p / 1048576, st / 1048576, st / p }'
     done
   done
 done

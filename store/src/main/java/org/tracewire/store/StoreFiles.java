@@ -83,7 +83,9 @@ final class StoreFiles {
                 // over rows from there), not handed to DuckDB's workers and back (docs/decisions/0018)
                 s.execute("SET threads = 1");
             }
+            BuildTiming timing = BuildTiming.start();
             r = StoreBuilder.build(in, c, source.toAbsolutePath().toString(), counted);
+            timing.report("commit", r.events());
             if (in instanceof PcapngInput p && p.captureScopes().isEmpty()) {
                 PcapngInput.open(source).close(); // throws the reader's own refusal (no tracewire context)
                 throw new IOException(source + ": no tracewire capture context (CAPTURE frame) in the file");
@@ -91,6 +93,7 @@ final class StoreFiles {
             try (Statement s = c.createStatement()) {
                 s.execute("CHECKPOINT");
             }
+            timing.report("checkpoint", r.events());
         } catch (IOException | SQLException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             Files.deleteIfExists(tmp.resolveSibling(tmp.getFileName() + ".wal"));
