@@ -1,5 +1,6 @@
 package org.tracewire.store;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -14,11 +15,11 @@ import java.lang.management.ManagementFactory;
  */
 final class BuildTiming {
     private static final BuildTiming OFF = new BuildTiming(null, 0, 0);
-    private final com.sun.management.OperatingSystemMXBean os;
+    private final OperatingSystemMXBean os;
     private final long cpu0;
     private final long wall0;
 
-    private BuildTiming(com.sun.management.OperatingSystemMXBean os, long cpu0, long wall0) {
+    private BuildTiming(OperatingSystemMXBean os, long cpu0, long wall0) {
         this.os = os;
         this.cpu0 = cpu0;
         this.wall0 = wall0;
@@ -27,7 +28,7 @@ final class BuildTiming {
     /** Starts timing when {@code TRACEWIRE_TIMING} is set, else a timing that prints nothing. */
     static BuildTiming start() {
         if (System.getenv("TRACEWIRE_TIMING") == null
-                || !(ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)) {
+                || !(ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os)) {
             return OFF;
         }
         return new BuildTiming(os, os.getProcessCpuTime(), System.nanoTime());
