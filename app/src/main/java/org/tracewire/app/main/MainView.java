@@ -8,7 +8,6 @@ import javafx.beans.binding.Bindings;
 import javafx.beans.value.ChangeListener;
 import javafx.beans.value.ObservableValue;
 import javafx.geometry.Orientation;
-import javafx.geometry.Pos;
 import javafx.scene.Node;
 import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
@@ -22,7 +21,6 @@ import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.Region;
-import javafx.scene.layout.StackPane;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 import javafx.stage.WindowEvent;
@@ -124,9 +122,10 @@ public final class MainView extends BorderPane {
         notice.setMouseTransparent(true);
         notice.setWrapText(true);
         notice.setMaxWidth(420);
-        StackPane.setAlignment(notice, Pos.BOTTOM_RIGHT);
+        notice.setManaged(false); // placed by layoutChildren over the views' bottom right
         noticeShown.setOnFinished(e -> notice.setVisible(false));
-        setCenter(new StackPane(tabs, notice));
+        setCenter(tabs);
+        getChildren().add(notice);
         setTop(menuBar(vm, captureTab));
         setBottom(statusBar(vm));
         vm.noticeProperty().addListener((o, a, n) -> {
@@ -206,6 +205,15 @@ public final class MainView extends BorderPane {
                 + " -fx-padding: 8 12 8 12; -fx-border-width: 1;");
         notice.setVisible(true);
         noticeShown.playFromStart();
+    }
+
+    /** Lays out the bars and the views, then the notice over the views' bottom right corner. */
+    @Override
+    protected void layoutChildren() {
+        super.layoutChildren();
+        notice.autosize();
+        notice.relocate(tabs.getLayoutX() + tabs.getWidth() - notice.getWidth() - 12,
+                tabs.getLayoutY() + tabs.getHeight() - notice.getHeight() - 12);
     }
 
     private MenuBar menuBar(MainViewModel vm, Tab captureTab) {
