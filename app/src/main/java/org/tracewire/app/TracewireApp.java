@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -177,7 +176,7 @@ public final class TracewireApp {
                 .sampleOver(Thread.currentThread(), 150, line -> say.accept("[GC so far " + ManagementFactory.getGarbageCollectorMXBeans().stream()
                         .mapToLong(GarbageCollectorMXBean::getCollectionTime).sum() + " ms] " + line)).start(50);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say.accept("exit: " + stalls.summary())));
-        timingCapture(vm, say, () -> Math.max(0, threads.getThreadCpuTime(fxThread)));
+        timingCapture(vm, say, stalls);
         boolean[] once = new boolean[3];
         vm.capture().getRows().addListener((ListChangeListener<Object>) c -> {
             if (!once[0] && !vm.capture().getRows().isEmpty()) {
@@ -211,14 +210,14 @@ public final class TracewireApp {
      * {@link #timing}'s lines of a live capture: its start, its stop with the kernel's counts, and
      * the JavaFX thread's stalls from its start to its stop alone (the window's first show apart).
      *
-     * @param fxCpu the JavaFX thread's CPU time (ns)
+     * @param stalls the JavaFX thread's one monitor (a window of it from start to stop)
      */
-    private static void timingCapture(MainViewModel vm, Consumer<String> say, LongSupplier fxCpu) {
-        StallMonitor[] capturing = {null};
+    private static void timingCapture(MainViewModel vm, Consumer<String> say, StallMonitor stalls) {
+        StallMonitor.Window[] capturing = {null};
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
             if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
                 say.accept("capture started into " + file);
-                capturing[0] = new StallMonitor(Platform::runLater, System::nanoTime, fxCpu, 250).start(50);
+                capturing[0] = stalls.window();
             }
         });
         vm.capture().live().statsProperty().addListener((o, a, s) -> {

@@ -2,13 +2,20 @@ package org.tracewire.app.capture;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Go to frame's thread and DuckDB connection, apart from the store table's query thread so that a
  * lookup never waits behind the pages being fetched: the row of a frame in a view and that row's
  * page, read there ({@link StoreRows#rowOf}, {@link StoreRows#page}); also where a plain view's
  * direct page reading is made ready ({@link StoreRows#warm}) before the first go to frame.
+ *
+ * <p>Order on the thread: a lookup queued runs before a warm-up that has not started (the warm-up
+ * waits for the lookups; a lookup before it reads its page by a query), so a go to frame is never
+ * queued behind the warm-up; one already running is finished first (reading ~20,000 offsets).
  */
 final class FrameLookup {
     /**
@@ -23,6 +30,10 @@ final class FrameLookup {
 
     private final Connection db;
     private volatile Executor thread;
+    /** Lookups (and the close) not run yet, first queued first. */
+    private final Queue<Runnable> lookups = new ConcurrentLinkedQueue<>();
+    /** The warm-up not started yet, run once no lookup waits. */
+    private final AtomicReference<Runnable> warmUp = new AtomicReference<>();
 
     /**
      * @param db     the lookups' own connection (closed by {@link #close})
@@ -40,12 +51,25 @@ final class FrameLookup {
 
     /** Runs a task on the lookup thread. */
     void execute(Runnable task) {
-        thread.execute(task);
+        lookups.add(task);
+        thread.execute(this::next);
     }
 
-    /** Makes a numbering's direct page reading ready, on the lookup thread. */
+    /** Makes a numbering's direct page reading ready, on the lookup thread once no lookup waits. */
     void warm(StoreRows numbering) {
-        thread.execute(() -> numbering.warm(db));
+        warmUp.set(() -> numbering.warm(db));
+        thread.execute(this::next);
+    }
+
+    /** One step on the thread (one per task queued): the oldest lookup, else the warm-up. */
+    private void next() {
+        Runnable task = lookups.poll();
+        if (task == null) {
+            task = warmUp.getAndSet(null);
+        }
+        if (task != null) {
+            task.run();
+        }
     }
 
     /**
@@ -67,7 +91,8 @@ final class FrameLookup {
 
     /** Closes the connection on the lookup thread, after the lookups queued, then runs {@code then} there. */
     void close(Runnable then) {
-        thread.execute(() -> {
+        execute(() -> {
+            warmUp.set(null); // not warmed over a closed connection
             try {
                 db.close();
             } catch (SQLException e) {

@@ -3,11 +3,11 @@ package org.tracewire.app.main;
 import java.io.File;
 import java.util.Locale;
 import java.util.function.Supplier;
+import javafx.animation.PauseTransition;
 import javafx.beans.binding.Bindings;
 import javafx.beans.value.ChangeListener;
 import javafx.beans.value.ObservableValue;
 import javafx.geometry.Orientation;
-import javafx.geometry.Pos;
 import javafx.scene.Node;
 import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
@@ -25,7 +25,6 @@ import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 import javafx.stage.WindowEvent;
 import javafx.util.Duration;
-import org.controlsfx.control.Notifications;
 import org.controlsfx.control.StatusBar;
 import org.tracewire.app.browser.BrowserView;
 import org.tracewire.app.capture.CaptureView;
@@ -41,6 +40,9 @@ import org.tracewire.app.wireshark.WiresharkView;
 
 /** The main window's content: a menu bar, tabs for the start page and the views, a status bar, notifications. */
 public final class MainView extends BorderPane {
+    /** The last notice, over the views' bottom right while {@link #noticeShown} runs. */
+    private final Label notice = new Label();
+    private final PauseTransition noticeShown = new PauseTransition(Duration.seconds(6));
     /** The views by name, for {@code --view}. */
     public enum Page {
         /** The start page. */
@@ -115,7 +117,15 @@ public final class MainView extends BorderPane {
         vm.query().shownProperty().bind(query.selectedProperty());
         vm.ioGraph().shownProperty().bind(ioGraph.selectedProperty());
         linkViews(vm, captureTab, filter);
+        notice.setId("notice");
+        notice.setVisible(false);
+        notice.setMouseTransparent(true);
+        notice.setWrapText(true);
+        notice.setMaxWidth(420);
+        notice.setManaged(false); // placed by layoutChildren over the views' bottom right
+        noticeShown.setOnFinished(e -> notice.setVisible(false));
         setCenter(tabs);
+        getChildren().add(notice);
         setTop(menuBar(vm, captureTab));
         setBottom(statusBar(vm));
         vm.noticeProperty().addListener((o, a, n) -> {
@@ -183,19 +193,27 @@ public final class MainView extends BorderPane {
         return bar;
     }
 
-    /** Shows a notice at the window's bottom right for a few seconds (ControlsFX Notifications). */
+    /**
+     * Shows a notice at the bottom right of the views for a few seconds: a label in the window's own
+     * scene, not a popup window (ControlsFX Notifications opened one at each notice, and its first
+     * resize waited for the render lock: a 266-ms JavaFX stall 0.4 s after a live capture's Stop).
+     */
     private void showNotice(MainViewModel.Notice n) {
-        if (getScene() == null || getScene().getWindow() == null || !getScene().getWindow().isShowing()) {
-            return;
-        }
-        Notifications note = Notifications.create()
-                .title("tracewire").text(n.text()).owner(getScene().getWindow())
-                .position(Pos.BOTTOM_RIGHT).hideAfter(Duration.seconds(6));
-        if (n.warning()) {
-            note.showWarning();
-        } else {
-            note.showInformation();
-        }
+        notice.setText(n.text());
+        notice.setStyle((n.warning() ? "-fx-background-color: #fff3e0; -fx-border-color: #e65100;"
+                : "-fx-background-color: #f5f5f5; -fx-border-color: #9e9e9e;")
+                + " -fx-padding: 8 12 8 12; -fx-border-width: 1;");
+        notice.setVisible(true);
+        noticeShown.playFromStart();
+    }
+
+    /** Lays out the bars and the views, then the notice over the views' bottom right corner. */
+    @Override
+    protected void layoutChildren() {
+        super.layoutChildren();
+        notice.autosize();
+        notice.relocate(tabs.getLayoutX() + tabs.getWidth() - notice.getWidth() - 12,
+                tabs.getLayoutY() + tabs.getHeight() - notice.getHeight() - 12);
     }
 
     private MenuBar menuBar(MainViewModel vm, Tab captureTab) {

@@ -63,7 +63,7 @@ public final class MainViewModel {
     private long noticeSeq;
 
     /**
-     * A short notification the main window shows for a few seconds (ControlsFX Notifications).
+     * A short notification the main window shows for a few seconds (a label over its views, {@code MainView}).
      *
      * @param seq     increases with every notice (the same text twice is two notices)
      * @param text    what happened

@@ -1,5 +1,7 @@
 package org.tracewire.app.util;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,7 +20,8 @@ import java.util.function.LongSupplier;
  * Any thread reads the figures; a heartbeat still waiting counts with its age so far. With
  * {@link #sampleOver}, a heartbeat that has waited long has the UI thread's stack told at each
  * period it still waits (what the thread does during a stall). For benchmarks
- * ({@code TRACEWIRE_TIMING=1}), not a timed assertion.
+ * ({@code TRACEWIRE_TIMING=1}), not a timed assertion. A part of the run (a live capture's) has
+ * its own figures from the same heartbeats through {@link #window}: one monitor, one heartbeat.
  */
 public final class StallMonitor implements AutoCloseable {
     private final Executor ui;
@@ -37,6 +40,7 @@ public final class StallMonitor implements AutoCloseable {
     private volatile Thread sampled;
     private volatile long sampleNs;
     private volatile Consumer<String> samples;
+    private final List<Window> windows = new ArrayList<>();
 
     /**
      * @param ui          runs a task on the UI thread ({@code Platform::runLater})
@@ -131,6 +135,9 @@ public final class StallMonitor implements AutoCloseable {
     }
 
     private synchronized void record(long waitNs, long cpuNs, long now) {
+        for (Window w : windows) {
+            w.record(waitNs, cpuNs);
+        }
         beats++;
         if (waitNs > thresholdNs) {
             over++;
@@ -174,9 +181,83 @@ public final class StallMonitor implements AutoCloseable {
      *
      * @return the line
      */
-    public String summary() {
+    public synchronized String summary() {
+        long pending = waiting.get() ? nanos.getAsLong() - postedAt : 0;
+        return line(Math.max(longestNs, pending), longestCpuNs, over, beats);
+    }
+
+    /**
+     * Opens a window: the figures of the heartbeats that end from now until its {@link Window#close}.
+     *
+     * @return the window, open
+     */
+    public synchronized Window window() {
+        Window w = new Window();
+        windows.add(w);
+        return w;
+    }
+
+    /** The figures of a part of the monitor's run ({@link #window}); read and closed from any thread. */
+    public final class Window {
+        private long wLongestNs;
+        private long wLongestCpuNs;
+        private long wOver;
+        private long wBeats;
+
+        private Window() {
+        }
+
+        private void record(long waitNs, long cpuNs) {
+            wBeats++;
+            if (waitNs > thresholdNs) {
+                wOver++;
+            }
+            if (waitNs > wLongestNs) {
+                wLongestNs = waitNs;
+                wLongestCpuNs = cpuNs;
+            }
+        }
+
+        /** Stops counting heartbeats in this window; its figures stay. */
+        public void close() {
+            synchronized (StallMonitor.this) {
+                windows.remove(this);
+            }
+        }
+
+        /** The longest wait in the window in ms. */
+        public long longestMs() {
+            synchronized (StallMonitor.this) {
+                return TimeUnit.NANOSECONDS.toMillis(wLongestNs);
+            }
+        }
+
+        /** Heartbeats of the window that waited longer than the threshold. */
+        public long stallsOver() {
+            synchronized (StallMonitor.this) {
+                return wOver;
+            }
+        }
+
+        /** Heartbeats that ran in the window. */
+        public long beats() {
+            synchronized (StallMonitor.this) {
+                return wBeats;
+            }
+        }
+
+        /** The window's line, as {@link StallMonitor#summary()}. */
+        public String summary() {
+            synchronized (StallMonitor.this) {
+                return line(wLongestNs, wLongestCpuNs, wOver, wBeats);
+            }
+        }
+    }
+
+    private String line(long longestNs, long cpuNs, long overs, long ran) {
         return String.format("longest UI-thread stall %d ms (the thread ran %d ms of it); %d waits over %d ms of %d"
-                + " heartbeats", longestMs(), longestCpuMs(), stallsOver(), TimeUnit.NANOSECONDS.toMillis(thresholdNs), beats());
+                + " heartbeats", TimeUnit.NANOSECONDS.toMillis(longestNs), TimeUnit.NANOSECONDS.toMillis(cpuNs), overs,
+                TimeUnit.NANOSECONDS.toMillis(thresholdNs), ran);
     }
 
     /** Stops the heartbeats; the figures stay. */

@@ -292,6 +292,25 @@ class StoreTableTest {
     }
 
     @Test
+    void aGoToFrameQueuedAfterTheWarmUpRunsBeforeIt() throws Exception {
+        Connection db = table.store().connection();
+        FrameRuns runs = FrameRuns.of(db, table.total());
+        try (FrameReader frames = FrameReader.open(table.file())) {
+            StoreRows numbering = new StoreRows(frames, runs);
+            java.util.ArrayDeque<Runnable> thread = new java.util.ArrayDeque<>();
+            FrameLookup lookup = new FrameLookup(db, thread::add); // not closed: the table's connection
+            lookup.warm(numbering);
+            boolean[] warmedBeforeLookup = {true};
+            lookup.execute(() -> warmedBeforeLookup[0] = numbering.readsFromFile());
+            while (!thread.isEmpty()) {
+                thread.poll().run();
+            }
+            assertFalse(warmedBeforeLookup[0], "the lookup ran before the warm-up queued ahead of it");
+            assertTrue(numbering.readsFromFile(), "the warm-up ran after it");
+        }
+    }
+
+    @Test
     void aPlainViewsPagesFromTheFileAloneEqualThePagesByQuery() throws Exception {
         Connection db = table.store().connection();
         FrameRuns runs = FrameRuns.of(db, table.total());

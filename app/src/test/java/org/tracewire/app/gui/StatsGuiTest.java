@@ -1,6 +1,7 @@
 package org.tracewire.app.gui;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.awt.image.BufferedImage;
@@ -53,6 +54,11 @@ class StatsGuiTest {
         }
         GuiTestSupport.fx(() -> GuiTestSupport.vm.openFile(file));
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null);
+        // the "opened" notice is a label in the main window's scene, not a popup window of its own
+        GuiTestSupport.waitUntil(() -> robot.lookup("#notice").tryQuery().map(Node::isVisible).orElse(false));
+        Label notice = robot.lookup("#notice").queryAs(Label.class);
+        assertTrue(notice.getText().startsWith("opened stacks.pcapng"), notice.getText());
+        assertSame(robot.lookup("#main-view").query().getScene(), notice.getScene());
         GuiTestSupport.fx(() -> GuiTestSupport.view.show(MainView.Page.LATENCY));
         LatencyViewModel latency = GuiTestSupport.vm.latency();
         Label percentiles = robot.lookup("#latency-percentiles").queryAs(Label.class);

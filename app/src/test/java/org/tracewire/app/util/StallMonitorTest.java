@@ -127,4 +127,27 @@ class StallMonitorTest {
         runUi();
         assertEquals(1, told.size(), "a wait is sampled only while a later beat finds it waiting");
     }
+
+    @Test
+    void aWindowCountsTheHeartbeatsOfItsPartAlone() {
+        monitor.beat();
+        advanceMs(400); // before the window: not in it
+        runUi();
+        StallMonitor.Window w = monitor.window();
+        monitor.beat();
+        advanceMs(260);
+        runUi();
+        monitor.beat();
+        advanceMs(20);
+        runUi();
+        w.close();
+        monitor.beat();
+        advanceMs(500); // after it: not in it
+        runUi();
+        assertEquals(260, w.longestMs());
+        assertEquals(1, w.stallsOver());
+        assertEquals(2, w.beats());
+        assertEquals(500, monitor.longestMs(), "the monitor counts every heartbeat");
+        assertEquals(4, monitor.beats());
+    }
 }
