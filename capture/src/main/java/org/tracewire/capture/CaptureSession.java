@@ -34,9 +34,9 @@ public final class CaptureSession implements AutoCloseable {
     private static final Set<String> COUNTER_CLOCKS = Set.of("counter", "uptime", "x86-tsc");
 
     /**
-     * Per-CPU buffer size captures use unless told otherwise, KiB: 8 MiB, not the kernel's
-     * 1.4 MiB. The JVM's readers need the headroom to ride out scheduling delays on busy CPUs and
-     * JIT warm-up (measured: zero loss at ~0.5 M sched events/s with 8 MiB where 1.4 MiB lost).
+     * Per-CPU buffer size captures use unless told otherwise, KiB: 8 MiB, larger than the kernel's
+     * default, so the JVM's readers ride out scheduling delays on busy CPUs and JIT warm-up
+     * (measured in BENCHMARKS.md).
      */
     public static final int DEFAULT_BUFFER_KB = 8192;
 

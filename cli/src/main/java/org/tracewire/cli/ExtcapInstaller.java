@@ -192,8 +192,7 @@ public final class ExtcapInstaller {
      */
     private static void configCase(StringBuilder sb, Map<String, List<String>> configs) {
         // tshark and Wireshark ask for the options before every capture: answered here too, so a
-        // capture starts one JVM, not two (under a full-speed load a JVM start took 1-1.5 s of the
-        // capture's first seconds)
+        // capture starts one JVM, not two (a JVM start delays the capture; BENCHMARKS.md)
         if (configs.isEmpty()) {
             return;
         }

@@ -66,7 +66,8 @@ public final class FileRows implements AutoCloseable {
      * Opens a finished pcapng for its first screen of rows: one pass, the context learnt as it
      * comes (a capture sends each context message before the first event that needs it,
      * docs/wire-format.md §6), so the first rows come without {@link #open}'s pass over every
-     * packet of the file for its context (2.5 s for 10 M events). Task names are those given so far.
+     * packet of the file for its context (seconds for millions of events; BENCHMARKS.md). Task
+     * names are those given so far.
      *
      * @param file the pcapng
      * @return the open file, before its first event

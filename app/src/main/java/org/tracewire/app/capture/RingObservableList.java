@@ -11,7 +11,7 @@ import javafx.collections.ObservableListBase;
  * appending past the capacity drops the oldest, and one append fires one change (a removal at
  * the head and an addition at the tail) in time proportional to the batch, not the list. The
  * standard {@code remove(0, n)} of an observable array list shifts the whole list once per
- * element, which stalled the JavaFX thread for seconds at 100,000 events/s.
+ * element, which stalls the JavaFX thread at a live capture's rates (BENCHMARKS.md).
  *
  * @param <E> the element type
  */

@@ -23,8 +23,8 @@ import javafx.scene.layout.VBox;
  * The store table's rows in a {@link TableView} that holds only the rows it shows
  * ({@link RowWindow}: as many as fit, however many rows the view has), with a scroll bar of its
  * own beside it over every row. JavaFX 21's {@code VirtualFlow} walks its rows from the first to
- * the current one on each layout, so a table of 10 M rows took over 100 ms to show a row near its
- * end; a window of a page of rows lays out in the same time wherever it is.
+ * the current one on each layout, so showing a row near the end of millions is slow
+ * (BENCHMARKS.md); a window of a page of rows lays out in the same time wherever it is.
  *
  * <p>The row shown at the top and the selected row are numbers of the store table's rows
  * ({@link #topRow()}, {@link #selectedRow()}); the table's own selection is the selected row while
