@@ -58,12 +58,7 @@ import org.tracewire.store.StoreCache;
 public final class StoreTable extends StoreFilters implements AutoCloseable {
     /** Rows per page fetched. */
     public static final int PAGE = StoreRows.PAGE;
-    /**
-     * DuckDB's buffer pool in the app, MiB (the store's own default is for the {@code sql} command):
-     * with the app's 384 MiB of Java heap ({@code scripts/jvm-opts.sh}) and the JVM's and JavaFX's
-     * own memory, the app stays under 1 GB of RSS on a 10 M-event capture; larger queries spill to
-     * the store's temporary folder.
-     */
+    /** DuckDB's buffer pool in the app, MiB, beside its 384 MiB of Java heap; larger queries spill to disk. */
     static final int APP_DUCKDB_MIB = 320;
     /** What a row not fetched yet shows. */
     public static final EventRow LOADING = new EventRow(0, 0, 0, "", "", "loading…", Map.of(), 0, null);
