@@ -18,6 +18,8 @@
 #   read once its store is ready.
 # - BENCH_APP_LIVE_VIEW=histogram: the histogram is on screen while capturing, and each of its
 #   refreshes over the growing store is timed from the commit it shows (TRACEWIRE_TIMING_VIEW).
+# - BENCH_APP_LIVE_WORKLOAD=switch: `stress-ng --switch 2` instead, and the app captures
+#   sched:sched_switch and sched:sched_wakeup (about 0.9 M events/s here; RATE is ignored).
 # Prints a line per round: events/s, the app's count, the file's, the kernel's read + lost, the
 # longest stall (from Start to Stop, at store ready, and over the whole run at exit), the peak RSS, the load average.
 # Needs root, tracefs, xvfb, python3, gcc for RATE 0 (apt-get install -y xvfb python3 gcc).
@@ -48,11 +50,17 @@ cat >"$work/lib.sh" <<'LIB'
 hwm() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
 LIB
 
+captures='--capture syscalls:sys_enter_getppid --capture syscalls:sys_exit_getppid'
+[ "${BENCH_APP_LIVE_WORKLOAD:-}" = switch ] && captures='--capture sched:sched_switch --capture sched:sched_wakeup'
+
 # starts the workload for SECONDS, its processes in $workload_pids, ended when the round ends
 workload_pids=()
 workload() {
   workload_pids=()
-  if [ "$rate" = 0 ]; then
+  if [ "${BENCH_APP_LIVE_WORKLOAD:-}" = switch ]; then
+    stress-ng --switch 2 --timeout "$1" >"$work/workload.log" 2>&1 &
+    workload_pids+=($!)
+  elif [ "$rate" = 0 ]; then
     for _ in $(seq "$(nproc)"); do "$work/getppid-loop" "$1" & workload_pids+=($!); done
   else
     python3 "$here/scripts/workload-syscalls.py" "$rate" "$1" >"$work/workload.log" 2>&1 &
@@ -79,7 +87,7 @@ run() {
     source '$work/lib.sh'
     XDG_CACHE_HOME='$cfg/cache' XDG_CONFIG_HOME='$cfg/config' TRACEWIRE_TIMING=1 TRACEWIRE_NO_WIRESHARK_GUI=1 \
       TRACEWIRE_TIMING_VIEW='${BENCH_APP_LIVE_VIEW:-}' \
-      '$here/tracewire' --capture syscalls:sys_enter_getppid --capture syscalls:sys_exit_getppid \
+      '$here/tracewire' $captures \
       --duration $seconds 2>'$log' &
     launcher=\$!
     for i in \$(seq 1200); do grep -q '^timing: store ready' '$log' && break; sleep 0.5; done
