@@ -93,6 +93,23 @@ public final class BackendClient implements AutoCloseable {
         listeners.remove(l);
     }
 
+    /**
+     * Waits for the backend's process to end: a backend whose connection closed may still be
+     * removing its tracefs instance and TAP interface, which a new backend would find taken.
+     *
+     * @param timeout the longest wait
+     * @return true when the process has ended (or this client has none), false when still alive
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process == null || process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** True when this client has no process or its process has ended. */
+    public boolean exited() {
+        return process == null || !process.isAlive();
+    }
+
     /** True while the backend's output is open. */
     public boolean isOpen() {
         return !closed;

@@ -94,11 +94,37 @@ public final class LiveCapture {
      * privilege). Call off the JavaFX thread.
      */
     public synchronized BackendClient backendClient() {
+        if (client != null && !client.isOpen()) {
+            awaitPreviousExit(client);
+        }
         BackendClient c = client != null && client.isOpen() ? client : backend.get();
         c.removeListener(listener);
         c.addListener(listener);
         client = c;
         return c;
+    }
+
+    /** How long a new backend waits for the previous one's process to end. */
+    static final Duration PREVIOUS_EXIT = Duration.ofSeconds(10);
+
+    /**
+     * Before a new backend starts: the previous one, whose connection closed, may still hold its
+     * TAP interface (tw0) and tracefs instance until its process ends; the new one would then fail
+     * to create them. Waits (bounded) and says so in the status.
+     */
+    private void awaitPreviousExit(BackendClient old) {
+        if (old.exited()) {
+            return;
+        }
+        pendingStatus.set("waiting for the previous backend to exit (it still holds its interface)…");
+        try {
+            if (!old.awaitExit(PREVIOUS_EXIT)) {
+                pendingStatus.set("the previous backend has not exited after " + PREVIOUS_EXIT.toSeconds()
+                        + " s; starting a new one");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** True when a backend is running. */
