@@ -116,12 +116,12 @@ public final class CaptureViewModel {
      */
     private void followStoreTable() {
         // the events read from the file: those its store has read (indexed, then committed)
-        reading.indexedProperty().addListener((o, a, n) -> readIntoStore(n.longValue()));
+        reading.indexedProperty().addListener((o, a, n) -> readFromFile(n.longValue()));
         InvalidationListener commit = o -> {
             StoreTable t = reading.storeTableProperty().get();
             if (t != null) {
                 inStore.set(t.committedProperty().get());
-                readIntoStore(t.committedProperty().get());
+                readFromFile(t.committedProperty().get());
             }
         };
         reading.storeTableProperty().addListener((o, a, t) -> {
@@ -135,7 +135,7 @@ public final class CaptureViewModel {
             if (t != null && !t.growingProperty().get() && !reading.followingProperty().get()) {
                 // an opened file's store holds every event: its count is theirs, not the first screen's
                 eventCount.set(t.total());
-                readIntoStore(t.total());
+                readFromFile(t.total());
             }
             if (t != null && t.growingProperty().get()) {
                 t.committedProperty().addListener(commit);
@@ -167,7 +167,7 @@ public final class CaptureViewModel {
      * thread): never less than before, and not added to the first screen's rows, which the store's
      * build reads again.
      */
-    private void readIntoStore(long n) {
+    private void readFromFile(long n) {
         if (n > received.get()) {
             received.set(n);
         }
@@ -467,7 +467,7 @@ public final class CaptureViewModel {
     /** Moves queued rows and counters into the observable state: call once per UI pulse. */
     public void flush() {
         // the window's reader and the store's build read the same file from its start: the larger count
-        feed.drain(table, read -> readIntoStore(drained += read));
+        feed.drain(table, read -> readFromFile(drained += read));
         live.flush();
     }
 

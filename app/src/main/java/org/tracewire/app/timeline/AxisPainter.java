@@ -54,11 +54,14 @@ final class AxisPainter {
         return x + 2 + textW <= right ? x + 2 : x - 2 - textW;
     }
 
+    /** Measures the labels: one node for every redraw (the JavaFX thread's), not one per label. */
+    private static final Text MEASURE = new Text();
+
     /** Width of {@code text} in {@code font}, px. */
     private static double textWidth(Font font, String text) {
-        Text t = new Text(text);
-        t.setFont(font);
-        return t.getLayoutBounds().getWidth();
+        MEASURE.setFont(font);
+        MEASURE.setText(text);
+        return MEASURE.getLayoutBounds().getWidth();
     }
 
     /** A vertical line at time {@code t} (colour {@code c}, {@code lw} px wide) from the axis down to {@code bottom}, when in view. */
