@@ -105,7 +105,11 @@ run() {
     return 1
   fi
   local stopped app inside first_ts span read lost rate_seen stall_ready stall_capture stall_exit
-  stopped=$(grep '^timing: capture stopped' "$log")
+  stopped=$(grep '^timing: capture stopped' "$log" || true)
+  if [ -z "$stopped" ]; then
+    echo "round $r: no final counters from the backend (the stop failed?); the capture's states:" >&2
+    grep '^timing: capture status' "$log" >&2 || true
+  fi
   read=$(sed -n 's/.*kernel: \([0-9]*\) read.*/\1/p' <<<"$stopped")
   lost=$(sed -n 's/.* \([0-9]*\) lost;.*/\1/p' <<<"$stopped")
   app=$(sed -n 's/^timing: store ready (\([0-9]*\) events).*/\1/p' "$log")

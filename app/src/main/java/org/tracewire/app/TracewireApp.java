@@ -156,8 +156,8 @@ public final class TracewireApp {
 
     /**
      * {@code TRACEWIRE_TIMING=1}: milestones of opening a file or of a live capture on standard
-     * error, in ms since the JVM started (window shown, an opened file's first rows, capture started
-     * and stopped with the kernel's counts, a live capture's table over its store's first commit,
+     * error, in ms since the JVM started (window shown, an opened file's first rows, each capture
+     * status, capture started and stopped with the kernel's counts, a live capture's table over its store's first commit,
      * store ready with its count, first page of the store's table on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
      * exit), for scripts/bench-app-open.sh and scripts/bench-app-live.sh; {@code TRACEWIRE_TIMING=tour}
      * goes on through every view ({@link org.tracewire.app.main.TimingTour}).
@@ -214,6 +214,8 @@ public final class TracewireApp {
      */
     private static void timingCapture(MainViewModel vm, Consumer<String> say, StallMonitor stalls) {
         StallMonitor.Window[] capturing = {null};
+        // each state of the capture as the status bar says it (start, stop, a failure)
+        vm.capture().statusProperty().addListener((o, was, now) -> say.accept("capture status: " + now));
         vm.capture().sourceFileProperty().addListener((o, was, file) -> {
             if (vm.capture().runningProperty().get() && file != null && !file.isEmpty()) {
                 say.accept("capture started into " + file);

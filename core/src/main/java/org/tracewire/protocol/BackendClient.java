@@ -42,6 +42,7 @@ public final class BackendClient implements AutoCloseable {
     private final List<BackendListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final Thread reader;
+    private final Duration timeout;
     private volatile boolean closed;
 
     /** A command waiting for its reply of type {@code reply}. */
@@ -59,6 +60,17 @@ public final class BackendClient implements AutoCloseable {
      * @param process     the process, destroyed by {@link #close()}; may be null
      */
     public BackendClient(InputStream fromBackend, OutputStream toBackend, Process process) {
+        this(fromBackend, toBackend, process, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * Like {@link #BackendClient(InputStream, OutputStream, Process)}, with another reply timeout
+     * (tests).
+     *
+     * @param timeout how long a command other than {@code stopCapture} waits for its reply
+     */
+    BackendClient(InputStream fromBackend, OutputStream toBackend, Process process, Duration timeout) {
+        this.timeout = Objects.requireNonNull(timeout);
         this.in = Objects.requireNonNull(fromBackend);
         this.out = Objects.requireNonNull(toBackend);
         this.process = process;
@@ -124,6 +136,12 @@ public final class BackendClient implements AutoCloseable {
      * @return the reply
      */
     public <R extends Messages.Reply> CompletableFuture<R> request(Messages.Command command, Class<R> reply) {
+        return request(command, reply, timeout);
+    }
+
+    /** {@link #request(Messages.Command, Class)} waiting at most {@code timeout} (null: as long as the backend lives). */
+    private <R extends Messages.Reply> CompletableFuture<R> request(Messages.Command command, Class<R> reply,
+            Duration timeout) {
         long id = nextId.getAndIncrement();
         CompletableFuture<R> f = new CompletableFuture<>();
         byte[] line;
@@ -147,7 +165,7 @@ public final class BackendClient implements AutoCloseable {
             pending.remove(id);
             f.completeExceptionally(new BackendException("cannot write to the backend: " + e.getMessage(), e));
         }
-        return f.orTimeout(DEFAULT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return timeout == null ? f : f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -191,22 +209,43 @@ public final class BackendClient implements AutoCloseable {
      * @return the {@code started} reply
      */
     public CompletableFuture<Messages.Started> startCapture(Messages.CaptureRequest req) {
+        return startCapture(req, timeout);
+    }
+
+    /**
+     * {@link #startCapture(Messages.CaptureRequest)} waiting up to {@code timeout} for the reply
+     * instead of the client's reply timeout: a backend starting on a saturated machine (its JVM,
+     * the instance, the task snapshot) can take longer than {@link #DEFAULT_TIMEOUT}.
+     *
+     * @param req     what to capture and where to
+     * @param timeout the longest wait for the {@code started} reply
+     * @return the {@code started} reply
+     */
+    public CompletableFuture<Messages.Started> startCapture(Messages.CaptureRequest req, Duration timeout) {
         List<Messages.CaptureEvent> events = req.events().stream()
                 .map(e -> new Messages.CaptureEvent(e.event(), blankToNull(e.filter()), blankToNull(e.stack())))
                 .toList();
         Messages.CaptureRequest sent = new Messages.CaptureRequest(events, blankToNull(req.iface()),
                 blankToNull(req.pcapng()), req.bufferKb() != null && req.bufferKb() > 0 ? req.bufferKb() : null,
                 blankToNull(req.clock()), req.traceSelf());
-        return request(sent, Messages.Started.class);
+        return request(sent, Messages.Started.class, Objects.requireNonNull(timeout));
     }
 
     private static String blankToNull(String s) {
         return s == null || s.isBlank() ? null : s;
     }
 
-    /** {@code stopCapture}. @return the final counters */
+    /**
+     * {@code stopCapture}: the backend turns tracing off, then frames and writes every event it has
+     * read before it answers ({@code Capture.drain}); with a read-ahead of up to 2 GiB on a busy
+     * machine that takes minutes, so this waits with no time limit, as long as the backend lives
+     * (fails with a {@link BackendException} when its output ends).
+     *
+     * @return the final counters
+     */
     public CompletableFuture<Messages.Stats> stopCapture() {
-        return request(new Messages.StopCaptureRequest(), Messages.Stopped.class).thenApply(Messages.Stopped::stats);
+        return request(new Messages.StopCaptureRequest(), Messages.Stopped.class, null)
+                .thenApply(Messages.Stopped::stats);
     }
 
     /** {@code stats}. @return the current counters */

@@ -1,6 +1,7 @@
 package org.tracewire.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +103,61 @@ class BackendClientTest {
         send("{\"type\":\"stats\",\"id\":" + c.get("id").asLong() + ",\"running\":true,\"events\":\"5\"}");
         e = assertThrows(ExecutionException.class, () -> stats.get(5, TimeUnit.SECONDS));
         assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
+    }
+
+    /**
+     * A stop waits as long as the backend frames what it read (minutes on a busy machine), where
+     * every other command times out: the app said "stop failed" while the capture went on.
+     */
+    @Test
+    void stopCaptureOutlastsTheReplyTimeout() throws Exception {
+        PipedInputStream fromBackend = new PipedInputStream(1 << 16);
+        PipedOutputStream out = new PipedOutputStream(fromBackend);
+        PipedInputStream commands = new PipedInputStream(1 << 16);
+        BufferedReader in = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
+        BackendClient c = new BackendClient(fromBackend, new PipedOutputStream(commands), null, Duration.ofMillis(200));
+        var stats = c.stats();
+        var stop = c.stopCapture();
+        in.readLine();
+        JsonNode stopCmd = mapper.readTree(in.readLine());
+        assertEquals("stopCapture", stopCmd.get("type").asText());
+        ExecutionException e = assertThrows(ExecutionException.class, () -> stats.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause());
+        Thread.sleep(600); // three reply timeouts
+        assertFalse(stop.isDone());
+        out.write(("{\"type\":\"stopped\",\"id\":" + stopCmd.get("id").asLong() + ",\"stats\":{\"running\":false,"
+                + "\"events\":7,\"eventsPerSecond\":0.0,\"frames\":7,\"bytes\":900,\"cpus\":[]}}\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        assertEquals(7, stop.get(5, TimeUnit.SECONDS).events());
+        // and a stop still fails when the backend goes away
+        var again = c.stopCapture();
+        out.close();
+        e = assertThrows(ExecutionException.class, () -> again.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(BackendException.class, e.getCause());
+    }
+
+    /** A start may wait longer than the reply timeout when its caller says so (a backend starting on a saturated machine). */
+    @Test
+    void startCaptureWaitsAsLongAsItsCallerSays() throws Exception {
+        PipedInputStream fromBackend = new PipedInputStream(1 << 16);
+        PipedOutputStream out = new PipedOutputStream(fromBackend);
+        PipedInputStream commands = new PipedInputStream(1 << 16);
+        BufferedReader in = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
+        BackendClient c = new BackendClient(fromBackend, new PipedOutputStream(commands), null, Duration.ofMillis(200));
+        var req = new Messages.CaptureRequest(List.of(new Messages.CaptureEvent("sched:sched_switch", null)), null,
+                "/tmp/x.pcapng", null, null);
+        var quick = c.startCapture(req);
+        var patient = c.startCapture(req, Duration.ofSeconds(30));
+        in.readLine();
+        long id = mapper.readTree(in.readLine()).get("id").asLong();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> quick.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause());
+        Thread.sleep(400);
+        assertFalse(patient.isDone());
+        out.write(("{\"type\":\"started\",\"id\":" + id + ",\"instance\":\"tracewire-9\",\"iface\":null,"
+                + "\"pcapng\":\"/tmp/x.pcapng\"}\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        assertEquals("tracewire-9", patient.get(5, TimeUnit.SECONDS).instance());
     }
 
     /** The request goes out whole: each event's stack choice and {@code traceSelf} with it. */

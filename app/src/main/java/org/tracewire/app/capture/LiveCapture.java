@@ -10,7 +10,6 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -226,7 +225,7 @@ public final class LiveCapture {
         stats.set(Messages.Stats.ZERO);
         pendingStats.set(null);
         Duration timeout = startTimeout;
-        executor.execute(() -> backendClient().startCapture(req).get(timeout.toMillis(), TimeUnit.MILLISECONDS), s -> {
+        executor.execute(() -> backendClient().startCapture(req, timeout).get(), s -> {
             busy.set(false);
             running.set(true);
             String written = s.pcapng() != null && !s.pcapng().isBlank() ? s.pcapng() : req.pcapng();
@@ -273,7 +272,8 @@ public final class LiveCapture {
     }
 
     /**
-     * Stops the capture in the background; the final counters replace the live ones.
+     * Stops the capture in the background; the final counters replace the live ones. Waits for them
+     * as long as the backend lives (it frames its read-ahead first); says so in the status meanwhile.
      *
      * @param stopped called on the UI thread with the final counters
      */
@@ -283,7 +283,10 @@ public final class LiveCapture {
             return;
         }
         busy.set(true);
-        executor.execute(() -> c.stopCapture().get(60, TimeUnit.SECONDS), stats -> {
+        // the backend answers once it has written every event it read (BackendClient.stopCapture):
+        // on a busy machine minutes after tracing stopped, so no time limit while it lives
+        status.set("stopping: tracing off, the backend writes the events it has read to the file…");
+        executor.execute(() -> c.stopCapture().get(), stats -> {
             writing = false;
             pendingStats.set(stats);
             flush();

@@ -27,10 +27,14 @@ class LiveCaptureBackendExitTest {
         List<BackendClient> made = new ArrayList<>();
         List<Boolean> oldAliveAtStart = new ArrayList<>();
         StringProperty status = new SimpleStringProperty("");
+        // the second backend's output stays open (an unconnected pipe would end its connection at
+        // once, and its "backend stopped" would race the status this test reads)
+        java.io.PipedOutputStream secondOut = new java.io.PipedOutputStream();
+        java.io.PipedInputStream secondIn = new java.io.PipedInputStream(secondOut);
         LiveCapture live = new LiveCapture(new DirectTaskExecutor(), () -> {
             BackendClient c = made.isEmpty()
                     ? new BackendClient(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(), old)
-                    : new BackendClient(new java.io.PipedInputStream(), new ByteArrayOutputStream(), null);
+                    : new BackendClient(secondIn, new ByteArrayOutputStream(), null);
             oldAliveAtStart.add(old.isAlive());
             made.add(c);
             return c;
@@ -47,5 +51,6 @@ class LiveCaptureBackendExitTest {
         live.flush();
         assertTrue(status.get().startsWith("waiting for the previous backend"), status.get());
         assertTrue(old.waitFor(0, TimeUnit.SECONDS));
+        secondOut.close();
     }
 }
