@@ -105,33 +105,42 @@ class BackendClientTest {
         assertEquals("bad stats reply: 'events' must be an integer", e.getCause().getMessage());
     }
 
+    /** A client with the given reply timeout, over pipes: {@code out} is the backend's output, {@code in} its commands. */
+    private record Scripted(BackendClient client, PipedOutputStream out, BufferedReader in) {
+    }
+
+    private static Scripted scripted(Duration timeout) throws IOException {
+        PipedInputStream fromBackend = new PipedInputStream(1 << 16);
+        PipedOutputStream out = new PipedOutputStream(fromBackend);
+        PipedInputStream commands = new PipedInputStream(1 << 16);
+        BufferedReader in = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
+        return new Scripted(new BackendClient(fromBackend, new PipedOutputStream(commands), null, timeout), out, in);
+    }
+
     /**
      * A stop waits as long as the backend frames what it read (minutes on a busy machine), where
      * every other command times out: the app said "stop failed" while the capture went on.
      */
     @Test
     void stopCaptureOutlastsTheReplyTimeout() throws Exception {
-        PipedInputStream fromBackend = new PipedInputStream(1 << 16);
-        PipedOutputStream out = new PipedOutputStream(fromBackend);
-        PipedInputStream commands = new PipedInputStream(1 << 16);
-        BufferedReader in = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
-        BackendClient c = new BackendClient(fromBackend, new PipedOutputStream(commands), null, Duration.ofMillis(200));
+        Scripted b = scripted(Duration.ofMillis(200));
+        BackendClient c = b.client();
         var stats = c.stats();
         var stop = c.stopCapture();
-        in.readLine();
-        JsonNode stopCmd = mapper.readTree(in.readLine());
+        b.in().readLine();
+        JsonNode stopCmd = mapper.readTree(b.in().readLine());
         assertEquals("stopCapture", stopCmd.get("type").asText());
         ExecutionException e = assertThrows(ExecutionException.class, () -> stats.get(5, TimeUnit.SECONDS));
         assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause());
         Thread.sleep(600); // three reply timeouts
         assertFalse(stop.isDone());
-        out.write(("{\"type\":\"stopped\",\"id\":" + stopCmd.get("id").asLong() + ",\"stats\":{\"running\":false,"
+        b.out().write(("{\"type\":\"stopped\",\"id\":" + stopCmd.get("id").asLong() + ",\"stats\":{\"running\":false,"
                 + "\"events\":7,\"eventsPerSecond\":0.0,\"frames\":7,\"bytes\":900,\"cpus\":[]}}\n").getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        b.out().flush();
         assertEquals(7, stop.get(5, TimeUnit.SECONDS).events());
         // and a stop still fails when the backend goes away
         var again = c.stopCapture();
-        out.close();
+        b.out().close();
         e = assertThrows(ExecutionException.class, () -> again.get(5, TimeUnit.SECONDS));
         assertInstanceOf(BackendException.class, e.getCause());
     }
@@ -139,24 +148,21 @@ class BackendClientTest {
     /** A start may wait longer than the reply timeout when its caller says so (a backend starting on a saturated machine). */
     @Test
     void startCaptureWaitsAsLongAsItsCallerSays() throws Exception {
-        PipedInputStream fromBackend = new PipedInputStream(1 << 16);
-        PipedOutputStream out = new PipedOutputStream(fromBackend);
-        PipedInputStream commands = new PipedInputStream(1 << 16);
-        BufferedReader in = new BufferedReader(new InputStreamReader(commands, StandardCharsets.UTF_8));
-        BackendClient c = new BackendClient(fromBackend, new PipedOutputStream(commands), null, Duration.ofMillis(200));
+        Scripted b = scripted(Duration.ofMillis(200));
+        BackendClient c = b.client();
         var req = new Messages.CaptureRequest(List.of(new Messages.CaptureEvent("sched:sched_switch", null)), null,
                 "/tmp/x.pcapng", null, null);
         var quick = c.startCapture(req);
         var patient = c.startCapture(req, Duration.ofSeconds(30));
-        in.readLine();
-        long id = mapper.readTree(in.readLine()).get("id").asLong();
+        b.in().readLine();
+        long id = mapper.readTree(b.in().readLine()).get("id").asLong();
         ExecutionException e = assertThrows(ExecutionException.class, () -> quick.get(5, TimeUnit.SECONDS));
         assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause());
         Thread.sleep(400);
         assertFalse(patient.isDone());
-        out.write(("{\"type\":\"started\",\"id\":" + id + ",\"instance\":\"tracewire-9\",\"iface\":null,"
+        b.out().write(("{\"type\":\"started\",\"id\":" + id + ",\"instance\":\"tracewire-9\",\"iface\":null,"
                 + "\"pcapng\":\"/tmp/x.pcapng\"}\n").getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        b.out().flush();
         assertEquals("tracewire-9", patient.get(5, TimeUnit.SECONDS).instance());
     }
 
