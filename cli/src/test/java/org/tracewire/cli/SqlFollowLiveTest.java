@@ -9,8 +9,13 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,40 +28,95 @@ import org.tracewire.testing.Prerequisites;
  * {@code -w FILE} while {@link CaptureStore#open(List, StoreCache, java.util.function.Consumer,
  * boolean)} follows it; once the capture closes the file, that store equals the one built from the
  * finished file (row counts and per-column sums of every table).
+ *
+ * <p>The three followers (each test's body) follow one capture at once, each with a store cache of
+ * its own: one 10-s capture for the class instead of one per test (39 s to about 15 s). Each test
+ * waits for its body and fails with its assertion.
  */
 @Tag("live")
 class SqlFollowLiveTest {
-    @Test
-    void aStoreBuiltWhileTheFileGrowsEqualsTheFinishedFilesStore(@TempDir Path dir) throws Exception {
-        whileCapturing(dir, (capture, file, log) -> {
-            long sizeAtStart = Files.size(file);
-            CompletableFuture<CaptureStore> following = CompletableFuture.supplyAsync(() -> {
+    @TempDir
+    static Path dir;
+    private static Process load;
+    private static Process capture;
+    private static final Map<String, CompletableFuture<Void>> BODIES = new ConcurrentHashMap<>();
+
+    /** Starts the load and the capture, then the three followers on it, each on a thread of its own. */
+    @BeforeAll
+    static void captureOnceFollowedThreeWays() throws Exception {
+        Prerequisites.requireTracefs();
+        Path file = dir.resolve("growing.pcapng");
+        Path log = dir.resolve("capture.log");
+        load = load();
+        capture = capture(file, log);
+        Map<String, WhileCapturing> bodies = Map.of("open", SqlFollowLiveTest::builtWhileTheFileGrows,
+                "following", SqlFollowLiveTest::readWhileTheFileGrows, "sql", SqlFollowLiveTest::sqlFollow);
+        bodies.forEach((name, body) -> {
+            Path own = dir.resolve(name);
+            BODIES.put(name, CompletableFuture.runAsync(() -> {
                 try {
-                    return CaptureStore.open(List.of(file), new StoreCache(dir.resolve("follow"), 1L << 32), null, true);
+                    Files.createDirectories(own);
+                    body.run(capture, file, log, own);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            });
-            Thread.sleep(2000);
-            if (following.isDone()) {
-                following.join(); // its failure, if any
-            }
-            assertTrue(capture.isAlive(), "the capture runs 10 s: " + Files.readString(log));
-            assertTrue(!following.isDone(), "the store waits for the capture");
-            assertTrue(capture.waitFor(60, TimeUnit.SECONDS));
-            assertEquals(0, capture.exitValue(), Files.readString(log));
-            long sizeAtEnd = Files.size(file);
-            try (CaptureStore followed = following.get(30, TimeUnit.SECONDS);
-                 CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32),
-                         null)) {
-                List<String> a = fingerprint(followed);
-                List<String> b = fingerprint(finished);
-                System.out.printf("[live] store of a growing file (%d -> %d bytes): %s%n", sizeAtStart, sizeAtEnd, a);
-                assertEquals(b, a, "the followed store equals the finished file's");
-                assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
-                assertTrue(sizeAtEnd > sizeAtStart * 4, "the file grew while followed: " + sizeAtStart + " -> " + sizeAtEnd);
+            }, r -> new Thread(r, "follower-" + name).start()));
+        });
+    }
+
+    @AfterAll
+    static void endLoadAndCapture() throws Exception {
+        if (load != null) {
+            load.destroyForcibly().waitFor();
+        }
+        if (capture != null) {
+            capture.destroyForcibly().waitFor();
+        }
+    }
+
+    /** Waits for one follower's body: its assertion error (or exception) is the test's. */
+    private static void await(String name) throws Throwable {
+        try {
+            BODIES.get(name).get(150, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw c instanceof IllegalStateException && c.getCause() != null ? c.getCause() : c;
+        }
+    }
+
+    @Test
+    void aStoreBuiltWhileTheFileGrowsEqualsTheFinishedFilesStore() throws Throwable {
+        await("open");
+    }
+
+    private static void builtWhileTheFileGrows(Process capture, Path file, Path log, Path dir) throws Exception {
+        long sizeAtStart = Files.size(file);
+        CompletableFuture<CaptureStore> following = CompletableFuture.supplyAsync(() -> {
+            try {
+                return CaptureStore.open(List.of(file), new StoreCache(dir.resolve("follow"), 1L << 32), null, true);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
         });
+        Thread.sleep(2000);
+        if (following.isDone()) {
+            following.join(); // its failure, if any
+        }
+        assertTrue(capture.isAlive(), "the capture runs 10 s: " + Files.readString(log));
+        assertTrue(!following.isDone(), "the store waits for the capture");
+        assertTrue(capture.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, capture.exitValue(), Files.readString(log));
+        long sizeAtEnd = Files.size(file);
+        try (CaptureStore followed = following.get(30, TimeUnit.SECONDS);
+             CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32),
+                     null)) {
+            List<String> a = fingerprint(followed);
+            List<String> b = fingerprint(finished);
+            System.out.printf("[live] store of a growing file (%d -> %d bytes): %s%n", sizeAtStart, sizeAtEnd, a);
+            assertEquals(b, a, "the followed store equals the finished file's");
+            assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
+            assertTrue(sizeAtEnd > sizeAtStart * 4, "the file grew while followed: " + sizeAtStart + " -> " + sizeAtEnd);
+        }
     }
 
     /**
@@ -65,37 +125,39 @@ class SqlFollowLiveTest {
      * to the store built from the finished file.
      */
     @Test
-    void aStoreReadWhileItsFileGrowsEqualsTheFinishedFilesStore(@TempDir Path dir) throws Exception {
-        whileCapturing(dir, (capture, file, log) -> {
-            List<Long> seen = new ArrayList<>();
-            try (CaptureStore followed = CaptureStore.following(file, new StoreCache(dir.resolve("follow"), 1L << 32),
-                    capture::isAlive, null)) {
-                List<Long> commits = new java.util.concurrent.CopyOnWriteArrayList<>();
-                followed.addCommitListener((n, frame, last) -> commits.add(n));
-                while (capture.isAlive()) {
-                    try (Statement st = followed.connection().createStatement();
-                         ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
-                        rs.next();
-                        seen.add(rs.getLong(1));
-                    }
-                    Thread.sleep(1000);
+    void aStoreReadWhileItsFileGrowsEqualsTheFinishedFilesStore() throws Throwable {
+        await("following");
+    }
+
+    private static void readWhileTheFileGrows(Process capture, Path file, Path log, Path dir) throws Exception {
+        List<Long> seen = new ArrayList<>();
+        try (CaptureStore followed = CaptureStore.following(file, new StoreCache(dir.resolve("follow"), 1L << 32),
+                capture::isAlive, null)) {
+            List<Long> commits = new java.util.concurrent.CopyOnWriteArrayList<>();
+            followed.addCommitListener((n, frame, last) -> commits.add(n));
+            while (capture.isAlive()) {
+                try (Statement st = followed.connection().createStatement();
+                     ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
+                    rs.next();
+                    seen.add(rs.getLong(1));
                 }
-                assertEquals(0, capture.exitValue(), Files.readString(log));
-                long events = followed.built().get(60, TimeUnit.SECONDS).events();
-                assertTrue(seen.stream().filter(n -> n > 0).distinct().count() >= 5,
-                        "events queried while the capture ran: " + seen);
-                assertTrue(seen.get(seen.size() - 1) < events, "the last look before the end saw a prefix: " + seen);
-                assertTrue(commits.size() >= 5, "commits: " + commits);
-                try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32),
-                        null)) {
-                    List<String> a = fingerprint(followed);
-                    List<String> b = fingerprint(finished);
-                    System.out.printf("[live] store read while its file grew, counts seen each second %s: %s%n", seen, a);
-                    assertEquals(b, a, "the followed store equals the finished file's");
-                    assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
-                }
+                Thread.sleep(1000);
             }
-        });
+            assertEquals(0, capture.exitValue(), Files.readString(log));
+            long events = followed.built().get(60, TimeUnit.SECONDS).events();
+            assertTrue(seen.stream().filter(n -> n > 0).distinct().count() >= 5,
+                    "events queried while the capture ran: " + seen);
+            assertTrue(seen.get(seen.size() - 1) < events, "the last look before the end saw a prefix: " + seen);
+            assertTrue(commits.size() >= 5, "commits: " + commits);
+            try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32),
+                    null)) {
+                List<String> a = fingerprint(followed);
+                List<String> b = fingerprint(finished);
+                System.out.printf("[live] store read while its file grew, counts seen each second %s: %s%n", seen, a);
+                assertEquals(b, a, "the followed store equals the finished file's");
+                assertTrue(a.get(0).matches("event_rows \\d{4,}.*"), a.get(0));
+            }
+        }
     }
 
     /**
@@ -104,50 +166,34 @@ class SqlFollowLiveTest {
      * the count of the finished file's store.
      */
     @Test
-    void sqlFollowOfOneFileAnswersOverTheWholeCapture(@TempDir Path dir) throws Exception {
-        whileCapturing(dir, (capture, file, log) -> {
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-            int exit = Main.run(new String[] {"sql", "--follow", "--csv", "--cache-dir", dir.resolve("cli").toString(),
-                file.toString(), "SELECT count(*) FROM events"}, new java.io.PrintStream(out, true, "UTF-8"),
-                    new java.io.PrintStream(err, true, "UTF-8"));
-            String errText = err.toString("UTF-8");
-            assertEquals(0, exit, errText);
-            assertTrue(!capture.isAlive() || capture.waitFor(5, TimeUnit.SECONDS), "answered once the capture had ended");
-            assertEquals(0, capture.exitValue(), Files.readString(log));
-            assertTrue(errText.contains("store built while the file grew"), errText);
-            long followed = Long.parseLong(out.toString("UTF-8").strip().lines().reduce((x, y) -> y).orElseThrow());
-            try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32), null);
-                 Statement st = finished.connection().createStatement();
-                 ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
-                rs.next();
-                assertEquals(rs.getLong(1), followed, "sql --follow counts the finished file's events");
-                assertTrue(followed > 1000, "events: " + followed);
-            }
-        });
+    void sqlFollowOfOneFileAnswersOverTheWholeCapture() throws Throwable {
+        await("sql");
     }
 
-    /** What a test does while a capture writes {@code file} (its output in {@code log}). */
-    private interface WhileCapturing {
-        void run(Process capture, Path file, Path log) throws Exception;
-    }
-
-    /** Runs {@code body} with a 10-s capture into {@code dir/growing.pcapng} under a load; both ended afterwards. */
-    private static void whileCapturing(Path dir, WhileCapturing body) throws Exception {
-        Prerequisites.requireTracefs();
-        Path file = dir.resolve("growing.pcapng");
-        Path log = dir.resolve("capture.log");
-        Process load = load();
-        Process capture = null;
-        try {
-            capture = capture(file, log);
-            body.run(capture, file, log);
-        } finally {
-            load.destroyForcibly().waitFor();
-            if (capture != null) {
-                capture.destroyForcibly().waitFor();
-            }
+    private static void sqlFollow(Process capture, Path file, Path log, Path dir) throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = Main.run(new String[] {"sql", "--follow", "--csv", "--cache-dir", dir.resolve("cli").toString(),
+            file.toString(), "SELECT count(*) FROM events"}, new java.io.PrintStream(out, true, "UTF-8"),
+                new java.io.PrintStream(err, true, "UTF-8"));
+        String errText = err.toString("UTF-8");
+        assertEquals(0, exit, errText);
+        assertTrue(!capture.isAlive() || capture.waitFor(5, TimeUnit.SECONDS), "answered once the capture had ended");
+        assertEquals(0, capture.exitValue(), Files.readString(log));
+        assertTrue(errText.contains("store built while the file grew"), errText);
+        long followed = Long.parseLong(out.toString("UTF-8").strip().lines().reduce((x, y) -> y).orElseThrow());
+        try (CaptureStore finished = CaptureStore.open(List.of(file), new StoreCache(dir.resolve("whole"), 1L << 32), null);
+             Statement st = finished.connection().createStatement();
+             ResultSet rs = st.executeQuery("SELECT count(*) FROM events")) {
+            rs.next();
+            assertEquals(rs.getLong(1), followed, "sql --follow counts the finished file's events");
+            assertTrue(followed > 1000, "events: " + followed);
         }
+    }
+
+    /** What a follower does while a capture writes {@code file} (its output in {@code log}), in {@code dir}. */
+    private interface WhileCapturing {
+        void run(Process capture, Path file, Path log, Path dir) throws Exception;
     }
 
     /** A load that schedules tasks and opens files, until destroyed. */
