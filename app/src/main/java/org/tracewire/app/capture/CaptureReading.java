@@ -67,7 +67,7 @@ final class CaptureReading {
     /** Whether the opened file is read for its first screen only (its store holds every event). */
     private volatile boolean firstScreenOnly;
     private volatile long firstScreenRead;
-    /** An opened pcapng's store build, held until its first screen is read (then on {@code storeQueries}). */
+    /** An opened pcapng's store build, held until its first rows are read (then on {@code storeQueries}). */
     private final AtomicReference<Runnable> pendingStore = new AtomicReference<>();
     private RowRecords records = RowRecords.none();
 
@@ -170,7 +170,7 @@ final class CaptureReading {
         }
         boolean pcapng = isPcapng(file);
         firstScreenOnly = storeCache != null && pcapng;
-        // the store's build waits for the first screen (both would share two cores: BENCHMARKS.md)
+        // the store's build waits for the first rows (both would share two cores: BENCHMARKS.md)
         pendingStore.set(null);
         openStore(file, gen, null, pcapng, null);
         firstScreenRead = 0;
@@ -240,7 +240,7 @@ final class CaptureReading {
         }
     }
 
-    /** Starts the store's build that waited for the first screen, if any (any thread). */
+    /** Starts the store's build that waited for the first rows, if any (any thread). */
     private void startPendingStore() {
         Runnable build = pendingStore.getAndSet(null);
         if (build != null) {
@@ -339,6 +339,9 @@ final class CaptureReading {
                     seen[0] += batch.size();
                     if (from < batch.size()) {
                         sink.offer(from == 0 ? batch : batch.subList((int) from, batch.size()), gen);
+                    }
+                    if (firstScreen) {
+                        startPendingStore(); // the first rows are on their way to the table
                     }
                 }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.WINDOW));
                 rr.useFile(in.catalog(), null);

@@ -132,9 +132,9 @@ class CaptureViewModelTest {
         t.close();
     }
 
-    /** The store's build waits until the first screen is read: the two do not share the cores. */
+    /** The store's build waits until the first rows are read: the two do not share the cores. */
     @Test
-    void theStoresBuildStartsOnceTheFirstScreenIsRead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void theStoresBuildStartsWithTheFirstRows(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         List<EventRecord> recs = new ArrayList<>();
         while (recs.size() <= CaptureViewModel.WINDOW) {
@@ -149,10 +149,10 @@ class CaptureViewModelTest {
         long[] rows = {0};
         vm.addRowSink(batch -> rows[0] += batch.size());
         vm.openFile(file, n -> { });
-        assertEquals(0, storeTasks.size(), "no build before the first screen is read");
+        assertEquals(0, storeTasks.size(), "no build before the first rows are read");
         ex.runAll();
         assertEquals(CaptureViewModel.WINDOW, rows[0], "the first screen was read");
-        assertEquals(1, storeTasks.size(), "the build queued once the first screen was read");
+        assertEquals(1, storeTasks.size(), "the build queued once, with the first rows");
         storeTasks.remove(0).run();
         ex.runAll();
         StoreTable t = vm.storeTableProperty().get();
