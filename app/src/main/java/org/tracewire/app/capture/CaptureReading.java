@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import javafx.beans.property.BooleanProperty;
@@ -66,6 +67,8 @@ final class CaptureReading {
     /** Whether the opened file is read for its first screen only (its store holds every event). */
     private volatile boolean firstScreenOnly;
     private volatile long firstScreenRead;
+    /** An opened pcapng's store build, held until its first rows are read (then on {@code storeQueries}). */
+    private final AtomicReference<Runnable> pendingStore = new AtomicReference<>();
     private RowRecords records = RowRecords.none();
 
     CaptureReading(TaskExecutor executor, StringProperty status, Rows sink) {
@@ -166,8 +169,10 @@ final class CaptureReading {
             return;
         }
         boolean pcapng = isPcapng(file);
-        openStore(file, gen, null, pcapng, null);
         firstScreenOnly = storeCache != null && pcapng;
+        // the store's build waits for the first rows (both would share two cores: BENCHMARKS.md)
+        pendingStore.set(null);
+        openStore(file, gen, null, pcapng, null);
         firstScreenRead = 0;
         readRows(file, gen, firstScreenOnly, 0, done);
     }
@@ -206,7 +211,7 @@ final class CaptureReading {
                 indexed.set(n);
             }
         });
-        storeQueries.execute(() -> {
+        Runnable build = () -> {
             StoreTable t;
             try {
                 t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
@@ -227,7 +232,20 @@ final class CaptureReading {
                     followGrowing(t, file, gen, live);
                 }
             });
-        });
+        };
+        if (writing == null && firstScreenOnly) {
+            pendingStore.set(build);
+        } else {
+            storeQueries.execute(build);
+        }
+    }
+
+    /** Starts the store's build that waited for the first rows, if any (any thread). */
+    private void startPendingStore() {
+        Runnable build = pendingStore.getAndSet(null);
+        if (build != null) {
+            storeQueries.execute(build);
+        }
     }
 
     /**
@@ -322,11 +340,15 @@ final class CaptureReading {
                     if (from < batch.size()) {
                         sink.offer(from == 0 ? batch : batch.subList((int) from, batch.size()), gen);
                     }
+                    if (firstScreen) {
+                        startPendingStore(); // the first rows are on their way to the table
+                    }
                 }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.WINDOW));
                 rr.useFile(in.catalog(), null);
                 boolean partial = firstScreen && seen[0] >= CaptureViewModel.WINDOW;
                 if (firstScreen) {
                     firstScreenRead = n;
+                    startPendingStore();
                 }
                 return new Object[] {partial ? -1L : n, summary(in, file, n, partial, gen), n};
             }
@@ -336,6 +358,7 @@ final class CaptureReading {
             done.done((Long) r[0], (Long) r[2], (String) r[1]);
         }, e -> {
             opening.set(false);
+            startPendingStore();
             done.failed("cannot open " + file.getFileName() + ": " + LiveCapture.rootMessage(e));
         });
     }

@@ -1,6 +1,7 @@
 package org.tracewire.app.timeline;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -162,21 +163,35 @@ public final class SliceTimeline {
                 cpuCounts[e.getKey()] = e.getValue();
             }
             SliceTimelineBuilder builder = new SliceTimelineBuilder(cpuCounts, first, last);
-            s.setFetchSize(8192);
-            try (ResultSet rs = s.executeQuery("SELECT s.cpu, " + time + ", s.pid, s.comm, s.prio, s.end_state, s.frame,"
-                    + " (s.end_frame IS NOT NULL AND s.end_prev_pid <> s.pid) AS unchained"
-                    + " FROM sched_slice s" + join
-                    + " ORDER BY s.cpu, s.ts, s.frame")) {
-                long rows = 0;
-                while (rs.next()) {
-                    if ((++rows & 0xffff) == 0 && cancelled.getAsBoolean()) {
-                        throw new IllegalStateException("cancelled");
+            // one CPU at a time: DuckDB pushes the CPU down through the view's window (partitioned by
+            // CPU), so it sorts one CPU's slices, not all: half the app's peak on two CPUs (BENCHMARKS.md)
+            try (PreparedStatement ps = db.prepareStatement("SELECT s.cpu, " + time + ", s.pid, s.comm, s.prio,"
+                    + " s.end_state, s.frame, (s.end_frame IS NOT NULL AND s.end_prev_pid <> s.pid) AS unchained"
+                    + " FROM sched_slice s" + join + " WHERE s.cpu = ? ORDER BY s.ts, s.frame")) {
+                ps.setFetchSize(8192);
+                for (int cpu = 0; cpu < ncpu; cpu++) {
+                    if (cpuCounts[cpu] > 0) {
+                        ps.setInt(1, cpu);
+                        readCpu(ps, builder, cancelled);
                     }
-                    builder.add(rs.getInt(1), rs.getLong(2), rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getString(6),
-                            rs.getLong(7), rs.getBoolean(8));
                 }
             }
             return builder.build();
+        }
+    }
+
+    /** Adds one CPU's slices, in time order, to the builder (the query's columns as in {@link #load}). */
+    private static void readCpu(PreparedStatement ps, SliceTimelineBuilder builder, BooleanSupplier cancelled)
+            throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            long rows = 0;
+            while (rs.next()) {
+                if ((++rows & 0xffff) == 0 && cancelled.getAsBoolean()) {
+                    throw new IllegalStateException("cancelled");
+                }
+                builder.add(rs.getInt(1), rs.getLong(2), rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getString(6),
+                        rs.getLong(7), rs.getBoolean(8));
+            }
         }
     }
 

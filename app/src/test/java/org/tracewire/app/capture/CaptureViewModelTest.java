@@ -132,6 +132,35 @@ class CaptureViewModelTest {
         t.close();
     }
 
+    /** The store's build waits until the first rows are read: the two do not share the cores. */
+    @Test
+    void theStoresBuildStartsWithTheFirstRows(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        List<EventRecord> recs = new ArrayList<>();
+        while (recs.size() <= CaptureViewModel.WINDOW) {
+            recs.addAll(FixtureRecords.load());
+        }
+        java.nio.file.Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
+        QueuedTaskExecutor ex = new QueuedTaskExecutor();
+        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
+        vm.table().setRecords(TestRows.records());
+        List<Runnable> storeTasks = new ArrayList<>();
+        vm.setStore(new org.tracewire.store.StoreCache(dir.resolve("cache"), 1L << 30), storeTasks::add);
+        long[] rows = {0};
+        vm.addRowSink(batch -> rows[0] += batch.size());
+        vm.openFile(file, n -> { });
+        assertEquals(0, storeTasks.size(), "no build before the first rows are read");
+        ex.runAll();
+        assertEquals(CaptureViewModel.WINDOW, rows[0], "the first screen was read");
+        assertEquals(1, storeTasks.size(), "the build queued once, with the first rows");
+        storeTasks.remove(0).run();
+        ex.runAll();
+        StoreTable t = vm.storeTableProperty().get();
+        assertTrue(t != null, vm.storeStatusProperty().get());
+        assertEquals(recs.size(), t.total(), "the store holds every event");
+        t.close();
+    }
+
     /**
      * A live capture's path without the backend: a pcapng written in two steps while it is indexed
      * ({@link CaptureViewModel#watch}) is the table's store from its first commit, while it still
