@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import javafx.collections.ObservableListBase;
@@ -143,29 +144,37 @@ final class StoreRowList extends ObservableListBase<EventRow> {
 
     /** Fetches a page on the query thread; one asked for by {@link #showing} only while still near the rows shown. */
     private void fetch(int p, boolean ahead) {
-        queries.execute(() -> {
-            if (generation.getAsLong() != view.gen()) {
-                return;
-            }
-            if (ahead && !wanted(p)) {
-                ui.runOnUi(() -> {
-                    requested.remove(p);
-                    if (wanted(p) && !pages.containsKey(p) && requested.add(p)) {
-                        fetch(p, true); // shown again meanwhile
-                    }
-                });
-                return;
-            }
-            EventRow[] page;
-            try {
-                page = numbering.page(db, view, p);
-            } catch (SQLException e) {
-                String why = "cannot query the store: " + e.getMessage();
-                ui.runOnUi(() -> problem.accept(why));
-                return;
-            }
-            ui.runOnUi(() -> put(p, page));
-        });
+        try {
+            queries.execute(() -> fetchNow(p, ahead));
+        } catch (RejectedExecutionException closing) {
+            // the query thread has ended (the app or view is closing): no page is wanted any more
+            requested.remove(p);
+        }
+    }
+
+    /** {@link #fetch}'s work, on the query thread. */
+    private void fetchNow(int p, boolean ahead) {
+        if (generation.getAsLong() != view.gen()) {
+            return;
+        }
+        if (ahead && !wanted(p)) {
+            ui.runOnUi(() -> {
+                requested.remove(p);
+                if (wanted(p) && !pages.containsKey(p) && requested.add(p)) {
+                    fetch(p, true); // shown again meanwhile
+                }
+            });
+            return;
+        }
+        EventRow[] page;
+        try {
+            page = numbering.page(db, view, p);
+        } catch (SQLException e) {
+            String why = "cannot query the store: " + e.getMessage();
+            ui.runOnUi(() -> problem.accept(why));
+            return;
+        }
+        ui.runOnUi(() -> put(p, page));
     }
 
     /** Keeps a page fetched elsewhere (go to frame) and reports its rows updated. */

@@ -291,6 +291,27 @@ class StoreTableTest {
         }
     }
 
+    /**
+     * Rows shown after the query thread has ended (a view rebuilt while the app closes) ask for no
+     * page and throw nothing on the JavaFX thread (the thread's pool refused the task: a GUI
+     * test's teardown failed on it).
+     */
+    @Test
+    void rowsShownAfterTheQueryThreadEndedAskForNothing() throws Exception {
+        Connection db = table.store().connection();
+        FrameRuns runs = FrameRuns.of(db, table.total());
+        java.util.concurrent.ExecutorService ended = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ended.shutdown();
+        try (FrameReader frames = FrameReader.open(table.file())) {
+            StoreRows numbering = new StoreRows(frames, runs);
+            StoreRows.View v = numbering.number(db, 1, List.of(), "frame", null);
+            StoreRowList rows = new StoreRowList(numbering, v, db, ended, new DirectTaskExecutor(), () -> 1, m -> { });
+            rows.showing(0, 40);
+            assertEquals(StoreTable.LOADING, rows.get(0), "no page: a placeholder row");
+            rows.showing(0, 40); // asked again: still nothing thrown
+        }
+    }
+
     @Test
     void aGoToFrameQueuedAfterTheWarmUpRunsBeforeIt() throws Exception {
         Connection db = table.store().connection();
