@@ -34,7 +34,9 @@ import org.tracewire.testing.Prerequisites;
 import org.tracewire.testing.TestInstances;
 import org.tracewire.tracefs.Tracefs;
 import org.tracewire.wire.Ethernet;
+import org.tracewire.wire.FrameKind;
 import org.tracewire.wire.MacAddress;
+import org.tracewire.wire.WireHeader;
 
 /**
  * One filter, three places, against the live kernel. Five captures run at once over one workload
@@ -267,9 +269,9 @@ class FilterAgreementLiveTest {
     }
 
     /**
-     * A copy of a capture without its event frames (bare frame byte 1: low five bits 0x10, as the
-     * capture filters test) timed more than 200 ms outside [w0, w1] (ns since the epoch); every
-     * other block (section, interfaces, context frames) is copied byte for byte.
+     * A copy of a capture without its event frames (little-endian EVENT frames, as the capture
+     * filters test them) timed more than 200 ms outside [w0, w1] (ns since the epoch); every other
+     * block (section, interfaces, context frames) is copied byte for byte.
      */
     static Path window(Path in, Path out, long w0, long w1) throws IOException {
         byte[] b = Files.readAllBytes(in);
@@ -277,7 +279,8 @@ class FilterAgreementLiveTest {
         List<long[]> cuts = new ArrayList<>();
         try (var r = new PcapngPacketReader(in)) {
             for (var p = r.next(); p != null; p = r.next()) {
-                boolean event = p.data().length > 1 && (p.data()[1] & 0x1f) == 0x10;
+                boolean event = p.data().length > 1 && WireHeader.kindCode(p.data()) == FrameKind.EVENT.code()
+                        && (p.data()[WireHeader.KIND_BYTE] & WireHeader.FLAG_LITTLE_ENDIAN) != 0;
                 if (event && (p.timeNs() < w0 - 200_000_000L || p.timeNs() > w1 + 200_000_000L)) {
                     int at = (int) r.packetOffset();
                     cuts.add(new long[] {at, at + ByteBuffer.wrap(b, at + 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt()});
