@@ -157,10 +157,11 @@ public final class TracewireApp {
     /**
      * {@code TRACEWIRE_TIMING=1}: milestones of opening a file or of a live capture on standard
      * error, in ms since the JVM started (window shown, an opened file's first rows, each capture
-     * status, capture started and stopped with the kernel's counts, a live capture's table over its store's first commit,
-     * store ready with its count, first page of the store's table on screen), and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at
-     * exit), for scripts/bench-app-open.sh and scripts/bench-app-live.sh; {@code TRACEWIRE_TIMING=tour}
-     * goes on through every view ({@link org.tracewire.app.main.TimingTour}).
+     * status, capture started and stopped with the kernel's counts, a live capture's table over its
+     * store's first commit, store ready with its count, first page of the store's table on screen),
+     * and the JavaFX thread's longest stall ({@link StallMonitor}: at store ready and at exit), for
+     * scripts/bench-app-open.sh and scripts/bench-app-live.sh; {@code TRACEWIRE_TIMING=tour} goes on
+     * through every view ({@link org.tracewire.app.main.TimingTour}).
      */
     private static void timing(MainViewModel vm) {
         long start = ManagementFactory.getRuntimeMXBean().getStartTime();

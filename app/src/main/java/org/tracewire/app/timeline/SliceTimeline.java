@@ -164,7 +164,7 @@ public final class SliceTimeline {
             }
             SliceTimelineBuilder builder = new SliceTimelineBuilder(cpuCounts, first, last);
             // one CPU at a time: DuckDB pushes the CPU down through the view's window (partitioned by
-            // CPU), so it sorts one CPU's slices, not all: half the app's peak on two CPUs (BENCHMARKS.md)
+            // CPU), so it sorts one CPU's slices, not all (~20 MiB off the app's peak: decision 0026)
             try (PreparedStatement ps = db.prepareStatement("SELECT s.cpu, " + time + ", s.pid, s.comm, s.prio,"
                     + " s.end_state, s.frame, (s.end_frame IS NOT NULL AND s.end_prev_pid <> s.pid) AS unchained"
                     + " FROM sched_slice s" + join + " WHERE s.cpu = ? ORDER BY s.ts, s.frame")) {
