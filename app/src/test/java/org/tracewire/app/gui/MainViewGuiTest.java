@@ -173,6 +173,9 @@ class MainViewGuiTest {
         });
         robot.clickOn("#start-open");
         GuiTestSupport.waitUntil(() -> !GuiTestSupport.vm.capture().getEvents().isEmpty());
+        // the view is selected after the events are filled in: wait for it too (a CI run read it before)
+        TabPane tabs = robot.lookup(".tab-pane").queryAs(TabPane.class);
+        GuiTestSupport.waitUntil(() -> tabs.getSelectionModel().getSelectedIndex() == 3);
         assertEquals(List.of(EventSelection.parse("sched:sched_wakeup", "pid == 1")), GuiTestSupport.vm.capture().getEvents());
         assertEquals("twtest0", robot.lookup("#capture-iface").queryAs(TextField.class).getText());
         assertEquals(3, robot.lookup(".tab-pane").queryAs(TabPane.class).getSelectionModel().getSelectedIndex(),
