@@ -141,6 +141,21 @@ final class Tools {
         return got;
     }
 
+    /**
+     * Fields of every frame as custom columns of tshark's summary lines ({@code -T tabs}): the same
+     * lines as {@code -T fields -e ...} (tab-separated, one a frame), but the tree is not visible, so
+     * the plugin adds only the referenced items (its mode 1, as in Wireshark's packet list with
+     * these columns): 12 s of CPU instead of 28 s on 137,000 frames.
+     */
+    static Run columns(Path plugin, Path capture, String... fields) throws IOException, InterruptedException {
+        StringBuilder format = new StringBuilder("gui.column.format:");
+        for (int i = 0; i < fields.length; i++) {
+            format.append(i == 0 ? "" : ",").append("\"c").append(i).append("\",\"%Cus:").append(fields[i]).append('"');
+        }
+        Run r = tshark(plugin, capture, "-T", "tabs", "-o", format.toString());
+        return new Run(r.exit(), r.out().replaceAll("(?m)^ +", ""), r.err());
+    }
+
     static Path tempDir() throws IOException {
         Path d = Path.of("target", "tw-test").toAbsolutePath();
         Files.createDirectories(d);
