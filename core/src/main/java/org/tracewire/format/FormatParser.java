@@ -27,6 +27,12 @@ import java.util.regex.Pattern;
 public final class FormatParser {
     private static final Pattern NAME_AND_ARRAY =
             Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*(\\[([^\\]]*)\\])?$");
+    // compiled once: every format of every file opened is parsed (a trace.dat has ~1,500)
+    private static final Pattern INT = Pattern.compile("-?\\d{1,9}");
+    private static final Pattern UNSIGNED = Pattern.compile("\\d{1,9}");
+    private static final Pattern BITS = Pattern.compile("^(\\w+)\\s*:\\s*(\\d{1,3})\\s+bits$");
+    private static final Pattern TYPE = Pattern.compile("^(\\w+)\\s*:\\s*type\\s*==\\s*(\\d{1,3})$");
+    private static final Pattern MAX = Pattern.compile("^data max type_len\\s*==\\s*(\\d{1,3})$");
     private static final int MAX_SIZE = 1 << 20;
 
     private FormatParser() {
@@ -196,9 +202,9 @@ public final class FormatParser {
             if (t.isEmpty() || t.startsWith("#")) {
                 continue;
             }
-            Matcher bits = Pattern.compile("^(\\w+)\\s*:\\s*(\\d{1,3})\\s+bits$").matcher(t);
-            Matcher type = Pattern.compile("^(\\w+)\\s*:\\s*type\\s*==\\s*(\\d{1,3})$").matcher(t);
-            Matcher maxm = Pattern.compile("^data max type_len\\s*==\\s*(\\d{1,3})$").matcher(t);
+            Matcher bits = BITS.matcher(t);
+            Matcher type = TYPE.matcher(t);
+            Matcher maxm = MAX.matcher(t);
             if (bits.matches()) {
                 int v = Integer.parseInt(bits.group(2));
                 switch (bits.group(1)) {
@@ -327,7 +333,7 @@ public final class FormatParser {
         if (len.isEmpty()) {
             return 0;
         }
-        if (len.matches("\\d{1,9}")) {
+        if (UNSIGNED.matcher(len).matches()) {
             return Integer.parseInt(len);
         }
         int elem = CTypes.sizeOf(type, 8);
@@ -352,7 +358,7 @@ public final class FormatParser {
     }
 
     private static int parseInt(String text, String source, int line, int col, String what) {
-        if (!text.matches("-?\\d{1,9}")) {
+        if (!INT.matcher(text).matches()) {
             throw new FormatException(source, line, col, what + " '" + abbreviate(text) + "' is not a number");
         }
         return Integer.parseInt(text);

@@ -2,7 +2,6 @@ package org.tracewire.printfmt;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The tokens of a print fmt for {@link PrintFmtParser}: C numbers, string and character literals,
@@ -10,9 +9,6 @@ import java.util.Set;
  * literal's text. Errors: {@link PrintFmtException} with the event's name and the column.
  */
 final class PrintFmtLexer {
-    private static final Set<String> TWO_CHAR_PUNCT = Set.of("->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++",
-            "--");
-
     /** A token's kind. */
     enum Kind { NUM, STR, CHAR, IDENT, PUNCT, EOF }
 
@@ -73,24 +69,42 @@ final class PrintFmtLexer {
                 }
                 tokens.add(new Token(Kind.IDENT, src.substring(start, i), null, start + 1));
             } else {
-                String three = i + 3 <= n ? src.substring(i, i + 3) : "";
-                String two = i + 2 <= n ? src.substring(i, i + 2) : "";
-                String op;
-                if (three.equals("<<=") || three.equals(">>=") || three.equals("...")) {
-                    op = three;
-                } else if (TWO_CHAR_PUNCT.contains(two)) {
-                    op = two;
-                } else if ("()[]{},?:;+-*/%<>=!~&|^.#".indexOf(c) >= 0) {
-                    op = String.valueOf(c);
-                } else {
+                int len = punctLength(src, i);
+                if (len == 0) {
                     throw error(event, start + 1, "unexpected character '" + c + "'");
                 }
-                i += op.length();
-                tokens.add(new Token(Kind.PUNCT, op, null, start + 1));
+                i += len;
+                tokens.add(new Token(Kind.PUNCT, src.substring(start, i), null, start + 1));
             }
         }
         tokens.add(new Token(Kind.EOF, "", null, n + 1));
         return tokens;
+    }
+
+    /**
+     * The length of the punctuator at {@code i}: 3 for {@code <<= >>= ...}, 2 for {@code -> << >> <=
+     * >= == != && || ++ --}, 1 for one of {@code ()[]{},?:;+-*}{@code /%<>=!~&|^.#}, 0 for none (chars
+     * compared, not substrings looked up: every format of every file opened is lexed).
+     */
+    private static int punctLength(String src, int i) {
+        int n = src.length();
+        char c = src.charAt(i);
+        char d = i + 1 < n ? src.charAt(i + 1) : 0;
+        char e = i + 2 < n ? src.charAt(i + 2) : 0;
+        if (((c == '<' || c == '>') && d == c && e == '=') || (c == '.' && d == '.' && e == '.')) {
+            return 3;
+        }
+        boolean two = switch (c) {
+            case '-' -> d == '>' || d == '-';
+            case '<', '>' -> d == c || d == '=';
+            case '=', '!' -> d == '=';
+            case '&', '|', '+' -> d == c;
+            default -> false;
+        };
+        if (two) {
+            return 2;
+        }
+        return "()[]{},?:;+-*/%<>=!~&|^.#".indexOf(c) >= 0 ? 1 : 0;
     }
 
     /**

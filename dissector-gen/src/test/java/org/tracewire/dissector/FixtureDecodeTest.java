@@ -248,6 +248,8 @@ class FixtureDecodeTest {
 
     @Test
     void displayFilterSelectsExactlyTheMatchingFrames() throws Exception {
+        // each filter as Wireshark filters its packet list (Tools.listed: the tree not visible, the
+        // plugin adds the items the filter references)
         Map<Long, TreeSet<Integer>> byPid = new HashMap<>();
         for (int i = 0; i < records.size(); i++) {
             EventRecord r = records.get(i);
@@ -260,7 +262,7 @@ class FixtureDecodeTest {
         long pid = byPid.keySet().stream().filter(p -> p != 0).findFirst().orElse(0L);
         for (long p : new long[] {pid, 1}) {
             assertEquals(byPid.getOrDefault(p, new TreeSet<>()),
-                    Tools.frameNumbers(plugin, pcap, "tracewire.sched.sched_switch.prev_pid == " + p), "prev_pid == " + p);
+                    Tools.listed(plugin, pcap, "tracewire.sched.sched_switch.prev_pid == " + p), "prev_pid == " + p);
         }
         // comm from the PROCESS context is a filterable field too
         int somePid = records.stream().mapToInt(EventRecord::pid).filter(p -> p > 0).findFirst().orElseThrow();
@@ -270,7 +272,7 @@ class FixtureDecodeTest {
                 want.add(eventFrameNumbers.get(i));
             }
         }
-        assertEquals(want, Tools.frameNumbers(plugin, pcap, "tracewire.comm == \"task" + somePid + "\""));
+        assertEquals(want, Tools.listed(plugin, pcap, "tracewire.comm == \"task" + somePid + "\""));
         // a visible tree lists only the flag bits that are set; a filter still sees the unset ones
         TreeSet<Integer> irqsOn = new TreeSet<>();
         for (int i = 0; i < records.size(); i++) {
@@ -279,7 +281,7 @@ class FixtureDecodeTest {
             }
         }
         assertTrue(!irqsOn.isEmpty() && irqsOn.size() < records.size(), "both kinds of frames: " + irqsOn.size());
-        assertEquals(irqsOn, Tools.frameNumbers(plugin, pcap, "tracewire.common_flags.irqs_off == 0"));
+        assertEquals(irqsOn, Tools.listed(plugin, pcap, "tracewire.common_flags.irqs_off == 0"));
     }
 
     @Test

@@ -356,20 +356,33 @@ class FuzzTest {
     }
 
     static void check(Path plugin, String label) throws Exception {
-        Tools.Run all = Tools.tshark(plugin, pcap, "-T", "fields", "-e", "frame.number");
+        // every frame with the whole tree visible (fields printed), its Lua errors in the same pass
+        Tools.Run all = Tools.tshark(plugin, pcap, "-T", "fields", "-e", "frame.number", "-e", "_ws.lua.error",
+                "-e", "tracewire.expert.internal");
         assertEquals(0, all.exit(), all.err());
-        int n = all.out().split("\n").length;
+        List<String> rows = all.out().lines().toList();
+        int n = rows.size();
         assertTrue(n >= MIN_FRAMES, "all frames decoded: " + n);
         assertTrue(!all.err().toLowerCase().contains("lua"), all.err());
-        Set<Integer> errors = Tools.frameNumbers(plugin, pcap, "_ws.lua.error || tracewire.expert.internal");
+        Set<Integer> errors = new HashSet<>();
+        for (String row : rows) {
+            String[] c = row.split("\t", -1);
+            if (!c[1].isEmpty() || !c[2].isEmpty()) {
+                errors.add(Integer.parseInt(c[0]));
+            }
+        }
         assertTrue(errors.isEmpty(), errors.size() + " frames with Lua errors, e.g. " + errors.stream().sorted().limit(10).toList());
-        Set<Integer> flagged = Tools.frameNumbers(plugin, pcap, "tracewire.expert.malformed || tracewire.expert.version");
+        // the same frames filtered as Wireshark's packet list filters them (the tree not visible)
+        errors = Tools.listed(plugin, pcap, "_ws.lua.error || tracewire.expert.internal");
+        assertTrue(errors.isEmpty(), errors.size() + " frames with Lua errors without a visible tree, e.g. "
+                + errors.stream().sorted().limit(10).toList());
+        Set<Integer> flagged = Tools.listed(plugin, pcap, "tracewire.expert.malformed || tracewire.expert.version");
         Set<Integer> missing = new HashSet<>(REJECTED);
         missing.removeAll(flagged);
         assertTrue(missing.isEmpty(), missing.size() + " rejected frames lack the malformed expert, e.g. "
                 + missing.stream().sorted().limit(10).toList());
-        int decoded = Tools.frameNumbers(plugin, pcap, "tracewire.kind == 0 && tracewire.text").size();
-        int caps = Tools.frameNumbers(plugin, pcap, "tracewire.expert.context_cap || tracewire.expert.fragment").size();
+        int decoded = Tools.listed(plugin, pcap, "tracewire.kind == 0 && tracewire.text").size();
+        int caps = Tools.listed(plugin, pcap, "tracewire.expert.context_cap || tracewire.expert.fragment").size();
         System.out.printf("[fuzz %s] %d frames (%d event, %d context or random; %d mutated): %d rejected by WireDecoder, "
                 + "%d flagged malformed/version, %d events decoded, %d cap/fragment notes, 0 Lua errors%n", label, n,
                 eventFrames, contextFrames, mutated, REJECTED.size(), flagged.size(), decoded, caps);

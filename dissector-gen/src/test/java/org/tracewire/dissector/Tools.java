@@ -122,6 +122,40 @@ final class Tools {
         return got;
     }
 
+    /**
+     * The numbers of the frames that display filter {@code filter} selects as Wireshark filters its
+     * packet list: tshark's summary lines with the number column alone, so the tree is not visible
+     * and the plugin adds only the items the filter references (its mode 1). {@link #frameNumbers}
+     * prints fields, which makes the whole tree visible (mode 2) on every frame: about 4 times the
+     * CPU on the 36,000-frame fixture (2.0 s against 7.8 s).
+     */
+    static TreeSet<Integer> listed(Path plugin, Path capture, String filter) throws Exception {
+        Run r = tshark(plugin, capture, "-Y", filter, "-o", "gui.column.format:\"No.\",\"%m\"");
+        assertEquals(0, r.exit(), r.err());
+        TreeSet<Integer> got = new TreeSet<>();
+        for (String l : r.out().split("\n")) {
+            if (!l.isBlank()) {
+                got.add(Integer.parseInt(l.trim()));
+            }
+        }
+        return got;
+    }
+
+    /**
+     * Fields of every frame as custom columns of tshark's summary lines ({@code -T tabs}): the same
+     * lines as {@code -T fields -e ...} (tab-separated, one a frame), but the tree is not visible, so
+     * the plugin adds only the referenced items (its mode 1, as in Wireshark's packet list with
+     * these columns): 12 s of CPU instead of 28 s on 137,000 frames.
+     */
+    static Run columns(Path plugin, Path capture, String... fields) throws IOException, InterruptedException {
+        StringBuilder format = new StringBuilder("gui.column.format:");
+        for (int i = 0; i < fields.length; i++) {
+            format.append(i == 0 ? "" : ",").append("\"c").append(i).append("\",\"%Cus:").append(fields[i]).append('"');
+        }
+        Run r = tshark(plugin, capture, "-T", "tabs", "-o", format.toString());
+        return new Run(r.exit(), r.out().replaceAll("(?m)^ +", ""), r.err());
+    }
+
     static Path tempDir() throws IOException {
         Path d = Path.of("target", "tw-test").toAbsolutePath();
         Files.createDirectories(d);
