@@ -1,7 +1,7 @@
 # tracewire's JVM options, sourced by the launchers: the source tree's ./tracewire and the installed
 # /usr/bin/tracewire (the Debian package, dist/). Sets capture_jvm_opts with the stated ceilings, and
-# sql_jvm_opts, app_jvm_opts and app_malloc_arena_max, and the functions app_cds_opts (with
-# app_cds_fresh) and app_cds_private_dir; defines nothing else and prints nothing.
+# sql_jvm_opts and app_jvm_opts, and the functions app_cds_opts (with app_cds_fresh) and
+# app_cds_private_dir; defines nothing else and prints nothing.
 # shellcheck shell=bash
 # The capture-type JVMs (`backend`; `capture` and `extcap`) get explicit limits, so the process's
 # memory ceiling is a stated number, whatever the machine's RAM (docs/capture.md, "Memory"):
@@ -47,10 +47,6 @@ app_jvm_opts="-Xmx384m"
 # code that needs C2, is built by a child JVM with sql_jvm_opts (-Dtracewire.storeJvmOpts;
 # docs/decisions/0027); a live capture's store is still built in the app
 app_jvm_opts+=" -XX:TieredStopAtLevel=1"
-# glibc's malloc arenas in the app's process (the launchers export MALLOC_ARENA_MAX unless set): 2
-# instead of 8 per core kept DuckDB's and JavaFX's freed memory from piling up in per-thread arenas:
-# peak RSS 960 MiB instead of 1,025-1,028 on a 10 M-event capture (docs/decisions/0027)
-app_malloc_arena_max=2
 # sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling
 # beyond); the serial collector: a build is one thread, G1 cost it more CPU and RSS (docs/decisions/0018)
 sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"
