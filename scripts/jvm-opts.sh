@@ -38,7 +38,7 @@ capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + 
 capture_read_ahead_or_stash_mib=$(( capture_stash_mib > capture_read_ahead_max_mib ? capture_stash_mib : capture_read_ahead_max_mib ))
 capture_rss_ceiling_mib=$(( capture_stash_rss_ceiling_mib - capture_stash_mib + capture_read_ahead_or_stash_mib ))
 
-# the desktop app: the capture store keeps the events off the Java heap (DuckDB: 320 MiB of buffer
+# the desktop app: the capture store keeps the events off the Java heap (DuckDB: 256 MiB of buffer
 # pool in the app, StoreTable.APP_DUCKDB_MIB, spilling beyond), which holds the table's pages, a first
 # screen of rows and the timeline's slices (~26 B each): 384 MiB is room for 10 M slices and held every
 # view open on a 10 M-event capture (BENCHMARKS.md); without a ceiling the JVM took a quarter of RAM
