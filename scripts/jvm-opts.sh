@@ -38,11 +38,15 @@ capture_stash_rss_ceiling_mib=$(( 128 + capture_stash_mib + 32 + 64 + 48 + 64 + 
 capture_read_ahead_or_stash_mib=$(( capture_stash_mib > capture_read_ahead_max_mib ? capture_stash_mib : capture_read_ahead_max_mib ))
 capture_rss_ceiling_mib=$(( capture_stash_rss_ceiling_mib - capture_stash_mib + capture_read_ahead_or_stash_mib ))
 
-# the desktop app: the capture store keeps the events off the Java heap (DuckDB: 320 MiB of buffer
+# the desktop app: the capture store keeps the events off the Java heap (DuckDB: 256 MiB of buffer
 # pool in the app, StoreTable.APP_DUCKDB_MIB, spilling beyond), which holds the table's pages, a first
 # screen of rows and the timeline's slices (~26 B each): 384 MiB is room for 10 M slices and held every
 # view open on a 10 M-event capture (BENCHMARKS.md); without a ceiling the JVM took a quarter of RAM
 app_jvm_opts="-Xmx384m"
+# and C1 only: the window and its first rows twice as soon; an opened file's store, the per-event
+# code that needs C2, is built by a child JVM with sql_jvm_opts (-Dtracewire.storeJvmOpts;
+# docs/decisions/0027); a live capture's store is still built in the app
+app_jvm_opts+=" -XX:TieredStopAtLevel=1"
 # sql: output streams and DuckDB keeps its data off the Java heap (building: 192 MiB, spilling
 # beyond); the serial collector: a build is one thread, G1 cost it more CPU and RSS (docs/decisions/0018)
 sql_jvm_opts="-Xmx256m -XX:+UseSerialGC"

@@ -322,6 +322,8 @@ public final class TracewireApp {
         // go to frame's lookups on a thread and connection of their own: never behind the pages the table fetches
         vm.capture().setStore(StoreCache.ofUser(env), BackgroundThreads.single("tracewire-store"),
                 BackgroundThreads.single("tracewire-store-lookup"));
+        // an opened file's store built by a child JVM on sql's JIT options, this one staying on C1 (0027)
+        vm.capture().buildStoresInChild();
         // latency and histogram over the store: their own connections, queried on one daemon thread
         Executor stats = BackgroundThreads.single("tracewire-stats");
         vm.latency().setQueries(stats);

@@ -20,6 +20,7 @@ import javafx.beans.property.StringProperty;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.store.CaptureStore;
+import org.tracewire.store.StoreBuildProcess;
 import org.tracewire.store.StoreCache;
 
 /**
@@ -36,6 +37,9 @@ import org.tracewire.store.StoreCache;
  *     stopped and the file is read to its end;</li>
  * <li>a trace.dat, or no store: every row, the window keeping the newest.</li>
  * </ul>
+ * With {@link #buildInChild}, an opened pcapng's store missing from the cache is built by a child
+ * JVM ({@link StoreBuildProcess}, {@code sql}'s JIT options; docs/decisions/0027), then opened
+ * here; a live capture's store is built in this JVM (the views query it as it grows).
  * Rows reach the view model through {@link Rows}; a finished file's reader waits while the view is
  * behind, so every view sees every event. Called on the UI thread; results come back on it.
  */
@@ -70,6 +74,10 @@ final class CaptureReading {
     /** An opened pcapng's store build, held until its first rows are read (then on {@code storeQueries}). */
     private final AtomicReference<Runnable> pendingStore = new AtomicReference<>();
     private RowRecords records = RowRecords.none();
+    /** Whether an opened pcapng's missing store is built by a child JVM. */
+    private volatile boolean buildInChild;
+    /** The child building the current file's store, while it runs. */
+    private final AtomicReference<StoreBuildProcess> child = new AtomicReference<>();
 
     CaptureReading(TaskExecutor executor, StringProperty status, Rows sink) {
         this.executor = executor;
@@ -81,6 +89,19 @@ final class CaptureReading {
         this.storeCache = cache;
         this.storeQueries = queries;
         this.storeLookups = lookups;
+    }
+
+    /** Builds an opened pcapng's missing store in a child JVM ({@link StoreBuildProcess}) from now on. */
+    void buildInChild() {
+        this.buildInChild = true;
+    }
+
+    /** Stops the child building a store, if one runs (any thread; its build then fails, and is dropped). */
+    void stopChild() {
+        StoreBuildProcess c = child.getAndSet(null);
+        if (c != null) {
+            c.close();
+        }
     }
 
     StoreCache storeCache() {
@@ -126,6 +147,7 @@ final class CaptureReading {
     /** Stops what is being read and closes the store table; the next read starts afresh. */
     long reset() {
         long gen = generation.incrementAndGet();
+        stopChild();
         StoreTable t = storeTable.get();
         storeTable.set(null);
         indexed.set(-1);
@@ -140,6 +162,7 @@ final class CaptureReading {
     /** Stops reading (the rows read so far stay); a store being built is let go. */
     void cancel() {
         generation.incrementAndGet();
+        stopChild();
         following.set(false);
         if (indexed.get() >= 0) {
             indexed.set(-1);
@@ -214,6 +237,9 @@ final class CaptureReading {
         Runnable build = () -> {
             StoreTable t;
             try {
+                if (writing == null && buildInChild && !Files.isRegularFile(cache.storeFor(file))) {
+                    buildInChild(file, cache, gen, counted);
+                }
                 t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
                 if (storeLookups != null) {
                     t.setLookups(storeLookups);
@@ -237,6 +263,26 @@ final class CaptureReading {
             pendingStore.set(build);
         } else {
             storeQueries.execute(build);
+        }
+    }
+
+    /**
+     * Builds a file's store into the cache in a child JVM; blocks until it ends (store thread).
+     *
+     * @throws IOException the child's refusal, its death, or its stop by a newer read
+     */
+    private void buildInChild(Path file, StoreCache cache, long gen, LongConsumer counted)
+            throws IOException, InterruptedException {
+        StoreBuildProcess c = StoreBuildProcess.start(file, cache);
+        child.set(c);
+        try {
+            if (generation.get() != gen) {
+                c.close(); // a newer read came while it started
+            }
+            c.await(counted);
+        } finally {
+            child.compareAndSet(c, null);
+            c.close();
         }
     }
 

@@ -215,6 +215,15 @@ public final class CaptureViewModel {
     }
 
     /**
+     * Builds an opened pcapng's store, when the cache has none, in a child JVM with {@code sql}'s
+     * options ({@link org.tracewire.store.StoreBuildProcess}; docs/decisions/0027); a new read,
+     * a cancel and {@link #shutdown} stop the child.
+     */
+    public void buildStoresInChild() {
+        reading.buildInChild();
+    }
+
+    /**
      * The capture's table over its store, else null (a trace.dat, an opened file still indexing, a
      * live capture before its store's first commit): a live capture's store as it grows, from its
      * first commit ({@link StoreTable#growingProperty()} true until the capture has stopped and
@@ -569,6 +578,7 @@ public final class CaptureViewModel {
 
     /** Stops a running capture and closes the backend (app exit). */
     public void shutdown() {
+        reading.stopChild();
         live.shutdown();
     }
 }

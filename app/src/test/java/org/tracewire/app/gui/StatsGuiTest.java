@@ -53,12 +53,13 @@ class StatsGuiTest {
             Files.copy(in, file);
         }
         GuiTestSupport.fx(() -> GuiTestSupport.vm.openFile(file));
-        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null);
-        // the "opened" notice is a label in the main window's scene, not a popup window of its own
+        // the "opened" notice is a label in the main window's scene, not a popup window of its own;
+        // shown for 6 s from the first rows, it may be gone once a child JVM has built the store
         GuiTestSupport.waitUntil(() -> robot.lookup("#notice").tryQuery().map(Node::isVisible).orElse(false));
         Label notice = robot.lookup("#notice").queryAs(Label.class);
         assertTrue(notice.getText().startsWith("opened stacks.pcapng"), notice.getText());
         assertSame(robot.lookup("#main-view").query().getScene(), notice.getScene());
+        GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null);
         GuiTestSupport.fx(() -> GuiTestSupport.view.show(MainView.Page.LATENCY));
         LatencyViewModel latency = GuiTestSupport.vm.latency();
         Label percentiles = robot.lookup("#latency-percentiles").queryAs(Label.class);

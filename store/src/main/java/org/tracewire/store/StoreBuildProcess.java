@@ -1,0 +1,204 @@
+package org.tracewire.store;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongConsumer;
+import java.util.stream.Stream;
+
+/**
+ * A finished file's store built in a JVM of its own (the app's; docs/decisions/0027): the child
+ * runs {@link CaptureStore#open} (build when missing, reuse when cached, evict) with the JVM options
+ * of {@code sql} (C2 for the per-event build) while the app's JVM stays on C1, and its DuckDB's
+ * memory is not the app's. The app then opens the finished store from the same {@link StoreCache}.
+ *
+ * <p>Protocol, one line each on the child's stdout: {@code counted N} (events stored so far, every
+ * {@value StoreBuilder#PROGRESS_EVERY}), then {@code built N} (events in the store) or
+ * {@code failed MESSAGE} (the build's refusal, as an in-process build throws it). The child's
+ * stderr is the parent's. The child reads its stdin: at end of file (the parent closed it, or
+ * exited in any way, killed included) it removes its half-built store and halts, so no child
+ * outlives its parent nor leaves a file behind.
+ */
+public final class StoreBuildProcess implements AutoCloseable {
+    /** System property with the child's JVM options (the launcher's {@code sql_jvm_opts}, words separated by blanks). */
+    public static final String JVM_OPTIONS_PROPERTY = "tracewire.storeJvmOpts";
+    /** The child's options when the property is unset (the app started without the launcher: its tests). */
+    static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
+    private final Process process;
+    private final Path store;
+
+    private StoreBuildProcess(Process process, Path store) {
+        this.process = process;
+        this.store = store;
+    }
+
+    /**
+     * Starts the child that builds {@code source}'s store into {@code cache}: the java binary of
+     * this JVM, its class path, the options of {@link #JVM_OPTIONS_PROPERTY} (else
+     * {@link #DEFAULT_JVM_OPTIONS}).
+     *
+     * @param source a finished pcapng of tracewire frames (or a trace.dat)
+     * @param cache  the cache the caller then opens the store from
+     * @return the running child; {@link #await} it, {@link #close} it to stop it
+     * @throws IOException when the source cannot be read or the child not started
+     */
+    public static StoreBuildProcess start(Path source, StoreCache cache) throws IOException {
+        Path store = cache.storeFor(source);
+        Process p = new ProcessBuilder(command(source, cache)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return new StoreBuildProcess(p, store);
+    }
+
+    /** The child's command line: this JVM's java binary and class path, {@link #jvmOptions()}, {@link #main}'s arguments. */
+    static List<String> command(Path source, StoreCache cache) {
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmOptions());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StoreBuildProcess.class.getName(),
+                cache.dir().toString(), Long.toString(cache.maxBytes()), source.toString()));
+        return cmd;
+    }
+
+    /** The child's JVM options: {@link #JVM_OPTIONS_PROPERTY}'s words, else {@link #DEFAULT_JVM_OPTIONS}. */
+    static List<String> jvmOptions() {
+        String v = System.getProperty(JVM_OPTIONS_PROPERTY, "").strip();
+        return v.isEmpty() ? DEFAULT_JVM_OPTIONS : List.of(v.split("\\s+"));
+    }
+
+    /** The child's process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Waits for the child's end, passing on its progress.
+     *
+     * @param counted hears the events stored so far (this thread; may be null)
+     * @return the events in the store
+     * @throws IOException when the build failed (the child's message), or the child ended without
+     *                     a result (killed, crashed, {@link #close}d: its exit status)
+     * @throws InterruptedException when this thread is interrupted (the child is then stopped)
+     */
+    public long await(LongConsumer counted) throws IOException, InterruptedException {
+        String last = null;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = out.readLine()) != null; ) {
+                if (line.startsWith("counted ") && counted != null) {
+                    counted.accept(Long.parseLong(line.substring(8)));
+                } else if (line.startsWith("built ") || line.startsWith("failed ")) {
+                    last = line;
+                }
+            }
+        } catch (IOException e) {
+            // the pipe closed under us (close()): the exit status says what happened
+        }
+        try {
+            int code = process.waitFor();
+            if (last != null && last.startsWith("built ")) {
+                return Long.parseLong(last.substring(6));
+            }
+            if (last != null) {
+                throw new IOException(last.substring(7));
+            }
+            throw new IOException("the store's build process ended without a store (exit status " + code
+                    + (code > 128 ? ", signal " + (code - 128) : "") + ")");
+        } finally {
+            removePartial(store, process.pid());
+        }
+    }
+
+    /**
+     * Stops the child (no wait): its stdin closed (it removes its half-built store and halts), then
+     * SIGTERM; a child that has ended is left as it is.
+     */
+    @Override
+    public void close() {
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            // already closed
+        }
+        process.destroy();
+    }
+
+    /** Removes what a build by process {@code pid} leaves when stopped: its temporary store, WAL and spill folder. */
+    static void removePartial(Path store, long pid) {
+        Path tmp = store.resolveSibling(store.getFileName() + ".tmp-" + pid);
+        for (Path p : List.of(tmp, tmp.resolveSibling(tmp.getFileName() + ".wal"), tmp.resolveSibling(tmp.getFileName() + ".tmp"))) {
+            try (Stream<Path> s = Files.isDirectory(p) ? Files.walk(p) : Stream.of(p)) {
+                for (Path f : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(f);
+                }
+            } catch (IOException e) {
+                // gone meanwhile, or not ours to remove: the cache is the user's
+            }
+        }
+    }
+
+    /**
+     * The child: {@code CACHE_DIR MAX_BYTES SOURCE}; prints the protocol's lines; exit status 0
+     * when the store was built (or reused), 1 when refused, 2 on wrong arguments.
+     */
+    public static void main(String[] args) {
+        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        if (args.length != 3) {
+            System.err.println("usage: StoreBuildProcess CACHE_DIR MAX_BYTES SOURCE");
+            System.exit(2);
+        }
+        StoreCache cache = new StoreCache(Path.of(args[0]), Long.parseLong(args[1]));
+        Path source = Path.of(args[2]);
+        watchParent(source, cache);
+        LongConsumer counted = n -> {
+            out.println("counted " + n);
+            out.flush();
+        };
+        try (CaptureStore cs = CaptureStore.open(List.of(source), cache, null, false, counted)) {
+            out.println("built " + cs.sources().get(0).events());
+            out.flush();
+            System.exit(0);
+        } catch (Exception | LinkageError e) {
+            out.println("failed " + rootMessage(e).replace('\n', ' '));
+            out.flush();
+            System.exit(1);
+        }
+    }
+
+    /** Halts once stdin ends (the parent gone or stopping us), the half-built store removed first. */
+    private static void watchParent(Path source, StoreCache cache) {
+        Thread t = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // the parent writes nothing: end of file is the message
+                }
+            } catch (IOException e) {
+                // closed: the same
+            }
+            try {
+                removePartial(cache.storeFor(source), ProcessHandle.current().pid());
+            } catch (IOException e) {
+                // the source is gone: nothing was built under its name
+            }
+            Runtime.getRuntime().halt(3);
+        }, "parent-watch");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return Optional.ofNullable(t.getMessage()).orElse(t.toString());
+    }
+}
