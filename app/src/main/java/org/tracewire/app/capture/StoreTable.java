@@ -58,11 +58,7 @@ import org.tracewire.store.StoreCache;
 public final class StoreTable extends StoreFilters implements AutoCloseable {
     /** Rows per page fetched. */
     public static final int PAGE = StoreRows.PAGE;
-    /**
-     * DuckDB's buffer pool in the app, MiB, beside its 384 MiB of Java heap; larger queries spill to
-     * disk. 256 rather than 320 kept the app's peak RSS under 1 GB on a 10 M-event capture (the
-     * latency view's query slower; BENCHMARKS.md, session 27).
-     */
+    /** DuckDB's buffer pool in the app, MiB, beside 384 MiB of heap; more spills (256: peak RSS < 1 GB, decision 0027). */
     static final int APP_DUCKDB_MIB = 256;
     /** What a row not fetched yet shows. */
     public static final EventRow LOADING = new EventRow(0, 0, 0, "", "", "loading…", Map.of(), 0, null);
