@@ -112,14 +112,7 @@ final class Tools {
     /** The numbers of the frames of {@code capture} that display filter {@code filter} matches with {@code plugin}. */
     static TreeSet<Integer> frameNumbers(Path plugin, Path capture, String filter) throws Exception {
         Run r = tshark(plugin, capture, "-Y", filter, "-T", "fields", "-e", "frame.number");
-        assertEquals(0, r.exit(), r.err());
-        TreeSet<Integer> got = new TreeSet<>();
-        for (String l : r.out().split("\n")) {
-            if (!l.isBlank()) {
-                got.add(Integer.parseInt(l.trim()));
-            }
-        }
-        return got;
+        return numbers(r);
     }
 
     /**
@@ -131,14 +124,7 @@ final class Tools {
      */
     static TreeSet<Integer> listed(Path plugin, Path capture, String filter) throws Exception {
         Run r = tshark(plugin, capture, "-Y", filter, "-o", "gui.column.format:\"No.\",\"%m\"");
-        assertEquals(0, r.exit(), r.err());
-        TreeSet<Integer> got = new TreeSet<>();
-        for (String l : r.out().split("\n")) {
-            if (!l.isBlank()) {
-                got.add(Integer.parseInt(l.trim()));
-            }
-        }
-        return got;
+        return numbers(r);
     }
 
     /**
@@ -154,6 +140,18 @@ final class Tools {
         }
         Run r = tshark(plugin, capture, "-T", "tabs", "-o", format.toString());
         return new Run(r.exit(), r.out().replaceAll("(?m)^ +", ""), r.err());
+    }
+
+    /** The frame numbers a tshark run printed, one a line, after it exited 0. */
+    private static TreeSet<Integer> numbers(Run r) {
+        assertEquals(0, r.exit(), r.err());
+        TreeSet<Integer> got = new TreeSet<>();
+        for (String l : r.out().split("\n")) {
+            if (!l.isBlank()) {
+                got.add(Integer.parseInt(l.trim()));
+            }
+        }
+        return got;
     }
 
     static Path tempDir() throws IOException {
