@@ -168,8 +168,8 @@ public final class PcapngInput implements RecordInput {
         ContextAssembler assembler = new ContextAssembler();
         try (PcapngPacketReader r = new PcapngPacketReader(file)) {
             // EVENT frames hold no context: passed over unread (not copied out of the reader)
-            for (PcapngPacketReader.Packet p = nextPacket(r, PcapngInput::isEventFrame); p != null;
-                    p = nextPacket(r, PcapngInput::isEventFrame)) {
+            for (PcapngPacketReader.Packet p = nextPacket(r, EVENT_FRAMES); p != null;
+                    p = nextPacket(r, EVENT_FRAMES)) {
                 WireFrame f;
                 try {
                     f = frame(p);
@@ -196,6 +196,12 @@ public final class PcapngInput implements RecordInput {
         }
         return contexts;
     }
+
+    /**
+     * Passes over the packets that hold a version-2 EVENT frame ({@link #isEventFrame}): for a
+     * reader that wants a file's context messages only ({@link PcapngPacketReader#next(PcapngPacketReader.Skip)}).
+     */
+    public static final PcapngPacketReader.Skip EVENT_FRAMES = PcapngInput::isEventFrame;
 
     /**
      * True when a packet's bytes ({@code length} of them at {@code at} in {@code d}) hold a

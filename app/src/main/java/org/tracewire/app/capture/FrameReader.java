@@ -124,7 +124,7 @@ public final class FrameReader implements AutoCloseable {
         while (true) {
             PcapngPacketReader.Packet p;
             try {
-                p = in.next();
+                p = in.next(PcapngInput.EVENT_FRAMES); // not copied out nor decoded
             } catch (PcapngFormatException e) {
                 return; // a damaged tail: the context before it stands
             }
