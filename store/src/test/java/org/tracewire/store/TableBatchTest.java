@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.StringJoiner;
 import org.duckdb.DuckDBConnection;
 import org.junit.jupiter.api.Test;
 
@@ -89,7 +92,7 @@ class TableBatchTest {
                     } else if (v instanceof String t) {
                         b.put(c, t);
                     } else if (v instanceof long[] l) {
-                        b.put(c, TypedColumn.listText(l, TYPES.get(c).startsWith("U")));
+                        b.put(c, TypedColumn.listUtf8(l, l.length, TYPES.get(c).startsWith("U")));
                     } else {
                         b.put(c, HexFormat.of().formatHex((byte[]) v));
                     }
@@ -114,7 +117,7 @@ class TableBatchTest {
                         if (want[c] == null) {
                             assertNull(got, where);
                         } else if (want[c] instanceof long[] l) {
-                            assertEquals(TypedColumn.listText(l, TYPES.get(c).startsWith("U")), rs.getString(c + 1), where);
+                            assertEquals(listText(l, TYPES.get(c).startsWith("U")), rs.getString(c + 1), where);
                         } else if (want[c] instanceof byte[] bytes) {
                             assertArrayEquals(bytes, rs.getBytes(c + 1), where);
                         } else if (TYPES.get(c).equals("UBIGINT")) {
@@ -131,6 +134,38 @@ class TableBatchTest {
                 }
                 assertEquals(rows, r);
             }
+        }
+    }
+    /** A list's text as DuckDB prints it: the expected side, from Java's own decimal formatting. */
+    private static String listText(long[] values, boolean unsigned64) {
+        StringJoiner j = new StringJoiner(", ", "[", "]");
+        for (long v : values) {
+            j.add(unsigned64 ? Long.toUnsignedString(v) : Long.toString(v));
+        }
+        return j.toString();
+    }
+
+    @Test
+    void listTextIsJavasDecimalOfEveryElement() {
+        Random rnd = new Random(7);
+        List<long[]> lists = new ArrayList<>(List.of(new long[0], new long[] {0}, new long[] {9, 10, 99, 100, -1, -9, -10},
+                new long[] {Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE + 1, -Long.MAX_VALUE},
+                new long[] {1L << 63, -2, 0xffff_ffff_8100_0000L, 999_999_999_999_999_999L, 1_000_000_000_000_000_000L}));
+        for (int i = 0; i < 2000; i++) {
+            long[] l = new long[rnd.nextInt(7)];
+            for (int k = 0; k < l.length; k++) {
+                l[k] = rnd.nextLong() >> rnd.nextInt(64);
+            }
+            lists.add(l);
+        }
+        for (long[] l : lists) {
+            for (boolean unsigned : new boolean[] {false, true}) {
+                byte[] got = TypedColumn.listUtf8(l, l.length, unsigned);
+                assertEquals(listText(l, unsigned), new String(got, StandardCharsets.US_ASCII), Arrays.toString(l));
+            }
+            long[] longer = Arrays.copyOf(l, l.length + 2);
+            assertArrayEquals(TypedColumn.listUtf8(l, l.length, true), TypedColumn.listUtf8(longer, l.length, true),
+                    "only the first n elements");
         }
     }
 }
