@@ -133,7 +133,7 @@ public final class StoreBuildProcess implements AutoCloseable {
 
     /** Removes what a build by process {@code pid} leaves when stopped: its temporary store, WAL and spill folder. */
     static void removePartial(Path store, long pid) {
-        Path tmp = store.resolveSibling(store.getFileName() + ".tmp-" + pid);
+        Path tmp = StoreFiles.temporary(store, pid);
         for (Path p : List.of(tmp, tmp.resolveSibling(tmp.getFileName() + ".wal"), tmp.resolveSibling(tmp.getFileName() + ".tmp"))) {
             try (Stream<Path> s = Files.isDirectory(p) ? Files.walk(p) : Stream.of(p)) {
                 for (Path f : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {

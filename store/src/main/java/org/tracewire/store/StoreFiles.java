@@ -56,6 +56,11 @@ final class StoreFiles {
         }
     }
 
+    /** Where process {@code pid} writes {@code store} while it builds it ({@code store.tmp-PID}; DuckDB adds {@code .wal}). */
+    static Path temporary(Path store, long pid) {
+        return store.resolveSibling(store.getFileName() + ".tmp-" + pid);
+    }
+
     /**
      * Builds the store of {@code source}, read through {@code opener}, into {@code store}: written
      * as {@code store.tmp-PID} (DuckDB memory {@link CaptureStore#BUILD_MEMORY_MIB} MiB, one
@@ -71,7 +76,7 @@ final class StoreFiles {
         if (dir != null && !Files.isDirectory(dir)) {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
-        Path tmp = store.resolveSibling(store.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        Path tmp = temporary(store, ProcessHandle.current().pid());
         Files.deleteIfExists(tmp);
         StoreBuilder.Result r;
         try (RecordInput in = opener.open();
