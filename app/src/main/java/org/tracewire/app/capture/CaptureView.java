@@ -6,6 +6,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javafx.animation.AnimationTimer;
+import javafx.animation.PauseTransition;
 import javafx.application.Platform;
 import javafx.beans.binding.Bindings;
 import javafx.beans.property.BooleanProperty;
@@ -37,6 +38,7 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
+import javafx.util.Duration;
 import org.tracewire.tracefs.EventSelection;
 
 /**
@@ -72,7 +74,8 @@ public final class CaptureView extends BorderPane {
         storePane = new StoreTableView(vm, () -> showInWireshark);
         storePane.visibleProperty().bind(vm.storeTableProperty().isNotNull());
         tableBox.visibleProperty().bind(storePane.visibleProperty().not());
-        StackPane tables = new StackPane(tableBox, storePane);
+        StackPane tables = new StackPane(tableBox);
+        joinLater(tables, vm);
         VBox.setVgrow(tables, Priority.ALWAYS);
         VBox tablesBox = new VBox(2, storeStatus, liveFollow(vm), tables);
         addEventFilter(KeyEvent.KEY_PRESSED, e -> {
@@ -241,6 +244,31 @@ public final class CaptureView extends BorderPane {
     /** Stops the UI pulse (when the view is discarded). */
     public void dispose() {
         pulse.stop();
+    }
+
+    /**
+     * Puts the store's table into the window once a store table is set or 2 s after this view is
+     * first in a scene, whichever comes first: not at start, where styling and laying out its ~420
+     * nodes (rows made before the first show, so the swap at store ready is not a stall) held back
+     * the window and an opened file's first rows by about a third (BENCHMARKS.md, session 28).
+     */
+    private void joinLater(StackPane tables, CaptureViewModel vm) {
+        Runnable join = () -> {
+            if (!tables.getChildren().contains(storePane)) {
+                tables.getChildren().add(storePane);
+            }
+        };
+        vm.storeTableProperty().addListener((o, a, t) -> join.run());
+        if (vm.storeTableProperty().get() != null) {
+            join.run();
+        }
+        PauseTransition idle = new PauseTransition(Duration.seconds(2));
+        idle.setOnFinished(e -> join.run());
+        sceneProperty().addListener((o, a, scene) -> {
+            if (scene != null && a == null && !tables.getChildren().contains(storePane)) {
+                idle.playFromStart();
+            }
+        });
     }
 
     /** The table over an opened file's store (shown once it is ready), for tests. */

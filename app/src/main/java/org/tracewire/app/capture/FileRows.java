@@ -23,6 +23,11 @@ import org.tracewire.input.RecordInput;
 public final class FileRows implements AutoCloseable {
     /** Rows per batch handed on. */
     public static final int BATCH = 2000;
+    /**
+     * Rows of the first batch: a screen's worth, so the table shows rows as soon as they are read
+     * (the first 2,000, interpreted, took 0.25-0.7 s: BENCHMARKS.md, session 28).
+     */
+    static final int FIRST_BATCH = 100;
 
     private final Path file;
     private final RecordInput input;
@@ -120,7 +125,8 @@ public final class FileRows implements AutoCloseable {
     }
 
     /**
-     * Reads every event, handing rows on in batches of {@value #BATCH} (the last may be shorter).
+     * Reads every event, handing rows on in batches: the first of {@value #FIRST_BATCH} rows, then of
+     * {@value #BATCH} (the last may be shorter).
      *
      * @param sink      receives each batch (the list is not reused)
      * @param cancelled checked between batches; true stops reading
@@ -136,7 +142,7 @@ public final class FileRows implements AutoCloseable {
             }
             batch.add(convert.row(e));
             rows++;
-            if (batch.size() == BATCH) {
+            if (batch.size() == BATCH || rows == FIRST_BATCH) {
                 sink.accept(batch);
                 batch = new ArrayList<>(BATCH);
                 if (cancelled.getAsBoolean()) {

@@ -53,4 +53,17 @@ class FileRowsTest {
         assertEquals(recs.size(), whole.size());
         assertEquals(whole, first);
     }
+
+    /** The first batch is a screen's worth, so the table shows rows before the next 2,000 are decoded; then full batches. */
+    @Test
+    void theFirstBatchIsAScreenThenFullBatches(@TempDir Path dir) throws Exception {
+        List<EventRecord> recs = FixtureRecords.load().subList(0, 4_500);
+        Path file = ContextPcapng.write(dir.resolve("b.pcapng"), recs, ContextPcapng.snapshot(recs), Map.of());
+        List<Integer> sizes = new java.util.ArrayList<>();
+        try (FileRows f = FileRows.firstScreen(file)) {
+            assertEquals(recs.size(), f.readAll(batch -> sizes.add(batch.size()), () -> false));
+        }
+        assertEquals(List.of(FileRows.FIRST_BATCH, FileRows.BATCH, FileRows.BATCH,
+                recs.size() - FileRows.FIRST_BATCH - 2 * FileRows.BATCH), sizes);
+    }
 }

@@ -40,7 +40,7 @@ class StoreTableGuiTest {
         Path file = dir.resolve("many.pcapng");
         long[] frames = GuiTestSupport.repeatedFixture(file, 60_000);
         GuiTestSupport.openInWindow(file);
-        TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
+        TableView<EventRow> table = GuiTestSupport.view.storePane().table(); // in the window once the store is there
         WindowedTable rows = GuiTestSupport.view.storePane().rows();
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null
                 && table.isVisible() && rows.rowCount() == frames.length

@@ -56,7 +56,7 @@ class StoreTableMillionGuiTest {
         assertTrue(frames.length >= 1_000_000, "events: " + frames.length);
 
         GuiTestSupport.openInWindow(file);
-        TableView<EventRow> table = robot.lookup("#store-table").queryAs(TableView.class);
+        TableView<EventRow> table = GuiTestSupport.view.storePane().table(); // in the window once the store is there
         WindowedTable rows = GuiTestSupport.view.storePane().rows();
         GuiTestSupport.waitUntil(() -> GuiTestSupport.vm.capture().storeTableProperty().get() != null
                 && table.isVisible() && rows.rowCount() == frames.length && shows(robot, rows, 0, frames[0]));
