@@ -96,7 +96,7 @@ public final class TracewireApp {
         Map<String, String> env = System.getenv();
         SessionStore store = new SessionStore(SessionStore.defaultConfigDir(env));
         vm = createViewModel(executor, store, env);
-        view = new MainView(vm);
+        view = new MainView(vm, options.startPage());
         Scene scene = new Scene(view);
         stage.setScene(scene);
         stage.titleProperty().bind(vm.titleProperty());

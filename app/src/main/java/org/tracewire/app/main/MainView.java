@@ -73,8 +73,17 @@ public final class MainView extends BorderPane {
     /** The timeline's view, once its tab was first shown. */
     private TimelineView timelineView;
 
-    /** @param vm the main view model */
+    /** @param vm the main view model (the start page shown first) */
     public MainView(MainViewModel vm) {
+        this(vm, Page.START);
+    }
+
+    /**
+     * @param vm    the main view model
+     * @param first the page shown first: the start page is made when first shown, as the views
+     *              are, so a window opened on a file styles and lays out only what it shows
+     */
+    public MainView(MainViewModel vm, Page first) {
         setId("main-view");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         Tab start = new Tab("Start");
@@ -82,8 +91,6 @@ public final class MainView extends BorderPane {
         Tab filter = new Tab("Filter builder");
         Tab captureTab = new Tab("Capture");
         Tab wireshark = new Tab("Wireshark");
-        start.setContent(new StartView(vm, () -> tabs.getSelectionModel().select(browser),
-                () -> tabs.getSelectionModel().select(captureTab)));
         lazy(browser, () -> new BrowserView(vm.browser(), vm::addSelectedToCapture,
                 () -> tabs.getSelectionModel().select(filter)));
         lazy(filter, () -> new FilterBuilderView(vm.filter(), () -> {
@@ -110,6 +117,9 @@ public final class MainView extends BorderPane {
         Tab ioGraph = new Tab("I/O graph");
         lazy(ioGraph, () -> new IoGraphView(vm.ioGraph()));
         tabs.getTabs().addAll(query, ioGraph);
+        show(first);
+        lazy(start, () -> new StartView(vm, () -> tabs.getSelectionModel().select(browser),
+                () -> tabs.getSelectionModel().select(captureTab)));
         // a view over the store queries it once shown, not all of them at once when it is ready
         vm.timeline().shownProperty().bind(timeline.selectedProperty());
         vm.latency().shownProperty().bind(latency.selectedProperty());
