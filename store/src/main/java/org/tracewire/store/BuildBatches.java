@@ -24,6 +24,7 @@ final class BuildBatches {
     final TableBatch offsets;
     private final TypedTables typed;
     private final Inserter inserter;
+    private final long budget;
     /** Registered by the first work handed over (on the inserter's thread); null before. */
     private volatile BatchFunction function;
     /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
@@ -33,13 +34,15 @@ final class BuildBatches {
      * @param db       the build's connection (the table function is registered on it, as a work)
      * @param typed    the typed tables, whose batches are written with these
      * @param inserter where the statements run
+     * @param budget   the bytes all batches may hold together ({@link #BATCH_BYTES}; a test's less)
      * @param events   the batch of {@code event_rows}; {@code lost}, {@code offsets} likewise
      * @throws SQLException an earlier work's failure (inline: the registration's)
      */
-    BuildBatches(DuckDBConnection db, TypedTables typed, Inserter inserter, TableBatch events, TableBatch lost,
-                 TableBatch offsets) throws SQLException {
+    BuildBatches(DuckDBConnection db, TypedTables typed, Inserter inserter, long budget, TableBatch events,
+                 TableBatch lost, TableBatch offsets) throws SQLException {
         this.typed = typed;
         this.inserter = inserter;
+        this.budget = budget;
         this.events = events;
         this.lost = lost;
         this.offsets = offsets;
@@ -82,7 +85,7 @@ final class BuildBatches {
             return;
         }
         bytes += by;
-        if (bytes > BATCH_BYTES) {
+        if (bytes > budget) {
             writeAll(b);
         }
     }
@@ -108,7 +111,9 @@ final class BuildBatches {
         for (TableBatch b : all) {
             if (b != keep && b.rows() > 0) {
                 if (inserter.threaded()) {
+                    long before = b.bytes();
                     handOff(b);
+                    bytes += b.bytes() - before; // counted, as release() takes it all off below
                 } else {
                     function.insert(b);
                 }
@@ -119,6 +124,7 @@ final class BuildBatches {
                 bytes -= b.release(inserter);
             }
         }
+        assert keep != null || bytes == 0 : "batch bytes miscounted: " + bytes; // all let go: none held
     }
 
     /**

@@ -73,6 +73,7 @@ public final class StoreBuilder {
     private final Inserter inserter;
     /** The batches; null until the tables are made. */
     private BuildBatches batches;
+    private long batchBytes;
 
     private StoreBuilder(RecordInput in, DuckDBConnection db, Inserter inserter) {
         this.db = db;
@@ -116,16 +117,17 @@ public final class StoreBuilder {
      */
     public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps)
             throws SQLException {
-        return build(in, db, source, counted, steps, steps == null);
+        return build(in, db, source, counted, steps, steps == null, BuildBatches.BATCH_BYTES);
     }
 
     /**
      * The build, its statements on a thread of their own ({@code twoThreads}, a build without
      * {@code steps} only: docs/decisions/0029) or on the caller's. The thread ends before this
-     * returns or throws; its failure is thrown here as it was thrown there.
+     * returns or throws; its failure is thrown here as it was thrown there. {@code batchBytes}: the
+     * bytes all batches may hold ({@link BuildBatches#BATCH_BYTES}; a test's smaller budget).
      */
     static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps,
-                        boolean twoThreads) throws SQLException {
+                        boolean twoThreads, long batchBytes) throws SQLException {
         if (twoThreads && steps != null) {
             throw new IllegalArgumentException("a build in steps runs on one thread");
         }
@@ -133,6 +135,7 @@ public final class StoreBuilder {
             StoreBuilder b = new StoreBuilder(in, db, inserter);
             b.counted = counted;
             b.steps = steps;
+            b.batchBytes = batchBytes;
             if (steps != null) {
                 steps.builder = b;
             }
@@ -241,7 +244,7 @@ public final class StoreBuilder {
             // One transaction for the whole build (the store file is moved into place once built), or one per step
             db.setAutoCommit(false);
         });
-        batches = new BuildBatches(db, typed, inserter, batch("event_rows", EVENT_ROWS), batch("lost", LOST),
+        batches = new BuildBatches(db, typed, inserter, batchBytes, batch("event_rows", EVENT_ROWS), batch("lost", LOST),
                 batch("event_offsets", List.of("file_offset BIGINT")));
         String stoppedAt = null;
         Iterator<RecordInput.Event> it = in.events();

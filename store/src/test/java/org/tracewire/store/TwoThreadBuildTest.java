@@ -63,13 +63,13 @@ class TwoThreadBuildTest {
     /** Builds {@code file} into {@code c}, on two threads or one. */
     private static StoreBuilder.Result build(Path file, DuckDBConnection c, boolean twoThreads)
             throws IOException, SQLException {
-        return build(file, c, twoThreads, null);
+        return build(file, c, twoThreads, null, BuildBatches.BATCH_BYTES);
     }
 
-    private static StoreBuilder.Result build(Path file, DuckDBConnection c, boolean twoThreads, LongConsumer counted)
-            throws IOException, SQLException {
+    private static StoreBuilder.Result build(Path file, DuckDBConnection c, boolean twoThreads, LongConsumer counted,
+                                             long batchBytes) throws IOException, SQLException {
         try (PcapngInput in = PcapngInput.follow(file.toRealPath(), () -> false)) {
-            return StoreBuilder.build(in, c, "the fixture", counted, null, twoThreads);
+            return StoreBuilder.build(in, c, "the fixture", counted, null, twoThreads, batchBytes);
         }
     }
 
@@ -125,6 +125,23 @@ class TwoThreadBuildTest {
         assertFalse(inserterAlive());
     }
 
+    /**
+     * With a budget of 12 MiB for all batches (2 sets each on two threads), every batch is written
+     * and let go again and again ({@link BuildBatches#writeAll}): the same store all the same.
+     */
+    @Test
+    void aSmallBatchBudgetGivesTheSameStoreOnTwoThreads() throws Exception {
+        Path file = repeated("s.pcapng", 10);
+        try (DuckDBConnection one = open("jdbc:duckdb:" + dir.resolve("one.duckdb"));
+             DuckDBConnection two = open("jdbc:duckdb:" + dir.resolve("two.duckdb"))) {
+            StoreBuilder.Result r1 = build(file, one, false, null, 12L << 20);
+            StoreBuilder.Result r2 = build(file, two, true, null, 12L << 20);
+            assertEquals(r1, r2);
+            assertEquals(content(one), content(two));
+        }
+        assertFalse(inserterAlive());
+    }
+
     @Test
     void aCutFileGivesTheSamePartialStoreOnTwoThreads() throws Exception {
         Path file = repeated("c.pcapng", 20);
@@ -163,7 +180,7 @@ class TwoThreadBuildTest {
         AtomicLong read = new AtomicLong();
         try (DuckDBConnection c = open(url)) {
             limit(c);
-            two = assertThrows(SQLException.class, () -> build(file, c, true, read::set));
+            two = assertThrows(SQLException.class, () -> build(file, c, true, read::set, BuildBatches.BATCH_BYTES));
         }
         assertTrue(two.getMessage().contains("Out of Memory"), two.getMessage());
         assertTrue(read.get() >= StoreBuilder.PROGRESS_EVERY, "refused midway, not at the start: " + read.get());
