@@ -144,7 +144,7 @@ class TwoThreadBuildTest {
 
     @Test
     void aCutFileGivesTheSamePartialStoreOnTwoThreads() throws Exception {
-        Path file = repeated("c.pcapng", 20);
+        Path file = repeated("c.pcapng", 6);
         byte[] all = Files.readAllBytes(file);
         Path cut = dir.resolve("cut.pcapng");
         Files.write(cut, Arrays.copyOf(all, all.length * 2 / 3 + 5));
