@@ -61,11 +61,16 @@ final class CaptureContexts {
     }
 
     private final DuckDBConnection db;
+    private final Inserter inserter;
     private final Map<Object, CaptureState> captures = new LinkedHashMap<>();
 
-    /** The context tables of a build into {@code db} (created by {@link #create}). */
-    CaptureContexts(DuckDBConnection db) {
+    /**
+     * The context tables of a build into {@code db} (created by {@link #create}), a capture's row
+     * written by {@code inserter}.
+     */
+    CaptureContexts(DuckDBConnection db, Inserter inserter) {
         this.db = db;
+        this.inserter = inserter;
     }
 
     /** Creates the tables ({@code captures}, {@code tasks}, {@code symbols}, {@code user_symbols}). */
@@ -94,16 +99,21 @@ final class CaptureContexts {
         }
         st = new CaptureState(captures.size(), c);
         captures.put(scope, st);
-        try (var ps = db.prepareStatement("INSERT INTO captures VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            ps.setInt(1, st.index);
-            ps.setString(2, c == null ? "" : c.captureText(ContextMessage.CAPTURE_HOST));
-            ps.setString(3, c == null ? null : c.captureText(ContextMessage.CAPTURE_KERNEL_RELEASE));
-            ps.setString(4, c == null ? null : c.captureText(ContextMessage.CAPTURE_BOOT_ID));
-            ps.setString(5, c == null ? null : c.captureText(ContextMessage.CAPTURE_ID));
-            ps.setString(6, c == null ? null : c.clock());
-            ps.setString(7, buffer);
-            ps.executeUpdate();
-        }
+        // the values taken now, on the reading thread (the context grows as the input is read)
+        int index = st.index;
+        String[] row = {c == null ? "" : c.captureText(ContextMessage.CAPTURE_HOST),
+            c == null ? null : c.captureText(ContextMessage.CAPTURE_KERNEL_RELEASE),
+            c == null ? null : c.captureText(ContextMessage.CAPTURE_BOOT_ID),
+            c == null ? null : c.captureText(ContextMessage.CAPTURE_ID), c == null ? null : c.clock(), buffer};
+        inserter.submit(() -> {
+            try (var ps = db.prepareStatement("INSERT INTO captures VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                ps.setInt(1, index);
+                for (int i = 0; i < row.length; i++) {
+                    ps.setString(i + 2, row[i]);
+                }
+                ps.executeUpdate();
+            }
+        });
         return st;
     }
 

@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.LongConsumer;
@@ -21,8 +22,9 @@ import org.tracewire.tracedat.TraceDatException;
 /**
  * Writes the events of one {@link RecordInput} into the tables of a DuckDB database: the rows of
  * each table are gathered column by column ({@link TableBatch}, up to {@value TableBatch#MAX_ROWS}
- * rows, all batches together up to {@value #BATCH_BYTES} bytes) and moved in by one {@code INSERT}
- * per batch through a table function ({@link BatchFunction}; docs/decisions/0018). The tables
+ * rows, all batches together up to {@value BuildBatches#BATCH_BYTES} bytes) and moved in by one
+ * {@code INSERT} per batch through a table function ({@link BatchFunction}; docs/decisions/0018),
+ * on a thread of its own for a finished file ({@link Inserter}, docs/decisions/0029). The tables
  * ({@code docs/store.md}):
  * <ul>
  * <li>{@code event_rows}: one row per event (frame, time, CPU, pid, event kind and id, flags, file
@@ -67,22 +69,19 @@ public final class StoreBuilder {
     private final PcapngInput pcap;
     private final CaptureContexts contexts;
     private final TypedTables typed;
-    private TableBatch events;
-    private TableBatch lost;
-    private TableBatch offsets;
-    private BatchFunction function;
-    /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
+    /** Where the statements run: its own thread for a finished file, inline for one in {@link Steps}. */
+    private final Inserter inserter;
+    /** The batches; null until the tables are made. */
+    private BuildBatches batches;
     private long batchBytes;
 
-    /** The bytes all batches may hold together; beyond, every batch is written and let go. */
-    static final long BATCH_BYTES = 32L << 20;
-
-    private StoreBuilder(RecordInput in, DuckDBConnection db) {
+    private StoreBuilder(RecordInput in, DuckDBConnection db, Inserter inserter) {
         this.db = db;
         this.in = in;
         this.pcap = in instanceof PcapngInput p ? p : null;
-        this.contexts = new CaptureContexts(db);
-        this.typed = new TypedTables(db, in::catalog);
+        this.inserter = inserter;
+        this.contexts = new CaptureContexts(db, inserter);
+        this.typed = new TypedTables(db, inserter, in::catalog);
     }
 
     /**
@@ -118,13 +117,30 @@ public final class StoreBuilder {
      */
     public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps)
             throws SQLException {
-        StoreBuilder b = new StoreBuilder(in, db);
-        b.counted = counted;
-        b.steps = steps;
-        if (steps != null) {
-            steps.builder = b;
+        return build(in, db, source, counted, steps, steps == null, BuildBatches.BATCH_BYTES);
+    }
+
+    /**
+     * The build, its statements on a thread of their own ({@code twoThreads}, a build without
+     * {@code steps} only: docs/decisions/0029) or on the caller's. The thread ends before this
+     * returns or throws; its failure is thrown here as it was thrown there. {@code batchBytes}: the
+     * bytes all batches may hold ({@link BuildBatches#BATCH_BYTES}; a test's smaller budget).
+     */
+    static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps,
+                        boolean twoThreads, long batchBytes) throws SQLException {
+        if (twoThreads && steps != null) {
+            throw new IllegalArgumentException("a build in steps runs on one thread");
         }
-        return b.run(source);
+        try (Inserter inserter = twoThreads ? Inserter.start() : Inserter.inline()) {
+            StoreBuilder b = new StoreBuilder(in, db, inserter);
+            b.counted = counted;
+            b.steps = steps;
+            b.batchBytes = batchBytes;
+            if (steps != null) {
+                steps.builder = b;
+            }
+            return b.run(source);
+        }
     }
 
     /** Told after each commit of a build in {@link Steps} (on the building thread). */
@@ -170,7 +186,7 @@ public final class StoreBuilder {
          */
         public void idle() {
             StoreBuilder b = builder;
-            if (b != null && failure == null && b.function != null) {
+            if (b != null && failure == null && b.batches != null && b.batches.registered()) {
                 try {
                     b.stepIfDue();
                 } catch (SQLException e) {
@@ -215,62 +231,21 @@ public final class StoreBuilder {
                 BatchFunction.NAME);
     }
 
-    /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */
-    private void reserve(TableBatch b) throws SQLException {
-        grown(b, b.reserve());
-    }
-
-    /** Writes a full batch into its table, then lets it grow. */
-    private void write(TableBatch b) throws SQLException {
-        function.insert(b);
-        grown(b, b.grow());
-    }
-
-    private void grown(TableBatch b, long bytes) throws SQLException {
-        if (bytes == 0) {
-            return;
-        }
-        batchBytes += bytes;
-        if (batchBytes > BATCH_BYTES) {
-            writeBatches(b);
-        }
-    }
-
-    /** Every batch: {@code event_rows}, {@code lost}, the typed tables'. */
-    private List<TableBatch> batches() {
-        List<TableBatch> all = new ArrayList<>();
-        all.add(events);
-        all.add(lost);
-        all.add(offsets);
-        typed.tables().forEach(t -> all.add(t.batch));
-        return all;
-    }
-
-    /** Writes every batch but {@code keep}, and lets go of their arrays. */
-    private void writeBatches(TableBatch keep) throws SQLException {
-        for (TableBatch b : batches()) {
-            if (b != keep) {
-                function.insert(b);
-                batchBytes -= b.release();
-            }
-        }
-    }
-
     private Result run(String source) throws SQLException {
-        try (Statement s = db.createStatement()) {
-            s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
-            s.execute("CREATE TABLE event_rows(" + String.join(", ", EVENT_ROWS) + ")");
-            s.execute("CREATE TABLE lost(" + String.join(", ", LOST) + ")");
-            s.execute("CREATE TABLE event_offsets(file_offset BIGINT)");
-            TypedTables.create(s);
-            CaptureContexts.create(s);
-        }
-        // One transaction for the whole build (the store file is moved into place once built), or one per step
-        db.setAutoCommit(false);
-        function = BatchFunction.register(db);
-        events = batch("event_rows", EVENT_ROWS);
-        lost = batch("lost", LOST);
-        offsets = batch("event_offsets", List.of("file_offset BIGINT"));
+        inserter.submit(() -> {
+            try (Statement s = db.createStatement()) {
+                s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
+                s.execute("CREATE TABLE event_rows(" + String.join(", ", EVENT_ROWS) + ")");
+                s.execute("CREATE TABLE lost(" + String.join(", ", LOST) + ")");
+                s.execute("CREATE TABLE event_offsets(file_offset BIGINT)");
+                TypedTables.create(s);
+                CaptureContexts.create(s);
+            }
+            // One transaction for the whole build (the store file is moved into place once built), or one per step
+            db.setAutoCommit(false);
+        });
+        batches = new BuildBatches(db, typed, inserter, batchBytes, batch("event_rows", EVENT_ROWS), batch("lost", LOST),
+                batch("event_offsets", List.of("file_offset BIGINT")));
         String stoppedAt = null;
         Iterator<RecordInput.Event> it = in.events();
         while (true) {
@@ -320,10 +295,11 @@ public final class StoreBuilder {
         }
         eventRow(e, r, w, frame, offset, st.index, pid);
         if ((count & (OFFSET_STEP - 1)) == 0) { // the rank's file offset (-1: none), for a page read from the file alone
-            reserve(offsets);
-            offsets.put(0, offset);
-            if (offsets.endRow()) {
-                write(offsets);
+            TableBatch o = batches.offsets;
+            batches.reserve(o);
+            o.put(0, offset);
+            if (o.endRow()) {
+                batches.write(o);
             }
         }
         typedRow(e, r, w, frame, st.index, pid);
@@ -356,53 +332,62 @@ public final class StoreBuilder {
         return state;
     }
 
-    /** Writes what the batches hold and the context tables, then {@code meta}, and commits. */
+    /**
+     * Writes what the batches hold and the context tables, then {@code meta}, and commits (one work
+     * of the inserter, waited for: the input is read to its end, nothing changes under it).
+     */
     private Result finish(String source, String stoppedAt) throws SQLException {
-        writeBatches(null);
-        // the same statement starts the transaction the context tables' appenders then join
-        meta("events", Long.toString(count));
-        contexts.write();
-        if (pcap == null && in instanceof TraceDatInput td) {
-            String uname = td.file().options().uname();
-            String host = uname == null ? "" : uname.split(" ").length > 1 ? uname.split(" ")[1] : "";
-            try (var ps = db.prepareStatement("UPDATE captures SET hostname = ?, clock = ?")) {
-                ps.setString(1, host);
-                ps.setString(2, td.file().clock());
-                ps.executeUpdate();
-            }
-        }
+        batches.writeAll(null);
         if (stoppedAt == null && in.failure() != null) {
             // a reader that ends at a damaged or cut block says so after its last event, not by throwing
             stoppedAt = "after " + count + " events: " + in.failure();
         }
         List<String> summary = new ArrayList<>(in.summary());
-        meta("source", source);
-        meta("schema_version", Integer.toString(SCHEMA_VERSION));
-        meta("events", Long.toString(count));
-        meta("lost", Long.toString(lostTotal));
-        meta("last_frame", Long.toString(lastFrame));
-        meta("wall_clock", Boolean.toString(in.wallClock()));
-        meta("complete", Boolean.toString(stoppedAt == null));
-        meta("stopped_at", stoppedAt);
-        meta("summary", String.join("\n", summary));
-        db.commit();
-        db.setAutoCommit(true);
+        List<String> meta = Arrays.asList("source", source, "schema_version", Integer.toString(SCHEMA_VERSION),
+                "events", Long.toString(count), "lost", Long.toString(lostTotal), "last_frame", Long.toString(lastFrame),
+                "wall_clock", Boolean.toString(in.wallClock()), "complete", Boolean.toString(stoppedAt == null),
+                "stopped_at", stoppedAt, "summary", String.join("\n", summary));
+        long events = count;
+        String[] hostClock = pcap == null && in instanceof TraceDatInput td ? hostClock(td) : null;
+        inserter.submit(() -> {
+            // the same statement starts the transaction the context tables' appenders then join
+            meta("events", Long.toString(events));
+            contexts.write();
+            if (hostClock != null) {
+                try (var ps = db.prepareStatement("UPDATE captures SET hostname = ?, clock = ?")) {
+                    ps.setString(1, hostClock[0]);
+                    ps.setString(2, hostClock[1]);
+                    ps.executeUpdate();
+                }
+            }
+            for (int i = 0; i < meta.size(); i += 2) {
+                meta(meta.get(i), meta.get(i + 1));
+            }
+            db.commit();
+            db.setAutoCommit(true);
+        });
+        inserter.barrier();
         if (steps != null) {
             steps.listener.committed(count, lastFrame, true);
         }
         return new Result(count, lostTotal, stoppedAt, summary);
     }
 
-    /** A {@link Steps} commit when one is due and events were read since the last. */
+    /** A trace.dat's host (from its uname) and clock, for its {@code captures} row. */
+    private static String[] hostClock(TraceDatInput td) {
+        String uname = td.file().options().uname();
+        String host = uname == null ? "" : uname.split(" ").length > 1 ? uname.split(" ")[1] : "";
+        return new String[] {host, td.file().clock()};
+    }
+
+    /** A {@link Steps} commit when one is due and events were read since the last (inline). */
     private void stepIfDue() throws SQLException {
         long now = System.nanoTime();
         if (count == committedEvents || now - lastStep < steps.everyNs) {
             return;
         }
         // every batch written (their arrays kept: the build goes on), then what goes with the rows
-        for (TableBatch b : batches()) {
-            function.insert(b);
-        }
+        batches.writeKeeping();
         meta("events", Long.toString(count)); // first: the appenders below join this transaction
         meta("lost", Long.toString(lostTotal));
         meta("last_frame", Long.toString(lastFrame));
@@ -417,8 +402,8 @@ public final class StoreBuilder {
     /** An event's {@code event_rows} row. */
     private void eventRow(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
             throws SQLException {
-        TableBatch a = events;
-        reserve(a);
+        TableBatch a = batches.events;
+        batches.reserve(a);
         a.put(0, frame);
         a.put(1, e.timeNs());
         a.put(2, r.timestampNs());
@@ -436,7 +421,7 @@ public final class StoreBuilder {
         a.put(10, capture);
         a.put(11, e.truncated() ? 1 : 0);
         if (a.endRow()) {
-            write(a);
+            batches.write(a);
         }
     }
 
@@ -444,7 +429,7 @@ public final class StoreBuilder {
     private void typedRow(RecordInput.Event e, EventRecord r, Writer w, long frame, int capture, int pid)
             throws SQLException {
         TableBatch t = w.table().batch;
-        reserve(t);
+        batches.reserve(t);
         t.put(0, frame);
         t.put(1, e.timeNs());
         t.put(2, r.cpu());
@@ -460,13 +445,14 @@ public final class StoreBuilder {
             }
         }
         if (t.endRow()) {
-            write(t);
+            batches.write(t);
         }
     }
 
     /** A {@code lost} row: the kernel lost events before this one ({@code count} NULL: how many is unknown). */
     private void lostRow(RecordInput.Event e, EventRecord r, long frame, int capture) throws SQLException {
-        reserve(lost);
+        TableBatch lost = batches.lost;
+        batches.reserve(lost);
         lost.put(0, frame);
         lost.put(1, e.timeNs());
         lost.put(2, r.timestampNs());
@@ -478,7 +464,7 @@ public final class StoreBuilder {
         }
         lost.put(5, capture);
         if (lost.endRow()) {
-            write(lost);
+            batches.write(lost);
         }
     }
 

@@ -84,8 +84,9 @@ final class StoreFiles {
             try (Statement s = c.createStatement()) {
                 // DuckDB's buffer pool; what does not fit goes to its temporary files (the RSS bound of a build)
                 s.execute("SET memory_limit = '" + CaptureStore.BUILD_MEMORY_MIB + "MB'");
-                // each batch's INSERT runs on the building thread alone (its table function hands
-                // over rows from there), not handed to DuckDB's workers and back (docs/decisions/0018)
+                // each batch's INSERT runs on the thread that executes it alone (the build's
+                // inserter: its table function hands over rows from there), not handed to DuckDB's
+                // workers and back (docs/decisions/0018, 0029)
                 s.execute("SET threads = 1");
             }
             BuildTiming timing = BuildTiming.start();

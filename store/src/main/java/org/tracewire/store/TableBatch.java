@@ -7,8 +7,10 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import org.duckdb.DuckDBColumnType;
 import org.duckdb.DuckDBDataChunkWriter;
 import org.duckdb.DuckDBWritableVector;
@@ -33,7 +35,11 @@ import org.duckdb.DuckDBWritableVector;
  * driver no longer has those buffers, the setters are used ({@link #directWrites()} says which).
  * Texts go as UTF-8 bytes ({@code setStringUtf8Batch}): a task name is encoded once per name
  * ({@link TextCache}), not once per row.
- * Not thread-safe.
+ *
+ * <p>A build of two threads ({@link Inserter}) double-buffers: {@link #handOff} gives the filled
+ * arrays to a snapshot the inserting thread writes, and the batch goes on with a second set (the
+ * snapshot's before, reused once written). Not thread-safe otherwise: the reader fills, the
+ * inserter touches only a snapshot handed to it.
  */
 final class TableBatch {
     /** Rows a batch holds at most: one {@code INSERT} per this many rows of a table. */
@@ -100,6 +106,9 @@ final class TableBatch {
     private int capacity;
     private int rows;
     private byte[][] chunkTexts;
+    /** The other set of arrays: the snapshot last handed over ({@link #handOff}); null before. */
+    private TableBatch other;
+    final Semaphore written = new Semaphore(0); // a snapshot's: a permit once written and cleared
 
     /**
      * A batch of the rows of a table.
@@ -131,6 +140,19 @@ final class TableBatch {
         anyNull = new boolean[n];
     }
 
+    /** A batch of the same table without arrays: the second set of a double-buffered batch. */
+    private TableBatch(TableBatch of) {
+        table = of.table;
+        kinds = of.kinds;
+        widths = of.widths;
+        insert = of.insert;
+        int n = kinds.length;
+        values = new byte[n][];
+        texts = new byte[n][][];
+        nulls = new long[n][];
+        anyNull = new boolean[n];
+    }
+
     /** The table's name. */
     String table() {
         return table;
@@ -156,13 +178,16 @@ final class TableBatch {
         return rows;
     }
 
-    /** Bytes the batch's arrays take (texts counted by their references only). */
+    /**
+     * Bytes the batch's arrays take, its snapshot's ({@link #handOff}) included (texts counted by
+     * their references only).
+     */
     long bytes() {
         long row = kinds.length / 8 + 1;
         for (Kind k : kinds) {
             row += k.text() ? Long.BYTES : k.width;
         }
-        return capacity * row;
+        return (capacity + (other == null ? 0 : other.capacity)) * row;
     }
 
     /**
@@ -258,18 +283,66 @@ final class TableBatch {
             return 0;
         }
         long before = bytes();
-        int grown = Math.min(MAX_ROWS, capacity * 2);
+        allocate(Math.min(MAX_ROWS, capacity * 2));
+        return bytes() - before;
+    }
+
+    /** New, empty arrays of {@code rows} rows. */
+    private void allocate(int rows) {
         for (int i = 0; i < kinds.length; i++) {
             if (kinds[i].text()) {
-                texts[i] = new byte[grown][];
+                texts[i] = new byte[rows][];
             } else {
-                values[i] = new byte[grown * kinds[i].width];
+                values[i] = new byte[rows * kinds[i].width];
             }
-            nulls[i] = new long[(grown + 63) >>> 6];
+            nulls[i] = new long[(rows + 63) >>> 6];
             anyNull[i] = false;
         }
-        capacity = grown;
-        return bytes() - before;
+        capacity = rows;
+    }
+
+    /**
+     * Hands the rows (at least one) to the inserting thread: a snapshot takes the arrays, the batch
+     * goes on, empty, with those of the snapshot before, once written (made anew when of another
+     * size: its room doubles up to {@link #MAX_ROWS} as {@link #grow()}). One snapshot in flight at
+     * most, counted by {@link #bytes()}.
+     *
+     * @param inserter where the snapshot before is written (its failure is thrown while waiting)
+     * @return the snapshot, for one work of {@code inserter} that writes it, then releases its
+     *         {@link #written} permit; not to be touched until then
+     * @throws SQLException the inserter's failure
+     */
+    TableBatch handOff(Inserter inserter) throws SQLException {
+        TableBatch s = other;
+        if (s == null) {
+            s = other = new TableBatch(this); // the second set, made at the first hand-off
+        } else {
+            inserter.await(s.written);
+        }
+        for (int i = 0; i < kinds.length; i++) {
+            byte[] v = values[i];
+            values[i] = s.values[i];
+            s.values[i] = v;
+            byte[][] t = texts[i];
+            texts[i] = s.texts[i];
+            s.texts[i] = t;
+            long[] n = nulls[i];
+            nulls[i] = s.nulls[i];
+            s.nulls[i] = n;
+            boolean a = anyNull[i];
+            anyNull[i] = s.anyNull[i]; // false: cleared by the insert
+            s.anyNull[i] = a;
+        }
+        int filled = capacity;
+        int next = Math.min(MAX_ROWS, capacity * 2);
+        capacity = s.capacity;
+        s.capacity = filled;
+        s.rows = rows;
+        rows = 0;
+        if (capacity != next) {
+            allocate(next);
+        }
+        return s;
     }
 
     /** Forgets the rows (after they were written); the arrays are kept for the next ones. */
@@ -287,13 +360,19 @@ final class TableBatch {
     }
 
     /**
-     * Forgets the rows and gives the arrays back (a batch of a table seldom written stops holding
-     * memory); they are made again by the next {@link #reserve()}.
+     * Forgets the rows and gives the arrays back, the snapshot's once written (a batch of a table
+     * seldom written stops holding memory); the next {@link #reserve()} makes them again.
      *
+     * @param inserter where the snapshot is written (none handed over: unused)
      * @return the bytes given back
+     * @throws SQLException the inserter's failure, met while waiting for the snapshot
      */
-    long release() {
+    long release(Inserter inserter) throws SQLException {
         long b = bytes();
+        if (other != null) {
+            inserter.await(other.written);
+            other = null;
+        }
         rows = 0;
         capacity = 0;
         Arrays.fill(values, null);

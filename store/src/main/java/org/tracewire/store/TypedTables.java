@@ -25,7 +25,7 @@ import org.tracewire.tracetext.StackText;
  * file may each bring one of the same event) the {@link Writer} that fills its table's rows. A
  * table is named after the event; the system's name is put before it ({@code raw_syscalls__sys_enter})
  * when another system of the input has an event of that name, or the name is taken or reserved.
- * Not thread-safe: the building thread's.
+ * Not thread-safe: the building thread's (its statements run on the build's {@link Inserter}).
  */
 final class TypedTables {
     /** Names a typed table may not take (the store's own tables and views). */
@@ -63,16 +63,19 @@ final class TypedTables {
     }
 
     private final DuckDBConnection db;
+    private final Inserter inserter;
     private final Supplier<FormatCatalog> catalog;
     private final Map<EventFormat, Writer> writers = new IdentityHashMap<>();
     private final Map<String, Table> tables = new LinkedHashMap<>();
 
     /**
-     * @param db      the database built
-     * @param catalog the input's formats as known so far (asked when a table is made)
+     * @param db       the database built
+     * @param inserter where its statements run (a table's {@code CREATE} before its first {@code INSERT})
+     * @param catalog  the input's formats as known so far (asked when a table is made)
      */
-    TypedTables(DuckDBConnection db, Supplier<FormatCatalog> catalog) {
+    TypedTables(DuckDBConnection db, Inserter inserter, Supplier<FormatCatalog> catalog) {
         this.db = db;
+        this.inserter = inserter;
         this.catalog = catalog;
     }
 
@@ -136,18 +139,23 @@ final class TypedTables {
             types.add(c.sqlType());
         }
         ddl.append(')');
-        try (Statement s = db.createStatement()) {
-            s.execute(ddl.toString());
-        }
         int kind = tables.size();
-        try (var ps = db.prepareStatement("INSERT INTO event_tables VALUES (?, ?, ?, ?, ?)")) {
-            ps.setInt(1, kind);
-            ps.setString(2, f.fullName());
-            ps.setString(3, f.system());
-            ps.setString(4, f.name());
-            ps.setString(5, name);
-            ps.executeUpdate();
-        }
+        String event = f.fullName();
+        String system = f.system();
+        String eventName = f.name();
+        inserter.submit(() -> { // handed over before the table's first batch
+            try (Statement s = db.createStatement()) {
+                s.execute(ddl.toString());
+            }
+            try (var ps = db.prepareStatement("INSERT INTO event_tables VALUES (?, ?, ?, ?, ?)")) {
+                ps.setInt(1, kind);
+                ps.setString(2, event);
+                ps.setString(3, system);
+                ps.setString(4, eventName);
+                ps.setString(5, name);
+                ps.executeUpdate();
+            }
+        });
         return new Table(name, kind, cols, new TableBatch(name, types, BatchFunction.NAME));
     }
 

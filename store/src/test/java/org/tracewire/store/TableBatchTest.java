@@ -57,6 +57,20 @@ class TableBatchTest {
 
     @Test
     void everyKindOfColumnReadsBackAsPutOverSeveralBatchesAndChunks() throws Exception {
+        readsBackAsPut(false);
+    }
+
+    /**
+     * The same rows, each full batch {@linkplain TableBatch#handOff handed off} to an inserting
+     * thread while the next is filled in the second set of arrays (reused once written: NULL marks
+     * and texts of the rows before must not show through).
+     */
+    @Test
+    void everyKindOfColumnReadsBackAsPutWhenHandedOffToAnInsertingThread() throws Exception {
+        readsBackAsPut(true);
+    }
+
+    private void readsBackAsPut(boolean handOff) throws Exception {
         assertTrue(TableBatch.directWrites(), "DuckDB JDBC's vectors no longer have the buffers TableBatch writes into");
         // batches of 2,048, 4,096, … rows, then two of MAX_ROWS, then the rest
         int rows = 0;
@@ -72,7 +86,8 @@ class TableBatchTest {
             ddl.append(c == 0 ? "" : ", ").append("v").append(c).append(' ').append(TYPES.get(c));
         }
         try (DuckDBConnection db = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
-             Statement s = db.createStatement()) {
+             Statement s = db.createStatement();
+             Inserter ins = handOff ? Inserter.start() : Inserter.inline()) {
             s.execute(ddl.append(')').toString());
             BatchFunction f = BatchFunction.register(db);
             TableBatch b = new TableBatch("t", TYPES, BatchFunction.NAME);
@@ -99,12 +114,28 @@ class TableBatchTest {
                 }
                 expected.add(row);
                 if (b.endRow()) {
-                    f.insert(b);
-                    b.grow();
+                    if (handOff) {
+                        long one = b.bytes();
+                        TableBatch snap = b.handOff(ins);
+                        ins.submit(() -> {
+                            f.insert(snap);
+                            snap.written.release();
+                        });
+                        assertTrue(b.bytes() >= one, "the snapshot's arrays counted with the batch's");
+                    } else {
+                        f.insert(b);
+                        b.grow();
+                    }
                     inserts++;
                 }
             }
-            f.insert(b);
+            if (handOff) {
+                TableBatch snap = b.handOff(ins);
+                ins.submit(() -> f.insert(snap));
+                ins.barrier();
+            } else {
+                f.insert(b);
+            }
             assertEquals(expectedWrites, inserts, "batches written full");
             assertEquals(0, b.rows());
             try (ResultSet rs = s.executeQuery("SELECT * FROM t ORDER BY v0")) {

@@ -1,0 +1,140 @@
+package org.tracewire.store;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The batches of a {@link StoreBuilder build} and their way into DuckDB: {@code event_rows},
+ * {@code event_offsets}, {@code lost} and the typed tables' ({@link TypedTables}) {@link TableBatch}es,
+ * each full one moved in by one {@code INSERT} through {@link BatchFunction}, run by the build's
+ * {@link Inserter}. On an inserting thread a full batch is {@linkplain TableBatch#handOff handed
+ * off} (the reader fills its second set meanwhile: docs/decisions/0029); inline it is written, then
+ * grown, as a build of one thread does. All batches together hold up to {@value #BATCH_BYTES}
+ * bytes, the snapshots in flight counted; beyond, every batch is written and let go.
+ * The reading thread's; the works it hands over are the inserter's.
+ */
+final class BuildBatches {
+    /** The bytes all batches may hold together (snapshots in flight included). */
+    static final long BATCH_BYTES = 32L << 20;
+
+    final TableBatch events;
+    final TableBatch lost;
+    final TableBatch offsets;
+    private final TypedTables typed;
+    private final Inserter inserter;
+    private final long budget;
+    /** Registered by the first work handed over (on the inserter's thread); null before. */
+    private volatile BatchFunction function;
+    /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
+    private long bytes;
+
+    /**
+     * @param db       the build's connection (the table function is registered on it, as a work)
+     * @param typed    the typed tables, whose batches are written with these
+     * @param inserter where the statements run
+     * @param budget   the bytes all batches may hold together ({@link #BATCH_BYTES}; a test's less)
+     * @param events   the batch of {@code event_rows}; {@code lost}, {@code offsets} likewise
+     * @throws SQLException an earlier work's failure (inline: the registration's)
+     */
+    BuildBatches(DuckDBConnection db, TypedTables typed, Inserter inserter, long budget, TableBatch events,
+                 TableBatch lost, TableBatch offsets) throws SQLException {
+        this.typed = typed;
+        this.inserter = inserter;
+        this.budget = budget;
+        this.events = events;
+        this.lost = lost;
+        this.offsets = offsets;
+        inserter.submit(() -> function = BatchFunction.register(db));
+    }
+
+    /** True once the table function is registered (inline: at once). */
+    boolean registered() {
+        return function != null;
+    }
+
+    /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */
+    void reserve(TableBatch b) throws SQLException {
+        grown(b, b.reserve());
+    }
+
+    /** Writes a full batch into its table (inline: now; else handed off), then lets it grow. */
+    void write(TableBatch b) throws SQLException {
+        if (!inserter.threaded()) {
+            function.insert(b);
+            grown(b, b.grow());
+            return;
+        }
+        long before = b.bytes();
+        handOff(b);
+        grown(b, b.bytes() - before);
+    }
+
+    /** Hands a batch's rows to the inserter: one work writes them, then frees the snapshot. */
+    private void handOff(TableBatch b) throws SQLException {
+        TableBatch s = b.handOff(inserter);
+        inserter.submit(() -> {
+            function.insert(s);
+            s.written.release();
+        });
+    }
+
+    private void grown(TableBatch b, long by) throws SQLException {
+        if (by == 0) {
+            return;
+        }
+        bytes += by;
+        if (bytes > budget) {
+            writeAll(b);
+        }
+    }
+
+    /** Every batch: {@code event_rows}, {@code lost}, {@code event_offsets}, the typed tables'. */
+    private List<TableBatch> all() {
+        List<TableBatch> all = new ArrayList<>();
+        all.add(events);
+        all.add(lost);
+        all.add(offsets);
+        typed.tables().forEach(t -> all.add(t.batch));
+        return all;
+    }
+
+    /**
+     * Writes every batch but {@code keep} and lets go of their arrays (on an inserting thread: all
+     * handed off first, then each let go once written).
+     *
+     * @throws SQLException when DuckDB refuses rows
+     */
+    void writeAll(TableBatch keep) throws SQLException {
+        List<TableBatch> all = all();
+        for (TableBatch b : all) {
+            if (b != keep && b.rows() > 0) {
+                if (inserter.threaded()) {
+                    long before = b.bytes();
+                    handOff(b);
+                    bytes += b.bytes() - before; // counted, as release() takes it all off below
+                } else {
+                    function.insert(b);
+                }
+            }
+        }
+        for (TableBatch b : all) {
+            if (b != keep) {
+                bytes -= b.release(inserter);
+            }
+        }
+        assert keep != null || bytes == 0 : "batch bytes miscounted: " + bytes; // all let go: none held
+    }
+
+    /**
+     * Writes every batch, keeping their arrays (a {@link StoreBuilder.Steps} commit: inline only).
+     *
+     * @throws SQLException when DuckDB refuses rows
+     */
+    void writeKeeping() throws SQLException {
+        for (TableBatch b : all()) {
+            function.insert(b);
+        }
+    }
+}
