@@ -77,7 +77,8 @@ class CaptureLossLiveTest {
         CaptureRun.Options o = new CaptureRun.Options(events, 6, 0, null, null, file, bufferKb, "mono",
                 Ethernet.DEFAULT_MAX_FRAME, 0, 0);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Capture.Summary s = CaptureRun.run(top, o, new PrintWriter(err, true, StandardCharsets.UTF_8));
+        // at most 6 s, ended when the workload ends (then every event it made is in the buffer)
+        Capture.Summary s = CaptureRun.run(top, o, new PrintWriter(err, true, StandardCharsets.UTF_8), load::ended);
         load.close();
         String line = s.describe();
         System.out.println("buffer " + bufferKb + " KiB: " + line);

@@ -180,6 +180,27 @@ class CaptureRecoveryLiveTest {
         }
     }
 
+    /** A live child JVM's threads ({@code jcmd PID Thread.print}): where a capture that did not end waits. */
+    static String threads(Process child) {
+        try {
+            Process j = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(child.pid()), "Thread.print").redirectErrorStream(true).start();
+            String out = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            j.waitFor(30, TimeUnit.SECONDS);
+            return out;
+        } catch (Exception e) {
+            return "no thread dump: " + e;
+        }
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (Exception e) {
+            return "no log: " + e;
+        }
+    }
+
     /** The kernel's counters over the killed capture, per CPU: the watchdog's final stats minus the spool's base. */
     private static Map<Integer, RingBufferStats> kernelDelta(Path spool) throws Exception {
         Properties p = new Properties();
@@ -254,7 +275,8 @@ class CaptureRecoveryLiveTest {
             Path log = dir.resolve("stalled.log");
             // the test never reads the child's standard output: a pipe that fills and stays full
             Process child = schedCapture(log, "3", "-");
-            assertTrue(child.waitFor(40, TimeUnit.SECONDS), "the capture ended without its reader");
+            assertTrue(child.waitFor(40, TimeUnit.SECONDS), () -> "the capture ended without its reader: "
+                    + threads(child) + "\n" + readQuietly(log));
             assertFalse(top.instanceNames().contains("tracewire-" + child.pid()), "its instance is removed");
             String said = Files.readString(log);
             assertEquals(1, child.exitValue(), said);

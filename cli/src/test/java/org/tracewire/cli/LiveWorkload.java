@@ -54,6 +54,11 @@ final class LiveWorkload implements AutoCloseable {
         return new LiveWorkload(p, t);
     }
 
+    /** True once the workload has exited (a capture may stop then: every event it made is in the buffer). */
+    boolean ended() {
+        return !process.isAlive();
+    }
+
     /** Waits for the workload to end. */
     @Override
     public void close() throws InterruptedException {

@@ -1,6 +1,9 @@
 package org.tracewire.printfmt;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.tracewire.format.CTypes;
 import org.tracewire.format.EventFormat;
@@ -62,6 +65,32 @@ public final class EventPrinter {
      *               carry their own layout; this one is used for checks only)
      */
     public static EventPrinter compile(EventFormat format, KernelLayout layout) {
+        Key key = new Key(format, layout);
+        EventPrinter p = COMPILED.get(key);
+        if (p == null) {
+            p = compileNew(format, layout);
+            COMPILED.put(key, p);
+        }
+        return p;
+    }
+
+    /**
+     * Printers compiled before, by format and layout (records: equal by value), the most recently
+     * used 4,096: each file opened compiles its formats' printers, mostly the ones of the file
+     * before (a file reopened, files merged, the tests' thousands of mutated files).
+     */
+    private static final Map<Key, EventPrinter> COMPILED = Collections.synchronizedMap(
+            new LinkedHashMap<>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Key, EventPrinter> eldest) {
+                    return size() > 4096;
+                }
+            });
+
+    private record Key(EventFormat format, KernelLayout layout) {
+    }
+
+    private static EventPrinter compileNew(EventFormat format, KernelLayout layout) {
         PrintFmt pf;
         try {
             if (format.printFmt().isBlank()) {

@@ -28,6 +28,7 @@ import org.duckdb.DuckDBConnection;
 import org.tracewire.filter.Filter;
 import org.tracewire.filter.SqlFilterCompiler;
 import org.tracewire.format.EventFormat;
+import org.tracewire.format.FormatCatalog;
 import org.tracewire.input.PcapngInput;
 import org.tracewire.input.RecordInput;
 import org.tracewire.io.GrowingFile;
@@ -60,8 +61,10 @@ public final class CaptureStore implements AutoCloseable {
     private final DuckDBConnection db;
     /** The sources with their counts as last read (replaced whole: a followed store's grow). */
     volatile List<Source> sources;
-    /** Formats read back from the sources for {@link #filterQuery}, by {@code system:event}. */
-    private final Map<String, EventFormat> formats = new HashMap<>();
+    /** For {@link #filterQuery}: each event's table and format once found; each source's formats as last read. */
+    private final Map<String, EventTable> tables = new HashMap<>();
+    private final Map<Path, FormatCatalog> catalogs = new HashMap<>();
+    private record EventTable(String table, EventFormat format) { }
 
     /**
      * One source file and its store.
@@ -371,32 +374,15 @@ public final class CaptureStore implements AutoCloseable {
      * @throws SQLException when DuckDB fails
      */
     public String filterQuery(String event, String filter) throws SQLException {
-        String table = null;
-        EventFormat format = formats.get(event);
-        for (Source src : sources) {
-            try (PreparedStatement ps = db.prepareStatement(
-                    "SELECT table_name FROM s" + sources.indexOf(src) + ".event_tables WHERE event = ?")) {
-                ps.setString(1, event);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        table = rs.getString(1);
-                    }
-                }
-            }
-            if (table != null) {
-                if (format == null) {
-                    try (RecordInput in = RecordInput.open(src.file, null)) {
-                        format = in.catalog().byName(event);
-                    } catch (IOException e) {
-                        throw new SQLException(src.file + ": " + e.getMessage(), e);
-                    }
-                    if (format != null) {
-                        formats.put(event, format);
-                    }
-                }
-                break;
+        EventTable found = tables.get(event);
+        if (found == null) { // found once per event: the app and the tests ask per filter typed
+            found = eventTable(event);
+            if (found.table != null && found.format != null) {
+                tables.put(event, found);
             }
         }
+        String table = found.table;
+        EventFormat format = found.format;
         if (table == null || format == null) {
             throw new IllegalArgumentException("no file holds events of " + event);
         }
@@ -408,6 +394,32 @@ public final class CaptureStore implements AutoCloseable {
                 + " FROM " + Sql.quote(table) + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)"
                 : Sql.quote(table);
         return "SELECT * FROM " + from + " WHERE " + cond;
+    }
+
+    /** The first source's table of an event and the event's format; either null when not found. */
+    private EventTable eventTable(String event) throws SQLException {
+        List<Source> all = sources;
+        for (int i = 0; i < all.size(); i++) {
+            Source src = all.get(i);
+            try (PreparedStatement ps = db.prepareStatement("SELECT table_name FROM s" + i + ".event_tables WHERE event = ?")) {
+                ps.setString(1, event);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        FormatCatalog c = catalogs.get(src.file);
+                        if (c == null || c.byName(event) == null) { // read once per file (again when it grew)
+                            try (RecordInput in = RecordInput.open(src.file, null)) {
+                                c = in.catalog();
+                            } catch (IOException e) {
+                                throw new SQLException(src.file + ": " + e.getMessage(), e);
+                            }
+                            catalogs.put(src.file, c);
+                        }
+                        return new EventTable(rs.getString(1), c.byName(event));
+                    }
+                }
+            }
+        }
+        return new EventTable(null, null);
     }
 
     /**

@@ -43,6 +43,9 @@ import org.tracewire.testing.FixtureRecords;
  * &&, || and !, compared frame set by frame set.
  */
 class SqlFilterAgreementTest {
+    private static final String SELECT = "SELECT * FROM ";
+    private static final String WHERE = " WHERE ";
+
     @TempDir
     Path dir;
 
@@ -71,8 +74,47 @@ class SqlFilterAgreementTest {
                         fields.add(f);
                     }
                 }
+                // filterQuery gives SELECT * FROM <from> WHERE <condition>: the event's 12 filters are
+                // evaluated as columns of one query per distinct <from> (a row is selected where its
+                // filter's condition IS TRUE, as WHERE selects), not one query per filter
+                List<Filter> batch = new ArrayList<>();
+                List<String> queries = new ArrayList<>();
+                List<TreeSet<Long>> got = new ArrayList<>();
+                Map<String, List<Integer>> byFrom = new LinkedHashMap<>();
                 for (int i = 0; i < 12; i++) {
                     Filter filter = random(fields, events, rnd, 1 + rnd.nextInt(3));
+                    String q = store.filterQuery(ev.getKey(), filter.toText());
+                    batch.add(filter);
+                    queries.add(q);
+                    got.add(new TreeSet<>());
+                    assertTrue(q.startsWith(SELECT) && q.contains(WHERE), q);
+                    byFrom.computeIfAbsent(q.substring(SELECT.length(), q.indexOf(WHERE)), k -> new ArrayList<>()).add(i);
+                }
+                for (Map.Entry<String, List<Integer>> from : byFrom.entrySet()) {
+                    StringBuilder sql = new StringBuilder("SELECT frame");
+                    for (int i : from.getValue()) {
+                        String q = queries.get(i);
+                        sql.append(", (").append(q.substring(q.indexOf(WHERE) + WHERE.length())).append(") IS TRUE");
+                    }
+                    try (ResultSet rs = s.executeQuery(sql.append(" FROM ").append(from.getKey()).toString())) {
+                        while (rs.next()) {
+                            for (int c = 0; c < from.getValue().size(); c++) {
+                                if (rs.getBoolean(2 + c)) {
+                                    got.get(from.getValue().get(c)).add(rs.getLong(1));
+                                }
+                            }
+                        }
+                    }
+                }
+                TreeSet<Long> first = new TreeSet<>(); // filterQuery's own statement, as given, for one filter
+                try (ResultSet rs = s.executeQuery(queries.get(0))) {
+                    while (rs.next()) {
+                        first.add(rs.getLong("frame"));
+                    }
+                }
+                assertEquals(got.get(0), first, queries.get(0));
+                for (int i = 0; i < batch.size(); i++) {
+                    Filter filter = batch.get(i);
                     RecordFilter rf = RecordFilter.compile(filter, format, pid -> events.get(0).renderer().comm(pid));
                     TreeSet<Long> want = new TreeSet<>();
                     for (RecordInput.Event e : events) {
@@ -80,14 +122,7 @@ class SqlFilterAgreementTest {
                             want.add(e.frame());
                         }
                     }
-                    TreeSet<Long> got = new TreeSet<>();
-                    String q = store.filterQuery(ev.getKey(), filter.toText());
-                    try (ResultSet rs = s.executeQuery(q)) {
-                        while (rs.next()) {
-                            got.add(rs.getLong("frame"));
-                        }
-                    }
-                    assertEquals(want, got, ev.getKey() + ": " + filter.toText() + "\n" + q);
+                    assertEquals(want, got.get(i), ev.getKey() + ": " + filter.toText() + "\n" + queries.get(i));
                     filters++;
                     matchedTotal += want.size();
                 }
