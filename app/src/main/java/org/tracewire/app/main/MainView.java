@@ -127,15 +127,8 @@ public final class MainView extends BorderPane {
         vm.query().shownProperty().bind(query.selectedProperty());
         vm.ioGraph().shownProperty().bind(ioGraph.selectedProperty());
         linkViews(vm, captureTab, filter);
-        notice.setId("notice");
-        notice.setVisible(false);
-        notice.setMouseTransparent(true);
-        notice.setWrapText(true);
-        notice.setMaxWidth(420);
-        notice.setManaged(false); // placed by layoutChildren over the views' bottom right
-        noticeShown.setOnFinished(e -> notice.setVisible(false));
         setCenter(tabs);
-        getChildren().add(notice);
+        notice();
         setTop(menuBar(vm, captureTab));
         setBottom(statusBar(vm));
         vm.noticeProperty().addListener((o, a, n) -> {
@@ -143,6 +136,18 @@ public final class MainView extends BorderPane {
                 showNotice(n);
             }
         });
+    }
+
+    /** The notice over the views' bottom right, hidden until {@link #showNotice}. */
+    private void notice() {
+        notice.setId("notice");
+        notice.setVisible(false);
+        notice.setMouseTransparent(true);
+        notice.setWrapText(true);
+        notice.setMaxWidth(420);
+        notice.setManaged(false); // placed by layoutChildren over the views' bottom right
+        noticeShown.setOnFinished(e -> notice.setVisible(false));
+        getChildren().add(notice);
     }
 
     /** Where the views send the user: to a frame of the capture's table, to Wireshark, to the filter builder. */
