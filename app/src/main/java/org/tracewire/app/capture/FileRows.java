@@ -125,8 +125,9 @@ public final class FileRows implements AutoCloseable {
     }
 
     /**
-     * Reads every event, handing rows on in batches: the first of {@value #FIRST_BATCH} rows, then of
-     * {@value #BATCH} (the last may be shorter).
+     * Reads every event, handing rows on in batches: the first of {@value #FIRST_BATCH} rows, the
+     * second up to {@value #BATCH} rows read, then of {@value #BATCH} (the last may be shorter), so a
+     * batch ends at every multiple of {@value #BATCH} rows (the first screen's 50,000 among them).
      *
      * @param sink      receives each batch (the list is not reused)
      * @param cancelled checked between batches; true stops reading
@@ -142,7 +143,7 @@ public final class FileRows implements AutoCloseable {
             }
             batch.add(convert.row(e));
             rows++;
-            if (batch.size() == BATCH || rows == FIRST_BATCH) {
+            if (rows % BATCH == 0 || rows == FIRST_BATCH) { // batches end at multiples of BATCH
                 sink.accept(batch);
                 batch = new ArrayList<>(BATCH);
                 if (cancelled.getAsBoolean()) {

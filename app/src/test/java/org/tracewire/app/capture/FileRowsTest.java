@@ -54,7 +54,7 @@ class FileRowsTest {
         assertEquals(whole, first);
     }
 
-    /** The first batch is a screen's worth, so the table shows rows before the next 2,000 are decoded; then full batches. */
+    /** The first batch is a screen's worth, so the table shows rows before the next are decoded; batches end at multiples of 2,000. */
     @Test
     void theFirstBatchIsAScreenThenFullBatches(@TempDir Path dir) throws Exception {
         List<EventRecord> recs = FixtureRecords.load().subList(0, 4_500);
@@ -63,7 +63,7 @@ class FileRowsTest {
         try (FileRows f = FileRows.firstScreen(file)) {
             assertEquals(recs.size(), f.readAll(batch -> sizes.add(batch.size()), () -> false));
         }
-        assertEquals(List.of(FileRows.FIRST_BATCH, FileRows.BATCH, FileRows.BATCH,
-                recs.size() - FileRows.FIRST_BATCH - 2 * FileRows.BATCH), sizes);
+        assertEquals(List.of(FileRows.FIRST_BATCH, FileRows.BATCH - FileRows.FIRST_BATCH, FileRows.BATCH,
+                recs.size() - 2 * FileRows.BATCH), sizes);
     }
 }
