@@ -22,8 +22,8 @@ import org.tracewire.app.capture.StoreTableView;
  * <ol>
  * <li>go to frame: the event table's Go to frame ({@link StoreTableView#showFrame}) of frames
  *     spread over the file, each timed from the call (the table shown and idle) to the end of the
- *     layout pulse after the row is selected and scrolled to (while the views that load on their own, the timeline, load;
- *     and again at the end of the tour, every view computed);</li>
+ *     layout pulse after the row is selected and scrolled to (while the views that load on their
+ *     own, the timeline, load; and again at the end of the tour, every view computed);</li>
  * <li>every view over the store in turn (timeline, latency, histogram, I/O graph, query: its tab
  *     selected, as a user would), each timed until it shows its result, with the Java heap used and
  *     the process's RSS then;</li>

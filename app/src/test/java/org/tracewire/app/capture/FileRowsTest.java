@@ -54,7 +54,10 @@ class FileRowsTest {
         assertEquals(whole, first);
     }
 
-    /** The first batch is a screen's worth, so the table shows rows before the next are decoded; batches end at multiples of 2,000. */
+    /**
+     * The first batch is a screen's worth, so the table shows rows before the next are decoded;
+     * batches end at multiples of 2,000.
+     */
     @Test
     void theFirstBatchIsAScreenThenFullBatches(@TempDir Path dir) throws Exception {
         List<EventRecord> recs = FixtureRecords.load().subList(0, 4_500);
