@@ -1,7 +1,5 @@
 package org.tracewire.pcapng;
 
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -59,7 +57,7 @@ public final class PcapngPacketReader implements AutoCloseable {
         boolean skip(int linkType, byte[] block, int at, int length);
     }
 
-    private final DataInputStream in;
+    private final BlockInput in;
     private ByteOrder order = ByteOrder.LITTLE_ENDIAN;
     private final List<int[]> interfaces = new ArrayList<>(); // {linkType}
     private final List<long[]> resolution = new ArrayList<>(); // {numerator ns per unit multiplier, divisor}
@@ -95,7 +93,7 @@ public final class PcapngPacketReader implements AutoCloseable {
      * @param tolerateCutEnd true: a last block cut short by the stream's end ends it, as for a file
      */
     public PcapngPacketReader(InputStream stream, boolean tolerateCutEnd) {
-        this.in = new DataInputStream(new BufferedInputStream(stream, 1 << 16));
+        this.in = new BlockInput(stream, 1 << 18);
         this.tolerateCutEnd = tolerateCutEnd;
     }
 

@@ -169,4 +169,44 @@ class PcapngPacketReaderTest {
                     + " present)", e.getMessage());
         }
     }
+
+    /**
+     * A stream that hands over its bytes a few at a time, with empty reads between (a pipe from a
+     * live capture): the same packets as the whole file, and ready() only while bytes are there.
+     */
+    @Test
+    void aTricklingStreamGivesThePacketsOfTheWholeFile() throws IOException {
+        byte[] f = file();
+        java.io.InputStream trickle = new java.io.InputStream() {
+            private int at;
+            private int call;
+
+            @Override
+            public int read() {
+                return at < f.length ? f[at++] & 0xff : -1;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (at == f.length) {
+                    return -1;
+                }
+                int n = call++ % 4 == 3 ? 0 : Math.min(Math.min(len, 1 + call % 3), f.length - at);
+                System.arraycopy(f, at, b, off, n);
+                at += n;
+                return n;
+            }
+        };
+        List<PcapngPacketReader.Packet> whole = readAll(new PcapngPacketReader(new ByteArrayInputStream(f)));
+        try (PcapngPacketReader r = new PcapngPacketReader(trickle)) {
+            List<PcapngPacketReader.Packet> got = readAll(r);
+            assertEquals(3, whole.size());
+            assertEquals(whole.size(), got.size());
+            for (int i = 0; i < whole.size(); i++) {
+                assertEquals(whole.get(i).timeNs(), got.get(i).timeNs());
+                assertArrayEquals(whole.get(i).data(), got.get(i).data());
+            }
+            assertFalse(r.ready(), "nothing left");
+        }
+    }
 }
