@@ -94,6 +94,9 @@ public final class FrameStream {
     private boolean rawClock;
     private String firstError;
     private Object lastScope;
+    /** The last event frame's scope key and what {@link #scopes} gave for it (null: none). */
+    private Object lastKey;
+    private Scope lastKeyScope;
 
     /** A stream that learns its context from its own context frames (a live capture). */
     public FrameStream() {
@@ -192,7 +195,14 @@ public final class FrameStream {
             context(scope, f);
             return null;
         }
-        Scope s = scopes.get(scope);
+        Scope s;
+        if (scope == lastKey) { // the frame before's scope (the same Integer or source object): no lookup
+            s = lastKeyScope;
+        } else {
+            s = scopes.get(scope);
+            lastKey = scope;
+            lastKeyScope = s;
+        }
         WireContext c = s == null ? null : s.context;
         if (c == null || !c.hasCapture()) {
             // a stream joined late: without CAPTURE the layout and the clock offset are unknown
@@ -242,6 +252,8 @@ public final class FrameStream {
             }
             s = new Scope(new WireContext());
             scopes.put(scope, s);
+            lastKey = null; // a new scope: the remembered lookup may have found none for this key
+            lastKeyScope = null;
         }
         int cpu = f.header().cpu();
         if (applyContext && s.context.apply(m.message(), cpu)) {

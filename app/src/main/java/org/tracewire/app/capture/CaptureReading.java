@@ -377,7 +377,7 @@ final class CaptureReading {
         opening.set(true);
         executor.execute(() -> {
             try (FileRows in = firstScreen ? FileRows.firstScreen(file) : FileRows.open(file)) {
-                rr.useFile(in.catalog(), null);
+                rr.useFile(in.catalog());
                 sink.wallClock(in.wallClock());
                 long[] seen = {0};
                 long n = in.readAll(batch -> {
@@ -390,7 +390,7 @@ final class CaptureReading {
                         startPendingStore(); // the first rows are on their way to the table
                     }
                 }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.WINDOW));
-                rr.useFile(in.catalog(), null);
+                rr.useFile(in.catalog());
                 boolean partial = firstScreen && seen[0] >= CaptureViewModel.WINDOW;
                 if (firstScreen) {
                     firstScreenRead = n;

@@ -20,9 +20,9 @@ import org.tracewire.record.EventRecord;
  * @param fields field values
  * @param frame  the row's packet number in the pcapng it was opened from (1-based, Wireshark's
  *               {@code frame.number}), 0 when it was read from a trace.dat
- * @param record the decoded record (from the file), with the
- *               format it was recorded with; null for rows made from text and fields alone (then
- *               {@link RowRecords} rebuilds one from the fields)
+ * @param record the decoded record (from the file), with the format it was recorded with; null
+ *               for a row that has none (the "not decoded" placeholder): filters, the histogram and
+ *               the latency view then pass it by
  */
 public record EventRow(long ts, int cpu, int pid, String comm, String event, String text, Map<String, Object> fields,
                        long frame, EventRecord record) {

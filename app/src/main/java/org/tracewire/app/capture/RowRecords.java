@@ -1,6 +1,5 @@
 package org.tracewire.app.capture;
 
-import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,40 +7,30 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.FormatCatalog;
-import org.tracewire.format.KernelLayout;
 import org.tracewire.record.EventRecord;
-import org.tracewire.record.RecordEncoder;
 import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
 /**
  * The app's one bridge from rows to core's record-based analysis: a row decoded from frames or a
- * file carries its {@link EventRecord}; a row the backend sent as text and fields gets its field map
- * encoded as a record of the event's format ({@link RecordEncoder}). The filter evaluator
- * ({@code RecordFilter}), the latency tracker and the histogram aggregator take the records as they
- * are. Formats of encoded rows come from the tracefs the app browses (live as root, else the
- * snapshot). Thread-safe.
+ * file carries its {@link EventRecord}, which the filter evaluator ({@code RecordFilter}), the latency
+ * tracker and the histogram aggregator take as it is; a row without one (the "not decoded"
+ * placeholder of a frame that failed to decode) has none here either. Gives the formats by event
+ * name: an opened file's own, else the browsed tracefs' (live as root, else the snapshot).
+ * Thread-safe.
  */
 public final class RowRecords {
-    /** Little-endian, 64-bit: the layout used when no tracefs is loaded yet. */
-    public static final KernelLayout DEFAULT_LAYOUT = new KernelLayout(ByteOrder.LITTLE_ENDIAN, 8);
-
     private final Function<String, EventFormat> formats;
-    private final Supplier<KernelLayout> layout;
     private final Map<String, EventFormat> cache = new ConcurrentHashMap<>();
     private volatile Map<String, EventFormat> fileFormats;
-    private volatile KernelLayout fileLayout;
 
     /**
      * @param formats "system:event" → its format, or null when unknown (not cached, so a format that
      *                appears later, once tracefs is loaded, is found then)
-     * @param layout  the traced kernel's layout, or null for {@link #DEFAULT_LAYOUT}
      */
-    public RowRecords(Function<String, EventFormat> formats, Supplier<KernelLayout> layout) {
+    public RowRecords(Function<String, EventFormat> formats) {
         this.formats = formats;
-        this.layout = layout;
     }
-
     /**
      * Formats read one by one from a tracefs (never the whole catalog per lookup).
      *
@@ -65,17 +54,16 @@ public final class RowRecords {
 
     /** No formats: every {@link #record} is null (a view model without a tracefs). */
     public static RowRecords none() {
-        return new RowRecords(n -> null, () -> DEFAULT_LAYOUT);
+        return new RowRecords(n -> null);
     }
 
     /**
-     * Rows from now on come from an opened file: its formats (by name) and layout take precedence
-     * over the browsed tracefs, so a file recorded elsewhere is analysed with its own formats.
+     * Rows from now on come from an opened file: its formats (by name) take precedence over the
+     * browsed tracefs, so a file recorded elsewhere is analysed with its own formats.
      *
-     * @param catalog the file's formats, or null to go back to the browsed tracefs (live captures)
-     * @param layout  the file's kernel layout, or null for the browsed one
+     * @param catalog the file's formats, or null to go back to the browsed tracefs
      */
-    public void useFile(FormatCatalog catalog, KernelLayout layout) {
+    public void useFile(FormatCatalog catalog) {
         if (catalog == null) {
             fileFormats = null;
         } else {
@@ -85,7 +73,6 @@ public final class RowRecords {
             }
             fileFormats = m;
         }
-        fileLayout = layout;
         cache.clear();
     }
 
@@ -105,19 +92,8 @@ public final class RowRecords {
         return f;
     }
 
-    /**
-     * @return the row's own record when it has one (decoded from a file),
-     *         else the row's fields as a record of its event's format, or null when the format is unknown
-     */
+    /** @return the row's record (decoded from its frame), or null for a row that has none */
     public EventRecord record(EventRow row) {
-        if (row.record() != null) {
-            return row.record();
-        }
-        EventFormat f = format(row.event());
-        if (f == null) {
-            return null;
-        }
-        KernelLayout l = fileLayout != null ? fileLayout : layout.get();
-        return RecordEncoder.encode(f, l == null ? DEFAULT_LAYOUT : l, row.cpu(), row.ts(), row.pid(), row.fields());
+        return row.record();
     }
 }

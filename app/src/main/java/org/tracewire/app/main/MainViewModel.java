@@ -88,8 +88,7 @@ public final class MainViewModel {
         this.filter = new FilterBuilderViewModel(byteOrder);
         this.capture = new CaptureViewModel(executor, backend);
         this.wireshark = new WiresharkViewModel(executor, starter, env);
-        this.rowRecords = new RowRecords(
-                RowRecords.formatsOf(browser::tracefs), () -> browser.tracefs() == null ? null : browser.tracefs().layout());
+        this.rowRecords = new RowRecords(RowRecords.formatsOf(browser::tracefs));
         capture.setRecords(rowRecords);
         title.bind(Bindings.createStringBinding(() -> {
             String f = capture.sourceFileProperty().get();

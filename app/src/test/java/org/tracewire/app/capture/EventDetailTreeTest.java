@@ -122,7 +122,7 @@ class EventDetailTreeTest {
         fields.put("filename", "94922916465744");
         fields.put("flags", "577");
         fields.put("mode", "438");
-        var rec = org.tracewire.record.RecordEncoder.encode(format, RowRecords.DEFAULT_LAYOUT, 1, 5, 42, fields);
+        var rec = org.tracewire.record.RecordEncoder.encode(format, TestRows.snapshot().layout(), 1, 5, 42, fields);
         StringBuilder text = new StringBuilder();
         org.tracewire.tracetext.SyscallText.append(text, rec);
         EventRow r = new EventRow(5, 1, 42, "cat", format.fullName(), text.toString(), org.tracewire.record.RecordValues.strings(rec));

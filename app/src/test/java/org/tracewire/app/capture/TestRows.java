@@ -4,16 +4,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tracewire.format.EventFormat;
 import org.tracewire.record.EventRecord;
+import org.tracewire.record.RecordEncoder;
 import org.tracewire.record.RecordValues;
 import org.tracewire.testing.FixtureRecords;
 import org.tracewire.testing.Prerequisites;
+import org.tracewire.tracefs.EventSelector;
 import org.tracewire.tracefs.Tracefs;
 
 /** Rows as the backend streams them, made from the checked-in fixture's real records. */
 public final class TestRows {
     private static Tracefs snapshot;
     private static List<EventRow> fixture;
+    private static final Map<String, EventFormat> FORMATS = new java.util.concurrent.ConcurrentHashMap<>();
 
     private TestRows() {
     }
@@ -29,13 +33,13 @@ public final class TestRows {
     /** Row records on the snapshot's formats. */
     public static RowRecords records() {
         Tracefs t = snapshot();
-        return new RowRecords(RowRecords.formatsOf(() -> t), t::layout);
+        return new RowRecords(RowRecords.formatsOf(() -> t));
     }
 
     /** A record as a row. */
     public static EventRow row(EventRecord r) {
         return new EventRow(r.timestampNs(), r.cpu(), r.pid(), "task" + r.pid(), r.format().fullName(),
-                r.format().name() + " row", RecordValues.strings(r));
+                r.format().name() + " row", RecordValues.strings(r), 0, r);
     }
 
     /** The fixture's records as rows, in time order (cached). */
@@ -60,7 +64,7 @@ public final class TestRows {
         f.put("next_comm", nextComm);
         f.put("next_pid", Integer.toString(nextPid));
         f.put("next_prio", "120");
-        return new EventRow(ts, cpu, prevPid, prevComm, "sched:sched_switch",
+        return encoded(ts, cpu, prevPid, prevComm, "sched:sched_switch",
                 "prev_comm=" + prevComm + " prev_pid=" + prevPid + " ==> next_comm=" + nextComm + " next_pid=" + nextPid, f);
     }
 
@@ -71,7 +75,22 @@ public final class TestRows {
         f.put("pid", Integer.toString(pid));
         f.put("prio", "120");
         f.put("target_cpu", Integer.toString(cpu));
-        return new EventRow(ts, cpu, waker, wakerComm, "sched:sched_wakeup", "comm=" + comm + " pid=" + pid, f);
+        return encoded(ts, cpu, waker, wakerComm, "sched:sched_wakeup", "comm=" + comm + " pid=" + pid, f);
+    }
+
+    /**
+     * A row with its record: the fields encoded in the snapshot's format of {@code event} (as a row
+     * decoded from a frame carries one; an app row never gets its record from its fields).
+     */
+    public static EventRow encoded(long ts, int cpu, int pid, String comm, String event, String text,
+                                   Map<String, Object> fields) {
+        Tracefs t = snapshot();
+        EventFormat f = FORMATS.computeIfAbsent(event, e -> {
+            EventSelector sel = EventSelector.parseEvent(e);
+            return t.format(sel.system(), sel.event());
+        });
+        EventRecord r = RecordEncoder.encode(f, t.layout(), cpu, ts, pid, fields);
+        return new EventRow(ts, cpu, pid, comm, event, text, fields, 0, r);
     }
 
     /** The checked-in trace.dat (trace-cmd, sched events of this machine's kernel) copied to {@code dir/sched.dat}. */

@@ -247,7 +247,13 @@ class EventTableGuiTest {
                 .map(javafx.scene.control.TreeItem::getValue).toList());
         assertEquals(List.of("cpu: 0", "pid: 77", "comm: kworker_u8"), common.subList(1, 4));
         assertTrue(fx(() -> tree.getRoot().getChildren().get(2).isExpanded()), "the fields are shown");
+        fx(() -> { // the pane may be too short for every line: scrolled to the field, as a user would
+            tree.scrollTo(tree.getRow(tree.getRoot().getChildren().get(2).getChildren().get(0)));
+            return null;
+        });
+        WaitForAsyncUtils.waitForFxEvents();
         assertTrue(robot.lookup((javafx.scene.control.TreeCell<String> c) -> "prev_comm: kworker_u8".equals(c.getText()))
-                .tryQuery().isPresent(), "the field's line is drawn");
+                .tryQuery().isPresent(), () -> "the field's line is drawn: " + robot.lookup(".tree-cell").queryAll().stream()
+                .map(n -> ((javafx.scene.control.TreeCell<?>) n).getText()).toList());
     }
 }

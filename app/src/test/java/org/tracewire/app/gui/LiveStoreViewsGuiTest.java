@@ -80,7 +80,7 @@ class LiveStoreViewsGuiTest {
                     "org.tracewire.backend.BackendMain"));
             return client;
         });
-        RowRecords records = new RowRecords(ev -> null, () -> RowRecords.DEFAULT_LAYOUT);
+        RowRecords records = RowRecords.none();
         vm.setRecords(records);
         hist = new HistogramViewModel(fx, records);
         hist.setQueries(thread("test-stats"));

@@ -82,7 +82,7 @@ class LiveHistogramTest {
                     "org.tracewire.backend.BackendMain"));
             return client[0];
         });
-        RowRecords records = new RowRecords(RowRecords.formatsOf(() -> top), top::layout);
+        RowRecords records = new RowRecords(RowRecords.formatsOf(() -> top));
         capture.setRecords(records);
         java.util.concurrent.ExecutorService storeThread = BackgroundThreads.single("test-store");
         java.util.concurrent.ExecutorService histThread = BackgroundThreads.single("test-hist");
