@@ -26,6 +26,10 @@ import org.tracewire.store.CaptureStore;
  * result {@code events} = events stored per second. This is the per-core rate of the build's code
  * in steady state (issue 33: ≥ 1 M events/s on one core); {@code scripts/bench-store.sh} measures
  * the first build of a fresh {@code sql} JVM instead (start, JIT warm-up and the query included).
+ * The secondary result {@code eventsPerCpuSecond} divides the events by the process's CPU time
+ * during the build (every thread: the reader, the inserter, JIT and GC), so another process on the
+ * same CPU does not lower it: the last build of each iteration, on that iteration's line (JMH's
+ * summary line sums these counters over the iterations).
  * Run pinned to one CPU so that the JIT and GC threads count against the same core:
  * {@code taskset -c 1 scripts/bench-jmh.sh -f 1 -wi 3 -i 5 -w 1 -r 1 StoreBuild -p source=FILE.pcapng}
  * (the JVM's options are JMH's; {@code -jvmArgsAppend} gives others).
@@ -54,6 +58,17 @@ public class StoreBuildBenchmark {
         }
     }
 
+    /** Events per CPU-second of this process during the iteration's last build (a secondary result). */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class PerCpu {
+        /** Events stored per CPU-second of the process. */
+        public double eventsPerCpuSecond;
+    }
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
     /** Checks the source and makes the directory the stores are written into. */
     @Setup(Level.Trial)
     public void setup() throws IOException {
@@ -75,11 +90,13 @@ public class StoreBuildBenchmark {
 
     /** One whole build of the source's store into a new file (the previous one removed first). */
     @Benchmark
-    public long build(Counts counts) throws Exception {
+    public long build(Counts counts, PerCpu perCpu) throws Exception {
         Path store = dir.resolve("store.duckdb");
         Files.deleteIfExists(store);
         Files.deleteIfExists(dir.resolve("store.duckdb.wal"));
+        long cpu = OS.getProcessCpuTime();
         long n = CaptureStore.build(Path.of(source), store).events();
+        perCpu.eventsPerCpuSecond = n * 1e9 / Math.max(1, OS.getProcessCpuTime() - cpu);
         counts.events += n;
         return n;
     }
