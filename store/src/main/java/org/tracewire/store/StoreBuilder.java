@@ -436,12 +436,15 @@ public final class StoreBuilder {
         t.put(3, pid);
         t.put(4, capture);
         TypedColumn[] cols = w.columns();
-        int keys = TypedTables.KEYS.size();
+        int[] at = w.table().at;
         for (int i = 0; i < cols.length; i++) {
             if (cols[i] == null) {
-                t.putNull(keys + i);
+                int[] spread = w.table().spread;
+                for (int k = 0; k < spread[i]; k++) {
+                    t.putNull(at[i] + k);
+                }
             } else {
-                cols[i].put(t, keys + i, r);
+                cols[i].put(t, at[i], r);
             }
         }
         if (t.endRow()) {

@@ -111,27 +111,65 @@ final class TableBatch {
     final Semaphore written = new Semaphore(0); // a snapshot's: a permit once written and cleared
 
     /**
-     * A batch of the rows of a table.
+     * A batch of the rows of a table, a batch column per table column.
      *
      * @param table    the table's name (quoted in the {@code INSERT})
      * @param sqlTypes its columns' SQL types, in table order
      * @param function the name of the table function that hands DuckDB a batch
      */
     TableBatch(String table, List<String> sqlTypes, String function) {
+        this(table, sqlTypes, null, function);
+    }
+
+    /**
+     * A batch of the rows of a table whose list columns may be spread: a list column of spread
+     * {@code k > 1} takes {@code k} batch columns of its element's type, one per element, made a
+     * list by the {@code INSERT} (NULL when its first element is: {@link TypedColumn#spread()}).
+     *
+     * @param table    the table's name (quoted in the {@code INSERT})
+     * @param sqlTypes its columns' SQL types, in table order
+     * @param spreads  per table column its batch columns (null: 1 each)
+     * @param function the name of the table function that hands DuckDB a batch
+     * @throws IllegalArgumentException a spread column that is no list
+     */
+    TableBatch(String table, List<String> sqlTypes, int[] spreads, String function) {
         this.table = table;
-        int n = sqlTypes.size();
+        int n = 0;
+        for (int i = 0; i < sqlTypes.size(); i++) {
+            n += spreads == null ? 1 : spreads[i];
+        }
         kinds = new Kind[n];
         widths = new int[n];
         StringBuilder sql = new StringBuilder("INSERT INTO ").append(Sql.quote(table)).append(" SELECT ");
-        for (int i = 0; i < n; i++) {
-            kinds[i] = Kind.of(sqlTypes.get(i));
-            widths[i] = kinds[i].text() ? -1 : kinds[i] == Kind.BOOLEAN ? 0 : kinds[i].width;
-            String c = "c" + i;
-            sql.append(i == 0 ? "" : ", ").append(switch (kinds[i]) {
-                case LIST_TEXT -> "CAST(" + c + " AS " + sqlTypes.get(i) + ")";
+        int at = 0;
+        for (int i = 0; i < sqlTypes.size(); i++) {
+            String type = sqlTypes.get(i);
+            int k = spreads == null ? 1 : spreads[i];
+            sql.append(i == 0 ? "" : ", ");
+            if (k > 1) {
+                if (!type.endsWith("[]")) {
+                    throw new IllegalArgumentException("column " + i + " of " + table + " spread but " + type);
+                }
+                StringBuilder list = new StringBuilder();
+                for (int e = 0; e < k; e++) {
+                    kinds[at + e] = Kind.of(type.substring(0, type.length() - 2));
+                    widths[at + e] = kinds[at + e].width;
+                    list.append(e == 0 ? "" : ", ").append('c').append(at + e);
+                }
+                sql.append("CASE WHEN c").append(at).append(" IS NULL THEN NULL ELSE list_value(").append(list)
+                        .append(") END");
+                at += k;
+                continue;
+            }
+            kinds[at] = Kind.of(type);
+            widths[at] = kinds[at].text() ? -1 : kinds[at] == Kind.BOOLEAN ? 0 : kinds[at].width;
+            String c = "c" + at;
+            sql.append(switch (kinds[at]) {
+                case LIST_TEXT -> "CAST(" + c + " AS " + type + ")";
                 case BLOB_HEX -> "unhex(" + c + ")";
                 default -> c;
             });
+            at++;
         }
         insert = sql.append(" FROM ").append(function).append("()").toString();
         values = new byte[n][];
@@ -163,7 +201,7 @@ final class TableBatch {
         return insert;
     }
 
-    /** Number of columns. */
+    /** Number of batch columns (a spread list column counts one per element). */
     int columns() {
         return kinds.length;
     }

@@ -39,6 +39,24 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
     enum Shape { INT8, INT16, INT32, INT64, STRING, LIST8, LIST16, LIST32, LIST64, BYTES, STACK }
 
     /**
+     * The longest fixed array ({@code unsigned long args[6]}) handed over as one batch column per
+     * element and made a list by the {@code INSERT} ({@code list_value}); longer ones, and arrays
+     * of varying length, go as their text (DuckDB's cast of a list's text took ~1 µs per row, the
+     * elements' own columns ~0.25: docs/decisions/0030).
+     */
+    static final int MAX_SPREAD = 16;
+
+    /**
+     * The batch columns this column takes: the elements of a fixed integer array of up to
+     * {@value #MAX_SPREAD} elements, one each; 1 otherwise.
+     */
+    int spread() {
+        boolean list = shape == Shape.LIST8 || shape == Shape.LIST16 || shape == Shape.LIST32 || shape == Shape.LIST64;
+        int n = field.size() / Math.max(1, field.elementSize()); // as EventRecord.arrayLength counts
+        return list && field.kind() == FieldKind.ARRAY && !field.isFlexible() && n > 1 && n <= MAX_SPREAD ? n : 1;
+    }
+
+    /**
      * The column of a field of {@code format}: as {@link #of(Field, int)}, but the {@code caller}
      * array of a stack record ({@code ftrace:kernel_stack}, {@code user_stack}) holds the frames the
      * kernel's text prints ({@link StackText#addresses}: a kernel stack's run past the format's 8).
@@ -82,8 +100,9 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
 
     /**
      * Puts this column's value of a record into column {@code col} of the batch's current row
-     * (NULL when the record does not hold it). Lists go as their text ({@code [1, 2]}, cast to the
-     * column's type by the batch's {@code INSERT}), {@code BLOB}s as hex.
+     * (NULL when the record does not hold it), and the {@link #spread()} − 1 columns after it for
+     * a fixed array's elements. Other lists go as their text ({@code [1, 2]}, cast to the column's
+     * type by the batch's {@code INSERT}), {@code BLOB}s as hex.
      */
     void put(TableBatch b, int col, EventRecord r) {
         try {
@@ -98,6 +117,11 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
                 }
                 case BYTES -> b.put(col, HEX.formatHex(r.bytes(field)));
                 case LIST8, LIST16, LIST32, LIST64 -> {
+                    int spread = spread();
+                    if (spread > 1) {
+                        putSpread(b, col, r, spread);
+                        return;
+                    }
                     int n = r.arrayLength(field);
                     long[] v = new long[n];
                     for (int i = 0; i < n; i++) {
@@ -117,6 +141,27 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
     }
 
     private static final HexFormat HEX = HexFormat.of();
+
+    /**
+     * A fixed array's elements into columns {@code col} to {@code col + spread − 1}; all NULL (the
+     * list NULL) when any lies outside the record, as the list's text would be.
+     */
+    private void putSpread(TableBatch b, int col, EventRecord r, int spread) {
+        long[] v = new long[spread];
+        try {
+            for (int i = 0; i < spread; i++) {
+                v[i] = r.arrayElement(field, i);
+            }
+        } catch (RecordException | IndexOutOfBoundsException e) {
+            for (int i = 0; i < spread; i++) {
+                b.putNull(col + i);
+            }
+            return;
+        }
+        for (int i = 0; i < spread; i++) {
+            b.put(col + i, v[i]);
+        }
+    }
 
     /**
      * A list's text as DuckDB casts it to a list ({@code [1, 2, 3]}, elements in decimal, 64-bit

@@ -3,6 +3,7 @@ package org.tracewire.store;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -43,12 +44,17 @@ final class TypedTables {
         /** Its number: {@code event_rows.kind}, {@code event_tables.kind}. */
         final int kind;
         final List<TypedColumn> columns;
+        /** Per column of {@link #columns}, its first batch column (after the keys) and how many it takes. */
+        final int[] at;
+        final int[] spread;
         final TableBatch batch;
 
-        Table(String name, int kind, List<TypedColumn> columns, TableBatch batch) {
+        Table(String name, int kind, List<TypedColumn> columns, int[] at, int[] spread, TableBatch batch) {
             this.name = name;
             this.kind = kind;
             this.columns = columns;
+            this.at = at;
+            this.spread = spread;
             this.batch = batch;
         }
     }
@@ -112,7 +118,8 @@ final class TypedTables {
         for (int i = 0; i < order.length; i++) {
             TypedColumn want = t.columns.get(i);
             for (TypedColumn c : cols) {
-                if (c.field().name().equals(want.field().name()) && c.sqlType().equals(want.sqlType())) {
+                if (c.field().name().equals(want.field().name()) && c.sqlType().equals(want.sqlType())
+                        && c.spread() == want.spread()) {
                     order[i] = c;
                 }
             }
@@ -134,9 +141,17 @@ final class TypedTables {
                 .append('(').append(String.join(", ", KEYS));
         List<String> types = new ArrayList<>();
         KEYS.forEach(k -> types.add(k.substring(k.indexOf(' ') + 1)));
-        for (TypedColumn c : cols) {
+        int[] spreads = new int[KEYS.size() + cols.size()];
+        Arrays.fill(spreads, 1);
+        int[] at = new int[cols.size()];
+        int next = KEYS.size();
+        for (int i = 0; i < cols.size(); i++) {
+            TypedColumn c = cols.get(i);
             ddl.append(", ").append(Sql.quote(c.name())).append(' ').append(c.sqlType());
             types.add(c.sqlType());
+            spreads[KEYS.size() + i] = c.spread();
+            at[i] = next;
+            next += c.spread();
         }
         ddl.append(')');
         int kind = tables.size();
@@ -156,7 +171,8 @@ final class TypedTables {
                 ps.executeUpdate();
             }
         });
-        return new Table(name, kind, cols, new TableBatch(name, types, BatchFunction.NAME));
+        int[] spread = Arrays.copyOfRange(spreads, KEYS.size(), spreads.length);
+        return new Table(name, kind, cols, at, spread, new TableBatch(name, types, spreads, BatchFunction.NAME));
     }
 
     /**

@@ -191,6 +191,62 @@ class CaptureStoreTest {
      * {@code next_pid}, a wakeup's {@code pid}, …), named as the file's context names it: the file
      * ends on a record that names a task no event of the file ran in.
      */
+    /**
+     * A fixed array ({@code raw_syscalls:sys_enter}'s {@code unsigned long args[6]}) travels an
+     * element per batch column and is stored as the list of its elements; unsigned values above
+     * 2^63 stay unsigned; a record cut before its array gets NULL, its other columns kept.
+     */
+    @Test
+    void fixedArraysAreListsOfTheirElements() throws Exception {
+        org.tracewire.tracefs.Tracefs snap = org.tracewire.tracefs.Tracefs.open(org.tracewire.testing.Prerequisites.snapshot());
+        org.tracewire.format.EventFormat enter = snap.format("raw_syscalls", "sys_enter");
+        Field args = enter.field("args");
+        assertEquals(6, TypedColumn.of(args, 8).spread(), "args[6] is spread");
+        List<EventRecord> recs = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            Map<String, Object> v = new HashMap<>();
+            v.put("id", Integer.toString(i % 300));
+            EventRecord r = org.tracewire.record.RecordEncoder.encode(enter, snap.layout(), i % 2, 1_000_000L + i * 1000L,
+                    100 + i % 7, v);
+            java.nio.ByteBuffer p = r.payload().duplicate();
+            byte[] bytes = new byte[p.remaining()];
+            p.get(bytes);
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes).order(snap.layout().byteOrder());
+            long[] a = {i, -1L - i, 0x8000_0000_0000_0000L + i, 0, 4096, i * 31L};
+            for (int k = 0; k < 6; k++) {
+                b.putLong(args.offset() + 8 * k, a[k]);
+            }
+            recs.add(new EventRecord(enter, r.layout(), r.cpu(), r.timestampNs(), b));
+        }
+        EventRecord whole = recs.get(1500);
+        java.nio.ByteBuffer cut = whole.payload().duplicate();
+        cut.limit(args.offset() + 8); // the id and the first element only
+        recs.set(1500, new EventRecord(enter, whole.layout(), whole.cpu(), whole.timestampNs(), cut.slice()));
+        Path file = ContextPcapng.write(dir.resolve("args.pcapng"), recs, ContextPcapng.snapshot(recs), Map.of());
+        List<RecordInput.Event> events = read(file);
+        assertEquals(3000, events.size());
+        try (CaptureStore store = CaptureStore.open(List.of(file), cache(), null);
+             Statement s = store.connection().createStatement();
+             ResultSet rs = s.executeQuery("SELECT frame, id, args FROM sys_enter ORDER BY frame")) {
+            int n = 0;
+            int nulls = 0;
+            while (rs.next()) {
+                EventRecord r = events.get(n).record();
+                assertEquals(events.get(n).frame(), rs.getLong(1));
+                assertEquals(r.integer(enter.field("id")), rs.getLong(2));
+                if (rs.getObject(3) == null) {
+                    nulls++;
+                    assertEquals(1500, n, "only the cut record's list is NULL");
+                } else {
+                    assertValue(r, args, rs.getObject(3), "frame " + rs.getLong(1));
+                }
+                n++;
+            }
+            assertEquals(3000, n);
+            assertEquals(1, nulls);
+        }
+    }
+
     @Test
     void tasksHoldTheTasksEventsRanInAndName() throws Exception {
         List<EventRecord> recs = FixtureRecords.load();
