@@ -22,7 +22,7 @@ import org.duckdb.DuckDBWritableVector;
  *
  * <p>A row is filled column by column ({@link #put(int, long)}, {@link #put(int, String)},
  * {@link #put(int, byte[])}, {@link #putNull(int)}, each column once), then ended with
- * {@link #endRow()}. How each SQL type travels ({@link Kind}): integers and booleans held in a byte
+ * {@link #endRow()}. How each SQL type travels ({@link BatchColumn}): integers and booleans held in a byte
  * array per column as the vector holds them (their own width, native byte order; unsigned 64-bit
  * ones as their bit pattern), handed over in their own type; text as {@code VARCHAR}, held UTF-8
  * encoded; lists as their text ({@code [1, 2, 3]}, elements in decimal, unsigned as such) cast in
@@ -51,48 +51,12 @@ final class TableBatch {
      */
     static final int FIRST_ROWS = 2048;
 
-    /** How a column's values are held and handed to DuckDB. */
-    enum Kind {
-        TINYINT(DuckDBColumnType.TINYINT, 1), UTINYINT(DuckDBColumnType.UTINYINT, 1),
-        SMALLINT(DuckDBColumnType.SMALLINT, 2), USMALLINT(DuckDBColumnType.USMALLINT, 2),
-        INTEGER(DuckDBColumnType.INTEGER, 4), UINTEGER(DuckDBColumnType.UINTEGER, 4),
-        BIGINT(DuckDBColumnType.BIGINT, 8), UBIGINT(DuckDBColumnType.UBIGINT, 8), BOOLEAN(DuckDBColumnType.BOOLEAN, 1),
-        VARCHAR(DuckDBColumnType.VARCHAR, 0), LIST_TEXT(DuckDBColumnType.VARCHAR, 0),
-        BLOB_HEX(DuckDBColumnType.VARCHAR, 0);
-
-        /** The type of the table function's column. */
-        final DuckDBColumnType passed;
-        /** Bytes of a value in a vector (integers, booleans; 0: text). */
-        final int width;
-
-        Kind(DuckDBColumnType passed, int width) {
-            this.passed = passed;
-            this.width = width;
-        }
-
-        /** True when the values are held as text. */
-        boolean text() {
-            return passed == DuckDBColumnType.VARCHAR;
-        }
-
-        /** The kind of a column of SQL type {@code sqlType}: a list ({@code T[]}) as text, {@code BLOB} as hex. */
-        static Kind of(String sqlType) {
-            if (sqlType.endsWith("[]")) {
-                return LIST_TEXT;
-            }
-            if (sqlType.equals("BLOB")) {
-                return BLOB_HEX;
-            }
-            return valueOf(sqlType);
-        }
-    }
-
     private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private final String table;
-    private final Kind[] kinds;
+    private final BatchColumn[] kinds;
     /** Per column the bytes of a value (1, 2, 4, 8; 0: a boolean, one byte; -1: text). */
     private final int[] widths;
     private final String insert;
@@ -110,13 +74,7 @@ final class TableBatch {
     private TableBatch other;
     final Semaphore written = new Semaphore(0); // a snapshot's: a permit once written and cleared
 
-    /**
-     * A batch of the rows of a table, a batch column per table column.
-     *
-     * @param table    the table's name (quoted in the {@code INSERT})
-     * @param sqlTypes its columns' SQL types, in table order
-     * @param function the name of the table function that hands DuckDB a batch
-     */
+    /** A batch of the rows of a table, a batch column per table column (below, no spreads). */
     TableBatch(String table, List<String> sqlTypes, String function) {
         this(table, sqlTypes, null, function);
     }
@@ -138,7 +96,7 @@ final class TableBatch {
         for (int i = 0; i < sqlTypes.size(); i++) {
             n += spreads == null ? 1 : spreads[i];
         }
-        kinds = new Kind[n];
+        kinds = new BatchColumn[n];
         widths = new int[n];
         StringBuilder sql = new StringBuilder("INSERT INTO ").append(Sql.quote(table)).append(" SELECT ");
         int at = 0;
@@ -152,7 +110,7 @@ final class TableBatch {
                 }
                 StringBuilder list = new StringBuilder();
                 for (int e = 0; e < k; e++) {
-                    kinds[at + e] = Kind.of(type.substring(0, type.length() - 2));
+                    kinds[at + e] = BatchColumn.of(type.substring(0, type.length() - 2));
                     widths[at + e] = kinds[at + e].width;
                     list.append(e == 0 ? "" : ", ").append('c').append(at + e);
                 }
@@ -161,8 +119,8 @@ final class TableBatch {
                 at += k;
                 continue;
             }
-            kinds[at] = Kind.of(type);
-            widths[at] = kinds[at].text() ? -1 : kinds[at] == Kind.BOOLEAN ? 0 : kinds[at].width;
+            kinds[at] = BatchColumn.of(type);
+            widths[at] = kinds[at].text() ? -1 : kinds[at] == BatchColumn.BOOLEAN ? 0 : kinds[at].width;
             String c = "c" + at;
             sql.append(switch (kinds[at]) {
                 case LIST_TEXT -> "CAST(" + c + " AS " + type + ")";
@@ -222,7 +180,7 @@ final class TableBatch {
      */
     long bytes() {
         long row = kinds.length / 8 + 1;
-        for (Kind k : kinds) {
+        for (BatchColumn k : kinds) {
             row += k.text() ? Long.BYTES : k.width;
         }
         return (capacity + (other == null ? 0 : other.capacity)) * row;
@@ -483,7 +441,7 @@ final class TableBatch {
         }
         for (int i = 0; i < kinds.length; i++) {
             DuckDBWritableVector v = out.vector(i);
-            Kind kind = kinds[i];
+            BatchColumn kind = kinds[i];
             if (kind.text()) {
                 if (chunkTexts == null || chunkTexts.length != k) {
                     chunkTexts = new byte[k][];
@@ -518,7 +476,7 @@ final class TableBatch {
 
     /** Writes values through the vector's setters (a driver without the data buffer). */
     private void set(DuckDBWritableVector v, int col, int from, int k) {
-        Kind kind = kinds[col];
+        BatchColumn kind = kinds[col];
         for (int r = 0; r < k; r++) {
             long x = get(col, from + r);
             switch (kind) {
