@@ -19,6 +19,8 @@ import org.duckdb.DuckDBTableFunctionInitInfo;
 final class BatchFunction implements DuckDBTableFunction<TableBatch, int[], Object> {
     /** The function's SQL name. */
     static final String NAME = "tracewire_batch";
+    /** Its name on the typed tables' connection of a build on three threads ({@link BuildBatches}). */
+    static final String TYPED_NAME = "tracewire_batch_typed";
 
     private final DuckDBConnection db;
     private TableBatch pending;
@@ -28,13 +30,14 @@ final class BatchFunction implements DuckDBTableFunction<TableBatch, int[], Obje
     }
 
     /**
-     * Registers the function on a connection.
+     * Registers the function on a connection as {@code name} ({@link #NAME}, {@link #TYPED_NAME}:
+     * each registration hands over its own batches).
      *
      * @throws SQLException when DuckDB refuses it
      */
-    static BatchFunction register(DuckDBConnection db) throws SQLException {
+    static BatchFunction register(DuckDBConnection db, String name) throws SQLException {
         BatchFunction f = new BatchFunction(db);
-        DuckDBFunctions.tableFunction().withName(NAME).withFunction(f).register(db);
+        DuckDBFunctions.tableFunction().withName(name).withFunction(f).register(db);
         return f;
     }
 

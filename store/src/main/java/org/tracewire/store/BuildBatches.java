@@ -9,9 +9,12 @@ import org.duckdb.DuckDBConnection;
  * The batches of a {@link StoreBuilder build} and their way into DuckDB: {@code event_rows},
  * {@code event_offsets}, {@code lost} and the typed tables' ({@link TypedTables}) {@link TableBatch}es,
  * each full one moved in by one {@code INSERT} through {@link BatchFunction}, run by the build's
- * {@link Inserter}. On an inserting thread a full batch is {@linkplain TableBatch#handOff handed
- * off} (the reader fills its second set meanwhile: docs/decisions/0029); inline it is written, then
- * grown, as a build of one thread does. All batches together hold up to {@value #BATCH_BYTES}
+ * {@link Inserter}s: on their threads, {@code event_rows}, {@code lost} and {@code event_offsets}
+ * by one on the build's connection, the typed tables' by another on a connection of their own
+ * (DuckDB appends to two tables from two transactions at once: docs/decisions/0031). A full batch
+ * is then {@linkplain TableBatch#handOff handed off} (the reader fills its second set meanwhile:
+ * docs/decisions/0029); inline (one inserter, one connection) it is written, then grown, as a
+ * build of one thread does. All batches together hold up to {@value #BATCH_BYTES}
  * bytes, the snapshots in flight counted; beyond, every batch is written and let go.
  * The reading thread's; the works it hands over are the inserter's.
  */
@@ -24,34 +27,54 @@ final class BuildBatches {
     final TableBatch offsets;
     private final TypedTables typed;
     private final Inserter inserter;
+    /** The typed tables' inserter ({@link #inserter} when inline). */
+    private final Inserter typedInserter;
     private final long budget;
     /** Registered by the first work handed over (on the inserter's thread); null before. */
     private volatile BatchFunction function;
+    /** Registered likewise on the typed tables' connection ({@link #function} when inline). */
+    private volatile BatchFunction typedFunction;
     /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
     private long bytes;
 
     /**
-     * @param db       the build's connection (the table function is registered on it, as a work)
-     * @param typed    the typed tables, whose batches are written with these
-     * @param inserter where the statements run
-     * @param budget   the bytes all batches may hold together ({@link #BATCH_BYTES}; a test's less)
-     * @param events   the batch of {@code event_rows}; {@code lost}, {@code offsets} likewise
+     * @param db            the build's connection (the table function is registered on it, as a work)
+     * @param typedDb       the typed tables' connection ({@code db} when inline)
+     * @param typed         the typed tables, whose batches are written with these
+     * @param inserter      where the statements run
+     * @param typedInserter where the typed tables' run ({@code inserter} when inline)
+     * @param budget        the bytes all batches may hold together ({@link #BATCH_BYTES}; a test's less)
+     * @param events        the batch of {@code event_rows}; {@code lost}, {@code offsets} likewise
      * @throws SQLException an earlier work's failure (inline: the registration's)
      */
-    BuildBatches(DuckDBConnection db, TypedTables typed, Inserter inserter, long budget, TableBatch events,
-                 TableBatch lost, TableBatch offsets) throws SQLException {
+    BuildBatches(DuckDBConnection db, DuckDBConnection typedDb, TypedTables typed, Inserter inserter,
+                 Inserter typedInserter, long budget, TableBatch events, TableBatch lost, TableBatch offsets)
+            throws SQLException {
         this.typed = typed;
         this.inserter = inserter;
+        this.typedInserter = typedInserter;
         this.budget = budget;
         this.events = events;
         this.lost = lost;
         this.offsets = offsets;
-        inserter.submit(() -> function = BatchFunction.register(db));
+        inserter.submit(() -> function = BatchFunction.register(db, BatchFunction.NAME));
+        if (typedInserter != inserter) {
+            typedInserter.submit(() -> typedFunction = BatchFunction.register(typedDb, BatchFunction.TYPED_NAME));
+        }
+    }
+
+    /** The inserter that writes a batch: the typed tables' for theirs. */
+    private Inserter inserterOf(TableBatch b) {
+        return b == events || b == lost || b == offsets ? inserter : typedInserter;
+    }
+
+    private BatchFunction functionOf(TableBatch b) {
+        return typedInserter == inserter || b == events || b == lost || b == offsets ? function : typedFunction;
     }
 
     /** True once the table function is registered (inline: at once). */
     boolean registered() {
-        return function != null;
+        return function != null && (typedInserter == inserter || typedFunction != null);
     }
 
     /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */
@@ -71,11 +94,12 @@ final class BuildBatches {
         grown(b, b.bytes() - before);
     }
 
-    /** Hands a batch's rows to the inserter: one work writes them, then frees the snapshot. */
+    /** Hands a batch's rows to its inserter: one work writes them, then frees the snapshot. */
     private void handOff(TableBatch b) throws SQLException {
-        TableBatch s = b.handOff(inserter);
-        inserter.submit(() -> {
-            function.insert(s);
+        Inserter to = inserterOf(b);
+        TableBatch s = b.handOff(to);
+        to.submit(() -> {
+            functionOf(b).insert(s);
             s.written.release();
         });
     }
@@ -121,7 +145,7 @@ final class BuildBatches {
         }
         for (TableBatch b : all) {
             if (b != keep) {
-                bytes -= b.release(inserter);
+                bytes -= b.release(inserterOf(b));
             }
         }
         assert keep != null || bytes == 0 : "batch bytes miscounted: " + bytes; // all let go: none held

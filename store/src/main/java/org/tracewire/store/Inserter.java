@@ -40,14 +40,19 @@ final class Inserter implements AutoCloseable {
     private final Thread thread;
     private volatile Throwable failure;
 
-    private Inserter(boolean threaded) {
-        queue = threaded ? new LinkedBlockingQueue<>() : null;
-        thread = threaded ? new Thread(this::loop, THREAD_NAME) : null;
+    private Inserter(String threadName) {
+        queue = threadName != null ? new LinkedBlockingQueue<>() : null;
+        thread = threadName != null ? new Thread(this::loop, threadName) : null;
     }
 
     /** An inserter running the works on a thread of its own (a daemon: it never holds a JVM's exit). */
     static Inserter start() {
-        Inserter i = new Inserter(true);
+        return start(THREAD_NAME);
+    }
+
+    /** Likewise, its thread named {@code threadName} (a second inserter of a build). */
+    static Inserter start(String threadName) {
+        Inserter i = new Inserter(threadName);
         i.thread.setDaemon(true);
         i.thread.start();
         return i;
@@ -55,7 +60,7 @@ final class Inserter implements AutoCloseable {
 
     /** An inserter that runs each work at once on the caller's thread. */
     static Inserter inline() {
-        return new Inserter(false);
+        return new Inserter(null);
     }
 
     /** True when the works run on the inserting thread. */

@@ -71,17 +71,24 @@ public final class StoreBuilder {
     private final TypedTables typed;
     /** Where the statements run: its own thread for a finished file, inline for one in {@link Steps}. */
     private final Inserter inserter;
+    /** The typed tables' connection and inserter (on a thread: a connection of their own; else db and inserter). */
+    private final DuckDBConnection typedDb;
+    private final Inserter typedInserter;
     /** The batches; null until the tables are made. */
     private BuildBatches batches;
     private long batchBytes;
 
-    private StoreBuilder(RecordInput in, DuckDBConnection db, Inserter inserter) {
+    private StoreBuilder(RecordInput in, DuckDBConnection db, Inserter inserter, DuckDBConnection typedDb,
+                         Inserter typedInserter) {
         this.db = db;
         this.in = in;
         this.pcap = in instanceof PcapngInput p ? p : null;
         this.inserter = inserter;
+        this.typedDb = typedDb;
+        this.typedInserter = typedInserter;
         this.contexts = new CaptureContexts(db, inserter);
-        this.typed = new TypedTables(db, inserter, in::catalog);
+        this.typed = new TypedTables(typedDb, typedInserter,
+                typedInserter == inserter ? BatchFunction.NAME : BatchFunction.TYPED_NAME, in::catalog);
     }
 
     /**
@@ -131,8 +138,12 @@ public final class StoreBuilder {
         if (twoThreads && steps != null) {
             throw new IllegalArgumentException("a build in steps runs on one thread");
         }
-        try (Inserter inserter = twoThreads ? Inserter.start() : Inserter.inline()) {
-            StoreBuilder b = new StoreBuilder(in, db, inserter);
+        // the typed tables on a connection and thread of their own (docs/decisions/0031); closed
+        // after their inserter, which is ended first (declared last)
+        try (DuckDBConnection typedDb = twoThreads ? (DuckDBConnection) db.duplicate() : null;
+             Inserter inserter = twoThreads ? Inserter.start() : Inserter.inline();
+             Inserter typedInserter = twoThreads ? Inserter.start(Inserter.THREAD_NAME + "-typed") : inserter) {
+            StoreBuilder b = new StoreBuilder(in, db, inserter, twoThreads ? typedDb : db, typedInserter);
             b.counted = counted;
             b.steps = steps;
             b.batchBytes = batchBytes;
@@ -244,7 +255,12 @@ public final class StoreBuilder {
             // One transaction for the whole build (the store file is moved into place once built), or one per step
             db.setAutoCommit(false);
         });
-        batches = new BuildBatches(db, typed, inserter, batchBytes, batch("event_rows", EVENT_ROWS), batch("lost", LOST),
+        if (typedInserter != inserter) { // its transaction starts once the shared tables are committed
+            inserter.barrier();
+            typedInserter.submit(() -> typedDb.setAutoCommit(false));
+        }
+        batches = new BuildBatches(db, typedDb, typed, inserter, typedInserter, batchBytes, batch("event_rows", EVENT_ROWS),
+                batch("lost", LOST),
                 batch("event_offsets", List.of("file_offset BIGINT")));
         String stoppedAt = null;
         Iterator<RecordInput.Event> it = in.events();
@@ -347,6 +363,13 @@ public final class StoreBuilder {
                 "events", Long.toString(count), "lost", Long.toString(lostTotal), "last_frame", Long.toString(lastFrame),
                 "wall_clock", Boolean.toString(in.wallClock()), "complete", Boolean.toString(stoppedAt == null),
                 "stopped_at", stoppedAt, "summary", String.join("\n", summary));
+        if (typedInserter != inserter) { // the typed tables' transaction first: the build's commit ends the build
+            typedInserter.submit(() -> {
+                typedDb.commit();
+                typedDb.setAutoCommit(true);
+            });
+            typedInserter.barrier();
+        }
         long events = count;
         String[] hostClock = pcap == null && in instanceof TraceDatInput td ? hostClock(td) : null;
         inserter.submit(() -> {

@@ -70,18 +70,22 @@ final class TypedTables {
 
     private final DuckDBConnection db;
     private final Inserter inserter;
+    /** The table function the tables' batches are read through ({@link BatchFunction}). */
+    private final String function;
     private final Supplier<FormatCatalog> catalog;
     private final Map<EventFormat, Writer> writers = new IdentityHashMap<>();
     private final Map<String, Table> tables = new LinkedHashMap<>();
 
     /**
-     * @param db       the database built
+     * @param db       the connection its statements run on (the build's, or the typed tables' own)
      * @param inserter where its statements run (a table's {@code CREATE} before its first {@code INSERT})
+     * @param function the name the build's {@link BatchFunction} for these tables is registered as
      * @param catalog  the input's formats as known so far (asked when a table is made)
      */
-    TypedTables(DuckDBConnection db, Inserter inserter, Supplier<FormatCatalog> catalog) {
+    TypedTables(DuckDBConnection db, Inserter inserter, String function, Supplier<FormatCatalog> catalog) {
         this.db = db;
         this.inserter = inserter;
+        this.function = function;
         this.catalog = catalog;
     }
 
@@ -172,7 +176,7 @@ final class TypedTables {
             }
         });
         int[] spread = Arrays.copyOfRange(spreads, KEYS.size(), spreads.length);
-        return new Table(name, kind, cols, at, spread, new TableBatch(name, types, spreads, BatchFunction.NAME));
+        return new Table(name, kind, cols, at, spread, new TableBatch(name, types, spreads, function));
     }
 
     /**

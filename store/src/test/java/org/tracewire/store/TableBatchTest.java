@@ -89,7 +89,7 @@ class TableBatchTest {
              Statement s = db.createStatement();
              Inserter ins = handOff ? Inserter.start() : Inserter.inline()) {
             s.execute(ddl.append(')').toString());
-            BatchFunction f = BatchFunction.register(db);
+            BatchFunction f = BatchFunction.register(db, BatchFunction.NAME);
             TableBatch b = new TableBatch("t", TYPES, BatchFunction.NAME);
             Random rnd = new Random(33);
             List<Object[]> expected = new ArrayList<>();
