@@ -27,8 +27,9 @@ final class BuildBatches {
     final TableBatch offsets;
     private final TypedTables typed;
     private final Inserter inserter;
-    /** The typed tables' inserter ({@link #inserter} when inline). */
+    /** The typed tables' inserter and connection ({@link #inserter} and the build's when inline). */
     private final Inserter typedInserter;
+    private final DuckDBConnection typedDb;
     private final long budget;
     /** Registered by the first work handed over (on the inserter's thread); null before. */
     private volatile BatchFunction function;
@@ -57,10 +58,32 @@ final class BuildBatches {
         this.events = events;
         this.lost = lost;
         this.offsets = offsets;
+        this.typedDb = typedDb;
         inserter.submit(() -> function = BatchFunction.register(db, BatchFunction.NAME));
-        if (typedInserter != inserter) {
-            typedInserter.submit(() -> typedFunction = BatchFunction.register(typedDb, BatchFunction.TYPED_NAME));
+        if (typedInserter != inserter) { // its transaction starts once the shared tables are committed
+            inserter.barrier();
+            typedInserter.submit(() -> {
+                typedDb.setAutoCommit(false);
+                typedFunction = BatchFunction.register(typedDb, BatchFunction.TYPED_NAME);
+            });
         }
+    }
+
+    /**
+     * Commits the typed tables' transaction on their own connection and waits for it (nothing when
+     * inline: the build's commit holds them). Called once every batch is written.
+     *
+     * @throws SQLException a work's failure, or DuckDB's refusal of the commit
+     */
+    void commitTyped() throws SQLException {
+        if (typedInserter == inserter) {
+            return;
+        }
+        typedInserter.submit(() -> {
+            typedDb.commit();
+            typedDb.setAutoCommit(true);
+        });
+        typedInserter.barrier();
     }
 
     /** The inserter that writes a batch: the typed tables' for theirs. */

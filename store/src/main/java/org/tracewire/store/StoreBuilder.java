@@ -71,7 +71,7 @@ public final class StoreBuilder {
     private final TypedTables typed;
     /** Where the statements run: its own thread for a finished file, inline for one in {@link Steps}. */
     private final Inserter inserter;
-    /** The typed tables' connection and inserter (on a thread: a connection of their own; else db and inserter). */
+    /** The typed tables' connection and inserter: on a thread, their own (decision 0031, closed last); else db's. */
     private final DuckDBConnection typedDb;
     private final Inserter typedInserter;
     /** The batches; null until the tables are made. */
@@ -138,8 +138,6 @@ public final class StoreBuilder {
         if (twoThreads && steps != null) {
             throw new IllegalArgumentException("a build in steps runs on one thread");
         }
-        // the typed tables on a connection and thread of their own (docs/decisions/0031); closed
-        // after their inserter, which is ended first (declared last)
         try (DuckDBConnection typedDb = twoThreads ? (DuckDBConnection) db.duplicate() : null;
              Inserter inserter = twoThreads ? Inserter.start() : Inserter.inline();
              Inserter typedInserter = twoThreads ? Inserter.start(Inserter.THREAD_NAME + "-typed") : inserter) {
@@ -255,10 +253,6 @@ public final class StoreBuilder {
             // One transaction for the whole build (the store file is moved into place once built), or one per step
             db.setAutoCommit(false);
         });
-        if (typedInserter != inserter) { // its transaction starts once the shared tables are committed
-            inserter.barrier();
-            typedInserter.submit(() -> typedDb.setAutoCommit(false));
-        }
         batches = new BuildBatches(db, typedDb, typed, inserter, typedInserter, batchBytes, batch("event_rows", EVENT_ROWS),
                 batch("lost", LOST),
                 batch("event_offsets", List.of("file_offset BIGINT")));
@@ -363,13 +357,7 @@ public final class StoreBuilder {
                 "events", Long.toString(count), "lost", Long.toString(lostTotal), "last_frame", Long.toString(lastFrame),
                 "wall_clock", Boolean.toString(in.wallClock()), "complete", Boolean.toString(stoppedAt == null),
                 "stopped_at", stoppedAt, "summary", String.join("\n", summary));
-        if (typedInserter != inserter) { // the typed tables' transaction first: the build's commit ends the build
-            typedInserter.submit(() -> {
-                typedDb.commit();
-                typedDb.setAutoCommit(true);
-            });
-            typedInserter.barrier();
-        }
+        batches.commitTyped(); // the typed tables' transaction first: the build's commit ends the build
         long events = count;
         String[] hostClock = pcap == null && in instanceof TraceDatInput td ? hostClock(td) : null;
         inserter.submit(() -> {
