@@ -39,6 +39,7 @@ import org.tracewire.tracefs.Tracefs;
  * with its own statistics block.
  */
 @Tag("live")
+@Tag("concurrent")
 class CaptureRingLiveTest {
     static final List<String> EVENTS = List.of("sched:sched_switch", "sched:sched_wakeup", "sched:sched_process_exec",
             "syscalls:sys_enter_openat");

@@ -36,6 +36,7 @@ import org.tracewire.tracefs.Tracefs;
  * write() of its frame, cycle after cycle.
  */
 @Tag("live")
+@Tag("concurrent")
 class CaptureSelfLiveTest {
     /** 2,000 write() calls by another process: the seed a feedback loop would keep circulating. */
     static final List<String> BURST = List.of("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=2000");

@@ -42,6 +42,7 @@ import org.tracewire.wire.WireFrame;
  * mismatches are listed; zero Lua errors.
  */
 @Tag("live")
+@Tag("concurrent")
 @Tag("tshark")
 class DissectorCommandLiveTest {
     static final String[] EVENTS = {"sched:sched_switch", "sched:sched_wakeup", "sched:sched_waking",

@@ -46,6 +46,7 @@ import org.tracewire.wire.FrameKind;
  * anything replaced restored.
  */
 @Tag("live")
+@Tag("concurrent")
 @Tag("tshark")
 class ExtcapTsharkLiveTest {
     private static Tracefs top;

@@ -24,6 +24,7 @@ import org.tracewire.testing.Prerequisites;
  * it follows (a {@code sys_enter_openat}, the only event with a stack here).
  */
 @Tag("live")
+@Tag("concurrent")
 class SqlStackLiveTest {
     @Test
     void theStackViewHoldsReportsStacksTiedToTheirEvents(@TempDir Path dir) throws Exception {

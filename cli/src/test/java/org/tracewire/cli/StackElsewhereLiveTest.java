@@ -24,6 +24,7 @@ import org.tracewire.testing.Prerequisites;
  * the traced program's folder by an empty tmpfs; its text equals the text printed here.
  */
 @Tag("live")
+@Tag("concurrent")
 class StackElsewhereLiveTest {
     @Test
     void aCaptureWithStacksPrintsTheSameSymbolsWithoutKallsymsOrTheBinaries(@TempDir Path dir) throws Exception {

@@ -36,28 +36,9 @@ import org.tracewire.tracefs.Tracefs;
  * stack right after a {@code sys_openat} of the test's own (live) JVM starts in libc's open function.
  */
 @Tag("live")
+@Tag("concurrent")
 class StackOracleLiveTest {
     static final String SWITCH_FILTER = "prev_pid != 0";
-
-    /**
-     * The host as this test found it: the same tracing settings and interfaces, and every instance
-     * that appeared since belongs to another process still running (the other tests of a shared
-     * machine), none to this JVM or a capture it ran.
-     */
-    static void assertLeftAsFound(HostState before, HostState after) {
-        assertEquals(before.settings(), after.settings(), "tracing settings changed");
-        assertEquals(before.tracewireInterfaces(), after.tracewireInterfaces(), "tracewire interfaces changed");
-        Pattern owner = Pattern.compile("tracewire-(?:[a-z]+-)*(\\d+)(?:-.*)?");
-        for (String name : after.instances()) {
-            if (before.instances().contains(name)) {
-                continue;
-            }
-            Matcher m = owner.matcher(name);
-            long pid = m.matches() ? Long.parseLong(m.group(1)) : -1;
-            assertTrue(pid > 0 && pid != ProcessHandle.current().pid()
-                    && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "instance left: " + name);
-        }
-    }
 
     /** A user stack line with the symbol the capture resolved after the kernel's address. */
     static final Pattern USER_SYMBOL = Pattern.compile("(?m)^( =>  <[0-9a-f]{16}>) .*$");
@@ -165,6 +146,6 @@ class StackOracleLiveTest {
         assertTrue(records > 500, "only " + records + " records");
         assertTrue(matched >= 0.995 * records, "records matched: " + matched + "/" + records);
         assertTrue(matchedLines >= 0.995 * lines, "stack lines matched: " + matchedLines + "/" + lines);
-        StackOracleLiveTest.assertLeftAsFound(before, HostState.of(top));
+        assertEquals(List.of(), HostState.of(top).leftSince(before));
     }
 }

@@ -25,6 +25,7 @@ import org.tracewire.testing.TestUser;
  * write (nothing created) and give the user the files they may write.
  */
 @Tag("live")
+@Tag("concurrent")
 class SudoOutputsLiveTest {
     @Test
     void outputsAreTheInvokingUsersToWrite(@TempDir Path tmp) throws Exception {

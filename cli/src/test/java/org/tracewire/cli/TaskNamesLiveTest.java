@@ -37,6 +37,7 @@ import org.tracewire.wire.FrameKind;
  * kernel's table is written at context switches, under a trylock, and may miss the exec).
  */
 @Tag("live")
+@Tag("concurrent")
 class TaskNamesLiveTest {
     private static final List<String> EVENTS = List.of("syscalls:sys_enter_openat", "syscalls:sys_exit_openat");
 

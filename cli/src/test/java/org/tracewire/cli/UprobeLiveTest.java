@@ -22,6 +22,7 @@ import org.tracewire.tracefs.Tracefs;
  * a {@code kill -9} once the next capture has run.
  */
 @Tag("live")
+@Tag("concurrent")
 class UprobeLiveTest {
     static final String PROBE = "bash:readline%return line=+0($retval):string";
 

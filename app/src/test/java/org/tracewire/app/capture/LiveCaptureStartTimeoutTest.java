@@ -27,6 +27,7 @@ import org.tracewire.tracefs.Tracefs;
  * running, reports no capture, and its tracefs instance is gone. Needs root and tracefs.
  */
 @Tag("live")
+@Tag("concurrent")
 class LiveCaptureStartTimeoutTest {
     @Test
     void aStartTheAppGaveUpOnIsStoppedOnceTheBackendHasStartedIt(@TempDir Path dir) throws Exception {

@@ -30,6 +30,7 @@ import org.tracewire.testing.Prerequisites;
  * before the kernel text.
  */
 @Tag("live")
+@Tag("concurrent")
 class StoreStacksLiveTest {
     @Test
     void eachEventsStackIsTheOneReportPrintsAfterIt(@TempDir Path dir) throws Exception {

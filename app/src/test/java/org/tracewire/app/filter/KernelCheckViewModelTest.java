@@ -79,6 +79,7 @@ class KernelCheckViewModelTest {
     /** Against the live kernel through the real backend server: the kernel accepts what the builder compiles. */
     @Test
     @Tag("live")
+    @Tag("concurrent")
     void theLiveKernelAcceptsTheBuildersFilterAndRefusesABrokenOne() throws Exception {
         Tracefs top = Prerequisites.requireTracefs();
         PipedOutputStream toServer = new PipedOutputStream();

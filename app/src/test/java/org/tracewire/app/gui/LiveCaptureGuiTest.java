@@ -46,6 +46,7 @@ import org.tracewire.tracefs.EventSelection;
  * writes a pcapng that the app reads as it grows and indexes into its store. Needs root and tracefs.
  */
 @Tag("live")
+@Tag("concurrent")
 @ExtendWith(ApplicationExtension.class)
 class LiveCaptureGuiTest {
     @TempDir

@@ -49,6 +49,7 @@ import org.tracewire.testing.Prerequisites;
  * finished file, read independently with {@link PcapngInput}. Needs root and tracefs.
  */
 @Tag("live")
+@Tag("concurrent")
 @ExtendWith(ApplicationExtension.class)
 class LiveStoreViewsGuiTest {
     @TempDir

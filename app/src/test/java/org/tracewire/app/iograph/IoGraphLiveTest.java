@@ -31,6 +31,7 @@ import org.tracewire.testing.Prerequisites;
  * {@code SELECT frame FROM sched_switch WHERE prev_pid = …} in the event table.
  */
 @Tag("live")
+@Tag("concurrent")
 class IoGraphLiveTest {
     @Test
     void aRealCapturesIoGraphAndQuery(@TempDir Path dir) throws Exception {
