@@ -1,6 +1,8 @@
 package org.tracewire.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -66,8 +68,7 @@ public class StoreBuildBenchmark {
         public double eventsPerCpuSecond;
     }
 
-    private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** Checks the source and makes the directory the stores are written into. */
     @Setup(Level.Trial)
