@@ -27,7 +27,6 @@ import org.tracewire.tracefs.Tracefs;
  * prints as many events as {@code trace-cmd report}, and {@code report --json} one object each.
  */
 @Tag("live")
-@Tag("concurrent")
 class TraceDatRoundTripLiveTest {
     @TempDir
     Path dir;

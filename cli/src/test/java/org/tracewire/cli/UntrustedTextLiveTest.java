@@ -21,7 +21,6 @@ import org.tracewire.testing.Prerequisites;
  * {@code trace} text prints such a name raw (so does {@code trace-cmd report}).
  */
 @Tag("live")
-@Tag("concurrent")
 class UntrustedTextLiveTest {
     @Test
     void aTaskNamedWithEscapeSequencesIsReportedEscaped(@TempDir Path dir) throws Exception {
