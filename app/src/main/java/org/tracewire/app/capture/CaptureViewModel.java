@@ -277,7 +277,6 @@ public final class CaptureViewModel {
      * @param records the app's one bridge from rows to records
      */
     public void setRecords(RowRecords records) {
-        selection.setRecords(records);
         reading.setRecords(records);
         table.setRecords(records);
     }

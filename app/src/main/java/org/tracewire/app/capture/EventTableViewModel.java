@@ -231,7 +231,7 @@ public final class EventTableViewModel extends TableFilters {
         if (rf == null) {
             return false;
         }
-        EventRecord rec = records.record(r);
+        EventRecord rec = r.record();
         currentComm = r.comm() == null ? "" : r.comm();
         return rec != null && rf.test(rec);
     }

@@ -31,6 +31,7 @@ public final class RowRecords {
     public RowRecords(Function<String, EventFormat> formats) {
         this.formats = formats;
     }
+
     /**
      * Formats read one by one from a tracefs (never the whole catalog per lookup).
      *
@@ -52,7 +53,7 @@ public final class RowRecords {
         };
     }
 
-    /** No formats: every {@link #record} is null (a view model without a tracefs). */
+    /** No formats: every {@link #format} is null (a view model without a tracefs). */
     public static RowRecords none() {
         return new RowRecords(n -> null);
     }
@@ -90,10 +91,5 @@ public final class RowRecords {
             }
         }
         return f;
-    }
-
-    /** @return the row's record (decoded from its frame), or null for a row that has none */
-    public EventRecord record(EventRow row) {
-        return row.record();
     }
 }

@@ -18,7 +18,6 @@ final class SelectedEvent {
     private final EventDetailTree tree = new EventDetailTree();
     private final EventTableViewModel table;
     private final ObjectProperty<StoreTable> store;
-    private RowRecords records = RowRecords.none();
 
     /**
      * @param table the event table (its selection and time format)
@@ -28,10 +27,6 @@ final class SelectedEvent {
         this.table = table;
         this.store = store;
         table.selectedProperty().addListener((o, a, b) -> show(b));
-    }
-
-    void setRecords(RowRecords records) {
-        this.records = records;
     }
 
     private void show(EventRow b) {
@@ -48,13 +43,7 @@ final class SelectedEvent {
     }
 
     private List<EventDetailTree.Node> details(EventRow row) {
-        EventRecord rec;
-        try {
-            rec = records.record(row);
-        } catch (RuntimeException e) { // fields that do not fit the format: the tree shows them raw
-            rec = null;
-        }
-        return tree.of(row, rec, table.timeText(row));
+        return tree.of(row, row.record(), table.timeText(row));
     }
 
     ObjectProperty<List<EventDetailTree.Node>> detailsProperty() {

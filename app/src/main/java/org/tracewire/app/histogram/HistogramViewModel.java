@@ -88,7 +88,7 @@ public final class HistogramViewModel implements CaptureViewModel.RowSink {
         this.records = records;
         this.db = new StoreQueries<>(executor, StoreHolds.opener());
         db.onGrowth(this::storeGrew);
-        this.rows = new RowHistogram(executor, records, event::get, this::publish,
+        this.rows = new RowHistogram(executor, event::get, this::publish,
                 e -> status.set("histogram: " + e.getMessage()));
         event.addListener((o, a, b) -> eventChanged());
         for (Observable p : builder.parts()) {

@@ -13,7 +13,6 @@ import org.tracewire.analysis.HistSpec;
 import org.tracewire.analysis.HistSpecException;
 import org.tracewire.analysis.HistTable;
 import org.tracewire.app.capture.EventRow;
-import org.tracewire.app.capture.RowRecords;
 import org.tracewire.app.util.SerialFeeder;
 import org.tracewire.app.util.TaskExecutor;
 import org.tracewire.format.EventFormat;
@@ -29,21 +28,18 @@ final class RowHistogram {
     /** Rows kept to re-aggregate after the spec changes. */
     static final int HISTORY = 200_000;
 
-    private final RowRecords records;
     private final ArrayDeque<EventRow> history = new ArrayDeque<>();
     private final Map<Integer, String> comms = new ConcurrentHashMap<>();
     private final SerialFeeder<EventRow, HistTable> feeder;
     private volatile HistAggregator aggregator;
 
     /**
-     * @param records rows as records (the formats of the browsed tracefs or of an opened file)
      * @param event   the histogram's event ("system:event"), read when a run starts (UI thread)
      * @param publish the table after each run (UI thread)
      * @param failed  a run's failure (UI thread)
      */
-    RowHistogram(TaskExecutor executor, RowRecords records, Supplier<String> event, Consumer<HistTable> publish,
+    RowHistogram(TaskExecutor executor, Supplier<String> event, Consumer<HistTable> publish,
                  Consumer<Throwable> failed) {
-        this.records = records;
         // each run aggregates into the aggregator and for the event current when it starts: a run
         // of an older spec that starts late must not add its rows to the newer aggregate too
         this.feeder = new SerialFeeder<EventRow, HistTable>(executor, () -> {
@@ -138,7 +134,7 @@ final class RowHistogram {
             if (!r.event().equals(ev)) {
                 continue;
             }
-            EventRecord rec = records.record(r);
+            EventRecord rec = r.record();
             if (rec != null) {
                 try {
                     agg.add(rec);

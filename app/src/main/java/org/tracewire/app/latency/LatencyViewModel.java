@@ -21,7 +21,6 @@ import org.tracewire.analysis.LatencyPair;
 import org.tracewire.analysis.LatencyTracker;
 import org.tracewire.app.capture.CaptureViewModel;
 import org.tracewire.app.capture.EventRow;
-import org.tracewire.app.capture.RowRecords;
 import org.tracewire.app.capture.StoreQueries;
 import org.tracewire.app.capture.StoreTable;
 import org.tracewire.app.util.SerialFeeder;
@@ -36,8 +35,8 @@ import org.tracewire.record.EventRecord;
  * pair goes to its end frame ({@link #setNavigator}). While the store is built the view waits for
  * it (the rows streamed meanwhile are not counted).
  *
- * <p>Of a live capture (no store): every streamed row goes (as a record of its format,
- * {@link RowRecords}) through core's {@link LatencyTracker} in the background, in order; the
+ * <p>Of a live capture (no store): every streamed row goes (its record, decoded from its frame)
+ * through core's {@link LatencyTracker} in the background, in order; the
  * completed pairs (wakeup → switch-in, syscall enter → exit, irq and softirq entry → exit) fill a
  * table of the newest {@value #MAX_PAIRS} and a log2 histogram of all of them. Selecting a pair
  * selects its end event in the event table.
@@ -70,7 +69,6 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
     public record Bucket(int log2, String label, long count) {
     }
 
-    private final RowRecords records;
     private final LatencyTracker tracker = new LatencyTracker();
     private final EventRow[] bySequence = new EventRow[ROWS];
     private long sequence;
@@ -94,10 +92,8 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
 
     /**
      * @param executor background work
-     * @param records  rows as records
      */
-    public LatencyViewModel(TaskExecutor executor, RowRecords records) {
-        this.records = records;
+    public LatencyViewModel(TaskExecutor executor) {
         this.db = new StoreQueries<>(executor, (c, t) -> StoreLatency.open(c));
         // a run handed out before cleared() that starts after it must not feed the old rows into the
         // cleared tracker (they would pair with the new ones): it checks the clear count it began with
@@ -271,7 +267,7 @@ public final class LatencyViewModel implements CaptureViewModel.RowSink {
         List<LatencyRow> out = new ArrayList<>();
         synchronized (tracker) {
             for (EventRow r : rows) {
-                EventRecord rec = records.record(r);
+                EventRecord rec = r.record();
                 long seq = sequence++;
                 bySequence[(int) (seq % ROWS)] = r;
                 if (rec == null) {

@@ -95,7 +95,7 @@ public final class MainViewModel {
             return f == null || f.isEmpty() ? "tracewire" : Path.of(f).getFileName() + " — tracewire";
         }, capture.sourceFileProperty()));
         timeline.connect(capture);
-        this.latency = new LatencyViewModel(executor, rowRecords);
+        this.latency = new LatencyViewModel(executor);
         latency.connect(capture);
         this.histogram = new HistogramViewModel(executor, rowRecords);
         histogram.connect(capture);

@@ -69,7 +69,7 @@ class LatencyViewModelTest {
     @Test
     void aRunThatStartsAfterAClearDoesNotFeedTheClearedTracker() {
         org.tracewire.app.util.QueuedTaskExecutor later = new org.tracewire.app.util.QueuedTaskExecutor();
-        LatencyViewModel vm = new LatencyViewModel(later, TestRows.records());
+        LatencyViewModel vm = new LatencyViewModel(later);
         List<EventRow> rows = TestRows.fixture();
         int half = rows.size() / 2;
         vm.appended(rows.subList(0, half)); // handed out, not started
@@ -85,7 +85,7 @@ class LatencyViewModelTest {
     @Test
     void latenciesShownEqualOnesComputedFromTheSameEvents() {
         CaptureViewModel capture = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
-        LatencyViewModel vm = new LatencyViewModel(new DirectTaskExecutor(), TestRows.records());
+        LatencyViewModel vm = new LatencyViewModel(new DirectTaskExecutor());
         vm.connect(capture);
         List<EventRow> rows = TestRows.fixture();
         for (int i = 0; i < rows.size(); i += 3000) {

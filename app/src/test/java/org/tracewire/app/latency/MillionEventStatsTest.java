@@ -92,7 +92,7 @@ class MillionEventStatsTest {
         try {
             assertEquals(events, table.total());
             CaptureViewModel capture = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
-            LatencyViewModel latency = new LatencyViewModel(new DirectTaskExecutor(), TestRows.records());
+            LatencyViewModel latency = new LatencyViewModel(new DirectTaskExecutor());
             latency.setQueries(Runnable::run);
             latency.connect(capture);
             HistogramViewModel histogram = new HistogramViewModel(new DirectTaskExecutor(), TestRows.records());

@@ -62,7 +62,7 @@ class StoreLatencyTest {
 
     private static LatencyViewModel viewModel(List<Long> navigated) {
         CaptureViewModel capture = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
-        LatencyViewModel vm = new LatencyViewModel(new DirectTaskExecutor(), TestRows.records());
+        LatencyViewModel vm = new LatencyViewModel(new DirectTaskExecutor());
         vm.setQueries(Runnable::run);
         vm.setNavigator(navigated::add);
         vm.connect(capture);
@@ -168,7 +168,7 @@ class StoreLatencyTest {
     @Test
     void rowsStreamedWhileTheStoreIsBuiltAreNotCounted() {
         CaptureViewModel capture = new CaptureViewModel(new DirectTaskExecutor(), () -> null);
-        LatencyViewModel vm = new LatencyViewModel(new DirectTaskExecutor(), TestRows.records());
+        LatencyViewModel vm = new LatencyViewModel(new DirectTaskExecutor());
         vm.setQueries(Runnable::run);
         vm.connect(capture);
         capture.indexedProperty().set(0);
