@@ -24,6 +24,11 @@ enum BatchColumn {
         this.width = width;
     }
 
+    /** Bytes a batch holds per value: its width, 0 for a boolean (one byte), -1 for text. */
+    int held() {
+        return text() ? -1 : this == BOOLEAN ? 0 : width;
+    }
+
     /** True when the values are held as text. */
     boolean text() {
         return passed == DuckDBColumnType.VARCHAR;

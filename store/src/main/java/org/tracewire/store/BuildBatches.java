@@ -35,6 +35,8 @@ final class BuildBatches {
     private volatile BatchFunction function;
     /** Registered likewise on the typed tables' connection ({@link #function} when inline). */
     private volatile BatchFunction typedFunction;
+    /** True when the typed tables have an inserter and connection of their own. */
+    private final boolean split;
     /** Bytes the batches hold ({@link TableBatch#bytes()}), all tables together. */
     private long bytes;
 
@@ -59,13 +61,16 @@ final class BuildBatches {
         this.lost = lost;
         this.offsets = offsets;
         this.typedDb = typedDb;
+        this.split = typedInserter != inserter;
         inserter.submit(() -> function = BatchFunction.register(db, BatchFunction.NAME));
-        if (typedInserter != inserter) { // its transaction starts once the shared tables are committed
+        if (split) { // its transaction starts once the shared tables are committed
             inserter.barrier();
             typedInserter.submit(() -> {
                 typedDb.setAutoCommit(false);
                 typedFunction = BatchFunction.register(typedDb, BatchFunction.TYPED_NAME);
             });
+        } else {
+            inserter.submit(() -> typedFunction = function);
         }
     }
 
@@ -76,7 +81,7 @@ final class BuildBatches {
      * @throws SQLException a work's failure, or DuckDB's refusal of the commit
      */
     void commitTyped() throws SQLException {
-        if (typedInserter == inserter) {
+        if (!split) {
             return;
         }
         typedInserter.submit(() -> {
@@ -86,18 +91,23 @@ final class BuildBatches {
         typedInserter.barrier();
     }
 
+    /** True for the batches of the build's own tables ({@code event_rows}, {@code lost}, {@code event_offsets}). */
+    private boolean shared(TableBatch b) {
+        return b == events || b == lost || b == offsets;
+    }
+
     /** The inserter that writes a batch: the typed tables' for theirs. */
     private Inserter inserterOf(TableBatch b) {
-        return b == events || b == lost || b == offsets ? inserter : typedInserter;
+        return shared(b) ? inserter : typedInserter;
     }
 
     private BatchFunction functionOf(TableBatch b) {
-        return typedInserter == inserter || b == events || b == lost || b == offsets ? function : typedFunction;
+        return shared(b) ? function : typedFunction;
     }
 
     /** True once the table function is registered (inline: at once). */
     boolean registered() {
-        return function != null && (typedInserter == inserter || typedFunction != null);
+        return function != null && typedFunction != null;
     }
 
     /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */

@@ -450,8 +450,7 @@ public final class StoreBuilder {
         int[] at = w.table().at;
         for (int i = 0; i < cols.length; i++) {
             if (cols[i] == null) {
-                int[] spread = w.table().spread;
-                for (int k = 0; k < spread[i]; k++) {
+                for (int k = w.table().columns.get(i).spread() - 1; k >= 0; k--) {
                     t.putNull(at[i] + k);
                 }
             } else {

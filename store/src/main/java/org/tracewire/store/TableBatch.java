@@ -111,7 +111,7 @@ final class TableBatch {
                 StringBuilder list = new StringBuilder();
                 for (int e = 0; e < k; e++) {
                     kinds[at + e] = BatchColumn.of(type.substring(0, type.length() - 2));
-                    widths[at + e] = kinds[at + e].width;
+                    widths[at + e] = kinds[at + e].held();
                     list.append(e == 0 ? "" : ", ").append('c').append(at + e);
                 }
                 sql.append("CASE WHEN c").append(at).append(" IS NULL THEN NULL ELSE list_value(").append(list)
@@ -120,7 +120,7 @@ final class TableBatch {
                 continue;
             }
             kinds[at] = BatchColumn.of(type);
-            widths[at] = kinds[at].text() ? -1 : kinds[at] == BatchColumn.BOOLEAN ? 0 : kinds[at].width;
+            widths[at] = kinds[at].held();
             String c = "c" + at;
             sql.append(switch (kinds[at]) {
                 case LIST_TEXT -> "CAST(" + c + " AS " + type + ")";

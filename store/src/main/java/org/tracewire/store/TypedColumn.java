@@ -147,11 +147,8 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
      * list NULL) when any lies outside the record, as the list's text would be.
      */
     private void putSpread(TableBatch b, int col, EventRecord r, int spread) {
-        long[] v = new long[spread];
         try {
-            for (int i = 0; i < spread; i++) {
-                v[i] = r.arrayElement(field, i);
-            }
+            r.arrayElement(field, spread - 1); // the last inside the record: every element is
         } catch (RecordException | IndexOutOfBoundsException e) {
             for (int i = 0; i < spread; i++) {
                 b.putNull(col + i);
@@ -159,7 +156,7 @@ record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCa
             return;
         }
         for (int i = 0; i < spread; i++) {
-            b.put(col + i, v[i]);
+            b.put(col + i, r.arrayElement(field, i));
         }
     }
 

@@ -44,17 +44,15 @@ final class TypedTables {
         /** Its number: {@code event_rows.kind}, {@code event_tables.kind}. */
         final int kind;
         final List<TypedColumn> columns;
-        /** Per column of {@link #columns}, its first batch column (after the keys) and how many it takes. */
+        /** Per column of {@link #columns}, its first batch column ({@link TypedColumn#spread()} from there). */
         final int[] at;
-        final int[] spread;
         final TableBatch batch;
 
-        Table(String name, int kind, List<TypedColumn> columns, int[] at, int[] spread, TableBatch batch) {
+        Table(String name, int kind, List<TypedColumn> columns, int[] at, TableBatch batch) {
             this.name = name;
             this.kind = kind;
             this.columns = columns;
             this.at = at;
-            this.spread = spread;
             this.batch = batch;
         }
     }
@@ -175,8 +173,7 @@ final class TypedTables {
                 ps.executeUpdate();
             }
         });
-        int[] spread = Arrays.copyOfRange(spreads, KEYS.size(), spreads.length);
-        return new Table(name, kind, cols, at, spread, new TableBatch(name, types, spreads, function));
+        return new Table(name, kind, cols, at, new TableBatch(name, types, spreads, function));
     }
 
     /**
