@@ -34,7 +34,6 @@ import org.tracewire.testing.Prerequisites;
  * waits for its body and fails with its assertion.
  */
 @Tag("live")
-@Tag("concurrent")
 class SqlFollowLiveTest {
     @TempDir
     static Path dir;
