@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -89,8 +90,12 @@ final class FrameLookup {
         }
     }
 
-    /** Closes the connection on the lookup thread, after the lookups queued, then runs {@code then} there. */
-    void close(Runnable then) {
+    /**
+     * Closes the connection on the lookup thread, after the lookups queued, then hands {@code then}
+     * to {@code next}; runs it there on the lookup thread when {@code next} was shut down meanwhile
+     * (its owner let it go: what it would close is closed anyway).
+     */
+    void close(Executor next, Runnable then) {
         execute(() -> {
             warmUp.set(null); // not warmed over a closed connection
             try {
@@ -98,7 +103,11 @@ final class FrameLookup {
             } catch (SQLException e) {
                 // closing: nothing left to tell
             }
-            then.run();
+            try {
+                next.execute(then);
+            } catch (RejectedExecutionException e) {
+                then.run();
+            }
         });
     }
 }

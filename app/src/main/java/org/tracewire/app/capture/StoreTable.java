@@ -462,14 +462,14 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
     @Override
     public void close() {
         generation.incrementAndGet();
-        lookup.close(() -> queries.execute(() -> {
+        lookup.close(queries, () -> {
             try {
                 frames.close();
                 store.close();
             } catch (IOException | SQLException e) {
                 // closing: nothing left to tell
             }
-        }));
+        });
     }
 
     // ---- what the query and I/O graph views use: the filter rule (a restriction to frames: StoreFilters)

@@ -15,6 +15,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.ObservableList;
@@ -66,6 +70,40 @@ class StoreTableTest {
         table = StoreTable.open(file, new StoreCache(dir.resolve("cache"), 1L << 30), n -> counted[0] = n, Runnable::run,
                 new DirectTaskExecutor());
         assertTrue(counted[0] >= 65_536, "the build told its progress: " + counted[0]);
+    }
+
+    /**
+     * A table closed while its query executor shuts down (a view model's owner letting both go):
+     * the store is closed anyway, on the lookup thread, and nothing is thrown on that thread.
+     */
+    @Test
+    void closingWhileTheQueryExecutorShutsDownStillClosesTheStore() throws Exception {
+        Path file = FixturePcapng.write(dir.resolve("small.pcapng"), FixtureRecords.load());
+        ExecutorService queries = Executors.newSingleThreadExecutor();
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        try {
+            StoreTable t = StoreTable.open(file, new StoreCache(dir.resolve("cache-small"), 1L << 30), n -> { }, queries,
+                    new DirectTaskExecutor());
+            Connection c = t.store().connection();
+            queries.execute(() -> sleep(300)); // the close queued behind a query, the executor shut down meanwhile
+            t.close();
+            queries.shutdown();
+            assertTrue(queries.awaitTermination(30, TimeUnit.SECONDS));
+            assertTrue(c.isClosed(), "the store's connection closed");
+            assertEquals(List.of(), uncaught);
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @AfterAll
