@@ -31,7 +31,6 @@ public final class FormatParser {
     private static final Pattern NAME_AND_ARRAY =
             Pattern.compile("(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_]*+)\\s*+(\\[([^\\]]*+)\\])?$");
     // compiled once: every format of every file opened is parsed (a trace.dat has ~1,500)
-    private static final Pattern INT = Pattern.compile("-?\\d{1,9}");
     private static final Pattern UNSIGNED = Pattern.compile("\\d{1,9}");
     private static final Pattern BITS = Pattern.compile("^(\\w+)\\s*:\\s*(\\d{1,3})\\s+bits$");
     private static final Pattern TYPE = Pattern.compile("^(\\w+)\\s*:\\s*type\\s*==\\s*(\\d{1,3})$");
@@ -263,8 +262,7 @@ public final class FormatParser {
                 String key = part.substring(0, colon).strip();
                 String value = part.substring(colon + 1).strip();
                 int rawColon = parts[p].indexOf(':');
-                int valueCol = col + rawColon + 1 + (parts[p].length() - rawColon - 1
-                        - parts[p].substring(rawColon + 1).stripLeading().length());
+                int valueCol = col + rawColon + 1 + leadingWhitespace(parts[p], rawColon + 1);
                 switch (key) {
                     case "offset" -> offset = parseInt(value, source, lineNo, valueCol, "offset");
                     case "size" -> size = parseInt(value, source, lineNo, valueCol, "size");
@@ -386,10 +384,34 @@ public final class FormatParser {
     }
 
     private static int parseInt(String text, String source, int line, int col, String what) {
-        if (!INT.matcher(text).matches()) {
+        if (!isInt(text)) {
             throw new FormatException(source, line, col, what + " '" + abbreviate(text) + "' is not a number");
         }
         return Integer.parseInt(text);
+    }
+
+    /** Whether {@code text} is {@code -?[0-9]{1,9}}, checked without a matcher (three on every field line). */
+    private static boolean isInt(String text) {
+        int from = text.startsWith("-") ? 1 : 0;
+        int digits = text.length() - from;
+        if (digits < 1 || digits > 9) {
+            return false;
+        }
+        for (int i = from; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The number of whitespace characters (as {@link String#stripLeading} counts them) at {@code from} in {@code s}. */
+    private static int leadingWhitespace(String s, int from) {
+        int i = from;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        return i - from;
     }
 
     private static String abbreviate(String s) {
