@@ -1,6 +1,7 @@
 package org.tracewire.printfmt;
 
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * C's integer arithmetic rules as data, in one place: {@link CInt} applies them for the print fmt
@@ -61,6 +62,13 @@ public final class CArith {
      * lacks ranks between the widths around it (so it orders as its width does).
      */
     public static int rank(int size) {
+        return size >= 0 && size < RANKS.length ? RANKS[size] : rankOf(size);
+    }
+
+    // every binary operator of every print fmt asks (twice): sizes 0..8 from a table, not the list's iterator
+    private static final int[] RANKS = IntStream.rangeClosed(0, 8).map(CArith::rankOf).toArray();
+
+    private static int rankOf(int size) {
         int below = 0;
         for (IntType t : TYPES) {
             if (t.size == size) {

@@ -228,6 +228,11 @@ final class Evaluator {
         throw new EvalException(what + " needs an integer, got " + describe(v));
     }
 
+    /** {@link #asInt} for an operand of {@code op}: the message is built only when it fails (every operator asks). */
+    private Val.Int operand(Val v, String op) {
+        return v instanceof Val.Int i ? i : asInt(v, "operator " + op);
+    }
+
     static String describe(Val v) {
         if (v instanceof Val.Mem) {
             return "a pointer into the record";
@@ -264,7 +269,7 @@ final class Evaluator {
             default -> {
             }
         }
-        Val.Int v = asInt(eval(u.operand()), "operator " + u.op());
+        Val.Int v = operand(eval(u.operand()), u.op());
         try {
             return Val.Int.of(v.c().unary(u.op()));
         } catch (IllegalArgumentException ex) {
@@ -344,8 +349,8 @@ final class Evaluator {
             }
             return new Val.Mem(m.data(), (int) off, m.limit(), m.elemSize(), m.elemSigned());
         }
-        Val.Int l = asInt(lv, "operator " + op);
-        Val.Int r = asInt(rv, "operator " + op);
+        Val.Int l = operand(lv, op);
+        Val.Int r = operand(rv, op);
         try {
             return Val.Int.of(CInt.binary(op, l.c(), r.c()));
         } catch (ArithmeticException | IllegalArgumentException ex) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The kernel's symbol table as {@code /proc/kallsyms} lists it ({@code ADDR TYPE NAME [\tMODULE]}),
@@ -20,6 +21,7 @@ import java.util.List;
  * Immutable and thread-safe.
  */
 public final class Kallsyms implements SymbolResolver {
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
     private final long[] starts;      // sorted, unsigned order
     private final String[] names;
     private final String[] modules;
@@ -86,7 +88,7 @@ public final class Kallsyms implements SymbolResolver {
         List<Symbol> list = new ArrayList<>();
         String line;
         while ((line = r.readLine()) != null) {
-            String[] parts = line.split("\\s+");
+            String[] parts = WHITESPACE.split(line); // String.split would compile the pattern per line
             if (parts.length < 3) {
                 continue;
             }

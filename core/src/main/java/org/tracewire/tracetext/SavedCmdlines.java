@@ -42,9 +42,9 @@ public final class SavedCmdlines {
             if (end < 0) {
                 end = text.length();
             }
-            int space = start;
-            while (space < end && text.charAt(space) != ' ') {
-                space++;
+            int space = text.indexOf(' ', start); // the first space of the line, else its end
+            if (space < 0 || space > end) {
+                space = end;
             }
             if (space > start && space < end) {
                 try {

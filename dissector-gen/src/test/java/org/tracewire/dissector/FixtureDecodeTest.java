@@ -239,10 +239,12 @@ class FixtureDecodeTest {
 
     @Test
     void infoColumnEqualsTheKernelText() {
-        List<String> mismatches = compareInfo(events, context.renderer(Tools.layout()), "info, all-events plugin");
+        KernelTextRenderer kernel = context.renderer(Tools.layout());
+        List<String> mismatches = compareInfo(events, kernel, "info, all-events plugin");
         assertTrue(mismatches.isEmpty(), mismatches.size() + " differ; first:\n"
                 + String.join("\n", mismatches.subList(0, Math.min(30, mismatches.size()))));
-        long symbols = records.stream().filter(r -> context.renderer(Tools.layout()).body(r).contains("fn_")).count();
+        // one renderer for all records (a renderer per record compiled each record's print fmt anew)
+        long symbols = records.stream().filter(r -> kernel.body(r).contains("fn_")).count();
         assertTrue(symbols > 1000, "records printing symbols from the SYMBOLS context: " + symbols);
     }
 

@@ -69,8 +69,14 @@ final class Tools {
         return catalog;
     }
 
-    static KernelLayout layout() {
-        return snapshot().layout();
+    private static KernelLayout layout;
+
+    /** The snapshot's layout, parsed once (Tracefs.layout reads and parses header_page at each call). */
+    static synchronized KernelLayout layout() {
+        if (layout == null) {
+            layout = snapshot().layout();
+        }
+        return layout;
     }
 
     static synchronized DissectorGenerator.Result all() {
