@@ -113,9 +113,10 @@ class TwoThreadBuildTest {
             StoreBuilder.Result r1 = build(file, one, false);
             StoreBuilder.Result r2 = build(file, two, true);
             assertEquals(r1, r2);
-            long events = number(two, "SELECT count(*) FROM event_rows");
-            assertTrue(events > 4L * TableBatch.MAX_ROWS, "event_rows: " + events);
-            long most = number(two, "SELECT max(n) FROM (SELECT count(*) AS n FROM event_rows GROUP BY kind)");
+            long events = number(two, "SELECT count(*) FROM " + TypedUnion.frames(two, ""));
+            assertTrue(events > 4L * TableBatch.MAX_ROWS, "events: " + events);
+            long most = number(two, "SELECT max(n) FROM (SELECT count(*) AS n FROM " + TypedUnion.frames(two, "")
+                    + " GROUP BY table_name)");
             assertTrue(most > 2L * TableBatch.MAX_ROWS, "the largest typed table: " + most);
             Map<String, List<String>> a = content(one);
             Map<String, List<String>> b = content(two);
