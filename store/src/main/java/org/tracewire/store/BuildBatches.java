@@ -26,6 +26,8 @@ final class BuildBatches {
     final TableBatch lost;
     final TableBatch offsets;
     final TableBatch truncated;
+    /** {@code event_rows_wide}'s batch once there is one ({@link EventRows#widen}), written with the typed tables'. */
+    TableBatch wide;
     private final TypedTables typed;
     private final Inserter inserter;
     /** The typed tables' inserter and connection ({@link #inserter} and the build's when inline). */
@@ -158,6 +160,9 @@ final class BuildBatches {
         all.add(offsets);
         all.add(truncated);
         typed.tables().forEach(t -> all.add(t.batch));
+        if (wide != null) {
+            all.add(wide);
+        }
         return all;
     }
 

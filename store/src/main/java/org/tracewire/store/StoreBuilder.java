@@ -72,6 +72,8 @@ public final class StoreBuilder {
     private final PcapngInput pcap;
     private final CaptureContexts contexts;
     private final TypedTables typed;
+    /** The {@code event_rows} view (a union of the typed tables, or its own table: {@link EventRows}). */
+    private final EventRows rows;
     /** Where the statements run: its own thread for a finished file, inline for one in {@link Steps}. */
     private final Inserter inserter;
     /** The typed tables' connection and inserter: on a thread, their own (decision 0031, closed last); else db's. */
@@ -82,7 +84,7 @@ public final class StoreBuilder {
     private long batchBytes;
 
     private StoreBuilder(RecordInput in, DuckDBConnection db, Inserter inserter, DuckDBConnection typedDb,
-                         Inserter typedInserter) {
+                         Inserter typedInserter, int unionMax) {
         this.db = db;
         this.in = in;
         this.pcap = in instanceof PcapngInput p ? p : null;
@@ -92,6 +94,7 @@ public final class StoreBuilder {
         this.contexts = new CaptureContexts(db, inserter);
         this.typed = new TypedTables(typedDb, typedInserter,
                 typedInserter == inserter ? BatchFunction.NAME : BatchFunction.TYPED_NAME, in::catalog);
+        this.rows = new EventRows(typed, unionMax);
     }
 
     /**
@@ -127,24 +130,25 @@ public final class StoreBuilder {
      */
     public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps)
             throws SQLException {
-        return build(in, db, source, counted, steps, steps == null, BuildBatches.BATCH_BYTES);
+        return build(in, db, source, counted, steps, steps == null, BuildBatches.BATCH_BYTES, EventRows.UNION_MAX);
     }
 
     /**
      * The build, its statements on a thread of their own ({@code twoThreads}, a build without
      * {@code steps} only: docs/decisions/0029) or on the caller's. The thread ends before this
      * returns or throws; its failure is thrown here as it was thrown there. {@code batchBytes}: the
-     * bytes all batches may hold ({@link BuildBatches#BATCH_BYTES}; a test's smaller budget).
+     * bytes all batches may hold ({@link BuildBatches#BATCH_BYTES}; a test's smaller budget);
+     * {@code unionMax}: the most typed tables {@code event_rows} is a union of ({@link EventRows}).
      */
     static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps,
-                        boolean twoThreads, long batchBytes) throws SQLException {
+                        boolean twoThreads, long batchBytes, int unionMax) throws SQLException {
         if (twoThreads && steps != null) {
             throw new IllegalArgumentException("a build in steps runs on one thread");
         }
         try (DuckDBConnection typedDb = twoThreads ? (DuckDBConnection) db.duplicate() : null;
              Inserter inserter = twoThreads ? Inserter.start() : Inserter.inline();
              Inserter typedInserter = twoThreads ? Inserter.start(Inserter.THREAD_NAME + "-typed") : inserter) {
-            StoreBuilder b = new StoreBuilder(in, db, inserter, twoThreads ? typedDb : db, typedInserter);
+            StoreBuilder b = new StoreBuilder(in, db, inserter, twoThreads ? typedDb : db, typedInserter, unionMax);
             b.counted = counted;
             b.steps = steps;
             b.batchBytes = batchBytes;
@@ -302,6 +306,10 @@ public final class StoreBuilder {
         st.renderer = e.renderer();
         EventRecord r = e.record();
         Writer w = typed.writer(r);
+        if (rows.widenDue()) { // every batch written, then the typed rows so far copied into event_rows_wide
+            batches.writeAll(null);
+            batches.wide = rows.widen();
+        }
         if (w.userStackTgid() != null && st.context != null) {
             CaptureContexts.userSymbols(st, r, w.userStackTgid());
         }
@@ -323,7 +331,7 @@ public final class StoreBuilder {
         }
         if (!st.kinds.get(w.table().kind)) { // the event's id in this capture, for the events view
             st.kinds.set(w.table().kind);
-            typed.eventId(w.table().kind, st.index, r.format().id());
+            rows.eventId(w.table().kind, st.index, r.format().id());
         }
         if ((count & (OFFSET_STEP - 1)) == 0) { // the rank's file offset (-1: none), for a page read from the file alone
             TableBatch o = batches.offsets;
@@ -334,6 +342,14 @@ public final class StoreBuilder {
             }
         }
         typedRow(e, r, w, frame, offset, st.index, pid);
+        if (batches.wide != null) {
+            batches.reserve(batches.wide);
+            if (rows.put(frame, e.timeNs(), r.timestampNs(), r.cpu(), pid, w.table().kind, r.format().id(),
+                    w.flags() == null ? 0 : safeInt(r, w.flags()), w.preempt() == null ? 0 : safeInt(r, w.preempt()), offset,
+                    st.index)) {
+                batches.write(batches.wide);
+            }
+        }
         if (e.lostBefore() != 0) {
             lostRow(e, r, frame, st.index);
             lostTotal += Math.max(0, e.lostBefore());
@@ -378,7 +394,7 @@ public final class StoreBuilder {
                 "events", Long.toString(count), "lost", Long.toString(lostTotal), "last_frame", Long.toString(lastFrame),
                 "wall_clock", Boolean.toString(in.wallClock()), "complete", Boolean.toString(stoppedAt == null),
                 "stopped_at", stoppedAt, "summary", String.join("\n", summary));
-        typed.view();
+        rows.view();
         batches.commitTyped(); // the typed tables' transaction first: the build's commit ends the build
         long events = count;
         String[] hostClock = pcap == null && in instanceof TraceDatInput td ? hostClock(td) : null;
@@ -430,7 +446,7 @@ public final class StoreBuilder {
     private void step() throws SQLException {
         // every batch written (their arrays kept: the build goes on), then what goes with the rows
         batches.writeKeeping();
-        typed.view();
+        rows.view();
         meta("events", Long.toString(count)); // first: the appenders below join this transaction
         meta("lost", Long.toString(lostTotal));
         meta("last_frame", Long.toString(lastFrame));

@@ -5,14 +5,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.duckdb.DuckDBConnection;
 import org.tracewire.format.EventFormat;
@@ -98,6 +95,25 @@ final class TypedTables {
     }
 
     /** The tables made so far, in the order made. */
+    /** The tables by event ({@code system:name}), in the order made (kind 0, 1, …). */
+    Map<String, Table> byEvent() {
+        return tables;
+    }
+
+    /** Its connection and inserter (the typed tables' transaction). */
+    DuckDBConnection db() {
+        return db;
+    }
+
+    Inserter inserter() {
+        return inserter;
+    }
+
+    /** The name of the table function its batches are written with. */
+    String function() {
+        return function;
+    }
+
     Collection<Table> tables() {
         return tables.values();
     }
@@ -141,75 +157,6 @@ final class TypedTables {
         return w;
     }
 
-    /** Each kind's id by capture ({@code event_ids}), for the {@code event_rows} view. */
-    private final Map<Integer, TreeMap<Integer, Integer>> ids = new HashMap<>();
-    /** True while {@code event_rows} names every table and id (made by {@link #view}). */
-    private boolean viewed;
-
-    /**
-     * (Re)creates the view {@code event_rows} in the store when a table or an id came since it was
-     * last made (a work of the typed tables' inserter, in their transaction): one row per event,
-     * the union of the typed tables' common columns, not in frame order, with {@code kind},
-     * {@code event} ({@code system:name}), {@code id} and {@code truncated}; docs/decisions/0032.
-     */
-    void view() throws SQLException {
-        if (viewed) {
-            return;
-        }
-        viewed = true;
-        List<String> branches = new ArrayList<>();
-        for (Map.Entry<String, Table> e : tables.entrySet()) {
-            Table t = e.getValue();
-            TreeMap<Integer, Integer> byCapture = ids.getOrDefault(t.kind, new TreeMap<>());
-            StringBuilder id = new StringBuilder();
-            if (byCapture.size() == 1 || new HashSet<>(byCapture.values()).size() == 1) {
-                id.append(byCapture.firstEntry().getValue());
-            } else if (byCapture.isEmpty()) {
-                id.append("NULL");
-            } else {
-                id.append("CASE capture");
-                byCapture.forEach((c, v) -> id.append(" WHEN ").append(c).append(" THEN ").append(v));
-                id.append(" END");
-            }
-            branches.add(EVENT_BRANCH.replace("$KIND", Integer.toString(t.kind)).replace("$EVENT", Sql.literal(e.getKey()))
-                    .replace("$ID", id).replace("$T", Sql.quote(t.name)));
-        }
-        String ddl = "CREATE OR REPLACE VIEW event_rows AS SELECT *, frame IN (SELECT frame FROM truncated_frames) AS truncated"
-                + " FROM (" + (branches.isEmpty() ? NO_EVENTS : String.join(" UNION ALL ", branches)) + ")";
-        inserter.submit(() -> {
-            try (Statement s = db.createStatement()) {
-                s.execute(ddl);
-            }
-        });
-    }
-
-    /** One typed table ({@code $T}) as {@code event_rows}. */
-    private static final String EVENT_BRANCH = "SELECT frame, ts, trace_ts, common_cpu AS cpu, common_pid AS pid,"
-            + " $KIND::USMALLINT AS kind, $EVENT AS event, $ID::USMALLINT AS id, common_flags AS flags,"
-            + " common_preempt_count AS preempt_count, file_offset, capture FROM $T";
-    /** {@code event_rows} of a store without events. */
-    private static final String NO_EVENTS = "SELECT NULL::BIGINT AS frame, NULL::BIGINT AS ts, NULL::BIGINT AS trace_ts,"
-            + " NULL::SMALLINT AS cpu, NULL::INTEGER AS pid, NULL::USMALLINT AS kind, NULL::VARCHAR AS event,"
-            + " NULL::USMALLINT AS id, NULL::UTINYINT AS flags, NULL::UTINYINT AS preempt_count,"
-            + " NULL::BIGINT AS file_offset, NULL::USMALLINT AS capture WHERE false";
-
-    /**
-     * Notes the id an event has in a capture (its format's {@code ID}): a row of {@code event_ids},
-     * written by the typed tables' inserter, after the table's {@code event_tables} row.
-     */
-    void eventId(int kind, int capture, int id) throws SQLException {
-        ids.computeIfAbsent(kind, k -> new TreeMap<>()).put(capture, id);
-        viewed = false;
-        inserter.submit(() -> {
-            try (var ps = db.prepareStatement("INSERT INTO event_ids VALUES (?, ?, ?)")) {
-                ps.setInt(1, kind);
-                ps.setInt(2, capture);
-                ps.setInt(3, id);
-                ps.executeUpdate();
-            }
-        });
-    }
-
     /** Creates the table of an event and its {@code event_tables} row. */
     private Table newTable(EventFormat f, List<TypedColumn> cols) throws SQLException {
         String name = tableName(f);
@@ -231,7 +178,6 @@ final class TypedTables {
         }
         ddl.append(')');
         int kind = tables.size();
-        viewed = false;
         String event = f.fullName();
         String system = f.system();
         String eventName = f.name();
