@@ -238,12 +238,6 @@ public final class StoreBuilder {
     /** A row where frames stop being consecutive: the event's rank (0-based, frame order) and frame. */
     private static final List<String> RUNS = List.of("rank BIGINT", "frame BIGINT");
     private static final List<String> TRUNCATED = List.of("frame BIGINT");
-    /**
-     * A store of more typed tables than this also holds {@code event_rows} as a table in frame
-     * order ({@code events_by_frame}, made once built): a query of the union of many tables spends
-     * ~0.5-1 ms per table planning it (decision 0032).
-     */
-    static final int SORTED_ABOVE = 32;
     /** {@code event_offsets} holds the file offset of every this-many-th event in frame order (-1: none). */
     public static final int OFFSET_STEP = 512;
     private static final List<String> LOST = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT", "cpu SMALLINT",
@@ -398,7 +392,6 @@ public final class StoreBuilder {
         batches.commitTyped(); // the typed tables' transaction first: the build's commit ends the build
         long events = count;
         String[] hostClock = pcap == null && in instanceof TraceDatInput td ? hostClock(td) : null;
-        boolean sorted = typed.tables().size() > SORTED_ABOVE;
         inserter.submit(() -> {
             // the same statement starts the transaction the context tables' appenders then join
             meta("events", Long.toString(events));
@@ -415,11 +408,6 @@ public final class StoreBuilder {
             }
             db.commit();
             db.setAutoCommit(true);
-            if (sorted) { // after the commit: this connection's transaction then sees the typed tables
-                try (Statement st = db.createStatement()) {
-                    st.execute("CREATE TABLE events_by_frame AS SELECT * FROM event_rows ORDER BY frame");
-                }
-            }
         });
         inserter.barrier();
         if (steps != null) {

@@ -30,8 +30,9 @@ import org.tracewire.tracetext.StackText;
  */
 final class TypedTables {
     /** Names a typed table may not take (the store's own tables and views). */
-    static final Set<String> RESERVED = Set.of("events", "events_by_frame", "event_rows", "frame_runs", "truncated_frames", "event_ids", "event_offsets",
-            "lost", "captures", "event_tables", "meta", "symbols", "user_symbols", "stack",
+    static final Set<String> RESERVED = Set.of("events", "event_rows", "event_rows_wide", "frame_runs",
+            "truncated_frames", "event_ids", "event_offsets", "lost", "captures", "event_tables", "meta", "symbols",
+            "user_symbols", "stack",
             "sched_slice", "sched_latency", "latency", "thread_state", "event_rate", "sources", "tasks");
 
     /** The key columns every typed table starts with ({@link TypedColumn#KEY_COLUMNS}). */

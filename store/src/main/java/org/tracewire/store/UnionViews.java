@@ -120,15 +120,7 @@ final class UnionViews {
         for (String t : List.of("lost", "captures", "tasks", "symbols", "user_symbols")) {
             s.execute("CREATE OR REPLACE VIEW " + t + " AS " + union(t, all, hosts));
         }
-        List<Integer> sorted = new ArrayList<>(); // sources whose events_by_frame the view reads
-        List<Integer> unsorted = new ArrayList<>();
-        for (int i : all) {
-            (columnsBySource.get(i).containsKey("events_by_frame") ? sorted : unsorted).add(i);
-        }
-        String events = union(EVENTS, unsorted, hosts);
-        String bySorted = union(EVENTS.replace("$S.event_rows", "$S.events_by_frame"), sorted, hosts);
-        s.execute("CREATE OR REPLACE VIEW events AS " + (events.isEmpty() ? bySorted : bySorted.isEmpty() ? events
-                : events + " UNION ALL BY NAME " + bySorted));
+        s.execute("CREATE OR REPLACE VIEW events AS " + union(EVENTS, all, hosts));
         for (Map.Entry<String, List<Integer>> t : tablesBySource.entrySet()) {
             s.execute("CREATE OR REPLACE VIEW " + Sql.quote(t.getKey()) + " AS " + union(Sql.quote(t.getKey()), t.getValue(), hosts));
         }
