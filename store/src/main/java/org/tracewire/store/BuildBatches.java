@@ -6,10 +6,10 @@ import java.util.List;
 import org.duckdb.DuckDBConnection;
 
 /**
- * The batches of a {@link StoreBuilder build} and their way into DuckDB: {@code event_rows},
- * {@code event_offsets}, {@code lost} and the typed tables' ({@link TypedTables}) {@link TableBatch}es,
- * each full one moved in by one {@code INSERT} through {@link BatchFunction}, run by the build's
- * {@link Inserter}s: on their threads, {@code event_rows}, {@code lost} and {@code event_offsets}
+ * The batches of a {@link StoreBuilder build} and their way into DuckDB: {@code frame_runs},
+ * {@code event_offsets}, {@code lost}, {@code truncated_frames} and the typed tables'
+ * ({@link TypedTables}) {@link TableBatch}es, each full one moved in by one {@code INSERT} through
+ * {@link BatchFunction}, run by the build's {@link Inserter}s: on their threads, the small tables
  * by one on the build's connection, the typed tables' by another on a connection of their own
  * (DuckDB appends to two tables from two transactions at once: docs/decisions/0031). A full batch
  * is then {@linkplain TableBatch#handOff handed off} (the reader fills its second set meanwhile:
@@ -22,9 +22,12 @@ final class BuildBatches {
     /** The bytes all batches may hold together (snapshots in flight included). */
     static final long BATCH_BYTES = 32L << 20;
 
-    final TableBatch events;
+    final TableBatch runs;
     final TableBatch lost;
     final TableBatch offsets;
+    final TableBatch truncated;
+    /** {@code event_rows_wide}'s batch once there is one ({@link EventRows#widen}), written with the typed tables'. */
+    TableBatch wide;
     private final TypedTables typed;
     private final Inserter inserter;
     /** The typed tables' inserter and connection ({@link #inserter} and the build's when inline). */
@@ -47,19 +50,21 @@ final class BuildBatches {
      * @param inserter      where the statements run
      * @param typedInserter where the typed tables' run ({@code inserter} when inline)
      * @param budget        the bytes all batches may hold together ({@link #BATCH_BYTES}; a test's less)
-     * @param events        the batch of {@code event_rows}; {@code lost}, {@code offsets} likewise
+     * @param runs          the batch of {@code frame_runs}; {@code lost}, {@code offsets}, {@code truncated} likewise
      * @throws SQLException an earlier work's failure (inline: the registration's)
      */
     BuildBatches(DuckDBConnection db, DuckDBConnection typedDb, TypedTables typed, Inserter inserter,
-                 Inserter typedInserter, long budget, TableBatch events, TableBatch lost, TableBatch offsets)
+                 Inserter typedInserter, long budget, TableBatch runs, TableBatch lost, TableBatch offsets,
+                 TableBatch truncated)
             throws SQLException {
         this.typed = typed;
         this.inserter = inserter;
         this.typedInserter = typedInserter;
         this.budget = budget;
-        this.events = events;
+        this.runs = runs;
         this.lost = lost;
         this.offsets = offsets;
+        this.truncated = truncated;
         this.typedDb = typedDb;
         this.split = typedInserter != inserter;
         inserter.submit(() -> function = BatchFunction.register(db, BatchFunction.NAME));
@@ -91,9 +96,9 @@ final class BuildBatches {
         typedInserter.barrier();
     }
 
-    /** True for the batches of the build's own tables ({@code event_rows}, {@code lost}, {@code event_offsets}). */
+    /** True for the batches of the build's own tables (all but the typed tables'). */
     private boolean shared(TableBatch b) {
-        return b == events || b == lost || b == offsets;
+        return b == runs || b == lost || b == offsets || b == truncated;
     }
 
     /** The inserter that writes a batch: the typed tables' for theirs. */
@@ -147,13 +152,17 @@ final class BuildBatches {
         }
     }
 
-    /** Every batch: {@code event_rows}, {@code lost}, {@code event_offsets}, the typed tables'. */
+    /** Every batch: {@code frame_runs}, {@code lost}, {@code event_offsets}, {@code truncated_frames}, the typed tables'. */
     private List<TableBatch> all() {
         List<TableBatch> all = new ArrayList<>();
-        all.add(events);
+        all.add(runs);
         all.add(lost);
         all.add(offsets);
+        all.add(truncated);
         typed.tables().forEach(t -> all.add(t.batch));
+        if (wide != null) {
+            all.add(wide);
+        }
         return all;
     }
 

@@ -37,6 +37,8 @@ final class CaptureContexts {
         final WireContext context;
         /** The pids seen: tasks events ran in or name. */
         final BitSet pids = new BitSet();
+        /** The typed tables' kinds seen ({@code event_ids} rows written). */
+        final BitSet kinds = new BitSet();
         /** User-stack frames seen, each with its function as the capture resolved it (null: not resolved). */
         final Map<UserFrame, SymbolResolver.Symbol> userSymbols = new LinkedHashMap<>();
         /** The renderer of its last event (task names as the file gives them). */

@@ -388,11 +388,10 @@ public final class CaptureStore implements AutoCloseable {
         }
         Filter f = Filter.parse(filter);
         String cond = SqlFilterCompiler.compile(f, format);
-        boolean join = cond.contains("\"" + SqlFilterCompiler.TASK_COMM + "\"")
-                || cond.contains("\"common_flags\"") || cond.contains("\"common_preempt_count\"");
-        String from = join ? "(SELECT t.*, e.comm AS task_comm, e.flags AS common_flags, e.preempt_count AS common_preempt_count"
-                + " FROM " + Sql.quote(table) + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)"
-                : Sql.quote(table);
+        // the typed table holds common_flags and common_preempt_count; the task's name is the events'
+        boolean join = cond.contains("\"" + SqlFilterCompiler.TASK_COMM + "\"");
+        String from = join ? "(SELECT t.*, e.comm AS task_comm FROM " + Sql.quote(table)
+                + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)" : Sql.quote(table);
         return "SELECT * FROM " + from + " WHERE " + cond;
     }
 

@@ -77,7 +77,9 @@ final class FollowedBuild {
         })) {
             r = StoreBuilder.build(in, f.builderDb, f.file.toAbsolutePath().toString(), counted, steps);
             try (Statement st = f.builderDb.createStatement()) {
-                st.execute("CHECKPOINT");
+                // FORCE: waits for readers; a plain CHECKPOINT fails while a reader's snapshot keeps an
+                // earlier step's transaction alive (DuckDB keeps its checkpoint lock until cleaned up)
+                st.execute("FORCE CHECKPOINT");
                 st.execute("SET threads = " + f.threads);
             }
             if (!f.closing && r.stoppedAt() == null) {

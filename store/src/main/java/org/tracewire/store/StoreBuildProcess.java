@@ -31,7 +31,7 @@ public final class StoreBuildProcess implements AutoCloseable {
     /** System property with the child's JVM options (the launcher's {@code sql_jvm_opts}, words separated by blanks). */
     public static final String JVM_OPTIONS_PROPERTY = "tracewire.storeJvmOpts";
     /** The child's options when the property is unset (the app started without the launcher: its tests). */
-    static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC");
+    static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx192m", "-XX:+UseSerialGC");
 
     private final Process process;
     private final Path store;

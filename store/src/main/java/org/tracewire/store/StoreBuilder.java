@@ -27,16 +27,19 @@ import org.tracewire.tracedat.TraceDatException;
  * on a thread of its own for a finished file ({@link Inserter}, docs/decisions/0029). The tables
  * ({@code docs/store.md}):
  * <ul>
- * <li>{@code event_rows}: one row per event (frame, time, CPU, pid, event kind and id, flags, file
- *     offset; the query layer's {@code events} view joins in the names);</li>
+ * <li>one typed table per event ({@code sched_switch}, …): a row per event, its common columns
+ *     (frame, time, CPU, pid, flags, file offset, capture) and a column per format field
+ *     ({@link TypedColumn}; {@link TypedTables}); the query layer's {@code events} view is their
+ *     union with the names joined in (docs/decisions/0032);</li>
+ * <li>{@code frame_runs}: where the events' frames stop being consecutive (the rank of an event in
+ *     frame order and its frame), {@code truncated_frames}, {@code event_offsets} (the file offset
+ *     of every {@value #OFFSET_STEP}th event);</li>
  * <li>{@code tasks}: per capture and pid seen (a task an event ran in or names:
  *     {@link org.tracewire.format.TaskFields}), the tgid and the task name the file gives (PROCESS
  *     context, a trace.dat's saved cmdlines: what {@code report} prints; {@link CaptureContexts});</li>
  * <li>{@code lost}: where the kernel lost events, per CPU;</li>
- * <li>one typed table per event ({@code sched_switch}, …), a column per format field
- *     ({@link TypedColumn}), keyed by {@code frame} ({@link TypedTables});</li>
  * <li>{@code captures} (the captures in the file: host, kernel, boot id), {@code event_tables}
- *     (event → table), {@code meta} (source identity, counts, the last frame, whether the build
+ *     (event → table), {@code event_ids} (its id in each capture), {@code meta} (source identity, counts, the last frame, whether the build
  *     completed and where it stopped).</li>
  * </ul>
  * One transaction for the whole build, or, for a file still written, a commit per step
@@ -50,7 +53,7 @@ import org.tracewire.tracedat.TraceDatException;
  */
 public final class StoreBuilder {
     /** The schema's version: a cached store of another version is rebuilt. */
-    public static final int SCHEMA_VERSION = 4;
+    public static final int SCHEMA_VERSION = 5;
 
     /**
      * What a build did.
@@ -69,6 +72,8 @@ public final class StoreBuilder {
     private final PcapngInput pcap;
     private final CaptureContexts contexts;
     private final TypedTables typed;
+    /** The {@code event_rows} view (a union of the typed tables, or its own table: {@link EventRows}). */
+    private final EventRows rows;
     /** Where the statements run: its own thread for a finished file, inline for one in {@link Steps}. */
     private final Inserter inserter;
     /** The typed tables' connection and inserter: on a thread, their own (decision 0031, closed last); else db's. */
@@ -79,7 +84,7 @@ public final class StoreBuilder {
     private long batchBytes;
 
     private StoreBuilder(RecordInput in, DuckDBConnection db, Inserter inserter, DuckDBConnection typedDb,
-                         Inserter typedInserter) {
+                         Inserter typedInserter, int unionMax) {
         this.db = db;
         this.in = in;
         this.pcap = in instanceof PcapngInput p ? p : null;
@@ -89,6 +94,7 @@ public final class StoreBuilder {
         this.contexts = new CaptureContexts(db, inserter);
         this.typed = new TypedTables(typedDb, typedInserter,
                 typedInserter == inserter ? BatchFunction.NAME : BatchFunction.TYPED_NAME, in::catalog);
+        this.rows = new EventRows(typed, unionMax);
     }
 
     /**
@@ -124,24 +130,25 @@ public final class StoreBuilder {
      */
     public static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps)
             throws SQLException {
-        return build(in, db, source, counted, steps, steps == null, BuildBatches.BATCH_BYTES);
+        return build(in, db, source, counted, steps, steps == null, BuildBatches.BATCH_BYTES, EventRows.UNION_MAX);
     }
 
     /**
      * The build, its statements on a thread of their own ({@code twoThreads}, a build without
      * {@code steps} only: docs/decisions/0029) or on the caller's. The thread ends before this
      * returns or throws; its failure is thrown here as it was thrown there. {@code batchBytes}: the
-     * bytes all batches may hold ({@link BuildBatches#BATCH_BYTES}; a test's smaller budget).
+     * bytes all batches may hold ({@link BuildBatches#BATCH_BYTES}; a test's smaller budget);
+     * {@code unionMax}: the most typed tables {@code event_rows} is a union of ({@link EventRows}).
      */
     static Result build(RecordInput in, DuckDBConnection db, String source, LongConsumer counted, Steps steps,
-                        boolean twoThreads, long batchBytes) throws SQLException {
+                        boolean twoThreads, long batchBytes, int unionMax) throws SQLException {
         if (twoThreads && steps != null) {
             throw new IllegalArgumentException("a build in steps runs on one thread");
         }
         try (DuckDBConnection typedDb = twoThreads ? (DuckDBConnection) db.duplicate() : null;
              Inserter inserter = twoThreads ? Inserter.start() : Inserter.inline();
              Inserter typedInserter = twoThreads ? Inserter.start(Inserter.THREAD_NAME + "-typed") : inserter) {
-            StoreBuilder b = new StoreBuilder(in, db, inserter, twoThreads ? typedDb : db, typedInserter);
+            StoreBuilder b = new StoreBuilder(in, db, inserter, twoThreads ? typedDb : db, typedInserter, unionMax);
             b.counted = counted;
             b.steps = steps;
             b.batchBytes = batchBytes;
@@ -156,7 +163,7 @@ public final class StoreBuilder {
     @FunctionalInterface
     public interface Committed {
         /**
-         * @param events    events committed so far ({@code event_rows} rows, {@code meta.events})
+         * @param events    events committed so far (typed tables' rows, {@code meta.events})
          * @param lastFrame the frame of the last event committed (0 before the first)
          * @param last      true for the build's final commit ({@code meta.complete} then set)
          */
@@ -166,11 +173,13 @@ public final class StoreBuilder {
     /**
      * Commits a build in steps: after at least {@code everyNs} since the last commit, checked every
      * {@value #STEP_CHECK} events and whenever the input waits for its file to grow ({@link #idle}).
-     * Each commit holds every table's rows for the events read so far: {@code event_rows}, the
-     * typed tables, {@code lost}, {@code tasks} (a row per task seen, updated when its name or tgid
+     * Each commit holds every table's rows for the events read so far: the typed tables,
+     * {@code frame_runs}, {@code truncated_frames}, {@code lost}, {@code tasks} (a row per task seen, updated when its name or tgid
      * becomes known), {@code symbols}, {@code user_symbols}, and {@code meta} with {@code events},
      * {@code lost}, {@code last_frame} and {@code complete = false} (true or false with
-     * {@code stopped_at} only at the final commit). A step commits only when it adds events.
+     * {@code stopped_at} only at the final commit), and the {@code event_rows} view over the typed
+     * tables made so far (the same commit: a reader's events are all of them). A step commits only
+     * when it adds events.
      */
     public static final class Steps {
         private final long everyNs;
@@ -226,10 +235,10 @@ public final class StoreBuilder {
     private String lastBuffer;
     private CaptureState state;
 
-    private static final List<String> EVENT_ROWS = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT",
-            "cpu SMALLINT", "pid INTEGER", "kind USMALLINT", "id USMALLINT", "flags UTINYINT", "preempt_count UTINYINT",
-            "file_offset BIGINT", "capture USMALLINT", "truncated BOOLEAN");
-    /** {@code event_offsets} holds the file offset of every this-many-th {@code event_rows} row (-1: none). */
+    /** A row where frames stop being consecutive: the event's rank (0-based, frame order) and frame. */
+    private static final List<String> RUNS = List.of("rank BIGINT", "frame BIGINT");
+    private static final List<String> TRUNCATED = List.of("frame BIGINT");
+    /** {@code event_offsets} holds the file offset of every this-many-th event in frame order (-1: none). */
     public static final int OFFSET_STEP = 512;
     private static final List<String> LOST = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT", "cpu SMALLINT",
             "count BIGINT", "capture USMALLINT");
@@ -244,7 +253,8 @@ public final class StoreBuilder {
         inserter.submit(() -> {
             try (Statement s = db.createStatement()) {
                 s.execute("CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)");
-                s.execute("CREATE TABLE event_rows(" + String.join(", ", EVENT_ROWS) + ")");
+                s.execute("CREATE TABLE frame_runs(" + String.join(", ", RUNS) + ")");
+                s.execute("CREATE TABLE truncated_frames(" + String.join(", ", TRUNCATED) + ")");
                 s.execute("CREATE TABLE lost(" + String.join(", ", LOST) + ")");
                 s.execute("CREATE TABLE event_offsets(file_offset BIGINT)");
                 TypedTables.create(s);
@@ -253,9 +263,9 @@ public final class StoreBuilder {
             // One transaction for the whole build (the store file is moved into place once built), or one per step
             db.setAutoCommit(false);
         });
-        batches = new BuildBatches(db, typedDb, typed, inserter, typedInserter, batchBytes, batch("event_rows", EVENT_ROWS),
-                batch("lost", LOST),
-                batch("event_offsets", List.of("file_offset BIGINT")));
+        batches = new BuildBatches(db, typedDb, typed, inserter, typedInserter, batchBytes, batch("frame_runs", RUNS),
+                batch("lost", LOST), batch("event_offsets", List.of("file_offset BIGINT")),
+                batch("truncated_frames", TRUNCATED));
         String stoppedAt = null;
         Iterator<RecordInput.Event> it = in.events();
         while (true) {
@@ -290,6 +300,10 @@ public final class StoreBuilder {
         st.renderer = e.renderer();
         EventRecord r = e.record();
         Writer w = typed.writer(r);
+        if (rows.widenDue()) { // every batch written, then the typed rows so far copied into event_rows_wide
+            batches.writeAll(null);
+            batches.wide = rows.widen();
+        }
         if (w.userStackTgid() != null && st.context != null) {
             CaptureContexts.userSymbols(st, r, w.userStackTgid());
         }
@@ -303,7 +317,16 @@ public final class StoreBuilder {
                 st.pids.set(named);
             }
         }
-        eventRow(e, r, w, frame, offset, st.index, pid);
+        if (count == 0 || frame != lastFrame + 1) {
+            row(batches.runs, count, frame);
+        }
+        if (e.truncated()) {
+            row(batches.truncated, frame, frame);
+        }
+        if (!st.kinds.get(w.table().kind)) { // the event's id in this capture, for the events view
+            st.kinds.set(w.table().kind);
+            rows.eventId(w.table().kind, st.index, r.format().id());
+        }
         if ((count & (OFFSET_STEP - 1)) == 0) { // the rank's file offset (-1: none), for a page read from the file alone
             TableBatch o = batches.offsets;
             batches.reserve(o);
@@ -312,7 +335,15 @@ public final class StoreBuilder {
                 batches.write(o);
             }
         }
-        typedRow(e, r, w, frame, st.index, pid);
+        typedRow(e, r, w, frame, offset, st.index, pid);
+        if (batches.wide != null) {
+            batches.reserve(batches.wide);
+            if (rows.put(frame, e.timeNs(), r.timestampNs(), r.cpu(), pid, w.table().kind, r.format().id(),
+                    w.flags() == null ? 0 : safeInt(r, w.flags()), w.preempt() == null ? 0 : safeInt(r, w.preempt()), offset,
+                    st.index)) {
+                batches.write(batches.wide);
+            }
+        }
         if (e.lostBefore() != 0) {
             lostRow(e, r, frame, st.index);
             lostTotal += Math.max(0, e.lostBefore());
@@ -357,6 +388,7 @@ public final class StoreBuilder {
                 "events", Long.toString(count), "lost", Long.toString(lostTotal), "last_frame", Long.toString(lastFrame),
                 "wall_clock", Boolean.toString(in.wallClock()), "complete", Boolean.toString(stoppedAt == null),
                 "stopped_at", stoppedAt, "summary", String.join("\n", summary));
+        rows.view();
         batches.commitTyped(); // the typed tables' transaction first: the build's commit ends the build
         long events = count;
         String[] hostClock = pcap == null && in instanceof TraceDatInput td ? hostClock(td) : null;
@@ -393,12 +425,16 @@ public final class StoreBuilder {
 
     /** A {@link Steps} commit when one is due and events were read since the last (inline). */
     private void stepIfDue() throws SQLException {
-        long now = System.nanoTime();
-        if (count == committedEvents || now - lastStep < steps.everyNs) {
-            return;
+        if (count != committedEvents && System.nanoTime() - lastStep >= steps.everyNs) {
+            step();
         }
+    }
+
+    /** A {@link Steps} commit of everything read so far (inline). */
+    private void step() throws SQLException {
         // every batch written (their arrays kept: the build goes on), then what goes with the rows
         batches.writeKeeping();
+        rows.view();
         meta("events", Long.toString(count)); // first: the appenders below join this transaction
         meta("lost", Long.toString(lostTotal));
         meta("last_frame", Long.toString(lastFrame));
@@ -410,42 +446,36 @@ public final class StoreBuilder {
         steps.listener.committed(count, lastFrame, false);
     }
 
-    /** An event's {@code event_rows} row. */
-    private void eventRow(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
-            throws SQLException {
-        TableBatch a = batches.events;
-        batches.reserve(a);
-        a.put(0, frame);
-        a.put(1, e.timeNs());
-        a.put(2, r.timestampNs());
-        a.put(3, r.cpu());
-        a.put(4, pid);
-        a.put(5, w.table().kind);
-        a.put(6, r.format().id());
-        a.put(7, w.flags() == null ? 0 : safeInt(r, w.flags()));
-        a.put(8, w.preempt() == null ? 0 : safeInt(r, w.preempt()));
-        if (offset >= 0) {
-            a.put(9, offset);
-        } else {
-            a.putNull(9);
+    /** A row of one or two {@code BIGINT}s ({@code frame_runs}: rank and frame; {@code truncated_frames}: frame). */
+    private void row(TableBatch b, long first, long second) throws SQLException {
+        batches.reserve(b);
+        b.put(0, first);
+        if (b == batches.runs) {
+            b.put(1, second);
         }
-        a.put(10, capture);
-        a.put(11, e.truncated() ? 1 : 0);
-        if (a.endRow()) {
-            batches.write(a);
+        if (b.endRow()) {
+            batches.write(b);
         }
     }
 
     /** An event's row in its typed table: the keys, then a column per field (NULL: one its format lacks). */
-    private void typedRow(RecordInput.Event e, EventRecord r, Writer w, long frame, int capture, int pid)
+    private void typedRow(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
             throws SQLException {
         TableBatch t = w.table().batch;
         batches.reserve(t);
         t.put(0, frame);
         t.put(1, e.timeNs());
-        t.put(2, r.cpu());
-        t.put(3, pid);
-        t.put(4, capture);
+        t.put(2, r.timestampNs());
+        t.put(3, r.cpu());
+        t.put(4, pid);
+        t.put(5, w.flags() == null ? 0 : safeInt(r, w.flags()));
+        t.put(6, w.preempt() == null ? 0 : safeInt(r, w.preempt()));
+        if (offset >= 0) {
+            t.put(7, offset);
+        } else {
+            t.putNull(7);
+        }
+        t.put(8, capture);
         TypedColumn[] cols = w.columns();
         int[] at = w.table().at;
         for (int i = 0; i < cols.length; i++) {

@@ -30,13 +30,15 @@ import org.tracewire.tracetext.StackText;
  */
 final class TypedTables {
     /** Names a typed table may not take (the store's own tables and views). */
-    static final Set<String> RESERVED = Set.of("events", "event_rows", "lost", "captures", "event_tables", "meta",
-            "symbols", "user_symbols", "stack",
+    static final Set<String> RESERVED = Set.of("events", "event_rows", "event_rows_wide", "frame_runs",
+            "truncated_frames", "event_ids", "event_offsets", "lost", "captures", "event_tables", "meta", "symbols",
+            "user_symbols", "stack",
             "sched_slice", "sched_latency", "latency", "thread_state", "event_rate", "sources", "tasks");
 
     /** The key columns every typed table starts with ({@link TypedColumn#KEY_COLUMNS}). */
-    static final List<String> KEYS = List.of("frame BIGINT", "ts BIGINT", "common_cpu SMALLINT",
-            "common_pid INTEGER", "capture USMALLINT");
+    static final List<String> KEYS = List.of("frame BIGINT", "ts BIGINT", "trace_ts BIGINT", "common_cpu SMALLINT",
+            "common_pid INTEGER", "common_flags UTINYINT", "common_preempt_count UTINYINT", "file_offset BIGINT",
+            "capture USMALLINT");
 
     /** The typed table of one event (system:name). */
     static final class Table {
@@ -90,9 +92,29 @@ final class TypedTables {
     /** Creates {@code event_tables}: kind, event ({@code system:name}), system, name, table_name. */
     static void create(Statement s) throws SQLException {
         s.execute("CREATE TABLE event_tables(kind USMALLINT, event VARCHAR, system VARCHAR, name VARCHAR, table_name VARCHAR)");
+        s.execute("CREATE TABLE event_ids(kind USMALLINT, capture USMALLINT, id USMALLINT)");
     }
 
     /** The tables made so far, in the order made. */
+    /** The tables by event ({@code system:name}), in the order made (kind 0, 1, …). */
+    Map<String, Table> byEvent() {
+        return tables;
+    }
+
+    /** Its connection and inserter (the typed tables' transaction). */
+    DuckDBConnection db() {
+        return db;
+    }
+
+    Inserter inserter() {
+        return inserter;
+    }
+
+    /** The name of the table function its batches are written with. */
+    String function() {
+        return function;
+    }
+
     Collection<Table> tables() {
         return tables.values();
     }

@@ -218,13 +218,14 @@ final class UnionViews {
     }
 
     /**
-     * The body of the {@code events} view over one store ({@code $S}): its rows with their event
-     * names, task names and tgids (tables of a few rows each) joined in.
+     * The body of the {@code events} view over one store ({@code $S}): its {@code event_rows} (a view
+     * of the store over its typed tables, made in the build's transaction: docs/decisions/0032)
+     * with their task names and tgids (tables of a few rows each) joined in.
      */
     private static final String EVENTS = """
-            (SELECT r.frame, r.ts, r.trace_ts, r.cpu, r.pid, t.tgid, t.comm, k.event, r.id, r.flags,
+            (SELECT r.frame, r.ts, r.trace_ts, r.cpu, r.pid, t.tgid, t.comm, r.event, r.id, r.flags,
                     r.preempt_count, r.file_offset, r.capture, c.buffer, r.truncated
-             FROM $S.event_rows r JOIN $S.event_tables k ON k.kind = r.kind
+             FROM $S.event_rows r
              LEFT JOIN $S.tasks t ON t.capture = r.capture AND t.pid = r.pid
              LEFT JOIN $S.captures c ON c.capture = r.capture)""";
 

@@ -139,8 +139,8 @@ class CaptureStoreTest {
                 }
             }
             List<Long> every = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT file_offset FROM s0.event_rows WHERE rowid % "
-                    + StoreBuilder.OFFSET_STEP + " = 0 ORDER BY rowid")) {
+            try (ResultSet rs = s.executeQuery("SELECT file_offset FROM (SELECT file_offset, row_number() OVER (ORDER BY frame) - 1"
+                    + " AS rank FROM events) WHERE rank % " + StoreBuilder.OFFSET_STEP + " = 0 ORDER BY rank")) {
                 while (rs.next()) {
                     every.add(rs.getLong(1));
                 }
@@ -467,8 +467,9 @@ class CaptureStoreTest {
             assertEquals(1000, r.events());
             assertEquals("after 1000 events: pcapng offset 4242: read error", r.stoppedAt());
             try (Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM event_rows), (SELECT value FROM meta WHERE key = 'complete'),"
-                         + " (SELECT value FROM meta WHERE key = 'stopped_at'), (SELECT max(frame) FROM event_rows)")) {
+                 ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM " + TypedUnion.frames(c, "") + "),"
+                         + " (SELECT value FROM meta WHERE key = 'complete'), (SELECT value FROM meta WHERE key = 'stopped_at'),"
+                         + " (SELECT max(frame) FROM " + TypedUnion.frames(c, "") + ")")) {
                 assertTrue(rs.next());
                 assertEquals(1000, rs.getLong(1));
                 assertEquals("false", rs.getString(2));

@@ -106,7 +106,7 @@ class FollowingStoreTest {
                     tables.add(rs.getString(1));
                 }
             }
-            assertTrue(tables.contains("event_rows") && tables.contains("sched_switch") && tables.contains("tasks"), tables.toString());
+            assertTrue(tables.contains("frame_runs") && tables.contains("sched_switch") && tables.contains("tasks"), tables.toString());
             for (String t : tables) {
                 String a = "s0." + Sql.quote(t);
                 String b = "w." + Sql.quote(t);
@@ -116,7 +116,7 @@ class FollowingStoreTest {
                 assertEquals(0, count(cs.connection(), "SELECT count(*) FROM (SELECT * FROM " + b + " EXCEPT ALL SELECT * FROM " + a + ")"),
                         t + ": rows of the finished file's store not in the followed one");
             }
-            assertEquals(recs.size(), count(cs.connection(), "SELECT count(*) FROM s0.event_rows"));
+            assertEquals(recs.size(), count(cs.connection(), "SELECT count(*) FROM events"));
             assertEquals(count(cs.connection(), "SELECT count(*) FROM w.sched_switch"), count(cs.connection(), "SELECT count(*) FROM sched_slice"),
                     "the derived views over the followed store: a slice per switch");
         }
@@ -131,28 +131,22 @@ class FollowingStoreTest {
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
             long meta = count(c, "SELECT value::BIGINT FROM s0.meta WHERE key = 'events'");
-            long rows = count(c, "SELECT count(*) FROM s0.event_rows");
+            long rows = count(c, "SELECT count(*) FROM " + TypedUnion.frames(c, "s0."));
             long view = count(c, "SELECT count(*) FROM events");
-            long typed = 0;
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT table_name FROM s0.event_tables")) {
-                while (rs.next()) {
-                    tables.add(rs.getString(1));
-                }
-            }
-            for (String t : tables) {
-                typed += count(c, "SELECT count(*) FROM s0." + Sql.quote(t));
-            }
-            long untasked = count(c, "SELECT count(*) FROM s0.event_rows r WHERE NOT EXISTS"
+            // frame_runs numbers the events in frame order: rank i has frame run.frame + i - run.rank
+            long misnumbered = count(c, "SELECT count(*) FROM (SELECT frame, row_number() OVER (ORDER BY frame) - 1 AS rank"
+                    + " FROM " + TypedUnion.frames(c, "s0.") + ") e ASOF LEFT JOIN s0.frame_runs r ON e.rank >= r.rank"
+                    + " WHERE r.frame IS NULL OR e.frame <> r.frame + e.rank - r.rank");
+            long untasked = count(c, "SELECT count(*) FROM " + TypedUnion.frames(c, "s0.") + " r WHERE NOT EXISTS"
                     + " (SELECT 1 FROM s0.tasks t WHERE t.capture = r.capture AND t.pid = r.pid)");
             long doubled = count(c, "SELECT count(*) FROM (SELECT capture, pid FROM s0.tasks GROUP BY ALL HAVING count(*) > 1)");
             String complete = "";
             try (ResultSet rs = s.executeQuery("SELECT value FROM s0.meta WHERE key = 'complete'")) {
                 complete = rs.next() ? rs.getString(1) : "";
             }
-            assertEquals(meta, rows, "event_rows against meta.events");
+            assertEquals(meta, rows, "the typed tables' rows against meta.events");
             assertEquals(rows, view, "the events view");
-            assertEquals(rows, typed, "the typed tables");
+            assertEquals(0, misnumbered, "events whose frame frame_runs does not give");
             assertEquals(0, untasked, "every event's task has a tasks row");
             assertEquals(0, doubled, "one tasks row per task");
             return rows + " " + complete;

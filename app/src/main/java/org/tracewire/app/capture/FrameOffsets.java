@@ -11,7 +11,7 @@ import org.tracewire.store.StoreBuilder;
 
 /**
  * A finished store's events read straight from the file, without a query: the file offset of
- * every {@value #STEP}th event in frame order ({@code event_rows} is stored in frame order, so the
+ * every {@value #STEP}th event in frame order (the builder writes it as it reads the file, so the
  * event of rank {@code i} is the one of frame {@link FrameRuns#frameAt}), and the store's task
  * names. The events of ranks [lo, hi] are then the packets of the file from the offset of rank
  * {@code lo / STEP * STEP} to that of the next step after {@code hi}, numbered from that rank's
@@ -70,7 +70,7 @@ final class FrameOffsets {
             int n = (int) ((runs.rows() + STEP - 1) / STEP);
             long[] offsets = new long[n];
             int got = 0;
-            // the builder's sparse index (StoreBuilder.OFFSET_STEP), not a scan of event_rows
+            // the builder's sparse index (StoreBuilder.OFFSET_STEP), not a scan of the events
             try (ResultSet rs = s.executeQuery("SELECT file_offset FROM s0.event_offsets ORDER BY rowid")) {
                 while (rs.next()) {
                     long off = rs.getLong(1);

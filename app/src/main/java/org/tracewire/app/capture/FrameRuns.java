@@ -10,13 +10,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The unfiltered frame order of source 0 without a table: {@code event_rows} is stored in frame
- * order (the builder appends events as the file yields them), so the row of rank {@code i}
- * (its {@code rowid}) has frame {@code i + delta} where {@code delta} is constant over a run of
- * consecutive frames and grows by the frames between runs (context and lost-event frames,
- * which are no events). The runs come from one GROUP BY over {@code frame - rowid}; they are
- * used only when they prove the order (contiguous rowids, deltas increasing, every event
- * counted), else the table numbers its rows in a table as for any other view ({@link StoreRows}).
+ * The unfiltered frame order of source 0 without a table: the event of rank {@code i} (its
+ * position in frame order) has frame {@code i + delta}, where {@code delta} is constant over a
+ * run of consecutive frames and grows by the frames between runs (context and lost-event frames,
+ * which are no events). The builder writes where each run starts ({@code frame_runs}: rank and
+ * frame, a few hundred rows); they are used only when they prove the order (ranks from 0 up,
+ * deltas increasing, every event of the {@code events} view counted), else the table numbers its
+ * rows in a table as for any other view ({@link StoreRows}).
  */
 final class FrameRuns {
     /** Rank of each run's first row; ascending. */
@@ -41,29 +41,14 @@ final class FrameRuns {
      * @throws SQLException when DuckDB fails
      */
     static FrameRuns of(Connection db, long total) throws SQLException {
-        List<long[]> r = new ArrayList<>();
+        List<long[]> runs = new ArrayList<>();
         try (Statement s = db.createStatement();
-             ResultSet rs = s.executeQuery("SELECT frame - rowid AS d, min(rowid), max(rowid), count(*) FROM s0.event_rows"
-                     + " GROUP BY d ORDER BY 2")) {
+             ResultSet rs = s.executeQuery("SELECT rank, frame FROM s0.frame_runs ORDER BY rank")) {
             while (rs.next()) {
-                r.add(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                runs.add(new long[] {rs.getLong(1), rs.getLong(2) - rs.getLong(1)});
             }
         }
-        long next = 0;
-        long lastDelta = Long.MIN_VALUE;
-        long[] first = new long[r.size()];
-        long[] delta = new long[r.size()];
-        for (int k = 0; k < r.size(); k++) {
-            long[] x = r.get(k);
-            if (x[1] != next || x[2] - x[1] + 1 != x[3] || x[0] <= lastDelta) {
-                return null;
-            }
-            first[k] = x[1];
-            delta[k] = x[0];
-            lastDelta = x[0];
-            next = x[2] + 1;
-        }
-        if (next != total || total == 0) {
+        if (total == 0 || runs.isEmpty() || runs.get(0)[0] != 0 || !ascending(runs, Long.MIN_VALUE, total)) {
             return null;
         }
         // the events view must show every stored row (its joins drop or repeat none)
@@ -73,53 +58,68 @@ final class FrameRuns {
                 return null;
             }
         }
-        return new FrameRuns(first, delta, total);
+        return of(runs, total);
     }
 
-    /**
-     * The runs of a store that grew since these were read ({@code CaptureStore.following}): only
-     * the rows from {@link #rows()} on are read, the first of their runs joined to the last one
-     * here when it continues it.
-     *
-     * @param db the store's connection
-     * @return the runs of every row the store holds now, or null when the new rows do not prove the
-     *         frame order (then the caller materialises the order)
-     * @throws SQLException when DuckDB fails
-     */
-    FrameRuns grown(Connection db) throws SQLException {
-        List<long[]> r = new ArrayList<>();
-        try (PreparedStatement ps = db.prepareStatement("SELECT frame - rowid AS d, min(rowid), max(rowid), count(*)"
-                + " FROM s0.event_rows WHERE rowid >= ? GROUP BY d ORDER BY 2")) {
-            ps.setLong(1, rows);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    r.add(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)});
-                }
+    /** True when each run starts after the one before, below {@code total}, its delta above the one before. */
+    private static boolean ascending(List<long[]> runs, long lastDelta, long total) {
+        long lastRank = -1;
+        for (long[] x : runs) {
+            if (x[0] <= lastRank || x[0] >= total || x[1] <= lastDelta) {
+                return false;
             }
+            lastRank = x[0];
+            lastDelta = x[1];
         }
-        List<long[]> runs = new ArrayList<>();
-        for (int k = 0; k < first.length; k++) {
-            runs.add(new long[] {first[k], delta[k]});
-        }
-        long next = rows;
-        long lastDelta = delta.length == 0 ? Long.MIN_VALUE : delta[delta.length - 1];
-        for (long[] x : r) {
-            if (x[1] != next || x[2] - x[1] + 1 != x[3] || x[0] < lastDelta) {
-                return null;
-            }
-            if (x[0] > lastDelta) { // else the last run goes on
-                runs.add(new long[] {x[1], x[0]});
-            }
-            lastDelta = x[0];
-            next = x[2] + 1;
-        }
+        return true;
+    }
+
+    private static FrameRuns of(List<long[]> runs, long total) {
         long[] f = new long[runs.size()];
         long[] d = new long[runs.size()];
         for (int k = 0; k < f.length; k++) {
             f[k] = runs.get(k)[0];
             d[k] = runs.get(k)[1];
         }
-        return new FrameRuns(f, d, next);
+        return new FrameRuns(f, d, total);
+    }
+
+    /**
+     * The runs of a store that grew since these were read ({@code CaptureStore.following}): only
+     * the runs from {@link #rows()} on are read, with the store's event count of the same snapshot.
+     *
+     * @param db the store's connection
+     * @return the runs of every row the store holds now, or null when the new runs do not prove
+     *         the frame order (then the caller materialises the order)
+     * @throws SQLException when DuckDB fails
+     */
+    FrameRuns grown(Connection db) throws SQLException {
+        List<long[]> added = new ArrayList<>();
+        long total = -1;
+        try (PreparedStatement ps = db.prepareStatement("SELECT m.n, r.rank, r.frame FROM (SELECT value::BIGINT AS n"
+                + " FROM s0.meta WHERE key = 'events') m LEFT JOIN (SELECT rank, frame FROM s0.frame_runs WHERE rank >= ?) r"
+                + " ON true ORDER BY r.rank")) {
+            ps.setLong(1, rows);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    total = rs.getLong(1);
+                    long rank = rs.getLong(2);
+                    if (!rs.wasNull()) {
+                        added.add(new long[] {rank, rs.getLong(3) - rank});
+                    }
+                }
+            }
+        }
+        long lastDelta = delta.length == 0 ? Long.MIN_VALUE : delta[delta.length - 1];
+        if (total < rows || !ascending(added, lastDelta, total) || delta.length == 0 && !added.isEmpty() && added.get(0)[0] != 0) {
+            return null;
+        }
+        List<long[]> runs = new ArrayList<>();
+        for (int k = 0; k < first.length; k++) {
+            runs.add(new long[] {first[k], delta[k]});
+        }
+        runs.addAll(added);
+        return runs.isEmpty() ? null : of(runs, total);
     }
 
     /** Rows (events) in frame order. */

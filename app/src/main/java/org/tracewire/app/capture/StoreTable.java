@@ -33,9 +33,8 @@ import org.tracewire.store.StoreCache;
 /**
  * The event table of an opened pcapng over its capture store ({@link CaptureStore}): every event
  * of the file, not a window of them. Unfiltered in frame order (either direction), a row's number
- * is its event's rank in the store's {@code event_rows} (stored in frame order), mapped to its
- * frame through the runs of consecutive frames ({@link FrameRuns}, a few hundred numbers): nothing
- * is materialised. Any other view (filtered, sorted otherwise) keeps only its frames, in order, in
+ * is its event's rank in frame order, mapped to its frame through the runs of consecutive frames
+ * ({@link FrameRuns}, a few hundred numbers): nothing is materialised. Any other view (filtered, sorted otherwise) keeps only its frames, in order, in
  * a table whose {@code rowid} is the row number ({@link StoreRows}).
  * {@link #rowsProperty()} is a virtual list of that many rows whose pages of {@value #PAGE} are
  * fetched on demand ({@code events} by frame) and re-read from the file at the event's
@@ -117,7 +116,7 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
         try {
             r = FrameRuns.of(db, total);
         } catch (SQLException e) {
-            r = null; // a store without s0.event_rows: every view numbers its rows in view_rows
+            r = null; // a store without s0.frame_runs: every view numbers its rows in view_rows
         }
         this.numbering = new StoreRows(frames, r);
         this.lookup = new FrameLookup(newConnection(), queries);

@@ -170,7 +170,7 @@ class StoreTableTest {
             List<Long> expected = expected(text);
             assertFalse(expected.isEmpty(), "the filter selects something: " + text);
             assertNotEquals(EVENTS.size(), expected.size(), "and not everything: " + text);
-            assertEquals(expected, frames(table.rowsProperty().get()), text);
+            assertEquals(expected, frames(table.rowsProperty().get()), text + " message: " + table.messageProperty().get());
         }
         // with an event restriction
         table.clearFilters();
