@@ -115,6 +115,42 @@ final class BuildBatches {
         return function != null && typedFunction != null;
     }
 
+    /**
+     * A row of {@code frame_runs} (rank and frame), {@code truncated_frames} (frame) or
+     * {@code event_offsets} (file offset, -1: none): {@code first}, and {@code second} for the runs.
+     */
+    void put(TableBatch b, long first, long second) throws SQLException {
+        reserve(b);
+        b.put(0, first);
+        if (b == runs) {
+            b.put(1, second);
+        }
+        if (b.endRow()) {
+            write(b);
+        }
+    }
+
+    /**
+     * A {@code lost} row: the kernel lost events before the event of {@code frame} (times in ns;
+     * {@code count} ≤ 0: how many is unknown, NULL).
+     */
+    void lost(long frame, long ts, long traceTs, int cpu, long count, int capture) throws SQLException {
+        reserve(lost);
+        lost.put(0, frame);
+        lost.put(1, ts);
+        lost.put(2, traceTs);
+        lost.put(3, cpu);
+        if (count > 0) {
+            lost.put(4, count);
+        } else {
+            lost.putNull(4);
+        }
+        lost.put(5, capture);
+        if (lost.endRow()) {
+            write(lost);
+        }
+    }
+
     /** Makes room for a row in a batch, writing and letting go of every batch when they hold too much. */
     void reserve(TableBatch b) throws SQLException {
         grown(b, b.reserve());

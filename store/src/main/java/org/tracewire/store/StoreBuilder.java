@@ -318,22 +318,17 @@ public final class StoreBuilder {
             }
         }
         if (count == 0 || frame != lastFrame + 1) {
-            row(batches.runs, count, frame);
+            batches.put(batches.runs, count, frame);
         }
         if (e.truncated()) {
-            row(batches.truncated, frame, frame);
+            batches.put(batches.truncated, frame, 0);
         }
         if (!st.kinds.get(w.table().kind)) { // the event's id in this capture, for the events view
             st.kinds.set(w.table().kind);
             rows.eventId(w.table().kind, st.index, r.format().id());
         }
         if ((count & (OFFSET_STEP - 1)) == 0) { // the rank's file offset (-1: none), for a page read from the file alone
-            TableBatch o = batches.offsets;
-            batches.reserve(o);
-            o.put(0, offset);
-            if (o.endRow()) {
-                batches.write(o);
-            }
+            batches.put(batches.offsets, offset, 0);
         }
         typedRow(e, r, w, frame, offset, st.index, pid);
         if (batches.wide != null) {
@@ -345,7 +340,7 @@ public final class StoreBuilder {
             }
         }
         if (e.lostBefore() != 0) {
-            lostRow(e, r, frame, st.index);
+            batches.lost(frame, e.timeNs(), r.timestampNs(), r.cpu(), e.lostBefore(), st.index);
             lostTotal += Math.max(0, e.lostBefore());
         }
         count++;
@@ -446,18 +441,6 @@ public final class StoreBuilder {
         steps.listener.committed(count, lastFrame, false);
     }
 
-    /** A row of one or two {@code BIGINT}s ({@code frame_runs}: rank and frame; {@code truncated_frames}: frame). */
-    private void row(TableBatch b, long first, long second) throws SQLException {
-        batches.reserve(b);
-        b.put(0, first);
-        if (b == batches.runs) {
-            b.put(1, second);
-        }
-        if (b.endRow()) {
-            batches.write(b);
-        }
-    }
-
     /** An event's row in its typed table: the keys, then a column per field (NULL: one its format lacks). */
     private void typedRow(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
             throws SQLException {
@@ -489,25 +472,6 @@ public final class StoreBuilder {
         }
         if (t.endRow()) {
             batches.write(t);
-        }
-    }
-
-    /** A {@code lost} row: the kernel lost events before this one ({@code count} NULL: how many is unknown). */
-    private void lostRow(RecordInput.Event e, EventRecord r, long frame, int capture) throws SQLException {
-        TableBatch lost = batches.lost;
-        batches.reserve(lost);
-        lost.put(0, frame);
-        lost.put(1, e.timeNs());
-        lost.put(2, r.timestampNs());
-        lost.put(3, r.cpu());
-        if (e.lostBefore() > 0) {
-            lost.put(4, e.lostBefore());
-        } else {
-            lost.putNull(4);
-        }
-        lost.put(5, capture);
-        if (lost.endRow()) {
-            batches.write(lost);
         }
     }
 
