@@ -342,8 +342,9 @@ final class StoreRows {
                      + lo + " AND " + hi + (in == null ? "" : " AND frame IN (" + in + ")"))) {
             while (rs.next()) {
                 long offset = rs.getLong(7);
+                offset = rs.wasNull() ? -1L : offset; // asked right after its column, not after the event name
                 found.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getInt(4), rs.getString(5), rs.getString(6),
-                    rs.wasNull() ? -1L : offset});
+                    offset});
             }
         }
         return found;
