@@ -80,7 +80,7 @@ class TwoThreadBuildTest {
      */
     @Test
     void eventRowsOfManyTablesEqualTheUnionOfThem() throws Exception {
-        Path file = repeated("m.pcapng", 3);
+        Path file = repeated("u.pcapng", 1);
         try (DuckDBConnection union = open("jdbc:duckdb:" + dir.resolve("union.duckdb"));
              DuckDBConnection table = open("jdbc:duckdb:" + dir.resolve("table.duckdb"));
              PcapngInput a = PcapngInput.follow(file.toRealPath(), () -> false);
