@@ -17,17 +17,20 @@ import org.tracewire.format.EventFormat;
  *     kernel's glob through {@link Glob#toRegex} and {@code regexp_full_match};</li>
  * <li>{@code CPU}/{@code cpu}/{@code common_cpu} → {@code common_cpu}; {@code COMM}/{@code comm}
  *     (when the event has no field of that name) → {@value #TASK_COMM}, the task's name, which the
- *     query must provide (e.g. {@code events.comm}); the common
- *     fields → their columns ({@code common_flags} and {@code common_preempt_count} are not in a
- *     typed table: the query must provide them too).</li>
+ *     query must provide ({@link #relation} joins {@code events.comm} in); the common fields →
+ *     their columns.</li>
  * </ul>
  * Column names are double-quoted; a field named like one of the typed tables' key columns
- * ({@code frame ts common_cpu common_pid capture host}) is that name with {@code _} appended.
+ * ({@link #KEY_COLUMNS}) is that name with {@code _} appended.
  */
 public final class SqlFilterCompiler {
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
-    private static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "common_cpu", "common_pid",
-            "capture", "host");
+    /**
+     * The typed tables' key columns (the store's {@code TypedColumn} renames a field of one of these
+     * names, as this compiler does): frame, times, common fields, file offset, capture, host.
+     */
+    public static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "trace_ts", "common_cpu", "common_pid",
+            "common_flags", "common_preempt_count", "file_offset", "capture", "host");
 
     /** The column {@code COMM} compiles to: the current task's name, which a typed table does not hold. */
     public static final String TASK_COMM = "task_comm";
@@ -102,6 +105,22 @@ public final class SqlFilterCompiler {
             case BAND -> "((" + lhs + " & " + k + ") <> 0)";
             case GLOB -> throw new FilterSyntaxException(c.position(), c.field() + " is a number: ~ is for strings");
         };
+    }
+
+    /**
+     * The rows of a typed table that a {@link #compile compiled} condition reads: the table itself
+     * (it holds the common fields), joined with the store's {@code events} view on host and frame
+     * for {@value #TASK_COMM} when the condition names the task's name.
+     *
+     * @param table     the typed table's (view's) name, unquoted
+     * @param condition the compiled condition, or null for none
+     * @return a relation for a FROM clause
+     */
+    public static String relation(String table, String condition) {
+        String t = quote(table);
+        return condition != null && condition.contains(quote(TASK_COMM))
+                ? "(SELECT t.*, e.comm AS " + TASK_COMM + " FROM " + t + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)"
+                : t;
     }
 
     private static String quote(String identifier) {

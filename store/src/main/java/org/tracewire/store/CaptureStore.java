@@ -388,11 +388,7 @@ public final class CaptureStore implements AutoCloseable {
         }
         Filter f = Filter.parse(filter);
         String cond = SqlFilterCompiler.compile(f, format);
-        // the typed table holds common_flags and common_preempt_count; the task's name is the events'
-        boolean join = cond.contains("\"" + SqlFilterCompiler.TASK_COMM + "\"");
-        String from = join ? "(SELECT t.*, e.comm AS task_comm FROM " + Sql.quote(table)
-                + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)" : Sql.quote(table);
-        return "SELECT * FROM " + from + " WHERE " + cond;
+        return "SELECT * FROM " + SqlFilterCompiler.relation(table, cond) + " WHERE " + cond;
     }
 
     /** The first source's table of an event and the event's format; either null when not found. */

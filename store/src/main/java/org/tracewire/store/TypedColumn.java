@@ -3,6 +3,7 @@ package org.tracewire.store;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Set;
+import org.tracewire.filter.SqlFilterCompiler;
 import org.tracewire.format.EventFormat;
 import org.tracewire.format.Field;
 import org.tracewire.format.FieldKind;
@@ -33,8 +34,7 @@ import org.tracewire.tracetext.StackText;
  */
 record TypedColumn(Field field, String name, String sqlType, Shape shape, TextCache texts) {
     /** The columns every typed table starts with (and {@code host} in the query views). */
-    static final Set<String> KEY_COLUMNS = Set.of("frame", "ts", "trace_ts", "common_cpu", "common_pid", "common_flags",
-            "common_preempt_count", "file_offset", "capture", "host");
+    static final Set<String> KEY_COLUMNS = SqlFilterCompiler.KEY_COLUMNS;
 
     /** How a value is read from the record. */
     enum Shape { INT8, INT16, INT32, INT64, STRING, LIST8, LIST16, LIST32, LIST64, BYTES, STACK }

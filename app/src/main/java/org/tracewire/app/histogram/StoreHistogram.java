@@ -332,10 +332,7 @@ public final class StoreHistogram {
     /** The rows a spec counts: the typed table (with the task's fields and the stack joined in where needed), filtered. */
     private String source(String table, EventFormat f, Filter filter, boolean stack) {
         String cond = filter == null ? null : SqlFilterCompiler.compile(filter, f);
-        // the typed table holds common_flags and common_preempt_count; the task's name is the events'
-        boolean join = cond != null && cond.contains("\"" + SqlFilterCompiler.TASK_COMM + "\"");
-        String rows = join ? "(SELECT t.*, e.comm AS task_comm FROM " + quote(table)
-                + " t JOIN events e ON e.host = t.host AND e.frame = t.frame)" : quote(table);
+        String rows = SqlFilterCompiler.relation(table, cond);
         String from = "(SELECT * FROM " + rows + (cond == null ? "" : " WHERE " + cond) + ") x";
         if (stack) {
             // a stack line's name as report prints it: the symbol, 0x%08x when unknown, 0 for 0
