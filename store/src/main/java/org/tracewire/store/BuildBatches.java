@@ -116,14 +116,13 @@ final class BuildBatches {
     }
 
     /**
-     * A row of {@code frame_runs} (rank and frame), {@code truncated_frames} (frame) or
-     * {@code event_offsets} (file offset, -1: none): {@code first}, and {@code second} for the runs.
+     * A row of integers, one per column: {@code frame_runs} (rank, frame), {@code truncated_frames}
+     * (frame) or {@code event_offsets} (file offset, -1: none).
      */
-    void put(TableBatch b, long first, long second) throws SQLException {
+    void row(TableBatch b, long... values) throws SQLException {
         reserve(b);
-        b.put(0, first);
-        if (b == runs) {
-            b.put(1, second);
+        for (int i = 0; i < values.length; i++) {
+            b.put(i, values[i]);
         }
         if (b.endRow()) {
             write(b);

@@ -3,6 +3,7 @@ package org.tracewire.store;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -54,10 +55,15 @@ final class EventRows {
     }
 
     /**
-     * Notes the id an event has in a capture (its format's {@code ID}): a row of {@code event_ids},
+     * Notes the id an event has in a capture (its format's {@code ID}) the first time the capture
+     * shows that kind ({@code seen}: the capture's kinds so far): a row of {@code event_ids},
      * written after the table's {@code event_tables} row.
      */
-    void eventId(int kind, int capture, int id) throws SQLException {
+    void eventId(BitSet seen, int kind, int capture, int id) throws SQLException {
+        if (seen.get(kind)) {
+            return;
+        }
+        seen.set(kind);
         ids.computeIfAbsent(kind, k -> new TreeMap<>()).put(capture, id);
         viewed = false;
         typed.inserter().submit(() -> {
@@ -85,10 +91,9 @@ final class EventRows {
      */
     TableBatch widen() throws SQLException {
         List<String> copies = new ArrayList<>();
+        String columns = String.join(", ", WIDE.stream().map(c -> c.substring(0, c.indexOf(' '))).toList());
         for (Map.Entry<String, TypedTables.Table> e : typed.byEvent().entrySet()) {
-            copies.add("INSERT INTO event_rows_wide SELECT frame, ts, trace_ts, common_cpu, common_pid, "
-                    + e.getValue().kind + ", " + id(e.getValue().kind) + ", common_flags, common_preempt_count,"
-                    + " file_offset, capture FROM " + Sql.quote(e.getValue().name));
+            copies.add("INSERT INTO event_rows_wide SELECT " + columns + " FROM (" + branch(e) + ")");
         }
         typed.inserter().submit(() -> {
             try (Statement s = typed.db().createStatement()) {
@@ -140,9 +145,7 @@ final class EventRows {
         } else {
             List<String> branches = new ArrayList<>();
             for (Map.Entry<String, TypedTables.Table> e : typed.byEvent().entrySet()) {
-                TypedTables.Table t = e.getValue();
-                branches.add(BRANCH.replace("$KIND", Integer.toString(t.kind)).replace("$EVENT", Sql.literal(e.getKey()))
-                        .replace("$ID", id(t.kind)).replace("$T", Sql.quote(t.name)));
+                branches.add(branch(e));
             }
             rows = branches.isEmpty() ? NO_EVENTS : String.join(" UNION ALL ", branches);
         }
@@ -153,6 +156,13 @@ final class EventRows {
                 s.execute(ddl);
             }
         });
+    }
+
+    /** One typed table (event name → table) as rows of the view ({@link #BRANCH}). */
+    private String branch(Map.Entry<String, TypedTables.Table> e) {
+        TypedTables.Table t = e.getValue();
+        return BRANCH.replace("$KIND", Integer.toString(t.kind)).replace("$EVENT", Sql.literal(e.getKey()))
+                .replace("$ID", id(t.kind)).replace("$T", Sql.quote(t.name));
     }
 
     /** A kind's id: one number, or a CASE over the captures whose formats differ. */

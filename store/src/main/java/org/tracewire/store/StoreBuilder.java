@@ -29,8 +29,9 @@ import org.tracewire.tracedat.TraceDatException;
  * <ul>
  * <li>one typed table per event ({@code sched_switch}, …): a row per event, its common columns
  *     (frame, time, CPU, pid, flags, file offset, capture) and a column per format field
- *     ({@link TypedColumn}; {@link TypedTables}); the query layer's {@code events} view is their
- *     union with the names joined in (docs/decisions/0032);</li>
+ *     ({@link TypedColumn}; {@link TypedTables}); {@code event_rows}, a view of every event made
+ *     of them ({@link EventRows}; docs/decisions/0032), is what the query layer's {@code events}
+ *     view reads;</li>
  * <li>{@code frame_runs}: where the events' frames stop being consecutive (the rank of an event in
  *     frame order and its frame), {@code truncated_frames}, {@code event_offsets} (the file offset
  *     of every {@value #OFFSET_STEP}th event);</li>
@@ -39,8 +40,8 @@ import org.tracewire.tracedat.TraceDatException;
  *     context, a trace.dat's saved cmdlines: what {@code report} prints; {@link CaptureContexts});</li>
  * <li>{@code lost}: where the kernel lost events, per CPU;</li>
  * <li>{@code captures} (the captures in the file: host, kernel, boot id), {@code event_tables}
- *     (event → table), {@code event_ids} (its id in each capture), {@code meta} (source identity, counts, the last frame, whether the build
- *     completed and where it stopped).</li>
+ *     (event → table), {@code event_ids} (its id in each capture), {@code meta} (source identity,
+ *     counts, the last frame, whether the build completed and where it stopped).</li>
  * </ul>
  * One transaction for the whole build, or, for a file still written, a commit per step
  * ({@link Steps}) that leaves every table consistent with the events read so far.
@@ -174,10 +175,10 @@ public final class StoreBuilder {
      * Commits a build in steps: after at least {@code everyNs} since the last commit, checked every
      * {@value #STEP_CHECK} events and whenever the input waits for its file to grow ({@link #idle}).
      * Each commit holds every table's rows for the events read so far: the typed tables,
-     * {@code frame_runs}, {@code truncated_frames}, {@code lost}, {@code tasks} (a row per task seen, updated when its name or tgid
-     * becomes known), {@code symbols}, {@code user_symbols}, and {@code meta} with {@code events},
+     * {@code frame_runs}, {@code truncated_frames}, {@code lost}, {@code tasks} (a row per task
+     * seen, updated when its name or tgid becomes known), {@code symbols}, {@code user_symbols}, and {@code meta} with {@code events},
      * {@code lost}, {@code last_frame} and {@code complete = false} (true or false with
-     * {@code stopped_at} only at the final commit), and the {@code event_rows} view over the typed
+     * {@code stopped_at} only at the final commit), and the {@code event_rows} view of the typed
      * tables made so far (the same commit: a reader's events are all of them). A step commits only
      * when it adds events.
      */
@@ -318,24 +319,22 @@ public final class StoreBuilder {
             }
         }
         if (count == 0 || frame != lastFrame + 1) {
-            batches.put(batches.runs, count, frame);
+            batches.row(batches.runs, count, frame);
         }
         if (e.truncated()) {
-            batches.put(batches.truncated, frame, 0);
+            batches.row(batches.truncated, frame);
         }
-        if (!st.kinds.get(w.table().kind)) { // the event's id in this capture, for the events view
-            st.kinds.set(w.table().kind);
-            rows.eventId(w.table().kind, st.index, r.format().id());
-        }
+        rows.eventId(st.kinds, w.table().kind, st.index, r.format().id());
         if ((count & (OFFSET_STEP - 1)) == 0) { // the rank's file offset (-1: none), for a page read from the file alone
-            batches.put(batches.offsets, offset, 0);
+            batches.row(batches.offsets, offset);
         }
-        typedRow(e, r, w, frame, offset, st.index, pid);
+        long flags = w.flags() == null ? 0 : safeInt(r, w.flags());
+        long preempt = w.preempt() == null ? 0 : safeInt(r, w.preempt());
+        typedRow(e, r, w, frame, offset, st.index, pid, flags, preempt);
         if (batches.wide != null) {
             batches.reserve(batches.wide);
-            if (rows.put(frame, e.timeNs(), r.timestampNs(), r.cpu(), pid, w.table().kind, r.format().id(),
-                    w.flags() == null ? 0 : safeInt(r, w.flags()), w.preempt() == null ? 0 : safeInt(r, w.preempt()), offset,
-                    st.index)) {
+            if (rows.put(frame, e.timeNs(), r.timestampNs(), r.cpu(), pid, w.table().kind, r.format().id(), flags, preempt,
+                    offset, st.index)) {
                 batches.write(batches.wide);
             }
         }
@@ -442,8 +441,8 @@ public final class StoreBuilder {
     }
 
     /** An event's row in its typed table: the keys, then a column per field (NULL: one its format lacks). */
-    private void typedRow(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid)
-            throws SQLException {
+    private void typedRow(RecordInput.Event e, EventRecord r, Writer w, long frame, long offset, int capture, int pid,
+                          long flags, long preempt) throws SQLException {
         TableBatch t = w.table().batch;
         batches.reserve(t);
         t.put(0, frame);
@@ -451,8 +450,8 @@ public final class StoreBuilder {
         t.put(2, r.timestampNs());
         t.put(3, r.cpu());
         t.put(4, pid);
-        t.put(5, w.flags() == null ? 0 : safeInt(r, w.flags()));
-        t.put(6, w.preempt() == null ? 0 : safeInt(r, w.preempt()));
+        t.put(5, flags);
+        t.put(6, preempt);
         if (offset >= 0) {
             t.put(7, offset);
         } else {

@@ -95,7 +95,6 @@ final class TypedTables {
         s.execute("CREATE TABLE event_ids(kind USMALLINT, capture USMALLINT, id USMALLINT)");
     }
 
-    /** The tables made so far, in the order made. */
     /** The tables by event ({@code system:name}), in the order made (kind 0, 1, …). */
     Map<String, Table> byEvent() {
         return tables;
@@ -115,6 +114,7 @@ final class TypedTables {
         return function;
     }
 
+    /** The tables made so far, in the order made. */
     Collection<Table> tables() {
         return tables.values();
     }
