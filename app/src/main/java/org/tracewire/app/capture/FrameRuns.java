@@ -19,7 +19,7 @@ import java.util.List;
  * rows in a table as for any other view ({@link StoreRows}).
  */
 final class FrameRuns {
-    /** Rank of each run's first row; ascending. */
+    /** Rank of each run's first row; ascending, never empty (the first run starts at rank 0). */
     private final long[] first;
     /** Frame minus rank over each run. */
     private final long[] delta;
@@ -110,8 +110,7 @@ final class FrameRuns {
                 }
             }
         }
-        long lastDelta = delta.length == 0 ? Long.MIN_VALUE : delta[delta.length - 1];
-        if (total < rows || !ascending(added, lastDelta, total) || delta.length == 0 && !added.isEmpty() && added.get(0)[0] != 0) {
+        if (total < rows || !ascending(added, delta[delta.length - 1], total)) {
             return null;
         }
         List<long[]> runs = new ArrayList<>();
@@ -119,7 +118,7 @@ final class FrameRuns {
             runs.add(new long[] {first[k], delta[k]});
         }
         runs.addAll(added);
-        return runs.isEmpty() ? null : of(runs, total);
+        return of(runs, total);
     }
 
     /** Rows (events) in frame order. */
