@@ -42,8 +42,11 @@ import org.duckdb.DuckDBWritableVector;
  * inserter touches only a snapshot handed to it.
  */
 final class TableBatch {
-    /** Rows a batch holds at most: one {@code INSERT} per this many rows of a table. */
-    static final int MAX_ROWS = 1 << 16;
+    /**
+     * Rows a batch holds at most: one {@code INSERT} per this many rows of a table (2<sup>16</sup>
+     * overran {@link BuildBatches#BATCH_BYTES} on 4 tables: rounds of "write everything" stalled the reader).
+     */
+    static final int MAX_ROWS = 1 << 15;
     /**
      * Rows a batch starts with (a DuckDB vector's); each time it is written it doubles, up to
      * {@link #MAX_ROWS}. (A batch written while small also lets the JIT see the write path before it

@@ -3,7 +3,11 @@ package org.tracewire.app.capture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -236,15 +240,17 @@ final class CaptureReading {
         });
         Runnable build = () -> {
             StoreTable t;
+            FrameReader frames = null;
             try {
                 if (writing == null && buildInChild && !Files.isRegularFile(cache.storeFor(file))) {
-                    buildInChild(file, cache, gen, counted);
+                    frames = buildInChild(file, cache, gen, counted);
                 }
-                t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
+                t = StoreTable.open(file, cache, writing, frames, counted, storeQueries, executor);
                 if (storeLookups != null) {
                     t.setLookups(storeLookups);
                 }
             } catch (Exception | LinkageError e) {
+                closeQuietly(frames);
                 String why = LiveCapture.rootMessage(e);
                 executor.runOnUi(() -> storeFailed(file, gen, why, live));
                 return;
@@ -268,21 +274,64 @@ final class CaptureReading {
 
     /**
      * Builds a file's store into the cache in a child JVM; blocks until it ends (store thread).
+     * Meanwhile {@link #readAhead} prepares what opening the store then needs.
      *
+     * @return the file's reader, its context read
      * @throws IOException the child's refusal, its death, or its stop by a newer read
      */
-    private void buildInChild(Path file, StoreCache cache, long gen, LongConsumer counted)
+    private FrameReader buildInChild(Path file, StoreCache cache, long gen, LongConsumer counted)
             throws IOException, InterruptedException {
         StoreBuildProcess c = StoreBuildProcess.start(file, cache);
         child.set(c);
+        CompletableFuture<FrameReader> frames = readAhead(file);
+        boolean handedOver = false;
         try {
             if (generation.get() != gen) {
                 c.close(); // a newer read came while it started
             }
             c.await(counted);
+            FrameReader f = frames.get();
+            handedOver = true;
+            return f;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } finally {
+            if (!handedOver) {
+                frames.thenAccept(CaptureReading::closeQuietly);
+            }
             child.compareAndSet(c, null);
             c.close();
+        }
+    }
+
+    /**
+     * What opening a finished file's store needs besides the store, made on a thread of its own
+     * while the child builds it (after the child, on the app's C1 code, it took ~2 s of the 10 M-event
+     * capture's "store ready": BENCHMARKS.md): the file's context ({@link FrameReader#open}, one pass
+     * over the file) and DuckDB's driver loaded (its native library unpacked from its jar).
+     */
+    private static CompletableFuture<FrameReader> readAhead(Path file) {
+        CompletableFuture<FrameReader> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                DriverManager.getConnection("jdbc:duckdb:").close();
+                f.complete(FrameReader.open(file));
+            } catch (IOException | SQLException | RuntimeException | LinkageError e) {
+                f.completeExceptionally(e);
+            }
+        }, "tracewire-store-read-ahead");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    private static void closeQuietly(FrameReader f) {
+        if (f != null) {
+            try {
+                f.close();
+            } catch (IOException e) {
+                // a file being read: nothing to keep
+            }
         }
     }
 

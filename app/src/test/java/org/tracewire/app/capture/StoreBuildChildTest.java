@@ -83,6 +83,18 @@ class StoreBuildChildTest {
         assertNotNull(t, vm.storeStatusProperty().get());
         assertEquals(recs.size(), t.total(), "the store holds every event");
         assertTrue(progress[0] >= StoreBuilder.PROGRESS_EVERY, "the status heard the child's progress: " + progress[0]);
+        // its rows decoded by the file's reader, read while the child built (CaptureReading.readAhead)
+        for (int round = 0; round < 2; round++) { // the view numbered, then its first page read
+            while (!storeTasks.isEmpty()) {
+                storeTasks.remove(0).run();
+                ex.runAll();
+            }
+            assertEquals(recs.size(), t.rowsProperty().get().size());
+            t.rowsProperty().get().get(0);
+        }
+        EventRow first = t.rowsProperty().get().get(0);
+        assertEquals(recs.get(0).format().fullName(), first.event());
+        assertNotNull(first.record(), "the frame decoded: " + first.text());
         t.close();
     }
 
