@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  * memory is not the app's. The app then opens the finished store from the same {@link StoreCache}.
  *
  * <p>Protocol, one line each on the child's stdout: {@code counted N} (events stored so far, every
- * {@value StoreBuilder#PROGRESS_EVERY}), then {@code built N} (events in the store) or
+ * {@value StoreBuilder#PROGRESS_EVERY}), then {@code built N} (events in the store, which the
+ * child has moved into place and closed: the parent may open it at once) or
  * {@code failed MESSAGE} (the build's refusal, as an in-process build throws it). The child's
  * stderr is the parent's. The child reads its stdin: at end of file (the parent closed it, or
  * exited in any way, killed included) it removes its half-built store and halts, so no child
@@ -81,7 +82,9 @@ public final class StoreBuildProcess implements AutoCloseable {
     }
 
     /**
-     * Waits for the child's end, passing on its progress.
+     * Waits for the child's result, passing on its progress: its {@code built} line (the store in
+     * place and closed by the child, whose exit, ~0.3 s of JVM shutdown, is not waited for), else
+     * its end.
      *
      * @param counted hears the events stored so far (this thread; may be null)
      * @return the events in the store
@@ -95,7 +98,9 @@ public final class StoreBuildProcess implements AutoCloseable {
             for (String line; (line = out.readLine()) != null; ) {
                 if (line.startsWith("counted ") && counted != null) {
                     counted.accept(Long.parseLong(line.substring(8)));
-                } else if (line.startsWith("built ") || line.startsWith("failed ")) {
+                } else if (line.startsWith("built ")) {
+                    return Long.parseLong(line.substring(6));
+                } else if (line.startsWith("failed ")) {
                     last = line;
                 }
             }
@@ -104,9 +109,6 @@ public final class StoreBuildProcess implements AutoCloseable {
         }
         try {
             int code = process.waitFor();
-            if (last != null && last.startsWith("built ")) {
-                return Long.parseLong(last.substring(6));
-            }
             if (last != null) {
                 throw new IOException(last.substring(7));
             }
@@ -162,15 +164,18 @@ public final class StoreBuildProcess implements AutoCloseable {
             out.println("counted " + n);
             out.flush();
         };
+        long events;
         try (CaptureStore cs = CaptureStore.open(List.of(source), cache, null, false, counted)) {
-            out.println("built " + cs.sources().get(0).events());
-            out.flush();
-            System.exit(0);
+            events = cs.sources().get(0).events();
         } catch (Exception | LinkageError e) {
             out.println("failed " + rootMessage(e).replace('\n', ' '));
             out.flush();
             System.exit(1);
+            return;
         }
+        out.println("built " + events); // the store closed first: the parent opens it at this line
+        out.flush();
+        System.exit(0);
     }
 
     /** Halts once stdin ends (the parent gone or stopping us), the half-built store removed first. */

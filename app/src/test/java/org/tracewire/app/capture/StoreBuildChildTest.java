@@ -76,6 +76,9 @@ class StoreBuildChildTest {
             build.join(20);
         }
         assertTrue(seen, "a child JVM built the store");
+        for (int i = 0; i < 600 && builders().findAny().isPresent(); i++) {
+            Thread.sleep(50); // its JVM's exit, not waited for once it said "built"
+        }
         assertEquals(0, builders().count(), "the child has ended");
         assertTrue(Files.isRegularFile(cache.storeFor(file)), "the child wrote the store into the cache");
         ex.runAll();
