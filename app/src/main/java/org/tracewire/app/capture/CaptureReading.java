@@ -308,7 +308,8 @@ final class CaptureReading {
      * What opening a finished file's store needs besides the store, made on a thread of its own
      * while the child builds it (after the child, on the app's C1 code, it took ~2 s of the 10 M-event
      * capture's "store ready": BENCHMARKS.md): the file's context ({@link FrameReader#open}, one pass
-     * over the file) and DuckDB's driver loaded (its native library unpacked from its jar).
+     * over the file) and DuckDB's driver loaded (its 70 MB native library mapped). A build stopped
+     * meanwhile lets the pass end, then closes the reader.
      */
     private static CompletableFuture<FrameReader> readAhead(Path file) {
         CompletableFuture<FrameReader> f = new CompletableFuture<>();
@@ -330,7 +331,7 @@ final class CaptureReading {
             try {
                 f.close();
             } catch (IOException e) {
-                // a file being read: nothing to keep
+                // a reader let go: nothing of it is kept
             }
         }
     }
