@@ -93,7 +93,7 @@ public final class StoreBuildProcess implements AutoCloseable {
      * @throws InterruptedException when this thread is interrupted (the child is then stopped)
      */
     public long await(LongConsumer counted) throws IOException, InterruptedException {
-        String last = null;
+        String failed = null;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = out.readLine()) != null; ) {
                 if (line.startsWith("counted ") && counted != null) {
@@ -101,7 +101,7 @@ public final class StoreBuildProcess implements AutoCloseable {
                 } else if (line.startsWith("built ")) {
                     return Long.parseLong(line.substring(6));
                 } else if (line.startsWith("failed ")) {
-                    last = line;
+                    failed = line.substring(7);
                 }
             }
         } catch (IOException e) {
@@ -109,8 +109,8 @@ public final class StoreBuildProcess implements AutoCloseable {
         }
         try {
             int code = process.waitFor();
-            if (last != null) {
-                throw new IOException(last.substring(7));
+            if (failed != null) {
+                throw new IOException(failed);
             }
             throw new IOException("the store's build process ended without a store (exit status " + code
                     + (code > 128 ? ", signal " + (code - 128) : "") + ")");

@@ -16,18 +16,15 @@ import org.tracewire.analysis.LatencyPair;
  * Latency over every pair of a capture store, as SQL (no JavaFX; call it off the UI thread, on the
  * thread that owns the connection). The pairs come from the store's {@code latency} view (every
  * {@link org.tracewire.analysis.LatencyTracker} pair: wakeup → running, syscall, irq, softirq) when
- * the store has it, else from {@code sched_latency} (wakeups only); either is read through the
- * connection-local view {@code app_latency(host, kind, pid, comm, waker_pid, cpu, id, name,
- * start_frame, start_ts, frame, ts, latency)}, latencies in ns. The view is evaluated once per
- * store into the temporary table {@code app_pairs}, every column of it, that the counts,
+ * the store has it, else from {@code sched_latency} (wakeups only); either is evaluated once per
+ * store into the connection's temporary table {@code app_pairs(host, kind, pid, comm, waker_pid,
+ * cpu, id, name, start_frame, start_ts, frame, ts, latency)}, latencies in ns, that the counts,
  * percentiles, buckets and pages of worst pairs read. (With the view evaluated again for a page's
  * details, a page took 7.1 s of a 10 M-event capture's 4.7 M pairs; with every column kept, the
  * table took 8.5 s instead of 7.8 and a page 18 ms, in DuckDB's 256 MiB of the app: BENCHMARKS.md.)
  */
 public final class StoreLatency {
-    /** The view this class reads; made by {@link #open}. */
-    static final String VIEW = "app_latency";
-    /** The pairs, evaluated once: the view's rows, every column. */
+    /** The pairs, evaluated once by {@link #open}: every column. */
     static final String PAIRS = "app_pairs";
 
     private final Connection db;
@@ -71,8 +68,8 @@ public final class StoreLatency {
     }
 
     /**
-     * Makes the connection-local view {@code app_latency} over the store's {@code latency} view, or
-     * its {@code sched_latency} when it has no {@code latency} view.
+     * Evaluates the store's {@code latency} view, or its {@code sched_latency} when it has no
+     * {@code latency} view, into the connection's temporary table {@code app_pairs}.
      *
      * @param db a connection to a {@link org.tracewire.store.CaptureStore}'s database
      * @return the reader, or null when the store has neither view (no sched_switch, say)
@@ -97,8 +94,7 @@ public final class StoreLatency {
                 : "SELECT host, 'sched_wakeup' AS kind, pid, comm, waker_pid, cpu, NULL::BIGINT AS id, NULL::VARCHAR AS name,"
                 + " wakeup_frame AS start_frame, wakeup_ts AS start_ts, frame, ts, latency FROM sched_latency";
         try (Statement s = db.createStatement()) {
-            s.execute("CREATE OR REPLACE TEMP VIEW " + VIEW + " AS " + body);
-            s.execute("CREATE OR REPLACE TEMP TABLE " + PAIRS + " AS SELECT * FROM " + VIEW);
+            s.execute("CREATE OR REPLACE TEMP TABLE " + PAIRS + " AS " + body);
         }
         return new StoreLatency(db, latency ? "latency" : "sched_latency");
     }
