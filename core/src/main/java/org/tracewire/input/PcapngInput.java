@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import org.tracewire.format.FormatCatalog;
 import org.tracewire.io.GrowingFile;
 import org.tracewire.pcapng.PcapngFormatException;
@@ -50,6 +51,7 @@ public final class PcapngInput implements RecordInput {
     private Object mainScope;
     private final FrameStream stream;
     private final PcapngPacketReader reader;
+    private LongConsumer blocksWithoutEvent;
 
     private PcapngInput(Path file, Map<Object, WireContext> contexts, Object mainScope) throws IOException {
         this.file = file;
@@ -269,6 +271,19 @@ public final class PcapngInput implements RecordInput {
         return null;
     }
 
+    /**
+     * Tells {@code offsets}, while {@link #events()} reads, the file offset in bytes of each packet
+     * block that gives no event (its context messages' fragments, a packet of no tracewire frame, a
+     * malformed one), in file order, before the event after it is returned: what a reader of single
+     * blocks replays to learn the file's context without a pass over every block (the store keeps
+     * them as {@code context_offsets}).
+     *
+     * @param offsets told each such block's offset (null: none told)
+     */
+    public void onBlockWithoutEvent(LongConsumer offsets) {
+        blocksWithoutEvent = offsets;
+    }
+
     @Override
     public Iterator<Event> events() {
         return new Iterator<>() {
@@ -301,6 +316,9 @@ public final class PcapngInput implements RecordInput {
                         Event e = stream.packet(p, ++packet);
                         if (e != null) {
                             return e;
+                        }
+                        if (blocksWithoutEvent != null) {
+                            blocksWithoutEvent.accept(reader.packetOffset());
                         }
                     }
                     return null;

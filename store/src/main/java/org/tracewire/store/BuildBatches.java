@@ -2,12 +2,13 @@ package org.tracewire.store;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.duckdb.DuckDBConnection;
 
 /**
  * The batches of a {@link StoreBuilder build} and their way into DuckDB: {@code frame_runs},
- * {@code event_offsets}, {@code lost}, {@code truncated_frames} and the typed tables'
+ * {@code event_offsets}, {@code lost}, {@code truncated_frames}, {@code context_offsets} and the typed tables'
  * ({@link TypedTables}) {@link TableBatch}es, each full one moved in by one {@code INSERT} through
  * {@link BatchFunction}, run by the build's {@link Inserter}s: on their threads, the small tables
  * by one on the build's connection, the typed tables' by another on a connection of their own
@@ -26,6 +27,10 @@ final class BuildBatches {
     final TableBatch lost;
     final TableBatch offsets;
     final TableBatch truncated;
+    /** {@code context_offsets}'; its rows come from {@link #blockWithoutEvent}, moved in by {@link #contextBlocks}. */
+    final TableBatch contexts;
+    private long[] pendingBlocks = new long[64];
+    private int pendingCount;
     /** {@code event_rows_wide}'s batch once there is one ({@link EventRows#widen}), written with the typed tables'. */
     TableBatch wide;
     private final TypedTables typed;
@@ -50,12 +55,13 @@ final class BuildBatches {
      * @param inserter      where the statements run
      * @param typedInserter where the typed tables' run ({@code inserter} when inline)
      * @param budget        the bytes all batches may hold together ({@link #BATCH_BYTES}; a test's less)
-     * @param runs          the batch of {@code frame_runs}; {@code lost}, {@code offsets}, {@code truncated} likewise
+     * @param runs          the batch of {@code frame_runs}; {@code lost}, {@code offsets}, {@code truncated},
+     *                      {@code contexts} ({@code context_offsets}) likewise
      * @throws SQLException an earlier work's failure (inline: the registration's)
      */
     BuildBatches(DuckDBConnection db, DuckDBConnection typedDb, TypedTables typed, Inserter inserter,
                  Inserter typedInserter, long budget, TableBatch runs, TableBatch lost, TableBatch offsets,
-                 TableBatch truncated)
+                 TableBatch truncated, TableBatch contexts)
             throws SQLException {
         this.typed = typed;
         this.inserter = inserter;
@@ -65,6 +71,7 @@ final class BuildBatches {
         this.lost = lost;
         this.offsets = offsets;
         this.truncated = truncated;
+        this.contexts = contexts;
         this.typedDb = typedDb;
         this.split = typedInserter != inserter;
         inserter.submit(() -> function = BatchFunction.register(db, BatchFunction.NAME));
@@ -98,7 +105,7 @@ final class BuildBatches {
 
     /** True for the batches of the build's own tables (all but the typed tables'). */
     private boolean shared(TableBatch b) {
-        return b == runs || b == lost || b == offsets || b == truncated;
+        return b == runs || b == lost || b == offsets || b == truncated || b == contexts;
     }
 
     /** The inserter that writes a batch: the typed tables' for theirs. */
@@ -117,7 +124,7 @@ final class BuildBatches {
 
     /**
      * A row of integers, one per column: {@code frame_runs} (rank, frame), {@code truncated_frames}
-     * (frame) or {@code event_offsets} (file offset, -1: none).
+     * (frame), {@code event_offsets} (file offset, -1: none) or {@code context_offsets} (file offset).
      */
     void row(TableBatch b, long... values) throws SQLException {
         reserve(b);
@@ -127,6 +134,25 @@ final class BuildBatches {
         if (b.endRow()) {
             write(b);
         }
+    }
+
+    /**
+     * Notes the file offset of a block the input read without an event ({@link
+     * org.tracewire.input.PcapngInput#onBlockWithoutEvent}; no statement: called inside its read).
+     */
+    void blockWithoutEvent(long offset) {
+        if (pendingCount == pendingBlocks.length) {
+            pendingBlocks = Arrays.copyOf(pendingBlocks, pendingCount * 2);
+        }
+        pendingBlocks[pendingCount++] = offset;
+    }
+
+    /** Moves the offsets noted since the last call into {@code context_offsets}' batch, in file order. */
+    void contextBlocks() throws SQLException {
+        for (int i = 0; i < pendingCount; i++) {
+            row(contexts, pendingBlocks[i]);
+        }
+        pendingCount = 0;
     }
 
     /**
@@ -187,13 +213,14 @@ final class BuildBatches {
         }
     }
 
-    /** Every batch: {@code frame_runs}, {@code lost}, {@code event_offsets}, {@code truncated_frames}, the typed tables'. */
+    /** Every batch: {@code frame_runs}, {@code lost}, {@code event_offsets}, {@code truncated_frames}, {@code context_offsets}, the typed tables'. */
     private List<TableBatch> all() {
         List<TableBatch> all = new ArrayList<>();
         all.add(runs);
         all.add(lost);
         all.add(offsets);
         all.add(truncated);
+        all.add(contexts);
         typed.tables().forEach(t -> all.add(t.batch));
         if (wide != null) {
             all.add(wide);

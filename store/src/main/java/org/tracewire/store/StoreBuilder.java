@@ -34,7 +34,8 @@ import org.tracewire.tracedat.TraceDatException;
  *     view reads;</li>
  * <li>{@code frame_runs}: where the events' frames stop being consecutive (the rank of an event in
  *     frame order and its frame), {@code truncated_frames}, {@code event_offsets} (the file offset
- *     of every {@value #OFFSET_STEP}th event);</li>
+ *     of every {@value #OFFSET_STEP}th event), {@code context_offsets} (a pcapng's blocks without an
+ *     event, its context among them: {@link PcapngInput#onBlockWithoutEvent});</li>
  * <li>{@code tasks}: per capture and pid seen (a task an event ran in or names:
  *     {@link org.tracewire.format.TaskFields}), the tgid and the task name the file gives (PROCESS
  *     context, a trace.dat's saved cmdlines: what {@code report} prints; {@link CaptureContexts});</li>
@@ -54,7 +55,7 @@ import org.tracewire.tracedat.TraceDatException;
  */
 public final class StoreBuilder {
     /** The schema's version: a cached store of another version is rebuilt. */
-    public static final int SCHEMA_VERSION = 5;
+    public static final int SCHEMA_VERSION = 6;
 
     /**
      * What a build did.
@@ -258,6 +259,7 @@ public final class StoreBuilder {
                 s.execute("CREATE TABLE truncated_frames(" + String.join(", ", TRUNCATED) + ")");
                 s.execute("CREATE TABLE lost(" + String.join(", ", LOST) + ")");
                 s.execute("CREATE TABLE event_offsets(file_offset BIGINT)");
+                s.execute("CREATE TABLE context_offsets(file_offset BIGINT)");
                 TypedTables.create(s);
                 CaptureContexts.create(s);
             }
@@ -266,7 +268,10 @@ public final class StoreBuilder {
         });
         batches = new BuildBatches(db, typedDb, typed, inserter, typedInserter, batchBytes, batch("frame_runs", RUNS),
                 batch("lost", LOST), batch("event_offsets", List.of("file_offset BIGINT")),
-                batch("truncated_frames", TRUNCATED));
+                batch("truncated_frames", TRUNCATED), batch("context_offsets", List.of("file_offset BIGINT")));
+        if (pcap != null) {
+            pcap.onBlockWithoutEvent(batches::blockWithoutEvent);
+        }
         String stoppedAt = null;
         Iterator<RecordInput.Event> it = in.events();
         while (true) {
@@ -294,6 +299,7 @@ public final class StoreBuilder {
 
     /** Puts one event into the batches and notes what it tells of its capture (the per-event work of a build). */
     private void add(RecordInput.Event e) throws SQLException {
+        batches.contextBlocks();
         ordinal++;
         long frame = e.frame() != 0 ? e.frame() : ordinal;
         long offset = pcap != null ? pcap.lastOffset() : -1;
@@ -372,6 +378,7 @@ public final class StoreBuilder {
      * of the inserter, waited for: the input is read to its end, nothing changes under it).
      */
     private Result finish(String source, String stoppedAt) throws SQLException {
+        batches.contextBlocks();
         batches.writeAll(null);
         if (stoppedAt == null && in.failure() != null) {
             // a reader that ends at a damaged or cut block says so after its last event, not by throwing

@@ -31,8 +31,8 @@ import org.tracewire.tracetext.StackText;
 final class TypedTables {
     /** Names a typed table may not take (the store's own tables and views). */
     static final Set<String> RESERVED = Set.of("events", "event_rows", "event_rows_wide", "frame_runs",
-            "truncated_frames", "event_ids", "event_offsets", "lost", "captures", "event_tables", "meta", "symbols",
-            "user_symbols", "stack",
+            "truncated_frames", "event_ids", "event_offsets", "context_offsets", "lost", "captures", "event_tables",
+            "meta", "symbols", "user_symbols", "stack",
             "sched_slice", "sched_latency", "latency", "thread_state", "event_rate", "sources", "tasks");
 
     /** The key columns every typed table starts with ({@link TypedColumn#KEY_COLUMNS}). */

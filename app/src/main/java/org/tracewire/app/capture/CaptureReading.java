@@ -240,17 +240,15 @@ final class CaptureReading {
         });
         Runnable build = () -> {
             StoreTable t;
-            FrameReader frames = null;
             try {
                 if (writing == null && buildInChild && !Files.isRegularFile(cache.storeFor(file))) {
-                    frames = buildInChild(file, cache, gen, counted);
+                    buildInChild(file, cache, gen, counted);
                 }
-                t = StoreTable.open(file, cache, writing, frames, counted, storeQueries, executor);
+                t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
                 if (storeLookups != null) {
                     t.setLookups(storeLookups);
                 }
             } catch (Exception | LinkageError e) {
-                closeQuietly(frames);
                 String why = LiveCapture.rootMessage(e);
                 executor.runOnUi(() -> storeFailed(file, gen, why, live));
                 return;
@@ -274,66 +272,49 @@ final class CaptureReading {
 
     /**
      * Builds a file's store into the cache in a child JVM; blocks until it ends (store thread).
-     * Meanwhile {@link #readAhead} prepares what opening the store then needs.
+     * Meanwhile {@link #readAhead} loads what opening the store then needs.
      *
-     * @return the file's reader, its context read
      * @throws IOException the child's refusal, its death, or its stop by a newer read
      */
-    private FrameReader buildInChild(Path file, StoreCache cache, long gen, LongConsumer counted)
+    private void buildInChild(Path file, StoreCache cache, long gen, LongConsumer counted)
             throws IOException, InterruptedException {
         StoreBuildProcess c = StoreBuildProcess.start(file, cache);
         child.set(c);
-        CompletableFuture<FrameReader> frames = readAhead(file);
-        boolean handedOver = false;
+        CompletableFuture<Void> driver = readAhead();
         try {
             if (generation.get() != gen) {
                 c.close(); // a newer read came while it started
             }
             c.await(counted);
-            FrameReader f = frames.get();
-            handedOver = true;
-            return f;
+            driver.get();
         } catch (ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } finally {
-            if (!handedOver) {
-                frames.thenAccept(CaptureReading::closeQuietly);
-            }
             child.compareAndSet(c, null);
             c.close();
         }
     }
 
     /**
-     * What opening a finished file's store needs besides the store, made on a thread of its own
-     * while the child builds it (after the child, on the app's C1 code, it took ~2 s of the 10 M-event
-     * capture's "store ready": BENCHMARKS.md): the file's context ({@link FrameReader#open}, one pass
-     * over the file) and DuckDB's driver loaded (its 70 MB native library mapped). A build stopped
-     * meanwhile lets the pass end, then closes the reader.
+     * Loads DuckDB's driver (its 70 MB native library mapped: 0.6 s after the child, on the app's
+     * C1 code) on a thread of its own while the child builds the store. The file's context is then
+     * learnt from the store's {@code context_offsets} ({@link FrameReader#open(Path, long[])}),
+     * not by a pass of the app's over the file (~1 CPU-s of the 10 M-event capture, taken from the
+     * child's two cores: BENCHMARKS.md).
      */
-    private static CompletableFuture<FrameReader> readAhead(Path file) {
-        CompletableFuture<FrameReader> f = new CompletableFuture<>();
+    private static CompletableFuture<Void> readAhead() {
+        CompletableFuture<Void> f = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
                 DriverManager.getConnection("jdbc:duckdb:").close();
-                f.complete(FrameReader.open(file));
-            } catch (IOException | SQLException | RuntimeException | LinkageError e) {
+                f.complete(null);
+            } catch (SQLException | RuntimeException | LinkageError e) {
                 f.completeExceptionally(e);
             }
         }, "tracewire-store-read-ahead");
         t.setDaemon(true);
         t.start();
         return f;
-    }
-
-    private static void closeQuietly(FrameReader f) {
-        if (f != null) {
-            try {
-                f.close();
-            } catch (IOException e) {
-                // a reader let go: nothing of it is kept
-            }
-        }
     }
 
     /** Starts the store's build that waited for the first rows, if any (any thread). */

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.tracewire.store.StoreBuilder;
@@ -81,6 +82,28 @@ final class FrameOffsets {
                 }
             }
             return got == n ? new FrameOffsets(runs, offsets, fileSize, comms) : null;
+        }
+    }
+
+    /**
+     * The file offsets of the blocks a store's build read without an event (its
+     * {@code context_offsets}, in file order: {@link FrameReader#open(java.nio.file.Path, long[])}).
+     *
+     * @param db a connection to the store's database
+     * @throws SQLException when DuckDB fails
+     */
+    static long[] contextBlocks(Connection db) throws SQLException {
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT file_offset FROM s0.context_offsets ORDER BY file_offset")) {
+            long[] at = new long[256];
+            int n = 0;
+            while (rs.next()) {
+                if (n == at.length) {
+                    at = Arrays.copyOf(at, n * 2);
+                }
+                at[n++] = rs.getLong(1);
+            }
+            return Arrays.copyOf(at, n);
         }
     }
 

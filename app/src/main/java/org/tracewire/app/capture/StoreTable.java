@@ -144,7 +144,7 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
      */
     public static StoreTable open(Path file, StoreCache cache, LongConsumer counted, Executor queries, TaskExecutor ui)
             throws IOException, SQLException {
-        return open(file, cache, null, null, counted, queries, ui);
+        return open(file, cache, null, counted, queries, ui);
     }
 
     /**
@@ -157,15 +157,15 @@ public final class StoreTable extends StoreFilters implements AutoCloseable {
      * views re-query ({@link StoreQueries}).
      *
      * @param writing null for a finished file, else true while the capture may still write it
-     * @param frames  a finished file's reader, opened by the caller (the table's once it is made), or null
      */
-    public static StoreTable open(Path file, StoreCache cache, BooleanSupplier writing, FrameReader frames,
-                                  LongConsumer counted, Executor queries, TaskExecutor ui) throws IOException, SQLException {
+    public static StoreTable open(Path file, StoreCache cache, BooleanSupplier writing, LongConsumer counted,
+                                  Executor queries, TaskExecutor ui) throws IOException, SQLException {
         CaptureStore store = writing == null ? CaptureStore.open(List.of(file), cache, null, false, counted)
                 : CaptureStore.following(file, cache, writing, counted);
         try {
-            StoreTable t = new StoreTable(file, store, frames != null ? frames
-                    : writing == null ? FrameReader.open(file) : FrameReader.follow(file), queries, ui);
+            // a finished file's context from its store's context_offsets: no pass over the file
+            StoreTable t = new StoreTable(file, store, writing != null ? FrameReader.follow(file)
+                    : FrameReader.open(file, FrameOffsets.contextBlocks(store.connection())), queries, ui);
             if (writing != null) {
                 t.growth.follow(store, queries);
             } else {

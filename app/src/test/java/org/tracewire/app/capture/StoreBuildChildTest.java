@@ -86,7 +86,7 @@ class StoreBuildChildTest {
         assertNotNull(t, vm.storeStatusProperty().get());
         assertEquals(recs.size(), t.total(), "the store holds every event");
         assertTrue(progress[0] >= StoreBuilder.PROGRESS_EVERY, "the status heard the child's progress: " + progress[0]);
-        // its rows decoded by the file's reader, read while the child built (CaptureReading.readAhead)
+        // its rows decoded by the file's reader, its context learnt from the store's context_offsets
         for (int round = 0; round < 2; round++) { // the view numbered, then its first page read
             while (!storeTasks.isEmpty()) {
                 storeTasks.remove(0).run();

@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -300,6 +304,38 @@ class StoreTableTest {
             }
         }
         assertTrue(gaps > 1, "the file has frames that are no events: " + gaps);
+    }
+
+    /**
+     * A reader that learnt the file's context from the store's {@code context_offsets} alone (the
+     * table's: no pass over the file) decodes every event as a reader that passed over every block.
+     */
+    @Test
+    void theContextBlocksAloneDecodeAsAWholePass() throws Exception {
+        Connection db = table.store().connection();
+        long[] blocks = FrameOffsets.contextBlocks(db);
+        assertTrue(blocks.length > 1 && blocks.length < EVENTS.size() / 100, "context blocks: " + blocks.length);
+        List<long[]> sample = new ArrayList<>();
+        try (Statement s = db.createStatement();
+             ResultSet rs = s.executeQuery("SELECT file_offset, frame FROM events WHERE frame % 97 = 0 ORDER BY frame")) {
+            while (rs.next()) {
+                sample.add(new long[] {rs.getLong(1), rs.getLong(2)});
+            }
+        }
+        assertTrue(sample.size() > 500, "sampled events: " + sample.size());
+        try (FrameReader whole = FrameReader.open(table.file()); FrameReader fromBlocks = FrameReader.open(table.file(), blocks)) {
+            for (long[] e : sample) {
+                EventRow a = whole.row(e[0], e[1]);
+                EventRow b = fromBlocks.row(e[0], e[1]);
+                assertNotNull(a, "frame " + e[1]);
+                assertNotNull(b, "frame " + e[1]);
+                assertEquals(a.text(), b.text(), "frame " + e[1]);
+                assertEquals(a.fields(), b.fields(), "frame " + e[1]);
+                assertEquals(a.comm(), b.comm(), "frame " + e[1]);
+            }
+        }
+        IOException bad = assertThrows(IOException.class, () -> FrameReader.open(table.file(), new long[] {blocks[0] + 1}));
+        assertTrue(bad.getMessage().contains("offset " + (blocks[0] + 1)), bad.getMessage());
     }
 
     /**
