@@ -134,7 +134,7 @@ class TwoThreadBuildTest {
 
     @Test
     void theStoreOfTwoThreadsEqualsTheStoreOfOneTableByTable() throws Exception {
-        Path file = repeated("r.pcapng", 60);
+        Path file = repeated("r.pcapng", 30);
         try (DuckDBConnection one = open("jdbc:duckdb:" + dir.resolve("one.duckdb"));
              DuckDBConnection two = open("jdbc:duckdb:" + dir.resolve("two.duckdb"))) {
             StoreBuilder.Result r1 = build(file, one, false);
