@@ -13,7 +13,8 @@
 #   (VmHWM) then;
 # - with BENCH_APP_TOUR=1, tracewire then goes through every view (TRACEWIRE_TIMING=tour,
 #   org.tracewire.app.main.TimingTour): go to frame over the file, each view's tab until it shows
-#   its result over every event, timeline redraws at four zooms; its lines and the peak RSS after.
+#   its result over every event, timeline redraws at four zooms; its lines and the peak RSS after;
+# - with BENCH_APP_REOPEN=1, tracewire opens the file once more, its store then in the cache.
 # Needs xvfb, xdotool, kernelshark (apt-get install -y xvfb xdotool kernelshark); prints a line per
 # run, the load average with each, and the ratios tracewire / KernelShark per round.
 set -euo pipefail
@@ -76,8 +77,9 @@ make_class_archive() {
   ls "$home"/tracewire/cds/*.jsa* >/dev/null 2>&1 || echo "no class archive made (see $work/cds.log)" >&2
 }
 
+# run_tracewire ROUND [reopen]: with "reopen", the round's store cache is kept (the store built)
 run_tracewire() {
-  local cfg=$work/tw-$1 log=$work/tw-$1.log
+  local cfg=$work/tw-$1 log=$work/tw-$1${2:+-$2}.log
   mkdir -p "$cfg/config/tracewire" "$cfg/tracewire"
   cp -a "$work/cds-home/tracewire/cds" "$cfg/tracewire/" 2>/dev/null || true
   echo '{"x":0,"y":0,"width":1600,"height":900,"maximized":false}' >"$cfg/config/tracewire/window.json"
@@ -103,7 +105,7 @@ run_tracewire() {
   m() { sed -n "s/^timing: $1.* +\([0-9]*\) ms\( (cpu [0-9]* ms)\)\?$/\1/p" "$log" | head -1; }
   # the process's CPU time at that point (less moved by other load than the wall clock)
   mc() { sed -n "s/^timing: $1\( ([^)]*)\)\? +[0-9]* ms (cpu \([0-9]*\) ms).*/\2/p" "$log" | head -1; }
-  echo "tracewire  round $1: window $(m 'window shown') ms (cpu $(mc 'window shown') ms)," \
+  echo "tracewire  round $1${2:+ ($2: the store in the cache)}: window $(m 'window shown') ms (cpu $(mc 'window shown') ms)," \
     "first rows $(m 'first streamed rows in the table') ms (cpu $(mc 'first streamed rows in the table') ms)," \
     "store ready $(m 'store ready') ms, first store page $(m "first page of the store's table on screen") ms," \
     "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-) (load $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -151,4 +153,5 @@ for r in $(seq "$rounds"); do
   echo "ratios round $r (tracewire / KernelShark): window $(ratio "$tw_window" "$ks_window")x," \
     "first events on screen / window $(ratio "$tw_rows" "$ks_window")x, settled $(ratio "$tw_settled" "$ks_settled")x," \
     "peak RSS $(ratio "$tw_rss" "$ks_rss")x"
+  if [ "${BENCH_APP_REOPEN:-}" = 1 ]; then run_tracewire "$r" reopen; fi
 done
