@@ -5,7 +5,7 @@
 # `stress-ng --switch 2` and a syscall loop. The same events go to KernelShark as trace.dat
 # (`tracewire export`). Each round, under Xvfb with a fresh store cache and window state:
 # - tracewire --open FILE (TRACEWIRE_TIMING=1; the class archive made once before the rounds):
-#   window shown, first rows (each with the process CPU time then), store ready, first
+#   window shown, first rows, store ready (each with the process CPU time then), first
 #   page of the store's table (ms since the JVM started, from its stderr);
 # - kernelshark FILE.dat: its window mapped (xdotool);
 # - both: "settled", the first second in which the process used under 3% of a core (3 clock
@@ -105,9 +105,11 @@ run_tracewire() {
   m() { sed -n "s/^timing: $1.* +\([0-9]*\) ms\( (cpu [0-9]* ms)\)\?$/\1/p" "$log" | head -1; }
   # the process's CPU time at that point (less moved by other load than the wall clock)
   mc() { sed -n "s/^timing: $1\( ([^)]*)\)\? +[0-9]* ms (cpu \([0-9]*\) ms).*/\2/p" "$log" | head -1; }
+  # the same for a line with more text before its time (store ready: the UI thread's stalls)
+  mcs() { sed -n "s/^timing: $1.* +[0-9]* ms (cpu \([0-9]*\) ms)$/\1/p" "$log" | head -1; }
   echo "tracewire  round $1${2:+ ($2: the store in the cache)}: window $(m 'window shown') ms (cpu $(mc 'window shown') ms)," \
     "first rows $(m 'first streamed rows in the table') ms (cpu $(mc 'first streamed rows in the table') ms)," \
-    "store ready $(m 'store ready') ms, first store page $(m "first page of the store's table on screen") ms," \
+    "store ready $(m 'store ready') ms (cpu $(mcs 'store ready') ms), first store page $(m "first page of the store's table on screen") ms," \
     "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-) (load $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ "$timing" = tour ]; then
     sed -n 's/^timing: \(go to\|view\|timeline\|tour\|.*not complete\)/  \1/p' "$log"
