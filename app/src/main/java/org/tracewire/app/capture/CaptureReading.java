@@ -279,7 +279,7 @@ final class CaptureReading {
 
     /**
      * Builds a file's store into the cache in a child JVM; blocks until it ends (store thread).
-     * Meanwhile {@link #readAhead} loads what opening the store then needs.
+     * Meanwhile {@link #loadDriver} loads DuckDB's driver, which opening the store then needs.
      *
      * @throws IOException the child's refusal, its death, or its stop by a newer read
      */
@@ -287,7 +287,7 @@ final class CaptureReading {
             throws IOException, InterruptedException {
         StoreBuildProcess c = StoreBuildProcess.start(file, cache);
         child.set(c);
-        CompletableFuture<Void> driver = readAhead();
+        CompletableFuture<Void> driver = loadDriver();
         try {
             if (generation.get() != gen) {
                 c.close(); // a newer read came while it started
@@ -295,7 +295,7 @@ final class CaptureReading {
             c.await(counted);
             driver.get();
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            throw new IOException(e.getCause()); // DuckDB's driver did not load
         } finally {
             child.compareAndSet(c, null);
             c.close();
@@ -309,7 +309,7 @@ final class CaptureReading {
      * not by a pass of the app's over the file (~1 CPU-s of the 10 M-event capture, taken from the
      * child's two cores: BENCHMARKS.md).
      */
-    private static CompletableFuture<Void> readAhead() {
+    private static CompletableFuture<Void> loadDriver() {
         CompletableFuture<Void> f = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
@@ -318,7 +318,7 @@ final class CaptureReading {
             } catch (SQLException | RuntimeException | LinkageError e) {
                 f.completeExceptionally(e);
             }
-        }, "tracewire-store-read-ahead");
+        }, "tracewire-duckdb-driver");
         t.setDaemon(true);
         t.start();
         return f;

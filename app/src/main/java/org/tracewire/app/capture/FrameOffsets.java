@@ -5,9 +5,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.LongStream;
 import org.tracewire.store.StoreBuilder;
 
 /**
@@ -95,15 +95,11 @@ final class FrameOffsets {
     static long[] contextBlocks(Connection db) throws SQLException {
         try (Statement s = db.createStatement();
              ResultSet rs = s.executeQuery("SELECT file_offset FROM s0.context_offsets ORDER BY file_offset")) {
-            long[] at = new long[256];
-            int n = 0;
+            LongStream.Builder at = LongStream.builder();
             while (rs.next()) {
-                if (n == at.length) {
-                    at = Arrays.copyOf(at, n * 2);
-                }
-                at[n++] = rs.getLong(1);
+                at.add(rs.getLong(1));
             }
-            return Arrays.copyOf(at, n);
+            return at.build().toArray();
         }
     }
 
