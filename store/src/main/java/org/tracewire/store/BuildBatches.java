@@ -13,8 +13,8 @@ import org.duckdb.DuckDBConnection;
  * {@link BatchFunction}, run by the build's {@link Inserter}s: on their threads, the small tables
  * by one on the build's connection, the typed tables' by another on a connection of their own
  * (DuckDB appends to two tables from two transactions at once: docs/decisions/0031). A full batch
- * is then {@linkplain TableBatch#handOff handed off} (the reader fills its second set meanwhile:
- * docs/decisions/0029); inline (one inserter, one connection) it is written, then grown, as a
+ * is then {@linkplain TableBatch#handOff handed off} (the reader fills another set meanwhile:
+ * docs/decisions/0029, 0035); inline (one inserter, one connection) it is written, then grown, as a
  * build of one thread does. All batches together hold up to {@value #BATCH_BYTES}
  * bytes, the snapshots in flight counted; beyond, every batch is written and let go.
  * The reading thread's; the works it hands over are the inserter's.

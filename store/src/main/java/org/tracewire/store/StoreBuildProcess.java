@@ -7,16 +7,18 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 
 /**
  * A finished file's store built in a JVM of its own (the app's; docs/decisions/0027): the child
- * runs {@link CaptureStore#open} (build when missing, reuse when cached, evict) with the JVM options
+ * runs {@link #buildIntoCache} (build when missing, evict; no views made) with the JVM options
  * of {@code sql} (C2 for the per-event build) while the app's JVM stays on C1, and its DuckDB's
  * memory is not the app's. The app then opens the finished store from the same {@link StoreCache}.
  *
@@ -165,8 +167,8 @@ public final class StoreBuildProcess implements AutoCloseable {
             out.flush();
         };
         long events;
-        try (CaptureStore cs = CaptureStore.open(List.of(source), cache, null, false, counted)) {
-            events = cs.sources().get(0).events();
+        try {
+            events = buildIntoCache(source, cache, counted);
         } catch (Exception | LinkageError e) {
             out.println("failed " + rootMessage(e).replace('\n', ' '));
             out.flush();
@@ -176,6 +178,30 @@ public final class StoreBuildProcess implements AutoCloseable {
         out.println("built " + events); // the store closed first: the parent opens it at this line
         out.flush();
         System.exit(0);
+    }
+
+    /**
+     * Builds a finished file's store into the cache unless it is there, then evicts as
+     * {@link CaptureStore#open(List, StoreCache, Consumer)} does, without opening it for queries
+     * (no views made: the child's work, docs/decisions/0035).
+     *
+     * @param file    a finished pcapng of tracewire frames, or a trace.dat
+     * @param cache   where the store goes
+     * @param counted receives the events stored so far (this thread; may be null)
+     * @return the events in the store
+     * @throws IOException  when the file cannot be read, or the cache not written
+     * @throws SQLException when DuckDB fails
+     */
+    static long buildIntoCache(Path file, StoreCache cache, LongConsumer counted) throws IOException, SQLException {
+        Path store = cache.storeFor(file);
+        if (Files.isRegularFile(store)) { // built meanwhile: its count from the store itself
+            try (CaptureStore cs = CaptureStore.open(List.of(file), cache, null, false, counted)) {
+                return cs.sources().get(0).events();
+            }
+        }
+        long events = StoreFiles.build(StoreFiles.opener(file), file, store, counted).events();
+        cache.evict(List.of(store));
+        return events;
     }
 
     /** Halts once stdin ends (the parent gone or stopping us), the half-built store removed first. */

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -36,24 +37,21 @@ import org.duckdb.DuckDBWritableVector;
  * Texts go as UTF-8 bytes ({@code setStringUtf8Batch}): a task name is encoded once per name
  * ({@link TextCache}), not once per row.
  *
- * <p>A build of two threads ({@link Inserter}) double-buffers: {@link #handOff} gives the filled
- * arrays to a snapshot the inserting thread writes, and the batch goes on with a second set (the
- * snapshot's before, reused once written). Not thread-safe otherwise: the reader fills, the
- * inserter touches only a snapshot handed to it.
+ * <p>A build of two threads ({@link Inserter}) buffers: {@link #handOff} gives the filled arrays
+ * to a snapshot the inserting thread writes, and the batch goes on with another set. Not
+ * thread-safe otherwise: the reader fills, the inserter touches only a snapshot handed to it.
  */
 final class TableBatch {
-    /**
-     * Rows a batch holds at most: one {@code INSERT} per this many rows of a table (2<sup>16</sup>
-     * overran {@link BuildBatches#BATCH_BYTES} on 4 tables: rounds of "write everything" stalled the reader).
-     */
-    static final int MAX_ROWS = 1 << 15;
+    /** Rows a batch holds at most: one {@code INSERT} per this many rows (docs/decisions/0035). */
+    static final int MAX_ROWS = 1 << 14;
+    /** Snapshots of a table in flight at most ({@link #handOff}; docs/decisions/0035). */
+    static final int IN_FLIGHT = 2;
     /**
      * Rows a batch starts with (a DuckDB vector's); each time it is written it doubles, up to
      * {@link #MAX_ROWS}. (A batch written while small also lets the JIT see the write path before it
      * compiles the per-event code, which otherwise is compiled again at each table's first write.)
      */
     static final int FIRST_ROWS = 2048;
-
     private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -73,8 +71,8 @@ final class TableBatch {
     private int capacity;
     private int rows;
     private byte[][] chunkTexts;
-    /** The other set of arrays: the snapshot last handed over ({@link #handOff}); null before. */
-    private TableBatch other;
+    /** The snapshots handed over ({@link #handOff}), oldest first: written or in flight. */
+    private final ArrayDeque<TableBatch> snapshots = new ArrayDeque<>();
     final Semaphore written = new Semaphore(0); // a snapshot's: a permit once written and cleared
 
     /** A batch of the rows of a table, a batch column per table column (below, no spreads). */
@@ -178,7 +176,7 @@ final class TableBatch {
     }
 
     /**
-     * Bytes the batch's arrays take, its snapshot's ({@link #handOff}) included (texts counted by
+     * Bytes the batch's arrays take, its snapshots' ({@link #handOff}) included (texts counted by
      * their references only).
      */
     long bytes() {
@@ -186,7 +184,11 @@ final class TableBatch {
         for (BatchColumn k : kinds) {
             row += k.text() ? Long.BYTES : k.width;
         }
-        return (capacity + (other == null ? 0 : other.capacity)) * row;
+        long held = capacity;
+        for (TableBatch s : snapshots) {
+            held += s.capacity;
+        }
+        return held * row;
     }
 
     /**
@@ -301,23 +303,21 @@ final class TableBatch {
     }
 
     /**
-     * Hands the rows (at least one) to the inserting thread: a snapshot takes the arrays, the batch
-     * goes on, empty, with those of the snapshot before, once written (made anew when of another
-     * size: its room doubles up to {@link #MAX_ROWS} as {@link #grow()}). One snapshot in flight at
-     * most, counted by {@link #bytes()}.
+     * Hands the rows (at least one) to the inserting thread: a snapshot takes the arrays; the batch
+     * goes on with a new set while fewer than {@link #IN_FLIGHT} exist, else with the oldest's once
+     * written (its room doubling up to {@link #MAX_ROWS}); all counted by {@link #bytes()}.
      *
-     * @param inserter where the snapshot before is written (its failure is thrown while waiting)
+     * @param inserter where the oldest snapshot is written (its failure is thrown while waiting)
      * @return the snapshot, for one work of {@code inserter} that writes it, then releases its
      *         {@link #written} permit; not to be touched until then
      * @throws SQLException the inserter's failure
      */
     TableBatch handOff(Inserter inserter) throws SQLException {
-        TableBatch s = other;
-        if (s == null) {
-            s = other = new TableBatch(this); // the second set, made at the first hand-off
-        } else {
+        TableBatch s = snapshots.size() < IN_FLIGHT ? new TableBatch(this) : snapshots.pollFirst();
+        if (s.capacity > 0) { // the oldest snapshot (a new set has none): reused once written
             inserter.await(s.written);
         }
+        snapshots.addLast(s);
         for (int i = 0; i < kinds.length; i++) {
             byte[] v = values[i];
             values[i] = s.values[i];
@@ -359,18 +359,17 @@ final class TableBatch {
     }
 
     /**
-     * Forgets the rows and gives the arrays back, the snapshot's once written (a batch of a table
+     * Forgets the rows and gives the arrays back, the snapshots' once written (a batch of a table
      * seldom written stops holding memory); the next {@link #reserve()} makes them again.
      *
-     * @param inserter where the snapshot is written (none handed over: unused)
+     * @param inserter where the snapshots are written (none handed over: unused)
      * @return the bytes given back
      * @throws SQLException the inserter's failure, met while waiting for the snapshot
      */
     long release(Inserter inserter) throws SQLException {
         long b = bytes();
-        if (other != null) {
-            inserter.await(other.written);
-            other = null;
+        for (TableBatch s; (s = snapshots.pollFirst()) != null; ) {
+            inserter.await(s.written);
         }
         rows = 0;
         capacity = 0;

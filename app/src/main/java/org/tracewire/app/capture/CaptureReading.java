@@ -34,8 +34,8 @@ import org.tracewire.store.StoreCache;
  * rows ({@link FileRows}). One path for every capture: an opened file, and the pcapng a live
  * capture writes, indexed as it grows while {@code writing} says the backend may still write it.
  * <ul>
- * <li>an opened pcapng (with a store, {@link #setStore}): its first {@value CaptureViewModel#WINDOW}
- *     rows at once, while its store indexes every event; should the store fail, the file is then
+ * <li>an opened pcapng (with a store, {@link #setStore}): its first
+ *     {@value CaptureViewModel#FIRST_SCREEN} rows at once, while its store indexes every event; should the store fail, the file is then
  *     read whole;</li>
  * <li>a live capture's pcapng: no rows; its store ({@link CaptureStore#following}) is the table
  *     and the views' from its first commit, growing with each commit, until the capture has
@@ -238,7 +238,7 @@ final class CaptureReading {
                 + " commit (about a second after the capture's first events); the table then holds every event"
                 + " indexed so far and grows with each commit"
                 : "indexing " + file.getFileName() + "… the table shows its first "
-                + String.format("%,d", CaptureViewModel.WINDOW) + " events until every event is indexed");
+                + String.format("%,d", CaptureViewModel.FIRST_SCREEN) + " events until every event is indexed");
         StoreCache cache = storeCache;
         LongConsumer counted = atMostEvery(PROGRESS_NS, System::nanoTime, n -> executor.runOnUi(() -> {
             if (generation.get() == gen && indexed.get() >= 0) {
@@ -427,7 +427,7 @@ final class CaptureReading {
     /**
      * Reads a file's rows in the background.
      *
-     * @param firstScreen stop after {@value CaptureViewModel#WINDOW} rows
+     * @param firstScreen stop after {@value CaptureViewModel#FIRST_SCREEN} rows
      * @param skip        rows already shown (a whole read after a first screen): read, not handed on
      */
     private void readRows(Path file, long gen, boolean firstScreen, long skip, Done done) {
@@ -447,9 +447,9 @@ final class CaptureReading {
                     if (firstScreen) {
                         startPendingStore(); // the first rows are on their way to the table
                     }
-                }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.WINDOW));
+                }, () -> generation.get() != gen || (firstScreen && seen[0] >= CaptureViewModel.FIRST_SCREEN));
                 rr.useFile(in.catalog());
-                boolean partial = firstScreen && seen[0] >= CaptureViewModel.WINDOW;
+                boolean partial = firstScreen && seen[0] >= CaptureViewModel.FIRST_SCREEN;
                 if (firstScreen) {
                     firstScreenRead = n;
                     startPendingStore();

@@ -33,8 +33,9 @@ import org.tracewire.tracefs.EventSelection;
  * ({@link StoreTable}: the table and the views over every event). A live capture is the backend
  * writing a pcapng (the user's file, else a new one in the user's cache) whose store the app
  * builds as the file grows: the table and the views go over it from its first commit, as over an
- * opened file's store. Until an opened file's store is ready, its first rows (a trace.dat's rows,
- * which have no store) fill a window of at most {@value #WINDOW} rows.
+ * opened file's store. Until an opened file's store is ready, its first {@value #FIRST_SCREEN}
+ * rows fill the window; a trace.dat's rows, which have no store, fill a window of at most
+ * {@value #WINDOW} rows.
  *
  * <p>Rows come from a reader thread ({@link #accept(List)}, or the file reader's waiting offer)
  * and wait in a bounded queue; the view calls {@link #flush()} once per UI pulse, which moves them
@@ -43,6 +44,12 @@ import org.tracewire.tracefs.EventSelection;
 public final class CaptureViewModel {
     /** Rows kept in the window. */
     public static final int WINDOW = 50_000;
+    /**
+     * Rows of an opened pcapng read for the window while its store is built (a multiple of
+     * {@link FileRows#BATCH}): 250 screens to scroll, and less of the app's CPU taken from the
+     * store's build, which starts with them (docs/decisions/0035).
+     */
+    public static final int FIRST_SCREEN = 10_000;
     /** Rows a file reader may queue before it waits for the UI pulse. */
     static final int OPEN_QUEUE = 20_000;
 

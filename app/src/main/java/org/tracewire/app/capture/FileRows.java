@@ -127,7 +127,7 @@ public final class FileRows implements AutoCloseable {
     /**
      * Reads every event, handing rows on in batches: the first of {@value #FIRST_BATCH} rows, the
      * second up to {@value #BATCH} rows read, then of {@value #BATCH} (the last may be shorter), so a
-     * batch ends at every multiple of {@value #BATCH} rows (the first screen's 50,000 among them).
+     * batch ends at every multiple of {@value #BATCH} rows (the first screen's 10,000 among them).
      *
      * @param sink      receives each batch (the list is not reused)
      * @param cancelled checked between batches; true stops reading

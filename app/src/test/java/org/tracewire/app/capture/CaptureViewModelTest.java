@@ -105,7 +105,7 @@ class CaptureViewModelTest {
     void aPcapngWithAStoreIsReadForItsFirstScreenOnly(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         List<EventRecord> recs = new ArrayList<>();
-        while (recs.size() <= 2 * CaptureViewModel.WINDOW) {
+        while (recs.size() <= 2 * CaptureViewModel.FIRST_SCREEN) {
             recs.addAll(FixtureRecords.load());
         }
         java.nio.file.Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
@@ -119,7 +119,7 @@ class CaptureViewModelTest {
         vm.openFile(file, n -> opened[0] = n);
         ex.runAll();
         assertEquals(-1, opened[0], "only the first screen was read");
-        assertEquals(CaptureViewModel.WINDOW, rows[0], "the views got the first screen's rows, not the file's");
+        assertEquals(CaptureViewModel.FIRST_SCREEN, rows[0], "the views got the first screen's rows, not the file's");
         StoreTable t = vm.storeTableProperty().get();
         assertTrue(t != null, vm.storeStatusProperty().get());
         assertEquals(recs.size(), t.total(), "the store holds every event");
@@ -137,7 +137,7 @@ class CaptureViewModelTest {
     void theStoresBuildStartsWithTheFirstRows(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         List<EventRecord> recs = new ArrayList<>();
-        while (recs.size() <= CaptureViewModel.WINDOW) {
+        while (recs.size() <= CaptureViewModel.FIRST_SCREEN) {
             recs.addAll(FixtureRecords.load());
         }
         java.nio.file.Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
@@ -151,7 +151,7 @@ class CaptureViewModelTest {
         vm.openFile(file, n -> { });
         assertEquals(0, storeTasks.size(), "no build before the first rows are read");
         ex.runAll();
-        assertEquals(CaptureViewModel.WINDOW, rows[0], "the first screen was read");
+        assertEquals(CaptureViewModel.FIRST_SCREEN, rows[0], "the first screen was read");
         assertEquals(1, storeTasks.size(), "the build queued once, with the first rows");
         storeTasks.remove(0).run();
         ex.runAll();
