@@ -96,6 +96,9 @@ public final class TracewireApp {
         Map<String, String> env = System.getenv();
         SessionStore store = new SessionStore(SessionStore.defaultConfigDir(env));
         vm = createViewModel(executor, store, env);
+        if (options.openFile() != null) {
+            vm.capture().prepareStore(options.openFile()); // its child starts while the window is made
+        }
         view = new MainView(vm, options.startPage());
         Scene scene = new Scene(view);
         stage.setScene(scene);

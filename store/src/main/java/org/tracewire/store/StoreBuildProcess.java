@@ -7,11 +7,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
@@ -28,13 +30,20 @@ import java.util.stream.Stream;
  * {@code failed MESSAGE} (the build's refusal, as an in-process build throws it). The child's
  * stderr is the parent's. The child reads its stdin: at end of file (the parent closed it, or
  * exited in any way, killed included) it removes its half-built store and halts, so no child
- * outlives its parent nor leaves a file behind.
+ * outlives its parent nor leaves a file behind. A child {@linkplain #prepare prepared} starts its
+ * JVM and loads DuckDB, then builds at the first line on its stdin ({@link #go()}).
  */
 public final class StoreBuildProcess implements AutoCloseable {
     /** System property with the child's JVM options (the launcher's {@code sql_jvm_opts}, words separated by blanks). */
     public static final String JVM_OPTIONS_PROPERTY = "tracewire.storeJvmOpts";
     /** The child's options when the property is unset (the app started without the launcher: its tests). */
     static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx192m", "-XX:+UseSerialGC");
+    /** Runs the child at a lower priority (coreutils' nice(1), which execs java: the pid is java's). */
+    static final Path NICE = Path.of("/usr/bin/nice");
+    /** The child's niceness: the app's threads get the CPU first when both want it (docs/decisions/0035). */
+    static final int NICENESS = 10;
+    /** The child's last argument when {@linkplain #prepare prepared}: build at the first line on stdin. */
+    static final String ON_GO = "--on-go";
 
     private final Process process;
     private final Path store;
@@ -55,16 +64,52 @@ public final class StoreBuildProcess implements AutoCloseable {
      * @throws IOException when the source cannot be read or the child not started
      */
     public static StoreBuildProcess start(Path source, StoreCache cache) throws IOException {
+        return start(source, cache, false);
+    }
+
+    /**
+     * Starts a child as {@link #start} does that gets ready (its JVM started, DuckDB's library
+     * loaded) and builds only at {@link #go()}: started while the app starts, its start-up is not
+     * on the way to the store (docs/decisions/0035).
+     *
+     * @throws IOException when the source cannot be read or the child not started
+     */
+    public static StoreBuildProcess prepare(Path source, StoreCache cache) throws IOException {
+        return start(source, cache, true);
+    }
+
+    private static StoreBuildProcess start(Path source, StoreCache cache, boolean onGo) throws IOException {
         Path store = cache.storeFor(source);
-        Process p = new ProcessBuilder(command(source, cache)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> cmd = new ArrayList<>(command(source, cache));
+        if (onGo) {
+            cmd.add(ON_GO);
+        }
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         return new StoreBuildProcess(p, store);
     }
 
-    /** The child's command line: this JVM's java binary and class path, {@link #jvmOptions()}, {@link #main}'s arguments. */
+    /**
+     * Lets a {@linkplain #prepare prepared} child build (nothing for one {@link #start}ed).
+     *
+     * @throws IOException when the child is gone (its {@link #await} then says why)
+     */
+    public void go() throws IOException {
+        var in = process.getOutputStream();
+        in.write('\n');
+        in.flush();
+    }
+
+    /**
+     * The child's command line: {@link #NICE} when there is one, this JVM's java binary and class
+     * path, {@link #jvmOptions()}, {@link #main}'s arguments.
+     */
     static List<String> command(Path source, StoreCache cache) {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(NICE)) { // the app's window and rows first, the build on the rest of the CPU
+            cmd.addAll(List.of(NICE.toString(), "-n", Integer.toString(NICENESS)));
+        }
         cmd.add(java);
         cmd.addAll(jvmOptions());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StoreBuildProcess.class.getName(),
@@ -76,6 +121,11 @@ public final class StoreBuildProcess implements AutoCloseable {
     static List<String> jvmOptions() {
         String v = System.getProperty(JVM_OPTIONS_PROPERTY, "").strip();
         return v.isEmpty() ? DEFAULT_JVM_OPTIONS : List.of(v.split("\\s+"));
+    }
+
+    /** True while the child runs. */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** The child's process id. */
@@ -150,18 +200,23 @@ public final class StoreBuildProcess implements AutoCloseable {
     }
 
     /**
-     * The child: {@code CACHE_DIR MAX_BYTES SOURCE}; prints the protocol's lines; exit status 0
-     * when the store was built (or reused), 1 when refused, 2 on wrong arguments.
+     * The child: {@code CACHE_DIR MAX_BYTES SOURCE [--on-go]}; prints the protocol's lines; exit
+     * status 0 when the store was built (or reused), 1 when refused, 2 on wrong arguments.
      */
     public static void main(String[] args) {
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        if (args.length != 3) {
-            System.err.println("usage: StoreBuildProcess CACHE_DIR MAX_BYTES SOURCE");
+        if (args.length != 3 && !(args.length == 4 && args[3].equals(ON_GO))) {
+            System.err.println("usage: StoreBuildProcess CACHE_DIR MAX_BYTES SOURCE [" + ON_GO + "]");
             System.exit(2);
         }
         StoreCache cache = new StoreCache(Path.of(args[0]), Long.parseLong(args[1]));
         Path source = Path.of(args[2]);
-        watchParent(source, cache);
+        CountDownLatch go = new CountDownLatch(args.length == 4 ? 1 : 0);
+        watchParent(source, cache, go);
+        if (go.getCount() > 0) {
+            getReady();
+            awaitUninterruptibly(go);
+        }
         LongConsumer counted = n -> {
             out.println("counted " + n);
             out.flush();
@@ -204,12 +259,37 @@ public final class StoreBuildProcess implements AutoCloseable {
         return events;
     }
 
-    /** Halts once stdin ends (the parent gone or stopping us), the half-built store removed first. */
-    private static void watchParent(Path source, StoreCache cache) {
+    /** A prepared child's start-up before its go: DuckDB's native library loaded (its failure is the build's to say). */
+    private static void getReady() {
+        try {
+            DriverManager.getConnection("jdbc:duckdb:").close();
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            // the build opens DuckDB again and says why it cannot
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                // nothing interrupts the child's main thread; wait on
+            }
+        }
+    }
+
+    /**
+     * Halts once stdin ends (the parent gone or stopping us), the half-built store removed first;
+     * a line on stdin counts {@code go} down.
+     */
+    private static void watchParent(Path source, StoreCache cache, CountDownLatch go) {
         Thread t = new Thread(() -> {
             try {
-                while (System.in.read() >= 0) {
-                    // the parent writes nothing: end of file is the message
+                for (int b; (b = System.in.read()) >= 0; ) {
+                    if (b == '\n') { // the parent's go (a line); end of file is the other message
+                        go.countDown();
+                    }
                 }
             } catch (IOException e) {
                 // closed: the same

@@ -32,8 +32,8 @@ import org.tracewire.testing.FixtureRecords;
 /**
  * A store built by a child JVM ({@link StoreBuildProcess}) against one built in this JVM from the
  * same file: the same counts per event and the same place where a cut file stops; the child's
- * refusal is the in-process build's message; a child whose parent goes (its stdin ends) halts
- * and leaves no file in the cache.
+ * refusal is the in-process build's message; a prepared child builds only at its go; a child
+ * whose parent goes (its stdin ends) halts and leaves no file in the cache.
  */
 class StoreBuildProcessTest {
     @TempDir
@@ -85,6 +85,25 @@ class StoreBuildProcessTest {
         }
         assertTrue(counts(cut, cache("here-cut.pcapng"), false).matches("(?s).* stopped at after \\d+ events: .*"),
                 "the cut file's store says where it stopped");
+    }
+
+    /** A prepared child starts, then waits: no line, no store until its go; then the same store as a started one. */
+    @Test
+    void aPreparedChildBuildsOnlyAtItsGo() throws Exception {
+        Path file = fixture("f.pcapng", 0);
+        StoreCache cache = cache("prepared");
+        try (StoreBuildProcess p = StoreBuildProcess.prepare(file, cache)) {
+            Thread.sleep(3000); // its JVM started and DuckDB loaded meanwhile; a build of the fixture takes less
+            assertTrue(p.isAlive(), "waiting for its go");
+            assertFalse(Files.exists(cache.storeFor(file)), "no store before the go");
+            try (Stream<Path> files = Files.isDirectory(cache.dir()) ? Files.list(cache.dir()) : Stream.empty()) {
+                assertEquals(List.of(), files.toList(), "nothing in the cache before the go");
+            }
+            p.go();
+            long n = p.await(null);
+            assertEquals(counts(file, cache("here"), true), counts(file, cache, false));
+            assertTrue(counts(file, cache, false).contains(" events " + n + " stopped at "), "the count: " + n);
+        }
     }
 
     @Test

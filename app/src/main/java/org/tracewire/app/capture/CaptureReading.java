@@ -3,11 +3,7 @@ package org.tracewire.app.capture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -87,8 +83,8 @@ final class CaptureReading {
     private RowRecords records = RowRecords.none();
     /** Whether an opened pcapng's missing store is built by a child JVM. */
     private volatile boolean buildInChild;
-    /** The child building the current file's store, while it runs. */
-    private final AtomicReference<StoreBuildProcess> child = new AtomicReference<>();
+    /** The child JVMs that build opened files' stores. */
+    private final StoreChild child = new StoreChild();
 
     CaptureReading(TaskExecutor executor, StringProperty status, Rows sink) {
         this.executor = executor;
@@ -109,10 +105,22 @@ final class CaptureReading {
 
     /** Stops the child building a store, if one runs (any thread; its build then fails, and is dropped). */
     void stopChild() {
-        StoreBuildProcess c = child.getAndSet(null);
-        if (c != null) {
-            c.close();
+        child.stop();
+    }
+
+    /**
+     * Starts the child that builds {@code file}'s store before the file is opened (the app's start
+     * with {@code --open}; {@link StoreChild#prepare}). Nothing when no child builds stores.
+     */
+    void prepare(Path file) {
+        if (buildInChild && storeCache != null && isPcapng(file)) {
+            child.prepare(file, storeCache);
         }
+    }
+
+    /** Stops a child prepared ahead, if any (app exit). */
+    void dropPrepared() {
+        child.dropPrepared();
     }
 
     StoreCache storeCache() {
@@ -193,6 +201,7 @@ final class CaptureReading {
      */
     void read(Path file, BooleanSupplier writing, Done done) {
         long gen = generation.get();
+        child.keepPreparedOnlyFor(file);
         if (writing != null) {
             if (storeCache == null) {
                 done.failed("no capture store to index " + file.getFileName() + " into");
@@ -249,7 +258,7 @@ final class CaptureReading {
             StoreTable t;
             try {
                 if (writing == null && buildInChild && !Files.isRegularFile(cache.storeFor(file))) {
-                    buildInChild(file, cache, gen, counted);
+                    child.build(file, cache, () -> generation.get() != gen, counted);
                 }
                 t = StoreTable.open(file, cache, writing, counted, storeQueries, executor);
                 if (storeLookups != null) {
@@ -275,53 +284,6 @@ final class CaptureReading {
         } else {
             storeQueries.execute(build);
         }
-    }
-
-    /**
-     * Builds a file's store into the cache in a child JVM; blocks until it ends (store thread).
-     * Meanwhile {@link #loadDriver} loads DuckDB's driver, which opening the store then needs.
-     *
-     * @throws IOException the child's refusal, its death, or its stop by a newer read
-     */
-    private void buildInChild(Path file, StoreCache cache, long gen, LongConsumer counted)
-            throws IOException, InterruptedException {
-        StoreBuildProcess c = StoreBuildProcess.start(file, cache);
-        child.set(c);
-        CompletableFuture<Void> driver = loadDriver();
-        try {
-            if (generation.get() != gen) {
-                c.close(); // a newer read came while it started
-            }
-            c.await(counted);
-            driver.get();
-        } catch (ExecutionException e) {
-            throw new IOException(e.getCause()); // DuckDB's driver did not load
-        } finally {
-            child.compareAndSet(c, null);
-            c.close();
-        }
-    }
-
-    /**
-     * Loads DuckDB's driver (its 70 MB native library mapped: 0.6 s after the child, on the app's
-     * C1 code) on a thread of its own while the child builds the store. The file's context is then
-     * learnt from the store's {@code context_offsets} ({@link FrameReader#open(Path, long[])}),
-     * not by a pass of the app's over the file (~1 CPU-s of the 10 M-event capture, taken from the
-     * child's two cores: BENCHMARKS.md).
-     */
-    private static CompletableFuture<Void> loadDriver() {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                DriverManager.getConnection("jdbc:duckdb:").close();
-                f.complete(null);
-            } catch (SQLException | RuntimeException | LinkageError e) {
-                f.completeExceptionally(e);
-            }
-        }, "tracewire-duckdb-driver");
-        t.setDaemon(true);
-        t.start();
-        return f;
     }
 
     /**

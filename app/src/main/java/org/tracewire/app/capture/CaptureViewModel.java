@@ -231,6 +231,16 @@ public final class CaptureViewModel {
     }
 
     /**
+     * Starts the child that builds {@code file}'s store before the file is opened, at the app's
+     * start with {@code --open} (after {@link #buildStoresInChild}): its JVM starts while the
+     * window is made, and it builds once {@link #openFile} has read the first rows
+     * (docs/decisions/0035). Nothing when the file is no pcapng or its store is cached.
+     */
+    public void prepareStore(Path file) {
+        reading.prepare(file);
+    }
+
+    /**
      * The capture's table over its store, else null (a trace.dat, an opened file still indexing, a
      * live capture before its store's first commit): a live capture's store as it grows, from its
      * first commit ({@link StoreTable#growingProperty()} true until the capture has stopped and
@@ -585,6 +595,7 @@ public final class CaptureViewModel {
     /** Stops a running capture and closes the backend (app exit). */
     public void shutdown() {
         reading.stopChild();
+        reading.dropPrepared();
         live.shutdown();
     }
 }

@@ -30,8 +30,9 @@ import org.tracewire.testing.FixtureRecords;
 /**
  * An opened pcapng's store built by a child JVM ({@link CaptureViewModel#buildStoresInChild},
  * docs/decisions/0027): the table then holds every event of the file and the status heard the
- * child's progress; opening another file stops the child mid-build (it ends, its half-built store
- * is gone) and the new file opens; a cut file and a refused one say in the view what an in-process
+ * child's progress; a child prepared at the app's start builds the file then opened, one for
+ * another file is stopped; opening another file stops the child mid-build (it ends, its half-built
+ * store is gone) and the new file opens; a cut file and a refused one say in the view what an in-process
  * build says.
  */
 class StoreBuildChildTest {
@@ -99,6 +100,43 @@ class StoreBuildChildTest {
         assertEquals(recs.get(0).format().fullName(), first.event());
         assertNotNull(first.record(), "the frame decoded: " + first.text());
         t.close();
+    }
+
+    /** The child prepared at the app's start builds the opened file's store; one for a file not opened is stopped. */
+    @Test
+    void theChildPreparedAtTheStartBuildsTheOpenedFile() throws Exception {
+        List<EventRecord> recs = records(2 * StoreBuilder.PROGRESS_EVERY);
+        Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
+        Path other = FixturePcapng.write(dir.resolve("other.pcapng"), records(1));
+        QueuedTaskExecutor ex = new QueuedTaskExecutor();
+        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
+        vm.table().setRecords(TestRows.records());
+        List<Runnable> storeTasks = new ArrayList<>();
+        StoreCache cache = new StoreCache(dir.resolve("cache"), 1L << 30);
+        vm.setStore(cache, storeTasks::add);
+        vm.buildStoresInChild();
+        vm.prepareStore(file);
+        List<ProcessHandle> prepared = builders().toList();
+        assertEquals(1, prepared.size(), "a child prepared before the file is opened");
+        vm.openFile(file, n -> { });
+        ex.runAll();
+        Thread build = new Thread(storeTasks.remove(0));
+        build.start();
+        while (build.isAlive()) {
+            assertEquals(List.of(), builders().filter(p -> p.pid() != prepared.get(0).pid()).toList(), "no other child");
+            build.join(20);
+        }
+        assertTrue(Files.isRegularFile(cache.storeFor(file)), "the prepared child wrote the store");
+        ex.runAll();
+        assertEquals(recs.size(), vm.storeTableProperty().get().total(), "the store holds every event");
+        vm.storeTableProperty().get().close();
+        assertTrue(prepared.get(0).onExit().thenApply(p -> true).get(60, TimeUnit.SECONDS), "the builder ended");
+        vm.prepareStore(other);
+        List<ProcessHandle> unused = builders().filter(ProcessHandle::isAlive).toList();
+        assertEquals(1, unused.size(), "a child prepared for the other file");
+        vm.openFile(file, n -> { }); // its store is cached: no child, and the other file's is stopped
+        assertTrue(unused.get(0).onExit().thenApply(p -> true).get(60, TimeUnit.SECONDS), "the unused child ended");
+        ex.runAll();
     }
 
     @Test
