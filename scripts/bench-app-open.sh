@@ -6,7 +6,8 @@
 # (`tracewire export`). Each round, under Xvfb with a fresh store cache and window state:
 # - tracewire --open FILE (TRACEWIRE_TIMING=1; the class archive made once before the rounds):
 #   window shown, first rows, store ready (each with the process CPU time then), first
-#   page of the store's table (ms since the JVM started, from its stderr);
+#   page of the store's table (ms since the JVM started, from its stderr); the build's rate from
+#   the first rows to store ready, and the child's own (its checkpoint's timing line);
 # - kernelshark FILE.dat: its window mapped (xdotool);
 # - both: "settled", the first second in which the process used under 3% of a core (3 clock
 #   ticks; an idle JavaFX window still ticks now and then) once the window is up, and the peak RSS
@@ -111,6 +112,14 @@ run_tracewire() {
     "first rows $(m 'first streamed rows in the table') ms (cpu $(mc 'first streamed rows in the table') ms)," \
     "store ready $(m 'store ready') ms (cpu $(mcs 'store ready') ms), first store page $(m "first page of the store's table on screen") ms," \
     "$(grep '^settled' "$log"), peak $(grep '^rss' "$log" | cut -d' ' -f2-) (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  # the store's build: from the first rows to store ready, and the child's own (its timing line)
+  local ready rows build
+  ready=$(m 'store ready'); rows=$(m 'first streamed rows in the table')
+  build=$(sed -n 's/^timing: store build checkpoint .*wall_s=\([0-9.]*\).*/\1/p' "$log" | head -1)
+  [ -n "$ready" ] && [ -n "$rows" ] && [ -z "${2:-}" ] && awk -v e="$events" -v a="$rows" -v b="$ready" -v w="$build" \
+    'BEGIN { printf "  store build: first rows to store ready %.2f s (%.2f M events/s)", (b - a) / 1000, e / (b - a) / 1000;
+             if (w != "") printf "; the child'"'"'s build %.2f s (%.2f M events/s)", w, e / w / 1e6; print "" }'
+  true
   if [ "$timing" = tour ]; then
     sed -n 's/^timing: \(go to\|view\|timeline\|tour\|.*not complete\)/  \1/p' "$log"
     grep -m1 -h 'OutOfMemoryError' "$log" || echo "  no OutOfMemoryError; peak RSS after the tour $(grep '^tour rss' "$log" | cut -d' ' -f3-)"
