@@ -31,8 +31,8 @@ import org.tracewire.store.StoreCache;
  * capture writes, indexed as it grows while {@code writing} says the backend may still write it.
  * <ul>
  * <li>an opened pcapng (with a store, {@link #setStore}): its first
- *     {@value CaptureViewModel#FIRST_SCREEN} rows at once, while its store indexes every event; should the store fail, the file is then
- *     read whole;</li>
+ *     {@value CaptureViewModel#FIRST_SCREEN} rows at once, while its store indexes every event;
+ *     should the store fail, the file is then read whole;</li>
  * <li>a live capture's pcapng: no rows; its store ({@link CaptureStore#following}) is the table
  *     and the views' from its first commit, growing with each commit, until the capture has
  *     stopped and the file is read to its end;</li>
