@@ -259,10 +259,20 @@ public final class StoreBuildProcess implements AutoCloseable {
         return events;
     }
 
-    /** A prepared child's start-up before its go: DuckDB's native library loaded (its failure is the build's to say). */
+    /**
+     * Loads DuckDB's driver and maps its native library (~70 MB), so that a later connection opens
+     * at once: a prepared child's start-up before its go, and the app's while its child builds.
+     *
+     * @throws SQLException when DuckDB cannot open an in-memory database
+     */
+    public static void loadDriver() throws SQLException {
+        DriverManager.getConnection("jdbc:duckdb:").close();
+    }
+
+    /** A prepared child's start-up before its go: {@link #loadDriver()} (its failure is the build's to say). */
     private static void getReady() {
         try {
-            DriverManager.getConnection("jdbc:duckdb:").close();
+            loadDriver();
         } catch (SQLException | RuntimeException | LinkageError e) {
             // the build opens DuckDB again and says why it cannot
         }

@@ -3,7 +3,6 @@ package org.tracewire.app.capture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -127,8 +126,8 @@ final class StoreChild {
     }
 
     /**
-     * Loads DuckDB's driver (its 70 MB native library mapped: 0.6 s after the child, on the app's
-     * C1 code) on a thread of its own while the child builds the store. The file's context is then
+     * Loads DuckDB's driver ({@link StoreBuildProcess#loadDriver()}: 0.6 s after the child, on the
+     * app's C1 code) on a thread of its own while the child builds the store. The file's context is then
      * learnt from the store's {@code context_offsets} ({@link FrameReader#open(Path, long[])}),
      * not by a pass of the app's over the file (~1 CPU-s of the 10 M-event capture, taken from the
      * child's two cores: BENCHMARKS.md).
@@ -137,7 +136,7 @@ final class StoreChild {
         CompletableFuture<Void> f = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                DriverManager.getConnection("jdbc:duckdb:").close();
+                StoreBuildProcess.loadDriver();
                 f.complete(null);
             } catch (SQLException | RuntimeException | LinkageError e) {
                 f.completeExceptionally(e);

@@ -32,8 +32,8 @@ import org.tracewire.testing.FixtureRecords;
  * docs/decisions/0027): the table then holds every event of the file and the status heard the
  * child's progress; a child prepared at the app's start builds the file then opened, one for
  * another file is stopped; opening another file stops the child mid-build (it ends, its half-built
- * store is gone) and the new file opens; a cut file and a refused one say in the view what an in-process
- * build says.
+ * store is gone) and the new file opens; a cut file and a refused one say in the view what an
+ * in-process build says.
  */
 class StoreBuildChildTest {
     @TempDir
@@ -53,17 +53,23 @@ class StoreBuildChildTest {
                 .filter(p -> p.info().commandLine().orElse("").contains("org.tracewire.store.StoreBuildProcess"));
     }
 
+    /** A view model whose opened files' stores a child builds into {@code cache}, its store work queued in {@code storeTasks}. */
+    private static CaptureViewModel childBuilding(QueuedTaskExecutor ex, StoreCache cache, List<Runnable> storeTasks) {
+        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
+        vm.table().setRecords(TestRows.records());
+        vm.setStore(cache, storeTasks::add);
+        vm.buildStoresInChild();
+        return vm;
+    }
+
     @Test
     void theChildBuildsTheStoreAndTheTableHoldsEveryEvent() throws Exception {
         List<EventRecord> recs = records(2 * StoreBuilder.PROGRESS_EVERY);
         Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
         QueuedTaskExecutor ex = new QueuedTaskExecutor();
-        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
-        vm.table().setRecords(TestRows.records());
         List<Runnable> storeTasks = new ArrayList<>();
         StoreCache cache = new StoreCache(dir.resolve("cache"), 1L << 30);
-        vm.setStore(cache, storeTasks::add);
-        vm.buildStoresInChild();
+        CaptureViewModel vm = childBuilding(ex, cache, storeTasks);
         long[] progress = {0};
         vm.indexedProperty().addListener((o, was, n) -> progress[0] = Math.max(progress[0], n.longValue()));
         vm.openFile(file, n -> { });
@@ -109,12 +115,9 @@ class StoreBuildChildTest {
         Path file = FixturePcapng.write(dir.resolve("big.pcapng"), recs);
         Path other = FixturePcapng.write(dir.resolve("other.pcapng"), records(1));
         QueuedTaskExecutor ex = new QueuedTaskExecutor();
-        CaptureViewModel vm = new CaptureViewModel(ex, () -> null);
-        vm.table().setRecords(TestRows.records());
         List<Runnable> storeTasks = new ArrayList<>();
         StoreCache cache = new StoreCache(dir.resolve("cache"), 1L << 30);
-        vm.setStore(cache, storeTasks::add);
-        vm.buildStoresInChild();
+        CaptureViewModel vm = childBuilding(ex, cache, storeTasks);
         vm.prepareStore(file);
         List<ProcessHandle> prepared = builders().toList();
         assertEquals(1, prepared.size(), "a child prepared before the file is opened");
