@@ -1,6 +1,9 @@
 package org.tracewire.store;
 
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
 import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBDataChunkWriter;
 import org.duckdb.DuckDBFunctions;
@@ -14,9 +17,12 @@ import org.duckdb.DuckDBTableFunctionInitInfo;
  * on the build's connection as {@value #NAME}{@code ()}, it returns the rows of the batch given to
  * {@link #insert}, columns {@code c0, c1, …} of the batch's passed types, 2,048 rows per call (a
  * DuckDB vector), on the thread that runs the {@code INSERT} (the build's: {@code threads = 1}).
+ * Each table's {@code INSERT} is prepared once and run per batch (parsing and planning it for
+ * each batch took ~7% of the typed tables' inserter's CPU: docs/decisions/0036), so the batch is
+ * taken at each run's {@link #init}, not at its one {@link #bind}.
  * DuckDB JDBC's Java table functions (2.0): no {@code --add-opens}, no other library.
  */
-final class BatchFunction implements DuckDBTableFunction<TableBatch, int[], Object> {
+final class BatchFunction implements DuckDBTableFunction<TableBatch, BatchFunction.Cursor, Object> {
     /** The function's SQL name. */
     static final String NAME = "tracewire_batch";
     /** Its name on the typed tables' connection of a build on three threads ({@link BuildBatches}). */
@@ -24,6 +30,18 @@ final class BatchFunction implements DuckDBTableFunction<TableBatch, int[], Obje
 
     private final DuckDBConnection db;
     private TableBatch pending;
+    /** Each table's {@code INSERT}, prepared at its first batch, by its text (closed with the connection). */
+    private final Map<String, PreparedStatement> prepared = new HashMap<>();
+
+    /** One execution's rows: the batch being moved in and the next row to hand over. */
+    static final class Cursor {
+        final TableBatch batch;
+        int next;
+
+        Cursor(TableBatch batch) {
+            this.batch = batch;
+        }
+    }
 
     private BatchFunction(DuckDBConnection db) {
         this.db = db;
@@ -51,8 +69,13 @@ final class BatchFunction implements DuckDBTableFunction<TableBatch, int[], Obje
             return;
         }
         pending = batch;
-        try (var s = db.createStatement()) {
-            s.execute(batch.insert());
+        try {
+            PreparedStatement ps = prepared.get(batch.insert());
+            if (ps == null) {
+                ps = db.prepareStatement(batch.insert());
+                prepared.put(batch.insert(), ps);
+            }
+            ps.execute();
         } finally {
             pending = null;
         }
@@ -73,17 +96,20 @@ final class BatchFunction implements DuckDBTableFunction<TableBatch, int[], Obje
     }
 
     @Override
-    public int[] init(DuckDBTableFunctionInitInfo info) {
+    public Cursor init(DuckDBTableFunctionInitInfo info) {
         info.setMaxThreads(1);
-        return new int[1]; // the next row to hand over
+        TableBatch b = pending; // bound once per prepared INSERT: the batch is the one inserted now
+        if (b == null) {
+            throw new IllegalStateException(NAME + " is only called by a store build");
+        }
+        return new Cursor(b);
     }
 
     @Override
     public long apply(DuckDBTableFunctionCallInfo info, DuckDBDataChunkWriter out) {
-        TableBatch b = info.getBindData();
-        int[] next = info.getInitData();
-        int k = b.write(out, next[0]);
-        next[0] += k;
+        Cursor c = info.getInitData();
+        int k = c.batch.write(out, c.next);
+        c.next += k;
         return k;
     }
 }
