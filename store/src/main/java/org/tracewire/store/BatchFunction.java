@@ -22,7 +22,7 @@ import org.duckdb.DuckDBTableFunctionInitInfo;
  * taken at each run's {@link #init}, not at its one {@link #bind}.
  * DuckDB JDBC's Java table functions (2.0): no {@code --add-opens}, no other library.
  */
-final class BatchFunction implements DuckDBTableFunction<TableBatch, BatchFunction.Cursor, Object> {
+final class BatchFunction implements DuckDBTableFunction<String, BatchFunction.Cursor, Object> {
     /** The function's SQL name. */
     static final String NAME = "tracewire_batch";
     /** Its name on the typed tables' connection of a build on three threads ({@link BuildBatches}). */
@@ -82,27 +82,33 @@ final class BatchFunction implements DuckDBTableFunction<TableBatch, BatchFuncti
         batch.clear();
     }
 
+    /**
+     * The table's columns; the bind data is only the table's name: a prepared {@code INSERT} keeps
+     * it for the connection's life, and each run takes its batch at {@link #init}.
+     */
     @Override
-    public TableBatch bind(DuckDBTableFunctionBindInfo info) {
-        TableBatch b = pending;
-        if (b == null) {
-            throw new IllegalStateException(NAME + " is only called by a store build");
-        }
+    public String bind(DuckDBTableFunctionBindInfo info) {
+        TableBatch b = pending();
         for (int i = 0; i < b.columns(); i++) {
             info.addResultColumn("c" + i, b.passedType(i));
         }
         info.setCardinality(b.rows(), true);
-        return b;
+        return b.table();
     }
 
     @Override
     public Cursor init(DuckDBTableFunctionInitInfo info) {
         info.setMaxThreads(1);
-        TableBatch b = pending; // bound once per prepared INSERT: the batch is the one inserted now
+        return new Cursor(pending()); // the batch inserted now (a prepared INSERT is bound once)
+    }
+
+    /** The batch {@link #insert} is moving in. */
+    private TableBatch pending() {
+        TableBatch b = pending;
         if (b == null) {
             throw new IllegalStateException(NAME + " is only called by a store build");
         }
-        return new Cursor(b);
+        return b;
     }
 
     @Override
